@@ -1,0 +1,7 @@
+import type { Command } from "commander";
+
+/** Adds one `raes` subcommand to the program. */
+export type RegisterCommand = (program: Command) => void;
+
+/** Every `raes` subcommand, in help order. */
+export const commands: readonly RegisterCommand[] = [];

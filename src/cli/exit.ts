@@ -1,0 +1,16 @@
+/** Process exit codes every `raes` command uses. */
+export const ExitCode = {
+  /** The command did what was asked and found nothing wrong. */
+  ok: 0,
+  /** The command ran and reports findings, or a participant's scheduler stopped. */
+  findings: 1,
+  /** The command line was wrong. */
+  usage: 2,
+} as const;
+/** A `raes` exit code. */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Prints a value as pretty JSON on stdout. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,2 @@
+export { canonicalDigest, canonicalJson } from "./canonical.js";
+export * from "./model.js";

@@ -1,0 +1,149 @@
+/** Schema tag carried by every compiled runtime model. */
+export const RUNTIME_MODEL_SCHEMA = "raes-ts/runtime-model/v1";
+
+/** An action contract with the targets it authors, as compiled addresses. */
+export interface CompiledActionContract {
+  readonly address: string;
+  readonly name: string;
+  /** Addressable `effects[].target_refs` then `preconditions[].support_refs`, deduplicated, first-seen order. */
+  readonly targetAddresses: readonly string[];
+  /** True when the contract declares a non-empty `temporal_contracts`. */
+  readonly sharedTimeBound: boolean;
+  readonly failureClasses: readonly string[];
+}
+
+/** One authored view rule of an observation boundary. */
+export interface CompiledViewRule {
+  readonly informationRef: string;
+  readonly disposition: string;
+}
+
+/** An observation boundary with its declared refs and the evidence a tool outcome may carry. */
+export interface CompiledObservationBoundary {
+  readonly address: string;
+  readonly name: string;
+  /** Every ref the boundary declares (observable, hidden, evidence), as authored. */
+  readonly declaredRefs: readonly string[];
+  readonly evidenceRefs: readonly string[];
+  readonly viewRules: readonly CompiledViewRule[];
+  /** Declared evidence refs whose view rule is not `hidden`: the only evidence an outcome may cite. */
+  readonly outcomeEvidenceRefs: readonly string[];
+}
+
+/** A participant (`participant.behavior.<agent>`). */
+export interface CompiledParticipant {
+  readonly address: string;
+  readonly agent: string;
+  readonly entity?: string;
+  readonly role?: string;
+  readonly actionContractAddresses: readonly string[];
+  readonly observationBoundaryAddresses: readonly string[];
+}
+
+/** A behavior specification and what it owns. */
+export interface CompiledBehaviorSpecification {
+  readonly address: string;
+  readonly name: string;
+  readonly participantAddresses: readonly string[];
+  readonly actionContractAddresses: readonly string[];
+  readonly observationBoundaryAddresses: readonly string[];
+  readonly toolAffordanceAddresses: readonly string[];
+  readonly autonomousPolicyAddress?: string;
+}
+
+/** One execution binding of an autonomous policy: an action it may run. */
+export interface CompiledExecutionBinding {
+  readonly bindingId: string;
+  readonly actionContractAddress: string;
+  readonly targetAddresses: readonly string[];
+  readonly participantImplementationRef: string;
+  readonly maxActionAttempts: number;
+  readonly maxInFlight: number;
+}
+
+/** An autonomous execution policy (`participant.autonomous-execution.<spec>`), also the execution scope. */
+export interface CompiledAutonomousPolicy {
+  readonly address: string;
+  readonly specificationAddress: string;
+  /** `participant-autonomous-execution/v1` (default), `/v2` or `/v3`. */
+  readonly profile: string;
+  readonly participantAddresses: readonly string[];
+  readonly participantImplementationRef: string;
+  readonly clockAddress: string;
+  readonly progressionPolicyAddress: string;
+  readonly temporalConstraintAddresses: readonly string[];
+  /** The cadence constraint that makes actions due, when one resolves. */
+  readonly cadenceConstraintAddress?: string;
+  readonly actionOrder: readonly string[];
+  readonly observationBoundaryAddress: string;
+  readonly selectionStrategy: string;
+  readonly maxActionAttempts: number;
+  readonly maxInFlight: number;
+  readonly failurePolicy: string;
+  readonly evaluationMode: string;
+  readonly executionBindings: readonly CompiledExecutionBinding[];
+}
+
+/** An authored tool affordance. */
+export interface CompiledToolAffordance {
+  readonly address: string;
+  readonly id: string;
+  readonly specificationAddress: string;
+  readonly actionContractAddresses: readonly string[];
+  readonly observationBoundaryAddresses: readonly string[];
+  /** Resolved `tool_ref` content address, when authored. */
+  readonly toolAddress?: string;
+}
+
+/** One (affordance × action contract × participant) record: what a tool call may claim. */
+export interface CompiledAffordanceBinding {
+  readonly toolAffordanceAddress: string;
+  readonly actionContractAddress: string;
+  readonly participantAddress: string;
+  readonly observationBoundaryAddresses: readonly string[];
+  readonly targetAddresses: readonly string[];
+}
+
+/** A scenario clock. */
+export interface CompiledClock {
+  readonly address: string;
+  readonly timeDomain: string;
+  readonly supportsPause: boolean;
+  readonly supportsReset: boolean;
+}
+
+/** A time progression policy. */
+export interface CompiledProgressionPolicy {
+  readonly address: string;
+  readonly clockAddress: string;
+  readonly advancementMode: string;
+  readonly stepTicks: number;
+  readonly resetBehavior: string;
+}
+
+/** A temporal constraint; cadence constraints drive the scheduler. */
+export interface CompiledTemporalConstraint {
+  readonly address: string;
+  readonly kind: string;
+  readonly clockAddress: string;
+  readonly startTick: number;
+  readonly cadenceTicks?: number;
+  readonly subjectRefs: readonly string[];
+}
+
+/** The compiled, address-keyed runtime model. Record keys are sorted addresses. */
+export interface RuntimeModel {
+  readonly schema: typeof RUNTIME_MODEL_SCHEMA;
+  readonly scenario: { readonly name: string; readonly version: string };
+  readonly actionContracts: Readonly<Record<string, CompiledActionContract>>;
+  readonly observationBoundaries: Readonly<Record<string, CompiledObservationBoundary>>;
+  readonly participants: Readonly<Record<string, CompiledParticipant>>;
+  readonly behaviorSpecifications: Readonly<Record<string, CompiledBehaviorSpecification>>;
+  readonly autonomousPolicies: Readonly<Record<string, CompiledAutonomousPolicy>>;
+  readonly toolAffordances: Readonly<Record<string, CompiledToolAffordance>>;
+  /** Sorted by (participant, affordance, action). */
+  readonly affordanceBindings: readonly CompiledAffordanceBinding[];
+  readonly clocks: Readonly<Record<string, CompiledClock>>;
+  readonly progressionPolicies: Readonly<Record<string, CompiledProgressionPolicy>>;
+  readonly temporalConstraints: Readonly<Record<string, CompiledTemporalConstraint>>;
+}

@@ -1,0 +1,8 @@
+export {
+  type HistoryEvent,
+  type HistoryEventDraft,
+  HistoryEventType,
+  type InvocationToolContext,
+  ObservationStatus,
+  type WireActionResult,
+} from "./types.js";

@@ -1,0 +1,43 @@
+import type { InvocationRecord, ToolActionRecord } from "../store/types.js";
+import { type Operation, OperationKind, type OperationState } from "./types.js";
+
+const SETTLED_STATE: Readonly<Record<string, OperationState>> = {
+  succeeded: "succeeded",
+  partial_success: "succeeded",
+  failed: "failed",
+  withheld: "cancelled",
+  indeterminate: "indeterminate",
+};
+
+/** The operation view of an outer invocation. */
+export function operationFromInvocation(invocation: InvocationRecord): Operation {
+  return {
+    id: invocation.id,
+    parentId: null,
+    kind: OperationKind.scheduler_invocation,
+    state: invocation.state,
+    updatedAt: invocation.updatedAt,
+  };
+}
+
+/** The operation state a tool action's phase and settlement imply. */
+export function toolActionOperationState(
+  action: Pick<ToolActionRecord, "phase" | "settlement">,
+): OperationState {
+  if (action.phase === "admitted") return "accepted";
+  if (action.phase === "dispatched") return "running";
+  return SETTLED_STATE[action.settlement ?? ""] ?? "failed";
+}
+
+/** The operation view of a tool action, a child of its invocation. */
+export function operationFromToolAction(action: ToolActionRecord): Operation {
+  return {
+    id: action.id,
+    parentId: action.invocationId,
+    kind: OperationKind.tool_action,
+    state: toolActionOperationState(action),
+    ...(action.settlement === undefined ? {} : { settlement: action.settlement }),
+    ...(action.resolution === undefined ? {} : { resolution: action.resolution }),
+    updatedAt: action.updatedAt,
+  };
+}

@@ -1,0 +1,66 @@
+import type { ParticipantToolActionRefusal } from "./codes.js";
+
+/** A tool call's claim to act, as the harness sends it. It has no place for tool arguments or results. */
+export interface ParticipantToolActionRequest {
+  readonly toolCallId: string;
+  readonly invocationActionInstanceId: string;
+  readonly participantAddress: string;
+  readonly episodeId: string;
+  readonly participantImplementationRef: string;
+  readonly toolAffordanceAddress: string;
+  readonly actionContractAddress: string;
+  readonly observationBoundaryAddress: string;
+  readonly targetAddresses: readonly string[];
+  readonly executionScopeRef: string;
+  readonly executionGeneration: number;
+}
+
+/** Statuses a tool outcome may report through `complete`. */
+export type ToolOutcomeStatus = "succeeded" | "failed" | "partial_success";
+
+/** A tool action's outcome. It carries identity and evidence refs only, never tool results. */
+export interface ParticipantToolActionOutcome {
+  readonly status: ToolOutcomeStatus;
+  readonly participantAddress: string;
+  readonly episodeId: string;
+  readonly actionInstanceId: string;
+  readonly actionContractAddress: string;
+  readonly observationPoint: string;
+  readonly failureClass?: string;
+  readonly evidenceRefs?: readonly string[];
+}
+
+/** The answer to `admit`. */
+export type AdmitDecision =
+  | { readonly admitted: true; readonly actionInstanceId: string }
+  | { readonly admitted: false; readonly refusal: ParticipantToolActionRefusal };
+
+/** The answer to `dispatch`; start the tool only on `accepted: true`. */
+export type DispatchReceipt =
+  | { readonly accepted: true }
+  | { readonly accepted: false; readonly refusal: ParticipantToolActionRefusal };
+
+/** The answer to `complete`, `reportUnknown` and `cancel`. */
+export type PortAck =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly refusal: ParticipantToolActionRefusal };
+
+/** The read-only identity of one invocation's port. */
+export interface ToolActionPortIdentity {
+  readonly invocationActionInstanceId: string;
+  readonly participantAddress: string;
+  readonly episodeId: string;
+  readonly participantImplementationRef: string;
+  readonly executionScopeRef: string;
+  readonly executionGeneration: number;
+  readonly observationPoint: string;
+}
+
+/** The port one autonomous invocation's harness uses to admit, dispatch and settle its tool calls. */
+export interface InvocationToolActionPort extends ToolActionPortIdentity {
+  admit(request: ParticipantToolActionRequest): Promise<AdmitDecision>;
+  dispatch(actionInstanceId: string): Promise<DispatchReceipt>;
+  complete(actionInstanceId: string, outcome: ParticipantToolActionOutcome): Promise<PortAck>;
+  reportUnknown(actionInstanceId: string, reason: string): Promise<PortAck>;
+  cancel(actionInstanceId: string): Promise<PortAck>;
+}

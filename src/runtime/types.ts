@@ -1,0 +1,87 @@
+import type { InvocationToolActionPort } from "../port/types.js";
+
+/** RAES participant action result statuses. */
+export const ParticipantActionStatus = {
+  /** Accepted for execution, not yet terminal. */
+  accepted: "accepted",
+  /** Refused by the participant runtime. */
+  rejected: "rejected",
+  /** Deliberately not performed. */
+  withheld: "withheld",
+  /** Performed and achieved its intended effect. */
+  succeeded: "succeeded",
+  /** Performed and did not achieve its intended effect. */
+  failed: "failed",
+  /** Performed and achieved part of its intended effect. */
+  partial_success: "partial_success",
+  /** Effects are not known. */
+  unknown: "unknown",
+} as const;
+/** A RAES participant action status. */
+export type ParticipantActionStatus = (typeof ParticipantActionStatus)[keyof typeof ParticipantActionStatus];
+
+/** Statuses an outer invocation may return from `admitAction`. */
+export type OuterOutcomeStatus = "succeeded" | "failed" | "partial_success";
+
+/** One due autonomous action, handed to `admitAction`. */
+export interface ParticipantActionRequest {
+  readonly actionInstanceId: string;
+  readonly participantAddress: string;
+  readonly actionContractAddress: string;
+  readonly observationBoundaryAddress: string;
+  readonly targetAddresses: readonly string[];
+  readonly executionScopeRef: string;
+  readonly executionGeneration: number;
+  readonly observationPoint: string;
+  readonly episodeId: string;
+  readonly participantImplementationRef: string;
+  readonly ordinal: number;
+}
+
+/** What the participant sees of the shared clock and its own schedule at dispatch. */
+export interface ParticipantSnapshot {
+  readonly clockAddress: string;
+  readonly segment: number;
+  readonly tick: number;
+  readonly episodeId: string;
+  readonly executionGeneration: number;
+  readonly attempts: number;
+}
+
+/** The typed result of one participant action. */
+export interface ParticipantActionResult {
+  readonly status: ParticipantActionStatus;
+  readonly participantAddress: string;
+  readonly episodeId: string;
+  readonly actionInstanceId: string;
+  readonly actionContractAddress: string;
+  readonly observationPoint: string;
+  readonly postStateDigest: string;
+  readonly failureClass?: string;
+  readonly evidenceRefs?: readonly string[];
+}
+
+/** What a participant runtime must offer the manager. */
+export interface ParticipantRuntime {
+  admitAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+  ): Promise<ParticipantActionResult> | ParticipantActionResult;
+  /** Present and callable on runtimes that claim participant-invocation-tool-actions/v1. */
+  attachInvocationToolActions?(port: InvocationToolActionPort): void | Promise<void>;
+}
+
+/** The outcome a harness reports for the outer invocation. */
+export interface NativeOutcome {
+  readonly status: OuterOutcomeStatus;
+  readonly failureClass?: string;
+  readonly evidenceRefs?: readonly string[];
+}
+
+/** The shared clock's state. */
+export interface ClockState {
+  readonly segment: number;
+  readonly tick: number;
+  readonly generation: number;
+  readonly paused: boolean;
+}

@@ -1,0 +1,26 @@
+/** The store could not be reached or could not commit; nothing was written. */
+export class StoreUnavailableError extends Error {
+  readonly code = "ledger_unavailable";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+/** A uniqueness or state precondition failed; nothing was written. */
+export class StoreConflictError extends Error {
+  readonly code = "store_conflict";
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreConflictError";
+  }
+}
+
+/** The writer's lease is no longer current; its write was refused. */
+export class LeaseLostError extends Error {
+  readonly code = "lease_lost";
+  constructor(message: string) {
+    super(message);
+    this.name = "LeaseLostError";
+  }
+}

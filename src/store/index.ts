@@ -1,0 +1,16 @@
+export { LeaseLostError, StoreConflictError, StoreUnavailableError } from "./errors.js";
+export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";
+export {
+  type ClockRecord,
+  type ControlPlaneStore,
+  type Fence,
+  type HistoryQuery,
+  type InvocationCommit,
+  type InvocationRecord,
+  type Lease,
+  SchedulerLifecycle,
+  type SchedulerRecord,
+  SchedulerStopReason,
+  type ToolActionQuery,
+  type ToolActionRecord,
+} from "./types.js";

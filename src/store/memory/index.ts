@@ -1,0 +1,1 @@
+export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./store.js";
