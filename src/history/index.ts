@@ -1,4 +1,12 @@
 export {
+  actorProvenance,
+  invocationToolContext,
+  LifecyclePhase,
+  type OuterResult,
+  outerTriple,
+  toolActionTriple,
+} from "./events.js";
+export {
   type HistoryEvent,
   type HistoryEventDraft,
   HistoryEventType,
@@ -6,3 +14,4 @@ export {
   ObservationStatus,
   type WireActionResult,
 } from "./types.js";
+export { getParticipantHistoryView, type HistorySource, type ParticipantHistoryEvent } from "./view.js";

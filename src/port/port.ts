@@ -1,0 +1,241 @@
+import { canonicalDigest } from "../compiler/index.js";
+import type { ToolActionRecord } from "../store/index.js";
+import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
+import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
+import { type SettlementEvent, transition } from "./settlement.js";
+import { isBoundedId, parseToolActionOutcome, parseToolActionRequest } from "./shapes.js";
+import type {
+  AdmitDecision,
+  DispatchReceipt,
+  InvocationToolActionPort,
+  ParticipantToolActionOutcome,
+  PortAck,
+  ToolActionPortIdentity,
+} from "./types.js";
+
+/** Durable writes the port needs; each resolves only after the change is committed. */
+export interface ToolActionLedger {
+  insert(record: ToolActionRecord): Promise<void>;
+  update(record: ToolActionRecord, expectedPhase: ToolActionPhase): Promise<boolean>;
+}
+
+/** What a port is built from: its identity, the precomputed rules, limits, the ledger and a clock. */
+export interface ToolActionPortOptions {
+  readonly identity: ToolActionPortIdentity;
+  readonly rules: ParticipantAdmissionRules;
+  readonly limits: ToolActionLimits;
+  readonly ledger: ToolActionLedger;
+  /** Evidence refs an outcome may cite, by observation boundary address. */
+  readonly outcomeEvidence: (boundaryAddress: string) => ReadonlySet<string> | undefined;
+  /** Failure classes an action contract declares; empty means any. */
+  readonly failureClasses: (actionContractAddress: string) => ReadonlySet<string> | undefined;
+  /** ISO-8601 wall time for record timestamps. */
+  readonly now: () => string;
+}
+
+type PortStatus = "inactive" | "open" | "closed";
+type Refused = { readonly admitted: false; readonly refusal: Refusal };
+
+const refusedAdmit = (refusal: Refusal): Refused => ({ admitted: false, refusal });
+const refusedReceipt = (refusal: Refusal): DispatchReceipt => ({ accepted: false, refusal });
+const refusedAck = (refusal: Refusal): PortAck => ({ ok: false, refusal });
+const OK: PortAck = Object.freeze({ ok: true });
+const ACCEPTED: DispatchReceipt = Object.freeze({ accepted: true });
+
+/**
+ * One invocation's tool-action port. The manager drives its lifecycle; the harness only sees
+ * `port`, which never reaches back into the manager.
+ */
+export class InvocationToolActionPortCore {
+  readonly port: InvocationToolActionPort;
+  readonly #options: ToolActionPortOptions;
+  #status: PortStatus = "inactive";
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #decisions = new Map<string, { readonly digest: string; readonly decision: AdmitDecision }>();
+  readonly #actions = new Map<string, ToolActionRecord>();
+  #unsettled = 0;
+
+  constructor(options: ToolActionPortOptions) {
+    this.#options = options;
+    this.port = Object.freeze({
+      ...options.identity,
+      admit: (request: unknown) => this.#admit(request),
+      dispatch: (id: unknown) => this.#dispatch(id),
+      complete: (id: unknown, outcome: unknown) => this.#complete(id, outcome),
+      reportUnknown: (id: unknown, reason: unknown) => this.#reportUnknown(id, reason),
+      cancel: (id: unknown) => this.#cancel(id),
+    }) as InvocationToolActionPort;
+  }
+
+  /** Opens the port: `admitAction` is about to be called. */
+  open(): void {
+    if (this.#status === "inactive") this.#status = "open";
+  }
+
+  /** Closes the port at once; later calls answer `invocation_closed`. */
+  close(): void {
+    this.#status = "closed";
+  }
+
+  /** After close: waits for calls already accepted, then settles the rest by the close rules. */
+  async settleForClose(): Promise<ToolActionRecord[]> {
+    this.close();
+    return this.#serial(async () => {
+      const settled: ToolActionRecord[] = [];
+      for (const record of this.#actions.values()) {
+        const result = transition(record, { type: "close" });
+        if (!result.ok || result.state === record) {
+          settled.push(record);
+          continue;
+        }
+        settled.push({ ...record, ...result.state, updatedAt: this.#options.now() });
+      }
+      return settled;
+    });
+  }
+
+  #gate(): Refusal | undefined {
+    if (this.#status === "inactive") return Refusal.invocation_inactive;
+    if (this.#status === "closed") return Refusal.invocation_closed;
+    return undefined;
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(work, work);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #admit(raw: unknown): Promise<AdmitDecision> {
+    const request = parseToolActionRequest(raw);
+    if (!request) return refusedAdmit(Refusal.request_invalid);
+    const gate = this.#gate();
+    if (gate) return refusedAdmit(gate);
+    return this.#serial(async () => {
+      const digest = canonicalDigest(request);
+      const prior = this.#decisions.get(request.toolCallId);
+      if (prior) return prior.digest === digest ? prior.decision : refusedAdmit(Refusal.request_conflict);
+      const { identity, rules, limits } = this.#options;
+      const refusal = rules.check(identity, request);
+      if (refusal) return refusedAdmit(refusal);
+      if (this.#actions.size >= limits.maxToolActionsPerInvocation) {
+        return refusedAdmit(Refusal.action_limit_exhausted);
+      }
+      if (this.#unsettled >= limits.maxConcurrentToolActionsPerInvocation) {
+        return refusedAdmit(Refusal.concurrency_limit_exhausted);
+      }
+      const ordinal = this.#actions.size + 1;
+      const id = `${identity.invocationActionInstanceId}:tool=${ordinal}`;
+      const at = this.#options.now();
+      const record: ToolActionRecord = {
+        id,
+        invocationId: identity.invocationActionInstanceId,
+        participantAddress: identity.participantAddress,
+        toolCallId: request.toolCallId,
+        admissionOrdinal: ordinal,
+        requestDigest: digest,
+        request,
+        phase: ToolActionPhase.admitted,
+        createdAt: at,
+        updatedAt: at,
+      };
+      try {
+        await this.#options.ledger.insert(record);
+      } catch {
+        return refusedAdmit(Refusal.ledger_unavailable);
+      }
+      this.#actions.set(id, record);
+      this.#unsettled += 1;
+      const decision: AdmitDecision = Object.freeze({ admitted: true, actionInstanceId: id });
+      this.#decisions.set(request.toolCallId, { digest, decision });
+      return decision;
+    });
+  }
+
+  async #dispatch(id: unknown): Promise<DispatchReceipt> {
+    const gate = this.#gate();
+    if (gate) return refusedReceipt(gate);
+    return this.#serial(async () => {
+      const refusal = await this.#apply(id, { type: "dispatch" });
+      return refusal ? refusedReceipt(refusal) : ACCEPTED;
+    });
+  }
+
+  async #complete(id: unknown, raw: unknown): Promise<PortAck> {
+    const gate = this.#gate();
+    if (gate) return refusedAck(gate);
+    return this.#serial(async () => {
+      const outcome = parseToolActionOutcome(raw);
+      const record = typeof id === "string" ? this.#actions.get(id) : undefined;
+      if (!record) return refusedAck(Refusal.unknown_action);
+      const probe = transition(record, { type: "complete", status: outcome?.status ?? "succeeded" });
+      if (!probe.ok) return refusedAck(probe.refusal);
+      if (!outcome || !this.#outcomeFits(record, outcome)) return refusedAck(Refusal.outcome_invalid);
+      const refusal = await this.#apply(id, { type: "complete", status: outcome.status }, outcomeFields(outcome));
+      return refusal ? refusedAck(refusal) : OK;
+    });
+  }
+
+  async #reportUnknown(id: unknown, reason: unknown): Promise<PortAck> {
+    const gate = this.#gate();
+    if (gate) return refusedAck(gate);
+    return this.#serial(async () => {
+      if (!isBoundedId(reason)) return refusedAck(Refusal.request_invalid);
+      const refusal = await this.#apply(id, { type: "report_unknown" }, { unknownReason: reason });
+      return refusal ? refusedAck(refusal) : OK;
+    });
+  }
+
+  async #cancel(id: unknown): Promise<PortAck> {
+    const gate = this.#gate();
+    if (gate) return refusedAck(gate);
+    return this.#serial(async () => {
+      const refusal = await this.#apply(id, { type: "cancel" });
+      return refusal ? refusedAck(refusal) : OK;
+    });
+  }
+
+  /** Applies one event durably: the in-memory record changes only after the store commits it. */
+  async #apply(id: unknown, event: SettlementEvent, extra: Partial<ToolActionRecord> = {}): Promise<Refusal | undefined> {
+    const record = typeof id === "string" ? this.#actions.get(id) : undefined;
+    if (!record) return Refusal.unknown_action;
+    const result = transition(record, event);
+    if (!result.ok) return result.refusal;
+    const next: ToolActionRecord = { ...record, ...extra, ...result.state, updatedAt: this.#options.now() };
+    try {
+      if (!(await this.#options.ledger.update(next, record.phase))) return Refusal.ledger_unavailable;
+    } catch {
+      return Refusal.ledger_unavailable;
+    }
+    this.#actions.set(record.id, next);
+    if (next.phase === ToolActionPhase.settled) this.#unsettled -= 1;
+    return undefined;
+  }
+
+  #outcomeFits(record: ToolActionRecord, outcome: ParticipantToolActionOutcome): boolean {
+    const { identity } = this.#options;
+    if (
+      outcome.participantAddress !== identity.participantAddress ||
+      outcome.episodeId !== identity.episodeId ||
+      outcome.actionInstanceId !== record.id ||
+      outcome.actionContractAddress !== record.request.actionContractAddress ||
+      outcome.observationPoint !== identity.observationPoint
+    ) {
+      return false;
+    }
+    const allowed = this.#options.outcomeEvidence(record.request.observationBoundaryAddress);
+    if (outcome.evidenceRefs?.some((ref) => !allowed?.has(ref))) return false;
+    const classes = this.#options.failureClasses(record.request.actionContractAddress);
+    if (outcome.failureClass !== undefined && classes && classes.size > 0 && !classes.has(outcome.failureClass)) {
+      return false;
+    }
+    return true;
+  }
+}
+
+function outcomeFields(outcome: ParticipantToolActionOutcome): Partial<ToolActionRecord> {
+  return {
+    ...(outcome.failureClass === undefined ? {} : { failureClass: outcome.failureClass }),
+    ...(outcome.evidenceRefs === undefined ? {} : { evidenceRefs: [...outcome.evidenceRefs] }),
+  };
+}
