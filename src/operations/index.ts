@@ -1,5 +1,11 @@
 export { operationFromInvocation, operationFromToolAction, toolActionOperationState } from "./operation.js";
 export {
+  ResolutionError,
+  type ResolutionInput,
+  ResolutionRefusal,
+  resolveToolAction,
+} from "./resolve.js";
+export {
   type Operation,
   OperationKind,
   OperationState,

@@ -1,3 +1,15 @@
+export { RuntimeError, RuntimeErrorCode } from "./errors.js";
+export type { InvocationSummary } from "./invocation.js";
+export {
+  type ParticipantCrossingPolicy,
+  RuntimeManager,
+  type RuntimeManagerOptions,
+  type RuntimeObserver,
+  type StepSummary,
+} from "./manager.js";
+export { ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
+export { type RecoveredInvocation, recoverInterruptedInvocations, settleInterrupted } from "./recovery.js";
+export { dueTicks, episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
 export {
   type ClockState,
   type NativeOutcome,

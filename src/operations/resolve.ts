@@ -1,0 +1,63 @@
+import type { ControlPlaneStore } from "../store/index.js";
+import { type Operation, ToolActionResolution } from "./types.js";
+
+/** Why an explicit resolution was refused. */
+export const ResolutionRefusal = {
+  /** No tool action has this id. */
+  unknown_action: "resolution.unknown-action",
+  /** The tool action is not indeterminate; only indeterminate actions need resolution. */
+  not_indeterminate: "resolution.not-indeterminate",
+  /** The tool action was already resolved; a resolution is recorded once. */
+  already_resolved: "resolution.already-resolved",
+  /** The resolution is not `effect_confirmed` or `effect_absent`, or the note is not a string. */
+  invalid: "resolution.invalid",
+} as const;
+/** A resolution refusal code. */
+export type ResolutionRefusal = (typeof ResolutionRefusal)[keyof typeof ResolutionRefusal];
+
+/** A refused resolution; nothing was recorded. */
+export class ResolutionError extends Error {
+  readonly code: ResolutionRefusal;
+  constructor(code: ResolutionRefusal, message: string) {
+    super(message);
+    this.name = "ResolutionError";
+    this.code = code;
+  }
+}
+
+/** The operator's decision about an indeterminate tool action. */
+export interface ResolutionInput {
+  readonly resolution: ToolActionResolution;
+  readonly note?: string;
+}
+
+const MAX_NOTE_LENGTH = 4096;
+
+/** Records an explicit resolution of an indeterminate tool action; never repeats the effect. */
+export async function resolveToolAction(
+  store: ControlPlaneStore,
+  id: string,
+  input: ResolutionInput,
+  now: () => Date = () => new Date(),
+): Promise<Operation> {
+  const valid = Object.values(ToolActionResolution) as string[];
+  const note = input.note ?? "";
+  if (!valid.includes(input.resolution) || typeof note !== "string" || note.length > MAX_NOTE_LENGTH) {
+    throw new ResolutionError(ResolutionRefusal.invalid, `resolution must be one of ${valid.join(", ")} with a note`);
+  }
+  const action = await store.getToolAction(id);
+  if (!action) throw new ResolutionError(ResolutionRefusal.unknown_action, `no tool action ${id}`);
+  if (action.settlement !== "indeterminate") {
+    throw new ResolutionError(ResolutionRefusal.not_indeterminate, `${id} is ${action.settlement ?? action.phase}`);
+  }
+  if (action.resolution) throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} is already resolved`);
+  const recorded = await store.recordResolution(id, {
+    resolution: input.resolution,
+    note,
+    resolvedAt: now().toISOString(),
+  });
+  if (!recorded) throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} was resolved concurrently`);
+  const operation = await store.getOperation(id);
+  if (!operation) throw new ResolutionError(ResolutionRefusal.unknown_action, `no operation ${id}`);
+  return operation;
+}

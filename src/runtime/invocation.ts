@@ -1,0 +1,190 @@
+import type { RuntimeModel } from "../compiler/index.js";
+import { outerTriple, toolActionTriple } from "../history/index.js";
+import { InvocationToolActionPortCore, type ToolActionLimits } from "../port/index.js";
+import type { ControlPlaneStore, Fence, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../store/index.js";
+import { schedulerAfterClose } from "./lifecycle.js";
+import { isSuccessfulStatus, validateOuterResult } from "./outer-result.js";
+import type { ScheduleSpec } from "./plan.js";
+import { episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
+import type { ParticipantActionRequest, ParticipantRuntime, ParticipantSnapshot } from "./types.js";
+
+/** Everything one invocation needs from the manager; nothing in it reaches back into the manager. */
+export interface InvocationContext {
+  readonly store: ControlPlaneStore;
+  readonly runtime: ParticipantRuntime;
+  readonly model: RuntimeModel;
+  readonly limits: ToolActionLimits | undefined;
+  readonly now: () => string;
+  readonly fence: Fence | undefined;
+  readonly outcomeEvidence: (boundaryAddress: string) => ReadonlySet<string> | undefined;
+  readonly failureClasses: (actionContractAddress: string) => ReadonlySet<string> | undefined;
+}
+
+/** Where the shared clock stands for this invocation. */
+export interface InvocationClock {
+  readonly clockAddress: string;
+  readonly segment: number;
+  readonly tick: number;
+  readonly generation: number;
+}
+
+/** What one closed invocation produced. */
+export interface InvocationSummary {
+  readonly invocationId: string;
+  readonly participantAddress: string;
+  readonly state: "succeeded" | "failed";
+  /** The outer result's status; undefined when the invocation threw or returned an invalid result. */
+  readonly outerStatus: string | undefined;
+  readonly toolActions: readonly ToolActionRecord[];
+  readonly scheduler: SchedulerRecord;
+  readonly error?: unknown;
+}
+
+function fenceArgs(fence: Fence | undefined): [] | [Fence] {
+  return fence ? [fence] : [];
+}
+
+/** Runs one due outer invocation end to end: open, attach, dispatch, close, one commit. */
+export async function runInvocation(
+  ctx: InvocationContext,
+  spec: ScheduleSpec,
+  scheduler: SchedulerRecord,
+  clock: InvocationClock,
+): Promise<InvocationSummary> {
+  const { policy, participantAddress } = spec;
+  const actionContractAddress = policy.actionOrder[scheduler.cursor % policy.actionOrder.length] ?? "";
+  const binding = policy.executionBindings.find((b) => b.actionContractAddress === actionContractAddress);
+  const episodeId = episodeIdFor(participantAddress, clock.segment);
+  const observationPoint = observationPointFor(clock.clockAddress, clock.segment, clock.tick);
+  const id = outerActionInstanceId(policy.address, participantAddress, scheduler.nextOrdinal);
+  const openedAt = ctx.now();
+  const invocation: InvocationRecord = {
+    id,
+    policyAddress: policy.address,
+    participantAddress,
+    actionContractAddress,
+    observationBoundaryAddress: policy.observationBoundaryAddress,
+    episodeId,
+    segment: clock.segment,
+    tick: clock.tick,
+    ordinal: scheduler.nextOrdinal,
+    executionScopeRef: policy.address,
+    executionGeneration: clock.generation,
+    observationPoint,
+    participantImplementationRef: policy.participantImplementationRef,
+    state: "running",
+    createdAt: openedAt,
+    updatedAt: openedAt,
+  };
+  const opened: SchedulerRecord = {
+    ...scheduler,
+    nextOrdinal: scheduler.nextOrdinal + 1,
+    attempts: scheduler.attempts + 1,
+    cursor: scheduler.cursor + 1,
+    updatedAt: openedAt,
+  };
+  await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));
+
+  const request: ParticipantActionRequest = {
+    actionInstanceId: id,
+    participantAddress,
+    actionContractAddress,
+    observationBoundaryAddress: policy.observationBoundaryAddress,
+    targetAddresses: binding?.targetAddresses ?? [],
+    executionScopeRef: policy.address,
+    executionGeneration: clock.generation,
+    observationPoint,
+    episodeId,
+    participantImplementationRef: policy.participantImplementationRef,
+    ordinal: invocation.ordinal,
+  };
+  const snapshot: ParticipantSnapshot = {
+    clockAddress: clock.clockAddress,
+    segment: clock.segment,
+    tick: clock.tick,
+    episodeId,
+    executionGeneration: clock.generation,
+    attempts: opened.attempts,
+  };
+  const core = spec.toolActionsEnabled && ctx.limits ? createPort(ctx, invocation, ctx.limits, spec) : undefined;
+
+  let raw: unknown;
+  let error: unknown;
+  let threw = false;
+  try {
+    if (core) await ctx.runtime.attachInvocationToolActions?.(core.port);
+    core?.open();
+    raw = await ctx.runtime.admitAction(request, snapshot);
+  } catch (caught) {
+    threw = true;
+    error = caught;
+  } finally {
+    core?.close();
+  }
+  const toolActions = core ? await core.settleForClose() : [];
+  const outer = threw
+    ? undefined
+    : validateOuterResult(raw, request, ctx.outcomeEvidence(policy.observationBoundaryAddress));
+  const closedAt = ctx.now();
+  const state = outer && isSuccessfulStatus(outer.status) ? "succeeded" : "failed";
+  const next = schedulerAfterClose(
+    opened,
+    {
+      indeterminate: toolActions.some((a) => a.settlement === "indeterminate"),
+      outerFailed: state === "failed",
+      stopsOnFailure: policy.failurePolicy === "stop",
+    },
+    closedAt,
+  );
+  const closed: InvocationRecord = { ...invocation, state, updatedAt: closedAt };
+  await ctx.store.commitInvocation(
+    {
+      invocation: closed,
+      toolActions,
+      events: [
+        ...toolActions.flatMap((a) => toolActionTriple(a, closed, closedAt)),
+        ...(outer ? outerTriple(closed, outer, closedAt) : []),
+      ],
+      scheduler: next,
+    },
+    ...fenceArgs(ctx.fence),
+  );
+  return {
+    invocationId: id,
+    participantAddress,
+    state,
+    outerStatus: outer?.status,
+    toolActions,
+    scheduler: next,
+    ...(threw ? { error } : outer ? {} : { error: new Error("admitAction returned an invalid result") }),
+  };
+}
+
+function createPort(
+  ctx: InvocationContext,
+  invocation: InvocationRecord,
+  limits: ToolActionLimits,
+  spec: ScheduleSpec,
+): InvocationToolActionPortCore {
+  const fence = fenceArgs(ctx.fence);
+  return new InvocationToolActionPortCore({
+    identity: {
+      invocationActionInstanceId: invocation.id,
+      participantAddress: invocation.participantAddress,
+      episodeId: invocation.episodeId,
+      participantImplementationRef: invocation.participantImplementationRef,
+      executionScopeRef: invocation.executionScopeRef,
+      executionGeneration: invocation.executionGeneration,
+      observationPoint: invocation.observationPoint,
+    },
+    rules: spec.rules,
+    limits,
+    ledger: {
+      insert: (record) => ctx.store.insertToolAction(record, ...fence),
+      update: (record, expected) => ctx.store.updateToolAction(record, expected, ...fence),
+    },
+    outcomeEvidence: ctx.outcomeEvidence,
+    failureClasses: ctx.failureClasses,
+    now: ctx.now,
+  });
+}

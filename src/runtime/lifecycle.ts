@@ -1,0 +1,19 @@
+import type { SchedulerRecord } from "../store/index.js";
+
+/** What an invocation close (or its recovery) learned that can stop the scheduler. */
+export interface CloseFacts {
+  readonly indeterminate: boolean;
+  readonly outerFailed: boolean;
+  readonly stopsOnFailure: boolean;
+}
+
+/** The scheduler after an invocation closes: an indeterminate tool action always stops it. */
+export function schedulerAfterClose(scheduler: SchedulerRecord, facts: CloseFacts, at: string): SchedulerRecord {
+  if (facts.indeterminate) {
+    return { ...scheduler, lifecycle: "stopped", stopReason: "tool_action_indeterminate", updatedAt: at };
+  }
+  if (facts.outerFailed && facts.stopsOnFailure && scheduler.lifecycle === "running") {
+    return { ...scheduler, lifecycle: "stopped", stopReason: "failure_policy", updatedAt: at };
+  }
+  return { ...scheduler, updatedAt: at };
+}

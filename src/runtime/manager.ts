@@ -1,0 +1,243 @@
+import { randomUUID } from "node:crypto";
+import type { RuntimeModel } from "../compiler/index.js";
+import type { HistoryEvent } from "../history/index.js";
+import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../manifest/index.js";
+import type { Operation } from "../operations/index.js";
+import type { ToolActionLimits } from "../port/index.js";
+import {
+  type ControlPlaneStore,
+  type Fence,
+  MemoryControlPlaneStore,
+  openControlPlaneStore,
+  StoreUnavailableError,
+} from "../store/index.js";
+import { RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
+import { planSchedules } from "./plan.js";
+import { recoverInterruptedInvocations } from "./recovery.js";
+import { ScheduleBook } from "./schedule-book.js";
+import type { ParticipantRuntime } from "./types.js";
+
+/** An installed participant-crossing policy; while one is installed no tool action is admitted. */
+export interface ParticipantCrossingPolicy {
+  readonly name: string;
+}
+
+/** Callbacks for progress reporting; they observe and never steer. */
+export interface RuntimeObserver {
+  invocationClosed?(summary: InvocationSummary): void;
+}
+
+/** Options of `RuntimeManager.open`. */
+export interface RuntimeManagerOptions {
+  readonly model: RuntimeModel;
+  /** The backend manifest JSON (snake_case, as in the file). */
+  readonly manifest: unknown;
+  readonly runtime: ParticipantRuntime;
+  /** A store, or a URL (`memory:`, `sqlite:PATH`, `postgres://…`). Default: memory. */
+  readonly store?: ControlPlaneStore | string;
+  readonly crossingPolicy?: ParticipantCrossingPolicy;
+  /** Wall clock in epoch milliseconds, for timestamps and leases. */
+  readonly now?: () => number;
+  readonly ownerId?: string;
+  readonly leaseTtlMs?: number;
+  readonly observer?: RuntimeObserver;
+}
+
+/** What one `step(n)` did. */
+export interface StepSummary {
+  readonly steps: number;
+  readonly invocations: readonly InvocationSummary[];
+}
+
+/** Owns the shared clock and one scheduler per participant, and runs every due autonomous action. */
+export class RuntimeManager {
+  readonly store: ControlPlaneStore;
+  readonly #ownsStore: boolean;
+  readonly #book: ScheduleBook;
+  readonly #ctx: InvocationContext;
+  readonly #observer: RuntimeObserver | undefined;
+  #serial: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  private constructor(store: ControlPlaneStore, ownsStore: boolean, book: ScheduleBook, ctx: InvocationContext, observer?: RuntimeObserver) {
+    this.store = store;
+    this.#ownsStore = ownsStore;
+    this.#book = book;
+    this.#ctx = ctx;
+    this.#observer = observer;
+  }
+
+  /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
+  static async open(options: RuntimeManagerOptions): Promise<RuntimeManager> {
+    const check = checkManifest(options.manifest);
+    if (!check.ok || !check.manifest) {
+      const details = check.diagnostics.map((d) => `${d.code} ${d.path}: ${d.message}`);
+      throw new RuntimeError(RuntimeErrorCode.manifest_invalid, "the backend manifest is invalid", details);
+    }
+    const { toolActionsClaimed } = registerParticipantRuntime(check.manifest, options.runtime);
+    const claim = check.manifest.participantRuntime.invocationToolActions;
+    const limits: ToolActionLimits | undefined =
+      toolActionsClaimed && claim
+        ? {
+            maxToolActionsPerInvocation: claim.maxToolActionsPerInvocation,
+            maxConcurrentToolActionsPerInvocation: claim.maxConcurrentToolActionsPerInvocation,
+          }
+        : undefined;
+    const specs = planSchedules({
+      model: options.model,
+      offers: indexExecutionOffers(check.manifest),
+      toolActionLimits: limits,
+      crossingPolicyInstalled: options.crossingPolicy !== undefined,
+    });
+    const ownsStore = typeof options.store === "string" || options.store === undefined;
+    const store =
+      typeof options.store === "string"
+        ? await openControlPlaneStore(options.store)
+        : (options.store ?? new MemoryControlPlaneStore());
+    const nowMs = options.now ?? Date.now;
+    const now = () => new Date(nowMs()).toISOString();
+    try {
+      const stopsOnFailure = (policy: string) => options.model.autonomousPolicies[policy]?.failurePolicy === "stop";
+      const book = await ScheduleBook.load({
+        store,
+        specs,
+        now,
+        ownerId: options.ownerId ?? randomUUID(),
+        leaseTtlMs: options.leaseTtlMs ?? 30_000,
+        recover: async (participants, fenceFor) => {
+          await recoverInterruptedInvocations(store, { participants, now, fenceFor, stopsOnFailure });
+        },
+      });
+      const ctx = buildContext(options, store, limits, now);
+      return new RuntimeManager(store, ownsStore, book, ctx, options.observer);
+    } catch (error) {
+      if (ownsStore) await store.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Advances the policy clock by n progression steps and runs every due action. */
+  step(n = 1): Promise<StepSummary> {
+    return this.#exclusive(async () => {
+      const invocations: InvocationSummary[] = [];
+      let steps = 0;
+      for (let i = 0; i < n; i += 1) {
+        const due = await this.#book.advance();
+        if (due === undefined) break;
+        steps += 1;
+        const results = await Promise.all(due.map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)));
+        invocations.push(...results.flat());
+      }
+      return { steps, invocations };
+    });
+  }
+
+  /** Pauses the shared clock: steps do nothing until `resume`. */
+  pause(): Promise<void> {
+    return this.#exclusive(() => this.#book.setPaused(true));
+  }
+
+  /** Resumes the shared clock. */
+  resume(): Promise<void> {
+    return this.#exclusive(() => this.#book.setPaused(false));
+  }
+
+  /** Starts a new clock segment and episode at tick 0 and increments the execution generation. */
+  reset(): Promise<void> {
+    return this.#exclusive(() => this.#book.reset());
+  }
+
+  /** Restarts a stopped participant's scheduler; refused while indeterminate actions are unresolved. */
+  resumeParticipant(participantAddress: string): Promise<void> {
+    return this.#exclusive(() => this.#book.resumeParticipant(participantAddress));
+  }
+
+  /** The scheduler or tool-action operation with this id. */
+  getOperation(id: string): Promise<Operation | undefined> {
+    return this.store.getOperation(id);
+  }
+
+  /** Wire history events in commit order. */
+  history(query: { readonly participant?: string; readonly episode?: string } = {}): Promise<HistoryEvent[]> {
+    return this.store.listEvents({
+      ...(query.participant === undefined ? {} : { participantAddress: query.participant }),
+      ...(query.episode === undefined ? {} : { episodeId: query.episode }),
+    });
+  }
+
+  /** Wire history events, for `getParticipantHistoryView`. */
+  listEvents(query: { participantAddress?: string; episodeId?: string }): Promise<HistoryEvent[]> {
+    return this.store.listEvents(query);
+  }
+
+  /** The participants this manager owns, with their scheduler lifecycle. */
+  schedulers(): ReturnType<ScheduleBook["describe"]> {
+    return this.#book.describe();
+  }
+
+  /** Releases leases and closes a store the manager opened. */
+  close(): Promise<void> {
+    return this.#exclusive(async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      await this.#book.releaseLeases();
+      if (this.#ownsStore) await this.store.close();
+    });
+  }
+
+  async #runDue(participantAddress: string, policyAddress: string, ticks: readonly number[]): Promise<InvocationSummary[]> {
+    const out: InvocationSummary[] = [];
+    for (const tick of ticks) {
+      const entry = this.#book.runnable(participantAddress, policyAddress);
+      if (!entry) break;
+      let summary: InvocationSummary;
+      try {
+        summary = await runInvocation(
+          { ...this.#ctx, fence: this.#book.fenceFor(participantAddress) },
+          entry.spec,
+          entry.scheduler,
+          this.#book.clockFor(entry.spec, tick),
+        );
+      } catch (error) {
+        this.#book.markUncertain(participantAddress, policyAddress);
+        throw error instanceof StoreUnavailableError
+          ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], { cause: error })
+          : error;
+      }
+      this.#book.updateScheduler(summary.scheduler);
+      this.#observer?.invocationClosed?.(summary);
+      out.push(summary);
+    }
+    return out;
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new RuntimeError(RuntimeErrorCode.manager_closed, "the manager is closed"));
+    const next = this.#serial.then(work, work);
+    this.#serial = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function buildContext(
+  options: RuntimeManagerOptions,
+  store: ControlPlaneStore,
+  limits: ToolActionLimits | undefined,
+  now: () => string,
+): InvocationContext {
+  const evidence = new Map<string, ReadonlySet<string>>();
+  for (const b of Object.values(options.model.observationBoundaries)) evidence.set(b.address, new Set(b.outcomeEvidenceRefs));
+  const classes = new Map<string, ReadonlySet<string>>();
+  for (const c of Object.values(options.model.actionContracts)) classes.set(c.address, new Set(c.failureClasses));
+  return {
+    store,
+    runtime: options.runtime,
+    model: options.model,
+    limits,
+    now,
+    fence: undefined as Fence | undefined,
+    outcomeEvidence: (address) => evidence.get(address),
+    failureClasses: (address) => classes.get(address),
+  };
+}

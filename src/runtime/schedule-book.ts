@@ -1,0 +1,228 @@
+import type { ClockRecord, ControlPlaneStore, Fence, Lease, SchedulerRecord } from "../store/index.js";
+import { RuntimeError, RuntimeErrorCode } from "./errors.js";
+import type { InvocationClock } from "./invocation.js";
+import type { ScheduleSpec } from "./plan.js";
+import { dueTicks } from "./schedule.js";
+
+/** Actions that became due for one schedule in one step. */
+export interface DueWork {
+  readonly participantAddress: string;
+  readonly policyAddress: string;
+  readonly ticks: readonly number[];
+}
+
+/** Options of `ScheduleBook.load`. */
+export interface ScheduleBookOptions {
+  readonly store: ControlPlaneStore;
+  readonly specs: readonly ScheduleSpec[];
+  readonly now: () => string;
+  readonly ownerId: string;
+  readonly leaseTtlMs: number;
+  /** Settles interrupted invocations of participants this owner has just taken. */
+  readonly recover: (participants: ReadonlySet<string>, fenceFor: (p: string) => Fence | undefined) => Promise<void>;
+}
+
+const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
+
+/** The manager's durable bookkeeping: clocks, scheduler records and leases of owned participants. */
+export class ScheduleBook {
+  readonly #o: ScheduleBookOptions;
+  readonly #clocks = new Map<string, ClockRecord>();
+  readonly #schedulers = new Map<string, SchedulerRecord>();
+  readonly #leases = new Map<string, Lease>();
+  readonly #uncertain = new Set<string>();
+
+  private constructor(options: ScheduleBookOptions) {
+    this.#o = options;
+  }
+
+  /** Loads or initialises clocks, takes leases, recovers what it took and loads scheduler records. */
+  static async load(options: ScheduleBookOptions): Promise<ScheduleBook> {
+    const book = new ScheduleBook(options);
+    const at = options.now();
+    for (const spec of options.specs) {
+      const address = spec.policy.clockAddress;
+      if (book.#clocks.has(address)) continue;
+      let clock = await options.store.getClock(address);
+      if (!clock) {
+        clock = { clockAddress: address, segment: 0, tick: 0, generation: 1, paused: false, updatedAt: at };
+        await options.store.saveClock(clock);
+      }
+      book.#clocks.set(address, clock);
+    }
+    await book.#takeLeases();
+    return book;
+  }
+
+  /** Participants whose scheduler lease this manager holds. */
+  ownedParticipants(): ReadonlySet<string> {
+    return new Set(this.#leases.keys());
+  }
+
+  /** The fencing token writes for this participant must present. */
+  fenceFor(participantAddress: string): Fence | undefined {
+    const lease = this.#leases.get(participantAddress);
+    return lease ? { participantAddress, token: lease.token } : undefined;
+  }
+
+  /** Reads the owned schedulers' records from the store, creating missing ones. */
+  async reloadSchedulers(participants: ReadonlySet<string> = this.ownedParticipants()): Promise<void> {
+    for (const spec of this.#o.specs) {
+      if (!participants.has(spec.participantAddress)) continue;
+      let record = await this.#o.store.getScheduler(spec.participantAddress, spec.policy.address);
+      if (!record) {
+        record = {
+          participantAddress: spec.participantAddress,
+          policyAddress: spec.policy.address,
+          lifecycle: "running",
+          nextOrdinal: 0,
+          attempts: 0,
+          cursor: 0,
+          updatedAt: this.#o.now(),
+        };
+        await this.#saveScheduler(record);
+      }
+      this.#schedulers.set(key(spec.participantAddress, spec.policy.address), record);
+      this.#uncertain.delete(key(spec.participantAddress, spec.policy.address));
+    }
+  }
+
+  /** Moves every clock one progression step; undefined while paused. */
+  async advance(): Promise<DueWork[] | undefined> {
+    if ([...this.#clocks.values()].some((c) => c.paused)) return undefined;
+    await this.#takeLeases();
+    await this.#settleUncertain();
+    const windows = new Map<string, { from: number; to: number }>();
+    for (const spec of this.#o.specs) {
+      const address = spec.policy.clockAddress;
+      if (windows.has(address)) continue;
+      const clock = this.#clocks.get(address);
+      if (!clock) continue;
+      const to = clock.tick + spec.progression.stepTicks;
+      windows.set(address, { from: clock.tick, to });
+      await this.#saveClock({ ...clock, tick: to, updatedAt: this.#o.now() });
+    }
+    const due: DueWork[] = [];
+    for (const spec of this.#o.specs) {
+      const window = windows.get(spec.policy.clockAddress);
+      if (!window || !this.#leases.has(spec.participantAddress)) continue;
+      const ticks = dueTicks(spec.cadence, window.from, window.to);
+      if (ticks.length > 0) due.push({ participantAddress: spec.participantAddress, policyAddress: spec.policy.address, ticks });
+    }
+    return due;
+  }
+
+  /** The schedule and its scheduler record when it may run an action now. */
+  runnable(participantAddress: string, policyAddress: string): { spec: ScheduleSpec; scheduler: SchedulerRecord } | undefined {
+    const k = key(participantAddress, policyAddress);
+    const scheduler = this.#schedulers.get(k);
+    const spec = this.#o.specs.find((s) => s.participantAddress === participantAddress && s.policy.address === policyAddress);
+    if (!scheduler || !spec || this.#uncertain.has(k) || !this.#leases.has(participantAddress)) return undefined;
+    if (scheduler.lifecycle !== "running" || scheduler.attempts >= spec.policy.maxActionAttempts) return undefined;
+    return { spec, scheduler };
+  }
+
+  /** Where the shared clock stands for an invocation of this schedule at this tick. */
+  clockFor(spec: ScheduleSpec, tick: number): InvocationClock {
+    const clock = this.#clocks.get(spec.policy.clockAddress);
+    return { clockAddress: spec.policy.clockAddress, segment: clock?.segment ?? 0, tick, generation: clock?.generation ?? 1 };
+  }
+
+  /** Records the scheduler state an invocation committed. */
+  updateScheduler(record: SchedulerRecord): void {
+    this.#schedulers.set(key(record.participantAddress, record.policyAddress), record);
+  }
+
+  /** A commit failed: the store's view of this schedule is unknown until recovery runs. */
+  markUncertain(participantAddress: string, policyAddress: string): void {
+    this.#uncertain.add(key(participantAddress, policyAddress));
+  }
+
+  /** Pauses or resumes every clock. */
+  async setPaused(paused: boolean): Promise<void> {
+    for (const clock of this.#clocks.values()) await this.#saveClock({ ...clock, paused, updatedAt: this.#o.now() });
+  }
+
+  /** New segment at tick 0, next generation, and a fresh attempt budget for the new episode. */
+  async reset(): Promise<void> {
+    const at = this.#o.now();
+    for (const c of this.#clocks.values()) {
+      await this.#saveClock({ ...c, segment: c.segment + 1, tick: 0, generation: c.generation + 1, updatedAt: at });
+    }
+    for (const record of this.#schedulers.values()) {
+      if (!this.#leases.has(record.participantAddress)) continue;
+      const next = { ...record, attempts: 0, cursor: 0, updatedAt: at };
+      await this.#saveScheduler(next);
+      this.updateScheduler(next);
+    }
+  }
+
+  /** Restarts a stopped participant once every indeterminate tool action of it is resolved. */
+  async resumeParticipant(participantAddress: string): Promise<void> {
+    const records = [...this.#schedulers.values()].filter((r) => r.participantAddress === participantAddress);
+    if (records.length === 0 || !this.#leases.has(participantAddress)) {
+      throw new RuntimeError(RuntimeErrorCode.unknown_participant, `this manager does not schedule ${participantAddress}`);
+    }
+    const settled = await this.#o.store.listToolActions({ participantAddress, phase: "settled" });
+    const open = settled.filter((a) => a.settlement === "indeterminate" && a.resolution === undefined).map((a) => a.id);
+    if (open.length > 0) {
+      throw new RuntimeError(
+        RuntimeErrorCode.unresolved_indeterminate,
+        `${participantAddress} has unresolved indeterminate tool actions; resolve them first`,
+        open.map((id) => `raes resolve ${id} --effect confirmed|absent`),
+      );
+    }
+    for (const record of records) {
+      const { stopReason: _reason, ...rest } = record;
+      const next: SchedulerRecord = { ...rest, lifecycle: "running", updatedAt: this.#o.now() };
+      await this.#saveScheduler(next);
+      this.updateScheduler(next);
+    }
+  }
+
+  /** Each owned schedule's lifecycle, for summaries. */
+  describe(): SchedulerRecord[] {
+    return [...this.#schedulers.values()].filter((r) => this.#leases.has(r.participantAddress));
+  }
+
+  /** Gives up every lease so another process can take over at once. */
+  async releaseLeases(): Promise<void> {
+    for (const lease of this.#leases.values()) await this.#o.store.releaseLease(lease).catch(() => undefined);
+    this.#leases.clear();
+  }
+
+  async #takeLeases(): Promise<void> {
+    const taken = new Set<string>();
+    for (const participant of new Set(this.#o.specs.map((s) => s.participantAddress))) {
+      const lease = await this.#o.store.acquireLease(participant, this.#o.ownerId, this.#o.leaseTtlMs);
+      const before = this.#leases.get(participant);
+      if (!lease) {
+        this.#leases.delete(participant);
+        continue;
+      }
+      this.#leases.set(participant, lease);
+      if (!before || before.token !== lease.token) taken.add(participant);
+    }
+    if (taken.size > 0) {
+      await this.#o.recover(taken, (p) => this.fenceFor(p));
+      await this.reloadSchedulers(taken);
+    }
+  }
+
+  async #settleUncertain(): Promise<void> {
+    if (this.#uncertain.size === 0) return;
+    const participants = new Set([...this.#uncertain].map((k) => k.split("\u0000")[0] ?? ""));
+    await this.#o.recover(participants, (p) => this.fenceFor(p));
+    await this.reloadSchedulers(participants);
+  }
+
+  async #saveClock(clock: ClockRecord): Promise<void> {
+    await this.#o.store.saveClock(clock);
+    this.#clocks.set(clock.clockAddress, clock);
+  }
+
+  async #saveScheduler(record: SchedulerRecord): Promise<void> {
+    const fence = this.fenceFor(record.participantAddress);
+    await this.#o.store.saveScheduler(record, ...(fence ? [fence] : []));
+  }
+}
