@@ -1,0 +1,158 @@
+import { readFile } from "node:fs/promises";
+import type { RuntimeModel } from "../compiler/index.js";
+import { checkCapabilities } from "./capability-rules.js";
+import { claimDiagnostics } from "./claim.js";
+import { ManifestDiagnosticCode as Code, ManifestSeverity } from "./codes.js";
+import { DiagnosticSink } from "./diagnostics.js";
+import type { ManifestDraft, OfferDraft, RuntimeDraft } from "./draft.js";
+import { checkAgainstModel } from "./model-rules.js";
+import { checkOffers } from "./offer-rules.js";
+import { parseManifestDocument } from "./parse.js";
+import type {
+  BackendManifest,
+  ExecutionBindingOffer,
+  ManifestCheck,
+  ParticipantRuntimeCapabilities,
+} from "./types.js";
+
+function defined<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`internal: sound manifest shape lacks ${what}`);
+  return value;
+}
+
+function finishOffer(offer: OfferDraft): ExecutionBindingOffer {
+  return {
+    bindingId: defined(offer.bindingId, "binding_id"),
+    actionContractAddress: defined(offer.actionContractAddress, "action_contract_address"),
+    targetAddresses: defined(offer.targetAddresses, "target_addresses"),
+    participantImplementationRef: defined(
+      offer.participantImplementationRef,
+      "participant_implementation_ref",
+    ),
+    constraintRefs: defined(offer.constraintRefs, "constraint_refs"),
+    evidenceRefs: defined(offer.evidenceRefs, "evidence_refs"),
+    maxActionAttempts: defined(offer.maxActionAttempts, "max_action_attempts"),
+    maxInFlight: defined(offer.maxInFlight, "max_in_flight"),
+    timeoutSeconds: defined(offer.timeoutSeconds, "timeout_seconds"),
+    maxRetries: defined(offer.maxRetries, "max_retries"),
+  };
+}
+
+function finishRuntime(runtime: RuntimeDraft): ParticipantRuntimeCapabilities {
+  const claim = runtime.claim;
+  const limits = {
+    ...(runtime.maxAutonomousParticipants === undefined
+      ? {}
+      : { maxAutonomousParticipants: runtime.maxAutonomousParticipants }),
+    ...(runtime.maxAutonomousActionAttempts === undefined
+      ? {}
+      : { maxAutonomousActionAttempts: runtime.maxAutonomousActionAttempts }),
+    ...(runtime.maxAutonomousInFlight === undefined
+      ? {}
+      : { maxAutonomousInFlight: runtime.maxAutonomousInFlight }),
+  };
+  return {
+    name: defined(runtime.name, "name"),
+    supportedParticipantRoles: defined(runtime.supportedParticipantRoles, "supported_participant_roles"),
+    supportedBehaviorFeatures: defined(runtime.supportedBehaviorFeatures, "supported_behavior_features"),
+    featureSupport: runtime.featureSupport.map((entry) => ({
+      feature: defined(entry.feature, "feature"),
+      supportLevel: defined(entry.supportLevel, "support_level"),
+    })),
+    supportsAutonomousExecution: defined(
+      runtime.supportsAutonomousExecution,
+      "supports_autonomous_execution",
+    ),
+    supportedAutonomousSelectionStrategies: runtime.supportedAutonomousSelectionStrategies ?? [],
+    supportedAutonomousPolicyProfiles: runtime.supportedAutonomousPolicyProfiles ?? [],
+    supportedAutonomousActionContracts: runtime.supportedAutonomousActionContracts ?? [],
+    supportedAutonomousObservationBoundaries: runtime.supportedAutonomousObservationBoundaries ?? [],
+    supportedAutonomousTargetAddresses: runtime.supportedAutonomousTargetAddresses ?? [],
+    ...limits,
+    executionBindings: runtime.executionBindings.map(finishOffer),
+    ...(claim === undefined
+      ? {}
+      : {
+          invocationToolActions: {
+            semanticVersions: defined(claim.semanticVersions, "semantic_versions"),
+            maxToolActionsPerInvocation: defined(
+              claim.maxToolActionsPerInvocation,
+              "max_tool_actions_per_invocation",
+            ),
+            maxConcurrentToolActionsPerInvocation: defined(
+              claim.maxConcurrentToolActionsPerInvocation,
+              "max_concurrent_tool_actions_per_invocation",
+            ),
+          },
+        }),
+  };
+}
+
+function finishManifest(draft: ManifestDraft): BackendManifest {
+  return {
+    schemaVersion: defined(draft.schemaVersion, "schema_version"),
+    name: defined(draft.name, "name"),
+    version: defined(draft.version, "version"),
+    participantRuntime: finishRuntime(defined(draft.runtime, "participant_runtime")),
+  };
+}
+
+function parseText(sink: DiagnosticSink, text: string): { readonly document?: unknown } {
+  try {
+    return { document: JSON.parse(text) as unknown };
+  } catch (error) {
+    sink.shape(Code.invalid_json, "", `not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    return {};
+  }
+}
+
+function runRules(sink: DiagnosticSink, runtime: RuntimeDraft): void {
+  checkCapabilities(sink, runtime);
+  if (runtime.claim !== undefined) {
+    sink.diagnostics.push(
+      ...claimDiagnostics({
+        path: runtime.claim.path,
+        supportsAutonomousExecution: runtime.supportsAutonomousExecution,
+        featureSupport: runtime.featureSupport,
+        semanticVersions: runtime.claim.semanticVersions,
+        maxToolActionsPerInvocation: runtime.claim.maxToolActionsPerInvocation,
+        maxConcurrentToolActionsPerInvocation: runtime.claim.maxConcurrentToolActionsPerInvocation,
+      }),
+    );
+  }
+  checkOffers(sink, runtime);
+}
+
+/**
+ * Checks a backend manifest (JSON text or a parsed value), and against a compiled scenario when one is given.
+ * Every problem is reported; the model is consulted only once the manifest's shape is sound.
+ */
+export function checkManifest(manifestJson: unknown, model?: RuntimeModel): ManifestCheck {
+  const sink = new DiagnosticSink();
+  const parsed =
+    typeof manifestJson === "string" ? parseText(sink, manifestJson) : { document: manifestJson };
+  if (!("document" in parsed)) return { ok: false, diagnostics: sink.diagnostics };
+  const draft = parseManifestDocument(sink, parsed.document);
+  if (draft.runtime !== undefined) runRules(sink, draft.runtime);
+  if (!sink.shapeIsSound) return { ok: false, diagnostics: sink.diagnostics };
+  const manifest = finishManifest(draft);
+  if (model !== undefined) checkAgainstModel(sink, manifest, model);
+  return { ok: sink.ok, manifest, diagnostics: sink.diagnostics };
+}
+
+/** Reads a manifest file and checks it; an unreadable file is a `manifest.file-unreadable` diagnostic. */
+export async function checkManifestFile(path: string, model?: RuntimeModel): Promise<ManifestCheck> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      diagnostics: [
+        { code: Code.file_unreadable, severity: ManifestSeverity.error, message: reason, path: "" },
+      ],
+    };
+  }
+  return checkManifest(text, model);
+}

@@ -1,0 +1,97 @@
+/** The fixed codes of backend-manifest diagnostics. */
+export const ManifestDiagnosticCode = {
+  /** The manifest file could not be read. */
+  file_unreadable: "manifest.file-unreadable",
+  /** The manifest text is not JSON. */
+  invalid_json: "manifest.invalid-json",
+  /** A key that neither this format nor RAES defines at that place. */
+  unknown_field: "manifest.unknown-field",
+  /** A required field is absent. */
+  missing_field: "manifest.missing-field",
+  /** A value has the wrong JSON type. */
+  wrong_type: "manifest.wrong-type",
+  /** A value is empty or outside its closed vocabulary. */
+  invalid_value: "manifest.invalid-value",
+  /** `schema_version` is not `backend-manifest/v1`. */
+  schema_version_unsupported: "manifest.schema-version-unsupported",
+  /** A list that must hold unique values repeats one. */
+  duplicate_value: "manifest.duplicate-value",
+  /** A value that must be a RAES compiled address is not one. */
+  address_invalid: "manifest.address-invalid",
+  /** A capability limit is not an integer within its range. */
+  limit_invalid: "manifest.limit-invalid",
+  /** A feature is declared supported while its `feature_support` level is `unsupported`. */
+  feature_support_conflict: "manifest.feature-support-conflict",
+  /** `supports_autonomous_execution` and the `autonomous_execution` behavior feature disagree. */
+  autonomous_flag_mismatch: "manifest.autonomous-flag-mismatch",
+  /** Autonomous execution is supported but its strategies, profiles, actions, boundaries, limits or offers are missing. */
+  autonomous_config_incomplete: "manifest.autonomous-config-incomplete",
+  /** Autonomous lists, limits or offers are declared without autonomous execution support. */
+  autonomous_config_without_support: "manifest.autonomous-config-without-support",
+  /** The `invocation_tool_actions` claim is made without autonomous execution support. */
+  claim_requires_autonomous_execution: "manifest.claim-requires-autonomous-execution",
+  /** The claim is made while `tool_affordances` is `unsupported` or has no `feature_support` entry. */
+  claim_tool_affordances_unsupported: "manifest.claim-tool-affordances-unsupported",
+  /** The claim's `semantic_versions` lacks `participant-invocation-tool-actions/v1`. */
+  claim_version_missing: "manifest.claim-version-missing",
+  /** The claim lists a semantic version this runtime does not know; it is ignored. */
+  claim_version_unknown: "manifest.claim-version-unknown",
+  /** A claim limit is not an integer ≥ 1. */
+  claim_limit_invalid: "manifest.claim-limit-invalid",
+  /** The claim's concurrent limit exceeds its total limit. */
+  claim_concurrency_exceeds_total: "manifest.claim-concurrency-exceeds-total",
+  /** An execution-binding offer has no target addresses. */
+  offer_targets_empty: "manifest.offer-targets-empty",
+  /** An execution-binding offer has no constraint refs or no evidence refs. */
+  offer_refs_empty: "manifest.offer-refs-empty",
+  /** An offer limit is not an integer ≥ 1 (`max_retries`: ≥ 0). */
+  offer_limit_invalid: "manifest.offer-limit-invalid",
+  /** An offer's `max_in_flight` exceeds the claim's concurrent limit or `max_concurrent_actions`. */
+  offer_exceeds_concurrency: "manifest.offer-exceeds-concurrency",
+  /** An offer's action contract is not in `supported_autonomous_action_contracts`. */
+  offer_action_unsupported: "manifest.offer-action-unsupported",
+  /** An offer target is not in `supported_autonomous_target_addresses`. */
+  offer_target_unsupported: "manifest.offer-target-unsupported",
+  /** Two offers for the same action and implementation share targets, so a request may match both. */
+  offers_overlap: "manifest.offers-overlap",
+  /** The scenario has autonomous policies but the manifest does not support autonomous execution. */
+  autonomous_execution_required: "manifest.autonomous-execution-required",
+  /** A policy needs a strategy, profile, action, boundary or target the manifest does not list as supported. */
+  policy_capability_unsupported: "manifest.policy-capability-unsupported",
+  /** A policy needs more participants, attempts or in-flight actions than the manifest's limits. */
+  policy_limit_exceeded: "manifest.policy-limit-exceeded",
+  /** No offer covers an autonomous policy action for the policy's implementation and targets. */
+  policy_action_without_offer: "manifest.policy-action-without-offer",
+  /** More than one offer covers an autonomous policy action. */
+  policy_action_ambiguous_offer: "manifest.policy-action-ambiguous-offer",
+  /** The offer covering a policy action allows fewer attempts or in-flight actions than the policy. */
+  offer_limits_below_policy: "manifest.offer-limits-below-policy",
+  /** With the claim, a tool affordance action has no offer for the implementation that would call it. */
+  tool_action_without_offer: "manifest.tool-action-without-offer",
+} as const;
+/** A backend-manifest diagnostic code. */
+export type ManifestDiagnosticCode = (typeof ManifestDiagnosticCode)[keyof typeof ManifestDiagnosticCode];
+
+/** How serious a manifest diagnostic is. */
+export const ManifestSeverity = {
+  /** The manifest must not be used. */
+  error: "error",
+  /** The manifest is usable, but something is likely unintended. */
+  warning: "warning",
+} as const;
+/** A manifest diagnostic severity. */
+export type ManifestSeverity = (typeof ManifestSeverity)[keyof typeof ManifestSeverity];
+
+/** The fixed codes a participant-runtime registration can be refused with. */
+export const RegistrationErrorCode = {
+  /** The runtime does not offer the contract the manifest declares (RAES `registry.target-contract-mismatch`). */
+  target_contract_mismatch: "registry.target-contract-mismatch",
+} as const;
+/** A registration refusal code. */
+export type RegistrationErrorCode = (typeof RegistrationErrorCode)[keyof typeof RegistrationErrorCode];
+
+/** The only manifest schema this runtime reads. */
+export const BACKEND_MANIFEST_SCHEMA = "backend-manifest/v1";
+
+/** The schema tag an execution-binding offer may carry. */
+export const EXECUTION_BINDING_SCHEMA = "participant-execution-binding/v1";

@@ -1,0 +1,20 @@
+export { checkManifest, checkManifestFile } from "./check.js";
+export {
+  BACKEND_MANIFEST_SCHEMA,
+  EXECUTION_BINDING_SCHEMA,
+  ManifestDiagnosticCode,
+  ManifestSeverity,
+  RegistrationErrorCode,
+} from "./codes.js";
+export { type ExecutionOfferIndex, indexExecutionOffers, type OfferQuery } from "./offers.js";
+export { type Registration, RegistrationError, registerParticipantRuntime } from "./registration.js";
+export type {
+  BackendManifest,
+  ExecutionBindingOffer,
+  FeatureSupport,
+  FeatureSupportLevel,
+  InvocationToolActionsClaim,
+  ManifestCheck,
+  ManifestDiagnostic,
+  ParticipantRuntimeCapabilities,
+} from "./types.js";

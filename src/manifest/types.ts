@@ -1,0 +1,73 @@
+import type { ManifestDiagnosticCode, ManifestSeverity } from "./codes.js";
+
+/** RAES's guarantee-strength scale for one participant feature. */
+export type FeatureSupportLevel = "unsupported" | "disclosed_weak" | "bounded" | "exact";
+
+/** One `feature_support` entry. */
+export interface FeatureSupport {
+  readonly feature: string;
+  readonly supportLevel: FeatureSupportLevel;
+}
+
+/** One participant-execution-binding/v1 offer: an action the runtime can execute on these targets. */
+export interface ExecutionBindingOffer {
+  readonly bindingId: string;
+  readonly actionContractAddress: string;
+  readonly targetAddresses: readonly string[];
+  readonly participantImplementationRef: string;
+  readonly constraintRefs: readonly string[];
+  readonly evidenceRefs: readonly string[];
+  readonly maxActionAttempts: number;
+  readonly maxInFlight: number;
+  readonly timeoutSeconds: number;
+  readonly maxRetries: number;
+}
+
+/** The participant-invocation-tool-actions claim with its per-invocation limits. */
+export interface InvocationToolActionsClaim {
+  readonly semanticVersions: readonly string[];
+  readonly maxToolActionsPerInvocation: number;
+  readonly maxConcurrentToolActionsPerInvocation: number;
+}
+
+/** The participant-runtime capabilities raes-ts interprets; absent lists are empty, absent limits are undefined. */
+export interface ParticipantRuntimeCapabilities {
+  readonly name: string;
+  readonly supportedParticipantRoles: readonly string[];
+  readonly supportedBehaviorFeatures: readonly string[];
+  readonly featureSupport: readonly FeatureSupport[];
+  readonly supportsAutonomousExecution: boolean;
+  readonly supportedAutonomousSelectionStrategies: readonly string[];
+  readonly supportedAutonomousPolicyProfiles: readonly string[];
+  readonly supportedAutonomousActionContracts: readonly string[];
+  readonly supportedAutonomousObservationBoundaries: readonly string[];
+  readonly supportedAutonomousTargetAddresses: readonly string[];
+  readonly maxAutonomousParticipants?: number;
+  readonly maxAutonomousActionAttempts?: number;
+  readonly maxAutonomousInFlight?: number;
+  readonly executionBindings: readonly ExecutionBindingOffer[];
+  readonly invocationToolActions?: InvocationToolActionsClaim;
+}
+
+/** A parsed backend manifest, camelCase; the wire form is snake_case. */
+export interface BackendManifest {
+  readonly schemaVersion: string;
+  readonly name: string;
+  readonly version: string;
+  readonly participantRuntime: ParticipantRuntimeCapabilities;
+}
+
+/** One problem found in a manifest; `path` is a JSON pointer into the wire document. */
+export interface ManifestDiagnostic {
+  readonly code: ManifestDiagnosticCode;
+  readonly severity: ManifestSeverity;
+  readonly message: string;
+  readonly path: string;
+}
+
+/** The result of checking a manifest: `manifest` is present whenever its shape is well-formed. */
+export interface ManifestCheck {
+  readonly ok: boolean;
+  readonly manifest?: BackendManifest;
+  readonly diagnostics: readonly ManifestDiagnostic[];
+}
