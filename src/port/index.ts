@@ -1,9 +1,18 @@
 export {
+  type ExecutionOfferLookup,
+  ParticipantAdmissionRules,
+  type ToolActionLimits,
+  UNSUPPORTED_POLICY_PROFILE,
+} from "./admission.js";
+export {
   INVOCATION_TOOL_ACTIONS_V1,
   ParticipantToolActionRefusal,
   ToolActionPhase,
   ToolActionSettlement,
 } from "./codes.js";
+export { InvocationToolActionPortCore, type ToolActionLedger, type ToolActionPortOptions } from "./port.js";
+export { ADMITTED, type SettlementEvent, type SettlementState, type TransitionResult, transition } from "./settlement.js";
+export { MAX_ID_LENGTH, MAX_TARGETS, parseToolActionOutcome, parseToolActionRequest } from "./shapes.js";
 export type {
   AdmitDecision,
   DispatchReceipt,
@@ -14,3 +23,5 @@ export type {
   ToolActionPortIdentity,
   ToolOutcomeStatus,
 } from "./types.js";
+export { type ServedToolActionPort, serveToolActionPort, connectToolActionPort, type ToolActionPortAddress } from "./socket-bridge.js";
+export { exposeToolActionPort } from "./worker-bridge.js";

@@ -1,0 +1,36 @@
+import { MessageChannel, type MessagePort } from "node:worker_threads";
+import { portIdentity, type RemoteHello, remotePort, serveRemoteCall } from "./remote.js";
+import type { InvocationToolActionPort } from "./types.js";
+
+/** Returns a MessagePort to transfer to a worker thread; the worker connects with `connectToolActionPort`. */
+export function exposeToolActionPort(port: InvocationToolActionPort): MessagePort {
+  const { port1, port2 } = new MessageChannel();
+  port1.on("message", (message: unknown) => {
+    void serveRemoteCall(port, message).then((reply) => {
+      if (reply) port1.postMessage(reply);
+    });
+  });
+  port1.unref();
+  port1.postMessage({ hello: portIdentity(port) } satisfies RemoteHello);
+  return port2;
+}
+
+/** The worker side of `exposeToolActionPort`: the same port API over the MessagePort. */
+export function connectMessagePort(messagePort: MessagePort): Promise<InvocationToolActionPort> {
+  return new Promise((resolve) => {
+    let receive: ((reply: unknown) => void) | undefined;
+    messagePort.on("message", (message: unknown) => {
+      if (receive) return receive(message);
+      const hello = (message as Partial<RemoteHello> | null)?.hello;
+      if (!hello) return;
+      const remote = remotePort(
+        hello,
+        (call) => messagePort.postMessage(call),
+        (busy) => (busy ? messagePort.ref() : messagePort.unref()),
+      );
+      messagePort.unref();
+      receive = remote.receive;
+      resolve(remote.port);
+    });
+  });
+}
