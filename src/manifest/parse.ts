@@ -264,16 +264,12 @@ export function parseManifestDocument(sink: DiagnosticSink, document: unknown): 
       `schema_version is '${schemaVersion}'; this runtime reads '${BACKEND_MANIFEST_SCHEMA}'`,
     );
   }
+  const name = readString(sink, root, "name", "", "required");
+  const version = readString(sink, root, "version", "", "required");
   const runtimeField = readPresentObject(sink, root, "participant_runtime");
-  return {
-    schemaVersion,
-    name: readString(sink, root, "name", "", "required"),
-    version: readString(sink, root, "version", "", "required"),
-    runtime:
-      runtimeField === undefined
-        ? undefined
-        : parseRuntime(sink, runtimeField, pointer("participant_runtime")),
-  };
+  const runtime =
+    runtimeField === undefined ? undefined : parseRuntime(sink, runtimeField, pointer("participant_runtime"));
+  return { schemaVersion, name, version, runtime };
 }
 
 function readPresentObject(sink: DiagnosticSink, root: JsonObject, key: string): JsonObject | undefined {
