@@ -1,0 +1,39 @@
+import { LeaseLostError } from "../errors.js";
+import type { Fence, Lease } from "../types.js";
+
+/** Scheduler ownership leases with fencing tokens, kept in process memory. */
+export class MemoryLeases {
+  readonly #leases = new Map<string, Lease>();
+  readonly #now: () => number;
+  #tokenCounter = 0;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  /** Takes the lease when free, expired or already ours; undefined while another owner's lease is live. */
+  acquire(participantAddress: string, ownerId: string, ttlMs: number): Lease | undefined {
+    const now = this.#now();
+    const current = this.#leases.get(participantAddress);
+    if (current && current.ownerId !== ownerId && current.expiresAt > now) return undefined;
+    const token = current && current.ownerId === ownerId ? current.token : ++this.#tokenCounter;
+    const lease: Lease = { participantAddress, ownerId, token, expiresAt: now + ttlMs };
+    this.#leases.set(participantAddress, lease);
+    return lease;
+  }
+
+  /** Gives the lease up if it is still the current one. */
+  release(lease: Lease): void {
+    const current = this.#leases.get(lease.participantAddress);
+    if (current?.token === lease.token) this.#leases.delete(lease.participantAddress);
+  }
+
+  /** Throws `LeaseLostError` unless the fence's token is the participant's current one. */
+  check(fence: Fence | undefined): void {
+    if (!fence) return;
+    const lease = this.#leases.get(fence.participantAddress);
+    if (!lease || lease.token !== fence.token) {
+      throw new LeaseLostError(`lease of ${fence.participantAddress} is not held by token ${fence.token}`);
+    }
+  }
+}

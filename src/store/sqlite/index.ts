@@ -1,0 +1,1 @@
+export { SqliteControlPlaneStore, type SqliteStoreOptions } from "./store.js";

@@ -1,0 +1,142 @@
+import type { Database } from "better-sqlite3";
+import { StoreUnavailableError } from "../errors.js";
+
+/** One forward-only schema step. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Every schema step, oldest first; a released step is never edited, only followed by a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "control plane",
+    sql: `
+CREATE TABLE clocks (
+  clock_address TEXT PRIMARY KEY,
+  segment INTEGER NOT NULL,
+  tick INTEGER NOT NULL,
+  generation INTEGER NOT NULL,
+  paused INTEGER NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE schedulers (
+  participant_address TEXT NOT NULL,
+  policy_address TEXT NOT NULL,
+  lifecycle TEXT NOT NULL,
+  stop_reason TEXT,
+  next_ordinal INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
+  cursor INTEGER NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (participant_address, policy_address)
+);
+CREATE TABLE invocations (
+  id TEXT PRIMARY KEY,
+  policy_address TEXT NOT NULL,
+  participant_address TEXT NOT NULL,
+  action_contract_address TEXT NOT NULL,
+  observation_boundary_address TEXT NOT NULL,
+  episode_id TEXT NOT NULL,
+  segment INTEGER NOT NULL,
+  tick INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  execution_scope_ref TEXT NOT NULL,
+  execution_generation INTEGER NOT NULL,
+  observation_point TEXT NOT NULL,
+  participant_implementation_ref TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX invocations_open ON invocations (participant_address) WHERE state = 'running';
+CREATE TABLE tool_actions (
+  id TEXT PRIMARY KEY,
+  invocation_id TEXT NOT NULL REFERENCES invocations (id),
+  participant_address TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  admission_ordinal INTEGER NOT NULL,
+  request_digest TEXT NOT NULL,
+  request TEXT NOT NULL,
+  phase TEXT NOT NULL,
+  settlement TEXT,
+  failure_class TEXT,
+  evidence_refs TEXT,
+  unknown_reason TEXT,
+  resolution TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (invocation_id, tool_call_id)
+);
+CREATE INDEX tool_actions_by_participant ON tool_actions (participant_address, phase);
+CREATE INDEX tool_actions_by_phase ON tool_actions (phase);
+CREATE TABLE history_events (
+  sequence INTEGER PRIMARY KEY,
+  participant_address TEXT NOT NULL,
+  episode_id TEXT NOT NULL,
+  action_instance_id TEXT NOT NULL,
+  body TEXT NOT NULL
+);
+CREATE INDEX history_by_participant ON history_events (participant_address, episode_id, sequence);
+CREATE INDEX history_by_episode ON history_events (episode_id, sequence);
+CREATE INDEX history_by_action ON history_events (action_instance_id);
+CREATE TABLE leases (
+  participant_address TEXT PRIMARY KEY,
+  owner_id TEXT,
+  token INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+`,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+/** Applies every missing migration under the database write lock, so concurrent openers agree. */
+export function migrate(db: Database): void {
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    )`);
+    const current = appliedVersion(db);
+    if (current > SCHEMA_VERSION) throw tooNew(current);
+    const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date().toISOString());
+    }
+  }).immediate();
+}
+
+/** Refuses a database whose schema this code does not fully know; used when opening read-only. */
+export function assertSchemaCurrent(db: Database): void {
+  const exists = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
+  const current = exists ? appliedVersion(db) : 0;
+  if (current > SCHEMA_VERSION) throw tooNew(current);
+  if (current < SCHEMA_VERSION) {
+    throw new StoreUnavailableError(
+      `control-plane schema is at version ${current}, expected ${SCHEMA_VERSION}; open it writable once to migrate`,
+    );
+  }
+}
+
+function appliedVersion(db: Database): number {
+  const row = db.prepare("SELECT max(version) AS version FROM schema_migrations").get() as
+    | { version: number | null }
+    | undefined;
+  return row?.version ?? 0;
+}
+
+function tooNew(current: number): StoreUnavailableError {
+  return new StoreUnavailableError(
+    `control-plane schema is at version ${current}, newer than this raes-ts knows (${SCHEMA_VERSION}); upgrade raes-ts`,
+  );
+}

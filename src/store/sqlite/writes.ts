@@ -1,0 +1,199 @@
+import type { Database, Statement, Transaction } from "better-sqlite3";
+import type { ResolutionRecord } from "../../operations/index.js";
+import type { ToolActionPhase } from "../../port/index.js";
+import { StoreConflictError } from "../errors.js";
+import type {
+  ClockRecord,
+  Fence,
+  InvocationCommit,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionRecord,
+} from "../types.js";
+import type { SqliteLeases } from "./leases.js";
+import {
+  type ClockRow,
+  clockRow,
+  type EventRow,
+  eventRow,
+  type InvocationRow,
+  invocationRow,
+  type SchedulerRow,
+  schedulerRow,
+  type ToolActionRow,
+  toolActionRow,
+} from "./rows.js";
+
+const INVOCATION_COLUMNS = [
+  "id",
+  "policy_address",
+  "participant_address",
+  "action_contract_address",
+  "observation_boundary_address",
+  "episode_id",
+  "segment",
+  "tick",
+  "ordinal",
+  "execution_scope_ref",
+  "execution_generation",
+  "observation_point",
+  "participant_implementation_ref",
+  "state",
+  "created_at",
+  "updated_at",
+];
+const TOOL_ACTION_COLUMNS = [
+  "id",
+  "invocation_id",
+  "participant_address",
+  "tool_call_id",
+  "admission_ordinal",
+  "request_digest",
+  "request",
+  "phase",
+  "settlement",
+  "failure_class",
+  "evidence_refs",
+  "unknown_reason",
+  "resolution",
+  "created_at",
+  "updated_at",
+];
+const SCHEDULER_COLUMNS = [
+  "participant_address",
+  "policy_address",
+  "lifecycle",
+  "stop_reason",
+  "next_ordinal",
+  "attempts",
+  "cursor",
+  "updated_at",
+];
+const CLOCK_COLUMNS = ["clock_address", "segment", "tick", "generation", "paused", "updated_at"];
+
+/** The write transactions of the SQLite store; each runs under `BEGIN IMMEDIATE`. */
+export class SqliteWrites {
+  readonly #transaction: Transaction<(work: () => unknown) => unknown>;
+  readonly #leases: SqliteLeases;
+  readonly #upsertClock: Statement<[ClockRow]>;
+  readonly #upsertScheduler: Statement<[SchedulerRow]>;
+  readonly #insertInvocation: Statement<[InvocationRow]>;
+  readonly #closeInvocation: Statement<[InvocationRow]>;
+  readonly #insertToolAction: Statement<[ToolActionRow]>;
+  readonly #casToolAction: Statement<[ToolActionRow & { expected_phase: string }]>;
+  readonly #upsertToolAction: Statement<[ToolActionRow]>;
+  readonly #insertEvent: Statement<[Omit<EventRow, "sequence">]>;
+  readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
+
+  constructor(db: Database, leases: SqliteLeases) {
+    this.#transaction = db.transaction((work: () => unknown) => work());
+    this.#leases = leases;
+    this.#upsertClock = db.prepare(upsert("clocks", CLOCK_COLUMNS, ["clock_address"]));
+    this.#upsertScheduler = db.prepare(
+      upsert("schedulers", SCHEDULER_COLUMNS, ["participant_address", "policy_address"]),
+    );
+    this.#insertInvocation = db.prepare(insert("invocations", INVOCATION_COLUMNS));
+    this.#closeInvocation = db.prepare(
+      `UPDATE invocations SET ${assignments(INVOCATION_COLUMNS, ["id"])} WHERE id = @id AND state = 'running'`,
+    );
+    this.#insertToolAction = db.prepare(insert("tool_actions", TOOL_ACTION_COLUMNS));
+    this.#casToolAction = db.prepare(
+      `UPDATE tool_actions SET ${assignments(TOOL_ACTION_COLUMNS, ["id"])} WHERE id = @id AND phase = @expected_phase`,
+    );
+    this.#upsertToolAction = db.prepare(upsert("tool_actions", TOOL_ACTION_COLUMNS, ["id"]));
+    this.#insertEvent = db.prepare(
+      insert("history_events", ["participant_address", "episode_id", "action_instance_id", "body"]),
+    );
+    this.#resolve = db.prepare(`UPDATE tool_actions SET resolution = @resolution, updated_at = @updated_at
+      WHERE id = @id AND settlement = 'indeterminate' AND resolution IS NULL`);
+  }
+
+  /** Upserts the clock. */
+  saveClock(clock: ClockRecord): void {
+    this.#immediate(() => this.#upsertClock.run(clockRow(clock)));
+  }
+
+  /** Upserts a scheduler under the fence. */
+  saveScheduler(scheduler: SchedulerRecord, fence: Fence | undefined): void {
+    this.#immediate(() => {
+      this.#leases.check(fence);
+      this.#upsertScheduler.run(schedulerRow(scheduler));
+    });
+  }
+
+  /** Inserts the running invocation and its scheduler together. */
+  openInvocation(invocation: InvocationRecord, scheduler: SchedulerRecord, fence: Fence | undefined): void {
+    this.#immediate(() => {
+      this.#leases.check(fence);
+      this.#insertInvocation.run(invocationRow(invocation));
+      this.#upsertScheduler.run(schedulerRow(scheduler));
+    });
+  }
+
+  /** Inserts a tool action claim; the unique keys refuse a duplicate. */
+  insertToolAction(action: ToolActionRecord, fence: Fence | undefined): void {
+    this.#immediate(() => {
+      this.#leases.check(fence);
+      this.#insertToolAction.run(toolActionRow(action));
+    });
+  }
+
+  /** Replaces a tool action only while it is in `expectedPhase`. */
+  updateToolAction(
+    action: ToolActionRecord,
+    expectedPhase: ToolActionPhase,
+    fence: Fence | undefined,
+  ): boolean {
+    return this.#immediate(() => {
+      this.#leases.check(fence);
+      return this.#casToolAction.run({ ...toolActionRow(action), expected_phase: expectedPhase }).changes > 0;
+    });
+  }
+
+  /** Closes an open invocation with its settlements, events and scheduler, all or nothing. */
+  commitInvocation(commit: InvocationCommit, fence: Fence | undefined): void {
+    this.#immediate(() => {
+      this.#leases.check(fence);
+      if (this.#closeInvocation.run(invocationRow(commit.invocation)).changes === 0) {
+        throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+      }
+      for (const action of commit.toolActions) this.#upsertToolAction.run(toolActionRow(action));
+      // INTEGER PRIMARY KEY assigns max+1 under the write lock, so sequence is commit order without gaps.
+      for (const draft of commit.events) this.#insertEvent.run(eventRow(draft));
+      this.#upsertScheduler.run(schedulerRow(commit.scheduler));
+    });
+  }
+
+  /** Records a resolution on an indeterminate, unresolved tool action. */
+  recordResolution(id: string, resolution: ResolutionRecord): boolean {
+    return this.#immediate(
+      () =>
+        this.#resolve.run({ id, resolution: JSON.stringify(resolution), updated_at: resolution.resolvedAt })
+          .changes > 0,
+    );
+  }
+
+  /** Runs `work` in its own `BEGIN IMMEDIATE` transaction, so a writer waits for the lock up front. */
+  #immediate<T>(work: () => T): T {
+    return this.#transaction.immediate(work) as T;
+  }
+}
+
+function insert(table: string, columns: readonly string[]): string {
+  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`;
+}
+
+function upsert(table: string, columns: readonly string[], key: readonly string[]): string {
+  const updates = columns
+    .filter((c) => !key.includes(c))
+    .map((c) => `${c} = excluded.${c}`)
+    .join(", ");
+  return `${insert(table, columns)} ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${updates}`;
+}
+
+function assignments(columns: readonly string[], key: readonly string[]): string {
+  return columns
+    .filter((c) => !key.includes(c))
+    .map((c) => `${c} = @${c}`)
+    .join(", ");
+}

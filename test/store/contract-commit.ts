@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import type { HistoryEvent, HistoryEventDraft } from "../../src/history/index.js";
+import { StoreConflictError } from "../../src/store/index.js";
+import type { FixtureSource } from "./contract.js";
+import { closeCommit, event, invocation, P1, P2, scheduler, toolAction, triple } from "./records.js";
+
+function committed(drafts: readonly HistoryEventDraft[], firstSequence: number): HistoryEvent[] {
+  return drafts.map((draft, i) => ({ ...draft, sequence: firstSequence + i }));
+}
+
+/** `commitInvocation` all-or-nothing, history order and history filters. */
+export function commitCases(fixture: FixtureSource): void {
+  it("commits the invocation, settlements, events and scheduler together", async () => {
+    const { store } = fixture();
+    const inv = invocation();
+    await store.openInvocation(inv, scheduler({ attempts: 1 }));
+    const dispatched = toolAction(inv, 1, { phase: "dispatched" });
+    const admitted = toolAction(inv, 2);
+    await store.insertToolAction(dispatched);
+    await store.insertToolAction(admitted);
+    const settled = [
+      { ...dispatched, phase: "settled" as const, settlement: "succeeded" as const, evidenceRefs: ["ev:1"] },
+      { ...admitted, phase: "settled" as const, settlement: "withheld" as const },
+    ];
+    const toolEvents = [
+      event(inv, "action_attempted", {
+        event_id: "t1",
+        action_instance_id: dispatched.id,
+        invocation_tool_context: {
+          invocation_action_instance_id: inv.id,
+          invocation_action_contract_address: inv.actionContractAddress,
+          tool_affordance_address: "affordance:green/portal-client",
+          tool_call_id: dispatched.toolCallId,
+          admission_ordinal: 1,
+          settlement: "succeeded",
+          execution_scope_ref: inv.executionScopeRef,
+          execution_generation: inv.executionGeneration,
+        },
+      }),
+    ];
+    const commit = {
+      ...closeCommit(inv, settled, scheduler({ attempts: 1, nextOrdinal: 2 })),
+      events: [...toolEvents, ...triple(inv)],
+    };
+    await store.commitInvocation(commit);
+    assert.deepEqual(await store.getInvocation(inv.id), commit.invocation);
+    assert.deepEqual(await store.listToolActions({ invocationId: inv.id }), settled);
+    assert.deepEqual(await store.listEvents(), committed(commit.events, 1));
+    assert.deepEqual(await store.getScheduler(P1, inv.policyAddress), commit.scheduler);
+    assert.deepEqual(await store.listOpenInvocations(), []);
+    assert.equal((await store.getOperation(inv.id))?.state, "succeeded");
+  });
+
+  it("refuses to commit an invocation that is not open, writing nothing", async () => {
+    const { store } = fixture();
+    const inv = invocation();
+    await store.openInvocation(inv, scheduler());
+    await store.commitInvocation(closeCommit(inv));
+    const before = await store.listEvents();
+    const failedAgain = { ...closeCommit(inv), invocation: { ...inv, state: "failed" as const } };
+    await assert.rejects(store.commitInvocation(failedAgain), StoreConflictError);
+    await assert.rejects(
+      store.commitInvocation(closeCommit(invocation({ id: "inv-unknown" }))),
+      StoreConflictError,
+    );
+    assert.deepEqual(await store.listEvents(), before);
+    assert.equal((await store.getInvocation(inv.id))?.state, "succeeded");
+  });
+
+  it("leaves nothing half-written when a commit conflicts part-way", async () => {
+    const { store } = fixture();
+    const inv = invocation();
+    const openScheduler = scheduler({ attempts: 1 });
+    await store.openInvocation(inv, openScheduler);
+    const first = toolAction(inv, 1, { phase: "dispatched" });
+    await store.insertToolAction(first);
+    const settledFirst = { ...first, phase: "settled" as const, settlement: "succeeded" as const };
+    const duplicateCall = toolAction(inv, 2, {
+      toolCallId: first.toolCallId,
+      phase: "settled",
+      settlement: "withheld",
+    });
+    const commit = closeCommit(
+      inv,
+      [settledFirst, duplicateCall],
+      scheduler({ attempts: 1, nextOrdinal: 9 }),
+    );
+    await assert.rejects(store.commitInvocation(commit), StoreConflictError);
+    assert.deepEqual(await store.getInvocation(inv.id), inv);
+    assert.deepEqual(await store.getToolAction(first.id), first);
+    assert.equal(await store.getToolAction(duplicateCall.id), undefined);
+    assert.deepEqual(await store.listEvents(), []);
+    assert.deepEqual(await store.getScheduler(P1, inv.policyAddress), openScheduler);
+    await store.commitInvocation(closeCommit(inv, [settledFirst]));
+    assert.deepEqual(await store.listEvents(), committed(triple(inv), 1));
+  });
+
+  it("numbers events in commit order across commits, without gaps", async () => {
+    const { store } = fixture();
+    const a = invocation({ id: "inv-a" });
+    const b = invocation({ id: "inv-b", participantAddress: P2 });
+    const c = invocation({ id: "inv-c", ordinal: 2 });
+    for (const inv of [a, b, c])
+      await store.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
+    await store.commitInvocation(closeCommit(b));
+    await assert.rejects(store.commitInvocation(closeCommit(b)), StoreConflictError);
+    await store.commitInvocation(closeCommit(c));
+    await store.commitInvocation(closeCommit(a));
+    const events = await store.listEvents();
+    assert.deepEqual(events, [
+      ...committed(triple(b), 1),
+      ...committed(triple(c), 4),
+      ...committed(triple(a), 7),
+    ]);
+  });
+
+  it("filters history by participant and episode, in commit order", async () => {
+    const { store } = fixture();
+    const a = invocation({ id: "inv-a", episodeId: "episode-1" });
+    const b = invocation({ id: "inv-b", participantAddress: P2, episodeId: "episode-1" });
+    const c = invocation({ id: "inv-c", episodeId: "episode-2", ordinal: 2 });
+    for (const inv of [a, b, c])
+      await store.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
+    for (const inv of [a, b, c]) await store.commitInvocation(closeCommit(inv));
+    const all = await store.listEvents();
+    assert.equal(all.length, 9);
+    const ofA = committed(triple(a), 1);
+    const ofB = committed(triple(b), 4);
+    const ofC = committed(triple(c), 7);
+    assert.deepEqual(await store.listEvents({ participantAddress: P1 }), [...ofA, ...ofC]);
+    assert.deepEqual(await store.listEvents({ episodeId: "episode-1" }), [...ofA, ...ofB]);
+    assert.deepEqual(await store.listEvents({ participantAddress: P1, episodeId: "episode-2" }), ofC);
+    assert.deepEqual(await store.listEvents({ participantAddress: P2, episodeId: "episode-2" }), []);
+    assert.deepEqual(await store.listEvents({}), all);
+  });
+
+  it("stores each event exactly as drafted, key order included", async () => {
+    const { store } = fixture();
+    const inv = invocation();
+    await store.openInvocation(inv, scheduler());
+    const draft = event(inv, "observation_emitted", {
+      observation_status: "orphaned_action",
+      action_result: { status: "failed", failure_class: "lost", evidence_refs: ["ev:ü/1", 'ev:"q"'] },
+    });
+    await store.commitInvocation({ ...closeCommit(inv), events: [draft] });
+    const [stored] = await store.listEvents();
+    assert.equal(JSON.stringify(stored), JSON.stringify({ ...draft, sequence: 1 }));
+  });
+}

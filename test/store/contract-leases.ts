@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import { LeaseLostError } from "../../src/store/index.js";
+import type { FixtureSource } from "./contract.js";
+import { closeCommit, invocation, P1, P2, scheduler, toolAction } from "./records.js";
+
+const LONG = 60_000;
+
+/** Lease ownership, renewal, expiry, release and fencing of every fenced write. */
+export function leaseCases(fixture: FixtureSource): void {
+  it("grants a free lease, refuses another owner while live and renews for its owner", async () => {
+    const { store } = fixture();
+    const lease = await store.acquireLease(P1, "host-a", LONG);
+    assert.ok(lease);
+    assert.equal(lease.participantAddress, P1);
+    assert.equal(lease.ownerId, "host-a");
+    assert.equal(await store.acquireLease(P1, "host-b", LONG), undefined);
+    const renewed = await store.acquireLease(P1, "host-a", LONG * 2);
+    assert.ok(renewed);
+    assert.equal(renewed.token, lease.token);
+    assert.ok(renewed.expiresAt > lease.expiresAt);
+    assert.ok(await store.acquireLease(P2, "host-b", LONG), "leases are per participant");
+  });
+
+  it("hands an expired lease to a new owner with a greater token", async () => {
+    const { store } = fixture();
+    const expired = await store.acquireLease(P1, "host-a", 0);
+    assert.ok(expired);
+    const taken = await store.acquireLease(P1, "host-b", LONG);
+    assert.ok(taken);
+    assert.ok(taken.token > expired.token);
+    assert.equal(await store.acquireLease(P1, "host-a", LONG), undefined);
+  });
+
+  it("releases only the current lease, and the next owner's token still grows", async () => {
+    const { store } = fixture();
+    const first = await store.acquireLease(P1, "host-a", 0);
+    assert.ok(first);
+    const second = await store.acquireLease(P1, "host-b", LONG);
+    assert.ok(second);
+    await store.releaseLease(first);
+    assert.equal(await store.acquireLease(P1, "host-c", LONG), undefined, "a stale release changes nothing");
+    await store.releaseLease(second);
+    const third = await store.acquireLease(P1, "host-a", LONG);
+    assert.ok(third);
+    assert.ok(third.token > second.token);
+  });
+
+  it("accepts every fenced write under the current token", async () => {
+    const { store } = fixture();
+    const lease = await store.acquireLease(P1, "host-a", LONG);
+    assert.ok(lease);
+    const fence = { participantAddress: P1, token: lease.token };
+    const inv = invocation();
+    await store.saveScheduler(scheduler(), fence);
+    await store.openInvocation(inv, scheduler({ attempts: 1 }), fence);
+    const action = toolAction(inv, 1);
+    await store.insertToolAction(action, fence);
+    const dispatched = { ...action, phase: "dispatched" as const };
+    assert.equal(await store.updateToolAction(dispatched, "admitted", fence), true);
+    const settled = { ...dispatched, phase: "settled" as const, settlement: "succeeded" as const };
+    await store.commitInvocation(closeCommit(inv, [settled]), fence);
+    assert.equal((await store.getInvocation(inv.id))?.state, "succeeded");
+    assert.equal((await store.listEvents()).length, 3);
+  });
+
+  it("refuses every fenced write once the lease was taken over, writing nothing", async () => {
+    const { store } = fixture();
+    const old = await store.acquireLease(P1, "host-a", 0);
+    assert.ok(old);
+    const inv = invocation();
+    const action = toolAction(inv, 1);
+    await store.openInvocation(inv, scheduler({ attempts: 1 }), { participantAddress: P1, token: old.token });
+    await store.insertToolAction(action, { participantAddress: P1, token: old.token });
+    const current = await store.acquireLease(P1, "host-b", LONG);
+    assert.ok(current);
+    const stale = { participantAddress: P1, token: old.token };
+    const dispatched = { ...action, phase: "dispatched" as const };
+    await assert.rejects(store.saveScheduler(scheduler({ cursor: 5 }), stale), LeaseLostError);
+    await assert.rejects(
+      store.openInvocation(invocation({ id: "inv-b" }), scheduler({ attempts: 2 }), stale),
+      LeaseLostError,
+    );
+    await assert.rejects(store.insertToolAction(toolAction(inv, 2), stale), LeaseLostError);
+    await assert.rejects(store.updateToolAction(dispatched, "admitted", stale), LeaseLostError);
+    await assert.rejects(store.commitInvocation(closeCommit(inv, [dispatched]), stale), LeaseLostError);
+    assert.deepEqual(await store.getScheduler(P1, inv.policyAddress), scheduler({ attempts: 1 }));
+    assert.equal(await store.getInvocation("inv-b"), undefined);
+    assert.equal(await store.getToolAction(toolAction(inv, 2).id), undefined);
+    assert.deepEqual(await store.getToolAction(action.id), action);
+    assert.deepEqual(await store.getInvocation(inv.id), inv);
+    assert.deepEqual(await store.listEvents(), []);
+    const fresh = { participantAddress: P1, token: current.token };
+    assert.equal(await store.updateToolAction(dispatched, "admitted", fresh), true);
+  });
+
+  it("refuses writes fenced by a released lease or for a participant never leased", async () => {
+    const { store } = fixture();
+    const lease = await store.acquireLease(P1, "host-a", LONG);
+    assert.ok(lease);
+    await store.releaseLease(lease);
+    await assert.rejects(
+      store.saveScheduler(scheduler(), { participantAddress: P1, token: lease.token }),
+      LeaseLostError,
+    );
+    await assert.rejects(
+      store.saveScheduler(scheduler({ participantAddress: P2 }), {
+        participantAddress: P2,
+        token: lease.token,
+      }),
+      LeaseLostError,
+    );
+    assert.deepEqual(await store.listSchedulers(), []);
+  });
+}

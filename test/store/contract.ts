@@ -1,0 +1,38 @@
+import { afterEach, beforeEach, describe } from "node:test";
+import type { ControlPlaneStore } from "../../src/store/index.js";
+import { commitCases } from "./contract-commit.js";
+import { durabilityCases } from "./contract-durability.js";
+import { leaseCases } from "./contract-leases.js";
+import { recordCases } from "./contract-records.js";
+
+/** A store under test; `reopen` (durable stores only) opens the same URL again after `store.close()`. */
+export interface StoreFixture {
+  readonly store: ControlPlaneStore;
+  readonly cleanup: () => Promise<void>;
+  readonly reopen?: () => Promise<ControlPlaneStore>;
+}
+
+/** Gives each case a fresh fixture. */
+export type FixtureSource = () => StoreFixture;
+
+/** Runs the ControlPlaneStore contract against a store implementation, one fresh store per case. */
+export function runStoreContract(name: string, makeStore: () => Promise<StoreFixture>): void {
+  describe(`${name} store contract`, () => {
+    let fixture: StoreFixture | undefined;
+    beforeEach(async () => {
+      fixture = await makeStore();
+    });
+    afterEach(async () => {
+      await fixture?.cleanup();
+      fixture = undefined;
+    });
+    const current: FixtureSource = () => {
+      if (!fixture) throw new Error("no store fixture");
+      return fixture;
+    };
+    describe("records", () => recordCases(current));
+    describe("invocation commit", () => commitCases(current));
+    describe("leases and fencing", () => leaseCases(current));
+    describe("durability", () => durabilityCases(current));
+  });
+}

@@ -1,0 +1,156 @@
+import type { HistoryEventDraft } from "../../src/history/index.js";
+import type { ParticipantToolActionRequest } from "../../src/port/index.js";
+import type {
+  ClockRecord,
+  InvocationCommit,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionRecord,
+} from "../../src/store/index.js";
+
+/** Test records for the store suites; each builder takes overrides over realistic defaults. */
+export const P1 = "participant:green/participant-agent";
+export const P2 = "participant:green/participant-reviewer";
+export const POLICY = "policy:green/autonomous";
+const T0 = "2025-01-01T00:00:00.000Z";
+
+export function clock(overrides: Partial<ClockRecord> = {}): ClockRecord {
+  return {
+    clockAddress: "clock:shared",
+    segment: 0,
+    tick: 3,
+    generation: 1,
+    paused: false,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+export function scheduler(overrides: Partial<SchedulerRecord> = {}): SchedulerRecord {
+  return {
+    participantAddress: P1,
+    policyAddress: POLICY,
+    lifecycle: "running",
+    nextOrdinal: 1,
+    attempts: 0,
+    cursor: 0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+export function invocation(overrides: Partial<InvocationRecord> = {}): InvocationRecord {
+  return {
+    id: "inv-a",
+    policyAddress: POLICY,
+    participantAddress: P1,
+    actionContractAddress: "action:green/evidence-loop",
+    observationBoundaryAddress: "boundary:green/portal",
+    episodeId: "episode-1",
+    segment: 0,
+    tick: 1,
+    ordinal: 1,
+    executionScopeRef: "scope:run-1",
+    executionGeneration: 1,
+    observationPoint: "point:after-action",
+    participantImplementationRef: "impl:agent@1",
+    state: "running",
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+export function request(
+  inv: InvocationRecord,
+  overrides: Partial<ParticipantToolActionRequest> = {},
+): ParticipantToolActionRequest {
+  return {
+    toolCallId: "call-1",
+    invocationActionInstanceId: inv.id,
+    participantAddress: inv.participantAddress,
+    episodeId: inv.episodeId,
+    participantImplementationRef: inv.participantImplementationRef,
+    toolAffordanceAddress: "affordance:green/portal-client",
+    actionContractAddress: "action:green/portal-read",
+    observationBoundaryAddress: "boundary:green/portal",
+    targetAddresses: ["target:portal/records", "target:portal/audit"],
+    executionScopeRef: inv.executionScopeRef,
+    executionGeneration: inv.executionGeneration,
+    ...overrides,
+  };
+}
+
+export function toolAction(
+  inv: InvocationRecord,
+  ordinal: number,
+  overrides: Partial<ToolActionRecord> = {},
+): ToolActionRecord {
+  const toolCallId = overrides.toolCallId ?? `call-${ordinal}`;
+  return {
+    id: `${inv.id}.tool-${ordinal}`,
+    invocationId: inv.id,
+    participantAddress: inv.participantAddress,
+    toolCallId,
+    admissionOrdinal: ordinal,
+    requestDigest: `sha256:${inv.id}-${toolCallId}`,
+    request: request(inv, { toolCallId }),
+    phase: "admitted",
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+export function event(
+  inv: InvocationRecord,
+  eventType: HistoryEventDraft["event_type"],
+  overrides: Partial<HistoryEventDraft> = {},
+): HistoryEventDraft {
+  return {
+    event_id: `${inv.id}.${eventType}`,
+    event_type: eventType,
+    timestamp: "2025-01-01T00:00:01.000Z",
+    participant_address: inv.participantAddress,
+    episode_id: inv.episodeId,
+    action_instance_id: inv.id,
+    action_contract_address: inv.actionContractAddress,
+    observation_boundary_address: inv.observationBoundaryAddress,
+    lifecycle_phase: "executing",
+    actor_provenance: "participant",
+    post_state_digest: `sha256:${inv.id}`,
+    observation_point: inv.observationPoint,
+    execution_scope_ref: inv.executionScopeRef,
+    execution_generation: inv.executionGeneration,
+    ...(eventType === "observation_emitted"
+      ? { observation_status: "terminal" as const, action_result: { status: "succeeded" } }
+      : {}),
+    ...overrides,
+  };
+}
+
+/** The outer triple of an invocation. */
+export function triple(inv: InvocationRecord): HistoryEventDraft[] {
+  return [
+    event(inv, "action_attempted"),
+    event(inv, "state_transition_recorded"),
+    event(inv, "observation_emitted"),
+  ];
+}
+
+/** A successful close of `inv` settling `actions`, with the outer triple. */
+export function closeCommit(
+  inv: InvocationRecord,
+  actions: readonly ToolActionRecord[] = [],
+  sched: SchedulerRecord = scheduler({
+    participantAddress: inv.participantAddress,
+    nextOrdinal: inv.ordinal + 1,
+  }),
+): InvocationCommit {
+  return {
+    invocation: { ...inv, state: "succeeded", updatedAt: "2025-01-01T00:00:02.000Z" },
+    toolActions: actions,
+    events: triple(inv),
+    scheduler: sched,
+  };
+}
