@@ -31,6 +31,8 @@ export interface ToolActionPortOptions {
   readonly failureClasses: (actionContractAddress: string) => ReadonlySet<string> | undefined;
   /** ISO-8601 wall time for record timestamps. */
   readonly now: () => string;
+  /** Told of every refusal, for progress counters; it observes and never steers. */
+  readonly onRefusal?: (refusal: Refusal) => void;
 }
 
 type PortStatus = "inactive" | "open" | "closed";
@@ -57,13 +59,21 @@ export class InvocationToolActionPortCore {
 
   constructor(options: ToolActionPortOptions) {
     this.#options = options;
+    const report = options.onRefusal;
+    const observe = <T extends object>(answer: Promise<T>): Promise<T> =>
+      report
+        ? answer.then((a) => {
+            if ("refusal" in a) report(a.refusal as Refusal);
+            return a;
+          })
+        : answer;
     this.port = Object.freeze({
       ...options.identity,
-      admit: (request: unknown) => this.#admit(request),
-      dispatch: (id: unknown) => this.#dispatch(id),
-      complete: (id: unknown, outcome: unknown) => this.#complete(id, outcome),
-      reportUnknown: (id: unknown, reason: unknown) => this.#reportUnknown(id, reason),
-      cancel: (id: unknown) => this.#cancel(id),
+      admit: (request: unknown) => observe(this.#admit(request)),
+      dispatch: (id: unknown) => observe(this.#dispatch(id)),
+      complete: (id: unknown, outcome: unknown) => observe(this.#complete(id, outcome)),
+      reportUnknown: (id: unknown, reason: unknown) => observe(this.#reportUnknown(id, reason)),
+      cancel: (id: unknown) => observe(this.#cancel(id)),
     }) as InvocationToolActionPort;
   }
 

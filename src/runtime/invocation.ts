@@ -1,6 +1,6 @@
 import type { RuntimeModel } from "../compiler/index.js";
 import { outerTriple, toolActionTriple } from "../history/index.js";
-import { InvocationToolActionPortCore, type ToolActionLimits } from "../port/index.js";
+import { InvocationToolActionPortCore, type ParticipantToolActionRefusal, type ToolActionLimits } from "../port/index.js";
 import type { ControlPlaneStore, Fence, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../store/index.js";
 import { schedulerAfterClose } from "./lifecycle.js";
 import { isSuccessfulStatus, validateOuterResult } from "./outer-result.js";
@@ -18,6 +18,7 @@ export interface InvocationContext {
   readonly fence: Fence | undefined;
   readonly outcomeEvidence: (boundaryAddress: string) => ReadonlySet<string> | undefined;
   readonly failureClasses: (actionContractAddress: string) => ReadonlySet<string> | undefined;
+  readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
 }
 
 /** Where the shared clock stands for this invocation. */
@@ -186,5 +187,6 @@ function createPort(
     outcomeEvidence: ctx.outcomeEvidence,
     failureClasses: ctx.failureClasses,
     now: ctx.now,
+    ...(ctx.onRefusal ? { onRefusal: ctx.onRefusal } : {}),
   });
 }

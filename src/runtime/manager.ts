@@ -3,7 +3,7 @@ import type { RuntimeModel } from "../compiler/index.js";
 import type { HistoryEvent } from "../history/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../manifest/index.js";
 import type { Operation } from "../operations/index.js";
-import type { ToolActionLimits } from "../port/index.js";
+import type { ParticipantToolActionRefusal, ToolActionLimits } from "../port/index.js";
 import {
   type ControlPlaneStore,
   type Fence,
@@ -26,6 +26,7 @@ export interface ParticipantCrossingPolicy {
 /** Callbacks for progress reporting; they observe and never steer. */
 export interface RuntimeObserver {
   invocationClosed?(summary: InvocationSummary): void;
+  toolActionRefused?(refusal: ParticipantToolActionRefusal): void;
 }
 
 /** Options of `RuntimeManager.open`. */
@@ -239,5 +240,8 @@ function buildContext(
     fence: undefined as Fence | undefined,
     outcomeEvidence: (address) => evidence.get(address),
     failureClasses: (address) => classes.get(address),
+    ...(options.observer?.toolActionRefused
+      ? { onRefusal: (refusal: ParticipantToolActionRefusal) => options.observer?.toolActionRefused?.(refusal) }
+      : {}),
   };
 }

@@ -1,0 +1,102 @@
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
+import { checkManifest } from "../../manifest/index.js";
+import { RuntimeManager } from "../../runtime/index.js";
+import { loadScenario } from "../../sdl/index.js";
+import { ExitCode, printJson } from "../exit.js";
+import { loadRuntimeModule } from "../load-runtime.js";
+import { RunProgress } from "../progress.js";
+import { storeOption } from "../store-option.js";
+
+interface RunOptions {
+  readonly manifest: string;
+  readonly runtime: string;
+  readonly store: string;
+  readonly steps: number;
+  readonly json?: boolean;
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--steps must be a whole number ≥ 1, not ${value}`);
+  return n;
+}
+
+function fail(message: string): void {
+  process.stderr.write(`raes run: ${message}\n`);
+  process.exitCode = ExitCode.findings;
+}
+
+function compile(path: string): RuntimeModel | undefined {
+  const { scenario, diagnostics } = loadScenario(path);
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  for (const d of errors) process.stderr.write(`${path}:${d.line}:${d.column}: error ${d.code} ${d.message}\n`);
+  return errors.length > 0 || !scenario ? undefined : compileScenario(scenario);
+}
+
+/** `raes run`: load, validate, register the runtime and drive the clock. */
+export function registerRunCommand(program: Command): void {
+  storeOption(
+    program
+      .command("run <scenario>")
+      .description("run a scenario's autonomous participants against a participant runtime module")
+      .requiredOption("--manifest <file>", "backend manifest JSON")
+      .requiredOption("--runtime <module>", "module whose default export is a runtime class or factory")
+      .option("--steps <n>", "progression steps to advance the policy clock", positiveInteger, 1)
+      .option("--json", "print the final summary as JSON"),
+  ).action(async (scenarioPath: string, options: RunOptions) => {
+    const model = compile(scenarioPath);
+    if (!model) return fail("the scenario has errors");
+    const manifest = JSON.parse(readFileSync(options.manifest, "utf8")) as unknown;
+    const check = checkManifest(manifest, model);
+    for (const d of check.diagnostics) process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
+    if (!check.ok) return fail("the manifest has errors");
+    const runtime = await loadRuntimeModule(options.runtime);
+    const progress = new RunProgress({
+      tty: process.stdout.isTTY === true && !options.json,
+      write: (text) => (options.json ? undefined : process.stdout.write(text)),
+    });
+    const manager = await RuntimeManager.open({
+      model,
+      manifest,
+      runtime,
+      store: options.store,
+      observer: {
+        invocationClosed: (s) => progress.invocationClosed(s),
+        toolActionRefused: (code) => progress.refused(code),
+      },
+    });
+    let interrupted = false;
+    const onSignal = () => {
+      if (interrupted) process.exit(130);
+      interrupted = true;
+      process.stderr.write("\nraes run: stopping after the open invocation closes (signal again to abort)\n");
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    try {
+      for (let i = 0; i < options.steps && !interrupted; i += 1) await manager.step(1);
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      progress.finish();
+    }
+    const stopped = manager.schedulers().filter((s) => s.lifecycle === "stopped");
+    const unresolved = await manager.store.listToolActions({ phase: "settled" });
+    const indeterminate = unresolved.filter((a) => a.settlement === "indeterminate" && !a.resolution).map((a) => a.id);
+    await manager.close();
+    const summary = {
+      ...progress.toJSON(),
+      stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
+      resolve: indeterminate.map((id) => `raes resolve ${id} --effect confirmed|absent --store ${options.store}`),
+    };
+    if (options.json) printJson(summary);
+    else {
+      process.stdout.write(`${progress.line()}\n`);
+      for (const s of stopped) process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
+      for (const command of summary.resolve) process.stdout.write(`resolve with: ${command}\n`);
+    }
+    if (stopped.some((s) => s.stopReason === "tool_action_indeterminate")) process.exitCode = ExitCode.findings;
+  });
+}

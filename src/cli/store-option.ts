@@ -1,0 +1,20 @@
+import type { Command } from "commander";
+import { type ControlPlaneStore, openControlPlaneStore } from "../store/index.js";
+
+/** The store every command uses unless told otherwise. */
+export const DEFAULT_STORE_URL = "sqlite:.raes/control-plane.db";
+
+/** Adds `--store URL` to a command. */
+export function storeOption(command: Command): Command {
+  return command.option("--store <url>", "control-plane store URL (memory:, sqlite:PATH, postgres://…)", DEFAULT_STORE_URL);
+}
+
+/** Opens the store, runs the work, and always closes it. */
+export async function withStore<T>(url: string, work: (store: ControlPlaneStore) => Promise<T>): Promise<T> {
+  const store = await openControlPlaneStore(url);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,48 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { compileScenario, loadScenario, type RuntimeModel } from "../../src/index.js";
+
+/** The repository root. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The example scenario shipped in `examples/` (a byte-identical copy of the shared one). */
+export const EXAMPLE_SCENARIO = join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml");
+/** The example manifest shipped in `examples/`. */
+export const EXAMPLE_MANIFEST = join(ROOT, "examples", "harness-backend.manifest.json");
+
+/** The example participant and the addresses the seed page uses. */
+export const EXAMPLE = {
+  participant: "participant.behavior.participant-agent",
+  policy: "participant.autonomous-execution.participant-behavior",
+  affordance: "participant.behavior-specification.participant-behavior.tool-affordance.portal-client",
+  action: "participant.action-contract.probe-customer-portal-login",
+  boundary: "participant.observation-boundary.participant-view",
+  portal: "provision.node.customer-portal.service.http",
+  implementation: "participant-implementation-manifests.green-worker.v1",
+} as const;
+
+let cached: RuntimeModel | undefined;
+
+/** The compiled example model. */
+export function exampleModel(): RuntimeModel {
+  if (cached) return cached;
+  const { scenario, diagnostics } = loadScenario(EXAMPLE_SCENARIO);
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  if (errors.length > 0 || !scenario) throw new Error(`example does not load: ${JSON.stringify(errors)}`);
+  cached = compileScenario(scenario);
+  return cached;
+}
+
+/** A fresh copy of the example manifest JSON. */
+export function exampleManifest(): Record<string, any> {
+  return JSON.parse(readFileSync(EXAMPLE_MANIFEST, "utf8"));
+}
+
+/** The example model with the policy's attempt limit raised, for long runs. */
+export function modelWithAttempts(maxActionAttempts: number): RuntimeModel {
+  const model = exampleModel();
+  const policies = Object.fromEntries(
+    Object.entries(model.autonomousPolicies).map(([k, p]) => [k, { ...p, maxActionAttempts }]),
+  );
+  return { ...model, autonomousPolicies: policies };
+}
