@@ -1,0 +1,72 @@
+import { resolvesNamed } from "./check-references.js";
+import { DiagnosticCode } from "./codes.js";
+import type { Finding } from "./diagnostics.js";
+import { joinPointer } from "./diagnostics.js";
+import type { ScenarioIndex } from "./refs.js";
+import { sectionRefName } from "./refs.js";
+
+type Report = (finding: Finding) => void;
+
+/** Checks the time model's refs: clock domains, progression clocks and constraint clocks and subjects. */
+export function checkTimeModel(index: ScenarioIndex, report: Report): void {
+  const { clocks, time_domains, time_progression_policies, temporal_constraints } = index.scenario;
+  for (const [name, clock] of Object.entries(clocks)) {
+    if (sectionRefName(clock.time_domain_ref, "time_domains", time_domains) === undefined) {
+      report({
+        code: DiagnosticCode.clockTimeDomainUnbound,
+        message: `clock '${name}' names undeclared time domain '${clock.time_domain_ref}'`,
+        path: joinPointer("/clocks", name, "time_domain_ref"),
+      });
+    }
+  }
+  const owners = new Map<string, string>();
+  for (const [name, policy] of Object.entries(time_progression_policies)) {
+    const path = joinPointer("/time_progression_policies", name, "clock_ref");
+    const clockName = sectionRefName(policy.clock_ref, "clocks", clocks);
+    const owner = owners.get(clockName ?? policy.clock_ref);
+    if (owner !== undefined) {
+      report({
+        code: DiagnosticCode.progressionClockDuplicate,
+        message: `clock '${policy.clock_ref}' is already driven by progression policy '${owner}'`,
+        path,
+      });
+    }
+    owners.set(clockName ?? policy.clock_ref, name);
+    const clock = clockName === undefined ? undefined : clocks[clockName];
+    if (clock === undefined) {
+      report({
+        code: DiagnosticCode.progressionClockUnbound,
+        message: `'${policy.clock_ref}' names no declared clock`,
+        path,
+      });
+      continue;
+    }
+    for (const field of ["reset_behavior", "replay_behavior"] as const) {
+      if (policy[field] !== "unsupported" && !clock.supports_reset) {
+        report({
+          code: DiagnosticCode.progressionResetUnsupported,
+          message: `${field} '${policy[field]}' needs clock '${clockName}' to support reset`,
+          path: joinPointer("/time_progression_policies", name, field),
+        });
+      }
+    }
+  }
+  for (const [name, constraint] of Object.entries(temporal_constraints)) {
+    const at = joinPointer("/temporal_constraints", name);
+    if (sectionRefName(constraint.clock_ref, "clocks", clocks) === undefined) {
+      report({
+        code: DiagnosticCode.constraintClockUnbound,
+        message: `'${constraint.clock_ref}' names no declared clock`,
+        path: joinPointer(at, "clock_ref"),
+      });
+    }
+    constraint.subject_refs.forEach((ref, i) => {
+      if (resolvesNamed(index, ref)) return;
+      report({
+        code: DiagnosticCode.constraintSubjectUnbound,
+        message: `subject '${ref}' names nothing declared`,
+        path: joinPointer(at, "subject_refs", i),
+      });
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { DiagnosticCode } from "./codes.js";
+import type { Diagnostic } from "./diagnostics.js";
+import { DiagnosticSink } from "./diagnostics.js";
+import type { Scenario } from "./scenario.js";
+import { decodeScenario } from "./scenario.js";
+import { DEFAULT_SOURCE_LIMITS, parseSource, type SourceLimits } from "./source.js";
+import { validateScenario } from "./validate.js";
+
+/** How `loadScenario` reads its input. */
+export interface LoadOptions {
+  /** `path` or `text` forces how the argument is read; `auto` (default) treats a one-line `.yaml`/`.yml` name or an existing file as a path. */
+  readonly source?: "auto" | "path" | "text";
+  /** Overrides for the byte, alias and expanded-node limits. */
+  readonly limits?: Partial<SourceLimits>;
+  /** A file name to put on diagnostics when loading text. */
+  readonly file?: string;
+}
+
+/** What `loadScenario` returns: the scenario (absent when the YAML could not be read) and every finding. */
+export interface LoadResult {
+  readonly scenario: Scenario | undefined;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+const AT_START = { locate: () => ({ line: 1, column: 1 }) };
+
+function looksLikePath(value: string): boolean {
+  if (value.includes("\n")) return false;
+  return /\.(ya?ml|json)$/i.test(value) || existsSync(value);
+}
+
+/** Loads, shape-checks and semantically validates a RAES scenario from a path or YAML text; never throws on bad input. */
+export function loadScenario(pathOrText: string, options: LoadOptions = {}): LoadResult {
+  const limits: SourceLimits = { ...DEFAULT_SOURCE_LIMITS, ...options.limits };
+  const mode = options.source ?? "auto";
+  const isPath = mode === "path" || (mode === "auto" && looksLikePath(pathOrText));
+  const file = isPath ? pathOrText : options.file;
+  let text: string;
+  if (isPath) {
+    const read = readScenarioFile(pathOrText, limits.maxBytes);
+    if (typeof read !== "string") return { scenario: undefined, diagnostics: [read] };
+    text = read;
+  } else {
+    text = pathOrText;
+  }
+  return loadText(text, limits, file);
+}
+
+function readScenarioFile(path: string, maxBytes: number): string | Diagnostic {
+  const failure = (code: DiagnosticCode, message: string): Diagnostic => {
+    const sink = new DiagnosticSink(AT_START, path);
+    sink.report({ code, message, path: "" });
+    return sink.diagnostics[0] as Diagnostic;
+  };
+  try {
+    const size = statSync(path).size;
+    if (size > maxBytes) {
+      return failure(
+        DiagnosticCode.sourceLimit,
+        `the source is ${size} bytes; the limit is ${maxBytes} bytes`,
+      );
+    }
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return failure(DiagnosticCode.fileUnreadable, `cannot read scenario file: ${reason}`);
+  }
+}
+
+function loadText(text: string, limits: SourceLimits, file: string | undefined): LoadResult {
+  const parsed = parseSource(text, limits);
+  const sink = new DiagnosticSink(parsed.locator, file);
+  for (const finding of parsed.findings) sink.report(finding);
+  let scenario: Scenario | undefined;
+  if (parsed.value !== undefined) {
+    const ctx = { report: (finding: Parameters<DiagnosticSink["report"]>[0]) => sink.report(finding) };
+    scenario = decodeScenario(parsed.value, ctx);
+    if (scenario !== undefined) validateScenario(scenario, ctx.report);
+  }
+  const diagnostics = sink.diagnostics
+    .map((diagnostic, order) => ({ diagnostic, order }))
+    .sort(
+      (a, b) =>
+        a.diagnostic.line - b.diagnostic.line ||
+        a.diagnostic.column - b.diagnostic.column ||
+        a.order - b.order,
+    )
+    .map(({ diagnostic }) => diagnostic);
+  return { scenario, diagnostics };
+}
