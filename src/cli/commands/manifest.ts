@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { RuntimeModel } from "../../compiler/index.js";
 import { checkManifestFile, type ManifestDiagnostic } from "../../manifest/index.js";
+import type { Diagnostic } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -9,39 +10,30 @@ interface CheckOptions {
   readonly json?: boolean;
 }
 
-/** A scenario finding as the SDL loader reports it. */
-interface ScenarioDiagnostic {
-  readonly code: string;
-  readonly severity: string;
-  readonly message: string;
-  readonly path: string;
-  readonly line?: number;
-  readonly column?: number;
-}
-
 interface ScenarioOutcome {
   readonly model?: RuntimeModel;
-  readonly diagnostics: readonly ScenarioDiagnostic[];
+  readonly diagnostics: readonly Diagnostic[];
+  /** The findings as `raes validate` prints them. */
+  readonly lines: readonly string[];
 }
 
 /** Loads and compiles a scenario; the SDL and compiler modules load only when a scenario is asked for. */
 async function compileScenarioFile(path: string): Promise<ScenarioOutcome> {
-  const { loadScenario } = await import("../../sdl/index.js");
+  const {
+    formatDiagnostic: formatScenarioDiagnostic,
+    hasErrors,
+    loadScenario,
+  } = await import("../../sdl/index.js");
   const { compileScenario } = await import("../../compiler/index.js");
-  const loaded = await loadScenario(path);
-  const diagnostics: readonly ScenarioDiagnostic[] = loaded.diagnostics;
-  const failed = diagnostics.some((diagnostic) => diagnostic.severity === "error");
-  if (failed || loaded.scenario === undefined) return { diagnostics };
-  return { model: compileScenario(loaded.scenario), diagnostics };
+  const { scenario, diagnostics } = loadScenario(path, { source: "path" });
+  const lines = diagnostics.map((diagnostic) => formatScenarioDiagnostic(diagnostic, path));
+  if (hasErrors(diagnostics) || scenario === undefined) return { diagnostics, lines };
+  return { model: compileScenario(scenario), diagnostics, lines };
 }
 
-function formatDiagnostic(file: string, diagnostic: ScenarioDiagnostic | ManifestDiagnostic): string {
-  const position =
-    "line" in diagnostic && diagnostic.line !== undefined
-      ? `${diagnostic.line}:${diagnostic.column ?? 1}:`
-      : "";
+function formatDiagnostic(file: string, diagnostic: ManifestDiagnostic): string {
   const path = diagnostic.path === "" ? "(document)" : diagnostic.path;
-  return `${file}:${position} ${diagnostic.severity} ${diagnostic.code} ${path} ${diagnostic.message}\n`;
+  return `${file}: ${diagnostic.severity} ${diagnostic.code} ${path} ${diagnostic.message}\n`;
 }
 
 async function checkCommand(file: string, options: CheckOptions): Promise<void> {
@@ -66,8 +58,7 @@ async function checkCommand(file: string, options: CheckOptions): Promise<void> 
     });
   } else {
     let out = "";
-    for (const diagnostic of scenario?.diagnostics ?? [])
-      out += formatDiagnostic(options.scenario ?? "", diagnostic);
+    for (const line of scenario?.lines ?? []) out += `${line}\n`;
     if (scenarioFailed) out += `${options.scenario}: scenario did not compile; manifest checked without it\n`;
     for (const diagnostic of check.diagnostics) out += formatDiagnostic(file, diagnostic);
     if (clean) out += `${file}: ok\n`;
