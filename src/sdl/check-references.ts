@@ -125,14 +125,14 @@ export function checkContentAndActions(index: ScenarioIndex, report: Report): vo
       }
     };
     contract.effects.forEach((effect, i) => {
-      effect.target_refs.forEach((ref, j) =>
-        checkTarget(ref, joinPointer(at, "effects", i, "target_refs", j)),
-      );
+      effect.target_refs.forEach((ref, j) => {
+        checkTarget(ref, joinPointer(at, "effects", i, "target_refs", j));
+      });
     });
     contract.preconditions.forEach((pre, i) => {
-      pre.support_refs.forEach((ref, j) =>
-        checkTarget(ref, joinPointer(at, "preconditions", i, "support_refs", j)),
-      );
+      pre.support_refs.forEach((ref, j) => {
+        checkTarget(ref, joinPointer(at, "preconditions", i, "support_refs", j));
+      });
     });
     contract.interactions.forEach((interaction, i) => {
       interaction.related_actions.forEach((related, j) => {

@@ -4,10 +4,18 @@ import { optional, required, struct, withDefault } from "./struct.js";
 
 const strings = () => list(text());
 
+const serviceName: Shape<string> = {
+  expected: "a string",
+  decode(raw, pointer, ctx) {
+    if (raw === "") return raw;
+    return text({ identifier: true }).decode(raw, pointer, ctx);
+  },
+};
+
 const servicePort = struct({
   port: required(either(integer({ min: 1, max: 65535 }), text({ nonEmpty: true }))),
   protocol: withDefault(text(), "tcp"),
-  name: withDefault(text(), ""),
+  name: withDefault(serviceName, ""),
   description: withDefault(text(), ""),
 });
 

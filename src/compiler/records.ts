@@ -1,0 +1,10 @@
+/** Orders strings by UTF-16 code units, independent of locale. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Builds a record keyed by address, with keys in sorted order. */
+export function byAddress<T extends { readonly address: string }>(items: Iterable<T>): Record<string, T> {
+  const sorted = [...items].sort((a, b) => compareText(a.address, b.address));
+  return Object.fromEntries(sorted.map((item) => [item.address, item]));
+}
