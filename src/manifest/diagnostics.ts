@@ -1,3 +1,4 @@
+import { isAddress } from "../compiler/index.js";
 import { ManifestDiagnosticCode, ManifestSeverity } from "./codes.js";
 import type { ManifestDiagnostic } from "./types.js";
 
@@ -56,11 +57,7 @@ export function reportDuplicates(
   });
 }
 
-const ADDRESS_SEGMENT = "(?:[a-z0-9][a-z0-9_-]{0,63}|__private)";
-const COMPILED_ADDRESS = new RegExp(`^${ADDRESS_SEGMENT}(?:\\.${ADDRESS_SEGMENT})+$`);
-const MAX_ADDRESS_LENGTH = 2048;
-
-/** True when value is a RAES compiled address: two or more dot-joined segments. */
+/** True when value is a compiled address as RAES requires for capabilities: at least two segments. */
 export function isCompiledAddress(value: string): boolean {
-  return value.length <= MAX_ADDRESS_LENGTH && COMPILED_ADDRESS.test(value);
+  return value.includes(".") && isAddress(value);
 }
