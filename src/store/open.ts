@@ -1,0 +1,87 @@
+import { MemoryControlPlaneStore } from "./memory/index.js";
+import type { ControlPlaneStore } from "./types.js";
+
+/** Options of `openControlPlaneStore`; each applies only to the stores named. */
+export interface OpenStoreOptions {
+  /** memory, sqlite: milliseconds since the epoch for lease expiry (PostgreSQL uses the database clock). */
+  readonly now?: () => number;
+  /** sqlite: how long a write waits for another connection's lock. Default 5000. */
+  readonly busyTimeoutMs?: number;
+  /** sqlite: open an existing file without write access; every write fails with `StoreUnavailableError`. */
+  readonly readOnly?: boolean;
+  /** postgres: server-side statement limit; a write that hits it fails with `StoreUnavailableError`. Default 10000. */
+  readonly statementTimeoutMs?: number;
+  /** postgres: how long connecting may take. Default 5000. */
+  readonly connectTimeoutMs?: number;
+  /** postgres: connections in the pool. Default 10. */
+  readonly poolSize?: number;
+}
+
+/** The store URL used when none is given. */
+export const DEFAULT_STORE_URL = "sqlite:.raes/control-plane.db";
+
+/** A store URL that names no known store, or names one badly. */
+export class StoreUrlError extends Error {
+  readonly code = "store.url-invalid";
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreUrlError";
+  }
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Opens a control-plane store: `memory:`, `sqlite:PATH` (relative to the cwd) or
+ * `postgres://…` / `postgresql://…` (optional `?schema=NAME`, created if missing).
+ */
+export async function openControlPlaneStore(
+  url: string,
+  options: OpenStoreOptions = {},
+): Promise<ControlPlaneStore> {
+  if (url === "memory:") {
+    return new MemoryControlPlaneStore(options.now === undefined ? {} : { now: options.now });
+  }
+  if (url.startsWith("sqlite:")) {
+    const path = url.slice("sqlite:".length);
+    if (path === "") throw new StoreUrlError(`store URL ${url} has no file path (e.g. ${DEFAULT_STORE_URL})`);
+    const { SqliteControlPlaneStore } = await import("./sqlite/index.js");
+    return SqliteControlPlaneStore.open(url, path, {
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+      ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+    });
+  }
+  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
+    const { connectionString, schema } = parsePostgresUrl(url);
+    const { PostgresControlPlaneStore } = await import("./postgres/index.js");
+    return PostgresControlPlaneStore.open(url, connectionString, {
+      ...(schema === undefined ? {} : { schema }),
+      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    });
+  }
+  throw new StoreUrlError(
+    `store URL ${JSON.stringify(url)} is not memory:, sqlite:PATH, postgres://… or postgresql://…`,
+  );
+}
+
+/** Splits the `schema` parameter off a PostgreSQL URL; the rest goes to the driver unchanged. */
+function parsePostgresUrl(url: string): { connectionString: string; schema?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new StoreUrlError(`store URL is not a valid PostgreSQL URL`);
+  }
+  const schema = parsed.searchParams.get("schema");
+  if (schema === null) return { connectionString: url };
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new StoreUrlError(
+      `schema ${JSON.stringify(schema)} must be a lowercase SQL identifier ([a-z_][a-z0-9_]*)`,
+    );
+  }
+  parsed.searchParams.delete("schema");
+  return { connectionString: parsed.toString(), schema };
+}

@@ -1,0 +1,1 @@
+export { PostgresControlPlaneStore, type PostgresStoreOptions } from "./store.js";

@@ -1,0 +1,132 @@
+import type { Pool, QueryResultRow } from "pg";
+import type { HistoryEvent } from "../../history/index.js";
+import type {
+  ClockRecord,
+  HistoryQuery,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionQuery,
+  ToolActionRecord,
+} from "../types.js";
+import {
+  type ClockRow,
+  clockRecord,
+  historyEvent,
+  type InvocationRow,
+  invocationRecord,
+  type SchedulerRow,
+  schedulerRecord,
+  type ToolActionRow,
+  toolActionRecord,
+} from "./rows.js";
+
+const INVOCATION = "SELECT * FROM invocations WHERE id = $1";
+const TOOL_ACTION = "SELECT * FROM tool_actions WHERE id = $1";
+
+/** The reads of the PostgreSQL store; each filter combination is its own prepared, indexed statement. */
+export class PostgresReads {
+  readonly #pool: Pool;
+  readonly #names = new Map<string, string>();
+
+  constructor(pool: Pool) {
+    this.#pool = pool;
+  }
+
+  /** One clock. */
+  async clock(clockAddress: string): Promise<ClockRecord | undefined> {
+    const [row] = await this.#rows<ClockRow>("SELECT * FROM clocks WHERE clock_address = $1", [clockAddress]);
+    return row && clockRecord(row);
+  }
+
+  /** One scheduler. */
+  async scheduler(participantAddress: string, policyAddress: string): Promise<SchedulerRecord | undefined> {
+    const [row] = await this.#rows<SchedulerRow>(
+      "SELECT * FROM schedulers WHERE participant_address = $1 AND policy_address = $2",
+      [participantAddress, policyAddress],
+    );
+    return row && schedulerRecord(row);
+  }
+
+  /** Every scheduler, in the order they were first saved. */
+  async schedulers(): Promise<SchedulerRecord[]> {
+    return (await this.#rows<SchedulerRow>("SELECT * FROM schedulers ORDER BY saved_order", [])).map(
+      schedulerRecord,
+    );
+  }
+
+  /** One invocation. */
+  async invocation(id: string): Promise<InvocationRecord | undefined> {
+    const [row] = await this.#rows<InvocationRow>(INVOCATION, [id]);
+    return row && invocationRecord(row);
+  }
+
+  /** Running invocations, in the order they were opened. */
+  async openInvocations(participantAddress: string | undefined): Promise<InvocationRecord[]> {
+    const rows =
+      participantAddress === undefined
+        ? await this.#rows<InvocationRow>(
+            "SELECT * FROM invocations WHERE state = 'running' ORDER BY opened_order",
+            [],
+          )
+        : await this.#rows<InvocationRow>(
+            "SELECT * FROM invocations WHERE state = 'running' AND participant_address = $1 ORDER BY opened_order",
+            [participantAddress],
+          );
+    return rows.map(invocationRecord);
+  }
+
+  /** One tool action. */
+  async toolAction(id: string): Promise<ToolActionRecord | undefined> {
+    const [row] = await this.#rows<ToolActionRow>(TOOL_ACTION, [id]);
+    return row && toolActionRecord(row);
+  }
+
+  /** Tool actions matching every given filter, by invocation (bytewise) then admission order. */
+  async toolActions(query: ToolActionQuery): Promise<ToolActionRecord[]> {
+    const { sql, values } = where("SELECT * FROM tool_actions", [
+      ["invocation_id", query.invocationId],
+      ["participant_address", query.participantAddress],
+      ["phase", query.phase],
+    ]);
+    const rows = await this.#rows<ToolActionRow>(
+      `${sql} ORDER BY invocation_id COLLATE "C", admission_ordinal`,
+      values,
+    );
+    return rows.map(toolActionRecord);
+  }
+
+  /** History events matching every given filter, in commit order. */
+  async events(query: HistoryQuery): Promise<HistoryEvent[]> {
+    const { sql, values } = where("SELECT sequence, body::text AS body FROM history_events", [
+      ["participant_address", query.participantAddress],
+      ["episode_id", query.episodeId],
+    ]);
+    const rows = await this.#rows<{ sequence: number; body: string }>(`${sql} ORDER BY sequence`, values);
+    return rows.map(historyEvent);
+  }
+
+  /** Runs a read as a named prepared statement (one name per distinct SQL text). */
+  async #rows<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
+    let name = this.#names.get(text);
+    if (name === undefined) {
+      name = `raes_read_${this.#names.size}`;
+      this.#names.set(text, name);
+    }
+    return (await this.#pool.query<Row>({ name, text, values })).rows;
+  }
+}
+
+/** Builds a WHERE clause from the filters that are set. */
+function where(
+  select: string,
+  filters: readonly (readonly [column: string, value: string | undefined])[],
+): { sql: string; values: string[] } {
+  const values: string[] = [];
+  const clauses: string[] = [];
+  for (const [column, value] of filters) {
+    if (value === undefined) continue;
+    values.push(value);
+    clauses.push(`${column} = $${values.length}`);
+  }
+  return { sql: clauses.length === 0 ? select : `${select} WHERE ${clauses.join(" AND ")}`, values };
+}

@@ -1,0 +1,144 @@
+import type { PoolClient } from "pg";
+import { StoreUnavailableError } from "../errors.js";
+
+/** One forward-only schema step. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Every schema step, oldest first; a released step is never edited, only followed by a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "control plane",
+    sql: `
+CREATE TABLE clocks (
+  clock_address text PRIMARY KEY,
+  segment bigint NOT NULL,
+  tick bigint NOT NULL,
+  generation bigint NOT NULL,
+  paused boolean NOT NULL,
+  updated_at text NOT NULL
+);
+CREATE TABLE schedulers (
+  participant_address text NOT NULL,
+  policy_address text NOT NULL,
+  lifecycle text NOT NULL,
+  stop_reason text,
+  next_ordinal bigint NOT NULL,
+  attempts bigint NOT NULL,
+  cursor bigint NOT NULL,
+  updated_at text NOT NULL,
+  saved_order bigint GENERATED ALWAYS AS IDENTITY,
+  PRIMARY KEY (participant_address, policy_address)
+);
+CREATE TABLE invocations (
+  id text PRIMARY KEY,
+  policy_address text NOT NULL,
+  participant_address text NOT NULL,
+  action_contract_address text NOT NULL,
+  observation_boundary_address text NOT NULL,
+  episode_id text NOT NULL,
+  segment bigint NOT NULL,
+  tick bigint NOT NULL,
+  ordinal bigint NOT NULL,
+  execution_scope_ref text NOT NULL,
+  execution_generation bigint NOT NULL,
+  observation_point text NOT NULL,
+  participant_implementation_ref text NOT NULL,
+  state text NOT NULL,
+  created_at text NOT NULL,
+  updated_at text NOT NULL,
+  opened_order bigint GENERATED ALWAYS AS IDENTITY
+);
+CREATE INDEX invocations_open ON invocations (participant_address, opened_order) WHERE state = 'running';
+CREATE TABLE tool_actions (
+  id text PRIMARY KEY,
+  invocation_id text NOT NULL REFERENCES invocations (id),
+  participant_address text NOT NULL,
+  tool_call_id text NOT NULL,
+  admission_ordinal bigint NOT NULL,
+  request_digest text NOT NULL,
+  request json NOT NULL,
+  phase text NOT NULL,
+  settlement text,
+  failure_class text,
+  evidence_refs json,
+  unknown_reason text,
+  resolution json,
+  created_at text NOT NULL,
+  updated_at text NOT NULL,
+  UNIQUE (invocation_id, tool_call_id)
+);
+CREATE INDEX tool_actions_by_participant ON tool_actions (participant_address, phase);
+CREATE INDEX tool_actions_by_phase ON tool_actions (phase);
+CREATE TABLE history_events (
+  sequence bigint PRIMARY KEY,
+  participant_address text NOT NULL,
+  episode_id text NOT NULL,
+  action_instance_id text NOT NULL,
+  body json NOT NULL
+);
+CREATE INDEX history_by_participant ON history_events (participant_address, episode_id, sequence);
+CREATE INDEX history_by_episode ON history_events (episode_id, sequence);
+CREATE INDEX history_by_action ON history_events (action_instance_id);
+CREATE TABLE history_head (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  last_sequence bigint NOT NULL
+);
+INSERT INTO history_head (last_sequence) VALUES (0);
+CREATE TABLE leases (
+  participant_address text PRIMARY KEY,
+  owner_id text,
+  token bigint NOT NULL,
+  expires_at bigint NOT NULL
+);
+`,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+/** Serializes migrations of every raes-ts process sharing the database. */
+const MIGRATION_LOCK = 0x7261_6573;
+
+/** Creates the schema if needed and applies every missing migration in one transaction under an advisory lock. */
+export async function migrate(client: PoolClient, schema: string | undefined): Promise<void> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    if (schema !== undefined) {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await client.query(`SET LOCAL search_path TO ${schema}`);
+    }
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const { rows } = await client.query<{ version: number }>(
+      "SELECT coalesce(max(version), 0)::integer AS version FROM schema_migrations",
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new StoreUnavailableError(
+        `control-plane schema is at version ${current}, newer than this raes-ts knows (${SCHEMA_VERSION}); upgrade raes-ts`,
+      );
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      await client.query(migration.sql);
+      await client.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
+        migration.version,
+        migration.name,
+      ]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,217 @@
+import type { Pool } from "pg";
+import type { ResolutionRecord } from "../../operations/index.js";
+import type { ToolActionPhase } from "../../port/index.js";
+import { LeaseLostError, StoreConflictError } from "../errors.js";
+import type {
+  ClockRecord,
+  Fence,
+  InvocationCommit,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionRecord,
+} from "../types.js";
+import { FENCED, fenceValues, UNFENCED } from "./leases.js";
+import {
+  CLOCK_COLUMNS,
+  type Column,
+  clockValues,
+  INVOCATION_COLUMNS,
+  invocationValues,
+  SCHEDULER_COLUMNS,
+  schedulerValues,
+  TOOL_ACTION_COLUMNS,
+  toolActionRow,
+  toolActionValues,
+} from "./rows.js";
+
+// Every write is ONE statement (one round trip, one implicit transaction): data-modifying CTEs
+// guarded by the fence CTE, reporting whether the fence held and whether the write happened.
+const RESULT = "SELECT EXISTS (SELECT 1 FROM fence) AS fenced, EXISTS (SELECT 1 FROM written) AS written";
+const SCHEDULER_KEY = "participant_address, policy_address";
+
+const SAVE_SCHEDULER = (fence: string) => `WITH ${fence},
+  written AS (${upsert("schedulers", SCHEDULER_COLUMNS, 3, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM fence)")})
+  ${RESULT}`;
+
+const OPEN_INVOCATION = (fence: string) => `WITH ${fence},
+  written AS (${insert("invocations", INVOCATION_COLUMNS, 3, "EXISTS (SELECT 1 FROM fence)")} ON CONFLICT (id) DO NOTHING RETURNING 1),
+  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, 19, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
+  ${RESULT}`;
+
+const INSERT_TOOL_ACTION = (fence: string) => `WITH ${fence},
+  written AS (${insert("tool_actions", TOOL_ACTION_COLUMNS, 3, "EXISTS (SELECT 1 FROM fence)")} ON CONFLICT DO NOTHING RETURNING 1)
+  ${RESULT}`;
+
+const UPDATE_TOOL_ACTION = (fence: string) => `WITH ${fence},
+  written AS (UPDATE tool_actions SET ${assignments(TOOL_ACTION_COLUMNS, 3)}
+    WHERE id = $3::text AND phase = $18::text AND EXISTS (SELECT 1 FROM fence) RETURNING 1)
+  ${RESULT}`;
+
+// The history_head row lock orders commits, so sequence is commit order, and it is assigned
+// by hand so a rolled-back or killed commit leaves no gap.
+const COMMIT_INVOCATION = (fence: string) => `WITH ${fence},
+  written AS (UPDATE invocations SET ${assignments(INVOCATION_COLUMNS, 3)}
+    WHERE id = $3::text AND state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
+  settled AS (
+    INSERT INTO tool_actions (${names(TOOL_ACTION_COLUMNS)})
+    SELECT ${names(TOOL_ACTION_COLUMNS)} FROM json_to_recordset($27::json)
+      AS t(${TOOL_ACTION_COLUMNS.map(([n, t]) => `${n} ${t}`).join(", ")})
+    WHERE EXISTS (SELECT 1 FROM written)
+    ON CONFLICT (id) DO UPDATE SET ${fromExcluded(TOOL_ACTION_COLUMNS, "id")} RETURNING 1),
+  head AS (UPDATE history_head SET last_sequence = last_sequence + $28::bigint
+    WHERE $28::bigint > 0 AND EXISTS (SELECT 1 FROM written) RETURNING last_sequence),
+  appended AS (
+    INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body)
+    SELECT head.last_sequence - $28::bigint + e.position, e.body->>'participant_address',
+      e.body->>'episode_id', e.body->>'action_instance_id', e.body
+    FROM head CROSS JOIN json_array_elements($29::json) WITH ORDINALITY AS e(body, position) RETURNING 1),
+  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, 19, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
+  ${RESULT}`;
+
+const SAVE_CLOCK = `${insert("clocks", CLOCK_COLUMNS, 1, "true")}
+  ON CONFLICT (clock_address) DO UPDATE SET ${fromExcluded(CLOCK_COLUMNS, "clock_address")}`;
+
+const RECORD_RESOLUTION = `UPDATE tool_actions SET resolution = $2::json, updated_at = $3::text
+  WHERE id = $1::text AND settlement = 'indeterminate' AND resolution IS NULL`;
+
+/** One statement in its fenced and unfenced forms, each prepared once per connection. */
+interface Statement {
+  readonly name: string;
+  readonly fenced: string;
+  readonly unfenced: string;
+}
+
+function statement(name: string, text: (fence: string) => string): Statement {
+  return { name, fenced: text(FENCED), unfenced: text(UNFENCED) };
+}
+
+const STATEMENTS = {
+  saveScheduler: statement("raes_save_scheduler", SAVE_SCHEDULER),
+  openInvocation: statement("raes_open_invocation", OPEN_INVOCATION),
+  insertToolAction: statement("raes_insert_tool_action", INSERT_TOOL_ACTION),
+  updateToolAction: statement("raes_update_tool_action", UPDATE_TOOL_ACTION),
+  commitInvocation: statement("raes_commit_invocation", COMMIT_INVOCATION),
+};
+
+/** The write statements of the PostgreSQL store, one round trip each. */
+export class PostgresWrites {
+  readonly #pool: Pool;
+
+  constructor(pool: Pool) {
+    this.#pool = pool;
+  }
+
+  /** Upserts the clock. */
+  async saveClock(clock: ClockRecord): Promise<void> {
+    await this.#pool.query({ name: "raes_save_clock", text: SAVE_CLOCK, values: clockValues(clock) });
+  }
+
+  /** Upserts a scheduler under the fence. */
+  async saveScheduler(scheduler: SchedulerRecord, fence: Fence | undefined): Promise<void> {
+    await this.#fenced(STATEMENTS.saveScheduler, fence, schedulerValues(scheduler));
+  }
+
+  /** Inserts the running invocation and its scheduler together. */
+  async openInvocation(
+    invocation: InvocationRecord,
+    scheduler: SchedulerRecord,
+    fence: Fence | undefined,
+  ): Promise<void> {
+    const values = [...invocationValues(invocation), ...schedulerValues(scheduler)];
+    if (!(await this.#fenced(STATEMENTS.openInvocation, fence, values))) {
+      throw new StoreConflictError(`invocation ${invocation.id} exists`);
+    }
+  }
+
+  /** Inserts a tool action claim; conflict when its id or tool call exists. */
+  async insertToolAction(action: ToolActionRecord, fence: Fence | undefined): Promise<void> {
+    if (!(await this.#fenced(STATEMENTS.insertToolAction, fence, toolActionValues(action)))) {
+      throw new StoreConflictError(`tool action ${action.id} or tool call ${action.toolCallId} exists`);
+    }
+  }
+
+  /** Replaces a tool action only while it is in `expectedPhase`. */
+  async updateToolAction(
+    action: ToolActionRecord,
+    expectedPhase: ToolActionPhase,
+    fence: Fence | undefined,
+  ): Promise<boolean> {
+    return this.#fenced(STATEMENTS.updateToolAction, fence, [...toolActionValues(action), expectedPhase]);
+  }
+
+  /** Closes an open invocation with its settlements, events and scheduler, all or nothing. */
+  async commitInvocation(commit: InvocationCommit, fence: Fence | undefined): Promise<void> {
+    const values = [
+      ...invocationValues(commit.invocation),
+      ...schedulerValues(commit.scheduler),
+      JSON.stringify(commit.toolActions.map(toolActionRow)),
+      commit.events.length,
+      JSON.stringify(commit.events),
+    ];
+    if (!(await this.#fenced(STATEMENTS.commitInvocation, fence, values))) {
+      throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+    }
+  }
+
+  /** Records a resolution on an indeterminate, unresolved tool action. */
+  async recordResolution(id: string, resolution: ResolutionRecord): Promise<boolean> {
+    const result = await this.#pool.query({
+      name: "raes_record_resolution",
+      text: RECORD_RESOLUTION,
+      values: [id, JSON.stringify(resolution), resolution.resolvedAt],
+    });
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** Runs a fenced statement; throws `LeaseLostError` when the fence failed, else says whether it wrote. */
+  async #fenced(statement: Statement, fence: Fence | undefined, values: unknown[]): Promise<boolean> {
+    const { rows } = await this.#pool.query<{ fenced: boolean; written: boolean }>({
+      name: fence ? `${statement.name}_fenced` : statement.name,
+      text: fence ? statement.fenced : statement.unfenced,
+      values: [...fenceValues(fence), ...values],
+    });
+    if (!rows[0]?.fenced) {
+      throw new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
+    }
+    return rows[0].written;
+  }
+}
+
+function names(columns: readonly Column[]): string {
+  return columns.map(([name]) => name).join(", ");
+}
+
+function placeholders(columns: readonly Column[], first: number): string[] {
+  return columns.map(([, type], i) => `$${first + i}::${type}`);
+}
+
+function insert(table: string, columns: readonly Column[], first: number, guard: string): string {
+  return `INSERT INTO ${table} (${names(columns)}) SELECT ${placeholders(columns, first).join(", ")} WHERE ${guard}`;
+}
+
+function upsert(
+  table: string,
+  columns: readonly Column[],
+  first: number,
+  key: string,
+  guard: string,
+): string {
+  return `${insert(table, columns, first, guard)} ON CONFLICT (${key}) DO UPDATE SET ${fromExcluded(columns, key)} RETURNING 1`;
+}
+
+function fromExcluded(columns: readonly Column[], key: string): string {
+  const keys = key.split(", ");
+  return columns
+    .filter(([name]) => !keys.includes(name))
+    .map(([name]) => `${name} = excluded.${name}`)
+    .join(", ");
+}
+
+/** `SET` list for every column but the first (the key), numbered from the key's parameter. */
+function assignments(columns: readonly Column[], first: number): string {
+  const values = placeholders(columns, first);
+  return columns
+    .slice(1)
+    .map(([name], i) => `${name} = ${values[i + 1]}`)
+    .join(", ");
+}
