@@ -65,7 +65,15 @@ function versionProblems(facts: ClaimFacts): ManifestDiagnostic[] {
     );
   }
   versions.forEach((version, index) => {
-    if (version !== INVOCATION_TOOL_ACTIONS_V1) {
+    if (versions.indexOf(version) !== index) {
+      problems.push(
+        diagnostic(
+          Code.duplicate_value,
+          `${versionsPath}${pointer(index)}`,
+          `semantic version '${version}' is listed twice`,
+        ),
+      );
+    } else if (version !== INVOCATION_TOOL_ACTIONS_V1) {
       problems.push(
         diagnostic(
           Code.claim_version_unknown,

@@ -168,6 +168,16 @@ export const diagnosticCases: readonly DiagnosticCase[] = [
     expected: [warning(Code.claim_version_unknown, `${CLAIM}/semantic_versions/1`)],
   },
   {
+    name: "a semantic version listed twice",
+    manifest: () =>
+      editedExample((m) =>
+        m.participant_runtime.invocation_tool_actions.semantic_versions.push(
+          "participant-invocation-tool-actions/v1",
+        ),
+      ),
+    expected: [error(Code.duplicate_value, `${CLAIM}/semantic_versions/1`)],
+  },
+  {
     name: "a zero claim limit",
     manifest: () =>
       editedExample(
