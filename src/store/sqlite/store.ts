@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { HistoryEvent } from "../../history/index.js";
@@ -33,7 +33,7 @@ export interface SqliteStoreOptions {
   readonly now?: () => number;
   /** How long a write waits for another connection's lock before failing; default 5000. */
   readonly busyTimeoutMs?: number;
-  /** Opens an existing file without write access: reads work, every write is refused. */
+  /** Opens an existing file without write access (as when it has no write permission bit): reads work, writes are refused. */
   readonly readOnly?: boolean;
 }
 
@@ -58,13 +58,14 @@ export class SqliteControlPlaneStore implements ControlPlaneStore {
     const file = resolve(path);
     let db: Database.Database | undefined;
     try {
-      if (!options.readOnly) mkdirSync(dirname(file), { recursive: true });
+      const readOnly = options.readOnly === true || isWriteProtected(file);
+      if (!readOnly) mkdirSync(dirname(file), { recursive: true });
       db = new Database(file, {
-        readonly: options.readOnly ?? false,
-        fileMustExist: options.readOnly ?? false,
+        readonly: readOnly,
+        fileMustExist: readOnly,
         timeout: options.busyTimeoutMs ?? 5000,
       });
-      if (options.readOnly) {
+      if (readOnly) {
         assertSchemaCurrent(db);
       } else {
         db.pragma("journal_mode = WAL");
@@ -180,6 +181,14 @@ export class SqliteControlPlaneStore implements ControlPlaneStore {
       throw storeError(this.url, error);
     }
   }
+}
+
+/**
+ * A file with no write permission bit opens read-only even for root (whom the OS would let write),
+ * so `chmod a-w` reliably freezes a control plane.
+ */
+function isWriteProtected(file: string): boolean {
+  return existsSync(file) && (statSync(file).mode & 0o222) === 0;
 }
 
 /** Maps a driver failure to the store's errors: constraint → conflict, anything else → unavailable. */
