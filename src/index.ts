@@ -1,6 +1,85 @@
-export * from "./compiler/index.js";
-export * from "./history/index.js";
-export * from "./operations/index.js";
-export * from "./port/index.js";
-export * from "./runtime/index.js";
-export * from "./store/index.js";
+export {
+  type CompiledAffordanceBinding,
+  type CompiledAutonomousPolicy,
+  type CompiledExecutionBinding,
+  canonicalDigest,
+  compileScenario,
+  RUNTIME_MODEL_SCHEMA,
+  type RuntimeModel,
+  toWireJson,
+} from "./compiler/index.js";
+export {
+  getParticipantHistoryView,
+  type HistoryEvent,
+  HistoryEventType,
+  type InvocationToolContext,
+  LifecyclePhase,
+  ObservationStatus,
+  type ParticipantHistoryEvent,
+} from "./history/index.js";
+export {
+  type BackendManifest,
+  checkManifest,
+  type ExecutionBindingOffer,
+  type ManifestCheck,
+  type ManifestDiagnostic,
+  ManifestDiagnosticCode,
+  RegistrationError,
+  RegistrationErrorCode,
+} from "./manifest/index.js";
+export {
+  type Operation,
+  OperationKind,
+  OperationState,
+  ResolutionError,
+  ResolutionRefusal,
+  resolveToolAction,
+  ToolActionResolution,
+} from "./operations/index.js";
+export {
+  type AdmitDecision,
+  connectToolActionPort,
+  type DispatchReceipt,
+  exposeToolActionPort,
+  INVOCATION_TOOL_ACTIONS_V1,
+  type InvocationToolActionPort,
+  ParticipantToolActionRefusal,
+  type ParticipantToolActionOutcome,
+  type ParticipantToolActionRequest,
+  type PortAck,
+  type ServedToolActionPort,
+  serveToolActionPort,
+  type ToolActionPortAddress,
+  ToolActionPhase,
+  ToolActionSettlement,
+  transition,
+} from "./port/index.js";
+export {
+  type InvocationSummary,
+  type NativeOutcome,
+  type ParticipantActionRequest,
+  type ParticipantActionResult,
+  ParticipantActionStatus,
+  type ParticipantCrossingPolicy,
+  type ParticipantRuntime,
+  type ParticipantSnapshot,
+  ReferenceAutonomousParticipantRuntime,
+  RuntimeError,
+  RuntimeErrorCode,
+  RuntimeManager,
+  type RuntimeManagerOptions,
+  type RuntimeObserver,
+  type StepSummary,
+} from "./runtime/index.js";
+export { type Diagnostic, DiagnosticCode, type LoadOptions, type LoadResult, loadScenario } from "./sdl/index.js";
+export {
+  type ControlPlaneStore,
+  DEFAULT_STORE_URL,
+  LeaseLostError,
+  MemoryControlPlaneStore,
+  openControlPlaneStore,
+  SchedulerLifecycle,
+  SchedulerStopReason,
+  StoreConflictError,
+  StoreUnavailableError,
+} from "./store/index.js";

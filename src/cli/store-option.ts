@@ -1,8 +1,5 @@
 import type { Command } from "commander";
-import { type ControlPlaneStore, openControlPlaneStore } from "../store/index.js";
-
-/** The store every command uses unless told otherwise. */
-export const DEFAULT_STORE_URL = "sqlite:.raes/control-plane.db";
+import { type ControlPlaneStore, DEFAULT_STORE_URL, openControlPlaneStore } from "../store/index.js";
 
 /** Adds `--store URL` to a command. */
 export function storeOption(command: Command): Command {

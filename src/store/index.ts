@@ -1,5 +1,6 @@
 export { LeaseLostError, StoreConflictError, StoreUnavailableError } from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";
+export { DEFAULT_STORE_URL, type OpenStoreOptions, openControlPlaneStore, StoreUrlError } from "./open.js";
 export {
   type ClockRecord,
   type ControlPlaneStore,

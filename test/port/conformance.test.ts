@@ -58,7 +58,7 @@ function expandSteps(vector: Vector): Step[] {
   const repeated: Step[] = [];
   for (let i = 1; i <= (vector.repeat?.times ?? 0); i += 1) {
     for (const step of vector.repeat?.steps ?? []) {
-      repeated.push({ ...step, call: step.call?.replace("{i}", String(i)) });
+      repeated.push(step.call === undefined ? step : { ...step, call: step.call.replace("{i}", String(i)) });
     }
   }
   return [...repeated, ...vector.steps];
