@@ -1,0 +1,86 @@
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { compileScenario, type RuntimeModel, toWireJson } from "../../compiler/index.js";
+import { formatDiagnostic, hasErrors, loadScenario } from "../../sdl/index.js";
+import { ExitCode } from "../exit.js";
+import type { RegisterCommand } from "./index.js";
+
+interface CompileOptions {
+  readonly output?: string;
+  readonly json?: boolean;
+  readonly summary?: boolean;
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+          .join("  ")
+          .trimEnd()}\n`,
+    )
+    .join("");
+}
+
+/** Renders the affordance bindings as a table, each followed by its targets. */
+export function affordanceSummary(model: RuntimeModel): string {
+  const bindings = model.affordanceBindings;
+  let out = `${model.scenario.name} ${model.scenario.version}: ${bindings.length} affordance bindings\n\n`;
+  if (bindings.length === 0) return out;
+  const rows = [["PARTICIPANT", "TOOL AFFORDANCE", "ACTION CONTRACT", "OBSERVATION BOUNDARIES", "TARGETS"]];
+  for (const binding of bindings) {
+    rows.push([
+      binding.participantAddress,
+      binding.toolAffordanceAddress,
+      binding.actionContractAddress,
+      binding.observationBoundaryAddresses.join(", "),
+      String(binding.targetAddresses.length),
+    ]);
+  }
+  out += table(rows);
+  for (const binding of bindings) {
+    out += `\n${binding.participantAddress} x ${binding.toolAffordanceAddress} x ${binding.actionContractAddress}\n`;
+    for (const target of binding.targetAddresses) out += `  ${target}\n`;
+  }
+  return out;
+}
+
+function compileCommand(file: string, options: CompileOptions): void {
+  const { scenario, diagnostics } = loadScenario(file, { source: "path" });
+  if (hasErrors(diagnostics) || scenario === undefined) {
+    let out = "";
+    for (const diagnostic of diagnostics) out += `${formatDiagnostic(diagnostic, file)}\n`;
+    process.stderr.write(out);
+    process.exitCode = ExitCode.findings;
+    return;
+  }
+  const model = compileScenario(scenario);
+  const json = `${toWireJson(model)}\n`;
+  if (options.output !== undefined) {
+    try {
+      writeFileSync(options.output, json);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`raes compile: cannot write ${options.output}: ${reason}\n`);
+      process.exitCode = ExitCode.findings;
+      return;
+    }
+  }
+  if (options.summary === true) process.stdout.write(affordanceSummary(model));
+  else if (options.output === undefined) process.stdout.write(json);
+  process.exitCode = ExitCode.ok;
+}
+
+/** Registers `raes compile FILE [-o FILE] [--json] [--summary]`. */
+export const registerCompileCommand: RegisterCommand = (program: Command) => {
+  program
+    .command("compile")
+    .description("compile a RAES scenario into the address-keyed runtime model (wire JSON)")
+    .argument("<file>", "scenario YAML file")
+    .option("-o, --output <file>", "write the JSON model to this file instead of stdout")
+    .option("--json", "print the model as JSON (the default)")
+    .option("--summary", "print a readable table of the affordance bindings instead of the JSON")
+    .action(compileCommand);
+};
