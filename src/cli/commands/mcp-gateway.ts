@@ -1,0 +1,136 @@
+import { type Command, InvalidArgumentError } from "commander";
+import { ExitCode } from "../exit.js";
+
+interface GatewayCliOptions {
+  readonly portSocket: string;
+  readonly map: string;
+  readonly timeoutMs: number;
+}
+
+/** The environment variable that carries the invocation's port token. */
+export const PORT_TOKEN_ENV = "RAES_PORT_TOKEN";
+
+const HELP = `
+The gateway is an MCP server on stdio for one agent. It spawns UPSTREAM_COMMAND as its
+upstream MCP server and lists only the upstream tools the map names. Each tools/call is
+admitted and dispatched through the invocation's tool-action port before it reaches the
+upstream, then completed (isError → failed) or reported unknown (timeout, crash, lost
+connection). Refused calls come back as MCP tool errors naming the refusal code; the
+upstream never sees them. Tool arguments and results pass through; they are never
+written to disk, logged or sent to the port.
+
+The port token is read from the environment variable ${PORT_TOKEN_ENV}; it is not passed
+on to the upstream.
+
+Map file (closed shape):
+  tools:
+    probe_login:
+      tool_affordance: participant.behavior-specification.<spec>.tool-affordance.<id>
+      action_contract: participant.action-contract.<name>
+      observation_boundary: participant.observation-boundary.<name>
+      targets: [provision.node.<n>.service.<s>]
+      evidence_refs: [content.<c>]        # optional, put on complete
+
+Exit codes:
+  0  the client hung up (stdin closed) or a signal stopped the gateway cleanly
+  1  the port could not be reached or refused the token, or the upstream did not start
+  2  usage: bad options, no upstream command, ${PORT_TOKEN_ENV} unset, or an invalid map
+     (each map problem is printed as FILE:LINE:COL: mcp-map.<code> PATH: message)
+
+Example:
+  ${PORT_TOKEN_ENV}=… raes mcp-gateway --port-socket /tmp/x/port.sock --map map.yaml -- node server.js
+`;
+
+function positiveMs(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 2_147_483_647)
+    throw new InvalidArgumentError("use a whole number of milliseconds ≥ 1");
+  return n;
+}
+
+function say(line: string): void {
+  process.stderr.write(`raes mcp-gateway: ${line}\n`);
+}
+
+function upstreamEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && key !== PORT_TOKEN_ENV) env[key] = value;
+  }
+  return env;
+}
+
+async function runGateway(upstream: readonly string[], options: GatewayCliOptions): Promise<number> {
+  const token = process.env[PORT_TOKEN_ENV];
+  if (!token) {
+    say(`${PORT_TOKEN_ENV} is not set; the harness that served the port must pass its token`);
+    return ExitCode.usage;
+  }
+  const [command, ...args] = upstream;
+  if (!command) {
+    say("no upstream command after --");
+    return ExitCode.usage;
+  }
+  const { formatToolMapDiagnostic, loadToolMap, startGateway } = await import("../../mcp/index.js");
+  const loaded = loadToolMap(options.map);
+  if (!loaded.ok) {
+    for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(options.map, d)}\n`);
+    return ExitCode.usage;
+  }
+  const { connectToolActionPort } = await import("../../port/index.js");
+  let port: Awaited<ReturnType<typeof connectToolActionPort>>;
+  try {
+    port = await connectToolActionPort({ socketPath: options.portSocket, token });
+  } catch (error) {
+    say(
+      `cannot reach the tool-action port at ${options.portSocket}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return ExitCode.findings;
+  }
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  try {
+    gateway = await startGateway({
+      port,
+      map: loaded.map,
+      upstream: { command, args, env: upstreamEnvironment() },
+      timeoutMs: options.timeoutMs,
+      log: say,
+    });
+  } catch (error) {
+    say(`the upstream MCP server did not start: ${error instanceof Error ? error.message : String(error)}`);
+    return ExitCode.findings;
+  }
+  const onSignal = () => void gateway.close();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    await gateway.closed;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  return ExitCode.ok;
+}
+
+/** `raes mcp-gateway`: an MCP server on stdio that governs every tool call of one invocation. */
+export function registerMcpGatewayCommand(program: Command): void {
+  program
+    .command("mcp-gateway")
+    .description(
+      "MCP server on stdio that admits each tool call through the invocation's port before forwarding it upstream",
+    )
+    .usage("--port-socket PATH --map MAP.yaml [--timeout-ms N] -- UPSTREAM_COMMAND...")
+    .argument("<upstream...>", "the upstream MCP server's command and arguments (after --)")
+    .requiredOption("--port-socket <path>", "Unix socket where the harness serves the invocation's port")
+    .requiredOption("--map <file>", "YAML map from MCP tool names to governed tool actions")
+    .option(
+      "--timeout-ms <ms>",
+      "how long a forwarded call may take before its effects count as unknown",
+      positiveMs,
+      30_000,
+    )
+    .addHelpText("after", HELP)
+    .action(async (upstream: string[], options: GatewayCliOptions) => {
+      process.exitCode = await runGateway(upstream, options);
+    });
+}

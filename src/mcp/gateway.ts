@@ -1,0 +1,91 @@
+import type { Readable, Writable } from "node:stream";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { InvocationToolActionPort } from "../port/index.js";
+import { type GatewayLog, GovernedCalls } from "./governed-calls.js";
+import type { ToolMap } from "./map.js";
+import { newSessionId } from "./tool-call-id.js";
+import { Upstream, type UpstreamCommand } from "./upstream.js";
+
+/** Everything `startGateway` needs. */
+export interface GatewayOptions {
+  readonly port: InvocationToolActionPort;
+  readonly map: ToolMap;
+  readonly upstream: UpstreamCommand;
+  /** How long a forwarded call may take before its effects count as unknown. */
+  readonly timeoutMs: number;
+  /** The MCP client's side of stdio; default the process's stdin and stdout. */
+  readonly input?: Readable;
+  readonly output?: Writable;
+  readonly log?: GatewayLog;
+}
+
+/** A running gateway. */
+export interface RunningGateway {
+  /** Resolves once the gateway has shut down and the upstream is closed. */
+  readonly closed: Promise<void>;
+  /**
+   * Shuts down. `drain` waits for calls in flight to be answered (the client hung up); otherwise they
+   * are cut short and reported unknown (a signal).
+   */
+  close(options?: { readonly drain?: boolean }): Promise<void>;
+}
+
+const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
+
+/** Starts the upstream, then serves MCP on stdio, governing every tool call through the port. */
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const log = options.log ?? (() => undefined);
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const server = new Server(INFO, { capabilities: { tools: { listChanged: true } } });
+  const upstream = await Upstream.start(options.upstream, () => {
+    server.sendToolListChanged().catch(() => undefined);
+  });
+  const upstreamTools = new Set((await upstream.listTools()).map((t) => t.name));
+  for (const name of options.map.tools.keys()) {
+    if (!upstreamTools.has(name)) log(`the upstream has no tool '${name}'; it stays hidden`);
+  }
+  const calls = new GovernedCalls({
+    port: options.port,
+    map: options.map,
+    upstream,
+    sessionId: newSessionId(),
+    timeoutMs: options.timeoutMs,
+    log,
+  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = await upstream.listTools();
+    return { tools: tools.filter((tool) => options.map.tools.has(tool.name)) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    calls.handle({
+      name: request.params.name,
+      arguments: request.params.arguments,
+      requestId: extra.requestId,
+      signal: extra.signal,
+    }),
+  );
+
+  let resolveClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  let closing: Promise<void> | undefined;
+  const close = (how: { readonly drain?: boolean } = {}): Promise<void> => {
+    closing ??= (async () => {
+      input.off("end", onEnd);
+      if (how.drain) await calls.drain();
+      await upstream.close();
+      await calls.drain();
+      await server.close();
+      resolveClosed();
+    })();
+    return closing;
+  };
+  const onEnd = () => void close({ drain: true });
+  input.once("end", onEnd);
+  await server.connect(new StdioServerTransport(input, output));
+  return { closed, close };
+}

@@ -1,0 +1,246 @@
+import { createHash } from "node:crypto";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { canonicalJson } from "../compiler/index.js";
+import type { InvocationToolActionPort, ParticipantToolActionRequest } from "../port/index.js";
+import type { ToolMap, ToolMapEntry } from "./map.js";
+import { GatewayErrorCode, toolError } from "./results.js";
+import { toolCallIdFor } from "./tool-call-id.js";
+import { type Upstream, UpstreamCallError, type UpstreamFailureKind } from "./upstream.js";
+
+/** One MCP `tools/call` as the gateway receives it. */
+export interface ToolCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown> | undefined;
+  readonly requestId: string | number;
+  readonly signal: AbortSignal;
+}
+
+/** Where the gateway writes operator notes; never tool arguments or results. */
+export type GatewayLog = (line: string) => void;
+
+interface Settled {
+  /** Digest of tool name and arguments, kept in memory only, to tell a retry from a reused id. */
+  readonly fingerprint: string;
+  readonly answer: Promise<CallToolResult>;
+}
+
+const UNKNOWN_CODES: Readonly<Record<UpstreamFailureKind, GatewayErrorCode>> = {
+  timeout: GatewayErrorCode.upstream_timeout,
+  lost: GatewayErrorCode.upstream_lost,
+  invalid: GatewayErrorCode.upstream_result_invalid,
+  cancelled: GatewayErrorCode.cancelled_by_client,
+  shutdown: GatewayErrorCode.gateway_shutdown,
+};
+
+/**
+ * Runs each MCP tool call as a governed tool action: admit, dispatch, forward, settle. It keeps, in
+ * memory only, the answer per admitted action, so a retried request never reaches the upstream twice.
+ */
+export class GovernedCalls {
+  readonly #port: InvocationToolActionPort;
+  readonly #map: ToolMap;
+  readonly #upstream: Upstream;
+  readonly #sessionId: string;
+  readonly #timeoutMs: number;
+  readonly #log: GatewayLog;
+  readonly #settled = new Map<string, Settled>();
+  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: {
+    readonly port: InvocationToolActionPort;
+    readonly map: ToolMap;
+    readonly upstream: Upstream;
+    readonly sessionId: string;
+    readonly timeoutMs: number;
+    readonly log: GatewayLog;
+  }) {
+    this.#port = options.port;
+    this.#map = options.map;
+    this.#upstream = options.upstream;
+    this.#sessionId = options.sessionId;
+    this.#timeoutMs = options.timeoutMs;
+    this.#log = options.log;
+  }
+
+  /** Answers one `tools/call`; the upstream sees it only after an accepted dispatch receipt. */
+  handle(call: ToolCall): Promise<CallToolResult> {
+    const entry = this.#map.tools.get(call.name);
+    if (!entry) {
+      return Promise.resolve(
+        toolError(GatewayErrorCode.tool_not_mapped, `tool '${call.name}' is not in the gateway map`),
+      );
+    }
+    const toolCallId = toolCallIdFor(this.#sessionId, call.requestId);
+    // Calls with one tool_call_id run one after another, so a retry sees the first one's settlement.
+    const previous = this.#queues.get(toolCallId) ?? Promise.resolve();
+    const answer = previous.then(() => this.#govern(call, entry, toolCallId));
+    const tail = answer.catch(() => undefined);
+    this.#queues.set(toolCallId, tail);
+    this.#inFlight.add(tail);
+    void tail.then(() => {
+      this.#inFlight.delete(tail);
+      if (this.#queues.get(toolCallId) === tail) this.#queues.delete(toolCallId);
+    });
+    return answer;
+  }
+
+  /** Resolves when every call in flight has been answered. */
+  async drain(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  async #govern(call: ToolCall, entry: ToolMapEntry, toolCallId: string): Promise<CallToolResult> {
+    if (this.#upstream.lost)
+      return toolError(GatewayErrorCode.upstream_unavailable, "the upstream MCP server is gone");
+    let available: boolean;
+    try {
+      available = await this.#upstream.hasTool(call.name);
+    } catch {
+      return toolError(
+        GatewayErrorCode.upstream_unavailable,
+        "the upstream MCP server did not list its tools",
+      );
+    }
+    if (!available) {
+      return toolError(
+        GatewayErrorCode.tool_not_available,
+        `the upstream MCP server has no tool '${call.name}'`,
+      );
+    }
+    const port = this.#port;
+    let decision: Awaited<ReturnType<InvocationToolActionPort["admit"]>>;
+    try {
+      decision = await port.admit(this.#request(entry, toolCallId));
+    } catch (error) {
+      return toolError(GatewayErrorCode.port_unavailable, describe(error));
+    }
+    if (!decision.admitted) {
+      this.#log(`refused ${call.name}: ${decision.refusal}`);
+      return toolError(decision.refusal, "the tool-action port refused this call; the tool was not run");
+    }
+    const id = decision.actionInstanceId;
+    const fingerprint = fingerprintOf(call);
+    const known = this.#settled.get(id);
+    if (known) {
+      if (known.fingerprint === fingerprint) return known.answer;
+      return toolError(
+        GatewayErrorCode.request_conflict,
+        "this request id was already used for a different call",
+        {
+          actionInstanceId: id,
+        },
+      );
+    }
+    const answer = this.#run(call, entry, id);
+    this.#settled.set(id, { fingerprint, answer });
+    return answer;
+  }
+
+  async #run(call: ToolCall, entry: ToolMapEntry, id: string): Promise<CallToolResult> {
+    const port = this.#port;
+    if (call.signal.aborted) {
+      await port.cancel(id).catch(() => undefined);
+      return toolError(GatewayErrorCode.cancelled_before_dispatch, "cancelled before the tool ran", {
+        actionInstanceId: id,
+        settlement: "withheld",
+      });
+    }
+    let receipt: Awaited<ReturnType<InvocationToolActionPort["dispatch"]>>;
+    try {
+      receipt = await port.dispatch(id);
+    } catch (error) {
+      return toolError(GatewayErrorCode.port_unavailable, describe(error), { actionInstanceId: id });
+    }
+    if (!receipt.accepted) {
+      this.#log(`dispatch of ${id} refused: ${receipt.refusal}`);
+      await port.cancel(id).catch(() => undefined);
+      return toolError(
+        receipt.refusal,
+        "the tool-action port did not accept dispatch; the tool was not run",
+        { actionInstanceId: id },
+      );
+    }
+    let result: CallToolResult;
+    try {
+      result = await this.#upstream.call(call.name, call.arguments, {
+        timeoutMs: this.#timeoutMs,
+        signal: call.signal,
+      });
+    } catch (error) {
+      if (!(error instanceof UpstreamCallError)) {
+        // The upstream answered with a JSON-RPC error: it reported the call as failed.
+        await this.#complete(id, entry, "failed");
+        throw error;
+      }
+      return this.#reportUnknown(id, error);
+    }
+    await this.#complete(id, entry, result.isError === true ? "failed" : "succeeded");
+    return result;
+  }
+
+  async #complete(id: string, entry: ToolMapEntry, status: "succeeded" | "failed"): Promise<void> {
+    const port = this.#port;
+    const outcome = {
+      status,
+      participantAddress: port.participantAddress,
+      episodeId: port.episodeId,
+      actionInstanceId: id,
+      actionContractAddress: entry.actionContractAddress,
+      observationPoint: port.observationPoint,
+      ...(entry.evidenceRefs.length > 0 ? { evidenceRefs: entry.evidenceRefs } : {}),
+    };
+    const ack = await port
+      .complete(id, outcome)
+      .catch((error: unknown) => ({ ok: false as const, refusal: describe(error) }));
+    if (ack.ok) return;
+    this.#log(`complete of ${id} refused: ${ack.refusal}`);
+    // The seed page's rule: when the outcome cannot be recorded, report unknown effects instead.
+    if (ack.refusal === "outcome_invalid")
+      await port.reportUnknown(id, "outcome_invalid").catch(() => undefined);
+  }
+
+  async #reportUnknown(id: string, error: UpstreamCallError): Promise<CallToolResult> {
+    const code = UNKNOWN_CODES[error.kind];
+    const ack = await this.#port
+      .reportUnknown(id, code)
+      .catch((e: unknown) => ({ ok: false as const, refusal: describe(e) }));
+    if (!ack.ok) this.#log(`reportUnknown of ${id} refused: ${ack.refusal}`);
+    this.#log(`${id} is indeterminate: ${code}`);
+    return toolError(
+      code,
+      `${error.message}; the tool's effects are unknown and the action is indeterminate`,
+      {
+        actionInstanceId: id,
+        settlement: "indeterminate",
+      },
+    );
+  }
+
+  #request(entry: ToolMapEntry, toolCallId: string): ParticipantToolActionRequest {
+    const port = this.#port;
+    return {
+      toolCallId,
+      invocationActionInstanceId: port.invocationActionInstanceId,
+      participantAddress: port.participantAddress,
+      episodeId: port.episodeId,
+      participantImplementationRef: port.participantImplementationRef,
+      toolAffordanceAddress: entry.toolAffordanceAddress,
+      actionContractAddress: entry.actionContractAddress,
+      observationBoundaryAddress: entry.observationBoundaryAddress,
+      targetAddresses: entry.targetAddresses,
+      executionScopeRef: port.executionScopeRef,
+      executionGeneration: port.executionGeneration,
+    };
+  }
+}
+
+function fingerprintOf(call: ToolCall): string {
+  return createHash("sha256")
+    .update(canonicalJson({ name: call.name, arguments: call.arguments ?? null }))
+    .digest("hex");
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

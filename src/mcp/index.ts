@@ -1,0 +1,15 @@
+export { type GatewayOptions, type RunningGateway, startGateway } from "./gateway.js";
+export { type GatewayLog, GovernedCalls, type ToolCall } from "./governed-calls.js";
+export {
+  formatToolMapDiagnostic,
+  loadToolMap,
+  parseToolMap,
+  type ToolMap,
+  type ToolMapDiagnostic,
+  ToolMapDiagnosticCode,
+  type ToolMapEntry,
+  type ToolMapResult,
+} from "./map.js";
+export { GatewayErrorCode, META_ACTION, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
+export { newSessionId, toolCallIdFor } from "./tool-call-id.js";
+export { Upstream, UpstreamCallError, type UpstreamCommand, type UpstreamFailureKind } from "./upstream.js";

@@ -1,0 +1,272 @@
+import { readFileSync } from "node:fs";
+import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Scalar, visit, type YAMLMap } from "yaml";
+import { isAddress } from "../compiler/index.js";
+
+/** Fixed codes for everything that can be wrong with a gateway map file. */
+export const ToolMapDiagnosticCode = {
+  /** The file could not be read, or is larger than the limit. */
+  unreadable: "mcp-map.unreadable",
+  /** The text is not one well-formed YAML document (syntax, duplicate keys, aliases). */
+  yaml_invalid: "mcp-map.yaml-invalid",
+  /** The document, `tools` or a tool entry is not a mapping. */
+  not_a_mapping: "mcp-map.not-a-mapping",
+  /** A key the closed shape does not allow. */
+  unknown_key: "mcp-map.unknown-key",
+  /** `tools` is missing or maps no tool. */
+  no_tools: "mcp-map.no-tools",
+  /** A tool name is not an MCP tool name (1 to 128 of `A-Z a-z 0-9 _ - .`). */
+  tool_name_invalid: "mcp-map.tool-name-invalid",
+  /** A required field of a tool entry is absent. */
+  field_missing: "mcp-map.field-missing",
+  /** A field has the wrong type, is not an address, or a list is empty, too long or repeats itself. */
+  field_invalid: "mcp-map.field-invalid",
+} as const;
+/** A gateway map diagnostic code. */
+export type ToolMapDiagnosticCode = (typeof ToolMapDiagnosticCode)[keyof typeof ToolMapDiagnosticCode];
+
+/** One problem in a map file, with where it is. */
+export interface ToolMapDiagnostic {
+  readonly code: ToolMapDiagnosticCode;
+  /** Dotted path inside the document, e.g. `tools.probe_login.targets`. */
+  readonly path: string;
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+}
+
+/** What the gateway claims for one MCP tool: the governed action its calls are admitted as. */
+export interface ToolMapEntry {
+  readonly toolAffordanceAddress: string;
+  readonly actionContractAddress: string;
+  readonly observationBoundaryAddress: string;
+  readonly targetAddresses: readonly string[];
+  /** Put on `complete`; empty when the map names none. */
+  readonly evidenceRefs: readonly string[];
+}
+
+/** A validated map: MCP tool name → governed action. */
+export interface ToolMap {
+  readonly tools: ReadonlyMap<string, ToolMapEntry>;
+}
+
+/** The result of reading a map: the map when there is no diagnostic. */
+export type ToolMapResult =
+  | { readonly ok: true; readonly map: ToolMap }
+  | { readonly ok: false; readonly diagnostics: readonly ToolMapDiagnostic[] };
+
+const MAX_MAP_BYTES = 256 * 1024;
+const MAX_ID_LENGTH = 256;
+const MAX_LIST = 64;
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const ENTRY_KEYS = ["tool_affordance", "action_contract", "observation_boundary", "targets", "evidence_refs"];
+const ADDRESS_FIELDS = [
+  ["tool_affordance", "toolAffordanceAddress"],
+  ["action_contract", "actionContractAddress"],
+  ["observation_boundary", "observationBoundaryAddress"],
+] as const;
+
+function isValidAddress(value: unknown): value is string {
+  return typeof value === "string" && value.length > 0 && value.length <= MAX_ID_LENGTH && isAddress(value);
+}
+
+class MapReader {
+  readonly diagnostics: ToolMapDiagnostic[] = [];
+  readonly #lines: LineCounter;
+
+  constructor(lines: LineCounter) {
+    this.#lines = lines;
+  }
+
+  report(code: ToolMapDiagnosticCode, path: string, offset: number, message: string): void {
+    const { line, col } = this.#lines.linePos(offset);
+    this.diagnostics.push({ code, path, line, column: col, message });
+  }
+
+  entry(name: string, node: unknown, offset: number): ToolMapEntry | undefined {
+    const path = `tools.${name}`;
+    if (!isMap(node))
+      return void this.report(
+        ToolMapDiagnosticCode.not_a_mapping,
+        path,
+        offset,
+        "a tool entry must be a mapping",
+      );
+    const before = this.diagnostics.length;
+    const fields = new Map<string, { value: unknown; offset: number }>();
+    for (const pair of (node as YAMLMap).items) {
+      const key = isScalar(pair.key) ? String((pair.key as Scalar).value) : "";
+      const keyOffset = (pair.key as Scalar | null)?.range?.[0] ?? offset;
+      if (!ENTRY_KEYS.includes(key)) {
+        this.report(
+          ToolMapDiagnosticCode.unknown_key,
+          `${path}.${key}`,
+          keyOffset,
+          `unknown key '${key}'; allowed: ${ENTRY_KEYS.join(", ")}`,
+        );
+        continue;
+      }
+      const valueNode = pair.value as { range?: [number, number, number]; toJSON?: () => unknown } | null;
+      fields.set(key, {
+        value: (pair.value as { toJSON(): unknown } | null)?.toJSON() ?? null,
+        offset: valueNode?.range?.[0] ?? keyOffset,
+      });
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, property] of ADDRESS_FIELDS) {
+      const field = fields.get(key);
+      if (!field)
+        this.report(ToolMapDiagnosticCode.field_missing, `${path}.${key}`, offset, `'${key}' is required`);
+      else if (!isValidAddress(field.value))
+        this.report(
+          ToolMapDiagnosticCode.field_invalid,
+          `${path}.${key}`,
+          field.offset,
+          `'${key}' must be a compiled address`,
+        );
+      else out[property] = field.value;
+    }
+    out.targetAddresses = this.addressList(path, "targets", fields.get("targets"), offset, true);
+    out.evidenceRefs = this.addressList(path, "evidence_refs", fields.get("evidence_refs"), offset, false);
+    return this.diagnostics.length === before ? (out as unknown as ToolMapEntry) : undefined;
+  }
+
+  addressList(
+    path: string,
+    key: string,
+    field: { value: unknown; offset: number } | undefined,
+    offset: number,
+    required: boolean,
+  ): string[] {
+    if (!field) {
+      if (required)
+        this.report(ToolMapDiagnosticCode.field_missing, `${path}.${key}`, offset, `'${key}' is required`);
+      return [];
+    }
+    const list = field.value;
+    const ok =
+      Array.isArray(list) &&
+      list.length >= (required ? 1 : 0) &&
+      list.length <= MAX_LIST &&
+      list.every(isValidAddress) &&
+      new Set(list).size === list.length;
+    if (!ok) {
+      const size = required ? `1 to ${MAX_LIST}` : `at most ${MAX_LIST}`;
+      this.report(
+        ToolMapDiagnosticCode.field_invalid,
+        `${path}.${key}`,
+        field.offset,
+        `'${key}' must be a list of ${size} distinct addresses`,
+      );
+      return [];
+    }
+    return list as string[];
+  }
+}
+
+/** Parses and validates a gateway map from YAML text; the shape is closed. */
+export function parseToolMap(text: string): ToolMapResult {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const reader = new MapReader(lines);
+  for (const error of document.errors) {
+    reader.report(
+      ToolMapDiagnosticCode.yaml_invalid,
+      "",
+      error.pos[0],
+      error.message.split("\n")[0] ?? error.message,
+    );
+  }
+  visit(document, {
+    Alias: (_key, node) => {
+      if (isAlias(node))
+        reader.report(
+          ToolMapDiagnosticCode.yaml_invalid,
+          "",
+          node.range?.[0] ?? 0,
+          "aliases are not allowed",
+        );
+    },
+  });
+  if (reader.diagnostics.length > 0) return { ok: false, diagnostics: reader.diagnostics };
+  const root = document.contents;
+  if (!isMap(root)) {
+    reader.report(
+      ToolMapDiagnosticCode.not_a_mapping,
+      "",
+      0,
+      "the map must be a mapping with one key, 'tools'",
+    );
+    return { ok: false, diagnostics: reader.diagnostics };
+  }
+  let toolsNode: unknown;
+  let toolsOffset = 0;
+  for (const pair of root.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : "";
+    const offset = (pair.key as Scalar | null)?.range?.[0] ?? 0;
+    if (key === "tools") [toolsNode, toolsOffset] = [pair.value, offset];
+    else
+      reader.report(
+        ToolMapDiagnosticCode.unknown_key,
+        key,
+        offset,
+        `unknown key '${key}'; the map has one key, 'tools'`,
+      );
+  }
+  const tools = new Map<string, ToolMapEntry>();
+  if (toolsNode !== undefined && toolsNode !== null && !isMap(toolsNode)) {
+    reader.report(
+      ToolMapDiagnosticCode.not_a_mapping,
+      "tools",
+      toolsOffset,
+      "'tools' must map MCP tool names to entries",
+    );
+  } else if (!isMap(toolsNode) || toolsNode.items.length === 0) {
+    reader.report(
+      ToolMapDiagnosticCode.no_tools,
+      "tools",
+      toolsOffset,
+      "'tools' must map at least one MCP tool",
+    );
+  } else {
+    for (const pair of toolsNode.items) {
+      const name = isScalar(pair.key) ? String(pair.key.value) : "";
+      const offset = (pair.key as Scalar | null)?.range?.[0] ?? toolsOffset;
+      if (!TOOL_NAME.test(name)) {
+        reader.report(
+          ToolMapDiagnosticCode.tool_name_invalid,
+          `tools.${name}`,
+          offset,
+          `'${name}' is not an MCP tool name`,
+        );
+        continue;
+      }
+      const entry = reader.entry(name, pair.value, offset);
+      if (entry) tools.set(name, entry);
+    }
+  }
+  return reader.diagnostics.length > 0
+    ? { ok: false, diagnostics: reader.diagnostics }
+    : { ok: true, map: { tools } };
+}
+
+/** Reads and validates a gateway map file. */
+export function loadToolMap(path: string): ToolMapResult {
+  let text: string;
+  try {
+    const bytes = readFileSync(path);
+    if (bytes.length > MAX_MAP_BYTES) throw new Error(`larger than ${MAX_MAP_BYTES} bytes`);
+    text = bytes.toString("utf8");
+  } catch (error) {
+    const message = `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`;
+    return {
+      ok: false,
+      diagnostics: [{ code: ToolMapDiagnosticCode.unreadable, path: "", line: 1, column: 1, message }],
+    };
+  }
+  return parseToolMap(text);
+}
+
+/** One diagnostic as a `file:line:column: code path: message` line. */
+export function formatToolMapDiagnostic(file: string, d: ToolMapDiagnostic): string {
+  return `${file}:${d.line}:${d.column}: ${d.code}${d.path ? ` ${d.path}` : ""}: ${d.message}`;
+}

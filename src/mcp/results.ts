@@ -1,0 +1,53 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+/** Why the gateway answered a call itself instead of with the upstream's result. */
+export const GatewayErrorCode = {
+  /** The tool is not in the map, so it is hidden and refused; the port and upstream are not asked. */
+  tool_not_mapped: "tool_not_mapped",
+  /** The map names the tool but the upstream does not offer it. */
+  tool_not_available: "tool_not_available",
+  /** The upstream server's connection is gone; nothing is admitted. */
+  upstream_unavailable: "upstream_unavailable",
+  /** The tool-action port could not be reached. */
+  port_unavailable: "port_unavailable",
+  /** The same JSON-RPC id was reused for a different tool call. */
+  request_conflict: "request_conflict",
+  /** The upstream did not answer in time; effects are unknown. */
+  upstream_timeout: "upstream_timeout",
+  /** The upstream crashed or its connection closed mid-call; effects are unknown. */
+  upstream_lost: "upstream_lost",
+  /** The upstream's answer was not a tool result; effects are unknown. */
+  upstream_result_invalid: "upstream_result_invalid",
+  /** The client cancelled the call after it reached the upstream; effects are unknown. */
+  cancelled_by_client: "cancelled_by_client",
+  /** The client cancelled the call before it reached the upstream. */
+  cancelled_before_dispatch: "cancelled_before_dispatch",
+  /** The gateway shut down while the call was at the upstream; effects are unknown. */
+  gateway_shutdown: "gateway_shutdown",
+} as const;
+/** A gateway error code. */
+export type GatewayErrorCode = (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
+
+/** `_meta` key naming the refusal or gateway code of a result the gateway wrote itself. */
+export const META_CODE = "raes/code";
+/** `_meta` key naming the tool action instance, when one was admitted. */
+export const META_ACTION = "raes/action_instance_id";
+/** `_meta` key naming the settlement the gateway recorded, when it recorded one. */
+export const META_SETTLEMENT = "raes/settlement";
+
+/** An MCP tool error result whose text names the code; it never carries tool arguments or results. */
+export function toolError(
+  code: string,
+  message: string,
+  extra: { readonly actionInstanceId?: string; readonly settlement?: string } = {},
+): CallToolResult {
+  return {
+    content: [{ type: "text", text: `raes: ${code}: ${message}` }],
+    isError: true,
+    _meta: {
+      [META_CODE]: code,
+      ...(extra.actionInstanceId === undefined ? {} : { [META_ACTION]: extra.actionInstanceId }),
+      ...(extra.settlement === undefined ? {} : { [META_SETTLEMENT]: extra.settlement }),
+    },
+  };
+}
