@@ -16,7 +16,10 @@ export class ToolTimeoutError extends Error {}
 
 /** Your agent: runs one turn, calling tools through the port it is given. */
 export interface Harness {
-  run(request: ParticipantActionRequest, toolPort: InvocationToolActionPort | undefined): Promise<NativeOutcome>;
+  run(
+    request: ParticipantActionRequest,
+    toolPort: InvocationToolActionPort | undefined,
+  ): Promise<NativeOutcome>;
 }
 
 /** A participant runtime that hands each invocation's port to the harness running it. */

@@ -43,14 +43,14 @@ export {
   exposeToolActionPort,
   INVOCATION_TOOL_ACTIONS_V1,
   type InvocationToolActionPort,
-  ParticipantToolActionRefusal,
   type ParticipantToolActionOutcome,
+  ParticipantToolActionRefusal,
   type ParticipantToolActionRequest,
   type PortAck,
   type ServedToolActionPort,
   serveToolActionPort,
-  type ToolActionPortAddress,
   ToolActionPhase,
+  type ToolActionPortAddress,
   ToolActionSettlement,
   transition,
 } from "./port/index.js";
@@ -71,7 +71,13 @@ export {
   type RuntimeObserver,
   type StepSummary,
 } from "./runtime/index.js";
-export { type Diagnostic, DiagnosticCode, type LoadOptions, type LoadResult, loadScenario } from "./sdl/index.js";
+export {
+  type Diagnostic,
+  DiagnosticCode,
+  type LoadOptions,
+  type LoadResult,
+  loadScenario,
+} from "./sdl/index.js";
 export {
   type ControlPlaneStore,
   DEFAULT_STORE_URL,

@@ -3,7 +3,10 @@ import { pathToFileURL } from "node:url";
 import type { ParticipantRuntime } from "../runtime/index.js";
 
 function isClass(value: (...args: unknown[]) => unknown): boolean {
-  return /^class[\s{]/.test(Function.prototype.toString.call(value)) || typeof value.prototype?.admitAction === "function";
+  return (
+    /^class[\s{]/.test(Function.prototype.toString.call(value)) ||
+    typeof value.prototype?.admitAction === "function"
+  );
 }
 
 /** Imports MODULE and builds its default export: a runtime class (no arguments) or a factory. */

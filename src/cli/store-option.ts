@@ -3,7 +3,11 @@ import { type ControlPlaneStore, DEFAULT_STORE_URL, openControlPlaneStore } from
 
 /** Adds `--store URL` to a command. */
 export function storeOption(command: Command): Command {
-  return command.option("--store <url>", "control-plane store URL (memory:, sqlite:PATH, postgres://…)", DEFAULT_STORE_URL);
+  return command.option(
+    "--store <url>",
+    "control-plane store URL (memory:, sqlite:PATH, postgres://…)",
+    DEFAULT_STORE_URL,
+  );
 }
 
 /** Opens the store, runs the work, and always closes it. */

@@ -87,7 +87,11 @@ function triple(invocation: InvocationRecord, base: TripleBase, timestamp: strin
   ];
 }
 
-function wireResult(status: string, failureClass?: string, evidenceRefs?: readonly string[]): WireActionResult {
+function wireResult(
+  status: string,
+  failureClass?: string,
+  evidenceRefs?: readonly string[],
+): WireActionResult {
   return {
     status,
     ...(failureClass === undefined ? {} : { failure_class: failureClass }),
@@ -96,7 +100,10 @@ function wireResult(status: string, failureClass?: string, evidenceRefs?: readon
 }
 
 /** The `invocation_tool_context` of a settled tool action. */
-export function invocationToolContext(action: ToolActionRecord, invocation: InvocationRecord): InvocationToolContext {
+export function invocationToolContext(
+  action: ToolActionRecord,
+  invocation: InvocationRecord,
+): InvocationToolContext {
   return {
     invocation_action_instance_id: invocation.id,
     invocation_action_contract_address: invocation.actionContractAddress,
@@ -130,7 +137,8 @@ export function toolActionTriple(
         request_digest: action.requestDigest,
         action_result: actionResult,
       }),
-      observationStatus: settlement === "indeterminate" ? ObservationStatus.orphaned_action : ObservationStatus.terminal,
+      observationStatus:
+        settlement === "indeterminate" ? ObservationStatus.orphaned_action : ObservationStatus.terminal,
       actionResult,
       toolContext: invocationToolContext(action, invocation),
     },
@@ -139,7 +147,11 @@ export function toolActionTriple(
 }
 
 /** The three events of the outer invocation. */
-export function outerTriple(invocation: InvocationRecord, result: OuterResult, timestamp: string): HistoryEventDraft[] {
+export function outerTriple(
+  invocation: InvocationRecord,
+  result: OuterResult,
+  timestamp: string,
+): HistoryEventDraft[] {
   return triple(
     invocation,
     {

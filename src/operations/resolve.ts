@@ -43,20 +43,28 @@ export async function resolveToolAction(
   const valid = Object.values(ToolActionResolution) as string[];
   const note = input.note ?? "";
   if (!valid.includes(input.resolution) || typeof note !== "string" || note.length > MAX_NOTE_LENGTH) {
-    throw new ResolutionError(ResolutionRefusal.invalid, `resolution must be one of ${valid.join(", ")} with a note`);
+    throw new ResolutionError(
+      ResolutionRefusal.invalid,
+      `resolution must be one of ${valid.join(", ")} with a note`,
+    );
   }
   const action = await store.getToolAction(id);
   if (!action) throw new ResolutionError(ResolutionRefusal.unknown_action, `no tool action ${id}`);
   if (action.settlement !== "indeterminate") {
-    throw new ResolutionError(ResolutionRefusal.not_indeterminate, `${id} is ${action.settlement ?? action.phase}`);
+    throw new ResolutionError(
+      ResolutionRefusal.not_indeterminate,
+      `${id} is ${action.settlement ?? action.phase}`,
+    );
   }
-  if (action.resolution) throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} is already resolved`);
+  if (action.resolution)
+    throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} is already resolved`);
   const recorded = await store.recordResolution(id, {
     resolution: input.resolution,
     note,
     resolvedAt: now().toISOString(),
   });
-  if (!recorded) throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} was resolved concurrently`);
+  if (!recorded)
+    throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} was resolved concurrently`);
   const operation = await store.getOperation(id);
   if (!operation) throw new ResolutionError(ResolutionRefusal.unknown_action, `no operation ${id}`);
   return operation;

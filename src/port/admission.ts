@@ -80,7 +80,9 @@ export class ParticipantAdmissionRules {
       return Refusal.identity_mismatch;
     }
     if (request.executionGeneration !== identity.executionGeneration) return Refusal.generation_mismatch;
-    const matches = this.#bindings.get(bindingKey(request.toolAffordanceAddress, request.actionContractAddress));
+    const matches = this.#bindings.get(
+      bindingKey(request.toolAffordanceAddress, request.actionContractAddress),
+    );
     if (matches?.length !== 1) return Refusal.affordance_unbound;
     const [only] = matches;
     if (!only?.boundaries.has(request.observationBoundaryAddress)) return Refusal.boundary_outside_binding;

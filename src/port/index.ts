@@ -11,8 +11,20 @@ export {
   ToolActionSettlement,
 } from "./codes.js";
 export { InvocationToolActionPortCore, type ToolActionLedger, type ToolActionPortOptions } from "./port.js";
-export { ADMITTED, type SettlementEvent, type SettlementState, type TransitionResult, transition } from "./settlement.js";
+export {
+  ADMITTED,
+  type SettlementEvent,
+  type SettlementState,
+  type TransitionResult,
+  transition,
+} from "./settlement.js";
 export { MAX_ID_LENGTH, MAX_TARGETS, parseToolActionOutcome, parseToolActionRequest } from "./shapes.js";
+export {
+  connectToolActionPort,
+  type ServedToolActionPort,
+  serveToolActionPort,
+  type ToolActionPortAddress,
+} from "./socket-bridge.js";
 export type {
   AdmitDecision,
   DispatchReceipt,
@@ -23,5 +35,4 @@ export type {
   ToolActionPortIdentity,
   ToolOutcomeStatus,
 } from "./types.js";
-export { type ServedToolActionPort, serveToolActionPort, connectToolActionPort, type ToolActionPortAddress } from "./socket-bridge.js";
 export { exposeToolActionPort } from "./worker-bridge.js";

@@ -181,7 +181,11 @@ export class InvocationToolActionPortCore {
       const probe = transition(record, { type: "complete", status: outcome?.status ?? "succeeded" });
       if (!probe.ok) return refusedAck(probe.refusal);
       if (!outcome || !this.#outcomeFits(record, outcome)) return refusedAck(Refusal.outcome_invalid);
-      const refusal = await this.#apply(id, { type: "complete", status: outcome.status }, outcomeFields(outcome));
+      const refusal = await this.#apply(
+        id,
+        { type: "complete", status: outcome.status },
+        outcomeFields(outcome),
+      );
       return refusal ? refusedAck(refusal) : OK;
     });
   }
@@ -206,7 +210,11 @@ export class InvocationToolActionPortCore {
   }
 
   /** Applies one event durably: the in-memory record changes only after the store commits it. */
-  async #apply(id: unknown, event: SettlementEvent, extra: Partial<ToolActionRecord> = {}): Promise<Refusal | undefined> {
+  async #apply(
+    id: unknown,
+    event: SettlementEvent,
+    extra: Partial<ToolActionRecord> = {},
+  ): Promise<Refusal | undefined> {
     const record = typeof id === "string" ? this.#actions.get(id) : undefined;
     if (!record) return Refusal.unknown_action;
     const result = transition(record, event);
@@ -236,7 +244,12 @@ export class InvocationToolActionPortCore {
     const allowed = this.#options.outcomeEvidence(record.request.observationBoundaryAddress);
     if (outcome.evidenceRefs?.some((ref) => !allowed?.has(ref))) return false;
     const classes = this.#options.failureClasses(record.request.actionContractAddress);
-    if (outcome.failureClass !== undefined && classes && classes.size > 0 && !classes.has(outcome.failureClass)) {
+    if (
+      outcome.failureClass !== undefined &&
+      classes &&
+      classes.size > 0 &&
+      !classes.has(outcome.failureClass)
+    ) {
       return false;
     }
     return true;

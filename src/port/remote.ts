@@ -53,11 +53,16 @@ export function parseRemoteCall(value: unknown): RemoteCall | undefined {
 }
 
 /** Serves one remote call on the real port; a malformed call answers `request_invalid`. */
-export async function serveRemoteCall(port: InvocationToolActionPort, value: unknown): Promise<RemoteReply | undefined> {
+export async function serveRemoteCall(
+  port: InvocationToolActionPort,
+  value: unknown,
+): Promise<RemoteReply | undefined> {
   const call = parseRemoteCall(value);
   if (!call) {
     const id = (value as { id?: unknown } | null)?.id;
-    return typeof id === "number" ? { id, result: { ok: false, refusal: Refusal.request_invalid } } : undefined;
+    return typeof id === "number"
+      ? { id, result: { ok: false, refusal: Refusal.request_invalid } }
+      : undefined;
   }
   const [a, b] = call.args;
   const invoke = port[call.method] as (x: unknown, y?: unknown) => Promise<unknown>;

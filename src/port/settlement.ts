@@ -23,7 +23,10 @@ export type TransitionResult =
 /** The state every admitted action starts in. */
 export const ADMITTED: SettlementState = Object.freeze({ phase: ToolActionPhase.admitted });
 
-const conflict: TransitionResult = Object.freeze({ ok: false, refusal: ParticipantToolActionRefusal.state_conflict });
+const conflict: TransitionResult = Object.freeze({
+  ok: false,
+  refusal: ParticipantToolActionRefusal.state_conflict,
+});
 
 function settle(settlement: ToolActionSettlement): TransitionResult {
   return { ok: true, state: { phase: ToolActionPhase.settled, settlement } };
@@ -38,7 +41,8 @@ export function transition(state: SettlementState, event: SettlementEvent): Tran
       return conflict;
     case ToolActionPhase.dispatched:
       if (event.type === "complete") return settle(event.status);
-      if (event.type === "report_unknown" || event.type === "close") return settle(ToolActionSettlement.indeterminate);
+      if (event.type === "report_unknown" || event.type === "close")
+        return settle(ToolActionSettlement.indeterminate);
       return conflict;
     case ToolActionPhase.settled:
       return event.type === "close" ? { ok: true, state } : conflict;

@@ -1,4 +1,8 @@
-import type { ParticipantToolActionOutcome, ParticipantToolActionRequest, ToolOutcomeStatus } from "./types.js";
+import type {
+  ParticipantToolActionOutcome,
+  ParticipantToolActionRequest,
+  ToolOutcomeStatus,
+} from "./types.js";
 
 /** The longest id or address a request may carry. */
 export const MAX_ID_LENGTH = 256;
@@ -26,7 +30,11 @@ const OUTCOME_STRING_FIELDS = [
   "observationPoint",
 ] as const;
 const OUTCOME_FIELDS = new Set<string>([...OUTCOME_STRING_FIELDS, "status", "failureClass", "evidenceRefs"]);
-const OUTCOME_STATUSES = new Set<string>(["succeeded", "failed", "partial_success"] satisfies ToolOutcomeStatus[]);
+const OUTCOME_STATUSES = new Set<string>([
+  "succeeded",
+  "failed",
+  "partial_success",
+] satisfies ToolOutcomeStatus[]);
 
 /** True for a non-empty string of at most 256 characters. */
 export function isBoundedId(value: unknown): value is string {

@@ -22,7 +22,12 @@ export type RuntimeErrorCode = (typeof RuntimeErrorCode)[keyof typeof RuntimeErr
 export class RuntimeError extends Error {
   readonly code: RuntimeErrorCode;
   readonly details: readonly string[];
-  constructor(code: RuntimeErrorCode, message: string, details: readonly string[] = [], options?: { cause?: unknown }) {
+  constructor(
+    code: RuntimeErrorCode,
+    message: string,
+    details: readonly string[] = [],
+    options?: { cause?: unknown },
+  ) {
     super(details.length > 0 ? `${message}\n  ${details.join("\n  ")}` : message, options);
     this.name = "RuntimeError";
     this.code = code;

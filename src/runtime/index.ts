@@ -7,8 +7,8 @@ export {
   type RuntimeObserver,
   type StepSummary,
 } from "./manager.js";
-export { ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export { type RecoveredInvocation, recoverInterruptedInvocations, settleInterrupted } from "./recovery.js";
+export { ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export { dueTicks, episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
 export {
   type ClockState,

@@ -1,7 +1,17 @@
 import type { RuntimeModel } from "../compiler/index.js";
 import { outerTriple, toolActionTriple } from "../history/index.js";
-import { InvocationToolActionPortCore, type ParticipantToolActionRefusal, type ToolActionLimits } from "../port/index.js";
-import type { ControlPlaneStore, Fence, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../store/index.js";
+import {
+  InvocationToolActionPortCore,
+  type ParticipantToolActionRefusal,
+  type ToolActionLimits,
+} from "../port/index.js";
+import type {
+  ControlPlaneStore,
+  Fence,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionRecord,
+} from "../store/index.js";
 import { schedulerAfterClose } from "./lifecycle.js";
 import { isSuccessfulStatus, validateOuterResult } from "./outer-result.js";
 import type { ScheduleSpec } from "./plan.js";
@@ -107,7 +117,8 @@ export async function runInvocation(
     executionGeneration: clock.generation,
     attempts: opened.attempts,
   };
-  const core = spec.toolActionsEnabled && ctx.limits ? createPort(ctx, invocation, ctx.limits, spec) : undefined;
+  const core =
+    spec.toolActionsEnabled && ctx.limits ? createPort(ctx, invocation, ctx.limits, spec) : undefined;
 
   let raw: unknown;
   let error: unknown;

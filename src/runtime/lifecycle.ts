@@ -8,7 +8,11 @@ export interface CloseFacts {
 }
 
 /** The scheduler after an invocation closes: an indeterminate tool action always stops it. */
-export function schedulerAfterClose(scheduler: SchedulerRecord, facts: CloseFacts, at: string): SchedulerRecord {
+export function schedulerAfterClose(
+  scheduler: SchedulerRecord,
+  facts: CloseFacts,
+  at: string,
+): SchedulerRecord {
   if (facts.indeterminate) {
     return { ...scheduler, lifecycle: "stopped", stopReason: "tool_action_indeterminate", updatedAt: at };
   }

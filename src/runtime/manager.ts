@@ -61,7 +61,13 @@ export class RuntimeManager {
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
 
-  private constructor(store: ControlPlaneStore, ownsStore: boolean, book: ScheduleBook, ctx: InvocationContext, observer?: RuntimeObserver) {
+  private constructor(
+    store: ControlPlaneStore,
+    ownsStore: boolean,
+    book: ScheduleBook,
+    ctx: InvocationContext,
+    observer?: RuntimeObserver,
+  ) {
     this.store = store;
     this.#ownsStore = ownsStore;
     this.#book = book;
@@ -72,11 +78,15 @@ export class RuntimeManager {
   /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
   static async open(options: RuntimeManagerOptions): Promise<RuntimeManager> {
     const check = checkManifest(options.manifest);
-    if (!check.ok || !check.manifest) {
+    // Registration first: an invalid claim is a contract mismatch, not just a bad manifest.
+    const registration = check.manifest
+      ? registerParticipantRuntime(check.manifest, options.runtime)
+      : undefined;
+    if (!check.ok || !check.manifest || !registration) {
       const details = check.diagnostics.map((d) => `${d.code} ${d.path}: ${d.message}`);
       throw new RuntimeError(RuntimeErrorCode.manifest_invalid, "the backend manifest is invalid", details);
     }
-    const { toolActionsClaimed } = registerParticipantRuntime(check.manifest, options.runtime);
+    const { toolActionsClaimed } = registration;
     const claim = check.manifest.participantRuntime.invocationToolActions;
     const limits: ToolActionLimits | undefined =
       toolActionsClaimed && claim
@@ -99,7 +109,8 @@ export class RuntimeManager {
     const nowMs = options.now ?? Date.now;
     const now = () => new Date(nowMs()).toISOString();
     try {
-      const stopsOnFailure = (policy: string) => options.model.autonomousPolicies[policy]?.failurePolicy === "stop";
+      const stopsOnFailure = (policy: string) =>
+        options.model.autonomousPolicies[policy]?.failurePolicy === "stop";
       const book = await ScheduleBook.load({
         store,
         specs,
@@ -127,7 +138,9 @@ export class RuntimeManager {
         const due = await this.#book.advance();
         if (due === undefined) break;
         steps += 1;
-        const results = await Promise.all(due.map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)));
+        const results = await Promise.all(
+          due.map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)),
+        );
         invocations.push(...results.flat());
       }
       return { steps, invocations };
@@ -187,7 +200,11 @@ export class RuntimeManager {
     });
   }
 
-  async #runDue(participantAddress: string, policyAddress: string, ticks: readonly number[]): Promise<InvocationSummary[]> {
+  async #runDue(
+    participantAddress: string,
+    policyAddress: string,
+    ticks: readonly number[],
+  ): Promise<InvocationSummary[]> {
     const out: InvocationSummary[] = [];
     for (const tick of ticks) {
       const entry = this.#book.runnable(participantAddress, policyAddress);
@@ -203,7 +220,9 @@ export class RuntimeManager {
       } catch (error) {
         this.#book.markUncertain(participantAddress, policyAddress);
         throw error instanceof StoreUnavailableError
-          ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], { cause: error })
+          ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
+              cause: error,
+            })
           : error;
       }
       this.#book.updateScheduler(summary.scheduler);
@@ -214,7 +233,8 @@ export class RuntimeManager {
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(new RuntimeError(RuntimeErrorCode.manager_closed, "the manager is closed"));
+    if (this.#closed)
+      return Promise.reject(new RuntimeError(RuntimeErrorCode.manager_closed, "the manager is closed"));
     const next = this.#serial.then(work, work);
     this.#serial = next.catch(() => undefined);
     return next;
@@ -228,9 +248,11 @@ function buildContext(
   now: () => string,
 ): InvocationContext {
   const evidence = new Map<string, ReadonlySet<string>>();
-  for (const b of Object.values(options.model.observationBoundaries)) evidence.set(b.address, new Set(b.outcomeEvidenceRefs));
+  for (const b of Object.values(options.model.observationBoundaries))
+    evidence.set(b.address, new Set(b.outcomeEvidenceRefs));
   const classes = new Map<string, ReadonlySet<string>>();
-  for (const c of Object.values(options.model.actionContracts)) classes.set(c.address, new Set(c.failureClasses));
+  for (const c of Object.values(options.model.actionContracts))
+    classes.set(c.address, new Set(c.failureClasses));
   return {
     store,
     runtime: options.runtime,
@@ -241,7 +263,10 @@ function buildContext(
     outcomeEvidence: (address) => evidence.get(address),
     failureClasses: (address) => classes.get(address),
     ...(options.observer?.toolActionRefused
-      ? { onRefusal: (refusal: ParticipantToolActionRefusal) => options.observer?.toolActionRefused?.(refusal) }
+      ? {
+          onRefusal: (refusal: ParticipantToolActionRefusal) =>
+            options.observer?.toolActionRefused?.(refusal),
+        }
       : {}),
   };
 }

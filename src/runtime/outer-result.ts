@@ -38,7 +38,10 @@ export function validateOuterResult(
   if (r.failureClass !== undefined && !isNonEmptyString(r.failureClass)) return undefined;
   const evidence = r.evidenceRefs;
   if (evidence !== undefined) {
-    if (!Array.isArray(evidence) || !evidence.every((e) => typeof e === "string" && allowedEvidence?.has(e))) {
+    if (
+      !Array.isArray(evidence) ||
+      !evidence.every((e) => typeof e === "string" && allowedEvidence?.has(e))
+    ) {
       return undefined;
     }
   }

@@ -4,7 +4,11 @@ import type {
   CompiledTemporalConstraint,
   RuntimeModel,
 } from "../compiler/index.js";
-import { type ExecutionOfferLookup, ParticipantAdmissionRules, type ToolActionLimits } from "../port/index.js";
+import {
+  type ExecutionOfferLookup,
+  ParticipantAdmissionRules,
+  type ToolActionLimits,
+} from "../port/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 
 const RUNNABLE_PROFILE = "participant-autonomous-execution/v1";
@@ -41,13 +45,19 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
         : input.model.temporalConstraints[policy.cadenceConstraintAddress];
     const before = problems.length;
     if (policy.profile !== RUNNABLE_PROFILE) {
-      problems.push(`${policy.address}: profile ${policy.profile} is not run by the reference scheduler (v1 only)`);
+      problems.push(
+        `${policy.address}: profile ${policy.profile} is not run by the reference scheduler (v1 only)`,
+      );
     }
     if (policy.selectionStrategy !== RUNNABLE_STRATEGY) {
-      problems.push(`${policy.address}: selection strategy ${policy.selectionStrategy} is not ${RUNNABLE_STRATEGY}`);
+      problems.push(
+        `${policy.address}: selection strategy ${policy.selectionStrategy} is not ${RUNNABLE_STRATEGY}`,
+      );
     }
     if (!progression || progression.stepTicks < 1) {
-      problems.push(`${policy.address}: progression policy ${policy.progressionPolicyAddress} has no positive step`);
+      problems.push(
+        `${policy.address}: progression policy ${policy.progressionPolicyAddress} has no positive step`,
+      );
     }
     if (!cadence || (cadence.cadenceTicks ?? 0) < 1) {
       problems.push(`${policy.address}: no cadence constraint with positive cadence_ticks`);
@@ -78,10 +88,15 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
     }
   }
   if (problems.length > 0) {
-    throw new RuntimeError(RuntimeErrorCode.planning_unsupported, "the scenario cannot be scheduled", problems);
+    throw new RuntimeError(
+      RuntimeErrorCode.planning_unsupported,
+      "the scenario cannot be scheduled",
+      problems,
+    );
   }
   return specs.sort(
     (a, b) =>
-      a.participantAddress.localeCompare(b.participantAddress) || a.policy.address.localeCompare(b.policy.address),
+      a.participantAddress.localeCompare(b.participantAddress) ||
+      a.policy.address.localeCompare(b.policy.address),
   );
 }

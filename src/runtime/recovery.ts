@@ -40,7 +40,9 @@ export async function recoverInterruptedInvocations(
   store: ControlPlaneStore,
   options: RecoveryOptions,
 ): Promise<RecoveredInvocation[]> {
-  const open = (await store.listOpenInvocations()).filter((i) => options.participants.has(i.participantAddress));
+  const open = (await store.listOpenInvocations()).filter((i) =>
+    options.participants.has(i.participantAddress),
+  );
   open.sort((a, b) => a.participantAddress.localeCompare(b.participantAddress) || a.ordinal - b.ordinal);
   const recovered: RecoveredInvocation[] = [];
   for (const invocation of open) recovered.push(await recoverOne(store, invocation, options));

@@ -20,7 +20,10 @@ export abstract class ReferenceAutonomousParticipantRuntime implements Participa
   ): Promise<ParticipantActionResult>;
 
   /** Entry point the runtime manager calls for each due action. */
-  async admitAction(request: ParticipantActionRequest, snapshot: ParticipantSnapshot): Promise<ParticipantActionResult> {
+  async admitAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+  ): Promise<ParticipantActionResult> {
     return this.modelAction(request, snapshot, { episodeId: request.episodeId });
   }
 

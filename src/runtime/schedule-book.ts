@@ -19,7 +19,10 @@ export interface ScheduleBookOptions {
   readonly ownerId: string;
   readonly leaseTtlMs: number;
   /** Settles interrupted invocations of participants this owner has just taken. */
-  readonly recover: (participants: ReadonlySet<string>, fenceFor: (p: string) => Fence | undefined) => Promise<void>;
+  readonly recover: (
+    participants: ReadonlySet<string>,
+    fenceFor: (p: string) => Fence | undefined,
+  ) => Promise<void>;
 }
 
 const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
@@ -107,25 +110,38 @@ export class ScheduleBook {
       const window = windows.get(spec.policy.clockAddress);
       if (!window || !this.#leases.has(spec.participantAddress)) continue;
       const ticks = dueTicks(spec.cadence, window.from, window.to);
-      if (ticks.length > 0) due.push({ participantAddress: spec.participantAddress, policyAddress: spec.policy.address, ticks });
+      if (ticks.length > 0)
+        due.push({ participantAddress: spec.participantAddress, policyAddress: spec.policy.address, ticks });
     }
     return due;
   }
 
   /** The schedule and its scheduler record when it may run an action now. */
-  runnable(participantAddress: string, policyAddress: string): { spec: ScheduleSpec; scheduler: SchedulerRecord } | undefined {
+  runnable(
+    participantAddress: string,
+    policyAddress: string,
+  ): { spec: ScheduleSpec; scheduler: SchedulerRecord } | undefined {
     const k = key(participantAddress, policyAddress);
     const scheduler = this.#schedulers.get(k);
-    const spec = this.#o.specs.find((s) => s.participantAddress === participantAddress && s.policy.address === policyAddress);
-    if (!scheduler || !spec || this.#uncertain.has(k) || !this.#leases.has(participantAddress)) return undefined;
-    if (scheduler.lifecycle !== "running" || scheduler.attempts >= spec.policy.maxActionAttempts) return undefined;
+    const spec = this.#o.specs.find(
+      (s) => s.participantAddress === participantAddress && s.policy.address === policyAddress,
+    );
+    if (!scheduler || !spec || this.#uncertain.has(k) || !this.#leases.has(participantAddress))
+      return undefined;
+    if (scheduler.lifecycle !== "running" || scheduler.attempts >= spec.policy.maxActionAttempts)
+      return undefined;
     return { spec, scheduler };
   }
 
   /** Where the shared clock stands for an invocation of this schedule at this tick. */
   clockFor(spec: ScheduleSpec, tick: number): InvocationClock {
     const clock = this.#clocks.get(spec.policy.clockAddress);
-    return { clockAddress: spec.policy.clockAddress, segment: clock?.segment ?? 0, tick, generation: clock?.generation ?? 1 };
+    return {
+      clockAddress: spec.policy.clockAddress,
+      segment: clock?.segment ?? 0,
+      tick,
+      generation: clock?.generation ?? 1,
+    };
   }
 
   /** Records the scheduler state an invocation committed. */
@@ -140,14 +156,21 @@ export class ScheduleBook {
 
   /** Pauses or resumes every clock. */
   async setPaused(paused: boolean): Promise<void> {
-    for (const clock of this.#clocks.values()) await this.#saveClock({ ...clock, paused, updatedAt: this.#o.now() });
+    for (const clock of this.#clocks.values())
+      await this.#saveClock({ ...clock, paused, updatedAt: this.#o.now() });
   }
 
   /** New segment at tick 0, next generation, and a fresh attempt budget for the new episode. */
   async reset(): Promise<void> {
     const at = this.#o.now();
     for (const c of this.#clocks.values()) {
-      await this.#saveClock({ ...c, segment: c.segment + 1, tick: 0, generation: c.generation + 1, updatedAt: at });
+      await this.#saveClock({
+        ...c,
+        segment: c.segment + 1,
+        tick: 0,
+        generation: c.generation + 1,
+        updatedAt: at,
+      });
     }
     for (const record of this.#schedulers.values()) {
       if (!this.#leases.has(record.participantAddress)) continue;
@@ -161,10 +184,15 @@ export class ScheduleBook {
   async resumeParticipant(participantAddress: string): Promise<void> {
     const records = [...this.#schedulers.values()].filter((r) => r.participantAddress === participantAddress);
     if (records.length === 0 || !this.#leases.has(participantAddress)) {
-      throw new RuntimeError(RuntimeErrorCode.unknown_participant, `this manager does not schedule ${participantAddress}`);
+      throw new RuntimeError(
+        RuntimeErrorCode.unknown_participant,
+        `this manager does not schedule ${participantAddress}`,
+      );
     }
     const settled = await this.#o.store.listToolActions({ participantAddress, phase: "settled" });
-    const open = settled.filter((a) => a.settlement === "indeterminate" && a.resolution === undefined).map((a) => a.id);
+    const open = settled
+      .filter((a) => a.settlement === "indeterminate" && a.resolution === undefined)
+      .map((a) => a.id);
     if (open.length > 0) {
       throw new RuntimeError(
         RuntimeErrorCode.unresolved_indeterminate,

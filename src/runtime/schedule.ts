@@ -1,7 +1,11 @@
 import type { CompiledTemporalConstraint } from "../compiler/index.js";
 
 /** The outer action instance id: `<policy>:<participant>:<n>`, n from 0. */
-export function outerActionInstanceId(policyAddress: string, participantAddress: string, ordinal: number): string {
+export function outerActionInstanceId(
+  policyAddress: string,
+  participantAddress: string,
+  ordinal: number,
+): string {
   return `${policyAddress}:${participantAddress}:${ordinal}`;
 }
 

@@ -48,7 +48,11 @@ function resolveValue(value: unknown, port: InvocationToolActionPort): unknown {
   return match[2] ? `${String(base)}${match[2]}` : base;
 }
 
-function fill(template: Record<string, unknown>, overrides: Record<string, unknown>, port: InvocationToolActionPort) {
+function fill(
+  template: Record<string, unknown>,
+  overrides: Record<string, unknown>,
+  port: InvocationToolActionPort,
+) {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries({ ...template, ...overrides })) out[k] = resolveValue(v, port);
   return out;
@@ -84,7 +88,11 @@ class VectorRuntime extends ReferenceAutonomousParticipantRuntime {
     }
   }
 
-  override async modelAction(request: ParticipantActionRequest, snapshot: ParticipantSnapshot, ctx: { episodeId: string }): Promise<ParticipantActionResult> {
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    ctx: { episodeId: string },
+  ): Promise<ParticipantActionResult> {
     const port = this.port;
     assert.ok(port, "a port is attached before admitAction");
     for (const step of this.steps) {
@@ -100,7 +108,8 @@ class VectorRuntime extends ReferenceAutonomousParticipantRuntime {
     const where = `${step.op} ${step.call ?? ""}`;
     const label = step.call ?? "";
     const id = this.ids.get(label) ?? String(resolveValue(label, port));
-    const before = (await this.store.listToolActions({ invocationId: port.invocationActionInstanceId })).length;
+    const before = (await this.store.listToolActions({ invocationId: port.invocationActionInstanceId }))
+      .length;
     let got: string;
     if (step.op === "admit" || step.op === "admit_during_attachment") {
       const callId = resolveValue(label, port);
@@ -113,7 +122,8 @@ class VectorRuntime extends ReferenceAutonomousParticipantRuntime {
         if (!this.ids.has(label)) this.ids.set(label, decision.actionInstanceId);
       } else {
         got = decision.refusal;
-        const after = (await this.store.listToolActions({ invocationId: port.invocationActionInstanceId })).length;
+        const after = (await this.store.listToolActions({ invocationId: port.invocationActionInstanceId }))
+          .length;
         assert.equal(after, before, `${where}: a refusal leaves no record`);
         if (decision.refusal === "ledger_unavailable") this.onStoreWriteFailure();
       }
@@ -161,15 +171,21 @@ describe("conformance: port-vectors.json against the real RuntimeManager and por
       const faults = withWriteFaults(new MemoryControlPlaneStore());
       if (vector.setup?.store_write_fails) faults.failing.add("insertToolAction");
       let storeFailedOnce = false;
-      const runtime = new VectorRuntime(splitAt >= 0 ? steps.slice(0, splitAt + 1) : steps, faults.store, () => {
-        storeFailedOnce = true;
-      });
+      const runtime = new VectorRuntime(
+        splitAt >= 0 ? steps.slice(0, splitAt + 1) : steps,
+        faults.store,
+        () => {
+          storeFailedOnce = true;
+        },
+      );
       const manager = await RuntimeManager.open({
         model: exampleModel(),
         manifest: manifestFor(vector.setup),
         runtime,
         store: faults.store,
-        ...(vector.setup?.crossing_policy_installed ? { crossingPolicy: { name: "test-crossing-policy" } } : {}),
+        ...(vector.setup?.crossing_policy_installed
+          ? { crossingPolicy: { name: "test-crossing-policy" } }
+          : {}),
       });
       try {
         const { invocations } = await manager.step(1);
@@ -182,7 +198,9 @@ describe("conformance: port-vectors.json against the real RuntimeManager and por
         }
         if (vector.setup?.store_write_fails) {
           assert.ok(storeFailedOnce);
-          const records = await faults.store.listToolActions({ invocationId: port.invocationActionInstanceId });
+          const records = await faults.store.listToolActions({
+            invocationId: port.invocationActionInstanceId,
+          });
           assert.equal(records.length, 0, "no record exists after ledger_unavailable");
         }
         await checkThen(manager, port.invocationActionInstanceId, runtime.ids, vector.then);
@@ -200,7 +218,11 @@ describe("conformance: port-vectors.json against the real RuntimeManager and por
       attachInvocationToolActions(port: InvocationToolActionPort) {
         this.port = port;
       }
-      override async modelAction(r: ParticipantActionRequest, s: ParticipantSnapshot, c: { episodeId: string }) {
+      override async modelAction(
+        r: ParticipantActionRequest,
+        s: ParticipantSnapshot,
+        c: { episodeId: string },
+      ) {
         const port = this.port as InvocationToolActionPort;
         const request = fill(SPEC.request_template, { toolCallId: "a" }, port) as never;
         faults.failing.add("insertToolAction");
@@ -212,35 +234,58 @@ describe("conformance: port-vectors.json against the real RuntimeManager and por
         return this.nativeExecution(r, s, c.episodeId, { status: "succeeded" });
       }
     }
-    const manager = await RuntimeManager.open({ model: exampleModel(), manifest: exampleManifest(), runtime: new Retry(), store: faults.store });
+    const manager = await RuntimeManager.open({
+      model: exampleModel(),
+      manifest: exampleManifest(),
+      runtime: new Retry(),
+      store: faults.store,
+    });
     const { invocations } = await manager.step(1);
     assert.deepEqual(results, ["ledger_unavailable", `${invocations[0]?.invocationId}:tool=1`]);
     await manager.close();
   });
 });
 
-async function checkThen(manager: RuntimeManager, invocationId: string, ids: Map<string, string>, then: Record<string, any>) {
+async function checkThen(
+  manager: RuntimeManager,
+  invocationId: string,
+  ids: Map<string, string>,
+  then: Record<string, any>,
+) {
   const labelOf = (actionId: string) =>
     actionId === invocationId ? "outer" : ([...ids].find(([, v]) => v === actionId)?.[0] ?? actionId);
   const events = (await manager.history()).filter(
-    (e) => e.action_instance_id === invocationId || e.invocation_tool_context?.invocation_action_instance_id === invocationId,
+    (e) =>
+      e.action_instance_id === invocationId ||
+      e.invocation_tool_context?.invocation_action_instance_id === invocationId,
   );
   const attempted = events.filter((e) => e.event_type === "action_attempted");
   assert.equal(events.length, attempted.length * 3, "every action has exactly three events");
-  if (then.history) assert.deepEqual(attempted.map((e) => labelOf(e.action_instance_id)), then.history);
+  if (then.history)
+    assert.deepEqual(
+      attempted.map((e) => labelOf(e.action_instance_id)),
+      then.history,
+    );
   if (then.history_count !== undefined) assert.equal(attempted.length, then.history_count);
   for (const [label, settlement] of Object.entries(then.settlements ?? {})) {
     const op = await manager.getOperation(ids.get(label) ?? "?");
     assert.equal(op?.settlement, settlement, `settlement of ${label}`);
-    const observed = events.find((e) => e.action_instance_id === ids.get(label) && e.event_type === "observation_emitted");
+    const observed = events.find(
+      (e) => e.action_instance_id === ids.get(label) && e.event_type === "observation_emitted",
+    );
     assert.equal(observed?.invocation_tool_context?.settlement, settlement, `history settlement of ${label}`);
   }
   for (const [label, state] of Object.entries(then.operations ?? {})) {
     const op = await manager.getOperation(label === "outer" ? invocationId : (ids.get(label) ?? "?"));
     assert.equal(op?.state, state, `operation state of ${label}`);
   }
-  for (const [label, fields] of Object.entries(then.observation ?? {}) as [string, Record<string, string>][]) {
-    const observed = events.find((e) => e.action_instance_id === ids.get(label) && e.event_type === "observation_emitted");
+  for (const [label, fields] of Object.entries(then.observation ?? {}) as [
+    string,
+    Record<string, string>,
+  ][]) {
+    const observed = events.find(
+      (e) => e.action_instance_id === ids.get(label) && e.event_type === "observation_emitted",
+    );
     assert.equal(observed?.observation_status, fields.observation_status);
     assert.equal(observed?.action_result?.status, fields["action_result.status"]);
   }

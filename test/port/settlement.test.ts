@@ -17,7 +17,9 @@ const settled = (settlement: NonNullable<SettlementState["settlement"]>): Settle
   phase: "settled",
   settlement,
 });
-const SETTLED_STATES = (["succeeded", "failed", "partial_success", "withheld", "indeterminate"] as const).map(settled);
+const SETTLED_STATES = (["succeeded", "failed", "partial_success", "withheld", "indeterminate"] as const).map(
+  settled,
+);
 
 function label(event: SettlementEvent): string {
   return event.type === "complete" ? `complete(${event.status})` : event.type;
@@ -54,7 +56,10 @@ describe("settlement transition(state, event)", () => {
   it("never settles twice: every event after a settlement but close is a conflict", () => {
     for (const state of SETTLED_STATES) {
       const moves = EVENTS.filter((e) => e.type !== "close").map((e) => transition(state, e).ok);
-      assert.deepEqual(moves, moves.map(() => false));
+      assert.deepEqual(
+        moves,
+        moves.map(() => false),
+      );
     }
   });
 

@@ -40,7 +40,10 @@ export function registerOperationCommand(program: Command): void {
     if (options.json) return printJson(operationToWire(operation));
     const wire = operationToWire(operation);
     for (const [key, value] of Object.entries(wire)) {
-      if (value !== null) process.stdout.write(`${key.padEnd(11)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`);
+      if (value !== null)
+        process.stdout.write(
+          `${key.padEnd(11)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
+        );
     }
   });
 }

@@ -25,18 +25,23 @@ export function registerResolveCommand(program: Command): void {
       .requiredOption("--effect <effect>", "what happened: confirmed or absent", parseEffect)
       .option("--note <text>", "why you decided so", "")
       .option("--json", "print the resolved operation as JSON"),
-  ).action(async (id: string, options: { store: string; effect: ToolActionResolution; note: string; json?: boolean }) => {
-    try {
-      const operation = await withStore(options.store, (store) =>
-        resolveToolAction(store, id, { resolution: options.effect, note: options.note }),
-      );
-      if (options.json) return printJson(operationToWire(operation));
-      process.stdout.write(`resolved ${id}: ${options.effect}\n`);
-    } catch (error) {
-      if (!(error instanceof ResolutionError)) throw error;
-      if (options.json) printJson({ error: error.code, message: error.message });
-      else process.stderr.write(`raes: ${error.code}: ${error.message}\n`);
-      process.exitCode = ExitCode.findings;
-    }
-  });
+  ).action(
+    async (
+      id: string,
+      options: { store: string; effect: ToolActionResolution; note: string; json?: boolean },
+    ) => {
+      try {
+        const operation = await withStore(options.store, (store) =>
+          resolveToolAction(store, id, { resolution: options.effect, note: options.note }),
+        );
+        if (options.json) return printJson(operationToWire(operation));
+        process.stdout.write(`resolved ${id}: ${options.effect}\n`);
+      } catch (error) {
+        if (!(error instanceof ResolutionError)) throw error;
+        if (options.json) printJson({ error: error.code, message: error.message });
+        else process.stderr.write(`raes: ${error.code}: ${error.message}\n`);
+        process.exitCode = ExitCode.findings;
+      }
+    },
+  );
 }

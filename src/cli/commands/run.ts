@@ -31,7 +31,8 @@ function fail(message: string): void {
 function compile(path: string): RuntimeModel | undefined {
   const { scenario, diagnostics } = loadScenario(path);
   const errors = diagnostics.filter((d) => d.severity === "error");
-  for (const d of errors) process.stderr.write(`${path}:${d.line}:${d.column}: error ${d.code} ${d.message}\n`);
+  for (const d of errors)
+    process.stderr.write(`${path}:${d.line}:${d.column}: error ${d.code} ${d.message}\n`);
   return errors.length > 0 || !scenario ? undefined : compileScenario(scenario);
 }
 
@@ -50,7 +51,8 @@ export function registerRunCommand(program: Command): void {
     if (!model) return fail("the scenario has errors");
     const manifest = JSON.parse(readFileSync(options.manifest, "utf8")) as unknown;
     const check = checkManifest(manifest, model);
-    for (const d of check.diagnostics) process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
+    for (const d of check.diagnostics)
+      process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
     if (!check.ok) return fail("the manifest has errors");
     const runtime = await loadRuntimeModule(options.runtime);
     const progress = new RunProgress({
@@ -84,19 +86,25 @@ export function registerRunCommand(program: Command): void {
     }
     const stopped = manager.schedulers().filter((s) => s.lifecycle === "stopped");
     const unresolved = await manager.store.listToolActions({ phase: "settled" });
-    const indeterminate = unresolved.filter((a) => a.settlement === "indeterminate" && !a.resolution).map((a) => a.id);
+    const indeterminate = unresolved
+      .filter((a) => a.settlement === "indeterminate" && !a.resolution)
+      .map((a) => a.id);
     await manager.close();
     const summary = {
       ...progress.toJSON(),
       stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
-      resolve: indeterminate.map((id) => `raes resolve ${id} --effect confirmed|absent --store ${options.store}`),
+      resolve: indeterminate.map(
+        (id) => `raes resolve ${id} --effect confirmed|absent --store ${options.store}`,
+      ),
     };
     if (options.json) printJson(summary);
     else {
       process.stdout.write(`${progress.line()}\n`);
-      for (const s of stopped) process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
+      for (const s of stopped)
+        process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
       for (const command of summary.resolve) process.stdout.write(`resolve with: ${command}\n`);
     }
-    if (stopped.some((s) => s.stopReason === "tool_action_indeterminate")) process.exitCode = ExitCode.findings;
+    if (stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
+      process.exitCode = ExitCode.findings;
   });
 }

@@ -1,0 +1,73 @@
+import {
+  type InvocationToolActionPort,
+  type NativeOutcome,
+  type ParticipantActionRequest,
+  type ParticipantActionResult,
+  type ParticipantSnapshot,
+  ReferenceAutonomousParticipantRuntime,
+} from "../../src/index.js";
+import { EXAMPLE } from "../helpers/example.js";
+
+/** A harness that records what the manager handed it and answers with a fixed outcome. */
+export class RecordingRuntime extends ReferenceAutonomousParticipantRuntime {
+  readonly requests: ParticipantActionRequest[] = [];
+  readonly snapshots: ParticipantSnapshot[] = [];
+  readonly attached: InvocationToolActionPort[] = [];
+  outcome: NativeOutcome = { status: "succeeded" };
+  toolCallsPerInvocation = 0;
+
+  attachInvocationToolActions(port: InvocationToolActionPort): void {
+    this.attached.push(port);
+  }
+
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    { episodeId }: { episodeId: string },
+  ): Promise<ParticipantActionResult> {
+    this.requests.push(request);
+    this.snapshots.push(snapshot);
+    const port = this.attached.find((p) => p.invocationActionInstanceId === request.actionInstanceId);
+    for (let i = 0; port && i < this.toolCallsPerInvocation; i += 1) await oneToolCall(port, `call-${i}`);
+    return this.nativeExecution(request, snapshot, episodeId, this.outcome);
+  }
+}
+
+/** Admits, dispatches and completes one tool call on the example's portal affordance. */
+export async function oneToolCall(port: InvocationToolActionPort, toolCallId: string): Promise<string> {
+  const decision = await port.admit({
+    toolCallId,
+    invocationActionInstanceId: port.invocationActionInstanceId,
+    participantAddress: port.participantAddress,
+    episodeId: port.episodeId,
+    participantImplementationRef: port.participantImplementationRef,
+    toolAffordanceAddress: EXAMPLE.affordance,
+    actionContractAddress: EXAMPLE.action,
+    observationBoundaryAddress: EXAMPLE.boundary,
+    targetAddresses: [EXAMPLE.portal],
+    executionScopeRef: port.executionScopeRef,
+    executionGeneration: port.executionGeneration,
+  });
+  if (!decision.admitted) throw new Error(`refused: ${decision.refusal}`);
+  const receipt = await port.dispatch(decision.actionInstanceId);
+  if (!receipt.accepted) throw new Error(`not dispatched: ${receipt.refusal}`);
+  const ack = await port.complete(decision.actionInstanceId, {
+    status: "succeeded",
+    participantAddress: port.participantAddress,
+    episodeId: port.episodeId,
+    actionInstanceId: decision.actionInstanceId,
+    actionContractAddress: EXAMPLE.action,
+    observationPoint: port.observationPoint,
+  });
+  if (!ack.ok) throw new Error(`not completed: ${ack.refusal}`);
+  return decision.actionInstanceId;
+}
+
+/** A runtime whose admitAction returns whatever the test says, to probe result validation. */
+export class ScriptedResultRuntime {
+  constructor(private readonly answer: (request: ParticipantActionRequest) => unknown) {}
+  attachInvocationToolActions(): void {}
+  async admitAction(request: ParticipantActionRequest): Promise<ParticipantActionResult> {
+    return this.answer(request) as ParticipantActionResult;
+  }
+}

@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type ParticipantActionRequest, RuntimeManager } from "../../src/index.js";
+import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
+import { RecordingRuntime, ScriptedResultRuntime } from "./harnesses.js";
+
+const valid = (r: ParticipantActionRequest) => ({
+  status: "succeeded",
+  participantAddress: r.participantAddress,
+  episodeId: r.episodeId,
+  actionInstanceId: r.actionInstanceId,
+  actionContractAddress: r.actionContractAddress,
+  observationPoint: r.observationPoint,
+  postStateDigest: "sha256:abc",
+});
+
+const INVALID: Record<string, (r: ParticipantActionRequest) => unknown> = {
+  "wrong participant": (r) => ({ ...valid(r), participantAddress: "participant.behavior.other" }),
+  "wrong action instance": (r) => ({ ...valid(r), actionInstanceId: `${r.actionInstanceId}x` }),
+  "wrong observation point": (r) => ({ ...valid(r), observationPoint: "time.clock.x@segment=0,tick=0" }),
+  "status of the wrong type": (r) => ({ ...valid(r), status: 1 }),
+  "status unknown": (r) => ({ ...valid(r), status: "unknown" }),
+  "no post-state digest": (r) => ({ ...valid(r), postStateDigest: "" }),
+  "hidden evidence": (r) => ({ ...valid(r), evidenceRefs: ["content.evaluator-notes"] }),
+  "not an object": () => "done",
+  throws: () => {
+    throw new Error("boom");
+  },
+};
+
+describe("outer results", () => {
+  for (const [name, answer] of Object.entries(INVALID)) {
+    it(`${name}: commits no history, consumes the attempt, stops the scheduler (failure_policy stop)`, async () => {
+      const manager = await RuntimeManager.open({
+        model: modelWithAttempts(10),
+        manifest: exampleManifest(),
+        runtime: new ScriptedResultRuntime(answer),
+      });
+      const { invocations } = await manager.step(3);
+      assert.equal(invocations.length, 1, "the stopped scheduler runs nothing more");
+      const id = invocations[0]?.invocationId ?? "";
+      assert.equal((await manager.getOperation(id))?.state, "failed");
+      assert.equal((await manager.history()).length, 0);
+      const [scheduler] = manager.schedulers();
+      assert.deepEqual(
+        [scheduler?.lifecycle, scheduler?.stopReason, scheduler?.attempts],
+        ["stopped", "failure_policy", 1],
+      );
+      await manager.resumeParticipant(EXAMPLE.participant);
+      const resumed = await manager.step(1);
+      assert.equal(
+        resumed.invocations[0]?.invocationId,
+        `${id.slice(0, -1)}1`,
+        "the next attempt gets the next ordinal",
+      );
+      await manager.close();
+    });
+  }
+
+  it("a valid failed outcome is recorded with its failure class and stops under failure_policy stop", async () => {
+    const runtime = new RecordingRuntime();
+    runtime.outcome = {
+      status: "failed",
+      failureClass: "target_unavailable",
+      evidenceRefs: ["content.participant-observation"],
+    };
+    const manager = await RuntimeManager.open({
+      model: modelWithAttempts(10),
+      manifest: exampleManifest(),
+      runtime,
+    });
+    await manager.step(4);
+    const events = await manager.history();
+    assert.equal(events.length, 3);
+    assert.deepEqual(events[2]?.action_result, {
+      status: "failed",
+      failure_class: "target_unavailable",
+      evidence_refs: ["content.participant-observation"],
+    });
+    assert.equal(manager.schedulers()[0]?.lifecycle, "stopped");
+    await manager.close();
+  });
+
+  it("with failure_policy continue, a failed invocation does not stop the scheduler", async () => {
+    const base = modelWithAttempts(10);
+    const policies = Object.fromEntries(
+      Object.entries(base.autonomousPolicies).map(([k, p]) => [k, { ...p, failurePolicy: "continue" }]),
+    );
+    const manager = await RuntimeManager.open({
+      model: { ...base, autonomousPolicies: policies },
+      manifest: exampleManifest(),
+      runtime: new ScriptedResultRuntime(() => "invalid"),
+    });
+    const { invocations } = await manager.step(3);
+    assert.deepEqual(
+      invocations.map((i) => i.state),
+      ["failed", "failed", "failed"],
+    );
+    assert.equal(manager.schedulers()[0]?.lifecycle, "running");
+    await manager.close();
+  });
+});
