@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import { ROOT } from "../helpers/example.js";
+
+const DIST = join(ROOT, "dist", "index.js");
+
+/** Names DESIGN.md §7 makes binding, plus the const objects of codes and statuses. */
+const REQUIRED = [
+  "loadScenario",
+  "compileScenario",
+  "checkManifest",
+  "RuntimeManager",
+  "ReferenceAutonomousParticipantRuntime",
+  "openControlPlaneStore",
+  "getParticipantHistoryView",
+  "resolveToolAction",
+  "exposeToolActionPort",
+  "serveToolActionPort",
+  "connectToolActionPort",
+  "ParticipantToolActionRefusal",
+  "ToolActionSettlement",
+  "OperationState",
+  "OperationKind",
+  "SchedulerLifecycle",
+  "ParticipantActionStatus",
+];
+
+describe("the built package", () => {
+  it("is built (npm test runs the build first)", () => assert.ok(existsSync(DIST), `${DIST} is missing`));
+
+  it("exports every public name through the package's own exports map, named only", async () => {
+    const byName = await import("raes-ts");
+    const byPath = await import(pathToFileURL(DIST).href);
+    assert.deepEqual(Object.keys(byName).sort(), Object.keys(byPath).sort());
+    assert.equal("default" in byPath, false, "no default export");
+    for (const name of REQUIRED) assert.ok(name in byPath, `missing export ${name}`);
+  });
+
+  it("refusal codes are the fixed strings of DESIGN.md §5", async () => {
+    const { ParticipantToolActionRefusal } = await import(pathToFileURL(DIST).href);
+    assert.deepEqual(Object.values(ParticipantToolActionRefusal).sort(), [
+      "action_limit_exhausted",
+      "affordance_unbound",
+      "ambiguous_execution_offer",
+      "boundary_outside_binding",
+      "concurrency_limit_exhausted",
+      "crossing_policy_installed",
+      "generation_mismatch",
+      "identity_mismatch",
+      "invocation_closed",
+      "invocation_inactive",
+      "ledger_unavailable",
+      "no_execution_offer",
+      "outcome_invalid",
+      "policy_profile_unsupported",
+      "request_conflict",
+      "request_invalid",
+      "shared_time_bound",
+      "state_conflict",
+      "target_outside_binding",
+      "unknown_action",
+    ]);
+  });
+});
