@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { ROOT } from "../helpers/example.js";
+
+const MAIN = join(ROOT, "src", "cli", "main.ts");
+const MAP = join(ROOT, "test", "mcp", "fixtures", "map.yaml");
+
+interface Outcome {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function raes(args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding("utf8").on("data", (c: string) => {
+      stderr += c;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("raes mcp-gateway command line", () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "raes-gwcli-"));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("documents itself, its map file and its exit codes in --help", async () => {
+    const { code, stdout } = await raes(["mcp-gateway", "--help"]);
+    assert.equal(code, 0);
+    assert.match(stdout, /--port-socket <path>/);
+    assert.match(stdout, /--map <file>/);
+    assert.match(stdout, /--timeout-ms <ms>/);
+    assert.match(stdout, /RAES_PORT_TOKEN/);
+    assert.match(stdout, /Exit codes:/);
+    assert.match(stdout, /tool_affordance:/);
+  });
+
+  it("exits 2 on usage errors, writing nothing on stdout, the MCP channel", async () => {
+    const badMap = join(dir, "bad.yaml");
+    writeFileSync(badMap, "tools:\n  probe_login:\n    targets: []\n");
+    const token = { RAES_PORT_TOKEN: "t" };
+    const socket = join(dir, "none.sock");
+    const cases = await Promise.all([
+      raes(["mcp-gateway", "--map", MAP, "--", "node", "x.js"], token),
+      raes(["mcp-gateway", "--port-socket", socket, "--", "node", "x.js"], token),
+      raes(["mcp-gateway", "--port-socket", socket, "--map", MAP], token),
+      raes(["mcp-gateway", "--port-socket", socket, "--map", MAP, "--timeout-ms", "0", "--", "node"], token),
+      raes(["mcp-gateway", "--port-socket", socket, "--map", MAP, "--", "node", "x.js"]),
+      raes(["mcp-gateway", "--port-socket", socket, "--map", badMap, "--", "node", "x.js"], token),
+      raes(["mcp-gateway", "--port-socket", socket, "--map", join(dir, "missing.yaml"), "--", "node"], token),
+    ]);
+    for (const outcome of cases) {
+      assert.equal(outcome.code, 2, outcome.stderr);
+      assert.equal(outcome.stdout, "");
+    }
+    assert.match(cases[0]?.stderr ?? "", /--port-socket/);
+    assert.match(cases[1]?.stderr ?? "", /--map/);
+    assert.match(cases[2]?.stderr ?? "", /upstream/);
+    assert.match(cases[3]?.stderr ?? "", /--timeout-ms/);
+    assert.match(cases[4]?.stderr ?? "", /RAES_PORT_TOKEN is not set/);
+    assert.match(
+      cases[5]?.stderr ?? "",
+      /bad\.yaml:2:3: mcp-map\.field-missing tools\.probe_login\.tool_affordance/,
+    );
+    assert.match(
+      cases[5]?.stderr ?? "",
+      /bad\.yaml:3:14: mcp-map\.field-invalid tools\.probe_login\.targets/,
+    );
+    assert.match(cases[6]?.stderr ?? "", /mcp-map\.unreadable/);
+  });
+
+  it("exits 1 when the port cannot be reached", async () => {
+    const outcome = await raes(
+      ["mcp-gateway", "--port-socket", join(dir, "none.sock"), "--map", MAP, "--", "node", "x.js"],
+      { RAES_PORT_TOKEN: "t" },
+    );
+    assert.equal(outcome.code, 1);
+    assert.equal(outcome.stdout, "");
+    assert.match(outcome.stderr, /cannot reach the tool-action port/);
+  });
+});

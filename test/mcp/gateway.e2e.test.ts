@@ -1,0 +1,233 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import {
+  type InvocationToolActionPort,
+  type ParticipantActionRequest,
+  type ParticipantActionResult,
+  type ParticipantSnapshot,
+  ReferenceAutonomousParticipantRuntime,
+  RuntimeManager,
+  serveToolActionPort,
+} from "../../src/index.js";
+import { exampleManifest, exampleModel, ROOT } from "../helpers/example.js";
+
+const TSX = import.meta.resolve("tsx");
+const FIXTURES = join(ROOT, "test", "mcp", "fixtures");
+const node = (file: string) => [process.execPath, "--import", TSX, file];
+
+interface CallReport {
+  readonly label: string;
+  readonly isError: boolean;
+  readonly code: string | null;
+  readonly action: string | null;
+  readonly text: string;
+  readonly rpcError?: string;
+}
+
+interface AgentReport {
+  readonly tools: readonly string[];
+  readonly calls: readonly CallReport[];
+}
+
+function run(
+  argv: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const [command, ...args] = argv;
+    const child = spawn(command as string, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout }));
+  });
+}
+
+/** Serves each invocation's port on a private socket and runs the test agent against `raes mcp-gateway`. */
+class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
+  readonly #ports = new Map<string, InvocationToolActionPort>();
+  readonly reports: AgentReport[] = [];
+
+  constructor(private readonly dir: string) {
+    super();
+  }
+
+  attachInvocationToolActions(port: InvocationToolActionPort): void {
+    this.#ports.set(port.invocationActionInstanceId, port);
+  }
+
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    { episodeId }: { episodeId: string },
+  ): Promise<ParticipantActionResult> {
+    const port = this.#ports.get(request.actionInstanceId);
+    this.#ports.delete(request.actionInstanceId);
+    assert.ok(port, "the manager attached a port");
+    const served = await serveToolActionPort(port, { socketPath: join(this.dir, "port.sock") });
+    try {
+      const gateway = [
+        ...node(join(ROOT, "src", "cli", "main.ts")),
+        "mcp-gateway",
+        "--port-socket",
+        served.socketPath,
+        "--map",
+        join(FIXTURES, "map.yaml"),
+        "--timeout-ms",
+        "2000",
+        "--",
+        ...node(join(FIXTURES, "upstream-server.ts")),
+      ];
+      const { code, stdout } = await run(node(join(FIXTURES, "agent.ts")), {
+        PATH: process.env.PATH ?? "",
+        GATEWAY_COMMAND: JSON.stringify(gateway),
+        RAES_PORT_TOKEN: served.token,
+        UPSTREAM_COUNT_FILE: join(this.dir, "upstream-calls.txt"),
+      });
+      assert.equal(code, 0, "the agent exits cleanly");
+      this.reports.push(JSON.parse(stdout) as AgentReport);
+    } finally {
+      await served.close();
+    }
+    return this.nativeExecution(request, snapshot, episodeId, { status: "partial_success" });
+  }
+}
+
+describe("raes mcp-gateway between a real MCP client and a real upstream MCP server", () => {
+  let dir: string;
+  let harness: GatewayHarness;
+  let manager: RuntimeManager;
+  let report: AgentReport;
+  let calls: Map<string, CallReport>;
+  let upstreamCalls: string[];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "raes-gw-"));
+    harness = new GatewayHarness(dir);
+    manager = await RuntimeManager.open({
+      model: exampleModel(),
+      manifest: exampleManifest(),
+      runtime: harness,
+      store: `sqlite:${join(dir, "control-plane.db")}`,
+    });
+    const step = await manager.step(1);
+    assert.equal(step.invocations.length, 1);
+    report = harness.reports[0] as AgentReport;
+    calls = new Map(report.calls.map((c) => [c.label, c]));
+    upstreamCalls = readFileSync(join(dir, "upstream-calls.txt"), "utf8").split("\n").filter(Boolean);
+  });
+
+  after(async () => {
+    await manager?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = (label: string): CallReport => {
+    const found = calls.get(label);
+    assert.ok(found, `the agent reported ${label}`);
+    return found;
+  };
+
+  it("lists only the mapped tools the upstream has", () => {
+    assert.deepEqual(report.tools, ["crash", "echo", "fail", "stall", "write_db"]);
+  });
+
+  it("forwards each admitted call to the upstream exactly once, and never a refused one", () => {
+    const tally = (name: string) => upstreamCalls.filter((n) => n === name).length;
+    assert.deepEqual(
+      { echo: tally("echo"), fail: tally("fail"), stall: tally("stall"), crash: tally("crash") },
+      { echo: 3, fail: 1, stall: 1, crash: 1 },
+    );
+    assert.equal(tally("write_db"), 0);
+    assert.equal(tally("hidden_tool"), 0);
+    assert.equal(upstreamCalls.length, 6);
+  });
+
+  it("returns upstream results unchanged and completes them (isError → failed)", () => {
+    assert.deepEqual(get("echo"), {
+      label: "echo",
+      isError: false,
+      code: null,
+      action: null,
+      text: "echo #1: one",
+    });
+    assert.deepEqual(get("fail"), {
+      label: "fail",
+      isError: true,
+      code: null,
+      action: null,
+      text: "the tool failed",
+    });
+  });
+
+  it("refuses through the port with the refusal code, and hides and refuses unmapped tools", () => {
+    assert.equal(get("outside").code, "target_outside_binding");
+    assert.match(get("outside").text, /target_outside_binding/);
+    assert.equal(get("unmapped").code, "tool_not_mapped");
+    assert.match(get("unmapped").text, /tool_not_mapped/);
+    assert.equal(get("ghost").code, "tool_not_available");
+  });
+
+  it("answers a retried request id from the original decision without a second upstream call", () => {
+    assert.equal(get("retry-seq-1").text, "echo #2: two");
+    assert.deepEqual({ ...get("retry-seq-2"), label: "" }, { ...get("retry-seq-1"), label: "" });
+    assert.equal(get("retry-par-1").text, "echo #3: three");
+    assert.deepEqual({ ...get("retry-par-2"), label: "" }, { ...get("retry-par-1"), label: "" });
+    assert.equal(get("reused-id").code, "request_conflict");
+  });
+
+  it("reports an upstream timeout and an upstream crash as indeterminate, then admits nothing more", () => {
+    assert.equal(get("stall").code, "upstream_timeout");
+    assert.equal(get("crash").code, "upstream_lost");
+    assert.equal(get("after-crash").code, "upstream_unavailable");
+  });
+
+  it("records one tool action per admitted call, with matching operations and history", async () => {
+    const actions = await manager.store.listToolActions({});
+    const bySettlement = (s: string) => actions.filter((a) => a.settlement === s).length;
+    assert.equal(actions.length, 6);
+    assert.deepEqual(
+      {
+        succeeded: bySettlement("succeeded"),
+        failed: bySettlement("failed"),
+        indeterminate: bySettlement("indeterminate"),
+      },
+      { succeeded: 3, failed: 1, indeterminate: 2 },
+    );
+    for (const [label, state] of [
+      ["stall", "indeterminate"],
+      ["crash", "indeterminate"],
+    ] as const) {
+      const operation = await manager.getOperation(get(label).action as string);
+      assert.equal(operation?.state, state);
+      assert.equal(operation?.kind, "tool_action");
+    }
+    for (const action of actions) {
+      const operation = await manager.getOperation(action.id);
+      assert.equal(operation?.parentId, action.invocationId);
+      assert.equal(operation?.settlement, action.settlement);
+    }
+    const events = await manager.history();
+    const toolEvents = events.filter((e) => e.invocation_tool_context !== undefined);
+    assert.equal(toolEvents.length, 6 * 3);
+    assert.equal(events.length, 6 * 3 + 3);
+    const attempted = toolEvents.filter((e) => e.event_type === "action_attempted");
+    assert.deepEqual(
+      attempted.map((e) => e.invocation_tool_context?.settlement),
+      ["succeeded", "failed", "succeeded", "succeeded", "indeterminate", "indeterminate"],
+    );
+    assert.deepEqual(
+      attempted.map((e) => e.invocation_tool_context?.admission_ordinal),
+      [1, 2, 3, 4, 5, 6],
+    );
+    const scheduler = manager.schedulers()[0];
+    assert.equal(scheduler?.lifecycle, "stopped");
+    assert.equal(scheduler?.stopReason, "tool_action_indeterminate");
+  });
+});
