@@ -1,0 +1,186 @@
+import type { HistoryEvent } from "../history/types.js";
+import type { Operation } from "../operations/types.js";
+import { escapeHtml, shellWord } from "./html-timeline-escape.js";
+import {
+  needsResolution,
+  observationOf,
+  SETTLEMENTS,
+  settlementOf,
+  type TimelineInvocation,
+  type TimelineToolAction,
+} from "./html-timeline-model.js";
+
+/** Inert detail panels, each in a `<template>` the page script shows on click. */
+export class DetailPanels {
+  readonly #templates: string[] = [];
+
+  /** Stores one panel's HTML and returns the element id that shows it. */
+  add(html: string): string {
+    const id = `detail-${this.#templates.length + 1}`;
+    this.#templates.push(`<template id="${id}">${html}</template>`);
+    return id;
+  }
+
+  /** All stored templates. */
+  html(): string {
+    return this.#templates.join("\n");
+  }
+}
+
+type Row = readonly [field: string, value: unknown];
+
+/** The command an operator runs to resolve an indeterminate tool action. */
+export function resolveCommand(id: string): string {
+  return `raes resolve ${shellWord(id)} --effect confirmed|absent`;
+}
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+}
+
+function formatValue(value: unknown): string {
+  if (Array.isArray(value)) return value.map((item) => escapeHtml(item)).join("<br>");
+  return escapeHtml(value);
+}
+
+function fields(rows: readonly Row[]): string {
+  const items = rows
+    .filter(([, value]) => present(value))
+    .map(
+      ([field, value]) =>
+        `<dt>${escapeHtml(field)}</dt><dd data-field="${escapeHtml(field)}"><code>${formatValue(value)}</code></dd>`,
+    );
+  return `<dl class="fields">${items.join("")}</dl>`;
+}
+
+function section(title: string, body: string): string {
+  return `<section class="detail-section"><h4>${escapeHtml(title)}</h4>${body}</section>`;
+}
+
+function eventRows(events: readonly HistoryEvent[]): Row[] {
+  return events.map((event) => [
+    `#${event.sequence}`,
+    `${event.event_type} · ${event.lifecycle_phase} · ${event.timestamp}`,
+  ]);
+}
+
+function outcomeRows(events: readonly HistoryEvent[]): Row[] {
+  const observed = observationOf(events);
+  const result = observed?.action_result;
+  return [
+    ["observation_status", observed?.observation_status],
+    ["action_result.status", result?.status],
+    ["action_result.failure_class", result?.failure_class],
+    ["action_result.evidence_refs", result?.evidence_refs],
+  ];
+}
+
+function addressRows(event: HistoryEvent | undefined): Row[] {
+  return [
+    ["action_contract_address", event?.action_contract_address],
+    ["observation_boundary_address", event?.observation_boundary_address],
+    ["episode_id", event?.episode_id],
+    ["observation_point", event?.observation_point],
+    ["actor_provenance", event?.actor_provenance],
+    ["post_state_digest", event?.post_state_digest],
+  ];
+}
+
+function operationSection(operation: Operation | undefined): string {
+  if (!operation) return section("Operation", `<p class="muted">No operation with this id in the store.</p>`);
+  const resolution = operation.resolution;
+  return section(
+    "Operation",
+    fields([
+      ["state", operation.state],
+      ["settlement", operation.settlement],
+      ["resolution", resolution?.resolution],
+      ["resolution.note", resolution?.note || undefined],
+      ["resolution.resolved_at", resolution?.resolvedAt],
+      ["updated_at", operation.updatedAt],
+    ]),
+  );
+}
+
+/** The resolution notice of an indeterminate action, empty for any other settlement. */
+export function resolutionNotice(action: TimelineToolAction): string {
+  if (settlementOf(action) !== "indeterminate") return "";
+  const resolution = action.operation?.resolution;
+  if (resolution) {
+    const note = resolution.note ? ` — “${escapeHtml(resolution.note)}”` : "";
+    return `<p class="notice resolved" data-resolution="${escapeHtml(resolution.resolution)}">Resolved as <strong>${escapeHtml(resolution.resolution)}</strong> at ${escapeHtml(resolution.resolvedAt)}${note}. The effect was never repeated.</p>`;
+  }
+  return `<div class="notice unresolved" data-resolution="none"><p>Effects unknown: an operator must decide. The effect is never repeated.</p><code class="command">${escapeHtml(resolveCommand(action.id))}</code></div>`;
+}
+
+function pill(settlement: string): string {
+  return `<span class="pill s-${escapeHtml(settlementClass(settlement))}">${escapeHtml(settlement)}</span>`;
+}
+
+/** The CSS class suffix of a settlement; unknown values share one neutral colour. */
+export function settlementClass(settlement: string): string {
+  return (SETTLEMENTS as readonly string[]).includes(settlement) ? settlement : "other";
+}
+
+/** The details panel of one tool action of the invocation shown at `position`. */
+export function toolActionDetail(action: TimelineToolAction, position: number): string {
+  const context = Object.entries(action.context) as Row[];
+  const unresolved = needsResolution(action) ? " data-needs-resolution" : "";
+  return [
+    `<article class="detail" data-detail-tool-action="${escapeHtml(action.id)}"${unresolved}>`,
+    `<header class="detail-head"><h3>Tool action #${escapeHtml(action.context.admission_ordinal)} of invocation ${position}</h3>${pill(settlementOf(action))}</header>`,
+    `<p class="detail-id"><code>${escapeHtml(action.id)}</code></p>`,
+    resolutionNotice(action),
+    section("invocation_tool_context", fields(context)),
+    section("Outcome", fields(outcomeRows(action.events))),
+    operationSection(action.operation),
+    section("Action", fields(addressRows(action.events[0]))),
+    section("Events", fields(eventRows(action.events))),
+    "</article>",
+  ].join("");
+}
+
+/** What an invocation's status reads as, and its machine-readable key. */
+export function invocationStatus(invocation: TimelineInvocation): { key: string; label: string } {
+  const observed = observationOf(invocation.outerEvents);
+  if (!observed) return { key: "no_outer_triple", label: "failed: attempt consumed, no outer triple" };
+  const status = observed.action_result?.status ?? "unknown";
+  const failure = observed.action_result?.failure_class;
+  return { key: status, label: failure ? `${status} (${failure})` : status };
+}
+
+/** The details panel of one outer invocation. */
+export function invocationDetail(invocation: TimelineInvocation, position: number): string {
+  const status = invocationStatus(invocation);
+  const first = invocation.outerEvents[0] ?? invocation.toolActions[0]?.events[0];
+  const outer = invocation.outerEvents.length > 0;
+  const missing = outer
+    ? ""
+    : `<p class="notice failed">The harness raised or returned an invalid result: its tool history committed, the outer attempt was consumed and no outer triple was written.</p>`;
+  const tools = invocation.toolActions.map(
+    (action): Row => [
+      `#${action.context.admission_ordinal}`,
+      `${action.context.tool_call_id} · ${settlementOf(action)}`,
+    ],
+  );
+  return [
+    `<article class="detail" data-detail-invocation="${escapeHtml(invocation.id)}">`,
+    `<header class="detail-head"><h3>Invocation ${position}</h3><span class="pill st-${escapeHtml(statusClass(status.key))}">${escapeHtml(status.label)}</span></header>`,
+    `<p class="detail-id"><code>${escapeHtml(invocation.id)}</code></p>`,
+    outer ? section("Outcome", fields(outcomeRows(invocation.outerEvents))) : missing,
+    operationSection(invocation.operation),
+    section(
+      "Tool actions in admission order",
+      tools.length > 0 ? fields(tools) : `<p class="muted">None.</p>`,
+    ),
+    section("Invocation", fields(outer ? addressRows(first) : [["episode_id", invocation.episodeId]])),
+    outer ? section("Events", fields(eventRows(invocation.outerEvents))) : "",
+    "</article>",
+  ].join("");
+}
+
+/** The CSS class suffix of an invocation status key. */
+export function statusClass(key: string): string {
+  if (key === "no_outer_triple") return "failed";
+  return ["succeeded", "failed", "partial_success"].includes(key) ? key : "other";
+}

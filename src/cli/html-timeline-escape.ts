@@ -1,0 +1,18 @@
+const ENTITIES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** Escapes text for HTML content and double- or single-quoted attribute values. */
+export function escapeHtml(value: unknown): string {
+  return String(value).replace(/[&<>"']/g, (character) => ENTITIES[character] ?? character);
+}
+
+/** Quotes a word for a POSIX shell only when it needs it, so copied commands run as shown. */
+export function shellWord(value: string): string {
+  if (/^[\w.:=/@+,%-]+$/.test(value)) return value;
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}

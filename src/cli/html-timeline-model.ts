@@ -1,0 +1,164 @@
+import type { HistoryEvent, InvocationToolContext } from "../history/types.js";
+import type { Operation } from "../operations/types.js";
+
+/** A participant's scheduler as the timeline shows it. */
+export interface TimelineScheduler {
+  readonly participantAddress: string;
+  readonly lifecycle: string;
+  readonly stopReason?: string;
+}
+
+/** One tool action: its triple, its context and its operation. */
+export interface TimelineToolAction {
+  readonly id: string;
+  readonly context: InvocationToolContext;
+  readonly events: HistoryEvent[];
+  readonly operation: Operation | undefined;
+}
+
+/** One outer invocation with its tool actions in admission order. */
+export interface TimelineInvocation {
+  readonly id: string;
+  readonly episodeId: string;
+  readonly firstSequence: number;
+  readonly toolActions: TimelineToolAction[];
+  /** The outer triple; empty when the attempt was consumed without one. */
+  readonly outerEvents: HistoryEvent[];
+  readonly operation: Operation | undefined;
+}
+
+/** One participant's part of the page. */
+export interface TimelineParticipant {
+  readonly address: string;
+  readonly invocations: TimelineInvocation[];
+  readonly schedulers: TimelineScheduler[];
+}
+
+/** Everything the page shows, grouped. */
+export interface Timeline {
+  readonly participants: TimelineParticipant[];
+  readonly events: HistoryEvent[];
+}
+
+/** The settlements the page has a colour for. */
+export const SETTLEMENTS = ["succeeded", "failed", "partial_success", "withheld", "indeterminate"] as const;
+
+interface InvocationDraft {
+  readonly participantAddress: string;
+  readonly invocation: TimelineInvocation;
+  readonly toolActions: Map<string, TimelineToolAction>;
+}
+
+function invocationFor(
+  drafts: Map<string, InvocationDraft>,
+  event: HistoryEvent,
+  invocationId: string,
+  operations: ReadonlyMap<string, Operation>,
+): InvocationDraft {
+  // Ids are only unique per participant, so the participant is part of the key.
+  const key = JSON.stringify([event.participant_address, invocationId]);
+  let draft = drafts.get(key);
+  if (!draft) {
+    draft = {
+      participantAddress: event.participant_address,
+      invocation: {
+        id: invocationId,
+        episodeId: event.episode_id,
+        firstSequence: event.sequence,
+        toolActions: [],
+        outerEvents: [],
+        operation: operations.get(invocationId),
+      },
+      toolActions: new Map(),
+    };
+    drafts.set(key, draft);
+  }
+  return draft;
+}
+
+function addToolEvent(
+  draft: InvocationDraft,
+  event: HistoryEvent,
+  context: InvocationToolContext,
+  operations: ReadonlyMap<string, Operation>,
+): void {
+  let action = draft.toolActions.get(event.action_instance_id);
+  if (!action) {
+    action = {
+      id: event.action_instance_id,
+      context,
+      events: [],
+      operation: operations.get(event.action_instance_id),
+    };
+    draft.toolActions.set(action.id, action);
+    draft.invocation.toolActions.push(action);
+  }
+  action.events.push(event);
+}
+
+/** Groups wire events (any order) into participants, invocations in commit order and tool actions in admission order. */
+export function buildTimeline(
+  events: readonly HistoryEvent[],
+  operations: readonly Operation[],
+  schedulers: readonly TimelineScheduler[],
+): Timeline {
+  const sorted = [...events].sort((a, b) => a.sequence - b.sequence);
+  const operationById = new Map(operations.map((operation) => [operation.id, operation]));
+  const drafts = new Map<string, InvocationDraft>();
+  for (const event of sorted) {
+    const context = event.invocation_tool_context;
+    const invocationId = context ? context.invocation_action_instance_id : event.action_instance_id;
+    const draft = invocationFor(drafts, event, invocationId, operationById);
+    if (context) addToolEvent(draft, event, context, operationById);
+    else draft.invocation.outerEvents.push(event);
+  }
+  const participants = new Map<string, TimelineParticipant>();
+  const participantFor = (address: string): TimelineParticipant => {
+    let participant = participants.get(address);
+    if (!participant) {
+      participant = { address, invocations: [], schedulers: [] };
+      participants.set(address, participant);
+    }
+    return participant;
+  };
+  for (const draft of drafts.values()) {
+    draft.invocation.toolActions.sort(
+      (a, b) =>
+        a.context.admission_ordinal - b.context.admission_ordinal ||
+        (a.events[0]?.sequence ?? 0) - (b.events[0]?.sequence ?? 0),
+    );
+    participantFor(draft.participantAddress).invocations.push(draft.invocation);
+  }
+  for (const scheduler of schedulers) participantFor(scheduler.participantAddress).schedulers.push(scheduler);
+  return { participants: [...participants.values()], events: sorted };
+}
+
+/** The settlement a tool action's observation recorded. */
+export function settlementOf(action: TimelineToolAction): string {
+  const observed = action.events.find((event) => event.event_type === "observation_emitted");
+  return (observed?.invocation_tool_context ?? action.context).settlement;
+}
+
+/** The `observation_emitted` event of a triple, when it was committed. */
+export function observationOf(events: readonly HistoryEvent[]): HistoryEvent | undefined {
+  return events.find((event) => event.event_type === "observation_emitted");
+}
+
+/** True for an indeterminate action that no operator has resolved yet. */
+export function needsResolution(action: TimelineToolAction): boolean {
+  return settlementOf(action) === "indeterminate" && action.operation?.resolution === undefined;
+}
+
+/** Tool actions per settlement, across the whole timeline. */
+export function countBySettlement(timeline: Timeline): Map<string, number> {
+  const counts = new Map<string, number>(SETTLEMENTS.map((settlement) => [settlement, 0]));
+  for (const participant of timeline.participants) {
+    for (const invocation of participant.invocations) {
+      for (const action of invocation.toolActions) {
+        const settlement = settlementOf(action);
+        counts.set(settlement, (counts.get(settlement) ?? 0) + 1);
+      }
+    }
+  }
+  return counts;
+}

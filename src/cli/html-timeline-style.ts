@@ -1,0 +1,94 @@
+/** The page's inline stylesheet: system fonts only, so the page never reaches the network. */
+export const TIMELINE_CSS = `
+:root {
+  --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --paper: #ffffff; --ground: #f6f8fa;
+  --succeeded: #1a7f37; --failed: #cf222e; --partial_success: #9a6700; --withheld: #6e7781;
+  --indeterminate: #8250df; --other: #57606a; --focus: #0969da;
+  --mono: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
+}
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: var(--ink); background: var(--ground); }
+code { font-family: var(--mono); font-size: 12.5px; overflow-wrap: anywhere; }
+h1, h2, h3, h4 { margin: 0; }
+ol, ul { list-style: none; margin: 0; padding: 0; }
+.muted { color: var(--muted); margin: 0; }
+.page-head { background: var(--paper); border-bottom: 1px solid var(--line); padding: 18px 28px 14px; }
+.page-head h1 { font-size: 20px; font-weight: 600; }
+.summary { color: var(--muted); margin: 4px 0 12px; }
+.legend { display: flex; flex-wrap: wrap; gap: 8px 18px; }
+.legend li { display: flex; align-items: center; gap: 6px; }
+.legend-note { color: var(--muted); }
+.legend-note .swatch { margin-right: 6px; width: 18px; height: 18px; }
+.swatch.ring { box-shadow: 0 0 0 2px var(--paper), 0 0 0 4px #d4a72c; }
+.swatch.pale { background: #c8b3f5; color: #3e1f7a; }
+.legend .count { color: var(--muted); font-variant-numeric: tabular-nums; }
+.swatch { width: 20px; height: 20px; border-radius: 50%; display: inline-grid; place-items: center; color: #fff; font-size: 11px; font-weight: 700; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(340px, 430px); gap: 20px; padding: 20px 28px 40px; align-items: start; }
+@media (max-width: 980px) { .layout { grid-template-columns: 1fr; } }
+.participant { background: var(--paper); border: 1px solid var(--line); border-radius: 10px; padding: 16px 18px; margin-bottom: 20px; }
+.participant-head { display: flex; justify-content: space-between; gap: 16px; flex-wrap: wrap; align-items: flex-start; margin-bottom: 12px; }
+.participant-head h2 code { font-size: 15px; font-weight: 600; }
+.schedulers { display: flex; flex-direction: column; gap: 6px; align-items: flex-end; }
+.scheduler { border-radius: 8px; padding: 5px 10px; border: 1px solid; max-width: 420px; text-align: right; }
+.scheduler-state { font-weight: 600; display: block; }
+.scheduler-why { font-size: 12px; display: block; }
+.scheduler.running { color: var(--succeeded); background: #dafbe1; border-color: #aceebb; }
+.scheduler.stopped { color: #a40e26; background: #ffebe9; border-color: #ffcecb; }
+.scheduler.unknown { color: var(--muted); background: var(--ground); border-color: var(--line); }
+.attention { border: 1px solid #d4a72c; background: #fff8c5; border-radius: 8px; padding: 10px 12px; margin-bottom: 12px; }
+.attention h3, .resolutions h3 { font-size: 14px; }
+.attention p { margin: 2px 0 8px; }
+.commands li + li { margin-top: 6px; }
+.command { display: inline-block; background: #1f2328; color: #f6f8fa; border-radius: 6px; padding: 4px 8px; user-select: all; }
+.resolutions { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; margin-bottom: 12px; }
+.resolutions li { margin-top: 4px; }
+.episode + .episode { margin-top: 14px; }
+.episode-title { font-size: 12px; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; margin: 4px 0 6px; }
+.episode-title code { text-transform: none; letter-spacing: 0; }
+.invocation { display: grid; grid-template-columns: 190px minmax(0, 1fr) auto; gap: 14px; align-items: center; padding: 8px 0; border-top: 1px solid #eaeef2; }
+.invocation-label { all: unset; cursor: pointer; display: flex; flex-direction: column; border-radius: 6px; padding: 2px 6px; margin-left: -6px; }
+.invocation-label:hover { background: var(--ground); }
+.invocation-name { font-weight: 600; }
+.invocation-meta { font-size: 12px; color: var(--muted); font-variant-numeric: tabular-nums; }
+.track { position: relative; min-height: 44px; display: flex; align-items: center; }
+.track::before { content: ""; position: absolute; left: 0; right: 0; top: 15px; border-top: 2px solid #d8dee4; }
+.track > .muted { position: relative; background: var(--paper); padding-right: 8px; font-size: 12px; }
+.marks { position: relative; display: flex; flex-wrap: wrap; gap: 4px 12px; }
+.mark-slot { display: flex; flex-direction: column; align-items: center; width: 32px; }
+.ordinal { margin-top: 3px; font-size: 11px; color: var(--muted); font-variant-numeric: tabular-nums; }
+.mark { width: 30px; height: 30px; border-radius: 50%; border: 2px solid transparent; color: #fff; font-size: 14px; font-weight: 700; cursor: pointer; display: grid; place-items: center; padding: 0; font-family: inherit; box-shadow: 0 0 0 3px var(--paper); }
+.mark:hover { filter: brightness(1.12); }
+.s-succeeded { background: var(--succeeded); }
+.s-failed { background: var(--failed); }
+.s-partial_success { background: var(--partial_success); }
+.s-withheld { background: var(--paper); color: var(--withheld); border: 2px dashed var(--withheld); }
+.s-indeterminate { background: var(--indeterminate); }
+.s-other { background: var(--other); }
+.s-resolved { background: #eee6ff; color: #512a97; }
+.mark.needs-resolution { box-shadow: 0 0 0 3px var(--paper), 0 0 0 5px #d4a72c; }
+.mark.resolved { background: #c8b3f5; color: #3e1f7a; }
+.mark[aria-pressed="true"], .invocation-label[aria-pressed="true"] { outline: 3px solid var(--focus); outline-offset: 2px; }
+.mark:focus-visible, .invocation-label:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.status, .pill { display: inline-block; border-radius: 999px; padding: 2px 10px; font-size: 12px; font-weight: 600; white-space: nowrap; }
+.pill.s-succeeded, .pill.s-failed, .pill.s-partial_success, .pill.s-indeterminate, .pill.s-other { color: #fff; }
+.pill.s-withheld { border-width: 1px; }
+.st-succeeded { background: #dafbe1; color: var(--succeeded); }
+.st-failed { background: #ffebe9; color: #a40e26; }
+.st-partial_success { background: #fff8c5; color: var(--partial_success); }
+.st-other { background: var(--ground); color: var(--muted); }
+.details { position: sticky; top: 16px; background: var(--paper); border: 1px solid var(--line); border-radius: 10px; padding: 16px 18px; max-height: calc(100vh - 32px); overflow: auto; }
+.details > h2 { font-size: 13px; color: var(--muted); font-weight: 600; text-transform: uppercase; letter-spacing: .04em; margin-bottom: 10px; }
+.detail-head { display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: center; }
+.detail-head h3 { font-size: 16px; }
+.detail-id { margin: 6px 0 10px; }
+.detail-section { margin-top: 14px; }
+.detail-section h4 { font-size: 12px; color: var(--muted); font-weight: 600; border-bottom: 1px solid #eaeef2; padding-bottom: 3px; margin-bottom: 6px; }
+.fields { margin: 0; }
+.fields dt { color: var(--muted); font-size: 12px; }
+.fields dd { margin: 0 0 6px; }
+.notice { border-radius: 8px; padding: 8px 10px; margin: 8px 0 0; }
+.notice p { margin: 0 0 6px; }
+.notice.resolved { background: #eee6ff; color: #3e1f7a; }
+.notice.unresolved { background: #fff8c5; border: 1px solid #d4a72c; }
+.notice.failed { background: #ffebe9; color: #a40e26; }
+`;

@@ -1,0 +1,89 @@
+import type { HistoryEvent } from "../history/types.js";
+import type { Operation } from "../operations/types.js";
+import { DetailPanels } from "./html-timeline-details.js";
+import { escapeHtml } from "./html-timeline-escape.js";
+import { buildTimeline, countBySettlement, type TimelineScheduler } from "./html-timeline-model.js";
+import { legend, participantSection } from "./html-timeline-parts.js";
+import { TIMELINE_SCRIPT } from "./html-timeline-script.js";
+import { TIMELINE_CSS } from "./html-timeline-style.js";
+
+export type { TimelineScheduler } from "./html-timeline-model.js";
+
+/** What the timeline page is drawn from. */
+export interface TimelineInput {
+  readonly events: readonly HistoryEvent[];
+  /** The operations of the actions in `events`; missing ones are shown as not found. */
+  readonly operations: readonly Operation[];
+  readonly schedulers?: readonly TimelineScheduler[];
+  readonly title?: string;
+}
+
+/** The Content-Security-Policy of the page: nothing may load, only the inline style and script run. */
+export const TIMELINE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
+
+const EMPTY_DETAILS = `<p class="muted">Select a tool action or an invocation to see its <code>invocation_tool_context</code>, outcome and operation.</p>`;
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+function summary(
+  events: readonly HistoryEvent[],
+  participants: number,
+  invocations: number,
+  toolActions: number,
+): string {
+  const first = events[0];
+  const last = events.at(-1);
+  const span = first && last ? ` · ${escapeHtml(first.timestamp)} → ${escapeHtml(last.timestamp)}` : "";
+  return [
+    `<p class="summary" data-summary data-participants="${participants}" data-invocations="${invocations}" data-tool-actions="${toolActions}" data-events="${events.length}">`,
+    `${plural(participants, "participant")} · ${plural(invocations, "invocation")} · ${plural(toolActions, "tool action")} · ${plural(events.length, "event")}${span}`,
+    "</p>",
+  ].join("");
+}
+
+/** Renders the behavior history as one self-contained HTML page that loads nothing from the network. */
+export function renderTimelineHtml(input: TimelineInput): string {
+  const timeline = buildTimeline(input.events, input.operations, input.schedulers ?? []);
+  const details = new DetailPanels();
+  const sections = timeline.participants.map((participant) => participantSection(participant, details));
+  const invocations = timeline.participants.reduce((sum, p) => sum + p.invocations.length, 0);
+  const counts = countBySettlement(timeline);
+  const toolActions = [...counts.values()].reduce((sum, count) => sum + count, 0);
+  const title = input.title ?? "RAES behavior history";
+  const body =
+    sections.length > 0
+      ? sections.join("\n")
+      : `<section class="participant"><p class="muted">No history events.</p></section>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${TIMELINE_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style>${TIMELINE_CSS}</style>
+</head>
+<body>
+<header class="page-head">
+<h1>${escapeHtml(title)}</h1>
+${summary(timeline.events, timeline.participants.length, invocations, toolActions)}
+${legend(counts)}
+</header>
+<div class="layout">
+<main>
+${body}
+</main>
+<aside class="details" id="details" aria-live="polite">
+<h2>Details</h2>
+<div id="details-body">${EMPTY_DETAILS}</div>
+</aside>
+</div>
+${details.html()}
+<script>${TIMELINE_SCRIPT}</script>
+</body>
+</html>
+`;
+}

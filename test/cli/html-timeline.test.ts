@@ -1,0 +1,274 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { renderTimelineHtml, TIMELINE_CSP, type TimelineInput } from "../../src/cli/html-timeline.js";
+import { readTimelineInput } from "../../src/cli/html-timeline-read.js";
+import { MemoryControlPlaneStore, type ToolActionRecord } from "../../src/store/index.js";
+import { browserSkipReason, launchChromium } from "../fixtures/history/chromium.js";
+import {
+  committedDrafts,
+  craftedInvocation,
+  craftedToolAction,
+  HOSTILE_PARTICIPANT,
+  HOSTILE_TOOL_CALL_ID,
+  hostileHistory,
+  sequenced,
+  toolOperation,
+} from "../fixtures/history/crafted.js";
+import { attributeValues, decodeHtml, detailTemplate, visibleMarkup } from "../fixtures/history/html.js";
+import { KNOWN_COUNTS, type KnownRun, runKnownHistory } from "../fixtures/history/scripted-run.js";
+
+let run: KnownRun;
+let input: TimelineInput;
+let html: string;
+let storeActions: ToolActionRecord[];
+
+before(async () => {
+  const store = new MemoryControlPlaneStore();
+  run = await runKnownHistory(store);
+  input = await readTimelineInput(store);
+  storeActions = await store.listToolActions({ phase: "settled" });
+  html = renderTimelineHtml(input);
+  await store.close();
+});
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
+describe("renderTimelineHtml on a history the real runtime wrote", () => {
+  it("draws one mark per tool action, with the settlement history recorded", () => {
+    const marks = attributeValues(html, "data-tool-action");
+    assert.equal(marks.length, storeActions.length);
+    assert.equal(marks.length, KNOWN_COUNTS.toolActions);
+    assert.deepEqual(countBy(attributeValues(html, "data-settlement")), KNOWN_COUNTS.bySettlement);
+    const recorded = Object.fromEntries(storeActions.map((action) => [action.id, action.settlement]));
+    const pairs = [...html.matchAll(/\sdata-tool-action="([^"]*)" data-settlement="([^"]*)"/g)];
+    for (const [, id = "", settlement] of pairs) assert.equal(settlement, recorded[decodeHtml(id)]);
+  });
+
+  it("orders invocations by commit and tool actions by admission, as the event stream does", () => {
+    const toolIdsInCommitOrder = [
+      ...new Set(input.events.filter((e) => e.invocation_tool_context).map((e) => e.action_instance_id)),
+    ];
+    assert.deepEqual(attributeValues(html, "data-tool-action"), toolIdsInCommitOrder);
+    const invocations = attributeValues(html, "data-invocation");
+    assert.equal(invocations.length, KNOWN_COUNTS.invocations);
+    const firstSeen = invocations.map((id) =>
+      input.events.findIndex(
+        (e) => e.action_instance_id === id || e.invocation_tool_context?.invocation_action_instance_id === id,
+      ),
+    );
+    assert.deepEqual(
+      firstSeen,
+      [...firstSeen].sort((a, b) => a - b),
+    );
+  });
+
+  it("shows each invocation's status, and the consumed attempt that has no outer triple", () => {
+    assert.deepEqual(attributeValues(html, "data-invocation-status"), [
+      "succeeded",
+      "no_outer_triple",
+      "succeeded",
+      "partial_success",
+    ]);
+    assert.match(visibleMarkup(html), /failed: attempt consumed, no outer triple/);
+  });
+
+  it("shows the stopped scheduler, the open resolution command and the recorded resolution", () => {
+    const page = visibleMarkup(html);
+    assert.match(page, /data-scheduler="stopped" data-stop-reason="tool_action_indeterminate"/);
+    assert.deepEqual(attributeValues(page, "data-unresolved"), [run.unresolvedId]);
+    assert.ok(page.includes(`raes resolve ${run.unresolvedId} --effect confirmed|absent`));
+    assert.deepEqual(attributeValues(page, "data-resolved"), [run.resolvedId]);
+    assert.match(page, /effect_confirmed/);
+    assert.equal(attributeValues(page, "data-tool-action").filter((id) => id === run.unresolvedId).length, 1);
+    assert.match(page, /class="mark s-indeterminate needs-resolution"[^>]*data-tool-action="[^"]*:3:tool=3"/);
+    assert.match(page, /class="mark s-indeterminate resolved"[^>]*data-tool-action="[^"]*:2:tool=2"/);
+  });
+
+  it("keeps each tool action's full invocation_tool_context and operation for its details panel", () => {
+    const detailIds = [...html.matchAll(/class="mark[^"]*"[^>]*data-detail="([^"]+)"/g)].map(
+      (m) => m[1] ?? "",
+    );
+    assert.equal(detailIds.length, KNOWN_COUNTS.toolActions);
+    const contexts = input.events.filter(
+      (e) => e.event_type === "observation_emitted" && e.invocation_tool_context,
+    );
+    for (const [index, event] of contexts.entries()) {
+      const panel = detailTemplate(html, detailIds[index] ?? "");
+      for (const [field, value] of Object.entries(event.invocation_tool_context ?? {})) {
+        assert.deepEqual(attributeValues(panel, "data-field").includes(field), true, field);
+        assert.ok(
+          panel.includes(`data-field="${field}"><code>${String(value)}</code>`),
+          `${field} = ${value}`,
+        );
+      }
+      const operation = input.operations.find((o) => o.id === event.action_instance_id);
+      assert.ok(operation && panel.includes(`data-field="state"><code>${operation.state}</code>`));
+    }
+  });
+
+  it("is one self-contained page: strict CSP, nothing to fetch", () => {
+    assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${TIMELINE_CSP}">`));
+    assert.equal(TIMELINE_CSP, "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'");
+    assert.doesNotMatch(html, /\s(src|href)=|<link\b|@import|url\(|https?:\/\//i);
+    assert.equal(html.match(/<script\b/g)?.length, 1);
+  });
+});
+
+describe("renderTimelineHtml on crafted histories", () => {
+  it("escapes every string from the data", () => {
+    const page = renderTimelineHtml({ ...hostileHistory(), title: "<b>history</b>" });
+    assert.equal(page.match(/<script\b/g)?.length, 1, "only the page's own script");
+    assert.doesNotMatch(page, /<img\b|__raesInjected = \d<\/script>/);
+    assert.ok(page.includes("&lt;script&gt;window.__raesInjected = 1&lt;/script&gt;"));
+    assert.ok(page.includes("<title>&lt;b&gt;history&lt;/b&gt;</title>"));
+    assert.deepEqual(attributeValues(page, "data-participant"), [HOSTILE_PARTICIPANT]);
+    const [, markDetail = ""] = attributeValues(page, "data-detail");
+    const panel = detailTemplate(page, markDetail);
+    assert.deepEqual(attributeValues(panel, "data-detail-tool-action"), [
+      `${hostileHistory().events[0]?.action_instance_id}`,
+    ]);
+    assert.ok(
+      panel.includes(
+        `data-field="tool_call_id"><code>&lt;script&gt;window.__raesInjected = 1&lt;/script&gt;&lt;img src=x onerror=&quot;window.__raesInjected = 2&quot;&gt;</code>`,
+      ),
+    );
+  });
+
+  it("sorts by sequence, separates participants and shows schedulers with no history", () => {
+    const alpha = craftedInvocation("participant.behavior.alpha", 0);
+    const beta = craftedInvocation("participant.behavior.beta", 0);
+    const alphaActions = [
+      craftedToolAction(alpha, 1, "a-1", "succeeded"),
+      craftedToolAction(alpha, 2, "a-2", "failed"),
+    ];
+    const betaActions = [craftedToolAction(beta, 1, "b-1", "withheld")];
+    const events = sequenced([
+      ...committedDrafts(alpha, alphaActions, "succeeded"),
+      ...committedDrafts(beta, betaActions, undefined),
+    ]);
+    const page = renderTimelineHtml({
+      events: [...events].reverse(),
+      operations: [...alphaActions, ...betaActions].map(toolOperation),
+      schedulers: [
+        { participantAddress: "participant.behavior.alpha", lifecycle: "running" },
+        {
+          participantAddress: "participant.behavior.gamma",
+          lifecycle: "stopped",
+          stopReason: "attempts_exhausted",
+        },
+      ],
+    });
+    assert.deepEqual(attributeValues(page, "data-participant"), [
+      "participant.behavior.alpha",
+      "participant.behavior.beta",
+      "participant.behavior.gamma",
+    ]);
+    assert.deepEqual(
+      attributeValues(page, "data-tool-action"),
+      [...alphaActions, ...betaActions].map((a) => a.id),
+    );
+    assert.deepEqual(attributeValues(page, "data-invocation-status"), ["succeeded", "no_outer_triple"]);
+    assert.deepEqual(attributeValues(page, "data-scheduler"), ["running", "unknown", "stopped"]);
+    assert.match(page, /No history events yet/);
+  });
+
+  it("says so when an operation is missing, and still asks for the resolution of an indeterminate action", () => {
+    const invocation = craftedInvocation("participant.behavior.alpha", 0);
+    const action = craftedToolAction(invocation, 1, "lost", "indeterminate");
+    const page = renderTimelineHtml({
+      events: sequenced(committedDrafts(invocation, [action], "succeeded")),
+      operations: [],
+    });
+    assert.match(page, /No operation with this id in the store/);
+    assert.deepEqual(attributeValues(visibleMarkup(page), "data-unresolved"), [action.id]);
+  });
+});
+
+describe("the timeline page in headless Chromium", { skip: browserSkipReason() }, () => {
+  let browser: Browser;
+  let dir: string;
+  before(async () => {
+    browser = await launchChromium();
+    dir = mkdtempSync(join(tmpdir(), "raes-timeline-"));
+  });
+  after(() => browser?.close());
+
+  async function load(
+    name: string,
+    markup: string,
+  ): Promise<{ page: Page; requests: string[]; errors: string[] }> {
+    const file = join(dir, name);
+    writeFileSync(file, markup);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const requests: string[] = [];
+    const errors: string[] = [];
+    page.on("request", (request) => {
+      if (!request.url().startsWith("file:")) requests.push(request.url());
+    });
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    await page.goto(pathToFileURL(file).href);
+    return { page, requests, errors };
+  }
+
+  it("draws one visible mark per tool action, per settlement; a click shows its context; screenshot saved", async (t) => {
+    const { page, requests, errors } = await load("known.html", html);
+    const marks = page.locator("[data-tool-action]");
+    assert.equal(await marks.count(), storeActions.length);
+    for (const [settlement, count] of Object.entries(countBy(storeActions.map((a) => a.settlement ?? "")))) {
+      assert.equal(
+        await page.locator(`[data-tool-action][data-settlement="${settlement}"]`).count(),
+        count,
+        settlement,
+      );
+    }
+    for (const mark of await marks.all()) assert.ok(await mark.isVisible());
+
+    const failed = storeActions.find((action) => action.settlement === "failed");
+    assert.ok(failed);
+    const mark = page.locator(`[data-tool-action="${failed.id}"]`);
+    await mark.click();
+    const panel = page.locator("#details-body");
+    assert.equal(await panel.locator('[data-field="tool_call_id"]').textContent(), failed.toolCallId);
+    assert.equal(
+      await panel.locator('[data-field="admission_ordinal"]').textContent(),
+      String(failed.admissionOrdinal),
+    );
+    assert.equal(await mark.getAttribute("aria-pressed"), "true");
+
+    await page.locator(`[data-tool-action="${run.unresolvedId}"]`).click();
+    assert.equal(await mark.getAttribute("aria-pressed"), "false");
+    assert.match((await panel.textContent()) ?? "", /raes resolve \S+:3:tool=3 --effect confirmed\|absent/);
+
+    const shot = join(dir, "timeline.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    assert.deepEqual([...readFileSync(shot).subarray(1, 4)], [...Buffer.from("PNG")]);
+    t.diagnostic(`screenshot: ${shot}`);
+    assert.deepEqual(requests, []);
+    assert.deepEqual(errors, []);
+  });
+
+  it("shows hostile strings as text and runs none of them", async () => {
+    const { page, errors } = await load("hostile.html", renderTimelineHtml(hostileHistory()));
+    await page.locator("[data-tool-action]").click();
+    const injected = await page.evaluate(() => (globalThis as { __raesInjected?: unknown }).__raesInjected);
+    assert.equal(injected, undefined);
+    assert.equal(await page.locator("img").count(), 0);
+    assert.equal(await page.locator("script").count(), 1);
+    const toolCallId = page.locator('#details-body [data-field="tool_call_id"]');
+    assert.equal(await toolCallId.textContent(), HOSTILE_TOOL_CALL_ID);
+    assert.equal(await page.locator(".participant h2").textContent(), HOSTILE_PARTICIPANT);
+    assert.deepEqual(errors, []);
+  });
+});
