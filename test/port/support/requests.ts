@@ -1,0 +1,74 @@
+import type {
+  InvocationToolActionPort,
+  ParticipantToolActionOutcome,
+  ParticipantToolActionRequest,
+  ToolActionPortIdentity,
+} from "../../../src/port/index.js";
+import { EXAMPLE } from "../../helpers/example.js";
+
+/** A valid request for the example's portal-client affordance, as the seed harness builds it. */
+export function requestFor(
+  port: ToolActionPortIdentity,
+  toolCallId: string,
+  overrides: Partial<Record<keyof ParticipantToolActionRequest, unknown>> & Record<string, unknown> = {},
+): ParticipantToolActionRequest {
+  return {
+    toolCallId,
+    invocationActionInstanceId: port.invocationActionInstanceId,
+    participantAddress: port.participantAddress,
+    episodeId: port.episodeId,
+    participantImplementationRef: port.participantImplementationRef,
+    toolAffordanceAddress: EXAMPLE.affordance,
+    actionContractAddress: EXAMPLE.action,
+    observationBoundaryAddress: EXAMPLE.boundary,
+    targetAddresses: [EXAMPLE.portal],
+    executionScopeRef: port.executionScopeRef,
+    executionGeneration: port.executionGeneration,
+    ...overrides,
+  } as ParticipantToolActionRequest;
+}
+
+/** A valid outcome for an admitted action of the example contract. */
+export function outcomeFor(
+  port: ToolActionPortIdentity,
+  actionInstanceId: string,
+  overrides: Partial<Record<keyof ParticipantToolActionOutcome, unknown>> = {},
+): ParticipantToolActionOutcome {
+  return {
+    status: "succeeded",
+    participantAddress: port.participantAddress,
+    episodeId: port.episodeId,
+    actionInstanceId,
+    actionContractAddress: EXAMPLE.action,
+    observationPoint: port.observationPoint,
+    ...overrides,
+  } as ParticipantToolActionOutcome;
+}
+
+/** The seed page's flow: the tool runs only after an admitted decision and an accepted receipt. */
+export async function governedCall(
+  port: InvocationToolActionPort,
+  request: unknown,
+  runTool: () => void,
+): Promise<string> {
+  const decision = await port.admit(request as ParticipantToolActionRequest);
+  if (!decision.admitted) return decision.refusal;
+  const receipt = await port.dispatch(decision.actionInstanceId);
+  if (!receipt.accepted) return receipt.refusal;
+  runTool();
+  const ack = await port.complete(decision.actionInstanceId, outcomeFor(port, decision.actionInstanceId));
+  return ack.ok ? "succeeded" : ack.refusal;
+}
+
+/** The code a port answer carries: the refusal, or what success is called for that call. */
+export function codeOf(answer: {
+  admitted?: boolean;
+  accepted?: boolean;
+  ok?: boolean;
+  refusal?: string;
+}): string {
+  if (answer.refusal !== undefined) return answer.refusal;
+  if (answer.admitted === true) return "admitted";
+  if (answer.accepted === true) return "accepted";
+  return "ok";
+}
