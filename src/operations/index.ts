@@ -5,6 +5,7 @@ export {
   ResolutionRefusal,
   resolveToolAction,
 } from "./resolve.js";
+export { resumedScheduler, unresolvedIndeterminateActions } from "./resume.js";
 export {
   type Operation,
   OperationKind,

@@ -138,10 +138,13 @@ export class RuntimeManager {
         const due = await this.#book.advance();
         if (due === undefined) break;
         steps += 1;
-        const results = await Promise.all(
+        // Settle every participant's work before failing, so no invocation outlives the step.
+        const results = await Promise.allSettled(
           due.map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)),
         );
-        invocations.push(...results.flat());
+        for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);
+        const failed = results.find((r) => r.status === "rejected");
+        if (failed) throw failed.reason;
       }
       return { steps, invocations };
     });

@@ -1,3 +1,4 @@
+import { resumedScheduler, unresolvedIndeterminateActions } from "../operations/index.js";
 import type { ClockRecord, ControlPlaneStore, Fence, Lease, SchedulerRecord } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
@@ -189,10 +190,7 @@ export class ScheduleBook {
         `this manager does not schedule ${participantAddress}`,
       );
     }
-    const settled = await this.#o.store.listToolActions({ participantAddress, phase: "settled" });
-    const open = settled
-      .filter((a) => a.settlement === "indeterminate" && a.resolution === undefined)
-      .map((a) => a.id);
+    const open = await unresolvedIndeterminateActions(this.#o.store, participantAddress);
     if (open.length > 0) {
       throw new RuntimeError(
         RuntimeErrorCode.unresolved_indeterminate,
@@ -201,8 +199,7 @@ export class ScheduleBook {
       );
     }
     for (const record of records) {
-      const { stopReason: _reason, ...rest } = record;
-      const next: SchedulerRecord = { ...rest, lifecycle: "running", updatedAt: this.#o.now() };
+      const next = resumedScheduler(record, this.#o.now());
       await this.#saveScheduler(next);
       this.updateScheduler(next);
     }
@@ -239,7 +236,14 @@ export class ScheduleBook {
 
   async #settleUncertain(): Promise<void> {
     if (this.#uncertain.size === 0) return;
-    const participants = new Set([...this.#uncertain].map((k) => k.split("\u0000")[0] ?? ""));
+    const participants = new Set<string>();
+    for (const k of this.#uncertain) {
+      const participant = k.split("\u0000")[0] ?? "";
+      // A participant this owner lost is recovered by its new owner, never here.
+      if (this.#leases.has(participant)) participants.add(participant);
+      else this.#uncertain.delete(k);
+    }
+    if (participants.size === 0) return;
     await this.#o.recover(participants, (p) => this.fenceFor(p));
     await this.reloadSchedulers(participants);
   }

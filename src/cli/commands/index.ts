@@ -1,10 +1,12 @@
 import type { Command } from "commander";
 import { registerCompileCommand } from "./compile.js";
+import { registerDemoCommand } from "./demo.js";
 import { registerHistoryCommand } from "./history.js";
 import { registerManifestCommand } from "./manifest.js";
 import { registerMcpGatewayCommand } from "./mcp-gateway.js";
 import { registerOperationCommand } from "./operation.js";
 import { registerResolveCommand } from "./resolve.js";
+import { registerResumeCommand } from "./resume.js";
 import { registerRunCommand } from "./run.js";
 import { registerValidateCommand } from "./validate.js";
 
@@ -20,5 +22,7 @@ export const commands: readonly RegisterCommand[] = [
   registerHistoryCommand,
   registerOperationCommand,
   registerResolveCommand,
+  registerResumeCommand,
   registerMcpGatewayCommand,
+  registerDemoCommand,
 ];

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
-import { checkManifest } from "../../manifest/index.js";
+import { checkManifestFile } from "../../manifest/index.js";
 import { RuntimeManager } from "../../runtime/index.js";
 import { loadScenario } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
@@ -49,11 +49,11 @@ export function registerRunCommand(program: Command): void {
   ).action(async (scenarioPath: string, options: RunOptions) => {
     const model = compile(scenarioPath);
     if (!model) return fail("the scenario has errors");
-    const manifest = JSON.parse(readFileSync(options.manifest, "utf8")) as unknown;
-    const check = checkManifest(manifest, model);
+    const check = await checkManifestFile(options.manifest, model);
     for (const d of check.diagnostics)
       process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
     if (!check.ok) return fail("the manifest has errors");
+    const manifest = JSON.parse(readFileSync(options.manifest, "utf8")) as unknown;
     const runtime = await loadRuntimeModule(options.runtime);
     const progress = new RunProgress({
       tty: process.stdout.isTTY === true && !options.json,

@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { openControlPlaneStore } from "../../src/index.js";
+import { EXAMPLE_MANIFEST, EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
+import { raes } from "./cli.js";
+
+const HARNESS = join(ROOT, "test", "fixtures", "runtimes", "probe-harness.ts");
+const P = "participant.behavior.participant-agent";
+const storeUrl = () => `sqlite:${join(mkdtempSync(join(tmpdir(), "raes-run-")), "cp.db")}`;
+const runArgs = (store: string, steps = 5) => [
+  "run",
+  EXAMPLE_SCENARIO,
+  "--manifest",
+  EXAMPLE_MANIFEST,
+  "--runtime",
+  HARNESS,
+  "--store",
+  store,
+  "--steps",
+  String(steps),
+];
+
+describe("raes run / history / operation / resolve / resume", () => {
+  it("runs the example on SQLite and reports invocations and tool actions (--json)", async () => {
+    const store = storeUrl();
+    const run = await raes([...runArgs(store), "--json"]);
+    assert.equal(run.code, 0, run.stderr);
+    const summary = JSON.parse(run.stdout);
+    assert.equal(summary.invocations, 2, "the example policy allows two attempts");
+    assert.deepEqual(summary.tool_actions, { succeeded: 2 });
+    assert.deepEqual(summary.stopped, []);
+    const history = await raes(["history", "--store", store, "--json"]);
+    assert.equal(history.code, 0);
+    const { events } = JSON.parse(history.stdout);
+    assert.equal(events.length, 12);
+    assert.deepEqual(
+      events.map((e: { sequence: number }) => e.sequence),
+      Array.from({ length: 12 }, (_, i) => i + 1),
+    );
+    for (const field of [
+      "event_type",
+      "participant_address",
+      "episode_id",
+      "action_instance_id",
+      "action_contract_address",
+      "observation_boundary_address",
+      "lifecycle_phase",
+      "actor_provenance",
+      "post_state_digest",
+    ]) {
+      assert.ok(
+        events.every((e: Record<string, unknown>) => typeof e[field] === "string"),
+        field,
+      );
+    }
+    const filtered = await raes([
+      "history",
+      "--store",
+      store,
+      "--json",
+      "--participant",
+      "participant.behavior.nobody",
+    ]);
+    assert.deepEqual(JSON.parse(filtered.stdout), { events: [] });
+  });
+
+  it("stops on an indeterminate action: exit 1 naming raes resolve; resolve then resume", async () => {
+    const store = storeUrl();
+    const run = await raes(runArgs(store), { env: { RAES_TEST_MODE: "unknown" } });
+    assert.equal(run.code, 1, run.stderr);
+    const id = `participant.autonomous-execution.participant-behavior:${P}:0:tool=1`;
+    assert.match(
+      run.stdout,
+      new RegExp(`raes resolve ${id.replace(/[.]/g, "\\.")} --effect confirmed\\|absent`),
+    );
+    const op = await raes(["operation", id, "--store", store, "--json"]);
+    assert.deepEqual(
+      (({ id, parent_id, kind, state, settlement, resolution }) => ({
+        id,
+        parent_id,
+        kind,
+        state,
+        settlement,
+        resolution,
+      }))(JSON.parse(op.stdout)),
+      {
+        id,
+        parent_id: `participant.autonomous-execution.participant-behavior:${P}:0`,
+        kind: "tool_action",
+        state: "indeterminate",
+        settlement: "indeterminate",
+        resolution: null,
+      },
+    );
+    const early = await raes(["resume", P, "--store", store, "--json"]);
+    assert.equal(early.code, 1);
+    assert.deepEqual(JSON.parse(early.stdout).unresolved, [id]);
+    const resolved = await raes([
+      "resolve",
+      id,
+      "--effect",
+      "absent",
+      "--note",
+      "portal logs show no request",
+      "--store",
+      store,
+      "--json",
+    ]);
+    assert.equal(resolved.code, 0, resolved.stderr);
+    assert.equal(JSON.parse(resolved.stdout).resolution.resolution, "effect_absent");
+    const again = await raes(["resolve", id, "--effect", "confirmed", "--store", store]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /resolution\.already-resolved/);
+    const resumed = await raes(["resume", P, "--store", store]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const second = await raes([...runArgs(store), "--json"]);
+    assert.equal(JSON.parse(second.stdout).invocations, 1, "one attempt was left");
+    const s = await openControlPlaneStore(store);
+    const effects = (await s.listToolActions({ participantAddress: P })).map((a) => a.id);
+    await s.close();
+    assert.equal(new Set(effects).size, effects.length, "no tool action was repeated");
+  });
+
+  it("usage errors exit 2 and every command has --help", async () => {
+    assert.equal((await raes(["resolve", "x", "--effect", "maybe"])).code, 2);
+    assert.equal((await raes(["run", EXAMPLE_SCENARIO])).code, 2);
+    assert.equal((await raes(["no-such-command"])).code, 2);
+    for (const command of [
+      "validate",
+      "compile",
+      "manifest",
+      "run",
+      "history",
+      "operation",
+      "resolve",
+      "resume",
+      "mcp-gateway",
+    ]) {
+      const help = await raes([command, "--help"]);
+      assert.equal(help.code, 0, command);
+      assert.match(help.stdout, /Usage: raes/, command);
+    }
+  });
+
+  it("an unknown operation exits 1", async () => {
+    const missing = await raes(["operation", "nope", "--store", storeUrl(), "--json"]);
+    assert.equal(missing.code, 1);
+    assert.equal(JSON.parse(missing.stdout).error, "operation.not-found");
+  });
+
+  it("SIGINT mid-invocation: the open invocation closes by the seed's rules and everything commits", async () => {
+    const store = storeUrl();
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), ...runArgs(store, 50), "--json"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, RAES_TEST_SLOW_MS: "1500" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    let stdout = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    const signalled = new Promise<void>((resolve) =>
+      child.stderr.on("data", (d) => {
+        stderr += d;
+        if (stderr.includes("INVOKING") && !child.killed) {
+          child.kill("SIGINT");
+          resolve();
+        }
+      }),
+    );
+    await signalled;
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    assert.equal(code, 0, stderr);
+    assert.equal(JSON.parse(stdout).invocations, 1, "it stopped after the open invocation");
+    const s = await openControlPlaneStore(store);
+    assert.deepEqual(await s.listOpenInvocations(), []);
+    assert.equal((await s.listEvents()).length, 6);
+    await s.close();
+  });
+});
