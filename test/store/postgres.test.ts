@@ -4,7 +4,7 @@ import { StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { runStoreContract } from "./contract.js";
 import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
-import { P1 } from "./records.js";
+import { clock, P1 } from "./records.js";
 
 const available = await postgresAvailable("postgres store contract");
 const dropAtEnd: (() => Promise<void>)[] = [];
@@ -42,6 +42,20 @@ if (!available) {
       await Promise.all(stores.map((s) => s.close()));
       const versions = await adminQuery(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
       assert.deepEqual(versions, [{ version: 1 }]);
+    });
+
+    it("keeps the URL's own startup options alongside the schema", async () => {
+      const { url, drop } = freshSchema();
+      dropAtEnd.push(drop);
+      const store = await openControlPlaneStore(
+        `${url}&options=${encodeURIComponent("-c lock_timeout=5000")}`,
+      );
+      try {
+        await store.saveClock(clock());
+        assert.deepEqual(await store.getClock(clock().clockAddress), clock());
+      } finally {
+        await store.close();
+      }
     });
 
     it("expires leases by the database clock", async () => {

@@ -67,15 +67,16 @@ export class PostgresControlPlaneStore implements ControlPlaneStore {
       throw new Error(`schema ${JSON.stringify(schema)} is not a lowercase SQL identifier`);
     }
     const statementTimeout = options.statementTimeoutMs ?? 10_000;
+    const server = withSearchPath(connectionString, schema);
     const pool = new pg.Pool({
-      connectionString,
+      connectionString: server.connectionString,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       statement_timeout: statementTimeout,
       // A dead network never answers; give up a little after the server would have.
       query_timeout: statementTimeout + 5_000,
       keepAlive: true,
-      ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+      ...(server.options === undefined ? {} : { options: server.options }),
       types: {
         getTypeParser: ((oid: number, format?: "text" | "binary") =>
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -200,6 +201,19 @@ export class PostgresControlPlaneStore implements ControlPlaneStore {
       throw storeError(this.url, error);
     }
   }
+}
+
+/** Moves the URL's own `options` into the startup options, so they and the schema's search_path both apply. */
+function withSearchPath(
+  connectionString: string,
+  schema: string | undefined,
+): { connectionString: string; options?: string } {
+  if (schema === undefined) return { connectionString };
+  const url = new URL(connectionString);
+  const own = url.searchParams.get("options");
+  url.searchParams.delete("options");
+  const searchPath = `-c search_path=${schema}`;
+  return { connectionString: url.toString(), options: own ? `${own} ${searchPath}` : searchPath };
 }
 
 /** Maps a driver failure to the store's errors: integrity violation → conflict, anything else → unavailable. */
