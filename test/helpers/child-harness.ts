@@ -1,0 +1,133 @@
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from "node:fs";
+import {
+  type InvocationToolActionPort,
+  type ParticipantActionRequest,
+  type ParticipantActionResult,
+  type ParticipantSnapshot,
+  ReferenceAutonomousParticipantRuntime,
+} from "../../src/index.js";
+import { EXAMPLE } from "./example.js";
+
+/** The moments of one tool call at which a test may watch or stop the harness. */
+export type ToolCallMoment = "invocation" | "admitted" | "dispatched" | "effect" | "completed";
+
+/** A port answer that was not the expected positive one. */
+export interface ToolCallRefusal {
+  readonly step: "admit" | "dispatch" | "complete";
+  readonly refusal: string;
+  readonly actionId: string | undefined;
+}
+
+/** How the effect harness behaves. */
+export interface EffectHarnessOptions {
+  /** Append-only file: one line `<action id>` per tool effect, fsynced before the tool finishes. */
+  readonly effectFile: string;
+  /** Tool calls per invocation, made one after the other. */
+  readonly toolCalls: number;
+  /** Awaited at every moment; a crash test announces and blocks here. `call` counts from 1. */
+  readonly at?: (moment: ToolCallMoment, id: string, call: number) => Promise<void> | void;
+  /** Told of every refused port call; the invocation then stops calling tools and fails. */
+  readonly refused?: (refusal: ToolCallRefusal) => Promise<void> | void;
+}
+
+/** Appends one effect line and forces it to disk, as a tool with a durable side effect would. */
+export function appendEffect(effectFile: string, actionId: string): void {
+  const fd = openSync(effectFile, "a");
+  try {
+    writeSync(fd, `${actionId}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The effect lines written so far, in order. */
+export function readEffects(effectFile: string): string[] {
+  if (!existsSync(effectFile)) return [];
+  return readFileSync(effectFile, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
+}
+
+/** The seed page's request for the example's portal-client tool, built from the port's identity. */
+export function portalRequest(port: InvocationToolActionPort, toolCallId: string) {
+  return {
+    toolCallId,
+    invocationActionInstanceId: port.invocationActionInstanceId,
+    participantAddress: port.participantAddress,
+    episodeId: port.episodeId,
+    participantImplementationRef: port.participantImplementationRef,
+    toolAffordanceAddress: EXAMPLE.affordance,
+    actionContractAddress: EXAMPLE.action,
+    observationBoundaryAddress: EXAMPLE.boundary,
+    targetAddresses: [EXAMPLE.portal],
+    executionScopeRef: port.executionScopeRef,
+    executionGeneration: port.executionGeneration,
+  };
+}
+
+/**
+ * A harness whose every tool call goes admit → dispatch → effect → complete through the port,
+ * and whose effect is a durable line in a file the runtime never sees.
+ */
+export class EffectHarnessRuntime extends ReferenceAutonomousParticipantRuntime {
+  readonly #ports = new Map<string, InvocationToolActionPort>();
+  readonly #options: EffectHarnessOptions;
+
+  constructor(options: EffectHarnessOptions) {
+    super();
+    this.#options = options;
+  }
+
+  attachInvocationToolActions(port: InvocationToolActionPort): void {
+    this.#ports.set(port.invocationActionInstanceId, port);
+  }
+
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    { episodeId }: { episodeId: string },
+  ): Promise<ParticipantActionResult> {
+    const port = this.#ports.get(request.actionInstanceId);
+    this.#ports.delete(request.actionInstanceId);
+    if (!port) throw new Error(`no port attached for ${request.actionInstanceId}`);
+    await this.#options.at?.("invocation", request.actionInstanceId, 0);
+    let ok = true;
+    for (let call = 1; call <= this.#options.toolCalls && ok; call += 1)
+      ok = await this.#callTool(port, call);
+    return this.nativeExecution(request, snapshot, episodeId, { status: ok ? "succeeded" : "failed" });
+  }
+
+  async #callTool(port: InvocationToolActionPort, call: number): Promise<boolean> {
+    const at = this.#options.at ?? (() => undefined);
+    const decision = await port.admit(portalRequest(port, `${port.invocationActionInstanceId}/call-${call}`));
+    if (!decision.admitted) return this.#refused("admit", decision.refusal, undefined);
+    const id = decision.actionInstanceId;
+    await at("admitted", id, call);
+    const receipt = await port.dispatch(id);
+    if (!receipt.accepted) return this.#refused("dispatch", receipt.refusal, id);
+    await at("dispatched", id, call);
+    appendEffect(this.#options.effectFile, id);
+    await at("effect", id, call);
+    const ack = await port.complete(id, {
+      status: "succeeded",
+      participantAddress: port.participantAddress,
+      episodeId: port.episodeId,
+      actionInstanceId: id,
+      actionContractAddress: EXAMPLE.action,
+      observationPoint: port.observationPoint,
+    });
+    if (!ack.ok) return this.#refused("complete", ack.refusal, id);
+    await at("completed", id, call);
+    return true;
+  }
+
+  async #refused(
+    step: ToolCallRefusal["step"],
+    refusal: string,
+    actionId: string | undefined,
+  ): Promise<false> {
+    await this.#options.refused?.({ step, refusal, actionId });
+    return false;
+  }
+}
