@@ -1,0 +1,103 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import { DEMO_STORE_URL, type DemoInvocation, type DemoSummary, runDemo } from "../../mcp/index.js";
+import { ExitCode, printJson } from "../exit.js";
+import { renderTimelineHtml } from "../html-timeline.js";
+import { readTimelineInput } from "../html-timeline-read.js";
+
+interface DemoCliOptions {
+  readonly store: string;
+  readonly html: string;
+  readonly json?: boolean;
+}
+
+const DEFAULT_HTML = ".raes/demo.html";
+
+const HELP = `
+What happens: the example scenario (examples/enterprise-participant-evidence-loop.sdl.yaml)
+runs with a demo participant runtime on the embedded SQLite store. Per invocation, the runtime
+serves the invocation's tool-action port on a private socket and starts a scripted MCP agent (a
+real MCP SDK client) whose MCP server is \`raes mcp-gateway\` (map: examples/demo/mcp-map.yaml) in
+front of a demo MCP server; that server's tools make real HTTP requests to a local service on
+127.0.0.1. The agent makes successful calls, one call the port refuses (target_outside_binding),
+one call to a tool the map hides (tool_not_mapped), and one call the upstream never answers, so
+its effects are unknown: it settles indeterminate and the participant's scheduler stops. The
+clock is stepped until the scheduler stops.
+
+The default store ${DEMO_STORE_URL} is deleted and recreated on every run, so the demo is
+repeatable; a store you name with --store is used as it is.
+
+Exit codes:
+  0  the demo ran and no scheduler stopped on an indeterminate action
+  1  a scheduler stopped on an indeterminate tool action (the demo's expected ending: resolve it
+     with the printed \`raes resolve\` command), or the demo could not run
+  2  usage error
+`;
+
+function counts(map: Record<string, number>): string {
+  const entries = Object.entries(map);
+  return entries.length === 0 ? "0" : entries.map(([k, v]) => `${k}=${v}`).join(" ");
+}
+
+function printInvocation({ summary, run }: DemoInvocation): void {
+  const outer = summary.outerStatus ?? "no valid result";
+  process.stdout.write(`invocation ${summary.invocationId}: ${summary.state} (outer ${outer})\n`);
+  if (!run?.report) {
+    process.stdout.write(
+      `  the agent printed no report (exit ${run?.exitCode ?? "?"}); its stderr ends with:\n${run?.stderr ?? ""}\n`,
+    );
+    return;
+  }
+  process.stdout.write(`  tools the agent was shown: ${run.report.tools.join(", ")}\n`);
+  for (const call of run.report.calls) {
+    const detail = [call.code, call.actionInstanceId].filter((x) => x !== undefined).join("  ");
+    process.stdout.write(`  ${call.tool.padEnd(22)} ${call.outcome.padEnd(14)} ${detail}\n`);
+  }
+}
+
+function printSummary(summary: DemoSummary, html: string, elapsedMs: number): void {
+  const lines = [
+    "",
+    `store: ${summary.store}${summary.removed_previous_store ? " (the previous demo store was deleted first)" : ""}`,
+    `invocations ${summary.invocations} | tool actions ${counts(summary.tool_actions)} | refusals ${counts(summary.refusals)} | gateway refusals ${counts(summary.gateway_refusals)}`,
+    `portal requests: ${counts(summary.portal_requests)}`,
+    ...summary.stopped.map((s) => `stopped: ${s.participant} (${s.reason ?? "unknown"})`),
+    `timeline: ${html}`,
+    `history: raes history --store ${summary.store}`,
+    ...summary.resolve.map((command) => `resolve with: ${command}`),
+    `took ${(elapsedMs / 1000).toFixed(1)} s`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** `raes demo`: the example scenario end to end, with a real MCP agent behind `raes mcp-gateway`. */
+export function registerDemoCommand(program: Command): void {
+  program
+    .command("demo")
+    .description(
+      "run the example scenario with a scripted MCP agent behind raes mcp-gateway; needs nothing else",
+    )
+    .option("--store <url>", "control-plane store URL", DEMO_STORE_URL)
+    .option("--html <file>", "where to write the HTML timeline", DEFAULT_HTML)
+    .option("--json", "print the summary as JSON")
+    .addHelpText("after", HELP)
+    .action(async (options: DemoCliOptions) => {
+      const started = Date.now();
+      const html = resolve(options.html);
+      const summary = await runDemo({
+        storeUrl: options.store,
+        ...(options.json ? {} : { onInvocation: printInvocation }),
+        inspect: async (store) => {
+          mkdirSync(dirname(html), { recursive: true });
+          const input = await readTimelineInput(store);
+          writeFileSync(html, renderTimelineHtml({ ...input, title: "raes demo" }));
+        },
+      });
+      const elapsedMs = Date.now() - started;
+      if (options.json) printJson({ ...summary, html, elapsed_ms: elapsedMs });
+      else printSummary(summary, options.html, elapsedMs);
+      const stoppedOnUnknown = summary.stopped.some((s) => s.reason === "tool_action_indeterminate");
+      process.exitCode = stoppedOnUnknown ? ExitCode.findings : ExitCode.ok;
+    });
+}
