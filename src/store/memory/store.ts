@@ -19,7 +19,7 @@ import type {
   ToolActionRecord,
 } from "../types.js";
 import { MemoryLeases } from "./leases.js";
-import { schedulerKey } from "./rows.js";
+import { MemoryReads } from "./reads.js";
 import { MemoryTables } from "./schema.js";
 import * as writes from "./writes.js";
 
@@ -33,6 +33,7 @@ export interface MemoryStoreOptions {
 export class MemoryControlPlaneStore implements ControlPlaneStore {
   readonly url = "memory:";
   readonly #tables = new MemoryTables();
+  readonly #reads = new MemoryReads(this.#tables);
   readonly #leases: MemoryLeases;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -40,67 +41,45 @@ export class MemoryControlPlaneStore implements ControlPlaneStore {
   }
 
   async getOperation(id: string): Promise<Operation | undefined> {
-    const invocation = this.#tables.invocations.get(id);
+    const invocation = this.#reads.invocation(id);
     if (invocation) return operationFromInvocation(invocation);
-    const action = this.#tables.toolActions.get(id);
+    const action = this.#reads.toolAction(id);
     return action ? operationFromToolAction(action) : undefined;
   }
 
   async listEvents(query: HistoryQuery = {}): Promise<HistoryEvent[]> {
-    return this.#tables.events.filter(
-      (e) =>
-        (query.participantAddress === undefined || e.participant_address === query.participantAddress) &&
-        (query.episodeId === undefined || e.episode_id === query.episodeId),
-    );
+    return this.#reads.events(query);
   }
 
   async getClock(clockAddress: string): Promise<ClockRecord | undefined> {
-    return this.#tables.clocks.get(clockAddress);
+    return this.#reads.clock(clockAddress);
   }
 
   async getScheduler(
     participantAddress: string,
     policyAddress: string,
   ): Promise<SchedulerRecord | undefined> {
-    return this.#tables.schedulers.get(schedulerKey(participantAddress, policyAddress));
+    return this.#reads.scheduler(participantAddress, policyAddress);
   }
 
   async listSchedulers(): Promise<SchedulerRecord[]> {
-    return [...this.#tables.schedulers.values()];
+    return this.#reads.schedulers();
   }
 
   async getInvocation(id: string): Promise<InvocationRecord | undefined> {
-    return this.#tables.invocations.get(id);
+    return this.#reads.invocation(id);
   }
 
   async listOpenInvocations(participantAddress?: string): Promise<InvocationRecord[]> {
-    return [...this.#tables.invocations.values()].filter(
-      (i) =>
-        i.state === "running" &&
-        (participantAddress === undefined || i.participantAddress === participantAddress),
-    );
+    return this.#reads.openInvocations(participantAddress);
   }
 
   async getToolAction(id: string): Promise<ToolActionRecord | undefined> {
-    return this.#tables.toolActions.get(id);
+    return this.#reads.toolAction(id);
   }
 
   async listToolActions(query: ToolActionQuery): Promise<ToolActionRecord[]> {
-    const { toolActions, actionsByInvocation } = this.#tables;
-    const source =
-      query.invocationId === undefined
-        ? [...toolActions.values()]
-        : (actionsByInvocation.get(query.invocationId) ?? []).map((id) => toolActions.get(id));
-    return source
-      .filter((a): a is ToolActionRecord => a !== undefined)
-      .filter(
-        (a) =>
-          (query.participantAddress === undefined || a.participantAddress === query.participantAddress) &&
-          (query.phase === undefined || a.phase === query.phase),
-      )
-      .sort(
-        (a, b) => a.invocationId.localeCompare(b.invocationId) || a.admissionOrdinal - b.admissionOrdinal,
-      );
+    return this.#reads.toolActions(query);
   }
 
   async saveClock(clock: ClockRecord): Promise<void> {

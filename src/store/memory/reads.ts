@@ -1,0 +1,82 @@
+import type { HistoryEvent } from "../../history/index.js";
+import type {
+  ClockRecord,
+  HistoryQuery,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionQuery,
+  ToolActionRecord,
+} from "../types.js";
+import { schedulerKey } from "./rows.js";
+import type { MemoryTables } from "./schema.js";
+
+/** The reads of the in-memory store. */
+export class MemoryReads {
+  readonly #tables: MemoryTables;
+
+  constructor(tables: MemoryTables) {
+    this.#tables = tables;
+  }
+
+  /** One clock. */
+  clock(clockAddress: string): ClockRecord | undefined {
+    return this.#tables.clocks.get(clockAddress);
+  }
+
+  /** One scheduler. */
+  scheduler(participantAddress: string, policyAddress: string): SchedulerRecord | undefined {
+    return this.#tables.schedulers.get(schedulerKey(participantAddress, policyAddress));
+  }
+
+  /** Every scheduler, in the order they were first saved. */
+  schedulers(): SchedulerRecord[] {
+    return [...this.#tables.schedulers.values()];
+  }
+
+  /** One invocation. */
+  invocation(id: string): InvocationRecord | undefined {
+    return this.#tables.invocations.get(id);
+  }
+
+  /** Running invocations, in the order they were opened. */
+  openInvocations(participantAddress: string | undefined): InvocationRecord[] {
+    return [...this.#tables.invocations.values()].filter(
+      (i) =>
+        i.state === "running" &&
+        (participantAddress === undefined || i.participantAddress === participantAddress),
+    );
+  }
+
+  /** One tool action. */
+  toolAction(id: string): ToolActionRecord | undefined {
+    return this.#tables.toolActions.get(id);
+  }
+
+  /** Tool actions matching every given filter, by invocation then admission order. */
+  toolActions(query: ToolActionQuery): ToolActionRecord[] {
+    const { toolActions, actionsByInvocation } = this.#tables;
+    const source =
+      query.invocationId === undefined
+        ? [...toolActions.values()]
+        : (actionsByInvocation.get(query.invocationId) ?? []).map((id) => toolActions.get(id));
+    return source
+      .filter((a): a is ToolActionRecord => a !== undefined)
+      .filter(
+        (a) =>
+          (query.participantAddress === undefined || a.participantAddress === query.participantAddress) &&
+          (query.phase === undefined || a.phase === query.phase),
+      )
+      .sort(
+        (a, b) => a.invocationId.localeCompare(b.invocationId) || a.admissionOrdinal - b.admissionOrdinal,
+      );
+  }
+
+  /** History events matching every given filter, in commit order. */
+  events(query: HistoryQuery): HistoryEvent[] {
+    return this.#tables.events.filter(
+      (e) =>
+        (query.participantAddress === undefined || e.participant_address === query.participantAddress) &&
+        (query.episodeId === undefined || e.episode_id === query.episodeId),
+    );
+  }
+}
