@@ -1,6 +1,11 @@
-import type { Command } from "commander";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { type Command, Option } from "commander";
 import type { HistoryEvent } from "../../history/index.js";
+import type { HistoryQuery } from "../../store/index.js";
 import { printJson } from "../exit.js";
+import { renderTimelineHtml } from "../html-timeline.js";
+import { readTimelineInput } from "../html-timeline-read.js";
 import { storeOption, withStore } from "../store-option.js";
 
 interface HistoryOptions {
@@ -8,6 +13,23 @@ interface HistoryOptions {
   readonly participant?: string;
   readonly episode?: string;
   readonly json?: boolean;
+  readonly html?: string;
+}
+
+function timelineTitle(options: HistoryOptions): string {
+  const filters = [
+    ...(options.participant === undefined ? [] : [`participant ${options.participant}`]),
+    ...(options.episode === undefined ? [] : [`episode ${options.episode}`]),
+  ];
+  return filters.length > 0 ? `RAES behavior history — ${filters.join(" · ")}` : "RAES behavior history";
+}
+
+async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file: string): Promise<void> {
+  const input = await withStore(options.store, (store) => readTimelineInput(store, query));
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, renderTimelineHtml({ ...input, title: timelineTitle(options) }));
+  process.stdout.write(`${path}\n`);
 }
 
 function describeEvent(event: HistoryEvent): string {
@@ -26,14 +48,20 @@ export function registerHistoryCommand(program: Command): void {
       .description("print behavior history events in commit order")
       .option("--participant <address>", "only this participant's events")
       .option("--episode <id>", "only this episode's events")
-      .option("--json", 'print {"events": [...]} as JSON'),
+      .option("--json", 'print {"events": [...]} as JSON')
+      .addOption(
+        new Option(
+          "--html <file>",
+          "write a self-contained HTML timeline to FILE and print its path",
+        ).conflicts("json"),
+      ),
   ).action(async (options: HistoryOptions) => {
-    const events = await withStore(options.store, (store) =>
-      store.listEvents({
-        ...(options.participant === undefined ? {} : { participantAddress: options.participant }),
-        ...(options.episode === undefined ? {} : { episodeId: options.episode }),
-      }),
-    );
+    const query: HistoryQuery = {
+      ...(options.participant === undefined ? {} : { participantAddress: options.participant }),
+      ...(options.episode === undefined ? {} : { episodeId: options.episode }),
+    };
+    if (options.html !== undefined) return writeTimeline(options, query, options.html);
+    const events = await withStore(options.store, (store) => store.listEvents(query));
     if (options.json) return printJson({ events });
     for (const event of events) process.stdout.write(`${describeEvent(event)}\n`);
     if (events.length === 0) process.stdout.write("no history events\n");
