@@ -1,7 +1,8 @@
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument } from "yaml";
 import { DiagnosticCode } from "./codes.js";
-import type { Anchor, Finding, SourceLocator } from "./diagnostics.js";
+import type { Finding, SourceLocator } from "./diagnostics.js";
 import { joinPointer } from "./diagnostics.js";
+import { SyntaxTreeLocator } from "./locator.js";
 
 /** Work limits for one YAML source. */
 export interface SourceLimits {
@@ -28,32 +29,16 @@ export interface ParsedSource {
   readonly findings: readonly Finding[];
 }
 
-class OffsetLocator implements SourceLocator {
-  readonly valueOffsets = new Map<string, number>();
-  readonly keyOffsets = new Map<string, number>();
+/** A path built only when a finding needs it, so converting a large document allocates no pointer strings. */
+interface PathLink {
+  readonly parent: PathLink | undefined;
+  readonly token: string | number;
+}
 
-  constructor(private readonly lines: LineCounter) {}
-
-  locate(pointer: string, anchor: Anchor): { line: number; column: number } {
-    return this.position(this.offsetFor(pointer, anchor));
-  }
-
-  position(offset: number): { line: number; column: number } {
-    const pos = this.lines.linePos(offset);
-    return { line: pos.line, column: pos.col };
-  }
-
-  private offsetFor(pointer: string, anchor: Anchor): number {
-    const first = anchor === "key" ? this.keyOffsets.get(pointer) : this.valueOffsets.get(pointer);
-    if (first !== undefined) return first;
-    let candidate = pointer;
-    while (candidate !== "") {
-      candidate = candidate.slice(0, candidate.lastIndexOf("/"));
-      const found = this.valueOffsets.get(candidate) ?? this.keyOffsets.get(candidate);
-      if (found !== undefined) return found;
-    }
-    return 0;
-  }
+function pointerOf(link: PathLink | undefined): string {
+  const tokens: (string | number)[] = [];
+  for (let at = link; at !== undefined; at = at.parent) tokens.push(at.token);
+  return joinPointer("", ...tokens.reverse());
 }
 
 class LimitExceeded extends Error {}
@@ -67,107 +52,92 @@ class Converter {
   readonly findings: Finding[] = [];
 
   constructor(
-    private readonly locator: OffsetLocator,
+    private readonly locator: SyntaxTreeLocator,
     private readonly limits: SourceLimits,
   ) {}
 
-  convert(node: Node | null | undefined, pointer: string): unknown {
+  convert(node: Node | null | undefined, path: PathLink | undefined): unknown {
     if (node === null || node === undefined) return null;
     if (++this.nodes > this.limits.maxNodes) {
-      this.fail(pointer, `the document expands to more than ${this.limits.maxNodes} nodes`);
+      this.fail(path, `the document expands to more than ${this.limits.maxNodes} nodes`);
     }
-    if (this.expanding === 0) {
-      this.locator.valueOffsets.set(pointer, node.range?.[0] ?? 0);
-      if (node.anchor) this.anchors.set(node.anchor, node);
-    }
-    if (node.tag !== undefined && !isAlias(node)) {
+    if (this.expanding === 0 && node.anchor) this.anchors.set(node.anchor, node);
+    if (isAlias(node)) return this.dereference(node.source, path);
+    if (node.tag !== undefined) {
       this.findings.push({
         code: DiagnosticCode.explicitTag,
         message: `explicit YAML tag ${node.tag} is not valid SDL authoring syntax`,
-        path: pointer,
+        path: pointerOf(path),
       });
     }
-    if (isAlias(node)) return this.dereference(node.source, pointer);
     if (isScalar(node)) return node.value;
-    if (isSeq(node))
-      return node.items.map((item, index) => this.convert(item as Node, joinPointer(pointer, index)));
-    if (isMap(node)) return this.convertMap(node.items, pointer);
+    if (isSeq(node)) {
+      const items = node.items as (Node | null)[];
+      const out = new Array<unknown>(items.length);
+      for (let index = 0; index < items.length; index++)
+        out[index] = this.convert(items[index], { parent: path, token: index });
+      return out;
+    }
+    if (isMap(node)) return this.convertMap(node.items as Pair[], path);
     return null;
   }
 
-  private dereference(source: string, pointer: string): unknown {
+  private dereference(source: string, path: PathLink | undefined): unknown {
     if (++this.aliases > this.limits.maxAliases) {
-      this.fail(pointer, `the document dereferences more than ${this.limits.maxAliases} aliases`);
+      this.fail(path, `the document dereferences more than ${this.limits.maxAliases} aliases`);
     }
     const target = this.anchors.get(source);
-    if (target === undefined) {
+    if (target === undefined || this.active.has(target)) {
+      const cycle = target !== undefined;
       this.findings.push({
-        code: DiagnosticCode.parse,
-        message: `alias *${source} has no anchor`,
-        path: pointer,
-      });
-      return null;
-    }
-    if (this.active.has(target)) {
-      this.findings.push({
-        code: DiagnosticCode.aliasCycle,
-        message: `alias *${source} refers to a node that contains it`,
-        path: pointer,
+        code: cycle ? DiagnosticCode.aliasCycle : DiagnosticCode.parse,
+        message: cycle
+          ? `alias *${source} refers to a node that contains it`
+          : `alias *${source} has no anchor`,
+        path: pointerOf(path),
       });
       return null;
     }
     this.active.add(target);
     this.expanding++;
     try {
-      return this.convert(target, pointer);
+      return this.convert(target, path);
     } finally {
       this.expanding--;
       this.active.delete(target);
     }
   }
 
-  private convertMap(
-    items: readonly { key: unknown; value: unknown }[],
-    pointer: string,
-  ): Record<string, unknown> {
+  private convertMap(items: readonly Pair[], path: PathLink | undefined): Record<string, unknown> {
     const out: Record<string, unknown> = Object.create(null);
-    const seen = new Set<string>();
     for (const pair of items) {
       const keyNode = pair.key as Node | null;
       const key = isScalar(keyNode) ? keyNode.value : undefined;
-      const keyOffset = keyNode?.range?.[0] ?? 0;
+      const at = () => this.locator.position(keyNode?.range?.[0] ?? 0);
       if (typeof key !== "string") {
-        this.findings.push({
-          code: DiagnosticCode.mappingKeyType,
-          message: `mapping key ${describeKey(keyNode)} must be a plain string`,
-          path: joinPointer(pointer, String(key ?? "")),
-          at: this.at(keyOffset),
-        });
+        const message = `mapping key ${describeKey(keyNode)} must be a plain string`;
+        const pointer = pointerOf({ parent: path, token: String(key ?? "") });
+        this.findings.push({ code: DiagnosticCode.mappingKeyType, message, path: pointer, at: at() });
         continue;
       }
-      const child = joinPointer(pointer, key);
-      if (seen.has(key)) {
+      const child: PathLink = { parent: path, token: key };
+      if (Object.hasOwn(out, key)) {
+        const message = `duplicate mapping key '${key}'`;
         this.findings.push({
           code: DiagnosticCode.mappingKeyConflict,
-          message: `duplicate mapping key '${key}'`,
-          path: child,
-          at: this.at(keyOffset),
+          message,
+          path: pointerOf(child),
+          at: at(),
         });
         continue;
       }
-      seen.add(key);
-      if (this.expanding === 0) this.locator.keyOffsets.set(child, keyOffset);
       out[key] = this.convert(pair.value as Node | null, child);
     }
     return out;
   }
 
-  private at(offset: number): { line: number; column: number } {
-    return this.locator.position(offset);
-  }
-
-  private fail(pointer: string, message: string): never {
-    this.findings.push({ code: DiagnosticCode.sourceLimit, message, path: pointer });
+  private fail(path: PathLink | undefined, message: string): never {
+    this.findings.push({ code: DiagnosticCode.sourceLimit, message, path: pointerOf(path) });
     throw new LimitExceeded(message);
   }
 }
@@ -181,13 +151,14 @@ function describeKey(node: Node | null): string {
 /** Parses YAML text into plain values and positions; never throws on bad input. */
 export function parseSource(text: string, limits: SourceLimits = DEFAULT_SOURCE_LIMITS): ParsedSource {
   const lines = new LineCounter();
-  const locator = new OffsetLocator(lines);
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > limits.maxBytes) {
     const message = `the source is ${bytes} bytes; the limit is ${limits.maxBytes} bytes`;
+    const locator = new SyntaxTreeLocator(undefined, lines);
     return { value: undefined, locator, findings: [{ code: DiagnosticCode.sourceLimit, message, path: "" }] };
   }
   if (text.trim() === "") {
+    const locator = new SyntaxTreeLocator(undefined, lines);
     return {
       value: undefined,
       locator,
@@ -201,6 +172,7 @@ export function parseSource(text: string, limits: SourceLimits = DEFAULT_SOURCE_
     prettyErrors: false,
     merge: false,
   });
+  const locator = new SyntaxTreeLocator(doc, lines);
   if (doc.errors.length > 0) {
     const findings = doc.errors.map(
       (error): Finding => ({
@@ -214,7 +186,7 @@ export function parseSource(text: string, limits: SourceLimits = DEFAULT_SOURCE_
   }
   const converter = new Converter(locator, limits);
   try {
-    const value = converter.convert(doc.contents as Node | null, "");
+    const value = converter.convert(doc.contents as Node | null, undefined);
     return { value, locator, findings: converter.findings };
   } catch (error) {
     if (error instanceof LimitExceeded) return { value: undefined, locator, findings: converter.findings };
