@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
 import { runStoreContract } from "./contract.js";
 import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
 import { clock, P1 } from "./records.js";
@@ -41,7 +42,47 @@ if (!available) {
       const stores = await Promise.all([1, 2, 3].map(() => openControlPlaneStore(url)));
       await Promise.all(stores.map((s) => s.close()));
       const versions = await adminQuery(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
-      assert.deepEqual(versions, [{ version: 1 }]);
+      assert.deepEqual(
+        versions,
+        MIGRATIONS.map((m) => ({ version: m.version })),
+      );
+    });
+
+    it("upgrades a schema left at version 1 and keeps its rows", async () => {
+      const { schema, url, drop } = freshSchema();
+      dropAtEnd.push(drop);
+      await adminQuery(`CREATE SCHEMA ${schema}`);
+      await adminQuery(`SET search_path TO ${schema};
+        CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+        ${MIGRATIONS[0]?.sql}
+        INSERT INTO schema_migrations (version, name) VALUES (1, 'control plane');
+        INSERT INTO history_events VALUES (1, '${P1}', 'episode-1', 'inv-old', '{"participant_address":"${P1}"}');
+        UPDATE history_head SET last_sequence = 1;`);
+      const store = await openControlPlaneStore(url);
+      try {
+        assert.deepEqual(await store.listEvents({ participantAddress: P1 }), [
+          { participant_address: P1, sequence: 1 },
+        ]);
+      } finally {
+        await store.close();
+      }
+      const [latest] = await adminQuery<{ v: number }>(
+        `SELECT max(version) AS v FROM ${schema}.schema_migrations`,
+      );
+      assert.equal(latest?.v, SCHEMA_VERSION);
+    });
+
+    it("refuses to open a schema newer than this code", async () => {
+      const { schema, url, drop } = freshSchema();
+      dropAtEnd.push(drop);
+      await (await openControlPlaneStore(url)).close();
+      await adminQuery(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, 'future')`, [
+        SCHEMA_VERSION + 1,
+      ]);
+      await assert.rejects(
+        openControlPlaneStore(url),
+        (error: unknown) => error instanceof StoreUnavailableError && /newer/.test(error.message),
+      );
     });
 
     it("keeps the URL's own startup options alongside the schema", async () => {

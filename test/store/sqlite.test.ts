@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
+import { StoreUnavailableError } from "../../src/store/index.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
 import { runStoreContract } from "./contract.js";
 import { P1 } from "./records.js";
 
@@ -46,8 +48,62 @@ describe("sqlite store specifics", () => {
       const db = new Database(file);
       assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
       const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
-      assert.deepEqual(versions, [{ version: 1 }]);
+      assert.deepEqual(
+        versions,
+        MIGRATIONS.map((m) => ({ version: m.version })),
+      );
       db.close();
+    } finally {
+      remove();
+    }
+  });
+
+  it("upgrades a database left at version 1 and keeps its rows", async () => {
+    const { file, remove } = tempFile();
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      const old = new Database(file);
+      old.exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
+        ${MIGRATIONS[0]?.sql}
+        INSERT INTO schema_migrations VALUES (1, 'control plane', '2025-01-01');`);
+      old
+        .prepare(
+          "INSERT INTO history_events (participant_address, episode_id, action_instance_id, body) VALUES (?, ?, ?, ?)",
+        )
+        .run(
+          P1,
+          "episode-1",
+          "inv-old",
+          JSON.stringify({ participant_address: P1, episode_id: "episode-1" }),
+        );
+      old.close();
+      const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
+      assert.deepEqual(await store.listEvents({ participantAddress: P1 }), [
+        { participant_address: P1, episode_id: "episode-1", sequence: 1 },
+      ]);
+      await store.close();
+      const db = new Database(file);
+      const latest = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number };
+      assert.equal(latest.v, SCHEMA_VERSION);
+      db.close();
+    } finally {
+      remove();
+    }
+  });
+
+  it("refuses to open a database whose schema is newer than this code", async () => {
+    const { file, remove } = tempFile();
+    try {
+      await SqliteControlPlaneStore.open(`sqlite:${file}`, file).close();
+      const db = new Database(file);
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future', 'x')").run(
+        SCHEMA_VERSION + 1,
+      );
+      db.close();
+      assert.throws(
+        () => SqliteControlPlaneStore.open(`sqlite:${file}`, file),
+        (error: unknown) => error instanceof StoreUnavailableError && /newer/.test(error.message),
+      );
     } finally {
       remove();
     }

@@ -97,6 +97,15 @@ CREATE TABLE leases (
 );
 `,
   },
+  {
+    version: 2,
+    name: "index running invocations and per-participant history by sequence",
+    sql: `
+CREATE INDEX invocations_running ON invocations (opened_order) WHERE state = 'running';
+DROP INDEX history_by_participant;
+CREATE INDEX history_by_participant ON history_events (participant_address, sequence);
+`,
+  },
 ];
 
 /** The schema version this code writes. */
