@@ -72,7 +72,7 @@ export class ChildScript {
     for (;;) {
       for (let i = from; i < this.lines.length; i += 1) {
         const line = this.lines[i] ?? "";
-        if (match(line)) return { line, index: i };
+        if (match(line, i)) return { line, index: i };
       }
       if (this.#exit)
         throw new Error(`child ended (${JSON.stringify(this.#exit)}) before ${what}${this.#context()}`);
