@@ -4,8 +4,8 @@ import {
   RuntimeErrorCode,
   RuntimeManager,
   resolveToolAction,
-  type ToolActionRecord,
 } from "../../src/index.js";
+import type { ToolActionRecord } from "../../src/store/index.js";
 import { EffectHarnessRuntime, readEffects } from "../helpers/child-harness.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
 import { CRASH_OWNER, KILLED_CALL_EFFECT, KILLED_CALL_OUTCOME, TOOL_CALLS } from "./kill-points.js";

@@ -34,7 +34,9 @@ const runtime = new EffectHarnessRuntime({
       release = resolve;
     });
   },
-  refused: ({ step, refusal, actionId }) => say(`REFUSED ${step} ${refusal} ${actionId ?? "-"}`),
+  refused: ({ step, refusal, actionId }) => {
+    say(`REFUSED ${step} ${refusal} ${actionId ?? "-"}`);
+  },
 });
 
 const manager = await RuntimeManager.open({

@@ -64,7 +64,9 @@ const runtime = new EffectHarnessRuntime({
     say(`${moment.toUpperCase()} ${id}`);
     if (armed && call === killCall && MOMENT_POINT[moment] === point) await killHere(point as KillPoint);
   },
-  refused: ({ step, refusal, actionId }) => say(`REFUSED ${step} ${refusal} ${actionId ?? "-"}`),
+  refused: ({ step, refusal, actionId }) => {
+    say(`REFUSED ${step} ${refusal} ${actionId ?? "-"}`);
+  },
 });
 
 try {

@@ -64,7 +64,7 @@ export class ChildScript {
 
   /** Resolves with the first line at or after index `from` that matches; rejects if the child ends first. */
   async waitFor(
-    match: (line: string) => boolean,
+    match: (line: string, index: number) => boolean,
     from = 0,
     what = "a marker",
   ): Promise<{ line: string; index: number }> {
