@@ -119,7 +119,7 @@ describe("the port never calls the manager", () => {
         "updateToolAction",
         "updateToolAction",
       ]);
-      assert.deepEqual(closedSummaries, [], "the invocation has not closed");
+      assert.equal(closedSummaries.length, 0, "the invocation has not closed");
       assert.deepEqual(
         [...refusals].sort(),
         ["request_conflict", "request_invalid"],

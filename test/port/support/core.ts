@@ -98,3 +98,12 @@ export function openCore(
   core.open();
   return { core, store };
 }
+
+/** The example manifest with other per-invocation limits in its claim. */
+export function manifestWithLimits(total: number, concurrent: number): Record<string, unknown> {
+  const manifest = exampleManifest();
+  manifest.participant_runtime.invocation_tool_actions.max_tool_actions_per_invocation = total;
+  manifest.participant_runtime.invocation_tool_actions.max_concurrent_tool_actions_per_invocation =
+    concurrent;
+  return manifest;
+}
