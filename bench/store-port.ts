@@ -1,0 +1,50 @@
+import { RuntimeManager, type RuntimeModel } from "../src/index.js";
+import { manifestWithToolLimit, ToolCallRuntime } from "./store-harness.js";
+
+/** Figures of one measured round of invocations. */
+export interface PortRound {
+  /** admit→dispatch→complete cycles run. */
+  readonly cycles: number;
+  /** Time spent inside the cycles, measured by the harness around them. */
+  readonly portMs: number;
+  /** Time of the whole `step` calls: lease, clock, invocation open, the cycles and the close commit. */
+  readonly stepMs: number;
+}
+
+/** A manager on a real store whose harness runs `cyclesPerInvocation` tool cycles in every invocation. */
+export interface PortRun {
+  round(invocations: number): Promise<PortRound>;
+  close(): Promise<void>;
+}
+
+/** Opens a manager on the store URL with the example model and manifest (tool limit raised to fit). */
+export async function openPortRun(
+  url: string,
+  model: RuntimeModel,
+  cyclesPerInvocation: number,
+): Promise<PortRun> {
+  const runtime = new ToolCallRuntime(cyclesPerInvocation);
+  const manager = await RuntimeManager.open({
+    model,
+    manifest: manifestWithToolLimit(Math.max(16, cyclesPerInvocation)),
+    runtime,
+    store: url,
+  });
+  return {
+    round: async (invocations) => {
+      const portBefore = runtime.portNs;
+      const cyclesBefore = runtime.cycles;
+      const start = performance.now();
+      for (let i = 0; i < invocations; i += 1) {
+        const [summary] = (await manager.step(1)).invocations;
+        if (summary?.state !== "succeeded") throw new Error(`invocation did not succeed: ${summary?.state}`);
+      }
+      return {
+        cycles: runtime.cycles - cyclesBefore,
+        portMs: Number(runtime.portNs - portBefore) / 1e6,
+        stepMs: performance.now() - start,
+      };
+    },
+    close: () => manager.close(),
+  };
+}
