@@ -74,6 +74,7 @@ export interface CompiledAutonomousPolicy {
   readonly temporalConstraintAddresses: readonly string[];
   /** The cadence constraint that makes actions due, when one resolves. */
   readonly cadenceConstraintAddress?: string;
+  /** Action contract addresses in run order: `action_order` for v1, candidates sorted by id for v2/v3. */
   readonly actionOrder: readonly string[];
   readonly observationBoundaryAddress: string;
   readonly selectionStrategy: string;
@@ -117,6 +118,7 @@ export interface CompiledProgressionPolicy {
   readonly address: string;
   readonly clockAddress: string;
   readonly advancementMode: string;
+  /** Ticks per progression step; 0 when the policy is not `stepped`. */
   readonly stepTicks: number;
   readonly resetBehavior: string;
 }

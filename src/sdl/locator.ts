@@ -16,8 +16,9 @@ export class SyntaxTreeLocator implements SourceLocator {
 
   /** The 1-based line and column of a character offset. */
   position(offset: number): { line: number; column: number } {
+    // A line counter that saw no text (empty or oversized input) knows no lines.
     const pos = this.lines.linePos(offset);
-    return { line: pos.line, column: pos.col };
+    return { line: Math.max(1, pos.line), column: Math.max(1, pos.col) };
   }
 
   locate(pointer: string, anchor: Anchor): { line: number; column: number } {

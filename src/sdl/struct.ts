@@ -66,7 +66,10 @@ export function struct<F extends Record<string, AnyField>>(
         if (!Object.hasOwn(fields, key)) {
           ctx.report({
             code: DiagnosticCode.unknownField,
-            message: `unknown key '${key}' (allowed: ${names.join(", ")})`,
+            message:
+              names.length <= 16
+                ? `unknown key '${key}' (allowed: ${names.join(", ")})`
+                : `unknown key '${key}'`,
             path: joinPointer(pointer, key),
             anchor: "key",
           });

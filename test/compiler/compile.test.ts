@@ -12,6 +12,7 @@ import {
   HIDDEN_AFFORDANCE,
   SECOND_AFFORDANCE,
   UNSCOPED_AFFORDANCE,
+  V2_POLICY,
 } from "../fixtures/scenarios/valid/variants.js";
 
 const PARTICIPANT = "participant.behavior.participant-agent";
@@ -184,5 +185,17 @@ describe("compileScenario on valid variants", () => {
       ]),
     );
     assert.equal(model.actionContracts[ACTION]?.sharedTimeBound, true);
+  });
+
+  it("validates and compiles a v2 activity policy structurally, without a cadence", () => {
+    const model = compileEdited(V2_POLICY);
+    const policy = model.autonomousPolicies[POLICY];
+    assert.equal(policy?.profile, "participant-autonomous-execution/v2");
+    assert.equal(policy?.selectionStrategy, "weighted");
+    assert.equal(policy?.cadenceConstraintAddress, undefined);
+    assert.deepEqual(policy?.temporalConstraintAddresses, ["time.constraint.green-window"]);
+    assert.deepEqual(policy?.actionOrder, [ACTION]);
+    assert.equal(policy?.executionBindings[0]?.bindingId, `${POLICY}.binding.probe-customer-portal-login`);
+    assert.equal(model.affordanceBindings.length, 1);
   });
 });

@@ -17,7 +17,10 @@ interface Variant {
 }
 
 const variantArb: fc.Arbitrary<Variant> = fc.record({
-  agents: fc.uniqueArray(identifier.map((name) => `agent-${name}`), { maxLength: 4 }),
+  agents: fc.uniqueArray(
+    identifier.map((name) => `agent-${name}`),
+    { maxLength: 4 },
+  ),
   affordances: fc.uniqueArray(
     fc.record({ id: identifier.map((name) => `tool-${name}`), tool: fc.boolean() }),
     { maxLength: 4, selector: (entry) => entry.id },
@@ -57,7 +60,9 @@ function variantDoc(variant: Variant): Doc {
     };
     classify(doc, SPEC, id);
   });
-  const distinct = new Set(variant.affordances.map(({ tool }, index) => (tool ? index % contents.length : -1)));
+  const distinct = new Set(
+    variant.affordances.map(({ tool }, index) => (tool ? index % contents.length : -1)),
+  );
   if (distinct.size < variant.affordances.length || distinct.has(-1)) {
     // Affordances with equal tool, actions and boundaries are a duplicate relation; give each its own tool.
     variant.affordances.forEach(({ id }, index) => {
@@ -85,7 +90,9 @@ function variantDoc(variant: Variant): Doc {
 function shuffledKeys(doc: Doc, seed: number): Doc {
   const out: Doc = {};
   const keys = Object.keys(doc);
-  const order = keys.map((key, index) => ({ key, rank: (index * 7919 + seed) % 104729 })).sort((a, b) => a.rank - b.rank);
+  const order = keys
+    .map((key, index) => ({ key, rank: (index * 7919 + seed) % 104729 }))
+    .sort((a, b) => a.rank - b.rank);
   for (const { key } of order) out[key] = doc[key];
   for (const section of ["agents", "content", "nodes", "behavior_specifications"]) {
     const entries = Object.entries(doc[section] as Doc).reverse();
@@ -127,7 +134,7 @@ describe("compiler properties", () => {
         assert.equal(canonicalJson(compileDoc(doc)), first);
         assert.equal(canonicalJson(compileDoc(shuffledKeys(doc, seed))), first);
       }),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   });
 
@@ -145,7 +152,7 @@ describe("compiler properties", () => {
         const manualBindings = variant.manualSpec ? 1 + variant.agents.length : 0;
         assert.equal(model.affordanceBindings.length, policyBindings + manualBindings);
       }),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   });
 });
@@ -155,9 +162,17 @@ const lines = EXAMPLE_TEXT.split("\n");
 const textMutation = fc.oneof(
   fc.record({ kind: fc.constant("delete" as const), line: fc.nat(lines.length - 1) }),
   fc.record({ kind: fc.constant("duplicate" as const), line: fc.nat(lines.length - 1) }),
-  fc.record({ kind: fc.constant("insert" as const), at: fc.nat(EXAMPLE_TEXT.length), text: fc.string({ maxLength: 12 }) }),
+  fc.record({
+    kind: fc.constant("insert" as const),
+    at: fc.nat(EXAMPLE_TEXT.length),
+    text: fc.string({ maxLength: 12 }),
+  }),
   fc.record({ kind: fc.constant("truncate" as const), at: fc.nat(EXAMPLE_TEXT.length) }),
-  fc.record({ kind: fc.constant("indent" as const), line: fc.nat(lines.length - 1), by: fc.integer({ min: -4, max: 4 }) }),
+  fc.record({
+    kind: fc.constant("indent" as const),
+    line: fc.nat(lines.length - 1),
+    by: fc.integer({ min: -4, max: 4 }),
+  }),
 );
 
 type TextMutation = typeof textMutation extends fc.Arbitrary<infer T> ? T : never;
@@ -216,7 +231,7 @@ describe("loader robustness", () => {
   it("never throws on text mutations of the example; it returns positioned diagnostics", () => {
     fc.assert(
       fc.property(textMutation, (mutation) => checkLoads(mutateText(mutation))),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
   });
 
@@ -227,7 +242,7 @@ describe("loader robustness", () => {
         setAt(doc, path, value);
         checkLoads(stringify(doc));
       }),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
   });
 });

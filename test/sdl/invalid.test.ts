@@ -38,6 +38,7 @@ describe("source limits", () => {
     const { scenario, diagnostics } = loadScenario(EXAMPLE_TEXT + padding, { source: "text" });
     assert.equal(scenario, undefined);
     assert.deepEqual(errorsOf(diagnostics), [{ code: "sdl.source_limit", path: "" }]);
+    assert.deepEqual([diagnostics[0]?.line, diagnostics[0]?.column], [1, 1]);
   });
 
   it("accepts the same file when the byte limit is raised", () => {
@@ -75,8 +76,11 @@ describe("source limits", () => {
   });
 
   it("reports empty input as a parse error", () => {
-    const { diagnostics } = loadScenario("   \n", { source: "text" });
-    assert.deepEqual(errorsOf(diagnostics), [{ code: "sdl.parse", path: "" }]);
+    for (const text of ["", "   \n"]) {
+      const { diagnostics } = loadScenario(text, { source: "text" });
+      assert.deepEqual(errorsOf(diagnostics), [{ code: "sdl.parse", path: "" }]);
+      assert.deepEqual([diagnostics[0]?.line, diagnostics[0]?.column], [1, 1]);
+    }
   });
 
   it("reports an unreadable path as sdl.file.unreadable with the file name", () => {
