@@ -29,10 +29,13 @@ export async function postgresUnavailableReason(url = POSTGRES_TEST_URL): Promis
 export async function postgresAvailable(label: string): Promise<boolean> {
   const reason = await postgresUnavailableReason();
   if (reason === undefined) return true;
-  const message = `POSTGRES UNAVAILABLE: skipping ${label} (${POSTGRES_TEST_URL}: ${reason})`;
+  const where = `(${POSTGRES_TEST_URL}: ${reason})`;
   if (process.env.RAES_REQUIRE_POSTGRES === "1") {
-    throw new Error(`${message}; RAES_REQUIRE_POSTGRES=1 makes this a failure`);
+    throw new Error(
+      `POSTGRES UNAVAILABLE: cannot run ${label} ${where}, and RAES_REQUIRE_POSTGRES=1 forbids skipping`,
+    );
   }
+  const message = `POSTGRES UNAVAILABLE: skipping ${label} ${where}`;
   console.error(`\n${"!".repeat(72)}\n${message}\n${"!".repeat(72)}\n`);
   return false;
 }
