@@ -6,6 +6,7 @@ import { canonicalJson, compileScenario, isAddress, type RuntimeModel } from "..
 import { formatDiagnostic, hasErrors, loadScenario } from "../../src/sdl/index.js";
 import { EXAMPLE_TEXT } from "../fixtures/scenarios/example.js";
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests edit parsed YAML documents freely.
 type Doc = Record<string, any>;
 const SPEC = "participant-behavior";
 const identifier = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/);
@@ -199,12 +200,13 @@ function mutateText(mutation: TextMutation): string {
 }
 
 function setAt(doc: Doc, path: readonly string[], value: unknown): void {
-  let node: any = doc;
+  let node: unknown = doc;
   for (const key of path.slice(0, -1)) {
     if (node === null || typeof node !== "object") return;
-    node = node[key];
+    node = (node as Record<string, unknown>)[key];
   }
-  if (node !== null && typeof node === "object") node[path.at(-1) as string] = value;
+  if (node !== null && typeof node === "object")
+    (node as Record<string, unknown>)[path.at(-1) as string] = value;
 }
 
 const EXAMPLE_PATHS: string[][] = [];
