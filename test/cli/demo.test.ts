@@ -16,8 +16,12 @@ interface Outcome {
 }
 
 function raes(cwd: string, args: readonly string[]): Promise<Outcome> {
+  return node(cwd, ["--import", "tsx", join(cwd, "src", "cli", "main.ts"), ...args]);
+}
+
+function node(cwd: string, args: readonly string[]): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(cwd, "src", "cli", "main.ts"), ...args], {
+    const child = spawn(process.execPath, args, {
       cwd,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -159,5 +163,50 @@ describe("raes demo in a fresh clone", () => {
     assert.deepEqual(figures(second), figures(summary));
     store = await openStore();
     assert.equal((await store.getOperation(summary.indeterminate[0] as string))?.resolution, undefined);
+  });
+});
+
+describe("raes demo command line", () => {
+  it("documents the demo and its exit codes in --help, and exits 2 on usage errors", async () => {
+    const help = await raes(ROOT, ["demo", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /--store <url>/);
+    assert.match(help.stdout, /--html <file>/);
+    assert.match(help.stdout, /--json/);
+    assert.match(
+      help.stdout,
+      /1 {2}a scheduler stopped on an indeterminate tool action \(the demo's expected ending/,
+    );
+    const usage = await raes(ROOT, ["demo", "--no-such-option"]);
+    assert.equal(usage.code, 2);
+    assert.equal(usage.stdout, "");
+  });
+
+  const DIST_MAIN = join(ROOT, "dist", "cli", "main.js");
+  it("runs from the built dist/ with plain node, as the `raes` bin does", {
+    skip: !existsSync(DIST_MAIN) && "no dist/ build",
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-demo-dist-"));
+    try {
+      const url = `sqlite:${join(dir, "demo.db")}`;
+      const outcome = await node(dir, [
+        DIST_MAIN,
+        "demo",
+        "--json",
+        "--store",
+        url,
+        "--html",
+        join(dir, "t.html"),
+      ]);
+      assert.equal(outcome.code, 1, outcome.stderr);
+      const summary = JSON.parse(outcome.stdout) as DemoSummary;
+      assert.equal(summary.store, url);
+      assert.equal(summary.removed_previous_store, false);
+      assert.deepEqual(summary.tool_actions, { succeeded: 3, indeterminate: 1 });
+      assert.deepEqual(summary.portal_requests, { "/login": 3, "/login-stalled": 1 });
+      assert.ok(existsSync(join(dir, "t.html")));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
