@@ -8,7 +8,7 @@ import pg from "pg";
 import type { ControlPlaneStore, InvocationRecord, ToolActionRecord } from "../../src/store/index.js";
 import { StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
-import { freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
+import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
 import { clock, closeCommit, invocation, P1, scheduler, toolAction } from "./records.js";
 
 /** An open invocation with one dispatched tool action: the state every fault must leave untouched. */
@@ -139,14 +139,16 @@ describe("postgres store faults", { skip: postgres ? false : "POSTGRES UNAVAILAB
 
   /** Waits (polling, no deadline assertion) until one of the store's backends is blocked on a lock. */
   async function blockedBackend(schema: string): Promise<number> {
-    for (;;) {
-      const { rows } = await admin.query<{ pid: number }>(
+    for (let poll = 0; poll < 2_000; poll++) {
+      // A fresh connection each time: pg_stat_activity is frozen for the rest of a transaction.
+      const rows = await adminQuery<{ pid: number }>(
         "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
         [schema],
       );
       if (rows[0]) return rows[0].pid;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    throw new Error(`no backend of ${schema} ever waited on a lock`);
   }
 
   it("fails a commit whose connection is terminated mid-statement, writes nothing, and the next write reconnects", async () => {

@@ -1,11 +1,26 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { StoreUnavailableError } from "../../src/store/index.js";
+import pg from "pg";
+import { LeaseLostError, StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
 import { runStoreContract } from "./contract.js";
-import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
-import { clock, P1 } from "./records.js";
+import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
+import { clock, closeCommit, invocation, P1, scheduler } from "./records.js";
+
+/** Polls (no deadline assertion) until a backend with this application_name waits on a lock. */
+async function waitForLock(applicationName: string): Promise<void> {
+  for (let poll = 0; poll < 2_000; poll++) {
+    // A fresh connection each time: pg_stat_activity is frozen for the rest of a transaction.
+    const rows = await adminQuery(
+      "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+      [applicationName],
+    );
+    if (rows.length > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no backend of ${applicationName} ever waited on a lock`);
+}
 
 const available = await postgresAvailable("postgres store contract");
 const dropAtEnd: (() => Promise<void>)[] = [];
@@ -96,6 +111,38 @@ if (!available) {
         assert.deepEqual(await store.getClock(clock().clockAddress), clock());
       } finally {
         await store.close();
+      }
+    });
+
+    it("makes a takeover wait for the old owner's in-flight fenced write", async () => {
+      const { schema, url, drop } = freshSchema();
+      dropAtEnd.push(drop);
+      const owner = await openControlPlaneStore(`${url}&application_name=${schema}_a`);
+      const rival = await openControlPlaneStore(`${url}&application_name=${schema}_b`);
+      const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL });
+      await admin.connect();
+      try {
+        const lease = await owner.acquireLease(P1, "host-a", 0);
+        assert.ok(lease);
+        const fence = { participantAddress: P1, token: lease.token };
+        const inv = invocation();
+        await owner.openInvocation(inv, scheduler({ attempts: 1 }), fence);
+        await admin.query("BEGIN");
+        await admin.query(`SELECT * FROM ${schema}.history_head FOR UPDATE`);
+        const commit = owner.commitInvocation(closeCommit(inv), fence);
+        await waitForLock(`${schema}_a`);
+        const takeover = rival.acquireLease(P1, "host-b", 60_000);
+        await waitForLock(`${schema}_b`);
+        await admin.query("ROLLBACK");
+        await commit;
+        const taken = await takeover;
+        assert.ok(taken && taken.token > lease.token);
+        assert.equal((await owner.getInvocation(inv.id))?.state, "succeeded");
+        await assert.rejects(owner.saveScheduler(scheduler(), fence), LeaseLostError);
+      } finally {
+        await admin.end();
+        await owner.close();
+        await rival.close();
       }
     });
 
