@@ -39,6 +39,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const log = options.log ?? (() => undefined);
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
+  // The low-level Server: a proxy lists tools whose JSON schemas arrive from the upstream at run time.
   const server = new Server(INFO, { capabilities: { tools: { listChanged: true } } });
   const upstream = await Upstream.start(options.upstream, () => {
     server.sendToolListChanged().catch(() => undefined);

@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { canonicalJson } from "../compiler/index.js";
+import { canonicalDigest } from "../compiler/index.js";
 import type { InvocationToolActionPort, ParticipantToolActionRequest } from "../port/index.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
 import { GatewayErrorCode, toolError } from "./results.js";
@@ -236,9 +235,7 @@ export class GovernedCalls {
 }
 
 function fingerprintOf(call: ToolCall): string {
-  return createHash("sha256")
-    .update(canonicalJson({ name: call.name, arguments: call.arguments ?? null }))
-    .digest("hex");
+  return canonicalDigest({ name: call.name, arguments: call.arguments ?? null });
 }
 
 function describe(error: unknown): string {

@@ -117,6 +117,7 @@ describe("raes demo in a fresh clone", () => {
     assert.deepEqual(summary.refusals, { target_outside_binding: 1 });
     assert.deepEqual(summary.gateway_refusals, { tool_not_mapped: 1 });
     assert.deepEqual(summary.agent_tools, ["probe_login", "query_customer_db"]);
+    assert.equal(summary.agent_failures, 0);
     // Only admitted, dispatched calls reached the portal: the refused and hidden tools never did.
     assert.deepEqual(summary.portal_requests, { "/login": 3, "/login-stalled": 1 });
   });
@@ -175,7 +176,7 @@ describe("raes demo command line", () => {
     assert.match(help.stdout, /--json/);
     assert.match(
       help.stdout,
-      /1 {2}a scheduler stopped on an indeterminate tool action \(the demo's expected ending/,
+      /1 {2}a scheduler stopped on an indeterminate tool action: the demo's expected ending/,
     );
     const usage = await raes(ROOT, ["demo", "--no-such-option"]);
     assert.equal(usage.code, 2);

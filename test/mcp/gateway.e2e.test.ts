@@ -80,7 +80,7 @@ class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
         "--map",
         join(FIXTURES, "map.yaml"),
         "--timeout-ms",
-        "2000",
+        "3000",
         "--",
         ...node(join(FIXTURES, "upstream-server.ts")),
       ];

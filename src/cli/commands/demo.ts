@@ -29,9 +29,10 @@ The default store ${DEMO_STORE_URL} is deleted and recreated on every run, so th
 repeatable; a store you name with --store is used as it is.
 
 Exit codes:
-  0  the demo ran and no scheduler stopped on an indeterminate action
-  1  a scheduler stopped on an indeterminate tool action (the demo's expected ending: resolve it
-     with the printed \`raes resolve\` command), or the demo could not run
+  0  the demo ran and no scheduler stopped
+  1  a scheduler stopped on an indeterminate tool action: the demo's expected ending (resolve it
+     with the printed \`raes resolve\` command); also any other stop, a failed agent run, or a
+     demo that could not run
   2  usage error
 `;
 
@@ -63,6 +64,7 @@ function printSummary(summary: DemoSummary, html: string, elapsedMs: number): vo
     `invocations ${summary.invocations} | tool actions ${counts(summary.tool_actions)} | refusals ${counts(summary.refusals)} | gateway refusals ${counts(summary.gateway_refusals)}`,
     `portal requests: ${counts(summary.portal_requests)}`,
     ...summary.stopped.map((s) => `stopped: ${s.participant} (${s.reason ?? "unknown"})`),
+    ...(summary.agent_failures > 0 ? [`agent runs that failed: ${summary.agent_failures} (see above)`] : []),
     `timeline: ${html}`,
     `history: raes history --store ${summary.store}`,
     ...summary.resolve.map((command) => `resolve with: ${command}`),
@@ -97,7 +99,7 @@ export function registerDemoCommand(program: Command): void {
       const elapsedMs = Date.now() - started;
       if (options.json) printJson({ ...summary, html, elapsed_ms: elapsedMs });
       else printSummary(summary, options.html, elapsedMs);
-      const stoppedOnUnknown = summary.stopped.some((s) => s.reason === "tool_action_indeterminate");
-      process.exitCode = stoppedOnUnknown ? ExitCode.findings : ExitCode.ok;
+      const findings = summary.stopped.length > 0 || summary.agent_failures > 0;
+      process.exitCode = findings ? ExitCode.findings : ExitCode.ok;
     });
 }

@@ -22,7 +22,7 @@ export const DEMO_FILES = {
 /** Options of `runDemo`. */
 export interface DemoOptions {
   readonly storeUrl: string;
-  /** The gateway's upstream timeout; the stalled call takes this long. Default 2000. */
+  /** The gateway's upstream timeout; the stalled call takes this long. Default 3000. */
   readonly timeoutMs?: number;
   /** Called as each invocation closes, with what its agent saw. */
   readonly onInvocation?: (invocation: DemoInvocation) => void;
@@ -47,6 +47,8 @@ export interface DemoSummary {
   readonly refusals: Record<string, number>;
   /** Calls the gateway answered itself, without the port, by code. */
   readonly gateway_refusals: Record<string, number>;
+  /** Agent runs that exited non-zero or printed no report; 0 when the demo went as scripted. */
+  readonly agent_failures: number;
   /** The tools the agent was shown. */
   readonly agent_tools: readonly string[];
   /** Requests the local portal service received, per path. */
@@ -102,7 +104,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const runtime = new DemoHarnessRuntime({
     portalUrl: portal.url,
     mapPath: DEMO_FILES.map,
-    timeoutMs: options.timeoutMs ?? 2000,
+    // Generous, so that a slow machine never turns an answered probe into a timeout.
+    timeoutMs: options.timeoutMs ?? 3000,
   });
   const invocationStates: Record<string, number> = {};
   const toolActions: Record<string, number> = {};
@@ -141,6 +144,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
         tool_actions: toolActions,
         refusals,
         gateway_refusals: gatewayRefusals(runtime.runs.flatMap((r) => r.report?.calls ?? [])),
+        agent_failures: runtime.runs.filter((r) => r.exitCode !== 0 || r.report === undefined).length,
         agent_tools: runtime.runs[0]?.report?.tools ?? [],
         portal_requests: portal.requests(),
         stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
