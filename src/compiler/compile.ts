@@ -72,8 +72,23 @@ function compileBoundaries(scenario: Scenario): Record<string, CompiledObservati
   );
 }
 
+/** Builds each name's address once; many agents name the same few contracts and boundaries. */
+function addressCache(build: (name: string) => string): (name: string) => string {
+  const cache = new Map<string, string>();
+  return (name) => {
+    let built = cache.get(name);
+    if (built === undefined) {
+      built = build(name);
+      cache.set(name, built);
+    }
+    return built;
+  };
+}
+
 function compileParticipants(index: ScenarioIndex): Record<string, CompiledParticipant> {
   const { scenario } = index;
+  const actionAddress = addressCache(Addresses.actionContract);
+  const boundaryAddress = addressCache(Addresses.observationBoundary);
   return byAddress(
     Object.entries(scenario.agents).map(([name, agent]) => {
       const actions = agent.actions
@@ -88,8 +103,8 @@ function compileParticipants(index: ScenarioIndex): Record<string, CompiledParti
         agent: name,
         ...(index.entities.has(agent.entity) ? { entity: agent.entity } : {}),
         ...(role === undefined ? {} : { role }),
-        actionContractAddresses: [...new Set(actions)].map(Addresses.actionContract),
-        observationBoundaryAddresses: [...new Set(boundaries)].map(Addresses.observationBoundary),
+        actionContractAddresses: [...new Set(actions)].map(actionAddress),
+        observationBoundaryAddresses: [...new Set(boundaries)].map(boundaryAddress),
       };
       return compiled;
     }),
