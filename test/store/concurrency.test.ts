@@ -52,7 +52,8 @@ async function assertConcurrentWriters(url: string): Promise<void> {
         triple.map((e) => e.event_type),
         ["action_attempted", "state_transition_recorded", "observation_emitted"],
       );
-      assert.equal(triple[2]!.sequence - triple[0]!.sequence, 2, "one commit's events are consecutive");
+      const [first, , last] = triple.map((e) => e.sequence);
+      assert.equal(Number(last) - Number(first), 2, "one commit's events are consecutive");
     }
   } finally {
     await store.close();
