@@ -67,7 +67,7 @@ export class MemoryReads {
           (query.phase === undefined || a.phase === query.phase),
       )
       .sort(
-        (a, b) => a.invocationId.localeCompare(b.invocationId) || a.admissionOrdinal - b.admissionOrdinal,
+        (a, b) => compareCodeUnits(a.invocationId, b.invocationId) || a.admissionOrdinal - b.admissionOrdinal,
       );
   }
 
@@ -79,4 +79,9 @@ export class MemoryReads {
         (query.episodeId === undefined || e.episode_id === query.episodeId),
     );
   }
+}
+
+/** Byte order, as SQL stores sort text, so every store lists in the same order. */
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -25,6 +25,9 @@ export function openInvocation(
 /** Inserts a tool action claim; conflict when its id or tool call exists. */
 export function insertToolAction(tables: MemoryTables, action: ToolActionRecord): void {
   const callKey = toolCallKey(action.invocationId, action.toolCallId);
+  if (!tables.invocations.has(action.invocationId)) {
+    throw new StoreConflictError(`tool action ${action.id} names no invocation ${action.invocationId}`);
+  }
   if (tables.toolActions.has(action.id) || tables.toolCallKeys.has(callKey)) {
     throw new StoreConflictError(`tool action ${action.id} exists`);
   }
