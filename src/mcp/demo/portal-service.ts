@@ -35,6 +35,8 @@ export async function startPortalService(): Promise<PortalService> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
   });
+  // Never the reason a process stays up: whoever started the portal decides when to stop.
+  server.unref();
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
