@@ -31,7 +31,7 @@ describe("admission rules the example never triggers", () => {
   it("the unchanged example model admits the request (the control for every case below)", async () => {
     const request = requestFor(FIRST_INVOCATION, "a");
     assert.equal(rulesFor(exampleModel()).check(FIRST_INVOCATION, request), undefined);
-    const { core, store } = openCore(exampleModel());
+    const { core, store } = await openCore(exampleModel());
     const id = await expectAdmitted(core.port, request);
     assert.equal(id, `${FIRST_INVOCATION.invocationActionInstanceId}:tool=1`);
     assert.equal((await store.listToolActions({})).length, 1);
@@ -45,7 +45,7 @@ describe("admission rules the example never triggers", () => {
     });
 
     it(`${label}: the port refuses with ${code}, adds no record and runs no tool, every time`, async () => {
-      const { core, store } = openCore(model());
+      const { core, store } = await openCore(model());
       for (const toolCallId of ["a", "b", "a"]) {
         await expectRefusedAdmit(core.port, store, requestFor(core.port, toolCallId), code);
       }
@@ -72,7 +72,7 @@ describe("rule order on a real port core: each pair of failing rules answers the
   const foreignTarget = ["provision.node.customer-db"];
 
   it("3 before 3b, 3b before 4, 4 before 5, 5 before 5b", async () => {
-    const { core, store } = openCore(exampleModel());
+    const { core, store } = await openCore(exampleModel());
     const p = core.port;
     const pairs: Array<[Record<string, unknown>, string]> = [
       [{ episodeId: "other", executionGeneration: 2 }, "identity_mismatch"],
@@ -84,7 +84,7 @@ describe("rule order on a real port core: each pair of failing rules answers the
   });
 
   it("5b before 6, 6 before 7", async () => {
-    const { core, store } = openCore(modelWithSharedTimeBoundProbe());
+    const { core, store } = await openCore(modelWithSharedTimeBoundProbe());
     const p = core.port;
     await expectRefusedAdmit(
       p,
@@ -96,7 +96,7 @@ describe("rule order on a real port core: each pair of failing rules answers the
       manifest: manifestWithOfferTargets(["provision.node.wazuh-manager"]),
     });
     assert.equal(noOffer.check(FIRST_INVOCATION, requestFor(FIRST_INVOCATION, "a")), "shared_time_bound");
-    const noOfferCore = openCore(modelWithSharedTimeBoundProbe(), { rules: noOffer });
+    const noOfferCore = await openCore(modelWithSharedTimeBoundProbe(), { rules: noOffer });
     await expectRefusedAdmit(
       noOfferCore.core.port,
       noOfferCore.store,
@@ -109,10 +109,10 @@ describe("rule order on a real port core: each pair of failing rules answers the
     const noOfferV3 = rulesFor(v3(), {
       manifest: manifestWithOfferTargets(["provision.node.wazuh-manager"]),
     });
-    const a = openCore(v3(), { rules: noOfferV3 });
+    const a = await openCore(v3(), { rules: noOfferV3 });
     await expectRefusedAdmit(a.core.port, a.store, requestFor(FIRST_INVOCATION, "a"), "no_execution_offer");
     const crossingV3 = rulesFor(v3(), { crossingPolicyInstalled: true });
-    const b = openCore(v3(), { rules: crossingV3 });
+    const b = await openCore(v3(), { rules: crossingV3 });
     await expectRefusedAdmit(
       b.core.port,
       b.store,
@@ -124,7 +124,7 @@ describe("rule order on a real port core: each pair of failing rules answers the
   it("8b before 9: with no room left, a crossing policy still answers crossing_policy_installed", async () => {
     const rules = rulesFor(exampleModel(), { crossingPolicyInstalled: true });
     const limits = { maxToolActionsPerInvocation: 0, maxConcurrentToolActionsPerInvocation: 0 };
-    const { core, store } = openCore(exampleModel(), { rules, limits });
+    const { core, store } = await openCore(exampleModel(), { rules, limits });
     await expectRefusedAdmit(
       core.port,
       store,
@@ -135,7 +135,7 @@ describe("rule order on a real port core: each pair of failing rules answers the
 
   it("9: the total limit is checked before the concurrent limit", async () => {
     const limits = { maxToolActionsPerInvocation: 1, maxConcurrentToolActionsPerInvocation: 1 };
-    const { core, store } = openCore(exampleModel(), { limits });
+    const { core, store } = await openCore(exampleModel(), { limits });
     await expectAdmitted(core.port, requestFor(FIRST_INVOCATION, "a", { targetAddresses: portal }));
     await expectRefusedAdmit(core.port, store, requestFor(FIRST_INVOCATION, "b"), "action_limit_exhausted");
   });

@@ -5,8 +5,9 @@ import {
   ParticipantAdmissionRules,
   type ToolActionLimits,
   type ToolActionPortIdentity,
+  type ToolActionPortOptions,
 } from "../../../src/port/index.js";
-import { MemoryControlPlaneStore } from "../../../src/store/index.js";
+import { type ControlPlaneStore, MemoryControlPlaneStore } from "../../../src/store/index.js";
 import { EXAMPLE, exampleManifest, exampleModel } from "../../helpers/example.js";
 
 /** The identity the manager gives the example participant's first invocation. */
@@ -71,29 +72,74 @@ export function rulesFor(
   });
 }
 
-/** A real port core over a memory-store ledger, opened as the manager opens it before `admitAction`. */
-export function openCore(
+/** The port options the manager derives from the model for the first invocation (all but rules, limits, ledger). */
+export function openCoreOptions(
   model: RuntimeModel,
-  options: { readonly rules?: ParticipantAdmissionRules; readonly limits?: ToolActionLimits } = {},
-): { core: InvocationToolActionPortCore; store: MemoryControlPlaneStore } {
-  const store = new MemoryControlPlaneStore();
+): Pick<ToolActionPortOptions, "identity" | "outcomeEvidence" | "failureClasses" | "now"> {
   const evidence = new Map(
     Object.values(model.observationBoundaries).map((b) => [b.address, new Set(b.outcomeEvidenceRefs)]),
   );
   const classes = new Map(
     Object.values(model.actionContracts).map((c) => [c.address, new Set(c.failureClasses)]),
   );
-  const core = new InvocationToolActionPortCore({
+  return {
     identity: FIRST_INVOCATION,
+    outcomeEvidence: (address) => evidence.get(address),
+    failureClasses: (address) => classes.get(address),
+    now: () => new Date(0).toISOString(),
+  };
+}
+
+/** Opens the first invocation in a store, as the manager does before it attaches a port. */
+export async function openFirstInvocation(store: ControlPlaneStore): Promise<void> {
+  const at = new Date(0).toISOString();
+  const id = FIRST_INVOCATION;
+  await store.openInvocation(
+    {
+      id: id.invocationActionInstanceId,
+      policyAddress: EXAMPLE.policy,
+      participantAddress: id.participantAddress,
+      actionContractAddress: EXAMPLE.action,
+      observationBoundaryAddress: EXAMPLE.boundary,
+      episodeId: id.episodeId,
+      segment: 0,
+      tick: 1,
+      ordinal: 0,
+      executionScopeRef: id.executionScopeRef,
+      executionGeneration: id.executionGeneration,
+      observationPoint: id.observationPoint,
+      participantImplementationRef: id.participantImplementationRef,
+      state: "running",
+      createdAt: at,
+      updatedAt: at,
+    },
+    {
+      participantAddress: id.participantAddress,
+      policyAddress: EXAMPLE.policy,
+      lifecycle: "running",
+      nextOrdinal: 1,
+      attempts: 1,
+      cursor: 1,
+      updatedAt: at,
+    },
+  );
+}
+
+/** A real port core over a memory-store ledger, opened as the manager opens it before `admitAction`. */
+export async function openCore(
+  model: RuntimeModel,
+  options: { readonly rules?: ParticipantAdmissionRules; readonly limits?: ToolActionLimits } = {},
+): Promise<{ core: InvocationToolActionPortCore; store: MemoryControlPlaneStore }> {
+  const store = new MemoryControlPlaneStore();
+  await openFirstInvocation(store);
+  const core = new InvocationToolActionPortCore({
+    ...openCoreOptions(model),
     rules: options.rules ?? rulesFor(model),
     limits: options.limits ?? EXAMPLE_LIMITS,
     ledger: {
       insert: (record) => store.insertToolAction(record),
       update: (record, expected) => store.updateToolAction(record, expected),
     },
-    outcomeEvidence: (address) => evidence.get(address),
-    failureClasses: (address) => classes.get(address),
-    now: () => new Date(0).toISOString(),
   });
   core.open();
   return { core, store };
