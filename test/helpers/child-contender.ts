@@ -2,9 +2,9 @@
  * Ownership-test child: one runtime process on a shared PostgreSQL schema that steps the example
  * periodically and reports after every step whether it owns the participant's scheduler.
  *
- * argv: STORE_URL EFFECT_FILE OWNER_ID LEASE_TTL_MS STEP_INTERVAL_MS
+ * argv: STORE_URL EFFECT_FILE OWNER_ID LEASE_TTL_MS STEP_INTERVAL_MS|manual
  * stdin: ARM (the next tool call announces `POINT after-dispatch` and waits for GO), GO,
- *        RESUME (resumeParticipant), EXIT.
+ *        RESUME (resumeParticipant), STEP (one step, in manual mode), EXIT.
  */
 import { createInterface } from "node:readline";
 import { RuntimeManager } from "../../src/index.js";
@@ -21,6 +21,14 @@ const errorLine = (error: unknown) => {
 let armed = false;
 let release: (() => void) | undefined;
 let exiting = false;
+const manual = intervalText === "manual";
+let wakeStep: (() => void) | undefined;
+const nextTurn = () =>
+  manual
+    ? new Promise<void>((resolve) => {
+        wakeStep = resolve;
+      })
+    : new Promise<void>((resolve) => setTimeout(resolve, Number(intervalText)));
 
 const runtime = new EffectHarnessRuntime({
   effectFile,
@@ -59,9 +67,14 @@ createInterface({ input: process.stdin }).on("line", (command) => {
       (error: unknown) => say(`RESUME-ERROR ${errorLine(error)}`),
     );
   }
-  if (command === "EXIT") exiting = true;
+  if (command === "STEP") wakeStep?.();
+  if (command === "EXIT") {
+    exiting = true;
+    wakeStep?.();
+  }
 });
 
+if (manual) await nextTurn();
 while (!exiting) {
   try {
     const { invocations } = await manager.step();
@@ -71,7 +84,7 @@ while (!exiting) {
   } catch (error) {
     say(`STEP-ERROR ${errorLine(error)}`);
   }
-  await new Promise((resolve) => setTimeout(resolve, Number(intervalText)));
+  await nextTurn();
 }
 await manager.close();
 say("CLOSED");

@@ -83,13 +83,13 @@ describe("PostgreSQL: two runtime processes contend for one participant", {
       assert.ok(row, "no lease row");
       return { ...row, token: Number(row.token), expires_at: Number(row.expires_at) };
     };
-    const start = (name: string, ttlMs: number) => {
+    const start = (name: string, ttlMs: number, interval = String(STEP_INTERVAL_MS)) => {
       const child = ChildScript.start(CONTENDER, [
         url,
         join(dir, `${schema}-${name}.effects`),
         name,
         String(ttlMs),
-        String(STEP_INTERVAL_MS),
+        interval,
       ]);
       children.push(child);
       return child;
@@ -174,6 +174,58 @@ describe("PostgreSQL: two runtime processes contend for one participant", {
       const final = await readStoreState(store);
       assertHistoryExact(final, new Set([interrupted]));
       assertEffectsOnlyOnce([...effects(`owner-${ownerName}`), ...effects(otherName)], dispatchedIds(final));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("after a takeover the new owner's invocations observe the shared clock later than the old owner's", async () => {
+    const { url, start } = fixture();
+    const a = start("fast-a", 2_000);
+    assert.equal((await a.waitForPrefix("OPENED")).line, "OPENED owned=1");
+    await waitSteps(a, 1, 0);
+    const b = start("manual-b", 2_000, "manual");
+    assert.equal((await b.waitForPrefix("OPENED")).line, "OPENED owned=0");
+    await waitSteps(a, 30);
+    a.send("ARM");
+    await a.waitForPrefix("POINT after-dispatch", a.lines.length);
+    await a.signal("SIGKILL");
+    const interrupted =
+      a.lines
+        .filter((l) => l.startsWith("INVOCATION "))
+        .at(-1)
+        ?.slice("INVOCATION ".length) ?? "";
+    for (let turn = 0; ; turn += 1) {
+      assert.ok(turn < 200, "B never took over");
+      const at = b.lines.length;
+      b.send("STEP");
+      if (parseStep((await b.waitForPrefix("STEP ", at)).line)?.owned === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const store = await openControlPlaneStore(url);
+    try {
+      await resolveToolAction(store, `${interrupted}:tool=1`, {
+        resolution: "effect_absent",
+        note: "killed",
+      });
+      const at = b.lines.length;
+      b.send("RESUME");
+      await b.waitForPrefix("RESUMED", at);
+      b.send("STEP");
+      assert.match((await b.waitForPrefix("STEP ", at)).line, /invocations=\S+=succeeded$/);
+      await exit(b);
+      const ticks = (await readStoreState(store)).invocations.map((i) => [i.segment, i.tick]);
+      const sorted = [...ticks].sort(([s1 = 0, t1 = 0], [s2 = 0, t2 = 0]) => s1 - s2 || t1 - t2);
+      assert.deepEqual(
+        ticks,
+        sorted,
+        `an invocation observed the clock earlier than the one before it (last [segment, tick]: ${JSON.stringify(ticks.slice(-3))})`,
+      );
+      assert.equal(
+        new Set(ticks.map((t) => t.join(":"))).size,
+        ticks.length,
+        "two invocations observed the same tick",
+      );
     } finally {
       await store.close();
     }
