@@ -81,6 +81,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       await upstream.close();
       await calls.drain();
       await server.close();
+      // Stop reading from the client, so an open stdin does not keep the process up.
+      input.destroy();
       resolveClosed();
     })();
     return closing;

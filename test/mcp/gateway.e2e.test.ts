@@ -54,7 +54,10 @@ class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
   readonly #ports = new Map<string, InvocationToolActionPort>();
   readonly reports: AgentReport[] = [];
 
-  constructor(private readonly dir: string) {
+  constructor(
+    private readonly dir: string,
+    private readonly script: "full" | "shutdown",
+  ) {
     super();
   }
 
@@ -89,6 +92,7 @@ class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
         GATEWAY_COMMAND: JSON.stringify(gateway),
         RAES_PORT_TOKEN: served.token,
         UPSTREAM_COUNT_FILE: join(this.dir, "upstream-calls.txt"),
+        AGENT_SCRIPT: this.script,
       });
       assert.equal(code, 0, "the agent exits cleanly");
       this.reports.push(JSON.parse(stdout) as AgentReport);
@@ -99,40 +103,46 @@ class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
   }
 }
 
-describe("raes mcp-gateway between a real MCP client and a real upstream MCP server", () => {
-  let dir: string;
-  let harness: GatewayHarness;
-  let manager: RuntimeManager;
-  let report: AgentReport;
-  let calls: Map<string, CallReport>;
-  let upstreamCalls: string[];
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "raes-gw-"));
-    harness = new GatewayHarness(dir);
-    manager = await RuntimeManager.open({
-      model: exampleModel(),
-      manifest: exampleManifest(),
-      runtime: harness,
-      store: `sqlite:${join(dir, "control-plane.db")}`,
-    });
-    const step = await manager.step(1);
-    assert.equal(step.invocations.length, 1);
-    report = harness.reports[0] as AgentReport;
-    calls = new Map(report.calls.map((c) => [c.label, c]));
-    upstreamCalls = readFileSync(join(dir, "upstream-calls.txt"), "utf8").split("\n").filter(Boolean);
+/** One invocation of the example scenario, on a SQLite store, with the agent running `script`. */
+async function runOneInvocation(script: "full" | "shutdown") {
+  const dir = mkdtempSync(join(tmpdir(), "raes-gw-"));
+  const harness = new GatewayHarness(dir, script);
+  const manager = await RuntimeManager.open({
+    model: exampleModel(),
+    manifest: exampleManifest(),
+    runtime: harness,
+    store: `sqlite:${join(dir, "control-plane.db")}`,
   });
-
-  after(async () => {
-    await manager?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
+  const step = await manager.step(1);
+  assert.equal(step.invocations.length, 1);
+  const report = harness.reports[0] as AgentReport;
+  const calls = new Map(report.calls.map((c) => [c.label, c]));
+  const upstreamCalls = readFileSync(join(dir, "upstream-calls.txt"), "utf8").split("\n").filter(Boolean);
   const get = (label: string): CallReport => {
     const found = calls.get(label);
     assert.ok(found, `the agent reported ${label}`);
     return found;
   };
+  const dispose = async () => {
+    await manager.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { manager, report, get, upstreamCalls, dispose };
+}
+
+describe("raes mcp-gateway between a real MCP client and a real upstream MCP server", () => {
+  let run: Awaited<ReturnType<typeof runOneInvocation>>;
+  let manager: RuntimeManager;
+  let report: AgentReport;
+  let upstreamCalls: string[];
+  let get: (label: string) => CallReport;
+
+  before(async () => {
+    run = await runOneInvocation("full");
+    ({ manager, report, upstreamCalls, get } = run);
+  });
+
+  after(() => run?.dispose());
 
   it("lists only the mapped tools the upstream has", () => {
     assert.deepEqual(report.tools, ["crash", "echo", "fail", "stall", "write_db"]);
@@ -146,7 +156,8 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
     );
     assert.equal(tally("write_db"), 0);
     assert.equal(tally("hidden_tool"), 0);
-    assert.equal(upstreamCalls.length, 6);
+    assert.deepEqual(upstreamCalls.slice(-2), ["crash", "exit"]);
+    assert.equal(upstreamCalls.length, 7);
   });
 
   it("returns upstream results unchanged and completes them (isError → failed)", () => {
@@ -229,5 +240,30 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
     const scheduler = manager.schedulers()[0];
     assert.equal(scheduler?.lifecycle, "stopped");
     assert.equal(scheduler?.stopReason, "tool_action_indeterminate");
+  });
+});
+
+describe("raes mcp-gateway shutdown", () => {
+  it("on SIGTERM reports the call in flight unknown, answers it, and closes the upstream", async () => {
+    const run = await runOneInvocation("shutdown");
+    try {
+      assert.equal(run.get("echo").text, "echo #1: one");
+      assert.equal(run.get("stall").code, "gateway_shutdown");
+      assert.deepEqual(run.upstreamCalls, ["echo", "stall", "exit"]);
+      const actions = await run.manager.store.listToolActions({});
+      assert.deepEqual(
+        actions.map((a) => [a.settlement, a.unknownReason ?? null]),
+        [
+          ["succeeded", null],
+          ["indeterminate", "gateway_shutdown"],
+        ],
+      );
+      assert.equal(
+        (await run.manager.getOperation(run.get("stall").action as string))?.state,
+        "indeterminate",
+      );
+    } finally {
+      await run.dispose();
+    }
   });
 });
