@@ -1,9 +1,14 @@
 /**
- * `npm run bench -- scheduler`: outer invocations per second, and whether the per-action cost
- * grows with history length. Each run opens a fresh manager, steps the clock n times (one due
- * action per step in the example) and timestamps every step, so the cost of the first and the
- * last window of actions can be compared.
+ * `npm run bench -- scheduler`: outer invocations per second at 100, 1 000 and 10 000 actions, and
+ * whether the per-action cost grows with history length.
+ *
+ * A run of size n steps one manager ("long") n times; the example has one due action per step.
+ * Its last 100 actions are stepped in alternation with the first 100 actions of a fresh manager
+ * ("fresh") on the same kind of store, so both windows see the same machine load: their ratio is
+ * the per-action cost at history length n over the cost at history length 100.
  */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { RuntimeManager } from "../src/index.js";
 import { modelWithAttempts } from "../test/helpers/example.js";
 import { fmt, printTable } from "./lib.js";
@@ -18,121 +23,113 @@ import {
 
 type Variant = "no-op" | "1 tool action";
 
+/** Per-action wall time of a window of steps, microseconds: the mean, and the median step. */
+interface Window {
+  readonly mean: number;
+  readonly median: number;
+}
+
 interface RunResult {
   readonly n: number;
+  /** Whole run of the long manager, milliseconds. */
   readonly totalMs: number;
-  /** Mean per-action wall time of the first and the last window, microseconds. */
-  readonly firstUs: number;
-  readonly lastUs: number;
-  /** The same windows in CPU time of this process (user + system), microseconds. */
-  readonly firstCpuUs: number;
-  readonly lastCpuUs: number;
+  /** The long manager's first window, its last window, and the fresh manager's window beside the last. */
+  readonly first: Window;
+  readonly last: Window;
+  readonly fresh: Window;
 }
 
 const WINDOW = 100;
 
-function cpuUs(): number {
-  const { user, system } = process.cpuUsage();
-  return user + system;
-}
+// A full collection between runs, so no run pays for the garbage the previous one left.
+setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
 
-async function runOnce(variant: Variant, n: number, store: string): Promise<RunResult> {
-  const runtime = variant === "no-op" ? noopRuntime() : new ToolCallRuntime(1);
-  const manifest = variant === "no-op" ? manifestWithoutClaim() : manifestWithToolLimit(16);
-  const manager = await RuntimeManager.open({ model: modelWithAttempts(n), manifest, runtime, store });
-  const w = Math.min(WINDOW, n);
-  // Stamped only at window edges, so taking the stamps costs nothing per action.
-  const wall = new Map<number, number>();
-  const cpu = new Map<number, number>();
-  const stamp = (i: number) => {
-    if (i === 0 || i === w || i === n - w || i === n) {
-      wall.set(i, performance.now());
-      cpu.set(i, cpuUs());
-    }
-  };
-  try {
-    stamp(0);
-    for (let i = 1; i <= n; i += 1) {
-      const { invocations } = await manager.step(1);
-      if (invocations.length !== 1 || invocations[0]?.state !== "succeeded") {
-        throw new Error(`step ${i} ran ${invocations.length} invocations (${invocations[0]?.state})`);
-      }
-      stamp(i);
-    }
-  } finally {
-    await manager.close();
-  }
-  const span = (m: Map<number, number>, from: number, to: number) =>
-    ((m.get(to) ?? 0) - (m.get(from) ?? 0)) / w;
-  return {
-    n,
-    totalMs: (wall.get(n) ?? 0) - (wall.get(0) ?? 0),
-    firstUs: span(wall, 0, w) * 1000,
-    lastUs: span(wall, n - w, n) * 1000,
-    firstCpuUs: span(cpu, 0, w),
-    lastCpuUs: span(cpu, n - w, n),
-  };
-}
-
-function median(values: readonly number[]): number {
+function median(values: Iterable<number>): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-/**
- * Runs every size `reps` times, sizes interleaved so a change in machine load hits all of them,
- * and keeps the median of every figure so one GC pause or preemption does not decide.
- */
+function windowOf(stepsMs: readonly number[]): Window {
+  const sum = stepsMs.reduce((a, b) => a + b, 0);
+  return { mean: (sum / stepsMs.length) * 1000, median: median(stepsMs) * 1000 };
+}
+
+async function openManager(variant: Variant, n: number, store: string): Promise<RuntimeManager> {
+  return RuntimeManager.open({
+    model: modelWithAttempts(n),
+    manifest: variant === "no-op" ? manifestWithoutClaim() : manifestWithToolLimit(16),
+    runtime: variant === "no-op" ? noopRuntime() : new ToolCallRuntime(1),
+    store,
+  });
+}
+
+async function stepOnce(manager: RuntimeManager): Promise<void> {
+  const { invocations } = await manager.step(1);
+  if (invocations.length !== 1 || invocations[0]?.state !== "succeeded") {
+    throw new Error(`a step ran ${invocations.length} invocations (${invocations[0]?.state})`);
+  }
+}
+
+/** One timed step; returns its wall time in milliseconds. */
+async function timedStep(manager: RuntimeManager): Promise<number> {
+  const start = performance.now();
+  await stepOnce(manager);
+  return performance.now() - start;
+}
+
+async function runOnce(variant: Variant, n: number, store: () => string): Promise<RunResult> {
+  const w = Math.min(WINDOW, n);
+  const long = await openManager(variant, n, store());
+  const fresh = await openManager(variant, n, store());
+  try {
+    collect();
+    const steps: number[] = [];
+    const freshSteps: number[] = [];
+    for (let i = 1; i <= n - w; i += 1) steps.push(await timedStep(long));
+    for (let i = 1; i <= w; i += 1) {
+      freshSteps.push(await timedStep(fresh));
+      steps.push(await timedStep(long));
+    }
+    return {
+      n,
+      totalMs: steps.reduce((a, b) => a + b, 0),
+      first: windowOf(steps.slice(0, w)),
+      last: windowOf(steps.slice(n - w)),
+      fresh: windowOf(freshSteps),
+    };
+  } finally {
+    await long.close();
+    await fresh.close();
+  }
+}
+
+/** Every size `reps` times, sizes interleaved; each figure is the median over the repetitions. */
 async function measure(variant: Variant, sizes: readonly number[], reps: number, store: () => string) {
   const runs = new Map<number, RunResult[]>(sizes.map((n) => [n, []]));
   for (let r = 0; r < reps; r += 1) {
-    for (const n of sizes) runs.get(n)?.push(await runOnce(variant, n, store()));
+    for (const n of sizes) runs.get(n)?.push(await runOnce(variant, n, store));
   }
-  return sizes.map((n): RunResult => {
+  return sizes.map((n) => {
     const of = (pick: (x: RunResult) => number) => median((runs.get(n) ?? []).map(pick));
+    const win = (pick: (x: RunResult) => Window): Window => ({
+      mean: of((x) => pick(x).mean),
+      median: of((x) => pick(x).median),
+    });
     return {
       n,
       totalMs: of((x) => x.totalMs),
-      firstUs: of((x) => x.firstUs),
-      lastUs: of((x) => x.lastUs),
-      firstCpuUs: of((x) => x.firstCpuUs),
-      lastCpuUs: of((x) => x.lastCpuUs),
+      first: win((x) => x.first),
+      last: win((x) => x.last),
+      fresh: win((x) => x.fresh),
+      ratio: win((x) => ({ mean: x.last.mean / x.fresh.mean, median: x.last.median / x.fresh.median })),
     };
   });
 }
 
-function rows(storeName: string, variant: Variant, results: readonly RunResult[]): string[][] {
-  return results.map((r) => [
-    storeName,
-    variant,
-    fmt(r.n, 0),
-    fmt((r.n / r.totalMs) * 1000, 0),
-    fmt((r.totalMs / r.n) * 1000, 1),
-    `${fmt(r.firstUs, 1)} / ${fmt(r.firstCpuUs, 1)}`,
-    `${fmt(r.lastUs, 1)} / ${fmt(r.lastCpuUs, 1)}`,
-    `${fmt(r.lastUs / r.firstUs, 2)} / ${fmt(r.lastCpuUs / r.firstCpuUs, 2)}`,
-  ]);
-}
-
-/** Last window at the largest size over the last window at the smallest: growth with history. */
-function growthRow(storeName: string, variant: Variant, results: readonly RunResult[]): string[] {
-  const small = results[0];
-  const large = results[results.length - 1];
-  if (!small || !large) return [storeName, variant, "-", "-", "-", "-", "-", "-"];
-  const wall = large.lastUs / small.lastUs;
-  const cpu = large.lastCpuUs / small.lastCpuUs;
-  const verdict = (r: number) => (r <= 1.2 ? "met" : "MISSED");
-  return [
-    storeName,
-    variant,
-    `${fmt(large.n, 0)} / ${fmt(small.n, 0)}`,
-    `${fmt(small.lastUs, 1)} / ${fmt(small.lastCpuUs, 1)}`,
-    `${fmt(large.lastUs, 1)} / ${fmt(large.lastCpuUs, 1)}`,
-    `${fmt(wall, 2)} ${verdict(wall)}`,
-    `${fmt(cpu, 2)} ${verdict(cpu)}`,
-  ];
-}
+const pair = (w: Window) => `${fmt(w.median, 1)} / ${fmt(w.mean, 1)}`;
+const verdict = (r: number) => (r <= 1.2 ? "met" : "MISSED");
 
 /** Runs the scheduler suite and prints its tables. */
 export async function runSchedulerBench(argv: readonly string[] = []): Promise<void> {
@@ -140,9 +137,7 @@ export async function runSchedulerBench(argv: readonly string[] = []): Promise<v
   const memorySizes = [100, 1_000, 10_000];
   const sqliteSizes = quick ? [100, 1_000] : [1_000, 10_000];
   const reps = quick ? 3 : 5;
-  const variants: Variant[] = ["no-op", "1 tool action"];
   const table: string[][] = [];
-  const growth: string[][] = [];
   const scratch = scratchDir("raes-bench-scheduler-");
   let files = 0;
   const sqliteUrl = () => {
@@ -150,40 +145,50 @@ export async function runSchedulerBench(argv: readonly string[] = []): Promise<v
     return `sqlite:${scratch.dir}/scheduler-${files}.db`;
   };
   try {
-    for (const variant of variants) {
-      // Warm the JIT first so the smallest size is not charged for compilation.
-      await runOnce(variant, 2_000, "memory:");
-      const memory = await measure(variant, memorySizes, reps, () => "memory:");
-      table.push(...rows("memory", variant, memory));
-      growth.push(growthRow("memory", variant, memory));
-      const sqlite = await measure(variant, sqliteSizes, 1, sqliteUrl);
-      table.push(...rows("sqlite", variant, sqlite));
-      growth.push(growthRow("sqlite", variant, sqlite));
+    for (const variant of ["no-op", "1 tool action"] as const) {
+      // Warms the JIT, so the first measured size is not charged for compilation.
+      await runOnce(variant, 2_000, () => "memory:");
+      const runs = [
+        ...(await measure(variant, memorySizes, reps, () => "memory:")).map((r) => ({ store: "memory", r })),
+        ...(await measure(variant, sqliteSizes, 1, sqliteUrl)).map((r) => ({ store: "sqlite", r })),
+      ];
+      for (const { store, r } of runs) {
+        table.push([
+          store,
+          variant,
+          fmt(r.n, 0),
+          fmt((r.n / r.totalMs) * 1000, 0),
+          fmt((r.totalMs / r.n) * 1000, 1),
+          pair(r.first),
+          pair(r.last),
+          pair(r.fresh),
+          `${fmt(r.ratio.median, 2)} ${verdict(r.ratio.median)}`,
+          `${fmt(r.ratio.mean, 2)} ${verdict(r.ratio.mean)}`,
+        ]);
+      }
     }
   } finally {
     scratch.dispose();
   }
-  const windowHeader = (which: string) => `${which} ${WINDOW} µs wall / cpu`;
   printTable(
-    `scheduler: one due action per step; memory: median of ${reps} runs, sqlite (WAL, synchronous=FULL): 1 run`,
+    `scheduler: one due action per step; memory: median of ${reps} runs; sqlite (temp file, WAL, synchronous=FULL): 1 run`,
     [
       "store",
       "variant",
-      "actions",
+      "actions n",
       "inv/s",
       "mean µs/action",
-      windowHeader("first"),
-      windowHeader("last"),
-      "last/first",
+      `first ${WINDOW} µs med/mean`,
+      `last ${WINDOW} µs med/mean`,
+      `fresh ${WINDOW} µs med/mean`,
+      "last/fresh median",
+      "last/fresh mean",
     ],
     table,
   );
-  printTable(
-    `scheduler: per-action cost, last ${WINDOW} actions at the largest size over the smallest (goal ≤ 1.2)`,
-    ["store", "variant", "sizes", "small µs wall / cpu", "large µs wall / cpu", "ratio wall", "ratio cpu"],
-    growth,
-  );
   console.log(
-    "\nwall = elapsed time; cpu = this process's user+system time over the same window (less sensitive to other load).",
+    `\nlast/fresh = per-action cost at history length n over the cost at history length ${WINDOW}, ` +
+      "measured step by step in alternation (goal ≤ 1.2).\n" +
+      "med = median step (robust to preemption by other load and to GC pauses); mean = mean step (includes them).",
   );
 }
