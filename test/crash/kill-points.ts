@@ -48,3 +48,14 @@ export const KILLED_CALL_EFFECT: Readonly<Record<KillPoint, boolean>> = {
   "after-complete": true,
   "commit-before": true,
 };
+
+/** What the child had announced for the killed call when it died: admitted, dispatched, completed. */
+export const KILLED_CALL_ANNOUNCED: Readonly<Record<KillPoint, readonly [boolean, boolean, boolean]>> = {
+  "admit-write-before": [false, false, false],
+  "admit-write-after": [false, false, false],
+  "after-admit": [true, false, false],
+  "after-dispatch": [true, true, false],
+  "during-tool": [true, true, false],
+  "after-complete": [true, true, true],
+  "commit-before": [true, true, true],
+};

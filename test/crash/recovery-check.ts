@@ -8,7 +8,13 @@ import {
 import type { ToolActionRecord } from "../../src/store/index.js";
 import { EffectHarnessRuntime, readEffects } from "../helpers/child-harness.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
-import { CRASH_OWNER, KILLED_CALL_EFFECT, KILLED_CALL_OUTCOME, TOOL_CALLS } from "./kill-points.js";
+import {
+  CRASH_OWNER,
+  KILLED_CALL_ANNOUNCED,
+  KILLED_CALL_EFFECT,
+  KILLED_CALL_OUTCOME,
+  TOOL_CALLS,
+} from "./kill-points.js";
 import { type KillRun, killAtPoint } from "./kill-run.js";
 import {
   actionsOf,
@@ -55,6 +61,12 @@ export async function killAndRecover(run: KillRun): Promise<void> {
   assert.deepEqual(log.refused, [], "the crashed harness saw a refusal");
   const interrupted = log.invocations.at(-1);
   assert.ok(interrupted, "the child announced no invocation");
+  const killedId = `${interrupted}:tool=${run.call}`;
+  assert.deepEqual(
+    [log.admitted, log.dispatched, log.completed].map((ids) => ids.includes(killedId)),
+    KILLED_CALL_ANNOUNCED[run.point],
+    `what the child announced for ${killedId} before dying at ${run.point}`,
+  );
 
   const raw = await openControlPlaneStore(run.url);
   const before = await readStoreState(raw).finally(() => raw.close());

@@ -10,6 +10,7 @@ import {
   dispatchedIds,
   readStoreState,
 } from "../crash/store-state.js";
+import { exit, parseStep, steps, waitSteps } from "../helpers/child-contender-log.js";
 import { readEffects } from "../helpers/child-harness.js";
 import { ChildScript } from "../helpers/child-process.js";
 import { EXAMPLE, ROOT } from "../helpers/example.js";
@@ -18,41 +19,6 @@ import { adminQuery, freshSchema, postgresAvailable } from "../store/pg-availabl
 const CONTENDER = join(ROOT, "test", "helpers", "child-contender.ts");
 const STEP_INTERVAL_MS = 100;
 const available = await postgresAvailable("PostgreSQL multi-process ownership");
-
-interface Step {
-  readonly owned: number;
-  readonly lifecycle: string;
-  readonly invocations: readonly string[];
-}
-
-function parseStep(line: string): Step | undefined {
-  const m = /^STEP owned=(\d+) lifecycle=(\S+) invocations=(\S+)$/.exec(line);
-  if (!m) return undefined;
-  return {
-    owned: Number(m[1]),
-    lifecycle: m[2] ?? "",
-    invocations: m[3] === "none" ? [] : (m[3] ?? "").split(","),
-  };
-}
-
-/** The STEP reports a process made between two line indexes. */
-function steps(child: ChildScript, from = 0, to = child.lines.length): Step[] {
-  return child.lines.slice(from, to).flatMap((l) => parseStep(l) ?? []);
-}
-
-/** Waits until the process has reported `count` more steps after line `from`. */
-async function waitSteps(child: ChildScript, count: number, from = child.lines.length): Promise<number> {
-  const reached = (line: string, index: number) =>
-    line.startsWith("STEP ") && steps(child, from, index + 1).length >= count;
-  return (await child.waitFor(reached, from, `${count} steps`)).index;
-}
-
-/** Asks the process to close its manager (releasing its lease) and waits until it has exited. */
-async function exit(child: ChildScript): Promise<void> {
-  child.send("EXIT");
-  await child.waitForPrefix("CLOSED");
-  await child.exited;
-}
 
 interface LeaseRow {
   owner_id: string | null;
