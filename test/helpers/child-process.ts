@@ -31,6 +31,7 @@ export class ChildScript {
     child.stdout?.on("data", (chunk: string) => this.#onData(chunk));
     child.stderr?.on("data", (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-8_000);
+      this.#wake();
     });
     // "close" comes after the last stdout chunk, so no announced line is missed.
     this.exited = once(child, "close").then(([code, signal]) => {
@@ -41,11 +42,15 @@ export class ChildScript {
   }
 
   /** Starts `node --import tsx script ...args` in the repository root. */
-  static start(script: string, args: readonly string[]): ChildScript {
+  static start(
+    script: string,
+    args: readonly string[],
+    env: Readonly<Record<string, string>> = {},
+  ): ChildScript {
     const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, NODE_OPTIONS: "" },
+      env: { ...process.env, NODE_OPTIONS: "", ...env },
     });
     return new ChildScript(child);
   }
@@ -77,6 +82,23 @@ export class ChildScript {
       if (this.#exit)
         throw new Error(`child ended (${JSON.stringify(this.#exit)}) before ${what}${this.#context()}`);
       if (Date.now() > deadline) throw new Error(`no ${what} within ${MARKER_WAIT_MS} ms${this.#context()}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 1_000);
+        this.#waiters.add(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Waits until stderr contains `text` (for programs that report progress there). */
+  async waitForStderr(text: string): Promise<void> {
+    const deadline = Date.now() + MARKER_WAIT_MS;
+    while (!this.#stderr.includes(text)) {
+      if (this.#exit)
+        throw new Error(`child ended before ${JSON.stringify(text)} on stderr${this.#context()}`);
+      if (Date.now() > deadline) throw new Error(`no ${JSON.stringify(text)} on stderr${this.#context()}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 1_000);
         this.#waiters.add(() => {
