@@ -120,6 +120,8 @@ export async function openFirstInvocation(store: ControlPlaneStore): Promise<voi
       nextOrdinal: 1,
       attempts: 1,
       cursor: 1,
+      segment: 0,
+      tick: 1,
       updatedAt: at,
     },
   );
