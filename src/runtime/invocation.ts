@@ -92,6 +92,8 @@ export async function runInvocation(
     nextOrdinal: scheduler.nextOrdinal + 1,
     attempts: scheduler.attempts + 1,
     cursor: scheduler.cursor + 1,
+    segment: clock.segment,
+    tick: clock.tick,
     updatedAt: openedAt,
   };
   await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));

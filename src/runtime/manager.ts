@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { RuntimeModel } from "../compiler/index.js";
 import type { HistoryEvent } from "../history/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../manifest/index.js";
@@ -13,6 +12,7 @@ import {
 } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
+import { newOwnerId } from "./owner.js";
 import { planSchedules } from "./plan.js";
 import { recoverInterruptedInvocations } from "./recovery.js";
 import { ScheduleBook } from "./schedule-book.js";
@@ -115,7 +115,7 @@ export class RuntimeManager {
         store,
         specs,
         now,
-        ownerId: options.ownerId ?? randomUUID(),
+        ownerId: options.ownerId ?? newOwnerId(),
         leaseTtlMs: options.leaseTtlMs ?? 30_000,
         recover: async (participants, fenceFor) => {
           await recoverInterruptedInvocations(store, { participants, now, fenceFor, stopsOnFailure });
@@ -232,6 +232,7 @@ export class RuntimeManager {
       this.#observer?.invocationClosed?.(summary);
       out.push(summary);
     }
+    await this.#book.finishWindow(participantAddress, policyAddress);
     return out;
   }
 

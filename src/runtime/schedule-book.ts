@@ -1,7 +1,15 @@
 import { resumedScheduler, unresolvedIndeterminateActions } from "../operations/index.js";
-import type { ClockRecord, ControlPlaneStore, Fence, Lease, SchedulerRecord } from "../store/index.js";
+import type {
+  ClockChange,
+  ClockRecord,
+  ControlPlaneStore,
+  Fence,
+  Lease,
+  SchedulerRecord,
+} from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
+import { isDeadLocalOwner } from "./owner.js";
 import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 
@@ -43,16 +51,8 @@ export class ScheduleBook {
   /** Loads or initialises clocks, takes leases, recovers what it took and loads scheduler records. */
   static async load(options: ScheduleBookOptions): Promise<ScheduleBook> {
     const book = new ScheduleBook(options);
-    const at = options.now();
     for (const spec of options.specs) {
-      const address = spec.policy.clockAddress;
-      if (book.#clocks.has(address)) continue;
-      let clock = await options.store.getClock(address);
-      if (!clock) {
-        clock = { clockAddress: address, segment: 0, tick: 0, generation: 1, paused: false, updatedAt: at };
-        await options.store.saveClock(clock);
-      }
-      book.#clocks.set(address, clock);
+      if (!book.#clocks.has(spec.policy.clockAddress)) await book.#changeClock(spec.policy.clockAddress, {});
     }
     await book.#takeLeases();
     return book;
@@ -82,6 +82,8 @@ export class ScheduleBook {
           nextOrdinal: 0,
           attempts: 0,
           cursor: 0,
+          segment: this.#clocks.get(spec.policy.clockAddress)?.segment ?? 0,
+          tick: this.#clocks.get(spec.policy.clockAddress)?.tick ?? 0,
           updatedAt: this.#o.now(),
         };
         await this.#saveScheduler(record);
@@ -91,30 +93,55 @@ export class ScheduleBook {
     }
   }
 
-  /** Moves every clock one progression step; undefined while paused. */
+  /**
+   * Moves every clock one progression step in the store, then finds each owned schedule's due
+   * ticks between its durable watermark and the clock; undefined while paused.
+   */
   async advance(): Promise<DueWork[] | undefined> {
-    if ([...this.#clocks.values()].some((c) => c.paused)) return undefined;
+    const stepTicks = new Map<string, number>();
+    for (const spec of this.#o.specs) {
+      if (!stepTicks.has(spec.policy.clockAddress))
+        stepTicks.set(spec.policy.clockAddress, spec.progression.stepTicks);
+    }
     await this.#takeLeases();
     await this.#settleUncertain();
-    const windows = new Map<string, { from: number; to: number }>();
-    for (const spec of this.#o.specs) {
-      const address = spec.policy.clockAddress;
-      if (windows.has(address)) continue;
-      const clock = this.#clocks.get(address);
-      if (!clock) continue;
-      const to = clock.tick + spec.progression.stepTicks;
-      windows.set(address, { from: clock.tick, to });
-      await this.#saveClock({ ...clock, tick: to, updatedAt: this.#o.now() });
-    }
+    for (const [address, ticks] of stepTicks) await this.#changeClock(address, { advanceTicks: ticks });
+    if ([...this.#clocks.values()].some((c) => c.paused)) return undefined;
     const due: DueWork[] = [];
     for (const spec of this.#o.specs) {
-      const window = windows.get(spec.policy.clockAddress);
-      if (!window || !this.#leases.has(spec.participantAddress)) continue;
-      const ticks = dueTicks(spec.cadence, window.from, window.to);
-      if (ticks.length > 0)
-        due.push({ participantAddress: spec.participantAddress, policyAddress: spec.policy.address, ticks });
+      const k = key(spec.participantAddress, spec.policy.address);
+      const clock = this.#clocks.get(spec.policy.clockAddress);
+      let record = this.#schedulers.get(k);
+      if (!clock || !record || !this.#leases.has(spec.participantAddress)) continue;
+      if (record.segment !== clock.segment) {
+        record = {
+          ...record,
+          segment: clock.segment,
+          tick: 0,
+          attempts: 0,
+          cursor: 0,
+          updatedAt: this.#o.now(),
+        };
+        await this.#saveScheduler(record);
+        this.updateScheduler(record);
+      }
+      const ticks = dueTicks(spec.cadence, record.tick, clock.tick);
+      due.push({ participantAddress: spec.participantAddress, policyAddress: spec.policy.address, ticks });
     }
     return due;
+  }
+
+  /** Moves the schedule's watermark to the clock, so skipped or finished ticks are never run again. */
+  async finishWindow(participantAddress: string, policyAddress: string): Promise<void> {
+    const record = this.#schedulers.get(key(participantAddress, policyAddress));
+    const spec = this.#o.specs.find(
+      (s) => s.participantAddress === participantAddress && s.policy.address === policyAddress,
+    );
+    const clock = spec ? this.#clocks.get(spec.policy.clockAddress) : undefined;
+    if (!record || !clock || record.tick >= clock.tick || !this.#leases.has(participantAddress)) return;
+    const next = { ...record, tick: clock.tick, updatedAt: this.#o.now() };
+    await this.#saveScheduler(next);
+    this.updateScheduler(next);
   }
 
   /** The schedule and its scheduler record when it may run an action now. */
@@ -157,28 +184,12 @@ export class ScheduleBook {
 
   /** Pauses or resumes every clock. */
   async setPaused(paused: boolean): Promise<void> {
-    for (const clock of this.#clocks.values())
-      await this.#saveClock({ ...clock, paused, updatedAt: this.#o.now() });
+    for (const address of [...this.#clocks.keys()]) await this.#changeClock(address, { paused });
   }
 
-  /** New segment at tick 0, next generation, and a fresh attempt budget for the new episode. */
+  /** New segment at tick 0 and next generation; each schedule starts its new episode at its next step. */
   async reset(): Promise<void> {
-    const at = this.#o.now();
-    for (const c of this.#clocks.values()) {
-      await this.#saveClock({
-        ...c,
-        segment: c.segment + 1,
-        tick: 0,
-        generation: c.generation + 1,
-        updatedAt: at,
-      });
-    }
-    for (const record of this.#schedulers.values()) {
-      if (!this.#leases.has(record.participantAddress)) continue;
-      const next = { ...record, attempts: 0, cursor: 0, updatedAt: at };
-      await this.#saveScheduler(next);
-      this.updateScheduler(next);
-    }
+    for (const address of [...this.#clocks.keys()]) await this.#changeClock(address, { reset: true });
   }
 
   /** Restarts a stopped participant once every indeterminate tool action of it is resolved. */
@@ -219,7 +230,7 @@ export class ScheduleBook {
   async #takeLeases(): Promise<void> {
     const taken = new Set<string>();
     for (const participant of new Set(this.#o.specs.map((s) => s.participantAddress))) {
-      const lease = await this.#o.store.acquireLease(participant, this.#o.ownerId, this.#o.leaseTtlMs);
+      const lease = await this.#acquire(participant);
       const before = this.#leases.get(participant);
       if (!lease) {
         this.#leases.delete(participant);
@@ -234,6 +245,29 @@ export class ScheduleBook {
     }
   }
 
+  async #acquire(participant: string): Promise<Lease | undefined> {
+    const { store, ownerId, leaseTtlMs } = this.#o;
+    const lease = await store.acquireLease(participant, ownerId, leaseTtlMs);
+    if (lease) return lease;
+    const holder = await store.getLease(participant);
+    if (!holder || !isDeadLocalOwner(holder.ownerId)) return undefined;
+    return store.acquireLease(participant, ownerId, leaseTtlMs, { replacing: holder.ownerId });
+  }
+
+  async #changeClock(address: string, change: Omit<ClockChange, "at">): Promise<void> {
+    const at = this.#o.now();
+    const initial: ClockRecord = {
+      clockAddress: address,
+      segment: 0,
+      tick: 0,
+      generation: 1,
+      paused: false,
+      updatedAt: at,
+    };
+    const clock = await this.#o.store.updateClock(initial, { ...change, at });
+    this.#clocks.set(address, clock);
+  }
+
   async #settleUncertain(): Promise<void> {
     if (this.#uncertain.size === 0) return;
     const participants = new Set<string>();
@@ -246,11 +280,6 @@ export class ScheduleBook {
     if (participants.size === 0) return;
     await this.#o.recover(participants, (p) => this.fenceFor(p));
     await this.reloadSchedulers(participants);
-  }
-
-  async #saveClock(clock: ClockRecord): Promise<void> {
-    await this.#o.store.saveClock(clock);
-    this.#clocks.set(clock.clockAddress, clock);
   }
 
   async #saveScheduler(record: SchedulerRecord): Promise<void> {

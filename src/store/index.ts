@@ -1,7 +1,9 @@
+export { applyClockChange } from "./clock.js";
 export { LeaseLostError, StoreConflictError, StoreUnavailableError } from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";
 export { DEFAULT_STORE_URL, type OpenStoreOptions, openControlPlaneStore, StoreUrlError } from "./open.js";
 export {
+  type ClockChange,
   type ClockRecord,
   type ControlPlaneStore,
   type Fence,

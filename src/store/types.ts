@@ -47,6 +47,10 @@ export interface SchedulerRecord {
   readonly attempts: number;
   /** Position in `action_order` for the ordered cycle. */
   readonly cursor: number;
+  /** The clock segment this schedule has run up to; a newer clock segment restarts the schedule's episode. */
+  readonly segment: number;
+  /** The clock tick up to which this schedule has run its due actions (its watermark). */
+  readonly tick: number;
   readonly updatedAt: string;
 }
 
@@ -89,6 +93,16 @@ export interface ToolActionRecord {
   readonly resolution?: ResolutionRecord;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** A change to a shared clock, applied atomically by the store. */
+export interface ClockChange {
+  /** Ticks to advance by; nothing moves while the clock is, or becomes, paused. */
+  readonly advanceTicks?: number;
+  readonly paused?: boolean;
+  /** A new segment at tick 0 with the next generation (applied before any advance). */
+  readonly reset?: boolean;
+  readonly at: string;
 }
 
 /** Everything one invocation close (or its recovery) commits, all or nothing. */
@@ -147,6 +161,11 @@ export interface ControlPlaneStore {
   listToolActions(query: ToolActionQuery): Promise<ToolActionRecord[]>;
 
   saveClock(clock: ClockRecord): Promise<void>;
+  /**
+   * Applies a change to the stored clock in one transaction (creating it as `initial` first when
+   * absent) and returns the result, so processes sharing a clock never overwrite each other.
+   */
+  updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord>;
   saveScheduler(scheduler: SchedulerRecord, fence?: Fence): Promise<void>;
   /** Inserts the running invocation and the scheduler's consumed attempt together. */
   openInvocation(invocation: InvocationRecord, scheduler: SchedulerRecord, fence?: Fence): Promise<void>;
@@ -158,8 +177,18 @@ export interface ControlPlaneStore {
   /** Records the resolution on an indeterminate, unresolved tool action; false otherwise. */
   recordResolution(id: string, resolution: ResolutionRecord): Promise<boolean>;
 
-  /** Takes or renews the participant's lease; undefined while another owner's lease is live. */
-  acquireLease(participantAddress: string, ownerId: string, ttlMs: number): Promise<Lease | undefined>;
+  /** The participant's current lease (live or expired), if one is held. */
+  getLease(participantAddress: string): Promise<Lease | undefined>;
+  /**
+   * Takes or renews the participant's lease; undefined while another owner's lease is live,
+   * unless that owner is `replacing` (an owner the caller knows to be dead).
+   */
+  acquireLease(
+    participantAddress: string,
+    ownerId: string,
+    ttlMs: number,
+    options?: { readonly replacing?: string },
+  ): Promise<Lease | undefined>;
   releaseLease(lease: Lease): Promise<void>;
 
   close(): Promise<void>;

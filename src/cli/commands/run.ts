@@ -69,6 +69,17 @@ export function registerRunCommand(program: Command): void {
         toolActionRefused: (code) => progress.refused(code),
       },
     });
+    const owned = new Set(manager.schedulers().map((s) => s.participantAddress));
+    const elsewhere = Object.values(model.autonomousPolicies)
+      .flatMap((p) => p.participantAddresses)
+      .filter((p) => !owned.has(p));
+    for (const p of new Set(elsewhere)) {
+      process.stderr.write(`raes run: ${p} is owned by another live runtime (its scheduler lease is held); skipping it\n`);
+    }
+    if (owned.size === 0 && elsewhere.length > 0) {
+      await manager.close();
+      return fail("no participant could be taken: every one is owned by a live runtime");
+    }
     let interrupted = false;
     const onSignal = () => {
       if (interrupted) process.exit(130);

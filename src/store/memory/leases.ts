@@ -11,15 +11,22 @@ export class MemoryLeases {
     this.#now = now;
   }
 
-  /** Takes the lease when free, expired or already ours; undefined while another owner's lease is live. */
-  acquire(participantAddress: string, ownerId: string, ttlMs: number): Lease | undefined {
+  /** Takes the lease when free, expired, ours or held by `replacing`; undefined while another owner's is live. */
+  acquire(participantAddress: string, ownerId: string, ttlMs: number, replacing?: string): Lease | undefined {
     const now = this.#now();
     const current = this.#leases.get(participantAddress);
-    if (current && current.ownerId !== ownerId && current.expiresAt > now) return undefined;
+    const takeable =
+      !current || current.ownerId === ownerId || current.ownerId === replacing || current.expiresAt <= now;
+    if (!takeable) return undefined;
     const token = current && current.ownerId === ownerId ? current.token : ++this.#tokenCounter;
     const lease: Lease = { participantAddress, ownerId, token, expiresAt: now + ttlMs };
     this.#leases.set(participantAddress, lease);
     return lease;
+  }
+
+  /** The participant's current lease, if one is held. */
+  get(participantAddress: string): Lease | undefined {
+    return this.#leases.get(participantAddress);
   }
 
   /** Gives the lease up if it is still the current one. */

@@ -6,7 +6,9 @@ import {
   type ResolutionRecord,
 } from "../../operations/index.js";
 import type { ToolActionPhase } from "../../port/index.js";
+import { applyClockChange } from "../clock.js";
 import type {
+  ClockChange,
   ClockRecord,
   ControlPlaneStore,
   Fence,
@@ -86,6 +88,12 @@ export class MemoryControlPlaneStore implements ControlPlaneStore {
     this.#tables.clocks.set(clock.clockAddress, clock);
   }
 
+  async updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord> {
+    const next = applyClockChange(this.#tables.clocks.get(initial.clockAddress) ?? initial, change);
+    this.#tables.clocks.set(next.clockAddress, next);
+    return next;
+  }
+
   async saveScheduler(scheduler: SchedulerRecord, fence?: Fence): Promise<void> {
     this.#leases.check(fence);
     writes.putScheduler(this.#tables, scheduler);
@@ -123,8 +131,17 @@ export class MemoryControlPlaneStore implements ControlPlaneStore {
     return writes.recordResolution(this.#tables, id, resolution);
   }
 
-  async acquireLease(participantAddress: string, ownerId: string, ttlMs: number): Promise<Lease | undefined> {
-    return this.#leases.acquire(participantAddress, ownerId, ttlMs);
+  async getLease(participantAddress: string): Promise<Lease | undefined> {
+    return this.#leases.get(participantAddress);
+  }
+
+  async acquireLease(
+    participantAddress: string,
+    ownerId: string,
+    ttlMs: number,
+    options: { readonly replacing?: string } = {},
+  ): Promise<Lease | undefined> {
+    return this.#leases.acquire(participantAddress, ownerId, ttlMs, options.replacing);
   }
 
   async releaseLease(lease: Lease): Promise<void> {

@@ -1,0 +1,16 @@
+import type { ClockChange, ClockRecord } from "./types.js";
+
+/** The clock after a change: reset first, then pause state, then an advance unless paused. */
+export function applyClockChange(clock: ClockRecord, change: ClockChange): ClockRecord {
+  const reset = change.reset === true;
+  const paused = change.paused ?? clock.paused;
+  const base = reset ? { segment: clock.segment + 1, tick: 0, generation: clock.generation + 1 } : clock;
+  return {
+    clockAddress: clock.clockAddress,
+    segment: base.segment,
+    tick: base.tick + (paused ? 0 : (change.advanceTicks ?? 0)),
+    generation: base.generation,
+    paused,
+    updatedAt: change.at,
+  };
+}
