@@ -8,14 +8,22 @@ import { fileURLToPath } from "node:url";
 import type { HistoryEvent } from "../../src/history/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { freshSchema, postgresAvailable } from "./pg-available.js";
+import { clock } from "./records.js";
 
 const WRITER = fileURLToPath(new URL("./concurrent-writer.ts", import.meta.url));
+const CLOCK_WRITER = fileURLToPath(new URL("./concurrent-clock.ts", import.meta.url));
 const PROCESSES = 4;
 const ACTIONS = 5;
+const ADVANCES = 50;
+const STEP = 3;
 
 function runWriter(url: string, id: string): Promise<void> {
+  return runChild(id, [WRITER, url, id, String(ACTIONS)]);
+}
+
+function runChild(id: string, args: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", WRITER, url, id, String(ACTIONS)], {
+    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
       stdio: ["ignore", "inherit", "pipe"],
     });
     let stderr = "";
@@ -60,6 +68,20 @@ async function assertConcurrentWriters(url: string): Promise<void> {
   }
 }
 
+/** Processes sharing one clock each advance it; no advance is lost to another process's write. */
+async function assertConcurrentClock(url: string): Promise<void> {
+  const ids = Array.from({ length: PROCESSES }, (_, i) => `clock-${i}`);
+  await Promise.all(ids.map((id) => runChild(id, [CLOCK_WRITER, url, String(ADVANCES), String(STEP)])));
+  const store = await openControlPlaneStore(url);
+  try {
+    const shared = await store.getClock(clock().clockAddress);
+    assert.equal(shared?.tick, PROCESSES * ADVANCES * STEP);
+    assert.equal(shared?.segment, clock().segment);
+  } finally {
+    await store.close();
+  }
+}
+
 const postgres = await postgresAvailable("postgres concurrent writers");
 
 describe("concurrent processes on one store", () => {
@@ -67,6 +89,15 @@ describe("concurrent processes on one store", () => {
     const dir = mkdtempSync(join(tmpdir(), "raes-concurrent-"));
     try {
       await assertConcurrentWriters(`sqlite:${join(dir, "shared.db")}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("sqlite: clock advances from separate processes all land", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-concurrent-"));
+    try {
+      await assertConcurrentClock(`sqlite:${join(dir, "shared.db")}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -82,5 +113,13 @@ describe("concurrent processes on one store", () => {
     const { url, drop } = freshSchema("raes_concurrent");
     drops.push(drop);
     await assertConcurrentWriters(url);
+  });
+
+  it("postgres: clock advances from separate processes all land", {
+    skip: postgres ? false : "POSTGRES UNAVAILABLE",
+  }, async () => {
+    const { url, drop } = freshSchema("raes_concurrent");
+    drops.push(drop);
+    await assertConcurrentClock(url);
   });
 });

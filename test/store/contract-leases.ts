@@ -46,6 +46,48 @@ export function leaseCases(fixture: FixtureSource): void {
     assert.ok(third.token > second.token);
   });
 
+  it("reads the held lease, live or expired, and nothing once released or never taken", async () => {
+    const { store } = fixture();
+    assert.equal(await store.getLease(P1), undefined);
+    const expired = await store.acquireLease(P1, "host-a", 0);
+    assert.ok(expired);
+    assert.deepEqual(await store.getLease(P1), expired);
+    const taken = await store.acquireLease(P1, "host-b", LONG);
+    assert.ok(taken);
+    assert.deepEqual(await store.getLease(P1), taken);
+    assert.equal(await store.getLease(P2), undefined);
+    await store.releaseLease(taken);
+    assert.equal(await store.getLease(P1), undefined);
+  });
+
+  it("takes a live lease only from the owner it replaces, with a greater token that fences the old one out", async () => {
+    const { store } = fixture();
+    const dead = await store.acquireLease(P1, "host-a", LONG);
+    assert.ok(dead);
+    assert.equal(await store.acquireLease(P1, "host-b", LONG, { replacing: "host-x" }), undefined);
+    assert.deepEqual(await store.getLease(P1), dead);
+    const taken = await store.acquireLease(P1, "host-b", LONG, { replacing: "host-a" });
+    assert.ok(taken);
+    assert.equal(taken.ownerId, "host-b");
+    assert.ok(taken.token > dead.token);
+    assert.deepEqual(await store.getLease(P1), taken);
+    assert.equal(await store.acquireLease(P1, "host-a", LONG), undefined);
+    assert.equal(
+      await store.acquireLease(P1, "host-c", LONG, { replacing: "host-a" }),
+      undefined,
+      "replacing names an owner, not a former one",
+    );
+    await assert.rejects(
+      store.saveScheduler(scheduler({ cursor: 9 }), { participantAddress: P1, token: dead.token }),
+      LeaseLostError,
+    );
+    assert.deepEqual(await store.listSchedulers(), []);
+    await store.saveScheduler(scheduler(), { participantAddress: P1, token: taken.token });
+    assert.deepEqual(await store.listSchedulers(), [scheduler()]);
+    const renewed = await store.acquireLease(P1, "host-b", LONG, { replacing: "host-a" });
+    assert.equal(renewed?.token, taken.token, "the holder renews under its own token");
+  });
+
   it("accepts every fenced write under the current token", async () => {
     const { store } = fixture();
     const lease = await store.acquireLease(P1, "host-a", LONG);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from "node:test";
 import type { ControlPlaneStore } from "../../src/store/index.js";
+import { clockCases } from "./contract-clock.js";
 import { commitCases } from "./contract-commit.js";
 import { durabilityCases } from "./contract-durability.js";
 import { leaseCases } from "./contract-leases.js";
@@ -32,6 +33,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     };
     describe("records", () => recordCases(current));
     describe("invocation commit", () => commitCases(current));
+    describe("clock and scheduler watermark", () => clockCases(current));
     describe("leases and fencing", () => leaseCases(current));
     describe("durability", () => durabilityCases(current));
   });

@@ -34,6 +34,8 @@ export function scheduler(overrides: Partial<SchedulerRecord> = {}): SchedulerRe
     nextOrdinal: 1,
     attempts: 0,
     cursor: 0,
+    segment: 0,
+    tick: 0,
     updatedAt: T0,
     ...overrides,
   };

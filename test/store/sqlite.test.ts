@@ -8,7 +8,7 @@ import { StoreUnavailableError } from "../../src/store/index.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
 import { runStoreContract } from "./contract.js";
-import { P1 } from "./records.js";
+import { P1, scheduler } from "./records.js";
 
 function tempFile(): { file: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "raes-sqlite-"));
@@ -86,6 +86,44 @@ describe("sqlite store specifics", () => {
       const latest = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number };
       assert.equal(latest.v, SCHEMA_VERSION);
       db.close();
+    } finally {
+      remove();
+    }
+  });
+
+  it("upgrades a database left at version 2 and keeps its schedulers, watermark at 0", async () => {
+    const { file, remove } = tempFile();
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      const old = new Database(file);
+      old.exec(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+      );
+      for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) {
+        old.exec(migration.sql);
+        old
+          .prepare("INSERT INTO schema_migrations VALUES (?, ?, '2025-01-01')")
+          .run(migration.version, migration.name);
+      }
+      const saved = scheduler({ attempts: 2, nextOrdinal: 4, cursor: 1 });
+      old
+        .prepare(`INSERT INTO schedulers (participant_address, policy_address, lifecycle, stop_reason,
+          next_ordinal, attempts, cursor, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?)`)
+        .run(P1, saved.policyAddress, saved.lifecycle, 4, 2, 1, saved.updatedAt);
+      old.close();
+      const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
+      try {
+        assert.deepEqual(await store.getScheduler(P1, saved.policyAddress), {
+          ...saved,
+          segment: 0,
+          tick: 0,
+        });
+        const moved = { ...saved, segment: 1, tick: 6 };
+        await store.saveScheduler(moved);
+        assert.deepEqual(await store.listSchedulers(), [moved]);
+      } finally {
+        await store.close();
+      }
     } finally {
       remove();
     }

@@ -7,16 +7,20 @@ interface LeaseRow {
   expires_at: number;
 }
 
+interface HeldLeaseRow extends LeaseRow {
+  owner_id: string;
+}
+
 /** Scheduler ownership leases in the `leases` table; expiry follows the injected clock. */
 export class SqliteLeases {
   readonly #now: () => number;
   readonly #transaction: Transaction<(work: () => Lease | undefined) => Lease | undefined>;
   readonly #acquire: Statement<
-    [{ participant: string; owner: string; now: number; expires: number }],
+    [{ participant: string; owner: string; replacing: string | null; now: number; expires: number }],
     LeaseRow
   >;
   readonly #release: Statement<[string, number]>;
-  readonly #current: Statement<[string], { token: number }>;
+  readonly #current: Statement<[string], HeldLeaseRow>;
 
   constructor(db: Database, now: () => number) {
     this.#now = now;
@@ -29,28 +33,41 @@ export class SqliteLeases {
         token = CASE WHEN leases.owner_id = excluded.owner_id THEN leases.token ELSE leases.token + 1 END,
         owner_id = excluded.owner_id,
         expires_at = excluded.expires_at
-      WHERE leases.owner_id IS NULL OR leases.owner_id = excluded.owner_id OR leases.expires_at <= @now
+      WHERE leases.owner_id IS NULL OR leases.owner_id = excluded.owner_id OR leases.owner_id = @replacing
+        OR leases.expires_at <= @now
       RETURNING token, expires_at`);
     this.#release = db.prepare(
       "UPDATE leases SET owner_id = NULL, expires_at = 0 WHERE participant_address = ? AND token = ? AND owner_id IS NOT NULL",
     );
     this.#current = db.prepare(
-      "SELECT token FROM leases WHERE participant_address = ? AND owner_id IS NOT NULL",
+      "SELECT owner_id, token, expires_at FROM leases WHERE participant_address = ? AND owner_id IS NOT NULL",
     );
   }
 
-  /** Takes or renews the lease in its own write transaction. */
-  acquire(participantAddress: string, ownerId: string, ttlMs: number): Lease | undefined {
+  /** Takes or renews the lease in its own write transaction; `replacing` names a dead owner to take it from. */
+  acquire(
+    participantAddress: string,
+    ownerId: string,
+    ttlMs: number,
+    replacing: string | undefined,
+  ): Lease | undefined {
     return this.#transaction.immediate(() => {
       const now = this.#now();
       const row = this.#acquire.get({
         participant: participantAddress,
         owner: ownerId,
+        replacing: replacing ?? null,
         now,
         expires: now + ttlMs,
       });
       return row && { participantAddress, ownerId, token: row.token, expiresAt: row.expires_at };
     });
+  }
+
+  /** The participant's lease while an owner holds it, expired or not. */
+  get(participantAddress: string): Lease | undefined {
+    const row = this.#current.get(participantAddress);
+    return row && { participantAddress, ownerId: row.owner_id, token: row.token, expiresAt: row.expires_at };
   }
 
   /** Gives the lease up, in its own write transaction, if its token is still current. */

@@ -29,6 +29,8 @@ export interface SchedulerRow {
   next_ordinal: number;
   attempts: number;
   cursor: number;
+  segment: number;
+  tick: number;
   updated_at: string;
 }
 
@@ -114,6 +116,8 @@ export function schedulerRow(s: SchedulerRecord): SchedulerRow {
     next_ordinal: s.nextOrdinal,
     attempts: s.attempts,
     cursor: s.cursor,
+    segment: s.segment,
+    tick: s.tick,
     updated_at: s.updatedAt,
   };
 }
@@ -128,6 +132,8 @@ export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
     nextOrdinal: r.next_ordinal,
     attempts: r.attempts,
     cursor: r.cursor,
+    segment: r.segment,
+    tick: r.tick,
     updatedAt: r.updated_at,
   };
 }

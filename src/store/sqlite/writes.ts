@@ -1,8 +1,10 @@
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { ResolutionRecord } from "../../operations/index.js";
 import type { ToolActionPhase } from "../../port/index.js";
+import { applyClockChange } from "../clock.js";
 import { StoreConflictError } from "../errors.js";
 import type {
+  ClockChange,
   ClockRecord,
   Fence,
   InvocationCommit,
@@ -13,6 +15,7 @@ import type {
 import type { SqliteLeases } from "./leases.js";
 import {
   type ClockRow,
+  clockRecord,
   clockRow,
   type EventRow,
   eventRow,
@@ -67,6 +70,8 @@ const SCHEDULER_COLUMNS = [
   "next_ordinal",
   "attempts",
   "cursor",
+  "segment",
+  "tick",
   "updated_at",
 ];
 const CLOCK_COLUMNS = ["clock_address", "segment", "tick", "generation", "paused", "updated_at"];
@@ -76,6 +81,7 @@ export class SqliteWrites {
   readonly #transaction: Transaction<(work: () => unknown) => unknown>;
   readonly #leases: SqliteLeases;
   readonly #upsertClock: Statement<[ClockRow]>;
+  readonly #selectClock: Statement<[string], ClockRow>;
   readonly #upsertScheduler: Statement<[SchedulerRow]>;
   readonly #insertInvocation: Statement<[InvocationRow]>;
   readonly #closeInvocation: Statement<[InvocationRow]>;
@@ -89,6 +95,7 @@ export class SqliteWrites {
     this.#transaction = db.transaction((work: () => unknown) => work());
     this.#leases = leases;
     this.#upsertClock = db.prepare(upsert("clocks", CLOCK_COLUMNS, ["clock_address"]));
+    this.#selectClock = db.prepare("SELECT * FROM clocks WHERE clock_address = ?");
     this.#upsertScheduler = db.prepare(
       upsert("schedulers", SCHEDULER_COLUMNS, ["participant_address", "policy_address"]),
     );
@@ -111,6 +118,16 @@ export class SqliteWrites {
   /** Upserts the clock. */
   saveClock(clock: ClockRecord): void {
     this.#immediate(() => this.#upsertClock.run(clockRow(clock)));
+  }
+
+  /** Reads, changes and writes the clock under one write lock, so concurrent changes never overwrite each other. */
+  updateClock(initial: ClockRecord, change: ClockChange): ClockRecord {
+    return this.#immediate(() => {
+      const row = this.#selectClock.get(initial.clockAddress);
+      const next = applyClockChange(row ? clockRecord(row) : initial, change);
+      this.#upsertClock.run(clockRow(next));
+      return next;
+    });
   }
 
   /** Upserts a scheduler under the fence. */
