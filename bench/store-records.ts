@@ -68,6 +68,8 @@ export function exampleRecords(model: RuntimeModel): ExampleRecords {
       nextOrdinal,
       attempts: nextOrdinal,
       cursor: nextOrdinal,
+      segment: 0,
+      tick: nextOrdinal * 10,
       updatedAt: at,
     }),
   };
