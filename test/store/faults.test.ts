@@ -166,6 +166,26 @@ describe("postgres store faults", { skip: postgres ? false : "POSTGRES UNAVAILAB
     await store.close();
   });
 
+  it("fails an updateClock whose connection is terminated while it waits for the clock row, writing nothing", async () => {
+    const { schema, store } = await fixture();
+    await store.saveClock(clock());
+    await admin.query("BEGIN");
+    await admin.query(`SELECT * FROM ${schema}.clocks FOR UPDATE`);
+    const at = "2025-01-02T00:00:00.000Z";
+    const rejected = assert.rejects(
+      store.updateClock(clock(), { advanceTicks: 5, at }),
+      StoreUnavailableError,
+    );
+    await admin.query("SELECT pg_terminate_backend($1)", [await blockedBackend(schema)]);
+    await rejected;
+    await admin.query("ROLLBACK");
+    assert.deepEqual(await store.getClock(clock().clockAddress), clock());
+    const next = await store.updateClock(clock(), { advanceTicks: 5, at });
+    assert.deepEqual(next, clock({ tick: clock().tick + 5, updatedAt: at }));
+    assert.deepEqual(await store.getClock(clock().clockAddress), next);
+    await store.close();
+  });
+
   it("keeps serving after every idle connection of its pool is terminated", async () => {
     const { schema, store, inv, action } = await fixture();
     const { rows } = await admin.query<{ killed: boolean }>(

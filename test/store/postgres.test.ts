@@ -87,6 +87,37 @@ if (!available) {
       assert.equal(latest?.v, SCHEMA_VERSION);
     });
 
+    it("upgrades a schema left at version 2 and keeps its schedulers, watermark at 0", async () => {
+      const { schema, url, drop } = freshSchema();
+      dropAtEnd.push(drop);
+      await adminQuery(`CREATE SCHEMA ${schema}`);
+      const v2 = MIGRATIONS.filter((m) => m.version <= 2);
+      const saved = scheduler({ attempts: 2, nextOrdinal: 4, cursor: 1 });
+      await adminQuery(`SET search_path TO ${schema};
+        CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+        ${v2.map((m) => m.sql).join("\n")}
+        ${v2.map((m) => `INSERT INTO schema_migrations (version, name) VALUES (${m.version}, '${m.name}');`).join("\n")}
+        INSERT INTO schedulers (participant_address, policy_address, lifecycle, stop_reason, next_ordinal, attempts, cursor, updated_at)
+          VALUES ('${P1}', '${saved.policyAddress}', '${saved.lifecycle}', NULL, 4, 2, 1, '${saved.updatedAt}');`);
+      const store = await openControlPlaneStore(url);
+      try {
+        assert.deepEqual(await store.getScheduler(P1, saved.policyAddress), {
+          ...saved,
+          segment: 0,
+          tick: 0,
+        });
+        const moved = { ...saved, segment: 1, tick: 6 };
+        await store.saveScheduler(moved);
+        assert.deepEqual(await store.listSchedulers(), [moved]);
+      } finally {
+        await store.close();
+      }
+      const [latest] = await adminQuery<{ v: number }>(
+        `SELECT max(version) AS v FROM ${schema}.schema_migrations`,
+      );
+      assert.equal(latest?.v, SCHEMA_VERSION);
+    });
+
     it("refuses to open a schema newer than this code", async () => {
       const { schema, url, drop } = freshSchema();
       dropAtEnd.push(drop);

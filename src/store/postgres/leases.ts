@@ -24,9 +24,11 @@ const ACQUIRE = `
     token = CASE WHEN leases.owner_id = excluded.owner_id THEN leases.token ELSE leases.token + 1 END,
     owner_id = excluded.owner_id,
     expires_at = excluded.expires_at
-  WHERE leases.owner_id IS NULL OR leases.owner_id = excluded.owner_id
+  WHERE leases.owner_id IS NULL OR leases.owner_id = excluded.owner_id OR leases.owner_id = $4::text
     OR leases.expires_at <= excluded.expires_at - $3::bigint
   RETURNING token, expires_at`;
+const CURRENT = `SELECT owner_id, token, expires_at FROM leases
+  WHERE participant_address = $1::text AND owner_id IS NOT NULL`;
 const RELEASE = `UPDATE leases SET owner_id = NULL, expires_at = 0
   WHERE participant_address = $1::text AND token = $2::bigint AND owner_id IS NOT NULL`;
 
@@ -38,15 +40,34 @@ export class PostgresLeases {
     this.#pool = pool;
   }
 
-  /** Takes or renews the lease in one statement; undefined while another owner's lease is live. */
-  async acquire(participantAddress: string, ownerId: string, ttlMs: number): Promise<Lease | undefined> {
+  /**
+   * Takes or renews the lease in one statement; undefined while another owner's lease is live,
+   * unless that owner is `replacing` (known dead).
+   */
+  async acquire(
+    participantAddress: string,
+    ownerId: string,
+    ttlMs: number,
+    replacing: string | undefined,
+  ): Promise<Lease | undefined> {
     const { rows } = await this.#pool.query<{ token: number; expires_at: number }>({
       name: "raes_lease_acquire",
       text: ACQUIRE,
-      values: [participantAddress, ownerId, Math.round(ttlMs)],
+      values: [participantAddress, ownerId, Math.round(ttlMs), replacing ?? null],
     });
     const row = rows[0];
     return row && { participantAddress, ownerId, token: row.token, expiresAt: row.expires_at };
+  }
+
+  /** The participant's lease while an owner holds it, expired or not. */
+  async get(participantAddress: string): Promise<Lease | undefined> {
+    const { rows } = await this.#pool.query<{ owner_id: string; token: number; expires_at: number }>({
+      name: "raes_lease_current",
+      text: CURRENT,
+      values: [participantAddress],
+    });
+    const row = rows[0];
+    return row && { participantAddress, ownerId: row.owner_id, token: row.token, expiresAt: row.expires_at };
   }
 
   /** Gives the lease up if its token is still current. */

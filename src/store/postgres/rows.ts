@@ -34,6 +34,8 @@ export const SCHEDULER_COLUMNS: readonly Column[] = [
   ["next_ordinal", "bigint"],
   ["attempts", "bigint"],
   ["cursor", "bigint"],
+  ["segment", "bigint"],
+  ["tick", "bigint"],
   ["updated_at", "text"],
 ];
 
@@ -93,6 +95,8 @@ export interface SchedulerRow {
   next_ordinal: number;
   attempts: number;
   cursor: number;
+  segment: number;
+  tick: number;
   updated_at: string;
 }
 
@@ -162,6 +166,8 @@ export function schedulerValues(s: SchedulerRecord): unknown[] {
     s.nextOrdinal,
     s.attempts,
     s.cursor,
+    s.segment,
+    s.tick,
     s.updatedAt,
   ];
 }
@@ -176,6 +182,8 @@ export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
     nextOrdinal: r.next_ordinal,
     attempts: r.attempts,
     cursor: r.cursor,
+    segment: r.segment,
+    tick: r.tick,
     updatedAt: r.updated_at,
   };
 }

@@ -106,6 +106,14 @@ DROP INDEX history_by_participant;
 CREATE INDEX history_by_participant ON history_events (participant_address, sequence);
 `,
   },
+  {
+    version: 3,
+    name: "scheduler watermark: the clock segment and tick each schedule has run up to",
+    sql: `
+ALTER TABLE schedulers ADD COLUMN segment bigint NOT NULL DEFAULT 0;
+ALTER TABLE schedulers ADD COLUMN tick bigint NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -9,6 +9,7 @@ import {
 import type { ToolActionPhase } from "../../port/index.js";
 import { LeaseLostError, StoreConflictError, StoreUnavailableError } from "../errors.js";
 import type {
+  ClockChange,
   ClockRecord,
   ControlPlaneStore,
   Fence,
@@ -150,6 +151,10 @@ export class PostgresControlPlaneStore implements ControlPlaneStore {
     return this.#guard(() => this.#writes.saveClock(clock));
   }
 
+  async updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord> {
+    return this.#guard(() => this.#writes.updateClock(initial, change));
+  }
+
   async saveScheduler(scheduler: SchedulerRecord, fence?: Fence): Promise<void> {
     return this.#guard(() => this.#writes.saveScheduler(scheduler, fence));
   }
@@ -182,8 +187,17 @@ export class PostgresControlPlaneStore implements ControlPlaneStore {
     return this.#guard(() => this.#writes.recordResolution(id, resolution));
   }
 
-  async acquireLease(participantAddress: string, ownerId: string, ttlMs: number): Promise<Lease | undefined> {
-    return this.#guard(() => this.#leases.acquire(participantAddress, ownerId, ttlMs));
+  async getLease(participantAddress: string): Promise<Lease | undefined> {
+    return this.#guard(() => this.#leases.get(participantAddress));
+  }
+
+  async acquireLease(
+    participantAddress: string,
+    ownerId: string,
+    ttlMs: number,
+    options: { readonly replacing?: string } = {},
+  ): Promise<Lease | undefined> {
+    return this.#guard(() => this.#leases.acquire(participantAddress, ownerId, ttlMs, options.replacing));
   }
 
   async releaseLease(lease: Lease): Promise<void> {

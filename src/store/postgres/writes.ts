@@ -1,8 +1,10 @@
 import type { Pool } from "pg";
 import type { ResolutionRecord } from "../../operations/index.js";
 import type { ToolActionPhase } from "../../port/index.js";
+import { applyClockChange } from "../clock.js";
 import { LeaseLostError, StoreConflictError } from "../errors.js";
 import type {
+  ClockChange,
   ClockRecord,
   Fence,
   InvocationCommit,
@@ -13,7 +15,9 @@ import type {
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {
   CLOCK_COLUMNS,
+  type ClockRow,
   type Column,
+  clockRecord,
   clockValues,
   INVOCATION_COLUMNS,
   invocationValues,
@@ -28,6 +32,11 @@ import {
 // guarded by the fence CTE, reporting whether the fence held and whether the write happened.
 const RESULT = "SELECT EXISTS (SELECT 1 FROM fence) AS fenced, EXISTS (SELECT 1 FROM written) AS written";
 const SCHEDULER_KEY = "participant_address, policy_address";
+// Parameter numbers after the fence's $1, $2: an invocation's columns, then its scheduler's, then the rest.
+const SCHEDULER_FIRST = 3 + INVOCATION_COLUMNS.length;
+const ACTIONS_PARAM = SCHEDULER_FIRST + SCHEDULER_COLUMNS.length;
+const COUNT_PARAM = ACTIONS_PARAM + 1;
+const EVENTS_PARAM = ACTIONS_PARAM + 2;
 
 const SAVE_SCHEDULER = (fence: string) => `WITH ${fence},
   written AS (${upsert("schedulers", SCHEDULER_COLUMNS, 3, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM fence)")})
@@ -35,7 +44,7 @@ const SAVE_SCHEDULER = (fence: string) => `WITH ${fence},
 
 const OPEN_INVOCATION = (fence: string) => `WITH ${fence},
   written AS (${insert("invocations", INVOCATION_COLUMNS, 3, "EXISTS (SELECT 1 FROM fence)")} ON CONFLICT (id) DO NOTHING RETURNING 1),
-  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, 19, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
+  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
   ${RESULT}`;
 
 const INSERT_TOOL_ACTION = (fence: string) => `WITH ${fence},
@@ -54,22 +63,27 @@ const COMMIT_INVOCATION = (fence: string) => `WITH ${fence},
     WHERE id = $3::text AND state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
   settled AS (
     INSERT INTO tool_actions (${names(TOOL_ACTION_COLUMNS)})
-    SELECT ${names(TOOL_ACTION_COLUMNS)} FROM json_to_recordset($27::json)
+    SELECT ${names(TOOL_ACTION_COLUMNS)} FROM json_to_recordset($${ACTIONS_PARAM}::json)
       AS t(${TOOL_ACTION_COLUMNS.map(([n, t]) => `${n} ${t}`).join(", ")})
     WHERE EXISTS (SELECT 1 FROM written)
     ON CONFLICT (id) DO UPDATE SET ${fromExcluded(TOOL_ACTION_COLUMNS, "id")} RETURNING 1),
-  head AS (UPDATE history_head SET last_sequence = last_sequence + $28::bigint
-    WHERE $28::bigint > 0 AND EXISTS (SELECT 1 FROM written) RETURNING last_sequence),
+  head AS (UPDATE history_head SET last_sequence = last_sequence + $${COUNT_PARAM}::bigint
+    WHERE $${COUNT_PARAM}::bigint > 0 AND EXISTS (SELECT 1 FROM written) RETURNING last_sequence),
   appended AS (
     INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body)
-    SELECT head.last_sequence - $28::bigint + e.position, e.body->>'participant_address',
+    SELECT head.last_sequence - $${COUNT_PARAM}::bigint + e.position, e.body->>'participant_address',
       e.body->>'episode_id', e.body->>'action_instance_id', e.body
-    FROM head CROSS JOIN json_array_elements($29::json) WITH ORDINALITY AS e(body, position) RETURNING 1),
-  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, 19, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
+    FROM head CROSS JOIN json_array_elements($${EVENTS_PARAM}::json) WITH ORDINALITY AS e(body, position) RETURNING 1),
+  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
   ${RESULT}`;
 
 const SAVE_CLOCK = `${insert("clocks", CLOCK_COLUMNS, 1, "true")}
   ON CONFLICT (clock_address) DO UPDATE SET ${fromExcluded(CLOCK_COLUMNS, "clock_address")}`;
+
+// Creates the clock as `initial` when absent and row-locks it either way: a concurrent first
+// update waits on the key, then finds the committed row instead of overwriting it.
+const LOCK_CLOCK = `${insert("clocks", CLOCK_COLUMNS, 1, "true")}
+  ON CONFLICT (clock_address) DO UPDATE SET updated_at = clocks.updated_at RETURNING *`;
 
 const RECORD_RESOLUTION = `UPDATE tool_actions SET resolution = $2::json, updated_at = $3::text
   WHERE id = $1::text AND settlement = 'indeterminate' AND resolution IS NULL`;
@@ -104,6 +118,40 @@ export class PostgresWrites {
   /** Upserts the clock. */
   async saveClock(clock: ClockRecord): Promise<void> {
     await this.#pool.query({ name: "raes_save_clock", text: SAVE_CLOCK, values: clockValues(clock) });
+  }
+
+  /**
+   * Locks, changes and writes the clock in one transaction on one connection, so concurrent changes
+   * queue on the row; the semantics stay in `applyClockChange`. A failed connection is discarded.
+   */
+  async updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord> {
+    const client = await this.#pool.connect();
+    // A checked-out client reports a lost connection as an event too; the pending query's rejection
+    // is what fails this call, and an unheard event would crash the process.
+    const lost = (): void => undefined;
+    client.on("error", lost);
+    let failure: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      const { rows } = await client.query<ClockRow>({
+        name: "raes_lock_clock",
+        text: LOCK_CLOCK,
+        values: clockValues(initial),
+      });
+      const current = rows[0];
+      if (!current) throw new Error(`clock ${initial.clockAddress} was neither found nor created`);
+      const next = applyClockChange(clockRecord(current), change);
+      await client.query({ name: "raes_save_clock", text: SAVE_CLOCK, values: clockValues(next) });
+      await client.query("COMMIT");
+      return next;
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.off("error", lost);
+      client.release(failure);
+    }
   }
 
   /** Upserts a scheduler under the fence. */
