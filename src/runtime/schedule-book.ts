@@ -88,6 +88,10 @@ export class ScheduleBook {
         };
         await this.#saveScheduler(record);
       }
+      const clock = this.#clocks.get(spec.policy.clockAddress);
+      // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
+      if (clock && record.segment === clock.segment && record.tick < clock.tick)
+        record = { ...record, tick: clock.tick };
       this.#schedulers.set(key(spec.participantAddress, spec.policy.address), record);
       this.#uncertain.delete(key(spec.participantAddress, spec.policy.address));
     }
@@ -140,7 +144,8 @@ export class ScheduleBook {
     const clock = spec ? this.#clocks.get(spec.policy.clockAddress) : undefined;
     if (!record || !clock || record.tick >= clock.tick || !this.#leases.has(participantAddress)) return;
     const next = { ...record, tick: clock.tick, updatedAt: this.#o.now() };
-    await this.#saveScheduler(next);
+    // A stopped schedule only moves its watermark in memory; nothing it owns changes while it is stopped.
+    if (record.lifecycle === "running") await this.#saveScheduler(next);
     this.updateScheduler(next);
   }
 
