@@ -74,7 +74,9 @@ export function registerRunCommand(program: Command): void {
       .flatMap((p) => p.participantAddresses)
       .filter((p) => !owned.has(p));
     for (const p of new Set(elsewhere)) {
-      process.stderr.write(`raes run: ${p} is owned by another live runtime (its scheduler lease is held); skipping it\n`);
+      process.stderr.write(
+        `raes run: ${p} is owned by another live runtime (its scheduler lease is held); skipping it\n`,
+      );
     }
     if (owned.size === 0 && elsewhere.length > 0) {
       await manager.close();
