@@ -1,21 +1,23 @@
 import { Command, CommanderError } from "commander";
-import { commands } from "./commands/index.js";
+import { commandLoaders } from "./commands/index.js";
 import { ExitCode } from "./exit.js";
 
-/** Builds the `raes` command-line program. */
-export function buildProgram(): Command {
+/** Builds the `raes` program with the named command, or with every command when none is named. */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command("raes")
     .description("RAES participant runtime: govern every agent tool call as a participant action")
     .version("0.1.0")
     .showHelpAfterError()
     .exitOverride();
-  for (const register of commands) register(program);
+  const named = argv[0] === undefined ? undefined : commandLoaders[argv[0]];
+  const loaders = named ? [named] : Object.values(commandLoaders);
+  for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
   return program;
 }
 
 /** Runs the CLI with argv and resolves to the exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync([...argv], { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : ExitCode.ok;
