@@ -68,7 +68,7 @@ describe("an invocation that raises or returns an invalid result", () => {
             if (outcome === "throw") throw new Error("the agent crashed");
             if (outcome === "throw a string") throw "the agent crashed";
           },
-          ...(typeof outcome === "function" ? { outer: outcome } : {}),
+          ...(typeof outcome === "function" ? { outer: outcome } : { bodyThrows: true }),
         },
         async ({ manager, store, events, invocationId, summary }) => {
           assert.deepEqual(
@@ -87,6 +87,8 @@ describe("an invocation that raises or returns an invalid result", () => {
           assert.equal(summary.state, "failed");
           assert.equal(summary.outerStatus, undefined);
           assert.notEqual(summary.error, undefined);
+          if (outcome === "throw") assert.equal((summary.error as Error).message, "the agent crashed");
+          if (outcome === "throw a string") assert.equal(summary.error, "the agent crashed");
           const scheduler = await store.getScheduler(EXAMPLE.participant, EXAMPLE.policy);
           assert.equal(scheduler?.attempts, 1, "the outer attempt is consumed");
           assert.equal(scheduler?.nextOrdinal, 1, "the outer ordinal is consumed");
@@ -108,8 +110,10 @@ describe("an invocation that raises or returns an invalid result", () => {
         body: async () => {
           throw new Error("the agent crashed before any tool call");
         },
+        bodyThrows: true,
       },
-      async ({ manager, store, events, invocationId }) => {
+      async ({ manager, store, events, invocationId, summary }) => {
+        assert.equal((summary.error as Error).message, "the agent crashed before any tool call");
         assert.deepEqual(events, []);
         assert.equal((await manager.getOperation(invocationId))?.state, "failed");
         const scheduler = await store.getScheduler(EXAMPLE.participant, EXAMPLE.policy);

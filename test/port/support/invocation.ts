@@ -37,6 +37,8 @@ export type OuterResultBuilder = (
 export class ScriptedRuntime<T> extends ReferenceAutonomousParticipantRuntime {
   readonly ports: InvocationToolActionPort[] = [];
   value: T | undefined;
+  /** What the body threw, kept because the manager turns a throwing invocation into a failed one. */
+  bodyErrors: unknown[] = [];
   readonly #body: (port: InvocationToolActionPort, request: ParticipantActionRequest) => Promise<T>;
   readonly #outer: OuterResultBuilder | undefined;
   readonly #onAttach: ((port: InvocationToolActionPort) => Promise<void>) | undefined;
@@ -64,7 +66,12 @@ export class ScriptedRuntime<T> extends ReferenceAutonomousParticipantRuntime {
   ): Promise<ParticipantActionResult> {
     const port = this.ports.at(-1);
     if (!port) throw new Error("no port was attached before admitAction");
-    this.value = await this.#body(port, request);
+    try {
+      this.value = await this.#body(port, request);
+    } catch (error) {
+      this.bodyErrors.push(error);
+      throw error;
+    }
     if (this.#outer) return this.#outer(this, request, snapshot) as ParticipantActionResult;
     return this.nativeExecution(request, snapshot, episodeId, { status: "succeeded" });
   }
@@ -81,6 +88,8 @@ export interface OneInvocationOptions<T> {
   readonly observer?: RuntimeObserver;
   /** Wraps the store before the manager sees it (the real `store` injection point). */
   readonly wrapStore?: (store: ControlPlaneStore) => ControlPlaneStore;
+  /** The body throws on purpose; otherwise whatever it throws (a failed assertion) fails the test. */
+  readonly bodyThrows?: boolean;
 }
 
 /** Everything a test can inspect after one invocation closed. */
@@ -121,6 +130,8 @@ export async function oneInvocation<T, R>(
   });
   try {
     const { invocations } = await manager.step(1);
+    const [bodyError] = runtime.bodyErrors;
+    if (bodyError !== undefined && !options.bodyThrows) throw bodyError;
     const [summary] = invocations;
     const port = runtime.ports.at(-1);
     if (invocations.length !== 1 || !summary || !port)

@@ -5,6 +5,7 @@
 import { type MessagePort, parentPort, threadId } from "node:worker_threads";
 import { connectToolActionPort, type InvocationToolActionPort } from "../../../src/index.js";
 import { REMOTE_METHODS } from "../../../src/port/remote.js";
+import { malformedAnswers, refsAroundMalformedAdmit } from "./malformed.js";
 
 /** A message from the parent. */
 export type ToWorker =
@@ -15,7 +16,14 @@ export type ToWorker =
       readonly id: number;
       readonly method: string;
       readonly args: unknown[];
-    };
+    }
+  | {
+      readonly type: "malformed";
+      readonly session: number;
+      readonly id: number;
+      readonly admittedId: string;
+    }
+  | { readonly type: "refs"; readonly session: number; readonly id: number };
 
 /** A message to the parent. */
 export type FromWorker =
@@ -55,6 +63,16 @@ parent.on("message", async (message: ToWorker) => {
     return;
   }
   const port = sessions.get(message.session);
+  if (message.type === "refs") {
+    const result = port ? await refsAroundMalformedAdmit(port) : [];
+    parent.postMessage({ type: "result", id: message.id, result } satisfies FromWorker);
+    return;
+  }
+  if (message.type === "malformed") {
+    const result = port ? await malformedAnswers(port, message.admittedId) : [];
+    parent.postMessage({ type: "result", id: message.id, result } satisfies FromWorker);
+    return;
+  }
   const method = REMOTE_METHODS.find((m) => m === message.method);
   try {
     if (!port || !method) throw new Error(`no session ${message.session} or method ${message.method}`);

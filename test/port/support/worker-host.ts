@@ -16,6 +16,7 @@ export class WorkerPortHost {
   #nextSession = 1;
   #nextCall = 1;
   readonly #connected = new Map<number, (identity: Record<string, unknown>) => void>();
+  readonly #sessionOf = new WeakMap<InvocationToolActionPort, number>();
   readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
   constructor() {
@@ -53,7 +54,7 @@ export class WorkerPortHost {
           this.#pending.set(id, { resolve, reject });
           this.worker.postMessage({ type: "call", session, id, method, args } satisfies ToWorker);
         });
-    return Object.freeze({
+    const relayed = Object.freeze({
       ...identity,
       admit: call("admit"),
       dispatch: call("dispatch"),
@@ -61,7 +62,34 @@ export class WorkerPortHost {
       reportUnknown: call("reportUnknown"),
       cancel: call("cancel"),
     }) as unknown as InvocationToolActionPort;
+    this.#sessionOf.set(relayed, session);
+    return relayed;
   };
+
+  /** Has the worker count its live MessagePorts around a malformed admit of its own. */
+  refsAroundMalformedAdmit(port: InvocationToolActionPort): Promise<[number, number]> {
+    const session = this.#sessionOf.get(port);
+    return new Promise((resolve, reject) => {
+      const id = this.#nextCall++;
+      this.#pending.set(id, { resolve: (v) => resolve(v as [number, number]), reject });
+      this.worker.postMessage({ type: "refs", session: session ?? -1, id } satisfies ToWorker);
+    });
+  }
+
+  /** Has the worker build and send the malformed calls of `malformed.ts` itself, over the session's bridge. */
+  malformed(port: InvocationToolActionPort, admittedId: string): Promise<string[]> {
+    const session = this.#sessionOf.get(port);
+    return new Promise((resolve, reject) => {
+      const id = this.#nextCall++;
+      this.#pending.set(id, { resolve: (v) => resolve(v as string[]), reject });
+      this.worker.postMessage({
+        type: "malformed",
+        session: session ?? -1,
+        id,
+        admittedId,
+      } satisfies ToWorker);
+    });
+  }
 
   close(): Promise<number> {
     return this.worker.terminate();
