@@ -81,6 +81,7 @@ export async function portSection(backend: Backend, places: Places, sizes: Sizes
     await real.round(1);
     const t = { floorMs: 0, portMs: 0, stepMs: 0, cycles: 0 };
     const ratios: number[] = [];
+    const blockTimes: string[] = [];
     for (let b = 0; b < sizes.blocks; b += 1) {
       const round = await real.round(1);
       const floorMs = await floor.run(round.cycles);
@@ -89,8 +90,9 @@ export async function portSection(backend: Backend, places: Places, sizes: Sizes
       t.stepMs += round.stepMs;
       t.cycles += round.cycles;
       ratios.push(floorMs / round.portMs);
+      blockTimes.push(`${fmt(floorMs, 0)}/${fmt(round.portMs, 0)}`);
     }
-    log(`${backend} port: ${t.cycles} cycles each side`);
+    log(`${backend} port blocks, floor/port ms: ${blockTimes.join(" ")}`);
     const floorRate = (t.cycles / t.floorMs) * 1000;
     const portRate = (t.cycles / t.portMs) * 1000;
     const endToEnd = (t.cycles / t.stepMs) * 1000;
@@ -125,10 +127,12 @@ export async function historySection(backend: Backend, places: Places, sizes: Si
   const empty = await openPortRun(places.make(backend, "empty").url, MODEL, 1);
   const full = await openPortRun(filled.url, MODEL, 1);
   try {
-    await empty.round(10);
-    await full.round(10);
+    // One untimed block each: the first writes into a freshly loaded store read cold pages.
+    await empty.round(sizes.historyBlock);
+    await full.round(sizes.historyBlock);
     const t = { emptyMs: 0, fullMs: 0, invocations: 0 };
     const ratios: number[] = [];
+    const blockTimes: string[] = [];
     for (let b = 0; b < sizes.blocks; b += 1) {
       const emptyMs = (await empty.round(sizes.historyBlock)).stepMs;
       const fullMs = (await full.round(sizes.historyBlock)).stepMs;
@@ -136,7 +140,9 @@ export async function historySection(backend: Backend, places: Places, sizes: Si
       t.fullMs += fullMs;
       t.invocations += sizes.historyBlock;
       ratios.push(emptyMs / fullMs);
+      blockTimes.push(`${fmt(emptyMs, 0)}/${fmt(fullMs, 0)}`);
     }
+    log(`${backend} history blocks, empty/filled ms: ${blockTimes.join(" ")}`);
     const emptyRate = (t.invocations / t.emptyMs) * 1000;
     const fullRate = (t.invocations / t.fullMs) * 1000;
     const floorRate = floorRates.get(backend);
