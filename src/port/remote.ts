@@ -1,5 +1,6 @@
 import { ParticipantToolActionRefusal as Refusal } from "./codes.js";
 import type { InvocationToolActionPort, ToolActionPortIdentity } from "./types.js";
+import { decodeWireValue, encodeWireValue } from "./wire-values.js";
 
 /** The port methods a remote peer may call; nothing else crosses a bridge. */
 export const REMOTE_METHODS = ["admit", "dispatch", "complete", "reportUnknown", "cancel"] as const;
@@ -64,7 +65,7 @@ export async function serveRemoteCall(
       ? { id, result: { ok: false, refusal: Refusal.request_invalid } }
       : undefined;
   }
-  const [a, b] = call.args;
+  const [a, b] = call.args.map(decodeWireValue);
   const invoke = port[call.method] as (x: unknown, y?: unknown) => Promise<unknown>;
   return { id: call.id, result: await invoke.call(port, a, b) };
 }
@@ -84,7 +85,13 @@ export function remotePort(
       const id = next++;
       if (pending.size === 0) activity(true);
       pending.set(id, { resolve, reject });
-      send({ id, method, args });
+      try {
+        send({ id, method, args: args.map(encodeWireValue) });
+      } catch (error) {
+        pending.delete(id);
+        if (pending.size === 0) activity(false);
+        reject(error as Error);
+      }
     });
   const port = Object.freeze({
     ...identity,
