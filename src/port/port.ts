@@ -219,7 +219,9 @@ export class InvocationToolActionPortCore {
     if (!record) return Refusal.unknown_action;
     const result = transition(record, event);
     if (!result.ok) return result.refusal;
-    const next: ToolActionRecord = { ...record, ...extra, ...result.state, updatedAt: this.#options.now() };
+    const next: ToolActionRecord = { ...record, phase: result.state.phase, updatedAt: this.#options.now() };
+    if (result.state.settlement !== undefined)
+      Object.assign(next, { settlement: result.state.settlement }, extra);
     try {
       if (!(await this.#options.ledger.update(next, record.phase))) return Refusal.ledger_unavailable;
     } catch {

@@ -107,7 +107,7 @@ export class RuntimeManager {
         ? await openControlPlaneStore(options.store)
         : (options.store ?? new MemoryControlPlaneStore());
     const nowMs = options.now ?? Date.now;
-    const now = () => new Date(nowMs()).toISOString();
+    const now = isoClock(nowMs);
     try {
       const stopsOnFailure = (policy: string) =>
         options.model.autonomousPolicies[policy]?.failurePolicy === "stop";
@@ -272,5 +272,19 @@ function buildContext(
             options.observer?.toolActionRefused?.(refusal),
         }
       : {}),
+  };
+}
+
+/** An ISO-8601 clock that formats each millisecond once; several records share a millisecond. */
+function isoClock(nowMs: () => number): () => string {
+  let lastMs = Number.NaN;
+  let lastIso = "";
+  return () => {
+    const ms = nowMs();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = new Date(ms).toISOString();
+    }
+    return lastIso;
   };
 }
