@@ -117,6 +117,7 @@ export class RuntimeManager {
         now,
         ownerId: options.ownerId ?? newOwnerId(),
         leaseTtlMs: options.leaseTtlMs ?? 30_000,
+        nowMs,
         recover: async (participants, fenceFor) => {
           await recoverInterruptedInvocations(store, { participants, now, fenceFor, stopsOnFailure });
         },

@@ -27,6 +27,8 @@ export interface ScheduleBookOptions {
   readonly now: () => string;
   readonly ownerId: string;
   readonly leaseTtlMs: number;
+  /** Wall clock in epoch milliseconds, to renew leases only when half their lifetime has passed. */
+  readonly nowMs: () => number;
   /** Settles interrupted invocations of participants this owner has just taken. */
   readonly recover: (
     participants: ReadonlySet<string>,
@@ -43,6 +45,7 @@ export class ScheduleBook {
   readonly #schedulers = new Map<string, SchedulerRecord>();
   readonly #leases = new Map<string, Lease>();
   readonly #uncertain = new Set<string>();
+  readonly #renewedAt = new Map<string, number>();
 
   private constructor(options: ScheduleBookOptions) {
     this.#o = options;
@@ -230,18 +233,24 @@ export class ScheduleBook {
   async releaseLeases(): Promise<void> {
     for (const lease of this.#leases.values()) await this.#o.store.releaseLease(lease).catch(() => undefined);
     this.#leases.clear();
+    this.#renewedAt.clear();
   }
 
   async #takeLeases(): Promise<void> {
     const taken = new Set<string>();
     for (const participant of new Set(this.#o.specs.map((s) => s.participantAddress))) {
-      const lease = await this.#acquire(participant);
       const before = this.#leases.get(participant);
+      const renewed = this.#renewedAt.get(participant);
+      // Every write is fenced, so a lease fresher than half its lifetime needs no write to keep.
+      if (before && renewed !== undefined && this.#o.nowMs() - renewed < this.#o.leaseTtlMs / 2) continue;
+      const lease = await this.#acquire(participant);
       if (!lease) {
         this.#leases.delete(participant);
+        this.#renewedAt.delete(participant);
         continue;
       }
       this.#leases.set(participant, lease);
+      this.#renewedAt.set(participant, this.#o.nowMs());
       if (!before || before.token !== lease.token) taken.add(participant);
     }
     if (taken.size > 0) {
