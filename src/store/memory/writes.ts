@@ -1,88 +1,133 @@
 import type { ResolutionRecord } from "../../operations/index.js";
 import type { ToolActionPhase } from "../../port/index.js";
+import { applyClockChange } from "../clock.js";
 import { StoreConflictError } from "../errors.js";
-import type { InvocationCommit, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../types.js";
+import type {
+  ClockChange,
+  ClockRecord,
+  Fence,
+  InvocationCommit,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionRecord,
+} from "../types.js";
+import type { MemoryLeases } from "./leases.js";
 import { schedulerKey, toolCallKey } from "./rows.js";
 import type { MemoryTables } from "./schema.js";
 
-/** Inserts or replaces a scheduler. */
-export function putScheduler(tables: MemoryTables, scheduler: SchedulerRecord): void {
-  tables.schedulers.set(schedulerKey(scheduler.participantAddress, scheduler.policyAddress), scheduler);
-}
+/** The writes of the in-memory store; each checks its fence before it changes anything. */
+export class MemoryWrites {
+  readonly #tables: MemoryTables;
+  readonly #leases: MemoryLeases;
 
-/** Inserts a running invocation with its scheduler; conflict when the id exists. */
-export function openInvocation(
-  tables: MemoryTables,
-  invocation: InvocationRecord,
-  scheduler: SchedulerRecord,
-): void {
-  if (tables.invocations.has(invocation.id))
-    throw new StoreConflictError(`invocation ${invocation.id} exists`);
-  tables.invocations.set(invocation.id, invocation);
-  putScheduler(tables, scheduler);
-}
-
-/** Inserts a tool action claim; conflict when its id or tool call exists. */
-export function insertToolAction(tables: MemoryTables, action: ToolActionRecord): void {
-  const callKey = toolCallKey(action.invocationId, action.toolCallId);
-  if (!tables.invocations.has(action.invocationId)) {
-    throw new StoreConflictError(`tool action ${action.id} names no invocation ${action.invocationId}`);
+  constructor(tables: MemoryTables, leases: MemoryLeases) {
+    this.#tables = tables;
+    this.#leases = leases;
   }
-  if (tables.toolActions.has(action.id) || tables.toolCallKeys.has(callKey)) {
-    throw new StoreConflictError(`tool action ${action.id} exists`);
+
+  /** Inserts or replaces the clock. */
+  saveClock(clock: ClockRecord): void {
+    this.#tables.clocks.set(clock.clockAddress, clock);
   }
-  addToolAction(tables, action);
-}
 
-function addToolAction(tables: MemoryTables, action: ToolActionRecord): void {
-  tables.toolActions.set(action.id, action);
-  tables.toolCallKeys.add(toolCallKey(action.invocationId, action.toolCallId));
-  const ids = tables.actionsByInvocation.get(action.invocationId);
-  if (ids) ids.push(action.id);
-  else tables.actionsByInvocation.set(action.invocationId, [action.id]);
-}
-
-/** Replaces a tool action while it is in `expectedPhase`. */
-export function updateToolAction(
-  tables: MemoryTables,
-  action: ToolActionRecord,
-  expectedPhase: ToolActionPhase,
-): boolean {
-  const current = tables.toolActions.get(action.id);
-  if (!current || current.phase !== expectedPhase) return false;
-  tables.toolActions.set(action.id, action);
-  return true;
-}
-
-/** Closes a running invocation with its settlements, events and scheduler. */
-export function commitInvocation(tables: MemoryTables, commit: InvocationCommit): void {
-  const current = tables.invocations.get(commit.invocation.id);
-  if (current?.state !== "running") {
-    throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+  /** Changes the stored clock, or `initial` when there is none yet. */
+  updateClock(initial: ClockRecord, change: ClockChange): ClockRecord {
+    const next = applyClockChange(this.#tables.clocks.get(initial.clockAddress) ?? initial, change);
+    this.#tables.clocks.set(next.clockAddress, next);
+    return next;
   }
-  // Checked before any change so a duplicate tool call leaves nothing half-written.
-  const added = commit.toolActions.filter((a) => !tables.toolActions.has(a.id));
-  const addedKeys = new Set<string>();
-  for (const action of added) {
+
+  /** Inserts or replaces a scheduler. */
+  saveScheduler(scheduler: SchedulerRecord, fence: Fence | undefined): void {
+    this.#leases.check(fence);
+    this.#putScheduler(scheduler);
+  }
+
+  /** Inserts a running invocation with its scheduler; conflict when the id exists. */
+  openInvocation(invocation: InvocationRecord, scheduler: SchedulerRecord, fence: Fence | undefined): void {
+    this.#leases.check(fence);
+    const tables = this.#tables;
+    if (tables.invocations.has(invocation.id))
+      throw new StoreConflictError(`invocation ${invocation.id} exists`);
+    tables.invocations.set(invocation.id, invocation);
+    this.#putScheduler(scheduler);
+  }
+
+  /** Inserts a tool action claim; conflict when its id or tool call exists. */
+  insertToolAction(action: ToolActionRecord, fence: Fence | undefined): void {
+    this.#leases.check(fence);
+    const tables = this.#tables;
     const callKey = toolCallKey(action.invocationId, action.toolCallId);
-    if (tables.toolCallKeys.has(callKey) || addedKeys.has(callKey)) {
-      throw new StoreConflictError(`tool call ${action.toolCallId} of ${action.invocationId} exists`);
+    if (!tables.invocations.has(action.invocationId)) {
+      throw new StoreConflictError(`tool action ${action.id} names no invocation ${action.invocationId}`);
     }
-    addedKeys.add(callKey);
+    if (tables.toolActions.has(action.id) || tables.toolCallKeys.has(callKey)) {
+      throw new StoreConflictError(`tool action ${action.id} exists`);
+    }
+    this.#addToolAction(action);
   }
-  tables.invocations.set(commit.invocation.id, commit.invocation);
-  for (const action of commit.toolActions) {
-    if (added.includes(action)) addToolAction(tables, action);
-    else tables.toolActions.set(action.id, action);
-  }
-  for (const draft of commit.events) tables.events.push({ ...draft, sequence: tables.events.length + 1 });
-  putScheduler(tables, commit.scheduler);
-}
 
-/** Records a resolution on an indeterminate, unresolved tool action. */
-export function recordResolution(tables: MemoryTables, id: string, resolution: ResolutionRecord): boolean {
-  const action = tables.toolActions.get(id);
-  if (action?.settlement !== "indeterminate" || action.resolution !== undefined) return false;
-  tables.toolActions.set(id, { ...action, resolution, updatedAt: resolution.resolvedAt });
-  return true;
+  /** Replaces a tool action while it is in `expectedPhase`. */
+  updateToolAction(
+    action: ToolActionRecord,
+    expectedPhase: ToolActionPhase,
+    fence: Fence | undefined,
+  ): boolean {
+    this.#leases.check(fence);
+    const current = this.#tables.toolActions.get(action.id);
+    if (!current || current.phase !== expectedPhase) return false;
+    this.#tables.toolActions.set(action.id, action);
+    return true;
+  }
+
+  /** Closes a running invocation with its settlements, events and scheduler. */
+  commitInvocation(commit: InvocationCommit, fence: Fence | undefined): void {
+    this.#leases.check(fence);
+    const tables = this.#tables;
+    const current = tables.invocations.get(commit.invocation.id);
+    if (current?.state !== "running") {
+      throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+    }
+    // Checked before any change so a duplicate tool call leaves nothing half-written.
+    const added = commit.toolActions.filter((a) => !tables.toolActions.has(a.id));
+    const addedKeys = new Set<string>();
+    for (const action of added) {
+      const callKey = toolCallKey(action.invocationId, action.toolCallId);
+      if (tables.toolCallKeys.has(callKey) || addedKeys.has(callKey)) {
+        throw new StoreConflictError(`tool call ${action.toolCallId} of ${action.invocationId} exists`);
+      }
+      addedKeys.add(callKey);
+    }
+    tables.invocations.set(commit.invocation.id, commit.invocation);
+    for (const action of commit.toolActions) {
+      if (added.includes(action)) this.#addToolAction(action);
+      else tables.toolActions.set(action.id, action);
+    }
+    for (const draft of commit.events) tables.events.push({ ...draft, sequence: tables.events.length + 1 });
+    this.#putScheduler(commit.scheduler);
+  }
+
+  /** Records a resolution on an indeterminate, unresolved tool action. */
+  recordResolution(id: string, resolution: ResolutionRecord): boolean {
+    const action = this.#tables.toolActions.get(id);
+    if (action?.settlement !== "indeterminate" || action.resolution !== undefined) return false;
+    this.#tables.toolActions.set(id, { ...action, resolution, updatedAt: resolution.resolvedAt });
+    return true;
+  }
+
+  #putScheduler(scheduler: SchedulerRecord): void {
+    this.#tables.schedulers.set(
+      schedulerKey(scheduler.participantAddress, scheduler.policyAddress),
+      scheduler,
+    );
+  }
+
+  #addToolAction(action: ToolActionRecord): void {
+    const tables = this.#tables;
+    tables.toolActions.set(action.id, action);
+    tables.toolCallKeys.add(toolCallKey(action.invocationId, action.toolCallId));
+    const ids = tables.actionsByInvocation.get(action.invocationId);
+    if (ids) ids.push(action.id);
+    else tables.actionsByInvocation.set(action.invocationId, [action.id]);
+  }
 }

@@ -1,5 +1,6 @@
 import type { Pool, QueryResultRow } from "pg";
 import type { HistoryEvent } from "../../history/index.js";
+import { eventFilters, toolActionFilters, where } from "../sql/clauses.js";
 import type {
   ClockRecord,
   HistoryQuery,
@@ -83,11 +84,8 @@ export class PostgresReads {
 
   /** Tool actions matching every given filter, by invocation (bytewise) then admission order. */
   async toolActions(query: ToolActionQuery): Promise<ToolActionRecord[]> {
-    const { sql, values } = where("SELECT * FROM tool_actions", [
-      ["invocation_id", query.invocationId],
-      ["participant_address", query.participantAddress],
-      ["phase", query.phase],
-    ]);
+    const values: string[] = [];
+    const sql = where("SELECT * FROM tool_actions", toolActionFilters(query), positional(values));
     const rows = await this.#rows<ToolActionRow>(
       `${sql} ORDER BY invocation_id COLLATE "C", admission_ordinal`,
       values,
@@ -97,10 +95,12 @@ export class PostgresReads {
 
   /** History events matching every given filter, in commit order. */
   async events(query: HistoryQuery): Promise<HistoryEvent[]> {
-    const { sql, values } = where("SELECT sequence, body::text AS body FROM history_events", [
-      ["participant_address", query.participantAddress],
-      ["episode_id", query.episodeId],
-    ]);
+    const values: string[] = [];
+    const sql = where(
+      "SELECT sequence, body::text AS body FROM history_events",
+      eventFilters(query),
+      positional(values),
+    );
     const rows = await this.#rows<{ sequence: number; body: string }>(`${sql} ORDER BY sequence`, values);
     return rows.map(historyEvent);
   }
@@ -116,17 +116,7 @@ export class PostgresReads {
   }
 }
 
-/** Builds a WHERE clause from the filters that are set. */
-function where(
-  select: string,
-  filters: readonly (readonly [column: string, value: string | undefined])[],
-): { sql: string; values: string[] } {
-  const values: string[] = [];
-  const clauses: string[] = [];
-  for (const [column, value] of filters) {
-    if (value === undefined) continue;
-    values.push(value);
-    clauses.push(`${column} = $${values.length}`);
-  }
-  return { sql: clauses.length === 0 ? select : `${select} WHERE ${clauses.join(" AND ")}`, values };
+/** Binds each set filter to the next `$n`. */
+function positional(values: string[]): (name: string, value: string) => string {
+  return (_name, value) => `$${values.push(value)}`;
 }

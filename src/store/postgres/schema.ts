@@ -1,19 +1,11 @@
 import type { PoolClient } from "pg";
-import { StoreUnavailableError } from "../errors.js";
+import { type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "../sql/migrations.js";
 
-/** One forward-only schema step. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+export { type Migration, SCHEMA_VERSION } from "../sql/migrations.js";
 
-/** Every schema step, oldest first; a released step is never edited, only followed by a new one. */
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "control plane",
-    sql: `
+/** Every schema step, oldest first, in this store's SQL. */
+export const MIGRATIONS: readonly Migration[] = migrations({
+  1: `
 CREATE TABLE clocks (
   clock_address text PRIMARY KEY,
   segment bigint NOT NULL,
@@ -96,28 +88,16 @@ CREATE TABLE leases (
   expires_at bigint NOT NULL
 );
 `,
-  },
-  {
-    version: 2,
-    name: "index running invocations and per-participant history by sequence",
-    sql: `
+  2: `
 CREATE INDEX invocations_running ON invocations (opened_order) WHERE state = 'running';
 DROP INDEX history_by_participant;
 CREATE INDEX history_by_participant ON history_events (participant_address, sequence);
 `,
-  },
-  {
-    version: 3,
-    name: "scheduler watermark: the clock segment and tick each schedule has run up to",
-    sql: `
+  3: `
 ALTER TABLE schedulers ADD COLUMN segment bigint NOT NULL DEFAULT 0;
 ALTER TABLE schedulers ADD COLUMN tick bigint NOT NULL DEFAULT 0;
 `,
-  },
-];
-
-/** The schema version this code writes. */
-export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+});
 
 /** Serializes migrations of every raes-ts process sharing the database. */
 const MIGRATION_LOCK = 0x7261_6573;
@@ -141,9 +121,7 @@ export async function migrate(client: PoolClient, schema: string | undefined): P
     );
     const current = rows[0]?.version ?? 0;
     if (current > SCHEMA_VERSION) {
-      throw new StoreUnavailableError(
-        `control-plane schema is at version ${current}, newer than this raes-ts knows (${SCHEMA_VERSION}); upgrade raes-ts`,
-      );
+      throw schemaTooNew(current);
     }
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;

@@ -1,26 +1,6 @@
 import pg from "pg";
-import type { HistoryEvent } from "../../history/index.js";
-import {
-  type Operation,
-  operationFromInvocation,
-  operationFromToolAction,
-  type ResolutionRecord,
-} from "../../operations/index.js";
-import type { ToolActionPhase } from "../../port/index.js";
-import { LeaseLostError, StoreConflictError, StoreUnavailableError } from "../errors.js";
-import type {
-  ClockChange,
-  ClockRecord,
-  ControlPlaneStore,
-  Fence,
-  HistoryQuery,
-  InvocationCommit,
-  InvocationRecord,
-  Lease,
-  SchedulerRecord,
-  ToolActionQuery,
-  ToolActionRecord,
-} from "../types.js";
+import { DelegatingStore } from "../delegating.js";
+import { storeError } from "../sql/errors.js";
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
 import { migrate } from "./schema.js";
@@ -42,19 +22,17 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const INT8_OID = 20;
 
 /** A control plane shared by several runtime processes on several hosts, through one pooled database. */
-export class PostgresControlPlaneStore implements ControlPlaneStore {
-  readonly url: string;
+export class PostgresControlPlaneStore extends DelegatingStore {
   readonly #pool: pg.Pool;
-  readonly #reads: PostgresReads;
-  readonly #writes: PostgresWrites;
-  readonly #leases: PostgresLeases;
 
   private constructor(url: string, pool: pg.Pool) {
-    this.url = url;
+    super(url, {
+      reads: new PostgresReads(pool),
+      writes: new PostgresWrites(pool),
+      leases: new PostgresLeases(pool),
+      error: (error) => postgresError(url, error),
+    });
     this.#pool = pool;
-    this.#reads = new PostgresReads(pool);
-    this.#writes = new PostgresWrites(pool);
-    this.#leases = new PostgresLeases(pool);
   }
 
   /** Connects, creates the schema if asked and missing, and migrates; `StoreUnavailableError` when the server is down. */
@@ -99,121 +77,12 @@ export class PostgresControlPlaneStore implements ControlPlaneStore {
       return new PostgresControlPlaneStore(url, pool);
     } catch (error) {
       await pool.end().catch(() => undefined);
-      throw storeError(url, error);
+      throw postgresError(url, error);
     }
-  }
-
-  async getOperation(id: string): Promise<Operation | undefined> {
-    return this.#guard(async () => {
-      const invocation = await this.#reads.invocation(id);
-      if (invocation) return operationFromInvocation(invocation);
-      const action = await this.#reads.toolAction(id);
-      return action && operationFromToolAction(action);
-    });
-  }
-
-  async listEvents(query: HistoryQuery = {}): Promise<HistoryEvent[]> {
-    return this.#guard(() => this.#reads.events(query));
-  }
-
-  async getClock(clockAddress: string): Promise<ClockRecord | undefined> {
-    return this.#guard(() => this.#reads.clock(clockAddress));
-  }
-
-  async getScheduler(
-    participantAddress: string,
-    policyAddress: string,
-  ): Promise<SchedulerRecord | undefined> {
-    return this.#guard(() => this.#reads.scheduler(participantAddress, policyAddress));
-  }
-
-  async listSchedulers(): Promise<SchedulerRecord[]> {
-    return this.#guard(() => this.#reads.schedulers());
-  }
-
-  async getInvocation(id: string): Promise<InvocationRecord | undefined> {
-    return this.#guard(() => this.#reads.invocation(id));
-  }
-
-  async listOpenInvocations(participantAddress?: string): Promise<InvocationRecord[]> {
-    return this.#guard(() => this.#reads.openInvocations(participantAddress));
-  }
-
-  async getToolAction(id: string): Promise<ToolActionRecord | undefined> {
-    return this.#guard(() => this.#reads.toolAction(id));
-  }
-
-  async listToolActions(query: ToolActionQuery): Promise<ToolActionRecord[]> {
-    return this.#guard(() => this.#reads.toolActions(query));
-  }
-
-  async saveClock(clock: ClockRecord): Promise<void> {
-    return this.#guard(() => this.#writes.saveClock(clock));
-  }
-
-  async updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord> {
-    return this.#guard(() => this.#writes.updateClock(initial, change));
-  }
-
-  async saveScheduler(scheduler: SchedulerRecord, fence?: Fence): Promise<void> {
-    return this.#guard(() => this.#writes.saveScheduler(scheduler, fence));
-  }
-
-  async openInvocation(
-    invocation: InvocationRecord,
-    scheduler: SchedulerRecord,
-    fence?: Fence,
-  ): Promise<void> {
-    return this.#guard(() => this.#writes.openInvocation(invocation, scheduler, fence));
-  }
-
-  async insertToolAction(action: ToolActionRecord, fence?: Fence): Promise<void> {
-    return this.#guard(() => this.#writes.insertToolAction(action, fence));
-  }
-
-  async updateToolAction(
-    action: ToolActionRecord,
-    expectedPhase: ToolActionPhase,
-    fence?: Fence,
-  ): Promise<boolean> {
-    return this.#guard(() => this.#writes.updateToolAction(action, expectedPhase, fence));
-  }
-
-  async commitInvocation(commit: InvocationCommit, fence?: Fence): Promise<void> {
-    return this.#guard(() => this.#writes.commitInvocation(commit, fence));
-  }
-
-  async recordResolution(id: string, resolution: ResolutionRecord): Promise<boolean> {
-    return this.#guard(() => this.#writes.recordResolution(id, resolution));
-  }
-
-  async getLease(participantAddress: string): Promise<Lease | undefined> {
-    return this.#guard(() => this.#leases.get(participantAddress));
-  }
-
-  async acquireLease(
-    participantAddress: string,
-    ownerId: string,
-    ttlMs: number,
-    options: { readonly replacing?: string } = {},
-  ): Promise<Lease | undefined> {
-    return this.#guard(() => this.#leases.acquire(participantAddress, ownerId, ttlMs, options.replacing));
-  }
-
-  async releaseLease(lease: Lease): Promise<void> {
-    return this.#guard(() => this.#leases.release(lease));
   }
 
   async close(): Promise<void> {
     if (!this.#pool.ended) await this.#pool.end();
-  }
-
-  async #guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw storeError(this.url, error);
-    }
   }
 }
 
@@ -230,22 +99,11 @@ function withSearchPath(
   return { connectionString: url.toString(), options: own ? `${own} ${searchPath}` : searchPath };
 }
 
-/** Maps a driver failure to the store's errors: integrity violation → conflict, anything else → unavailable. */
-function storeError(url: string, error: unknown): Error {
-  if (
-    error instanceof StoreConflictError ||
-    error instanceof LeaseLostError ||
-    error instanceof StoreUnavailableError
-  ) {
-    return error;
-  }
-  const sqlState = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message || String(error) : String(error);
-  if (typeof sqlState === "string" && sqlState.startsWith("23")) {
-    return new StoreConflictError(`control-plane store ${redact(url)}: ${message}`);
-  }
-  return new StoreUnavailableError(`control-plane store ${redact(url)} is unavailable: ${message}`, {
-    cause: error,
+/** An integrity violation (SQLSTATE class 23) is a conflict; the URL is shown without its password. */
+function postgresError(url: string, error: unknown): Error {
+  return storeError(redact(url), error, (failure) => {
+    const sqlState = (failure as { code?: unknown } | null)?.code;
+    return typeof sqlState === "string" && sqlState.startsWith("23");
   });
 }
 

@@ -3,6 +3,8 @@ import type { ResolutionRecord } from "../../operations/index.js";
 import type { ToolActionPhase } from "../../port/index.js";
 import { applyClockChange } from "../clock.js";
 import { LeaseLostError, StoreConflictError } from "../errors.js";
+import { fromExcluded } from "../sql/clauses.js";
+import { columnNames } from "../sql/columns.js";
 import type {
   ClockChange,
   ClockRecord,
@@ -66,7 +68,7 @@ const COMMIT_INVOCATION = (fence: string) => `WITH ${fence},
     SELECT ${names(TOOL_ACTION_COLUMNS)} FROM json_to_recordset($${ACTIONS_PARAM}::json)
       AS t(${TOOL_ACTION_COLUMNS.map(([n, t]) => `${n} ${t}`).join(", ")})
     WHERE EXISTS (SELECT 1 FROM written)
-    ON CONFLICT (id) DO UPDATE SET ${fromExcluded(TOOL_ACTION_COLUMNS, "id")} RETURNING 1),
+    ON CONFLICT (id) DO UPDATE SET ${excluded(TOOL_ACTION_COLUMNS, "id")} RETURNING 1),
   head AS (UPDATE history_head SET last_sequence = last_sequence + $${COUNT_PARAM}::bigint
     WHERE $${COUNT_PARAM}::bigint > 0 AND EXISTS (SELECT 1 FROM written) RETURNING last_sequence),
   appended AS (
@@ -78,7 +80,7 @@ const COMMIT_INVOCATION = (fence: string) => `WITH ${fence},
   ${RESULT}`;
 
 const SAVE_CLOCK = `${insert("clocks", CLOCK_COLUMNS, 1, "true")}
-  ON CONFLICT (clock_address) DO UPDATE SET ${fromExcluded(CLOCK_COLUMNS, "clock_address")}`;
+  ON CONFLICT (clock_address) DO UPDATE SET ${excluded(CLOCK_COLUMNS, "clock_address")}`;
 
 // Creates the clock as `initial` when absent and row-locks it either way: a concurrent first
 // update waits on the key, then finds the committed row instead of overwriting it.
@@ -226,7 +228,7 @@ export class PostgresWrites {
 }
 
 function names(columns: readonly Column[]): string {
-  return columns.map(([name]) => name).join(", ");
+  return columnNames(columns).join(", ");
 }
 
 function placeholders(columns: readonly Column[], first: number): string[] {
@@ -244,15 +246,11 @@ function upsert(
   key: string,
   guard: string,
 ): string {
-  return `${insert(table, columns, first, guard)} ON CONFLICT (${key}) DO UPDATE SET ${fromExcluded(columns, key)} RETURNING 1`;
+  return `${insert(table, columns, first, guard)} ON CONFLICT (${key}) DO UPDATE SET ${excluded(columns, key)} RETURNING 1`;
 }
 
-function fromExcluded(columns: readonly Column[], key: string): string {
-  const keys = key.split(", ");
-  return columns
-    .filter(([name]) => !keys.includes(name))
-    .map(([name]) => `${name} = excluded.${name}`)
-    .join(", ");
+function excluded(columns: readonly Column[], key: string): string {
+  return fromExcluded(columnNames(columns), key.split(", "));
 }
 
 /** `SET` list for every column but the first (the key), numbered from the key's parameter. */

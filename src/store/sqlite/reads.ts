@@ -1,5 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { HistoryEvent } from "../../history/index.js";
+import { eventFilters, toolActionFilters, where } from "../sql/clauses.js";
 import type {
   ClockRecord,
   HistoryQuery,
@@ -78,14 +79,8 @@ export class SqliteReads {
 
   /** Tool actions matching every given filter, by invocation then admission order. */
   toolActions(query: ToolActionQuery): ToolActionRecord[] {
-    const { sql, filter } = where(
-      [
-        ["invocation_id", "invocationId", query.invocationId],
-        ["participant_address", "participantAddress", query.participantAddress],
-        ["phase", "phase", query.phase],
-      ],
-      "SELECT * FROM tool_actions",
-    );
+    const filter: Filter = {};
+    const sql = where("SELECT * FROM tool_actions", toolActionFilters(query), named(filter));
     return this.#all<ToolActionRow>(`${sql} ORDER BY invocation_id, admission_ordinal`, filter).map(
       toolActionRecord,
     );
@@ -93,13 +88,8 @@ export class SqliteReads {
 
   /** History events matching every given filter, in commit order. */
   events(query: HistoryQuery): HistoryEvent[] {
-    const { sql, filter } = where(
-      [
-        ["participant_address", "participantAddress", query.participantAddress],
-        ["episode_id", "episodeId", query.episodeId],
-      ],
-      "SELECT sequence, body FROM history_events",
-    );
+    const filter: Filter = {};
+    const sql = where("SELECT sequence, body FROM history_events", eventFilters(query), named(filter));
     return this.#all<Pick<EventRow, "sequence" | "body">>(`${sql} ORDER BY sequence`, filter).map(
       historyEvent,
     );
@@ -123,17 +113,10 @@ export class SqliteReads {
   }
 }
 
-/** Builds a WHERE clause from the filters that are set; the SQL text (and so its cached statement) is one per combination. */
-function where(
-  filters: readonly (readonly [column: string, name: string, value: string | undefined])[],
-  select: string,
-): { sql: string; filter: Filter } {
-  const filter: Filter = {};
-  const clauses: string[] = [];
-  for (const [column, name, value] of filters) {
-    if (value === undefined) continue;
+/** Binds each set filter to `@name`. */
+function named(filter: Filter): (name: string, value: string) => string {
+  return (name, value) => {
     filter[name] = value;
-    clauses.push(`${column} = @${name}`);
-  }
-  return { sql: clauses.length === 0 ? select : `${select} WHERE ${clauses.join(" AND ")}`, filter };
+    return `@${name}`;
+  };
 }

@@ -1,19 +1,12 @@
 import type { Database } from "better-sqlite3";
 import { StoreUnavailableError } from "../errors.js";
+import { type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "../sql/migrations.js";
 
-/** One forward-only schema step. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+export { type Migration, SCHEMA_VERSION } from "../sql/migrations.js";
 
-/** Every schema step, oldest first; a released step is never edited, only followed by a new one. */
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "control plane",
-    sql: `
+/** Every schema step, oldest first, in this store's SQL. */
+export const MIGRATIONS: readonly Migration[] = migrations({
+  1: `
 CREATE TABLE clocks (
   clock_address TEXT PRIMARY KEY,
   segment INTEGER NOT NULL,
@@ -89,28 +82,16 @@ CREATE TABLE leases (
   expires_at INTEGER NOT NULL
 );
 `,
-  },
-  {
-    version: 2,
-    name: "index running invocations and per-participant history by sequence",
-    sql: `
+  2: `
 CREATE INDEX invocations_running ON invocations (state) WHERE state = 'running';
 DROP INDEX history_by_participant;
 CREATE INDEX history_by_participant ON history_events (participant_address, sequence);
 `,
-  },
-  {
-    version: 3,
-    name: "scheduler watermark: the clock segment and tick each schedule has run up to",
-    sql: `
+  3: `
 ALTER TABLE schedulers ADD COLUMN segment INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE schedulers ADD COLUMN tick INTEGER NOT NULL DEFAULT 0;
 `,
-  },
-];
-
-/** The schema version this code writes. */
-export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+});
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */
 export function migrate(db: Database): void {
@@ -121,7 +102,7 @@ export function migrate(db: Database): void {
       applied_at TEXT NOT NULL
     )`);
     const current = appliedVersion(db);
-    if (current > SCHEMA_VERSION) throw tooNew(current);
+    if (current > SCHEMA_VERSION) throw schemaTooNew(current);
     const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;
@@ -137,7 +118,7 @@ export function assertSchemaCurrent(db: Database): void {
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
     .get();
   const current = exists ? appliedVersion(db) : 0;
-  if (current > SCHEMA_VERSION) throw tooNew(current);
+  if (current > SCHEMA_VERSION) throw schemaTooNew(current);
   if (current < SCHEMA_VERSION) {
     throw new StoreUnavailableError(
       `control-plane schema is at version ${current}, expected ${SCHEMA_VERSION}; open it writable once to migrate`,
@@ -150,10 +131,4 @@ function appliedVersion(db: Database): number {
     | { version: number | null }
     | undefined;
   return row?.version ?? 0;
-}
-
-function tooNew(current: number): StoreUnavailableError {
-  return new StoreUnavailableError(
-    `control-plane schema is at version ${current}, newer than this raes-ts knows (${SCHEMA_VERSION}); upgrade raes-ts`,
-  );
 }

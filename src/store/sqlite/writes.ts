@@ -3,6 +3,14 @@ import type { ResolutionRecord } from "../../operations/index.js";
 import type { ToolActionPhase } from "../../port/index.js";
 import { applyClockChange } from "../clock.js";
 import { StoreConflictError } from "../errors.js";
+import { fromExcluded } from "../sql/clauses.js";
+import {
+  CLOCK_COLUMNS,
+  columnNames,
+  INVOCATION_COLUMNS,
+  SCHEDULER_COLUMNS,
+  TOOL_ACTION_COLUMNS,
+} from "../sql/columns.js";
 import type {
   ClockChange,
   ClockRecord,
@@ -27,54 +35,10 @@ import {
   toolActionRow,
 } from "./rows.js";
 
-const INVOCATION_COLUMNS = [
-  "id",
-  "policy_address",
-  "participant_address",
-  "action_contract_address",
-  "observation_boundary_address",
-  "episode_id",
-  "segment",
-  "tick",
-  "ordinal",
-  "execution_scope_ref",
-  "execution_generation",
-  "observation_point",
-  "participant_implementation_ref",
-  "state",
-  "created_at",
-  "updated_at",
-];
-const TOOL_ACTION_COLUMNS = [
-  "id",
-  "invocation_id",
-  "participant_address",
-  "tool_call_id",
-  "admission_ordinal",
-  "request_digest",
-  "request",
-  "phase",
-  "settlement",
-  "failure_class",
-  "evidence_refs",
-  "unknown_reason",
-  "resolution",
-  "created_at",
-  "updated_at",
-];
-const SCHEDULER_COLUMNS = [
-  "participant_address",
-  "policy_address",
-  "lifecycle",
-  "stop_reason",
-  "next_ordinal",
-  "attempts",
-  "cursor",
-  "segment",
-  "tick",
-  "updated_at",
-];
-const CLOCK_COLUMNS = ["clock_address", "segment", "tick", "generation", "paused", "updated_at"];
+const CLOCK = columnNames(CLOCK_COLUMNS);
+const SCHEDULER = columnNames(SCHEDULER_COLUMNS);
+const INVOCATION = columnNames(INVOCATION_COLUMNS);
+const TOOL_ACTION = columnNames(TOOL_ACTION_COLUMNS);
 
 /** The write transactions of the SQLite store; each runs under `BEGIN IMMEDIATE`. */
 export class SqliteWrites {
@@ -94,20 +58,20 @@ export class SqliteWrites {
   constructor(db: Database, leases: SqliteLeases) {
     this.#transaction = db.transaction((work: () => unknown) => work());
     this.#leases = leases;
-    this.#upsertClock = db.prepare(upsert("clocks", CLOCK_COLUMNS, ["clock_address"]));
+    this.#upsertClock = db.prepare(upsert("clocks", CLOCK, ["clock_address"]));
     this.#selectClock = db.prepare("SELECT * FROM clocks WHERE clock_address = ?");
     this.#upsertScheduler = db.prepare(
-      upsert("schedulers", SCHEDULER_COLUMNS, ["participant_address", "policy_address"]),
+      upsert("schedulers", SCHEDULER, ["participant_address", "policy_address"]),
     );
-    this.#insertInvocation = db.prepare(insert("invocations", INVOCATION_COLUMNS));
+    this.#insertInvocation = db.prepare(insert("invocations", INVOCATION));
     this.#closeInvocation = db.prepare(
-      `UPDATE invocations SET ${assignments(INVOCATION_COLUMNS, ["id"])} WHERE id = @id AND state = 'running'`,
+      `UPDATE invocations SET ${assignments(INVOCATION, ["id"])} WHERE id = @id AND state = 'running'`,
     );
-    this.#insertToolAction = db.prepare(insert("tool_actions", TOOL_ACTION_COLUMNS));
+    this.#insertToolAction = db.prepare(insert("tool_actions", TOOL_ACTION));
     this.#casToolAction = db.prepare(
-      `UPDATE tool_actions SET ${assignments(TOOL_ACTION_COLUMNS, ["id"])} WHERE id = @id AND phase = @expected_phase`,
+      `UPDATE tool_actions SET ${assignments(TOOL_ACTION, ["id"])} WHERE id = @id AND phase = @expected_phase`,
     );
-    this.#upsertToolAction = db.prepare(upsert("tool_actions", TOOL_ACTION_COLUMNS, ["id"]));
+    this.#upsertToolAction = db.prepare(upsert("tool_actions", TOOL_ACTION, ["id"]));
     this.#insertEvent = db.prepare(
       insert("history_events", ["participant_address", "episode_id", "action_instance_id", "body"]),
     );
@@ -201,11 +165,7 @@ function insert(table: string, columns: readonly string[]): string {
 }
 
 function upsert(table: string, columns: readonly string[], key: readonly string[]): string {
-  const updates = columns
-    .filter((c) => !key.includes(c))
-    .map((c) => `${c} = excluded.${c}`)
-    .join(", ");
-  return `${insert(table, columns)} ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${updates}`;
+  return `${insert(table, columns)} ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${fromExcluded(columns, key)}`;
 }
 
 function assignments(columns: readonly string[], key: readonly string[]): string {

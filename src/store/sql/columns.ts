@@ -1,0 +1,71 @@
+/** A column and its type, which PostgreSQL also casts the column's parameter to. */
+export type Column = readonly [name: string, type: "text" | "bigint" | "boolean" | "json"];
+
+export const CLOCK_COLUMNS: readonly Column[] = [
+  ["clock_address", "text"],
+  ["segment", "bigint"],
+  ["tick", "bigint"],
+  ["generation", "bigint"],
+  ["paused", "boolean"],
+  ["updated_at", "text"],
+];
+
+export const SCHEDULER_COLUMNS: readonly Column[] = [
+  ["participant_address", "text"],
+  ["policy_address", "text"],
+  ["lifecycle", "text"],
+  ["stop_reason", "text"],
+  ["next_ordinal", "bigint"],
+  ["attempts", "bigint"],
+  ["cursor", "bigint"],
+  ["segment", "bigint"],
+  ["tick", "bigint"],
+  ["updated_at", "text"],
+];
+
+export const INVOCATION_COLUMNS: readonly Column[] = [
+  ["id", "text"],
+  ["policy_address", "text"],
+  ["participant_address", "text"],
+  ["action_contract_address", "text"],
+  ["observation_boundary_address", "text"],
+  ["episode_id", "text"],
+  ["segment", "bigint"],
+  ["tick", "bigint"],
+  ["ordinal", "bigint"],
+  ["execution_scope_ref", "text"],
+  ["execution_generation", "bigint"],
+  ["observation_point", "text"],
+  ["participant_implementation_ref", "text"],
+  ["state", "text"],
+  ["created_at", "text"],
+  ["updated_at", "text"],
+];
+
+export const TOOL_ACTION_COLUMNS: readonly Column[] = [
+  ["id", "text"],
+  ["invocation_id", "text"],
+  ["participant_address", "text"],
+  ["tool_call_id", "text"],
+  ["admission_ordinal", "bigint"],
+  ["request_digest", "text"],
+  ["request", "json"],
+  ["phase", "text"],
+  ["settlement", "text"],
+  ["failure_class", "text"],
+  ["evidence_refs", "json"],
+  ["unknown_reason", "text"],
+  ["resolution", "json"],
+  ["created_at", "text"],
+  ["updated_at", "text"],
+];
+
+/** The row's values in `columns` order, for positional parameters. */
+export function columnValues(columns: readonly Column[], row: object): unknown[] {
+  return columns.map(([name]) => (row as Record<string, unknown>)[name]);
+}
+
+/** The columns' names, for drivers that bind by name. */
+export function columnNames(columns: readonly Column[]): string[] {
+  return columns.map(([name]) => name);
+}

@@ -1,0 +1,40 @@
+import { StoreUnavailableError } from "../errors.js";
+
+/** One forward-only schema step. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/**
+ * The schema's steps, the same in every SQL store; each store writes them in its own dialect.
+ * A released step is never edited, only followed by a new one.
+ */
+const STEPS = {
+  1: "control plane",
+  2: "index running invocations and per-participant history by sequence",
+  3: "scheduler watermark: the clock segment and tick each schedule has run up to",
+} as const;
+
+/** A store's SQL for every step, by version. */
+export type MigrationSql = { readonly [Version in keyof typeof STEPS]: string };
+
+/** Every schema step with the store's SQL, oldest first. */
+export function migrations(sql: MigrationSql): readonly Migration[] {
+  return Object.entries(STEPS).map(([version, name]) => ({
+    version: Number(version),
+    name,
+    sql: sql[Number(version) as keyof MigrationSql],
+  }));
+}
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = Math.max(...Object.keys(STEPS).map(Number));
+
+/** A database migrated by a newer raes-ts than this one. */
+export function schemaTooNew(current: number): StoreUnavailableError {
+  return new StoreUnavailableError(
+    `control-plane schema is at version ${current}, newer than this raes-ts knows (${SCHEMA_VERSION}); upgrade raes-ts`,
+  );
+}

@@ -1,0 +1,236 @@
+import type { HistoryEvent, HistoryEventDraft } from "../../history/index.js";
+import type { ResolutionRecord } from "../../operations/index.js";
+import type {
+  ParticipantToolActionRequest,
+  ToolActionPhase,
+  ToolActionSettlement,
+} from "../../port/index.js";
+import type {
+  ClockRecord,
+  InvocationRecord,
+  SchedulerLifecycle,
+  SchedulerRecord,
+  SchedulerStopReason,
+  ToolActionRecord,
+} from "../types.js";
+
+/** A json column's cell: the value itself where the driver parses JSON (PostgreSQL), else its text (SQLite). */
+export type JsonCell<T, AsText extends boolean> = AsText extends true ? string : T;
+
+/** How a driver holds the two kinds of value it cannot take as they are: booleans and JSON. */
+export interface Cells<Flag, AsText extends boolean> {
+  flag(value: boolean): Flag;
+  isSet(cell: Flag): boolean;
+  json<T>(value: T): JsonCell<T, AsText>;
+  parse<T>(cell: JsonCell<T, AsText>): T;
+}
+
+/** A `clocks` row (bigint columns as numbers). */
+export interface ClockRow<Flag> {
+  clock_address: string;
+  segment: number;
+  tick: number;
+  generation: number;
+  paused: Flag;
+  updated_at: string;
+}
+
+/** A `schedulers` row. */
+export interface SchedulerRow {
+  participant_address: string;
+  policy_address: string;
+  lifecycle: string;
+  stop_reason: string | null;
+  next_ordinal: number;
+  attempts: number;
+  cursor: number;
+  segment: number;
+  tick: number;
+  updated_at: string;
+}
+
+/** An `invocations` row. */
+export interface InvocationRow {
+  id: string;
+  policy_address: string;
+  participant_address: string;
+  action_contract_address: string;
+  observation_boundary_address: string;
+  episode_id: string;
+  segment: number;
+  tick: number;
+  ordinal: number;
+  execution_scope_ref: string;
+  execution_generation: number;
+  observation_point: string;
+  participant_implementation_ref: string;
+  state: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A `tool_actions` row; `request`, `evidence_refs` and `resolution` are json columns. */
+export interface ToolActionRow<AsText extends boolean> {
+  id: string;
+  invocation_id: string;
+  participant_address: string;
+  tool_call_id: string;
+  admission_ordinal: number;
+  request_digest: string;
+  request: JsonCell<ParticipantToolActionRequest, AsText>;
+  phase: string;
+  settlement: string | null;
+  failure_class: string | null;
+  evidence_refs: JsonCell<readonly string[], AsText> | null;
+  unknown_reason: string | null;
+  resolution: JsonCell<ResolutionRecord, AsText> | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A `history_events` row; `body` is the exact JSON of the draft. */
+export interface EventRow {
+  sequence: number;
+  participant_address: string;
+  episode_id: string;
+  action_instance_id: string;
+  body: string;
+}
+
+/** Record ↔ row mappings for one driver's cells. */
+export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsText>) {
+  return {
+    clockRow: (c: ClockRecord): ClockRow<Flag> => ({
+      clock_address: c.clockAddress,
+      segment: c.segment,
+      tick: c.tick,
+      generation: c.generation,
+      paused: cells.flag(c.paused),
+      updated_at: c.updatedAt,
+    }),
+    clockRecord: (r: ClockRow<Flag>): ClockRecord => ({
+      clockAddress: r.clock_address,
+      segment: r.segment,
+      tick: r.tick,
+      generation: r.generation,
+      paused: cells.isSet(r.paused),
+      updatedAt: r.updated_at,
+    }),
+    // The request is stored as JSON and has no argument fields.
+    toolActionRow: (a: ToolActionRecord): ToolActionRow<AsText> => ({
+      id: a.id,
+      invocation_id: a.invocationId,
+      participant_address: a.participantAddress,
+      tool_call_id: a.toolCallId,
+      admission_ordinal: a.admissionOrdinal,
+      request_digest: a.requestDigest,
+      request: cells.json(a.request),
+      phase: a.phase,
+      settlement: a.settlement ?? null,
+      failure_class: a.failureClass ?? null,
+      evidence_refs: a.evidenceRefs === undefined ? null : cells.json(a.evidenceRefs),
+      unknown_reason: a.unknownReason ?? null,
+      resolution: a.resolution === undefined ? null : cells.json(a.resolution),
+      created_at: a.createdAt,
+      updated_at: a.updatedAt,
+    }),
+    toolActionRecord: (r: ToolActionRow<AsText>): ToolActionRecord => ({
+      id: r.id,
+      invocationId: r.invocation_id,
+      participantAddress: r.participant_address,
+      toolCallId: r.tool_call_id,
+      admissionOrdinal: r.admission_ordinal,
+      requestDigest: r.request_digest,
+      request: cells.parse(r.request),
+      phase: r.phase as ToolActionPhase,
+      ...(r.settlement === null ? {} : { settlement: r.settlement as ToolActionSettlement }),
+      ...(r.failure_class === null ? {} : { failureClass: r.failure_class }),
+      ...(r.evidence_refs === null ? {} : { evidenceRefs: cells.parse(r.evidence_refs) }),
+      ...(r.unknown_reason === null ? {} : { unknownReason: r.unknown_reason }),
+      ...(r.resolution === null ? {} : { resolution: cells.parse(r.resolution) }),
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    }),
+  };
+}
+
+/** Scheduler record to row. */
+export function schedulerRow(s: SchedulerRecord): SchedulerRow {
+  return {
+    participant_address: s.participantAddress,
+    policy_address: s.policyAddress,
+    lifecycle: s.lifecycle,
+    stop_reason: s.stopReason ?? null,
+    next_ordinal: s.nextOrdinal,
+    attempts: s.attempts,
+    cursor: s.cursor,
+    segment: s.segment,
+    tick: s.tick,
+    updated_at: s.updatedAt,
+  };
+}
+
+/** Scheduler row to record. */
+export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
+  return {
+    participantAddress: r.participant_address,
+    policyAddress: r.policy_address,
+    lifecycle: r.lifecycle as SchedulerLifecycle,
+    ...(r.stop_reason === null ? {} : { stopReason: r.stop_reason as SchedulerStopReason }),
+    nextOrdinal: r.next_ordinal,
+    attempts: r.attempts,
+    cursor: r.cursor,
+    segment: r.segment,
+    tick: r.tick,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Invocation record to row. */
+export function invocationRow(i: InvocationRecord): InvocationRow {
+  return {
+    id: i.id,
+    policy_address: i.policyAddress,
+    participant_address: i.participantAddress,
+    action_contract_address: i.actionContractAddress,
+    observation_boundary_address: i.observationBoundaryAddress,
+    episode_id: i.episodeId,
+    segment: i.segment,
+    tick: i.tick,
+    ordinal: i.ordinal,
+    execution_scope_ref: i.executionScopeRef,
+    execution_generation: i.executionGeneration,
+    observation_point: i.observationPoint,
+    participant_implementation_ref: i.participantImplementationRef,
+    state: i.state,
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+  };
+}
+
+/** Invocation row to record. */
+export function invocationRecord(r: InvocationRow): InvocationRecord {
+  return {
+    id: r.id,
+    policyAddress: r.policy_address,
+    participantAddress: r.participant_address,
+    actionContractAddress: r.action_contract_address,
+    observationBoundaryAddress: r.observation_boundary_address,
+    episodeId: r.episode_id,
+    segment: r.segment,
+    tick: r.tick,
+    ordinal: r.ordinal,
+    executionScopeRef: r.execution_scope_ref,
+    executionGeneration: r.execution_generation,
+    observationPoint: r.observation_point,
+    participantImplementationRef: r.participant_implementation_ref,
+    state: r.state as InvocationRecord["state"],
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** History row to committed event. */
+export function historyEvent(r: Pick<EventRow, "sequence" | "body">): HistoryEvent {
+  return { ...(JSON.parse(r.body) as HistoryEventDraft), sequence: r.sequence };
+}
