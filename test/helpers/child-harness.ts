@@ -6,7 +6,7 @@ import {
   type ParticipantSnapshot,
   ReferenceAutonomousParticipantRuntime,
 } from "../../src/index.js";
-import { EXAMPLE } from "./example.js";
+import { outcomeFor, requestFor } from "./tool-requests.js";
 
 /** The moments of one tool call at which a test may watch or stop the harness. */
 export type ToolCallMoment = "invocation" | "admitted" | "dispatched" | "effect" | "completed";
@@ -49,23 +49,6 @@ export function readEffects(effectFile: string): string[] {
     .filter((line) => line !== "");
 }
 
-/** The seed page's request for the example's portal-client tool, built from the port's identity. */
-export function portalRequest(port: InvocationToolActionPort, toolCallId: string) {
-  return {
-    toolCallId,
-    invocationActionInstanceId: port.invocationActionInstanceId,
-    participantAddress: port.participantAddress,
-    episodeId: port.episodeId,
-    participantImplementationRef: port.participantImplementationRef,
-    toolAffordanceAddress: EXAMPLE.affordance,
-    actionContractAddress: EXAMPLE.action,
-    observationBoundaryAddress: EXAMPLE.boundary,
-    targetAddresses: [EXAMPLE.portal],
-    executionScopeRef: port.executionScopeRef,
-    executionGeneration: port.executionGeneration,
-  };
-}
-
 /**
  * A harness whose every tool call goes admit → dispatch → effect → complete through the port,
  * and whose effect is a durable line in a file the runtime never sees.
@@ -100,7 +83,7 @@ export class EffectHarnessRuntime extends ReferenceAutonomousParticipantRuntime 
 
   async #callTool(port: InvocationToolActionPort, call: number): Promise<boolean> {
     const at = this.#options.at ?? (() => undefined);
-    const decision = await port.admit(portalRequest(port, `${port.invocationActionInstanceId}/call-${call}`));
+    const decision = await port.admit(requestFor(port, `${port.invocationActionInstanceId}/call-${call}`));
     if (!decision.admitted) return this.#refused("admit", decision.refusal, undefined);
     const id = decision.actionInstanceId;
     await at("admitted", id, call);
@@ -109,14 +92,7 @@ export class EffectHarnessRuntime extends ReferenceAutonomousParticipantRuntime 
     await at("dispatched", id, call);
     appendEffect(this.#options.effectFile, id);
     await at("effect", id, call);
-    const ack = await port.complete(id, {
-      status: "succeeded",
-      participantAddress: port.participantAddress,
-      episodeId: port.episodeId,
-      actionInstanceId: id,
-      actionContractAddress: EXAMPLE.action,
-      observationPoint: port.observationPoint,
-    });
+    const ack = await port.complete(id, outcomeFor(port, id));
     if (!ack.ok) return this.#refused("complete", ack.refusal, id);
     await at("completed", id, call);
     return true;

@@ -9,7 +9,8 @@ import {
   ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../src/index.js";
-import { EXAMPLE, exampleManifest, modelWithAttempts, ROOT } from "../helpers/example.js";
+import { exampleManifest, modelWithAttempts, ROOT } from "../helpers/example.js";
+import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
 
 const GOLDEN = join(ROOT, "test", "fixtures", "golden", "history-v1.jsonl");
 
@@ -27,34 +28,18 @@ class EverySettlement extends ReferenceAutonomousParticipantRuntime {
     const port = this.port as InvocationToolActionPort;
     const ids: string[] = [];
     const admit = async (call: string) => {
-      const decision = await port.admit({
-        toolCallId: call,
-        invocationActionInstanceId: port.invocationActionInstanceId,
-        participantAddress: port.participantAddress,
-        episodeId: port.episodeId,
-        participantImplementationRef: port.participantImplementationRef,
-        toolAffordanceAddress: EXAMPLE.affordance,
-        actionContractAddress: EXAMPLE.action,
-        observationBoundaryAddress: EXAMPLE.boundary,
-        targetAddresses: [EXAMPLE.portal],
-        executionScopeRef: port.executionScopeRef,
-        executionGeneration: port.executionGeneration,
-      });
+      const decision = await port.admit(requestFor(port, call));
       assert.ok(decision.admitted, `admit ${call}`);
       ids.push(decision.actionInstanceId);
     };
     for (const call of ["a", "b", "c", "d"]) await admit(call);
     const [a, b, c, d] = ids as [string, string, string, string];
-    const outcome = (id: string, status: "succeeded" | "failed" | "partial_success") => ({
-      status,
-      participantAddress: port.participantAddress,
-      episodeId: port.episodeId,
-      actionInstanceId: id,
-      actionContractAddress: EXAMPLE.action,
-      observationPoint: port.observationPoint,
-      ...(status === "failed" ? { failureClass: "target_unavailable" } : {}),
-      ...(status === "partial_success" ? { evidenceRefs: ["content.participant-observation"] } : {}),
-    });
+    const outcome = (id: string, status: "succeeded" | "failed" | "partial_success") =>
+      outcomeFor(port, id, {
+        status,
+        ...(status === "failed" ? { failureClass: "target_unavailable" } : {}),
+        ...(status === "partial_success" ? { evidenceRefs: ["content.participant-observation"] } : {}),
+      });
     for (const id of [a, b, c, d]) await port.dispatch(id);
     await port.complete(a, outcome(a, "succeeded"));
     await port.complete(b, outcome(b, "failed"));

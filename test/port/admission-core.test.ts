@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import type { RuntimeModel } from "../../src/compiler/index.js";
 import { UNSUPPORTED_POLICY_PROFILE } from "../../src/port/index.js";
 import { EXAMPLE, exampleManifest, exampleModel } from "../helpers/example.js";
+import { requestFor } from "../helpers/tool-requests.js";
 import {
   FIRST_INVOCATION,
   modelWithPolicyProfile,
@@ -11,7 +12,6 @@ import {
   rulesFor,
 } from "./support/core.js";
 import { expectAdmitted, expectRefusedAdmit } from "./support/refusals.js";
-import { requestFor } from "./support/requests.js";
 
 const v3 = () => modelWithPolicyProfile(UNSUPPORTED_POLICY_PROFILE);
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { EXAMPLE } from "../helpers/example.js";
+import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { attemptOrder, oneInvocation } from "./support/invocation.js";
 import { expectAdmitted, expectRefusedAdmit } from "./support/refusals.js";
-import { requestFor } from "./support/requests.js";
 
 /** DESIGN.md §5 rules 0 to 5b, each through the real manager and port, in their own invocation. */
 describe("admission rules through the real RuntimeManager and port", () => {
@@ -124,14 +124,7 @@ describe("admission rules through the real RuntimeManager and port", () => {
           assert.deepEqual(kept, stored, "the original record stays");
           assert.ok(first.admitted);
           await port.dispatch(first.actionInstanceId);
-          await port.complete(first.actionInstanceId, {
-            status: "succeeded",
-            participantAddress: port.participantAddress,
-            episodeId: port.episodeId,
-            actionInstanceId: first.actionInstanceId,
-            actionContractAddress: EXAMPLE.action,
-            observationPoint: port.observationPoint,
-          });
+          await port.complete(first.actionInstanceId, outcomeFor(port, first.actionInstanceId));
           const afterSettled = await port.admit(original);
           assert.deepEqual(afterSettled, first, "still the original decision once the action settled");
           return first;

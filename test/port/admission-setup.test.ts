@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { EXAMPLE, exampleManifest } from "../helpers/example.js";
+import { requestFor } from "../helpers/tool-requests.js";
 import { modelWithDuplicateBindings, modelWithSharedTimeBoundProbe } from "./support/core.js";
 import { attemptOrder, oneInvocation } from "./support/invocation.js";
 import { expectAdmitted, expectRefusedAdmit } from "./support/refusals.js";
-import { requestFor } from "./support/requests.js";
 
 /** DESIGN.md §5 rules 4 (duplicate bindings), 6, 7, 8b, 9 and 10 through the real manager and port. */
 describe("admission rules that need another model, manifest, policy or store state", () => {

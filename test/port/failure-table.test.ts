@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { HistoryEvent } from "../../src/index.js";
 import { EXAMPLE } from "../helpers/example.js";
+import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { attemptOrder, type ClosedInvocation, oneInvocation } from "./support/invocation.js";
 import { expectAdmitted, expectRefusedAdmit } from "./support/refusals.js";
-import { codeOf, outcomeFor, requestFor } from "./support/requests.js";
 
 function observationOf(events: readonly HistoryEvent[], toolCallId: string): HistoryEvent | undefined {
   return events.find(

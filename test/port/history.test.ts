@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { getParticipantHistoryView } from "../../src/index.js";
 import { EXAMPLE } from "../helpers/example.js";
+import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { oneInvocation } from "./support/invocation.js";
 import { expectAdmitted } from "./support/refusals.js";
-import { codeOf, outcomeFor, requestFor } from "./support/requests.js";
 
 const TRIPLE = ["action_attempted", "state_transition_recorded", "observation_emitted"];
 

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ParticipantActionRequest, ReferenceAutonomousParticipantRuntime } from "../../src/index.js";
 import { EXAMPLE } from "../helpers/example.js";
+import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { attemptOrder, type OuterResultBuilder, oneInvocation } from "./support/invocation.js";
 import { expectAdmitted } from "./support/refusals.js";
-import { codeOf, outcomeFor, requestFor } from "./support/requests.js";
 
 function validResult(runtime: ReferenceAutonomousParticipantRuntime, request: ParticipantActionRequest) {
   return runtime.nativeExecution(

@@ -10,8 +10,8 @@ import {
   RuntimeManager,
 } from "../../src/index.js";
 import { exampleManifest, exampleModel, ROOT } from "../helpers/example.js";
+import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { ScriptedRuntime } from "./support/invocation.js";
-import { codeOf, outcomeFor, requestFor } from "./support/requests.js";
 
 /** A real store that logs every method called on it. */
 function recording(inner: ControlPlaneStore): { store: ControlPlaneStore; calls: string[] } {

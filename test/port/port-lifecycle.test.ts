@@ -8,8 +8,8 @@ import {
   RuntimeManager,
 } from "../../src/index.js";
 import { exampleManifest, modelWithAttempts } from "../helpers/example.js";
+import { codeOf, requestFor } from "../helpers/tool-requests.js";
 import { ScriptedRuntime } from "./support/invocation.js";
-import { codeOf, requestFor } from "./support/requests.js";
 
 const IDENTITY_KEYS = [
   "invocationActionInstanceId",

@@ -9,9 +9,9 @@ import {
   type InvocationToolActionPort,
   serveToolActionPort,
 } from "../../src/index.js";
+import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { manifestWithLimits } from "./support/core.js";
 import { oneInvocation } from "./support/invocation.js";
-import { codeOf, outcomeFor, requestFor } from "./support/requests.js";
 import { phaseCounts, watchUnsettled } from "./support/watch.js";
 
 describe("races on one invocation's port", () => {

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { InvocationToolActionPort } from "../../src/index.js";
 import { modelWithAttempts } from "../helpers/example.js";
+import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { attemptOrder, oneInvocation } from "./support/invocation.js";
 import { expectAdmitted } from "./support/refusals.js";
-import { codeOf, outcomeFor, requestFor } from "./support/requests.js";
 
 type Settle = (port: InvocationToolActionPort, id: string) => Promise<unknown>;
 

@@ -12,8 +12,8 @@ import {
   type InvocationToolActionPort,
   serveToolActionPort,
 } from "../../src/index.js";
+import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { oneInvocation } from "./support/invocation.js";
-import { codeOf, outcomeFor, requestFor } from "./support/requests.js";
 
 const CLIENT = fileURLToPath(new URL("./support/socket-client.ts", import.meta.url));
 

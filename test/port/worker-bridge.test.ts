@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { threadId } from "node:worker_threads";
+import { codeOf, requestFor } from "../helpers/tool-requests.js";
 import { oneInvocation } from "./support/invocation.js";
-import { codeOf, requestFor } from "./support/requests.js";
 import { runVector, SPEC } from "./support/vectors.js";
 import { WorkerPortHost } from "./support/worker-host.js";
 

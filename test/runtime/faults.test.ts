@@ -14,8 +14,8 @@ import {
 } from "../../src/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { type FaultyBackend, faultBefore, postgresBackend, sqliteBackend } from "../crash/store-faults.js";
-import { portalRequest } from "../helpers/child-harness.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
+import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { postgresAvailable } from "../store/pg-available.js";
 
 /** A runtime whose invocations run whatever the test scripts, with the invocation's port. */
@@ -47,15 +47,6 @@ function continuingModel() {
   return { ...model, autonomousPolicies: policies };
 }
 
-const completion = (port: InvocationToolActionPort, id: string) => ({
-  status: "succeeded" as const,
-  participantAddress: port.participantAddress,
-  episodeId: port.episodeId,
-  actionInstanceId: id,
-  actionContractAddress: EXAMPLE.action,
-  observationPoint: port.observationPoint,
-});
-
 async function start(backend: FaultyBackend, store: ControlPlaneStore = backend.store) {
   const runtime = new ScriptedRuntime();
   const manager = await RuntimeManager.open({
@@ -86,7 +77,7 @@ function faultSuite(name: string, open: () => Promise<FaultyBackend>) {
         return answer;
       };
       runtime.script = async (port) => {
-        const request = portalRequest(port, "call-1");
+        const request = requestFor(port, "call-1");
         assert.deepEqual(await refusedWhileBroken(() => port.admit(request)), {
           admitted: false,
           refusal: "ledger_unavailable",
@@ -103,9 +94,9 @@ function faultSuite(name: string, open: () => Promise<FaultyBackend>) {
           refusal: refusal.refusal,
         });
         assert.deepEqual(await port.dispatch(id), { accepted: true });
-        assert.deepEqual(await refusedWhileBroken(() => port.complete(id, completion(port, id))), refusal);
-        assert.deepEqual(await port.complete(id, completion(port, id)), { ok: true });
-        const second = await port.admit(portalRequest(port, "call-2"));
+        assert.deepEqual(await refusedWhileBroken(() => port.complete(id, outcomeFor(port, id))), refusal);
+        assert.deepEqual(await port.complete(id, outcomeFor(port, id)), { ok: true });
+        const second = await port.admit(requestFor(port, "call-2"));
         assert.ok(second.admitted);
         assert.deepEqual(await refusedWhileBroken(() => port.cancel(second.actionInstanceId)), refusal);
         assert.deepEqual(await port.cancel(second.actionInstanceId), { ok: true });
@@ -165,11 +156,11 @@ function faultSuite(name: string, open: () => Promise<FaultyBackend>) {
     const { runtime, manager } = await start(backend);
     try {
       runtime.script = async (port) => {
-        const decision = await port.admit(portalRequest(port, "call-1"));
+        const decision = await port.admit(requestFor(port, "call-1"));
         assert.ok(decision.admitted);
         assert.deepEqual(await port.dispatch(decision.actionInstanceId), { accepted: true });
         assert.deepEqual(
-          await port.complete(decision.actionInstanceId, completion(port, decision.actionInstanceId)),
+          await port.complete(decision.actionInstanceId, outcomeFor(port, decision.actionInstanceId)),
           {
             ok: true,
           },
@@ -248,7 +239,7 @@ describe("runtime under store faults: PostgreSQL backends terminated with pg_ter
       runtime.script = async (port) => {
         assert.ok((await backend.terminateAll()) > 0);
         const decision = await served(
-          () => port.admit(portalRequest(port, "call-1")),
+          () => port.admit(requestFor(port, "call-1")),
           (d) => d.admitted,
         );
         const id = decision.admitted ? decision.actionInstanceId : "";
@@ -259,7 +250,7 @@ describe("runtime under store faults: PostgreSQL backends terminated with pg_ter
         );
         assert.ok((await backend.terminateAll()) > 0);
         await served(
-          () => port.complete(id, completion(port, id)),
+          () => port.complete(id, outcomeFor(port, id)),
           (r) => r.ok,
         );
         await backend.terminateAll();

@@ -6,7 +6,7 @@ import {
   type ParticipantSnapshot,
   ReferenceAutonomousParticipantRuntime,
 } from "../../src/index.js";
-import { EXAMPLE } from "../helpers/example.js";
+import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
 
 /** A harness that records what the manager handed it and answers with a fixed outcome. */
 export class RecordingRuntime extends ReferenceAutonomousParticipantRuntime {
@@ -35,30 +35,11 @@ export class RecordingRuntime extends ReferenceAutonomousParticipantRuntime {
 
 /** Admits, dispatches and completes one tool call on the example's portal affordance. */
 export async function oneToolCall(port: InvocationToolActionPort, toolCallId: string): Promise<string> {
-  const decision = await port.admit({
-    toolCallId,
-    invocationActionInstanceId: port.invocationActionInstanceId,
-    participantAddress: port.participantAddress,
-    episodeId: port.episodeId,
-    participantImplementationRef: port.participantImplementationRef,
-    toolAffordanceAddress: EXAMPLE.affordance,
-    actionContractAddress: EXAMPLE.action,
-    observationBoundaryAddress: EXAMPLE.boundary,
-    targetAddresses: [EXAMPLE.portal],
-    executionScopeRef: port.executionScopeRef,
-    executionGeneration: port.executionGeneration,
-  });
+  const decision = await port.admit(requestFor(port, toolCallId));
   if (!decision.admitted) throw new Error(`refused: ${decision.refusal}`);
   const receipt = await port.dispatch(decision.actionInstanceId);
   if (!receipt.accepted) throw new Error(`not dispatched: ${receipt.refusal}`);
-  const ack = await port.complete(decision.actionInstanceId, {
-    status: "succeeded",
-    participantAddress: port.participantAddress,
-    episodeId: port.episodeId,
-    actionInstanceId: decision.actionInstanceId,
-    actionContractAddress: EXAMPLE.action,
-    observationPoint: port.observationPoint,
-  });
+  const ack = await port.complete(decision.actionInstanceId, outcomeFor(port, decision.actionInstanceId));
   if (!ack.ok) throw new Error(`not completed: ${ack.refusal}`);
   return decision.actionInstanceId;
 }

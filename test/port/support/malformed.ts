@@ -1,5 +1,5 @@
 import type { InvocationToolActionPort } from "../../../src/index.js";
-import { codeOf, outcomeFor, requestFor } from "./requests.js";
+import { codeOf, outcomeFor, requestFor } from "../../helpers/tool-requests.js";
 
 /**
  * Calls that are not closed, plain shapes. The in-process port refuses each (rule 0, or an invalid

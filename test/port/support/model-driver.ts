@@ -1,6 +1,6 @@
 import type { ControlPlaneStore, InvocationToolActionPort } from "../../../src/index.js";
 import { EXAMPLE } from "../../helpers/example.js";
-import { codeOf, outcomeFor, requestFor } from "./requests.js";
+import { codeOf, outcomeFor, requestFor } from "../../helpers/tool-requests.js";
 import {
   type ModelAction,
   type Op,

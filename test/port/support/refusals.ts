@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ControlPlaneStore, InvocationToolActionPort } from "../../../src/index.js";
-import { governedCall } from "./requests.js";
+import { governedCall } from "../../helpers/tool-requests.js";
 
 /**
  * Runs the seed harness flow for `request` and asserts the admit is refused with `code`, the tool

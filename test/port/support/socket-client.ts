@@ -3,7 +3,7 @@
  * RAES_PORT_TOKEN, runs one admit→dispatch→complete and one admit→cancel, prints the answers as JSON.
  */
 import { connectToolActionPort } from "../../../src/index.js";
-import { outcomeFor, requestFor } from "./requests.js";
+import { outcomeFor, requestFor } from "../../helpers/tool-requests.js";
 
 const [socketPath] = process.argv.slice(2);
 const port = await connectToolActionPort({

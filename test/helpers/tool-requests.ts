@@ -3,8 +3,8 @@ import type {
   ParticipantToolActionOutcome,
   ParticipantToolActionRequest,
   ToolActionPortIdentity,
-} from "../../../src/port/index.js";
-import { EXAMPLE } from "../../helpers/example.js";
+} from "../../src/port/index.js";
+import { EXAMPLE } from "./example.js";
 
 /** A valid request for the example's portal-client affordance, as the seed harness builds it. */
 export function requestFor(
