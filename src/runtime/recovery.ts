@@ -1,6 +1,13 @@
 import { toolActionTriple } from "../history/index.js";
 import { transition } from "../port/index.js";
-import type { ControlPlaneStore, Fence, InvocationRecord, ToolActionRecord } from "../store/index.js";
+import type {
+  ControlPlaneStore,
+  Fence,
+  InvocationCommit,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionRecord,
+} from "../store/index.js";
 import { schedulerAfterClose } from "./lifecycle.js";
 
 /** How recovery settled one interrupted invocation. */
@@ -34,7 +41,8 @@ export function settleInterrupted(actions: readonly ToolActionRecord[], at: stri
 /**
  * Settles every interrupted invocation of the given participants: undispatched actions withheld,
  * dispatched-without-outcome indeterminate (scheduler stopped), recorded outcomes kept, the outer
- * attempt consumed, each invocation in one transaction. Running it twice changes nothing.
+ * attempt consumed; each participant's settlements and triples commit in one recovery transaction.
+ * Running it twice changes nothing.
  */
 export async function recoverInterruptedInvocations(
   store: ControlPlaneStore,
@@ -44,43 +52,59 @@ export async function recoverInterruptedInvocations(
     options.participants.has(i.participantAddress),
   );
   open.sort((a, b) => a.participantAddress.localeCompare(b.participantAddress) || a.ordinal - b.ordinal);
+  const byParticipant = new Map<string, InvocationRecord[]>();
+  for (const invocation of open) {
+    const list = byParticipant.get(invocation.participantAddress);
+    if (list) list.push(invocation);
+    else byParticipant.set(invocation.participantAddress, [invocation]);
+  }
   const recovered: RecoveredInvocation[] = [];
-  for (const invocation of open) recovered.push(await recoverOne(store, invocation, options));
+  for (const [participant, invocations] of byParticipant) {
+    recovered.push(...(await recoverParticipant(store, participant, invocations, options)));
+  }
   return recovered;
 }
 
-async function recoverOne(
+async function recoverParticipant(
   store: ControlPlaneStore,
-  invocation: InvocationRecord,
+  participantAddress: string,
+  invocations: readonly InvocationRecord[],
   options: RecoveryOptions,
-): Promise<RecoveredInvocation> {
+): Promise<RecoveredInvocation[]> {
   const at = options.now();
-  const settled = settleInterrupted(await store.listToolActions({ invocationId: invocation.id }), at);
-  const scheduler = await store.getScheduler(invocation.participantAddress, invocation.policyAddress);
-  if (!scheduler) throw new Error(`no scheduler record for ${invocation.participantAddress}`);
-  const next = schedulerAfterClose(
-    scheduler,
-    {
-      indeterminate: settled.some((a) => a.settlement === "indeterminate"),
-      outerFailed: true,
-      stopsOnFailure: options.stopsOnFailure(invocation.policyAddress),
-    },
-    at,
-  );
-  const fence = options.fenceFor(invocation.participantAddress);
-  await store.commitInvocation(
-    {
+  const schedulers = new Map<string, SchedulerRecord>();
+  const commits: InvocationCommit[] = [];
+  const recovered: RecoveredInvocation[] = [];
+  for (const invocation of invocations) {
+    const settled = settleInterrupted(await store.listToolActions({ invocationId: invocation.id }), at);
+    const scheduler =
+      schedulers.get(invocation.policyAddress) ??
+      (await store.getScheduler(participantAddress, invocation.policyAddress));
+    if (!scheduler) throw new Error(`no scheduler record for ${participantAddress}`);
+    const next = schedulerAfterClose(
+      scheduler,
+      {
+        indeterminate: settled.some((a) => a.settlement === "indeterminate"),
+        outerFailed: true,
+        stopsOnFailure: options.stopsOnFailure(invocation.policyAddress),
+      },
+      at,
+    );
+    schedulers.set(invocation.policyAddress, next);
+    commits.push({
       invocation: { ...invocation, state: "failed", updatedAt: at },
       toolActions: settled,
       events: settled.flatMap((a) => toolActionTriple(a, invocation, at)),
       scheduler: next,
-    },
-    ...(fence ? [fence] : []),
-  );
-  return {
-    invocationId: invocation.id,
-    participantAddress: invocation.participantAddress,
-    settlements: Object.fromEntries(settled.map((a) => [a.id, a.settlement ?? ""])),
-    stopped: next.lifecycle === "stopped",
-  };
+    });
+    recovered.push({
+      invocationId: invocation.id,
+      participantAddress,
+      settlements: Object.fromEntries(settled.map((a) => [a.id, a.settlement ?? ""])),
+      stopped: next.lifecycle === "stopped",
+    });
+  }
+  const fence = options.fenceFor(participantAddress);
+  await store.commitInvocations(commits, ...(fence ? [fence] : []));
+  return recovered;
 }

@@ -52,6 +52,7 @@ export interface StoreWrites {
     fence: Fence | undefined,
   ): Answer<boolean>;
   commitInvocation(commit: InvocationCommit, fence: Fence | undefined): Answer<void>;
+  commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): Answer<void>;
   recordResolution(id: string, resolution: ResolutionRecord): Answer<boolean>;
 }
 
@@ -168,6 +169,10 @@ export abstract class DelegatingStore implements ControlPlaneStore {
 
   commitInvocation(commit: InvocationCommit, fence?: Fence): Promise<void> {
     return this.#guard(() => this.#writes.commitInvocation(commit, fence));
+  }
+
+  commitInvocations(commits: readonly InvocationCommit[], fence?: Fence): Promise<void> {
+    return this.#guard(() => this.#writes.commitInvocations(commits, fence));
   }
 
   recordResolution(id: string, resolution: ResolutionRecord): Promise<boolean> {

@@ -174,6 +174,8 @@ export interface ControlPlaneStore {
   /** Replaces a tool action only while it is still in `expectedPhase`; false when it was not. */
   updateToolAction(action: ToolActionRecord, expectedPhase: ToolActionPhase, fence?: Fence): Promise<boolean>;
   commitInvocation(commit: InvocationCommit, fence?: Fence): Promise<void>;
+  /** Commits several invocation closes (one participant's recovery) in one transaction, all or nothing. */
+  commitInvocations(commits: readonly InvocationCommit[], fence?: Fence): Promise<void>;
   /** Records the resolution on an indeterminate, unresolved tool action; false otherwise. */
   recordResolution(id: string, resolution: ResolutionRecord): Promise<boolean>;
 

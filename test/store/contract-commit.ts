@@ -52,6 +52,32 @@ export function commitCases(fixture: FixtureSource): void {
     assert.equal((await store.getOperation(inv.id))?.state, "succeeded");
   });
 
+  it("commits several invocations in one transaction, in order, or none of them", async () => {
+    const { store } = fixture();
+    const first = invocation({ id: "inv-1", ordinal: 1 });
+    const second = invocation({ id: "inv-2", ordinal: 2 });
+    const closed = invocation({ id: "inv-3", ordinal: 3 });
+    for (const inv of [first, second, closed]) await store.openInvocation(inv, scheduler());
+    await store.commitInvocation(closeCommit(closed));
+    const before = await store.listEvents();
+    await assert.rejects(
+      store.commitInvocations([
+        { ...closeCommit(first), events: triple(first) },
+        { ...closeCommit(closed), events: triple(closed) },
+      ]),
+      StoreConflictError,
+    );
+    assert.deepEqual(await store.listEvents(), before, "a batch with one closed invocation writes nothing");
+    assert.equal((await store.getInvocation(first.id))?.state, "running");
+    await store.commitInvocations([
+      { ...closeCommit(first), events: triple(first) },
+      { ...closeCommit(second), events: triple(second) },
+    ]);
+    const ids = (await store.listEvents()).slice(before.length).map((e) => e.action_instance_id);
+    assert.deepEqual(ids, [first.id, first.id, first.id, second.id, second.id, second.id]);
+    assert.deepEqual((await store.listOpenInvocations()).map((i) => i.id), []);
+  });
+
   it("refuses to commit an invocation that is not open, writing nothing", async () => {
     const { store } = fixture();
     const inv = invocation();

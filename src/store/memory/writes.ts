@@ -80,6 +80,17 @@ export class MemoryWrites {
     return true;
   }
 
+  /** Closes several running invocations together: every one is checked before any is changed. */
+  commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): void {
+    this.#leases.check(fence);
+    for (const commit of commits) {
+      if (this.#tables.invocations.get(commit.invocation.id)?.state !== "running") {
+        throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+      }
+    }
+    for (const commit of commits) this.commitInvocation(commit, fence);
+  }
+
   /** Closes a running invocation with its settlements, events and scheduler. */
   commitInvocation(commit: InvocationCommit, fence: Fence | undefined): void {
     this.#leases.check(fence);

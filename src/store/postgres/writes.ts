@@ -191,15 +191,35 @@ export class PostgresWrites {
 
   /** Closes an open invocation with its settlements, events and scheduler, all or nothing. */
   async commitInvocation(commit: InvocationCommit, fence: Fence | undefined): Promise<void> {
-    const values = [
-      ...invocationValues(commit.invocation),
-      ...schedulerValues(commit.scheduler),
-      JSON.stringify(commit.toolActions.map(toolActionRow)),
-      commit.events.length,
-      JSON.stringify(commit.events),
-    ];
-    if (!(await this.#fenced(STATEMENTS.commitInvocation, fence, values))) {
+    if (!(await this.#fenced(STATEMENTS.commitInvocation, fence, commitValues(commit)))) {
       throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+    }
+  }
+
+  /** Closes several open invocations in one transaction on one connection, all or nothing. */
+  async commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): Promise<void> {
+    const client = await this.#pool.connect();
+    const lost = (): void => undefined;
+    client.on("error", lost);
+    let failure: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      for (const commit of commits) {
+        if (!(await this.#fenced(STATEMENTS.commitInvocation, fence, commitValues(commit), client))) {
+          throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+        }
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.off("error", lost);
+      // A conflict leaves a healthy connection; only a driver failure discards it.
+      client.release(
+        failure instanceof StoreConflictError || failure instanceof LeaseLostError ? undefined : failure,
+      );
     }
   }
 
@@ -214,8 +234,13 @@ export class PostgresWrites {
   }
 
   /** Runs a fenced statement; throws `LeaseLostError` when the fence failed, else says whether it wrote. */
-  async #fenced(statement: Statement, fence: Fence | undefined, values: unknown[]): Promise<boolean> {
-    const { rows } = await this.#pool.query<{ fenced: boolean; written: boolean }>({
+  async #fenced(
+    statement: Statement,
+    fence: Fence | undefined,
+    values: unknown[],
+    on: Pick<Pool, "query"> = this.#pool,
+  ): Promise<boolean> {
+    const { rows } = await on.query<{ fenced: boolean; written: boolean }>({
       name: fence ? `${statement.name}_fenced` : statement.name,
       text: fence ? statement.fenced : statement.unfenced,
       values: [...fenceValues(fence), ...values],
@@ -260,4 +285,14 @@ function assignments(columns: readonly Column[], first: number): string {
     .slice(1)
     .map(([name], i) => `${name} = ${values[i + 1]}`)
     .join(", ");
+}
+
+function commitValues(commit: InvocationCommit): unknown[] {
+  return [
+    ...invocationValues(commit.invocation),
+    ...schedulerValues(commit.scheduler),
+    JSON.stringify(commit.toolActions.map(toolActionRow)),
+    commit.events.length,
+    JSON.stringify(commit.events),
+  ];
 }

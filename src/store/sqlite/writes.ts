@@ -133,15 +133,22 @@ export class SqliteWrites {
 
   /** Closes an open invocation with its settlements, events and scheduler, all or nothing. */
   commitInvocation(commit: InvocationCommit, fence: Fence | undefined): void {
+    this.commitInvocations([commit], fence);
+  }
+
+  /** Closes several open invocations in one transaction, all or nothing. */
+  commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): void {
     this.#immediate(() => {
       this.#leases.check(fence);
-      if (this.#closeInvocation.run(invocationRow(commit.invocation)).changes === 0) {
-        throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+      for (const commit of commits) {
+        if (this.#closeInvocation.run(invocationRow(commit.invocation)).changes === 0) {
+          throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+        }
+        for (const action of commit.toolActions) this.#upsertToolAction.run(toolActionRow(action));
+        // INTEGER PRIMARY KEY assigns max+1 under the write lock, so sequence is commit order without gaps.
+        for (const draft of commit.events) this.#insertEvent.run(eventRow(draft));
+        this.#upsertScheduler.run(schedulerRow(commit.scheduler));
       }
-      for (const action of commit.toolActions) this.#upsertToolAction.run(toolActionRow(action));
-      // INTEGER PRIMARY KEY assigns max+1 under the write lock, so sequence is commit order without gaps.
-      for (const draft of commit.events) this.#insertEvent.run(eventRow(draft));
-      this.#upsertScheduler.run(schedulerRow(commit.scheduler));
     });
   }
 
