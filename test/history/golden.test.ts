@@ -52,12 +52,13 @@ class EverySettlement extends ReferenceAutonomousParticipantRuntime {
 }
 
 async function runGoldenScenario(): Promise<string> {
-  let tick = Date.UTC(2026, 0, 1);
+  // A fixed wall clock: the golden file pins the format, not how often the runtime reads the time.
+  const fixed = Date.UTC(2026, 0, 1);
   const manager = await RuntimeManager.open({
     model: modelWithAttempts(5),
     manifest: exampleManifest(),
     runtime: new EverySettlement(),
-    now: () => (tick += 1000),
+    now: () => fixed,
   });
   await manager.step(1);
   const lines = (await manager.history()).map((e) => JSON.stringify(e));
