@@ -68,6 +68,20 @@ describe("raes run / history / operation / resolve / resume", () => {
     assert.deepEqual(JSON.parse(filtered.stdout), { events: [] });
   });
 
+  it("accepts a module whose default export is a factory, and refuses one that exports neither", async () => {
+    const store = storeUrl();
+    const factory = join(ROOT, "test", "fixtures", "runtimes", "probe-factory.ts");
+    const args = runArgs(store).map((a) => (a === HARNESS ? factory : a));
+    const run = await raes([...args, "--json"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).invocations, 2);
+    const bad = await raes(
+      runArgs(store).map((a) => (a === HARNESS ? join(ROOT, "test", "cli", "cli.ts") : a)),
+    );
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /default export must be a runtime class or a factory/);
+  });
+
   it("stops on an indeterminate action: exit 1 naming raes resolve; resolve then resume", async () => {
     const store = storeUrl();
     const run = await raes(runArgs(store), { env: { RAES_TEST_MODE: "unknown" } });
