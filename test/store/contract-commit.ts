@@ -75,7 +75,10 @@ export function commitCases(fixture: FixtureSource): void {
     ]);
     const ids = (await store.listEvents()).slice(before.length).map((e) => e.action_instance_id);
     assert.deepEqual(ids, [first.id, first.id, first.id, second.id, second.id, second.id]);
-    assert.deepEqual((await store.listOpenInvocations()).map((i) => i.id), []);
+    assert.deepEqual(
+      (await store.listOpenInvocations()).map((i) => i.id),
+      [],
+    );
   });
 
   it("refuses to commit an invocation that is not open, writing nothing", async () => {
