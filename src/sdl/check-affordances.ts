@@ -104,6 +104,53 @@ function checkToolRef(index: ScenarioIndex, affordance: ToolAffordance, at: stri
   });
 }
 
+/** How one of an affordance's ref lists must relate to its specification and its participants. */
+interface RefListRules {
+  readonly field: "action_contract_refs" | "observation_boundary_refs";
+  readonly noun: string;
+  readonly declaredNoun: string;
+  readonly participantField: string;
+  readonly isDeclared: (ref: string) => boolean;
+  readonly parent: ReadonlySet<string>;
+  readonly byAgent: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly unbound: Finding["code"];
+  readonly widens: Finding["code"];
+  readonly outside: Finding["code"];
+}
+
+/** Each ref must be declared, inside the specification's list, and inside every participant's. */
+function checkRefList(
+  rules: RefListRules,
+  id: string,
+  refs: readonly string[],
+  participants: readonly string[],
+  at: string,
+  report: Report,
+): void {
+  refs.forEach((ref, i) => {
+    const path = joinPointer(at, rules.field, i);
+    if (!rules.isDeclared(ref)) {
+      report({ code: rules.unbound, message: `'${ref}' names no declared ${rules.declaredNoun}`, path });
+    }
+    if (!rules.parent.has(ref)) {
+      report({
+        code: rules.widens,
+        message: `affordance '${id}' ${rules.noun} '${ref}' is not among its specification's ${rules.field}`,
+        path,
+      });
+    }
+    for (const participant of participants) {
+      if (!rules.byAgent.get(participant)?.has(ref)) {
+        report({
+          code: rules.outside,
+          message: `affordance '${id}' ${rules.noun} '${ref}' is not among participant '${participant}' ${rules.participantField}`,
+          path,
+        });
+      }
+    }
+  });
+}
+
 function checkAffordanceActions(
   index: ScenarioIndex,
   spec: BehaviorSpecification,
@@ -113,33 +160,19 @@ function checkAffordanceActions(
   at: string,
   report: Report,
 ): void {
-  const parent = new Set(spec.action_contract_refs);
-  affordance.action_contract_refs.forEach((ref, i) => {
-    const path = joinPointer(at, "action_contract_refs", i);
-    if (!Object.hasOwn(index.scenario.action_contracts, ref)) {
-      report({
-        code: DiagnosticCode.affordanceActionRefUnbound,
-        message: `'${ref}' names no declared action contract`,
-        path,
-      });
-    }
-    if (!parent.has(ref)) {
-      report({
-        code: DiagnosticCode.affordanceActionWidensParent,
-        message: `affordance '${id}' action '${ref}' is not among its specification's action_contract_refs`,
-        path,
-      });
-    }
-    for (const participant of participants) {
-      if (!index.actionsByAgent.get(participant)?.has(ref)) {
-        report({
-          code: DiagnosticCode.affordanceActionOutsideParticipant,
-          message: `affordance '${id}' action '${ref}' is not among participant '${participant}' actions`,
-          path,
-        });
-      }
-    }
-  });
+  const rules: RefListRules = {
+    field: "action_contract_refs",
+    noun: "action",
+    declaredNoun: "action contract",
+    participantField: "actions",
+    isDeclared: (ref) => Object.hasOwn(index.scenario.action_contracts, ref),
+    parent: new Set(spec.action_contract_refs),
+    byAgent: index.actionsByAgent,
+    unbound: DiagnosticCode.affordanceActionRefUnbound,
+    widens: DiagnosticCode.affordanceActionWidensParent,
+    outside: DiagnosticCode.affordanceActionOutsideParticipant,
+  };
+  checkRefList(rules, id, affordance.action_contract_refs, participants, at, report);
 }
 
 function checkAffordanceBoundaries(
@@ -152,36 +185,24 @@ function checkAffordanceBoundaries(
   at: string,
   report: Report,
 ): void {
-  const parent = new Set(spec.observation_boundary_refs);
+  const boundaries = index.scenario.observation_boundaries;
+  const rules: RefListRules = {
+    field: "observation_boundary_refs",
+    noun: "boundary",
+    declaredNoun: "observation boundary",
+    participantField: "observation_boundaries",
+    isDeclared: (ref) => Object.hasOwn(boundaries, ref),
+    parent: new Set(spec.observation_boundary_refs),
+    byAgent: index.boundariesByAgent,
+    unbound: DiagnosticCode.affordanceBoundaryRefUnbound,
+    widens: DiagnosticCode.affordanceBoundaryWidensParent,
+    outside: DiagnosticCode.affordanceBoundaryOutsideParticipant,
+  };
+  checkRefList(rules, id, affordance.observation_boundary_refs, participants, at, report);
   const bindingRef = toolAffordanceRef(specName, id);
   affordance.observation_boundary_refs.forEach((ref, i) => {
     const path = joinPointer(at, "observation_boundary_refs", i);
-    const boundary = Object.hasOwn(index.scenario.observation_boundaries, ref)
-      ? index.scenario.observation_boundaries[ref]
-      : undefined;
-    if (boundary === undefined) {
-      report({
-        code: DiagnosticCode.affordanceBoundaryRefUnbound,
-        message: `'${ref}' names no declared observation boundary`,
-        path,
-      });
-    }
-    if (!parent.has(ref)) {
-      report({
-        code: DiagnosticCode.affordanceBoundaryWidensParent,
-        message: `affordance '${id}' boundary '${ref}' is not among its specification's observation_boundary_refs`,
-        path,
-      });
-    }
-    for (const participant of participants) {
-      if (!index.boundariesByAgent.get(participant)?.has(ref)) {
-        report({
-          code: DiagnosticCode.affordanceBoundaryOutsideParticipant,
-          message: `affordance '${id}' boundary '${ref}' is not among participant '${participant}' observation_boundaries`,
-          path,
-        });
-      }
-    }
+    const boundary = Object.hasOwn(boundaries, ref) ? boundaries[ref] : undefined;
     if (boundary === undefined) return;
     const declared = [...boundary.observable_refs, ...boundary.hidden_refs, ...boundary.evidence_refs];
     const classified = boundary.view_rules.some((rule) => rule.information_ref === bindingRef);
