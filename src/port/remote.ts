@@ -60,10 +60,17 @@ export async function serveRemoteCall(
 ): Promise<RemoteReply | undefined> {
   const call = parseRemoteCall(value);
   if (!call) {
-    const id = (value as { id?: unknown } | null)?.id;
-    return typeof id === "number"
-      ? { id, result: { ok: false, refusal: Refusal.request_invalid } }
-      : undefined;
+    const { id, method } = (value ?? {}) as { id?: unknown; method?: unknown };
+    if (typeof id !== "number") return undefined;
+    const refusal = Refusal.request_invalid;
+    // The refusal takes the answer shape of the method that was meant, so a client can read it.
+    const result =
+      method === "admit"
+        ? { admitted: false, refusal }
+        : method === "dispatch"
+          ? { accepted: false, refusal }
+          : { ok: false, refusal };
+    return { id, result };
   }
   const [a, b] = call.args.map(decodeWireValue);
   const invoke = port[call.method] as (x: unknown, y?: unknown) => Promise<unknown>;

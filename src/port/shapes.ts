@@ -62,7 +62,8 @@ export function parseToolActionRequest(value: unknown): ParticipantToolActionReq
   for (const field of REQUEST_STRING_FIELDS) if (!isBoundedId(value[field])) return undefined;
   if (!isIdList(value.targetAddresses, 1, MAX_TARGETS)) return undefined;
   const generation = value.executionGeneration;
-  if (typeof generation !== "number" || !Number.isSafeInteger(generation) || generation < 1) return undefined;
+  // Any integer is well-formed; one that is not the port's generation fails rule 3b, not rule 0.
+  if (typeof generation !== "number" || !Number.isSafeInteger(generation)) return undefined;
   const v = value as unknown as ParticipantToolActionRequest;
   return Object.freeze({
     toolCallId: v.toolCallId,

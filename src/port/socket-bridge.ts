@@ -83,7 +83,14 @@ export async function serveToolActionPort(
   rmSync(options.socketPath, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.socketPath, () => resolve());
+    // The socket file is created by the synchronous bind inside listen(): a tight umask makes it
+    // 0600 from its first moment, not only after the chmod below.
+    const previous = process.umask(0o177);
+    try {
+      server.listen(options.socketPath, () => resolve());
+    } finally {
+      process.umask(previous);
+    }
   });
   chmodSync(options.socketPath, 0o600);
   server.unref();
