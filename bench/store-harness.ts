@@ -8,7 +8,8 @@ import type {
   ParticipantActionResult,
   ParticipantRuntime,
 } from "../src/index.js";
-import { EXAMPLE, exampleManifest } from "../test/helpers/example.js";
+import { exampleManifest } from "../test/helpers/example.js";
+import { oneToolCall } from "../test/helpers/tool-requests.js";
 
 /** The PostgreSQL server the project's tests and benches use. */
 export const PG_URL = process.env.RAES_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -54,40 +55,11 @@ export class ToolCallRuntime implements ParticipantRuntime {
     this.#port = undefined;
     if (port?.invocationActionInstanceId !== request.actionInstanceId) throw new Error("no port attached");
     const start = process.hrtime.bigint();
-    for (let i = 0; i < this.#calls; i += 1) await toolCycle(port, `call-${i}`);
+    for (let i = 0; i < this.#calls; i += 1) await oneToolCall(port, `call-${i}`);
     this.portNs += process.hrtime.bigint() - start;
     this.cycles += this.#calls;
     return noopResult(request);
   }
-}
-
-/** One admit→dispatch→complete on the example's portal affordance; throws on any refusal. */
-export async function toolCycle(port: InvocationToolActionPort, toolCallId: string): Promise<void> {
-  const decision = await port.admit({
-    toolCallId,
-    invocationActionInstanceId: port.invocationActionInstanceId,
-    participantAddress: port.participantAddress,
-    episodeId: port.episodeId,
-    participantImplementationRef: port.participantImplementationRef,
-    toolAffordanceAddress: EXAMPLE.affordance,
-    actionContractAddress: EXAMPLE.action,
-    observationBoundaryAddress: EXAMPLE.boundary,
-    targetAddresses: [EXAMPLE.portal],
-    executionScopeRef: port.executionScopeRef,
-    executionGeneration: port.executionGeneration,
-  });
-  if (!decision.admitted) throw new Error(`admit refused: ${decision.refusal}`);
-  const receipt = await port.dispatch(decision.actionInstanceId);
-  if (!receipt.accepted) throw new Error(`dispatch refused: ${receipt.refusal}`);
-  const ack = await port.complete(decision.actionInstanceId, {
-    status: "succeeded",
-    participantAddress: port.participantAddress,
-    episodeId: port.episodeId,
-    actionInstanceId: decision.actionInstanceId,
-    actionContractAddress: EXAMPLE.action,
-    observationPoint: port.observationPoint,
-  });
-  if (!ack.ok) throw new Error(`complete refused: ${ack.refusal}`);
 }
 
 /** The example manifest without the composition claim: no port is ever attached. */

@@ -60,6 +60,17 @@ export async function governedCall(
   return ack.ok ? "succeeded" : ack.refusal;
 }
 
+/** Admits, dispatches and completes one call that must succeed; throws naming any refusal. */
+export async function oneToolCall(port: InvocationToolActionPort, toolCallId: string): Promise<string> {
+  const decision = await port.admit(requestFor(port, toolCallId));
+  if (!decision.admitted) throw new Error(`refused: ${decision.refusal}`);
+  const receipt = await port.dispatch(decision.actionInstanceId);
+  if (!receipt.accepted) throw new Error(`not dispatched: ${receipt.refusal}`);
+  const ack = await port.complete(decision.actionInstanceId, outcomeFor(port, decision.actionInstanceId));
+  if (!ack.ok) throw new Error(`not completed: ${ack.refusal}`);
+  return decision.actionInstanceId;
+}
+
 /** The code a port answer carries: the refusal, or what success is called for that call. */
 export function codeOf(answer: {
   admitted?: boolean;

@@ -6,7 +6,7 @@ import {
   type ParticipantSnapshot,
   ReferenceAutonomousParticipantRuntime,
 } from "../../src/index.js";
-import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
+import { oneToolCall } from "../helpers/tool-requests.js";
 
 /** A harness that records what the manager handed it and answers with a fixed outcome. */
 export class RecordingRuntime extends ReferenceAutonomousParticipantRuntime {
@@ -33,17 +33,6 @@ export class RecordingRuntime extends ReferenceAutonomousParticipantRuntime {
   }
 }
 
-/** Admits, dispatches and completes one tool call on the example's portal affordance. */
-export async function oneToolCall(port: InvocationToolActionPort, toolCallId: string): Promise<string> {
-  const decision = await port.admit(requestFor(port, toolCallId));
-  if (!decision.admitted) throw new Error(`refused: ${decision.refusal}`);
-  const receipt = await port.dispatch(decision.actionInstanceId);
-  if (!receipt.accepted) throw new Error(`not dispatched: ${receipt.refusal}`);
-  const ack = await port.complete(decision.actionInstanceId, outcomeFor(port, decision.actionInstanceId));
-  if (!ack.ok) throw new Error(`not completed: ${ack.refusal}`);
-  return decision.actionInstanceId;
-}
-
 /** A runtime whose admitAction returns whatever the test says, to probe result validation. */
 export class ScriptedResultRuntime {
   constructor(private readonly answer: (request: ParticipantActionRequest) => unknown) {}
@@ -52,3 +41,5 @@ export class ScriptedResultRuntime {
     return this.answer(request) as ParticipantActionResult;
   }
 }
+
+export { oneToolCall };
