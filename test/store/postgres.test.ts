@@ -6,7 +6,7 @@ import { openControlPlaneStore } from "../../src/store/open.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
 import { runStoreContract } from "./contract.js";
 import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
-import { clock, closeCommit, invocation, P1, scheduler } from "./records.js";
+import { assertSchedulerUpgraded, clock, closeCommit, invocation, P1, scheduler } from "./records.js";
 
 /** Polls (no deadline assertion) until a backend with this application_name waits on a lock. */
 async function waitForLock(applicationName: string): Promise<void> {
@@ -99,19 +99,7 @@ if (!available) {
         ${v2.map((m) => `INSERT INTO schema_migrations (version, name) VALUES (${m.version}, '${m.name}');`).join("\n")}
         INSERT INTO schedulers (participant_address, policy_address, lifecycle, stop_reason, next_ordinal, attempts, cursor, updated_at)
           VALUES ('${P1}', '${saved.policyAddress}', '${saved.lifecycle}', NULL, 4, 2, 1, '${saved.updatedAt}');`);
-      const store = await openControlPlaneStore(url);
-      try {
-        assert.deepEqual(await store.getScheduler(P1, saved.policyAddress), {
-          ...saved,
-          segment: 0,
-          tick: 0,
-        });
-        const moved = { ...saved, segment: 1, tick: 6 };
-        await store.saveScheduler(moved);
-        assert.deepEqual(await store.listSchedulers(), [moved]);
-      } finally {
-        await store.close();
-      }
+      await assertSchedulerUpgraded(await openControlPlaneStore(url), saved);
       const [latest] = await adminQuery<{ v: number }>(
         `SELECT max(version) AS v FROM ${schema}.schema_migrations`,
       );

@@ -1,7 +1,9 @@
+import assert from "node:assert/strict";
 import type { HistoryEventDraft } from "../../src/history/index.js";
 import type { ParticipantToolActionRequest } from "../../src/port/index.js";
 import type {
   ClockRecord,
+  ControlPlaneStore,
   InvocationCommit,
   InvocationRecord,
   SchedulerRecord,
@@ -155,4 +157,23 @@ export function closeCommit(
     events: triple(inv),
     scheduler: sched,
   };
+}
+
+/** After a v2 → v3 upgrade: the saved scheduler reads back with a zero watermark and can move it. */
+export async function assertSchedulerUpgraded(
+  store: ControlPlaneStore,
+  saved: SchedulerRecord,
+): Promise<void> {
+  try {
+    assert.deepEqual(await store.getScheduler(saved.participantAddress, saved.policyAddress), {
+      ...saved,
+      segment: 0,
+      tick: 0,
+    });
+    const moved = { ...saved, segment: 1, tick: 6 };
+    await store.saveScheduler(moved);
+    assert.deepEqual(await store.listSchedulers(), [moved]);
+  } finally {
+    await store.close();
+  }
 }

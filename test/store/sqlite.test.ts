@@ -8,7 +8,7 @@ import { StoreUnavailableError } from "../../src/store/index.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
 import { runStoreContract } from "./contract.js";
-import { P1, scheduler } from "./records.js";
+import { assertSchedulerUpgraded, P1, scheduler } from "./records.js";
 
 function tempFile(): { file: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "raes-sqlite-"));
@@ -111,19 +111,7 @@ describe("sqlite store specifics", () => {
           next_ordinal, attempts, cursor, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?)`)
         .run(P1, saved.policyAddress, saved.lifecycle, 4, 2, 1, saved.updatedAt);
       old.close();
-      const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
-      try {
-        assert.deepEqual(await store.getScheduler(P1, saved.policyAddress), {
-          ...saved,
-          segment: 0,
-          tick: 0,
-        });
-        const moved = { ...saved, segment: 1, tick: 6 };
-        await store.saveScheduler(moved);
-        assert.deepEqual(await store.listSchedulers(), [moved]);
-      } finally {
-        await store.close();
-      }
+      await assertSchedulerUpgraded(SqliteControlPlaneStore.open(`sqlite:${file}`, file), saved);
     } finally {
       remove();
     }
