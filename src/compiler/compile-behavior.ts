@@ -1,6 +1,7 @@
 import type { AutonomousPolicy, ScenarioIndex } from "../sdl/index.js";
 import { AutonomousProfile, policyActionRefs, sectionRefName } from "../sdl/index.js";
 import { Addresses } from "./addresses.js";
+import { compileActivity } from "./compile-activity.js";
 import type {
   CompiledActionContract,
   CompiledAffordanceBinding,
@@ -171,5 +172,11 @@ function compilePolicy(
     failurePolicy: policy.failure_policy,
     evaluationMode: policy.evaluation_authority.mode,
     executionBindings,
+    ...activityPart(scenario, policy),
   };
+}
+
+function activityPart(scenario: ScenarioIndex["scenario"], policy: AutonomousPolicy) {
+  const activity = compileActivity(scenario, policy);
+  return activity === undefined ? {} : { activity };
 }

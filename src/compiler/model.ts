@@ -83,6 +83,52 @@ export interface CompiledAutonomousPolicy {
   readonly failurePolicy: string;
   readonly evaluationMode: string;
   readonly executionBindings: readonly CompiledExecutionBinding[];
+  /** The v2/v3 activity fields; absent for v1. */
+  readonly activity?: CompiledActivityPolicy;
+}
+
+/** A shared-time position: a tick and a microstep within it. */
+export interface CompiledTimePoint {
+  readonly tick: number;
+  readonly microstep: number;
+}
+
+/** A finite half-open `window` constraint [start, end) on the policy clock. */
+export interface CompiledWindow {
+  readonly address: string;
+  readonly start: CompiledTimePoint;
+  readonly end: CompiledTimePoint;
+}
+
+/** One weighted activity candidate (v2/v3). */
+export interface CompiledActivityCandidate {
+  readonly id: string;
+  readonly actionContractAddress: string;
+  readonly weight: number;
+  /** Candidate ids that must have completed before this one is eligible, as authored. */
+  readonly dependsOn: readonly string[];
+  readonly retryableFailureClasses: readonly string[];
+  readonly maxRetries: number;
+  readonly cooldownTicks: number;
+}
+
+/** The activity part of a v2/v3 policy, as RAES compiles it. */
+export interface CompiledActivityPolicy {
+  /** Work windows, sorted by (start, end). */
+  readonly workWindows: readonly CompiledWindow[];
+  /** Pause windows, sorted by (start, end). */
+  readonly pauseWindows: readonly CompiledWindow[];
+  readonly timingMinimumTicks: number;
+  readonly timingMaximumTicks: number;
+  /** Ticks per step of the policy's progression when it is `stepped`; timing draws are in steps then. */
+  readonly stepTicks?: number;
+  readonly outsideWindowDisposition: "skip" | "next_opening";
+  readonly emptyEligibleDisposition: "complete" | "wait";
+  readonly stochasticControlRef: string;
+  /** Candidates in canonical order (sorted by id); the weighted draw walks this order. */
+  readonly candidates: readonly CompiledActivityCandidate[];
+  readonly maxOccurrences: number;
+  readonly maxBurstSize: number;
 }
 
 /** An authored tool affordance. */

@@ -1,0 +1,126 @@
+import type { CompiledActivityPolicy } from "../compiler/index.js";
+import { type ActivityStream, DrawCoordinate, drawActivityInteger, nextTiming } from "./activity-draws.js";
+
+/** RAES's v2 scheduler lifecycle states. */
+export const ActivityLifecycle = {
+  /** Due occurrences run at their tick. */
+  running: "running",
+  /** The policy clock is paused; nothing is due. */
+  paused: "paused",
+  /** Occurrence or attempt bounds are used up, or no eligible tick or candidate remains. */
+  completed: "completed",
+  /** A protocol-invalid attempt, or a failure under `failure_policy: stop`. */
+  failed: "failed",
+} as const;
+/** A v2 scheduler lifecycle state. */
+export type ActivityLifecycle = (typeof ActivityLifecycle)[keyof typeof ActivityLifecycle];
+
+/** How the next occurrence's tick was chosen (`burst` and `retry` appear only in provenance). */
+export type TimingDisposition = "drawn" | "next_opening" | "burst" | "retry";
+
+/**
+ * A v2 participant's continuation, with RAES's (snake_case) state fields: everything the
+ * scheduler needs to go on exactly where it stopped. It holds no seed, key or raw block.
+ */
+export interface ActivityContinuation {
+  readonly lifecycle_state: ActivityLifecycle;
+  readonly time_segment: number;
+  readonly episode_id: string;
+  readonly next_tick: number;
+  /** Canonical index of the selected candidate (kept across retries). */
+  readonly next_action_index: number;
+  readonly occurrence_ordinal: number;
+  readonly current_retry: number;
+  readonly burst_size: number;
+  readonly burst_position: number;
+  readonly next_timing_disposition: TimingDisposition;
+  readonly attempted_actions: number;
+  readonly succeeded_actions: number;
+  readonly failed_actions: number;
+  readonly completed_candidate_ids: readonly string[];
+  readonly candidate_cooldown_until: Readonly<Record<string, number>>;
+  readonly last_candidate_id: string | null;
+  readonly last_action_instance_id: string | null;
+}
+
+/** The continuation fields DESIGN §8 exposes on `schedulers()`, the store and history readers. */
+export const CONTINUATION_FIELDS = [
+  "lifecycle_state",
+  "next_tick",
+  "occurrence_ordinal",
+  "current_retry",
+  "burst_size",
+  "burst_position",
+  "next_timing_disposition",
+  "attempted_actions",
+  "succeeded_actions",
+  "failed_actions",
+  "completed_candidate_ids",
+  "candidate_cooldown_until",
+] as const;
+
+/** The public continuation fields, in DESIGN §8's order. */
+export type ContinuationView = Pick<ActivityContinuation, (typeof CONTINUATION_FIELDS)[number]>;
+
+/** The DESIGN §8 view of a continuation. */
+export function continuationView(c: ActivityContinuation): ContinuationView {
+  return {
+    lifecycle_state: c.lifecycle_state,
+    next_tick: c.next_tick,
+    occurrence_ordinal: c.occurrence_ordinal,
+    current_retry: c.current_retry,
+    burst_size: c.burst_size,
+    burst_position: c.burst_position,
+    next_timing_disposition: c.next_timing_disposition,
+    attempted_actions: c.attempted_actions,
+    succeeded_actions: c.succeeded_actions,
+    failed_actions: c.failed_actions,
+    completed_candidate_ids: [...c.completed_candidate_ids],
+    candidate_cooldown_until: { ...c.candidate_cooldown_until },
+  };
+}
+
+/**
+ * The continuation at the start of a segment (start-up or reset): burst size and first timing
+ * drawn for occurrence 0 from `currentTick`. No eligible tick completes the participant; RAES
+ * does this at start-up, and raes-ts does it after a reset too (DESIGN §8's one deviation).
+ */
+export function segmentStart(
+  activity: CompiledActivityPolicy,
+  stream: ActivityStream,
+  segment: number,
+  episodeId: string,
+  currentTick: number,
+): ActivityContinuation {
+  const burstSize = drawActivityInteger(stream, segment, 0, DrawCoordinate.burst, 1, activity.maxBurstSize);
+  const timing = nextTiming(activity, stream, segment, 0, currentTick);
+  return {
+    lifecycle_state: timing.tick === undefined ? "completed" : "running",
+    time_segment: segment,
+    episode_id: episodeId,
+    next_tick: timing.tick ?? currentTick,
+    next_action_index: 0,
+    occurrence_ordinal: 0,
+    current_retry: 0,
+    burst_size: burstSize,
+    burst_position: 0,
+    next_timing_disposition: timing.disposition,
+    attempted_actions: 0,
+    succeeded_actions: 0,
+    failed_actions: 0,
+    completed_candidate_ids: [],
+    candidate_cooldown_until: {},
+    last_candidate_id: null,
+    last_action_instance_id: null,
+  };
+}
+
+/** Pause moves a running continuation to `paused`; terminal states stay. */
+export function pausedContinuation(c: ActivityContinuation): ActivityContinuation {
+  return c.lifecycle_state === "running" ? { ...c, lifecycle_state: "paused" } : c;
+}
+
+/** Resume moves a paused continuation back to `running`. */
+export function resumedContinuation(c: ActivityContinuation): ActivityContinuation {
+  return c.lifecycle_state === "paused" ? { ...c, lifecycle_state: "running" } : c;
+}
