@@ -14,11 +14,16 @@ export interface RemoteCall {
   readonly args: readonly unknown[];
 }
 
-/** The answer to a remote call. */
-export interface RemoteReply {
-  readonly id: number;
-  readonly result: unknown;
-}
+/**
+ * The answer to a remote call: the port's answer, or `error` when the port itself threw, so the
+ * caller's promise rejects as it would have in process.
+ */
+export type RemoteReply =
+  | { readonly id: number; readonly result: unknown }
+  | { readonly id: number; readonly error: typeof PORT_FAILED };
+
+/** The only error text a reply carries; what the port threw stays on the serving side. */
+export const PORT_FAILED = "tool-action port call failed";
 
 /** The first message a bridge sends: the port's read-only identity. */
 export interface RemoteHello {
@@ -53,28 +58,47 @@ export function parseRemoteCall(value: unknown): RemoteCall | undefined {
   return { id: v.id, method: v.method as RemoteMethod, args: v.args };
 }
 
-/** Serves one remote call on the real port; a malformed call answers `request_invalid`. */
+/** The `request_invalid` refusal in the answer shape of the method a malformed call meant. */
+function refusedCall(id: number, method: unknown): RemoteReply {
+  const refusal = Refusal.request_invalid;
+  // The refusal takes the answer shape of the method that was meant, so a client can read it.
+  const result =
+    method === "admit"
+      ? { admitted: false, refusal }
+      : method === "dispatch"
+        ? { accepted: false, refusal }
+        : { ok: false, refusal };
+  return { id, result };
+}
+
+/**
+ * Serves one remote call on the real port; it never rejects. A malformed call, or one whose
+ * arguments exceed the bridge bounds, answers `request_invalid`; one without a numeric id cannot
+ * be answered and gives undefined.
+ */
 export async function serveRemoteCall(
   port: InvocationToolActionPort,
   value: unknown,
 ): Promise<RemoteReply | undefined> {
+  const { id, method } = (typeof value === "object" && value !== null ? value : {}) as {
+    id?: unknown;
+    method?: unknown;
+  };
+  if (typeof id !== "number") return undefined;
   const call = parseRemoteCall(value);
-  if (!call) {
-    const { id, method } = (value ?? {}) as { id?: unknown; method?: unknown };
-    if (typeof id !== "number") return undefined;
-    const refusal = Refusal.request_invalid;
-    // The refusal takes the answer shape of the method that was meant, so a client can read it.
-    const result =
-      method === "admit"
-        ? { admitted: false, refusal }
-        : method === "dispatch"
-          ? { accepted: false, refusal }
-          : { ok: false, refusal };
-    return { id, result };
+  if (!call) return refusedCall(id, method);
+  const args: unknown[] = [];
+  for (const arg of call.args) {
+    const decoded = decodeWireValue(arg);
+    if (!decoded) return refusedCall(id, method);
+    args.push(decoded.value);
   }
-  const [a, b] = call.args.map(decodeWireValue);
-  const invoke = port[call.method] as (x: unknown, y?: unknown) => Promise<unknown>;
-  return { id: call.id, result: await invoke.call(port, a, b) };
+  try {
+    const invoke = port[call.method] as (x: unknown, y?: unknown) => Promise<unknown>;
+    return { id, result: await invoke.call(port, args[0], args[1]) };
+  } catch {
+    return { id, error: PORT_FAILED };
+  }
 }
 
 /** Builds a port whose calls travel over `send`; replies are fed back through `receive`. */
@@ -111,12 +135,13 @@ export function remotePort(
   return {
     port,
     receive: (reply) => {
-      const r = reply as Partial<RemoteReply> | null;
+      const r = reply as { id?: unknown; result?: unknown; error?: unknown } | null;
       if (typeof r?.id !== "number") return;
       const waiter = pending.get(r.id);
       pending.delete(r.id);
       if (waiter && pending.size === 0) activity(false);
-      waiter?.resolve(r.result);
+      if ("error" in r) waiter?.reject(new Error(PORT_FAILED));
+      else waiter?.resolve(r.result);
     },
     fail: (error) => {
       failure = error;

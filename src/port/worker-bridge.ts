@@ -6,10 +6,15 @@ import type { InvocationToolActionPort } from "./types.js";
 export function exposeToolActionPort(port: InvocationToolActionPort): MessagePort {
   const { port1, port2 } = new MessageChannel();
   port1.on("message", (message: unknown) => {
-    void serveRemoteCall(port, message).then((reply) => {
-      if (reply) port1.postMessage(reply);
-    });
+    // serveRemoteCall never rejects; the catch guards the reply itself, so nothing escapes the loop.
+    serveRemoteCall(port, message)
+      .then((reply) => {
+        if (reply) port1.postMessage(reply);
+      })
+      .catch(() => undefined);
   });
+  // A message this thread cannot deserialize (nested past its stack, say) names no call to answer.
+  port1.on("messageerror", () => undefined);
   port1.unref();
   port1.postMessage({ hello: portIdentity(port) } satisfies RemoteHello);
   return port2;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { type MessagePort, Worker } from "node:worker_threads";
-import { exposeToolActionPort, serveToolActionPort, SocketRefusal } from "../../src/port/index.js";
+import { exposeToolActionPort, SocketRefusal, serveToolActionPort } from "../../src/port/index.js";
 import { exampleModel } from "../helpers/example.js";
 import { requestFor } from "../helpers/tool-requests.js";
 import { openCore } from "./support/core.js";
@@ -62,7 +62,10 @@ describe("one authenticated frame cannot take the process down (issue 9, item 1)
       session.send(`${JSON.stringify({ id: 4, method: "admit", args: [requestFor(core.port, "after")] })}\n`);
       const answer = await session.read();
       assert.deepEqual(answer, {
-        line: { id: 4, result: { admitted: true, actionInstanceId: `${core.port.invocationActionInstanceId}:tool=1` } },
+        line: {
+          id: 4,
+          result: { admitted: true, actionInstanceId: `${core.port.invocationActionInstanceId}:tool=1` },
+        },
       });
       session.close();
       assert.deepEqual(watch.faults, []);
@@ -93,7 +96,12 @@ describe("one authenticated frame cannot take the process down (issue 9, item 1)
     const { core } = await openCore(exampleModel());
     const served = await serveToolActionPort(core.port, { socketPath: join(dir, "garbage.sock") });
     try {
-      for (const garbage of ['{"id":1,"method":"cancel","args":[', "\u0000\u00ff not json", "[1,2]", '{"id":"x"}']) {
+      for (const garbage of [
+        '{"id":1,"method":"cancel","args":[',
+        "\u0000\u00ff not json",
+        "[1,2]",
+        '{"id":"x"}',
+      ]) {
         const session = await RawSession.open(served.socketPath, served.token);
         session.send(`${garbage}\n`);
         assert.deepEqual(await session.read(), { line: { error: SocketRefusal.frame_invalid } }, garbage);
@@ -101,7 +109,9 @@ describe("one authenticated frame cannot take the process down (issue 9, item 1)
       }
       const session = await RawSession.open(served.socketPath, served.token);
       session.send(`${JSON.stringify({ id: 1, method: "cancel", args: ["nothing"] })}\n`);
-      assert.deepEqual(await session.read(), { line: { id: 1, result: { ok: false, refusal: "unknown_action" } } });
+      assert.deepEqual(await session.read(), {
+        line: { id: 1, result: { ok: false, refusal: "unknown_action" } },
+      });
       session.close();
       assert.deepEqual(watch.faults, []);
     } finally {
@@ -178,7 +188,8 @@ describe("one authenticated frame cannot take the process down (issue 9, item 1)
       const byId = new Map(report.replies.map((r) => [r.id, r]));
       assert.deepEqual(byId.get(2), { id: 2, result: { ok: false, refusal: "unknown_action" } });
       // Delivered, the deep call is refused; undeliverable, it never reached the port at all.
-      if (byId.has(1)) assert.deepEqual(byId.get(1), { id: 1, result: { ok: false, refusal: "request_invalid" } });
+      if (byId.has(1))
+        assert.deepEqual(byId.get(1), { id: 1, result: { ok: false, refusal: "request_invalid" } });
       assert.deepEqual(watch.faults, []);
     } finally {
       await worker.terminate();

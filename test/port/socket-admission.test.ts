@@ -84,9 +84,12 @@ describe("unauthenticated connections cannot exhaust a served port (issue 9, ite
     const port = await serve();
     try {
       const idle: RawSession[] = [];
-      for (let i = 0; i < BridgeLimits.maxPendingConnections; i++) idle.push(await RawSession.open(port.socketPath));
+      for (let i = 0; i < BridgeLimits.maxPendingConnections; i++)
+        idle.push(await RawSession.open(port.socketPath));
       const newest = await RawSession.open(port.socketPath);
-      assert.deepEqual(await refusalThenClose(idle[0] as RawSession), { error: SocketRefusal.too_many_connections });
+      assert.deepEqual(await refusalThenClose(idle[0] as RawSession), {
+        error: SocketRefusal.too_many_connections,
+      });
       const remote = await connectToolActionPort({ socketPath: port.socketPath, token: port.token });
       assert.equal(codeOf(await remote.cancel("nothing")), "unknown_action");
       for (const session of [...idle, newest]) session.close();

@@ -1,0 +1,168 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { chmodSync, rmSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { BridgeLimits, SocketRefusal } from "./bridge-limits.js";
+import { portIdentity, type RemoteHello, serveRemoteCall } from "./remote.js";
+import { parseLine, readLines } from "./socket-lines.js";
+import type { InvocationToolActionPort } from "./types.js";
+
+/** A port served on a private Unix socket. */
+export interface ServedToolActionPort {
+  readonly socketPath: string;
+  /** The per-invocation secret every connection must present first. */
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+function sameToken(given: unknown, token: string): boolean {
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Writes the refusal and closes at once; the peer reads the line, and nothing it sends is read. */
+function refuse(socket: Socket, code: SocketRefusal): void {
+  if (socket.destroyed) return;
+  socket.end(`${JSON.stringify({ error: code })}\n`);
+  socket.destroy();
+}
+
+/** True for a parsed line the server can answer: an object with a numeric id. */
+function answerable(message: unknown): boolean {
+  return (
+    typeof message === "object" &&
+    message !== null &&
+    !Array.isArray(message) &&
+    typeof (message as { id?: unknown }).id === "number"
+  );
+}
+
+/**
+ * Serves one authenticated connection's calls. At most `maxCallsInFlight` run at once; while more
+ * lines wait, or the peer is not reading its answers, the socket is paused, so a fast or silent
+ * peer cannot make the server hold unbounded work or unbounded replies.
+ */
+function callLoop(port: InvocationToolActionPort, socket: Socket): (line: string) => void {
+  const waiting: string[] = [];
+  let next = 0;
+  let inFlight = 0;
+  const pump = () => {
+    while (next < waiting.length && inFlight < BridgeLimits.maxCallsInFlight && !socket.destroyed) {
+      const message = parseLine(waiting[next++] as string);
+      if (!answerable(message)) return refuse(socket, SocketRefusal.frame_invalid);
+      inFlight += 1;
+      serveRemoteCall(port, message)
+        .then((reply) => {
+          if (reply && !socket.destroyed) socket.write(`${JSON.stringify(reply)}\n`);
+        })
+        // serveRemoteCall never rejects; this guards the reply's own write, so nothing escapes.
+        .catch(() => socket.destroy())
+        .finally(() => {
+          inFlight -= 1;
+          pump();
+        });
+    }
+    if (next === waiting.length) {
+      waiting.length = 0;
+      next = 0;
+    }
+    if (socket.destroyed) return;
+    if (waiting.length > 0 || socket.writableNeedDrain) socket.pause();
+    else socket.resume();
+  };
+  socket.on("drain", pump);
+  return (line) => {
+    waiting.push(line);
+    pump();
+  };
+}
+
+/** Accepts connections: authentication deadline, pre-auth bound, and caps on both kinds of connection. */
+function acceptConnections(
+  port: InvocationToolActionPort,
+  token: string,
+): { server: Server; sockets: Set<Socket> } {
+  // Insertion order is age order: the first pending socket is the oldest.
+  const pending = new Set<Socket>();
+  const authenticated = new Set<Socket>();
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => socket.destroy());
+    const oldest =
+      pending.size >= BridgeLimits.maxPendingConnections ? pending.values().next().value : undefined;
+    // Evicting the oldest, not refusing the newest, lets a token holder in while others idle.
+    if (oldest) {
+      pending.delete(oldest);
+      refuse(oldest, SocketRefusal.too_many_connections);
+    }
+    pending.add(socket);
+    const deadline = setTimeout(
+      () => refuse(socket, SocketRefusal.auth_timeout),
+      BridgeLimits.authDeadlineMs,
+    );
+    deadline.unref();
+    socket.on("close", () => {
+      clearTimeout(deadline);
+      pending.delete(socket);
+      authenticated.delete(socket);
+      sockets.delete(socket);
+    });
+    let serve: ((line: string) => void) | undefined;
+    const onLine = (line: string) => {
+      if (serve) return serve(line);
+      const message = parseLine(line) as { token?: unknown } | null | undefined;
+      if (!sameToken(message?.token, token)) return refuse(socket, SocketRefusal.unauthorized);
+      if (authenticated.size >= BridgeLimits.maxAuthenticatedConnections)
+        return refuse(socket, SocketRefusal.too_many_connections);
+      clearTimeout(deadline);
+      pending.delete(socket);
+      authenticated.add(socket);
+      serve = callLoop(port, socket);
+      socket.write(`${JSON.stringify({ hello: portIdentity(port) } satisfies RemoteHello)}\n`);
+    };
+    readLines(
+      socket,
+      () => (serve ? BridgeLimits.maxFrameBytes : BridgeLimits.maxPreAuthBytes),
+      onLine,
+      () => refuse(socket, SocketRefusal.frame_too_large),
+    );
+  });
+  return { server, sockets };
+}
+
+/** Serves the port on a Unix socket (mode 0600); every connection must present the random token. */
+export async function serveToolActionPort(
+  port: InvocationToolActionPort,
+  options: { readonly socketPath: string },
+): Promise<ServedToolActionPort> {
+  const token = randomBytes(32).toString("hex");
+  const { server, sockets } = acceptConnections(port, token);
+  rmSync(options.socketPath, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    // The socket file is created by the synchronous bind inside listen(): a tight umask makes it
+    // 0600 from its first moment, not only after the chmod below.
+    const previous = process.umask(0o177);
+    try {
+      server.listen(options.socketPath, () => resolve());
+    } finally {
+      process.umask(previous);
+    }
+  });
+  // Once listening, an accept error (out of file descriptors, say) must not become an uncaught
+  // exception: the server keeps serving the connections it has, and accepts again when it can.
+  server.on("error", () => undefined);
+  chmodSync(options.socketPath, 0o600);
+  server.unref();
+  return {
+    socketPath: options.socketPath,
+    token,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(options.socketPath, { force: true });
+    },
+  };
+}
