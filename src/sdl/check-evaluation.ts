@@ -1,6 +1,6 @@
-import type { PolicyContext } from "./check-autonomous.js";
 import { DiagnosticCode } from "./codes.js";
 import { joinPointer } from "./diagnostics.js";
+import type { PolicyContext } from "./policy-context.js";
 import type { ScenarioIndex } from "./refs.js";
 import { isMapping } from "./shape.js";
 
