@@ -2,7 +2,6 @@ export {
   type CompiledAffordanceBinding,
   type CompiledAutonomousPolicy,
   type CompiledExecutionBinding,
-  canonicalDigest,
   compileScenario,
   RUNTIME_MODEL_SCHEMA,
   type RuntimeModel,
@@ -10,11 +9,6 @@ export {
 } from "./compiler/index.js";
 export {
   getParticipantHistoryView,
-  type HistoryEvent,
-  HistoryEventType,
-  type InvocationToolContext,
-  LifecyclePhase,
-  ObservationStatus,
   type ParticipantHistoryEvent,
 } from "./history/index.js";
 export {
@@ -28,13 +22,9 @@ export {
   RegistrationErrorCode,
 } from "./manifest/index.js";
 export {
-  type Operation,
-  OperationKind,
-  OperationState,
   ResolutionError,
   ResolutionRefusal,
   resolveToolAction,
-  ToolActionResolution,
 } from "./operations/index.js";
 export {
   type AdmitDecision,
@@ -49,11 +39,25 @@ export {
   type PortAck,
   type ServedToolActionPort,
   serveToolActionPort,
-  ToolActionPhase,
   type ToolActionPortAddress,
-  ToolActionSettlement,
   transition,
 } from "./port/index.js";
+export {
+  canonicalDigest,
+  type HistoryEvent,
+  HistoryEventType,
+  type InvocationToolContext,
+  LifecyclePhase,
+  ObservationStatus,
+  type Operation,
+  OperationKind,
+  OperationState,
+  SchedulerLifecycle,
+  SchedulerStopReason,
+  ToolActionPhase,
+  ToolActionResolution,
+  ToolActionSettlement,
+} from "./records/index.js";
 export {
   type InvocationSummary,
   type NativeOutcome,
@@ -84,8 +88,6 @@ export {
   LeaseLostError,
   MemoryControlPlaneStore,
   openControlPlaneStore,
-  SchedulerLifecycle,
-  SchedulerStopReason,
   StoreConflictError,
   StoreUnavailableError,
 } from "./store/index.js";

@@ -10,7 +10,7 @@
  * whose MCP server is `raes mcp-gateway --map examples/demo/mcp-map.yaml` in front of the demo MCP
  * server; the local portal service it probes runs in this process.
  */
-import { DEMO_FILES, DemoHarnessRuntime, startPortalService } from "../../src/mcp/index.js";
+import { DEMO_FILES, DemoHarnessRuntime, startPortalService } from "../../src/demo/index.js";
 
 /** Starts the local portal service and returns the demo harness runtime that uses it. */
 export default async function createDemoHarnessRuntime(): Promise<DemoHarnessRuntime> {

@@ -1,17 +1,8 @@
+import { isAddressSegment } from "../records/index.js";
 import type { Scenario } from "../sdl/index.js";
 import { resolveAddressableRef } from "../sdl/index.js";
 
-const SEGMENT = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-
-/** True when `value` is one address segment: `[a-z0-9][a-z0-9_-]{0,63}`. */
-export function isAddressSegment(value: string): boolean {
-  return SEGMENT.test(value);
-}
-
-/** True when `value` is a compiled address: segments joined by `.`. */
-export function isAddress(value: string): boolean {
-  return value.split(".").every(isAddressSegment);
-}
+export { isAddress, isAddressSegment } from "../records/index.js";
 
 /** Joins segments into an address; throws on a segment outside the grammar, which validated input never has. */
 export function address(...segments: readonly string[]): string {

@@ -1,3 +1,4 @@
+export { canonicalDigest, canonicalJson } from "../records/index.js";
 export {
   Addresses,
   address,
@@ -6,7 +7,6 @@ export {
   resolveRefAddress,
   resolveRefAddresses,
 } from "./addresses.js";
-export { canonicalDigest, canonicalJson } from "./canonical.js";
 export { compileScenario } from "./compile.js";
 export * from "./model.js";
 export { toWireJson, toWireValue } from "./wire.js";

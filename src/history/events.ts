@@ -1,27 +1,17 @@
-import { canonicalDigest } from "../compiler/index.js";
-import type { ToolActionSettlement } from "../port/index.js";
-import type { InvocationRecord, ToolActionRecord } from "../store/index.js";
 import {
+  canonicalDigest,
   type HistoryEventDraft,
   HistoryEventType,
+  type InvocationRecord,
   type InvocationToolContext,
+  LifecyclePhase,
   ObservationStatus,
+  type ToolActionRecord,
+  type ToolActionSettlement,
   type WireActionResult,
-} from "./types.js";
+} from "../records/index.js";
 
-/** RAES lifecycle phases used by the three events. */
-export const LifecyclePhase = {
-  /** The action was admitted but never started. */
-  selection_or_admission: "selection_or_admission",
-  /** The action was started. */
-  execution_attempt: "execution_attempt",
-  /** The participant's state change was committed. */
-  state_update_commit: "state_update_commit",
-  /** The terminal observation was emitted. */
-  observation_emission: "observation_emission",
-} as const;
-/** A RAES lifecycle phase. */
-export type LifecyclePhase = (typeof LifecyclePhase)[keyof typeof LifecyclePhase];
+export { LifecyclePhase } from "../records/index.js";
 
 const RESULT_STATUS: Readonly<Record<ToolActionSettlement, string>> = {
   succeeded: "succeeded",

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { canonicalDigest } from "../compiler/index.js";
 import type { InvocationToolActionPort, ParticipantToolActionRequest } from "../port/index.js";
+import { canonicalDigest } from "../records/index.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
 import { GatewayErrorCode, toolError } from "./results.js";
 import { toolCallIdFor } from "./tool-call-id.js";

@@ -1,15 +1,3 @@
-export { PACKAGE_ROOT } from "./demo/launch.js";
-export { type AgentCall, type AgentReport, DEMO_PLANS, type DemoPlan } from "./demo/plan.js";
-export { LOGIN_PATH, type PortalService, STALLED_PATH, startPortalService } from "./demo/portal-service.js";
-export {
-  DEMO_FILES,
-  DEMO_STORE_URL,
-  type DemoInvocation,
-  type DemoOptions,
-  type DemoSummary,
-  runDemo,
-} from "./demo/run-demo.js";
-export { type DemoAgentRun, type DemoHarnessOptions, DemoHarnessRuntime } from "./demo/runtime.js";
 export { type GatewayOptions, type RunningGateway, startGateway } from "./gateway.js";
 export { type GatewayLog, GovernedCalls, type ToolCall } from "./governed-calls.js";
 export {

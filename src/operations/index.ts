@@ -1,4 +1,8 @@
-export { operationFromInvocation, operationFromToolAction, toolActionOperationState } from "./operation.js";
+export {
+  operationFromInvocation,
+  operationFromToolAction,
+  toolActionOperationState,
+} from "../records/index.js";
 export {
   ResolutionError,
   type ResolutionInput,

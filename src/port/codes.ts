@@ -45,33 +45,7 @@ export const ParticipantToolActionRefusal = {
 export type ParticipantToolActionRefusal =
   (typeof ParticipantToolActionRefusal)[keyof typeof ParticipantToolActionRefusal];
 
-/** How a tool action finally settled. */
-export const ToolActionSettlement = {
-  /** The tool ran and reported success. */
-  succeeded: "succeeded",
-  /** The tool ran and reported failure. */
-  failed: "failed",
-  /** The tool ran and achieved part of its effect. */
-  partial_success: "partial_success",
-  /** The tool never ran: cancelled, or undispatched when the invocation ended. */
-  withheld: "withheld",
-  /** The tool may have had effects that were never reported. */
-  indeterminate: "indeterminate",
-} as const;
-/** A tool action settlement. */
-export type ToolActionSettlement = (typeof ToolActionSettlement)[keyof typeof ToolActionSettlement];
-
-/** Where a tool action is in its lifecycle. */
-export const ToolActionPhase = {
-  /** The claim is recorded; the tool must not run yet. */
-  admitted: "admitted",
-  /** Dispatch is recorded; the tool may be running. */
-  dispatched: "dispatched",
-  /** A settlement is recorded; nothing can change it. */
-  settled: "settled",
-} as const;
-/** A tool action phase. */
-export type ToolActionPhase = (typeof ToolActionPhase)[keyof typeof ToolActionPhase];
-
 /** The semantic version of the composition this package implements. */
 export const INVOCATION_TOOL_ACTIONS_V1 = "participant-invocation-tool-actions/v1";
+
+export { ToolActionPhase, ToolActionSettlement } from "../records/index.js";

@@ -1,5 +1,5 @@
-import { canonicalDigest } from "../compiler/index.js";
-import type { ToolActionRecord } from "../store/index.js";
+import type { ToolActionRecord } from "../records/index.js";
+import { canonicalDigest } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
 import { type SettlementEvent, transition } from "./settlement.js";

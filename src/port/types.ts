@@ -1,19 +1,7 @@
+import type { ParticipantToolActionRequest } from "../records/index.js";
 import type { ParticipantToolActionRefusal } from "./codes.js";
 
-/** A tool call's claim to act, as the harness sends it. It has no place for tool arguments or results. */
-export interface ParticipantToolActionRequest {
-  readonly toolCallId: string;
-  readonly invocationActionInstanceId: string;
-  readonly participantAddress: string;
-  readonly episodeId: string;
-  readonly participantImplementationRef: string;
-  readonly toolAffordanceAddress: string;
-  readonly actionContractAddress: string;
-  readonly observationBoundaryAddress: string;
-  readonly targetAddresses: readonly string[];
-  readonly executionScopeRef: string;
-  readonly executionGeneration: number;
-}
+export type { ParticipantToolActionRequest } from "../records/index.js";
 
 /** Statuses a tool outcome may report through `complete`. */
 export type ToolOutcomeStatus = "succeeded" | "failed" | "partial_success";

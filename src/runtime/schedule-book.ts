@@ -1,40 +1,12 @@
 import { resumedScheduler, unresolvedIndeterminateActions } from "../operations/index.js";
-import type {
-  ClockChange,
-  ClockRecord,
-  ControlPlaneStore,
-  Fence,
-  Lease,
-  SchedulerRecord,
-} from "../store/index.js";
+import type { ClockChange, ClockRecord, Fence, Lease, SchedulerRecord } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
 import { isDeadLocalOwner } from "./owner.js";
 import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
+import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
 
-/** Actions that became due for one schedule in one step. */
-export interface DueWork {
-  readonly participantAddress: string;
-  readonly policyAddress: string;
-  readonly ticks: readonly number[];
-}
-
-/** Options of `ScheduleBook.load`. */
-export interface ScheduleBookOptions {
-  readonly store: ControlPlaneStore;
-  readonly specs: readonly ScheduleSpec[];
-  readonly now: () => string;
-  readonly ownerId: string;
-  readonly leaseTtlMs: number;
-  /** Wall clock in epoch milliseconds, to renew leases only when half their lifetime has passed. */
-  readonly nowMs: () => number;
-  /** Settles interrupted invocations of participants this owner has just taken. */
-  readonly recover: (
-    participants: ReadonlySet<string>,
-    fenceFor: (p: string) => Fence | undefined,
-  ) => Promise<void>;
-}
 
 const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
 

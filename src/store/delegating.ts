@@ -1,11 +1,10 @@
-import type { HistoryEvent } from "../history/index.js";
+import type { HistoryEvent, ToolActionPhase } from "../records/index.js";
 import {
   type Operation,
   operationFromInvocation,
   operationFromToolAction,
   type ResolutionRecord,
-} from "../operations/index.js";
-import type { ToolActionPhase } from "../port/index.js";
+} from "../records/index.js";
 import type {
   ClockChange,
   ClockRecord,

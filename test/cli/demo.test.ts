@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
-import type { DemoSummary } from "../../src/mcp/index.js";
+import type { DemoSummary } from "../../src/demo/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { ROOT } from "../helpers/example.js";
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import { DEMO_STORE_URL, type DemoInvocation, type DemoSummary, runDemo } from "../../mcp/index.js";
+import { DEMO_STORE_URL, type DemoInvocation, type DemoSummary, runDemo } from "../../demo/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { renderTimelineHtml } from "../html-timeline.js";
 import { readTimelineInput } from "../html-timeline-read.js";

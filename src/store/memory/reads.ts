@@ -1,4 +1,4 @@
-import type { HistoryEvent } from "../../history/index.js";
+import type { HistoryEvent } from "../../records/index.js";
 import type {
   ClockRecord,
   HistoryQuery,

@@ -1,4 +1,4 @@
-import type { HistoryEvent } from "../../history/index.js";
+import type { HistoryEvent } from "../../records/index.js";
 import type { ClockRecord, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../types.js";
 
 /** The in-memory tables; Map insertion order is the listing order. */

@@ -1,5 +1,4 @@
-import type { ResolutionRecord } from "../../operations/index.js";
-import type { ToolActionPhase } from "../../port/index.js";
+import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
 import { applyClockChange } from "../clock.js";
 import { StoreConflictError } from "../errors.js";
 import type {

@@ -1,5 +1,5 @@
 import type { Pool, QueryResultRow } from "pg";
-import type { HistoryEvent } from "../../history/index.js";
+import type { HistoryEvent } from "../../records/index.js";
 import { eventFilters, toolActionFilters, where } from "../sql/clauses.js";
 import type {
   ClockRecord,

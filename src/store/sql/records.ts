@@ -1,10 +1,11 @@
-import type { HistoryEvent, HistoryEventDraft } from "../../history/index.js";
-import type { ResolutionRecord } from "../../operations/index.js";
 import type {
+  HistoryEvent,
+  HistoryEventDraft,
   ParticipantToolActionRequest,
+  ResolutionRecord,
   ToolActionPhase,
   ToolActionSettlement,
-} from "../../port/index.js";
+} from "../../records/index.js";
 import type {
   ClockRecord,
   InvocationRecord,

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "better-sqlite3";
-import type { HistoryEvent } from "../../history/index.js";
+import type { HistoryEvent } from "../../records/index.js";
 import { eventFilters, toolActionFilters, where } from "../sql/clauses.js";
 import type {
   ClockRecord,

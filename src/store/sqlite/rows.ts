@@ -1,4 +1,4 @@
-import type { HistoryEventDraft } from "../../history/index.js";
+import type { HistoryEventDraft } from "../../records/index.js";
 import {
   type Cells,
   type ClockRow as ClockCells,

@@ -1,6 +1,5 @@
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import type { ResolutionRecord } from "../../operations/index.js";
-import type { ToolActionPhase } from "../../port/index.js";
+import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
 import { applyClockChange } from "../clock.js";
 import { StoreConflictError } from "../errors.js";
 import { fromExcluded } from "../sql/clauses.js";

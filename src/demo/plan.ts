@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { META_ACTION, META_CODE, META_SETTLEMENT } from "../results.js";
+import { META_ACTION, META_CODE, META_SETTLEMENT } from "../mcp/index.js";
 import { LOGIN_PATH, STALLED_PATH } from "./portal-service.js";
 
 /** One scripted tool call. */

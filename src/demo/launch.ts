@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 const FROM_SOURCE = import.meta.url.endsWith(".ts");
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-/** The package root (the folder holding `examples/`), from `src/mcp/demo` or `dist/mcp/demo`. */
-export const PACKAGE_ROOT = join(HERE, "..", "..", "..");
+/** The package root (the folder holding `examples/`), from `src/demo` or `dist/demo`. */
+export const PACKAGE_ROOT = join(HERE, "..", "..");
 
 /** The command line that runs one of the demo's own entry modules (`agent`, `server`) in a new node process. */
 export function demoEntry(name: "agent" | "server"): string[] {
@@ -15,7 +15,7 @@ export function demoEntry(name: "agent" | "server"): string[] {
 
 /** The command line that runs the `raes` CLI this code belongs to. */
 export function raesCommand(): string[] {
-  return nodeCommand(join(HERE, "..", "..", "cli", `main${FROM_SOURCE ? ".ts" : ".js"}`));
+  return nodeCommand(join(HERE, "..", "cli", `main${FROM_SOURCE ? ".ts" : ".js"}`));
 }
 
 function nodeCommand(file: string): string[] {

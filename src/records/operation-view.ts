@@ -1,5 +1,6 @@
-import type { InvocationRecord, ToolActionRecord } from "../store/types.js";
-import { type Operation, OperationKind, type OperationState } from "./types.js";
+import { type Operation, OperationKind, type OperationState } from "./operation.js";
+import type { InvocationRecord } from "./scheduler.js";
+import type { ToolActionRecord } from "./tool-action.js";
 
 const SETTLED_STATE: Readonly<Record<string, OperationState>> = {
   succeeded: "succeeded",

@@ -1,10 +1,10 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
-import { ParticipantToolActionRefusal } from "../../port/index.js";
-import { type InvocationSummary, RuntimeManager } from "../../runtime/index.js";
-import { formatDiagnostic, hasErrors, loadScenario } from "../../sdl/index.js";
-import type { ControlPlaneStore, SchedulerRecord } from "../../store/index.js";
+import { compileScenario, type RuntimeModel } from "../compiler/index.js";
+import { ParticipantToolActionRefusal } from "../port/index.js";
+import { type InvocationSummary, RuntimeManager } from "../runtime/index.js";
+import { formatDiagnostic, hasErrors, loadScenario } from "../sdl/index.js";
+import type { ControlPlaneStore, SchedulerRecord } from "../store/index.js";
 import { PACKAGE_ROOT } from "./launch.js";
 import type { AgentCall } from "./plan.js";
 import { startPortalService } from "./portal-service.js";

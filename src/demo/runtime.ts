@@ -2,14 +2,14 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type InvocationToolActionPort, serveToolActionPort } from "../../port/index.js";
+import { type InvocationToolActionPort, serveToolActionPort } from "../port/index.js";
 import {
   type NativeOutcome,
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
   ReferenceAutonomousParticipantRuntime,
-} from "../../runtime/index.js";
+} from "../runtime/index.js";
 import { demoEntry, raesCommand } from "./launch.js";
 import type { AgentReport, DemoPlan } from "./plan.js";
 

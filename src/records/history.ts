@@ -1,0 +1,80 @@
+/** The three RAES behavior history event types. */
+export const HistoryEventType = {
+  /** The action was attempted. */
+  action_attempted: "action_attempted",
+  /** The participant's state transition was committed. */
+  state_transition_recorded: "state_transition_recorded",
+  /** The terminal observation of the action was emitted. */
+  observation_emitted: "observation_emitted",
+} as const;
+/** A behavior history event type. */
+export type HistoryEventType = (typeof HistoryEventType)[keyof typeof HistoryEventType];
+
+/** RAES observation statuses. */
+export const ObservationStatus = {
+  /** The action reached a terminal, known observation. */
+  terminal: "terminal",
+  /** The action may have had effects that were never observed. */
+  orphaned_action: "orphaned_action",
+} as const;
+/** An observation status. */
+export type ObservationStatus = (typeof ObservationStatus)[keyof typeof ObservationStatus];
+
+/** The `invocation_tool_context` every tool-action event carries. */
+export interface InvocationToolContext {
+  readonly invocation_action_instance_id: string;
+  readonly invocation_action_contract_address: string;
+  readonly tool_affordance_address: string;
+  readonly tool_call_id: string;
+  readonly admission_ordinal: number;
+  readonly settlement: string;
+  readonly execution_scope_ref: string;
+  readonly execution_generation: number;
+}
+
+/** The action result carried by `observation_emitted`. */
+export interface WireActionResult {
+  readonly status: string;
+  readonly failure_class?: string;
+  readonly evidence_refs?: readonly string[];
+}
+
+/** A behavior history event as written, before the store assigns its sequence. Wire names are snake_case. */
+export interface HistoryEventDraft {
+  readonly event_id: string;
+  readonly event_type: HistoryEventType;
+  readonly timestamp: string;
+  readonly participant_address: string;
+  readonly episode_id: string;
+  readonly action_instance_id: string;
+  readonly action_contract_address: string;
+  readonly observation_boundary_address: string;
+  readonly lifecycle_phase: string;
+  readonly actor_provenance: string;
+  readonly post_state_digest: string;
+  readonly observation_point: string;
+  readonly execution_scope_ref: string;
+  readonly execution_generation: number;
+  readonly observation_status?: ObservationStatus;
+  readonly action_result?: WireActionResult;
+  readonly invocation_tool_context?: InvocationToolContext;
+}
+
+/** A committed behavior history event; `sequence` is its commit order. */
+export interface HistoryEvent extends HistoryEventDraft {
+  readonly sequence: number;
+}
+
+/** RAES lifecycle phases used by the three events. */
+export const LifecyclePhase = {
+  /** The action was admitted but never started. */
+  selection_or_admission: "selection_or_admission",
+  /** The action was started. */
+  execution_attempt: "execution_attempt",
+  /** The participant's state change was committed. */
+  state_update_commit: "state_update_commit",
+  /** The terminal observation was emitted. */
+  observation_emission: "observation_emission",
+} as const;
+/** A RAES lifecycle phase. */
+export type LifecyclePhase = (typeof LifecyclePhase)[keyof typeof LifecyclePhase];

@@ -1,0 +1,36 @@
+export { isAddress, isAddressSegment } from "./address.js";
+export { canonicalDigest, canonicalJson } from "./canonical.js";
+export {
+  type HistoryEvent,
+  type HistoryEventDraft,
+  HistoryEventType,
+  type InvocationToolContext,
+  LifecyclePhase,
+  ObservationStatus,
+  type WireActionResult,
+} from "./history.js";
+export {
+  type Operation,
+  OperationKind,
+  OperationState,
+  type ResolutionRecord,
+  ToolActionResolution,
+} from "./operation.js";
+export {
+  operationFromInvocation,
+  operationFromToolAction,
+  toolActionOperationState,
+} from "./operation-view.js";
+export {
+  type ClockRecord,
+  type InvocationRecord,
+  SchedulerLifecycle,
+  type SchedulerRecord,
+  SchedulerStopReason,
+} from "./scheduler.js";
+export {
+  type ParticipantToolActionRequest,
+  ToolActionPhase,
+  type ToolActionRecord,
+  ToolActionSettlement,
+} from "./tool-action.js";

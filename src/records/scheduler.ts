@@ -1,0 +1,71 @@
+/** Scheduler lifecycle of one participant. */
+export const SchedulerLifecycle = {
+  /** Due actions run. */
+  running: "running",
+  /** No action runs until the participant is resumed. */
+  stopped: "stopped",
+} as const;
+/** A scheduler lifecycle. */
+export type SchedulerLifecycle = (typeof SchedulerLifecycle)[keyof typeof SchedulerLifecycle];
+
+/** Why a participant's scheduler stopped. */
+export const SchedulerStopReason = {
+  /** A tool action settled indeterminate and awaits explicit resolution. */
+  tool_action_indeterminate: "tool_action_indeterminate",
+  /** The policy's failure_policy is `stop` and an invocation failed. */
+  failure_policy: "failure_policy",
+  /** The policy's max_action_attempts is used up. */
+  attempts_exhausted: "attempts_exhausted",
+} as const;
+/** A scheduler stop reason. */
+export type SchedulerStopReason = (typeof SchedulerStopReason)[keyof typeof SchedulerStopReason];
+
+/** The shared clock, durably. */
+export interface ClockRecord {
+  readonly clockAddress: string;
+  readonly segment: number;
+  readonly tick: number;
+  readonly generation: number;
+  readonly paused: boolean;
+  readonly updatedAt: string;
+}
+
+/** One participant's scheduler under one policy, durably. */
+export interface SchedulerRecord {
+  readonly participantAddress: string;
+  readonly policyAddress: string;
+  readonly lifecycle: SchedulerLifecycle;
+  readonly stopReason?: SchedulerStopReason;
+  /** Next outer ordinal n; ids stay contiguous across segments. */
+  readonly nextOrdinal: number;
+  /** Attempts consumed in the current segment. */
+  readonly attempts: number;
+  /** Position in `action_order` for the ordered cycle. */
+  readonly cursor: number;
+  /** The clock segment this schedule has run up to; a newer clock segment restarts the schedule's episode. */
+  readonly segment: number;
+  /** The clock tick up to which this schedule has run its due actions (its watermark). */
+  readonly tick: number;
+  readonly updatedAt: string;
+}
+
+/** One outer invocation (a scheduler operation), durably. */
+export interface InvocationRecord {
+  readonly id: string;
+  readonly policyAddress: string;
+  readonly participantAddress: string;
+  readonly actionContractAddress: string;
+  readonly observationBoundaryAddress: string;
+  readonly episodeId: string;
+  readonly segment: number;
+  readonly tick: number;
+  readonly ordinal: number;
+  readonly executionScopeRef: string;
+  readonly executionGeneration: number;
+  readonly observationPoint: string;
+  readonly participantImplementationRef: string;
+  /** `running` while open, then `succeeded` or `failed`. */
+  readonly state: "running" | "succeeded" | "failed";
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}

@@ -1,0 +1,64 @@
+import type { ResolutionRecord } from "./operation.js";
+
+/** How a tool action finally settled. */
+export const ToolActionSettlement = {
+  /** The tool ran and reported success. */
+  succeeded: "succeeded",
+  /** The tool ran and reported failure. */
+  failed: "failed",
+  /** The tool ran and achieved part of its effect. */
+  partial_success: "partial_success",
+  /** The tool never ran: cancelled, or undispatched when the invocation ended. */
+  withheld: "withheld",
+  /** The tool may have had effects that were never reported. */
+  indeterminate: "indeterminate",
+} as const;
+/** A tool action settlement. */
+export type ToolActionSettlement = (typeof ToolActionSettlement)[keyof typeof ToolActionSettlement];
+
+/** Where a tool action is in its lifecycle. */
+export const ToolActionPhase = {
+  /** The claim is recorded; the tool must not run yet. */
+  admitted: "admitted",
+  /** Dispatch is recorded; the tool may be running. */
+  dispatched: "dispatched",
+  /** A settlement is recorded; nothing can change it. */
+  settled: "settled",
+} as const;
+/** A tool action phase. */
+export type ToolActionPhase = (typeof ToolActionPhase)[keyof typeof ToolActionPhase];
+
+/** A tool call's claim to act, as the harness sends it. It has no place for tool arguments or results. */
+export interface ParticipantToolActionRequest {
+  readonly toolCallId: string;
+  readonly invocationActionInstanceId: string;
+  readonly participantAddress: string;
+  readonly episodeId: string;
+  readonly participantImplementationRef: string;
+  readonly toolAffordanceAddress: string;
+  readonly actionContractAddress: string;
+  readonly observationBoundaryAddress: string;
+  readonly targetAddresses: readonly string[];
+  readonly executionScopeRef: string;
+  readonly executionGeneration: number;
+}
+
+/** One tool action (a child operation), durably. Holds no tool arguments or results. */
+export interface ToolActionRecord {
+  readonly id: string;
+  readonly invocationId: string;
+  readonly participantAddress: string;
+  readonly toolCallId: string;
+  readonly admissionOrdinal: number;
+  /** Canonical digest of the request, for idempotency after restart. */
+  readonly requestDigest: string;
+  readonly request: ParticipantToolActionRequest;
+  readonly phase: ToolActionPhase;
+  readonly settlement?: ToolActionSettlement;
+  readonly failureClass?: string;
+  readonly evidenceRefs?: readonly string[];
+  readonly unknownReason?: string;
+  readonly resolution?: ResolutionRecord;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}

@@ -1,0 +1,25 @@
+import type { ControlPlaneStore, Fence } from "../store/index.js";
+import type { ScheduleSpec } from "./plan.js";
+
+/** Actions that became due for one schedule in one step. */
+export interface DueWork {
+  readonly participantAddress: string;
+  readonly policyAddress: string;
+  readonly ticks: readonly number[];
+}
+
+/** Options of `ScheduleBook.load`. */
+export interface ScheduleBookOptions {
+  readonly store: ControlPlaneStore;
+  readonly specs: readonly ScheduleSpec[];
+  readonly now: () => string;
+  readonly ownerId: string;
+  readonly leaseTtlMs: number;
+  /** Wall clock in epoch milliseconds, to renew leases only when half their lifetime has passed. */
+  readonly nowMs: () => number;
+  /** Settles interrupted invocations of participants this owner has just taken. */
+  readonly recover: (
+    participants: ReadonlySet<string>,
+    fenceFor: (p: string) => Fence | undefined,
+  ) => Promise<void>;
+}
