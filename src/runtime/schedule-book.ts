@@ -7,7 +7,6 @@ import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
 
-
 const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
 
 /** The manager's durable bookkeeping: clocks, scheduler records and leases of owned participants. */
