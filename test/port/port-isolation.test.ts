@@ -158,7 +158,7 @@ describe("the port never calls the manager", () => {
         ),
       );
     assert.ok(
-      imports.some((i) => i.startsWith("port.ts: ../store")),
+      imports.some((i) => i.startsWith("port.ts: ../records")),
       "the scan sees port.ts's imports",
     );
     for (const line of imports) assert.doesNotMatch(line, /: .*(runtime|manager)/);
