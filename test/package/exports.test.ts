@@ -3,9 +3,11 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
+import ts from "typescript";
 import { ROOT } from "../helpers/example.js";
 
 const DIST = join(ROOT, "dist", "index.js");
+const DIST_TYPES = join(ROOT, "dist", "index.d.ts");
 
 /** Names DESIGN.md §7 makes binding, plus the const objects of codes and statuses. */
 const REQUIRED = [
@@ -28,6 +30,98 @@ const REQUIRED = [
   "ParticipantActionStatus",
 ];
 
+/** The whole public surface, values and types: a name added, moved away or dropped is a deliberate change here. */
+const PUBLIC_SURFACE = [
+  "AdmitDecision",
+  "BackendManifest",
+  "CompiledAffordanceBinding",
+  "CompiledAutonomousPolicy",
+  "CompiledExecutionBinding",
+  "ControlPlaneStore",
+  "DEFAULT_STORE_URL",
+  "Diagnostic",
+  "DiagnosticCode",
+  "DispatchReceipt",
+  "ExecutionBindingOffer",
+  "HistoryEvent",
+  "HistoryEventType",
+  "INVOCATION_TOOL_ACTIONS_V1",
+  "InvocationSummary",
+  "InvocationToolActionPort",
+  "InvocationToolContext",
+  "LeaseLostError",
+  "LifecyclePhase",
+  "LoadOptions",
+  "LoadResult",
+  "ManifestCheck",
+  "ManifestDiagnostic",
+  "ManifestDiagnosticCode",
+  "MemoryControlPlaneStore",
+  "NativeOutcome",
+  "ObservationStatus",
+  "Operation",
+  "OperationKind",
+  "OperationState",
+  "ParticipantActionRequest",
+  "ParticipantActionResult",
+  "ParticipantActionStatus",
+  "ParticipantCrossingPolicy",
+  "ParticipantHistoryEvent",
+  "ParticipantRuntime",
+  "ParticipantSnapshot",
+  "ParticipantToolActionOutcome",
+  "ParticipantToolActionRefusal",
+  "ParticipantToolActionRequest",
+  "PortAck",
+  "RUNTIME_MODEL_SCHEMA",
+  "ReferenceAutonomousParticipantRuntime",
+  "RegistrationError",
+  "RegistrationErrorCode",
+  "ResolutionError",
+  "ResolutionRefusal",
+  "RuntimeError",
+  "RuntimeErrorCode",
+  "RuntimeManager",
+  "RuntimeManagerOptions",
+  "RuntimeModel",
+  "RuntimeObserver",
+  "SchedulerLifecycle",
+  "SchedulerStopReason",
+  "ServedToolActionPort",
+  "StepSummary",
+  "StoreConflictError",
+  "StoreUnavailableError",
+  "ToolActionPhase",
+  "ToolActionPortAddress",
+  "ToolActionResolution",
+  "ToolActionSettlement",
+  "canonicalDigest",
+  "checkManifest",
+  "compileScenario",
+  "connectToolActionPort",
+  "exposeToolActionPort",
+  "getParticipantHistoryView",
+  "loadScenario",
+  "openControlPlaneStore",
+  "resolveToolAction",
+  "serveToolActionPort",
+  "toWireJson",
+  "transition",
+];
+
+/** Every name `dist/index.d.ts` exports, as the TypeScript checker resolves them (re-exports included). */
+function declaredExports(): string[] {
+  const program = ts.createProgram([DIST_TYPES], { skipLibCheck: true, noEmit: true });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(DIST_TYPES);
+  const module = source && checker.getSymbolAtLocation(source);
+  assert.ok(module, `${DIST_TYPES} has no module symbol`);
+  return checker
+    .getExportsOfModule(module)
+    .map((symbol) => symbol.name)
+    .sort();
+}
+
 describe("the built package", () => {
   it("is built (npm test runs the build first)", () => assert.ok(existsSync(DIST), `${DIST} is missing`));
 
@@ -37,6 +131,10 @@ describe("the built package", () => {
     assert.deepEqual(Object.keys(byName).sort(), Object.keys(byPath).sort());
     assert.equal("default" in byPath, false, "no default export");
     for (const name of REQUIRED) assert.ok(name in byPath, `missing export ${name}`);
+  });
+
+  it("exports exactly the public surface, types included", () => {
+    assert.deepEqual(declaredExports(), [...PUBLIC_SURFACE].sort());
   });
 
   it("refusal codes are the fixed strings of DESIGN.md §5", async () => {
