@@ -60,6 +60,7 @@ export {
 } from "./records/index.js";
 export {
   type InvocationSummary,
+  type ImplementationIdentity,
   type NativeOutcome,
   type ParticipantActionRequest,
   type ParticipantActionResult,

@@ -26,6 +26,7 @@ export interface OuterResult {
   readonly status: string;
   readonly postStateDigest: string;
   readonly failureClass?: string;
+  readonly observations?: readonly string[];
   readonly evidenceRefs?: readonly string[];
 }
 

@@ -4,6 +4,8 @@ export const SchedulerLifecycle = {
   running: "running",
   /** No action runs until the participant is resumed. */
   stopped: "stopped",
+  /** The policy's attempt bound is used up; a reset starts the schedule again in the new segment. */
+  completed: "completed",
 } as const;
 /** A scheduler lifecycle. */
 export type SchedulerLifecycle = (typeof SchedulerLifecycle)[keyof typeof SchedulerLifecycle];

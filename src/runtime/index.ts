@@ -12,6 +12,7 @@ export { ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export { dueTicks, episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
 export {
   type ClockState,
+  type ImplementationIdentity,
   type NativeOutcome,
   type OuterOutcomeStatus,
   type ParticipantActionRequest,

@@ -147,6 +147,7 @@ export async function runInvocation(
       indeterminate: toolActions.some((a) => a.settlement === "indeterminate"),
       outerFailed: state === "failed",
       stopsOnFailure: policy.failurePolicy === "stop",
+      maxActionAttempts: policy.maxActionAttempts,
     },
     closedAt,
   );

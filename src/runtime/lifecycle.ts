@@ -5,9 +5,14 @@ export interface CloseFacts {
   readonly indeterminate: boolean;
   readonly outerFailed: boolean;
   readonly stopsOnFailure: boolean;
+  /** The policy's max_action_attempts. */
+  readonly maxActionAttempts: number;
 }
 
-/** The scheduler after an invocation closes: an indeterminate tool action always stops it. */
+/**
+ * The scheduler after an invocation closes: an indeterminate tool action always stops it, a failure
+ * stops it under failure_policy stop, and otherwise it is `completed` once its attempt bound is used up (as in RAES).
+ */
 export function schedulerAfterClose(
   scheduler: SchedulerRecord,
   facts: CloseFacts,
@@ -18,6 +23,9 @@ export function schedulerAfterClose(
   }
   if (facts.outerFailed && facts.stopsOnFailure && scheduler.lifecycle === "running") {
     return { ...scheduler, lifecycle: "stopped", stopReason: "failure_policy", updatedAt: at };
+  }
+  if (scheduler.lifecycle === "running" && scheduler.attempts >= facts.maxActionAttempts) {
+    return { ...scheduler, lifecycle: "completed", updatedAt: at };
   }
   return { ...scheduler, updatedAt: at };
 }

@@ -15,7 +15,7 @@ import { type InvocationContext, type InvocationSummary, runInvocation } from ".
 import { newOwnerId } from "./owner.js";
 import { planSchedules } from "./plan.js";
 import { recoverInterruptedInvocations } from "./recovery.js";
-import { ScheduleBook } from "./schedule-book.js";
+import { type DueWork, ScheduleBook } from "./schedule-book.js";
 import type { ParticipantRuntime } from "./types.js";
 
 /** An installed participant-crossing policy; while one is installed no tool action is admitted. */
@@ -109,8 +109,7 @@ export class RuntimeManager {
     const nowMs = options.now ?? Date.now;
     const now = isoClock(nowMs);
     try {
-      const stopsOnFailure = (policy: string) =>
-        options.model.autonomousPolicies[policy]?.failurePolicy === "stop";
+      const policyOf = (policy: string) => options.model.autonomousPolicies[policy];
       const book = await ScheduleBook.load({
         store,
         specs,
@@ -119,11 +118,14 @@ export class RuntimeManager {
         leaseTtlMs: options.leaseTtlMs ?? 30_000,
         nowMs,
         recover: async (participants, fenceFor) => {
-          await recoverInterruptedInvocations(store, { participants, now, fenceFor, stopsOnFailure });
+          await recoverInterruptedInvocations(store, { participants, now, fenceFor, policyOf });
         },
       });
       const ctx = buildContext(options, store, limits, now);
-      return new RuntimeManager(store, ownsStore, book, ctx, options.observer);
+      const manager = new RuntimeManager(store, ownsStore, book, ctx, options.observer);
+      // As RAES's apply: actions due at the clock's current tick run before it next advances.
+      await manager.#exclusive(async () => manager.#run(await book.dueNow()));
+      return manager;
     } catch (error) {
       if (ownsStore) await store.close().catch(() => undefined);
       throw error;
@@ -139,13 +141,7 @@ export class RuntimeManager {
         const due = await this.#book.advance();
         if (due === undefined) break;
         steps += 1;
-        // Settle every participant's work before failing, so no invocation outlives the step.
-        const results = await Promise.allSettled(
-          due.map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)),
-        );
-        for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);
-        const failed = results.find((r) => r.status === "rejected");
-        if (failed) throw failed.reason;
+        invocations.push(...(await this.#run(due)));
       }
       return { steps, invocations };
     });
@@ -156,14 +152,23 @@ export class RuntimeManager {
     return this.#exclusive(() => this.#book.setPaused(true));
   }
 
-  /** Resumes the shared clock. */
+  /** Resumes the shared clock; actions due at its current tick that have not run yet run now. */
   resume(): Promise<void> {
-    return this.#exclusive(() => this.#book.setPaused(false));
+    return this.#exclusive(async () => {
+      await this.#book.setPaused(false);
+      await this.#run(await this.#book.dueNow());
+    });
   }
 
-  /** Starts a new clock segment and episode at tick 0 and increments the execution generation. */
+  /**
+   * Starts a new clock segment and episode at tick 0 and increments the execution generation; the
+   * actions due at tick 0 of the new segment run at once (RAES runs them before the clock next advances).
+   */
   reset(): Promise<void> {
-    return this.#exclusive(() => this.#book.reset());
+    return this.#exclusive(async () => {
+      await this.#book.reset();
+      await this.#run(await this.#book.dueNow());
+    });
   }
 
   /** Restarts a stopped participant's scheduler; refused while indeterminate actions are unresolved. */
@@ -202,6 +207,18 @@ export class RuntimeManager {
       await this.#book.releaseLeases();
       if (this.#ownsStore) await this.store.close();
     });
+  }
+
+  /** Runs every participant's due work; settles all of it before failing, so no invocation outlives the call. */
+  async #run(due: readonly DueWork[]): Promise<InvocationSummary[]> {
+    const results = await Promise.allSettled(
+      due.map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)),
+    );
+    const invocations: InvocationSummary[] = [];
+    for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    return invocations;
   }
 
   async #runDue(

@@ -36,6 +36,12 @@ export function validateOuterResult(
   if (typeof r.status !== "string" || !OUTER_STATUSES.has(r.status)) return undefined;
   if (!isNonEmptyString(r.postStateDigest)) return undefined;
   if (r.failureClass !== undefined && !isNonEmptyString(r.failureClass)) return undefined;
+  const observations = r.observations;
+  if (
+    observations !== undefined &&
+    !(Array.isArray(observations) && observations.every((o) => isNonEmptyString(o)))
+  )
+    return undefined;
   const evidence = r.evidenceRefs;
   if (evidence !== undefined) {
     if (
@@ -49,6 +55,7 @@ export function validateOuterResult(
     status: r.status,
     postStateDigest: r.postStateDigest,
     ...(r.failureClass === undefined ? {} : { failureClass: r.failureClass }),
+    ...(observations === undefined ? {} : { observations: [...(observations as string[])] }),
     ...(evidence === undefined ? {} : { evidenceRefs: [...(evidence as string[])] }),
   };
 }

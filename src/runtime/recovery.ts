@@ -1,3 +1,4 @@
+import type { CompiledAutonomousPolicy } from "../compiler/index.js";
 import { toolActionTriple } from "../history/index.js";
 import { transition } from "../port/index.js";
 import type {
@@ -24,8 +25,8 @@ export interface RecoveryOptions {
   readonly participants: ReadonlySet<string>;
   readonly now: () => string;
   readonly fenceFor: (participantAddress: string) => Fence | undefined;
-  /** True when the policy's failure policy stops the scheduler after a consumed attempt. */
-  readonly stopsOnFailure: (policyAddress: string) => boolean;
+  /** The compiled policy: its failure policy and attempt bound decide the scheduler after a consumed attempt. */
+  readonly policyOf: (policyAddress: string) => CompiledAutonomousPolicy | undefined;
 }
 
 /** Settles the tool actions of one interrupted invocation by the close rules. */
@@ -86,7 +87,8 @@ async function recoverParticipant(
       {
         indeterminate: settled.some((a) => a.settlement === "indeterminate"),
         outerFailed: true,
-        stopsOnFailure: options.stopsOnFailure(invocation.policyAddress),
+        stopsOnFailure: options.policyOf(invocation.policyAddress)?.failurePolicy === "stop",
+        maxActionAttempts: options.policyOf(invocation.policyAddress)?.maxActionAttempts ?? Infinity,
       },
       at,
     );

@@ -45,11 +45,13 @@ export abstract class ReferenceAutonomousParticipantRuntime implements Participa
       ...identity,
       status: outcome.status,
       ...(outcome.failureClass === undefined ? {} : { failureClass: outcome.failureClass }),
+      ...(outcome.observations === undefined ? {} : { observations: [...outcome.observations] }),
       ...(outcome.evidenceRefs === undefined ? {} : { evidenceRefs: [...outcome.evidenceRefs] }),
       postStateDigest: canonicalDigest({
         ...identity,
         status: outcome.status,
         failureClass: outcome.failureClass,
+        observations: outcome.observations,
         evidenceRefs: outcome.evidenceRefs,
         segment: snapshot.segment,
         tick: snapshot.tick,

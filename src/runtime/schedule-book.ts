@@ -28,7 +28,7 @@ export class ScheduleBook {
     for (const spec of options.specs) {
       if (!book.#clocks.has(spec.policy.clockAddress)) await book.#changeClock(spec.policy.clockAddress, {});
     }
-    await book.#takeLeases();
+    await book.#takeLeases(true);
     return book;
   }
 
@@ -43,10 +43,19 @@ export class ScheduleBook {
     return lease ? { participantAddress, token: lease.token } : undefined;
   }
 
-  /** Reads the owned schedulers' records from the store, creating missing ones. */
-  async reloadSchedulers(participants: ReadonlySet<string> = this.ownedParticipants()): Promise<void> {
+  /**
+   * Reads the owned schedulers' records from the store, creating missing ones. A watermark behind
+   * the clock skips the ticks it missed; when `catchUp`, the current tick itself stays due, so the
+   * run at open executes it (its invocation never opened, or the watermark would be at it).
+   */
+  async reloadSchedulers(
+    participants: ReadonlySet<string> = this.ownedParticipants(),
+    catchUp = false,
+  ): Promise<void> {
     for (const spec of this.#o.specs) {
       if (!participants.has(spec.participantAddress)) continue;
+      const clock = this.#clocks.get(spec.policy.clockAddress);
+      const from = (clock?.tick ?? 0) - (catchUp ? 1 : 0);
       let record = await this.#o.store.getScheduler(spec.participantAddress, spec.policy.address);
       if (!record) {
         record = {
@@ -56,16 +65,14 @@ export class ScheduleBook {
           nextOrdinal: 0,
           attempts: 0,
           cursor: 0,
-          segment: this.#clocks.get(spec.policy.clockAddress)?.segment ?? 0,
-          tick: this.#clocks.get(spec.policy.clockAddress)?.tick ?? 0,
+          segment: clock?.segment ?? 0,
+          tick: from,
           updatedAt: this.#o.now(),
         };
         await this.#saveScheduler(record);
       }
-      const clock = this.#clocks.get(spec.policy.clockAddress);
       // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
-      if (clock && record.segment === clock.segment && record.tick < clock.tick)
-        record = { ...record, tick: clock.tick };
+      if (clock && record.segment === clock.segment && record.tick < from) record = { ...record, tick: from };
       this.#schedulers.set(key(spec.participantAddress, spec.policy.address), record);
       this.#uncertain.delete(key(spec.participantAddress, spec.policy.address));
     }
@@ -85,6 +92,23 @@ export class ScheduleBook {
     await this.#settleUncertain();
     for (const [address, ticks] of stepTicks) await this.#changeClock(address, { advanceTicks: ticks });
     if ([...this.#clocks.values()].some((c) => c.paused)) return undefined;
+    // A segment this schedule has not seen began at most one step ago (else its reset would have run it).
+    return this.#due((spec, clock) => Math.max(-1, clock.tick - spec.progression.stepTicks));
+  }
+
+  /**
+   * The actions due at the clock's current tick, without moving it: what runs at open, right after a
+   * reset and on resume, as RAES runs a cadence's start tick when the plan is applied. Empty while paused.
+   */
+  async dueNow(): Promise<DueWork[]> {
+    await this.#takeLeases();
+    await this.#settleUncertain();
+    if ([...this.#clocks.values()].some((c) => c.paused)) return [];
+    return this.#due((_spec, clock) => clock.tick - 1);
+  }
+
+  /** Each owned schedule's due ticks up to the clock; a schedule entering a new segment starts after `from`. */
+  async #due(from: (spec: ScheduleSpec, clock: ClockRecord) => number): Promise<DueWork[]> {
     const due: DueWork[] = [];
     for (const spec of this.#o.specs) {
       const k = key(spec.participantAddress, spec.policy.address);
@@ -94,8 +118,10 @@ export class ScheduleBook {
       if (record.segment !== clock.segment) {
         record = {
           ...record,
+          // RAES restarts a completed schedule in the new segment; a stopped one waits for resume.
+          lifecycle: record.lifecycle === "completed" ? "running" : record.lifecycle,
           segment: clock.segment,
-          tick: 0,
+          tick: from(spec, clock),
           attempts: 0,
           cursor: 0,
           updatedAt: this.#o.now(),
@@ -166,7 +192,7 @@ export class ScheduleBook {
     for (const address of [...this.#clocks.keys()]) await this.#changeClock(address, { paused });
   }
 
-  /** New segment at tick 0 and next generation; each schedule starts its new episode at its next step. */
+  /** New segment at tick 0 and next generation; each schedule starts its new episode at its next due run. */
   async reset(): Promise<void> {
     for (const address of [...this.#clocks.keys()]) await this.#changeClock(address, { reset: true });
   }
@@ -207,7 +233,7 @@ export class ScheduleBook {
     this.#renewedAt.clear();
   }
 
-  async #takeLeases(): Promise<void> {
+  async #takeLeases(catchUp = false): Promise<void> {
     const taken = new Set<string>();
     for (const participant of new Set(this.#o.specs.map((s) => s.participantAddress))) {
       const before = this.#leases.get(participant);
@@ -226,7 +252,7 @@ export class ScheduleBook {
     }
     if (taken.size > 0) {
       await this.#o.recover(taken, (p) => this.fenceFor(p));
-      await this.reloadSchedulers(taken);
+      await this.reloadSchedulers(taken, catchUp);
     }
   }
 

@@ -58,11 +58,24 @@ export interface ParticipantActionResult {
   readonly observationPoint: string;
   readonly postStateDigest: string;
   readonly failureClass?: string;
+  /** What the participant observed, in its own words (RAES's `observations`). */
+  readonly observations?: readonly string[];
   readonly evidenceRefs?: readonly string[];
+}
+
+/** A participant implementation's identity, as in RAES's implementation selection. */
+export interface ImplementationIdentity {
+  readonly name: string;
+  readonly version: string;
 }
 
 /** What a participant runtime must offer the manager. */
 export interface ParticipantRuntime {
+  /**
+   * Names the implementation in history (`actor_provenance`
+   * `participant-implementation:<name>@<version>`); without it, the policy's implementation ref and `0`.
+   */
+  readonly implementationIdentity?: ImplementationIdentity;
   admitAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
@@ -75,6 +88,8 @@ export interface ParticipantRuntime {
 export interface NativeOutcome {
   readonly status: OuterOutcomeStatus;
   readonly failureClass?: string;
+  /** What the participant observed, in its own words. */
+  readonly observations?: readonly string[];
   readonly evidenceRefs?: readonly string[];
 }
 
