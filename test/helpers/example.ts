@@ -47,3 +47,18 @@ export function modelWithAttempts(maxActionAttempts: number): RuntimeModel {
   );
   return { ...model, autonomousPolicies: policies };
 }
+
+/**
+ * The example model with its cadence starting at `startTick` (and room for `maxActionAttempts`): with
+ * a start after tick 0 nothing is due at open, so a test can script the runtime before its first step.
+ */
+export function modelStartingAt(startTick: number, maxActionAttempts = 2): RuntimeModel {
+  const model = modelWithAttempts(maxActionAttempts);
+  const constraints = Object.fromEntries(
+    Object.entries(model.temporalConstraints).map(([k, c]) => [
+      k,
+      c.cadenceTicks === undefined ? c : { ...c, startTick },
+    ]),
+  );
+  return { ...model, temporalConstraints: constraints };
+}

@@ -13,7 +13,7 @@ import {
   RuntimeManager,
   serveToolActionPort,
 } from "../../src/index.js";
-import { exampleManifest, exampleModel, ROOT } from "../helpers/example.js";
+import { exampleManifest, modelStartingAt, ROOT } from "../helpers/example.js";
 
 const TSX = import.meta.resolve("tsx");
 const FIXTURES = join(ROOT, "test", "mcp", "fixtures");
@@ -108,7 +108,7 @@ async function runOneInvocation(script: "full" | "shutdown") {
   const dir = mkdtempSync(join(tmpdir(), "raes-gw-"));
   const harness = new GatewayHarness(dir, script);
   const manager = await RuntimeManager.open({
-    model: exampleModel(),
+    model: modelStartingAt(10),
     manifest: exampleManifest(),
     runtime: harness,
     store: `sqlite:${join(dir, "control-plane.db")}`,

@@ -8,7 +8,7 @@ import {
   ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../src/index.js";
-import { exampleManifest, exampleModel } from "../helpers/example.js";
+import { exampleManifest, modelStartingAt } from "../helpers/example.js";
 import { withWriteFaults } from "../helpers/faulty-store.js";
 import { fill, runVector, SPEC } from "./support/vectors.js";
 
@@ -46,7 +46,7 @@ describe("conformance: port-vectors.json against the real RuntimeManager and por
       }
     }
     const manager = await RuntimeManager.open({
-      model: exampleModel(),
+      model: modelStartingAt(10),
       manifest: exampleManifest(),
       runtime: new Retry(),
       store: faults.store,

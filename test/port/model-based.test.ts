@@ -7,7 +7,7 @@ import {
   RuntimeManager,
   type StepSummary,
 } from "../../src/index.js";
-import { EXAMPLE, exampleModel } from "../helpers/example.js";
+import { EXAMPLE, modelStartingAt } from "../helpers/example.js";
 import { manifestWithLimits } from "./support/core.js";
 import { attemptOrder, belongsTo, ScriptedRuntime } from "./support/invocation.js";
 import { explain, fire, modelActions, storedActions } from "./support/model-driver.js";
@@ -53,7 +53,7 @@ async function start(total: number, concurrent: number): Promise<Real> {
     await released;
   });
   const manager = await RuntimeManager.open({
-    model: exampleModel(),
+    model: modelStartingAt(10),
     manifest: manifestWithLimits(total, concurrent),
     runtime,
     store,

@@ -9,7 +9,7 @@ import {
   MemoryControlPlaneStore,
   RuntimeManager,
 } from "../../src/index.js";
-import { exampleManifest, exampleModel, ROOT } from "../helpers/example.js";
+import { exampleManifest, modelStartingAt, ROOT } from "../helpers/example.js";
 import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { ScriptedRuntime } from "./support/invocation.js";
 
@@ -75,7 +75,7 @@ describe("the port never calls the manager", () => {
     const closedSummaries: InvocationSummary[] = [];
     const refusals: string[] = [];
     const manager = await RuntimeManager.open({
-      model: exampleModel(),
+      model: modelStartingAt(10),
       manifest: exampleManifest(),
       runtime,
       store,

@@ -7,7 +7,7 @@ import {
   ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../src/index.js";
-import { exampleManifest, modelWithAttempts } from "../helpers/example.js";
+import { exampleManifest, modelStartingAt } from "../helpers/example.js";
 import { codeOf, requestFor } from "../helpers/tool-requests.js";
 import { ScriptedRuntime } from "./support/invocation.js";
 
@@ -33,7 +33,7 @@ async function runInvocations(options: {
     assert.equal(codeOf(await port.admit(requestFor(port, "a"))), "admitted");
   });
   const manager = await RuntimeManager.open({
-    model: modelWithAttempts(20),
+    model: modelStartingAt(10, 20),
     manifest: options.manifest ?? exampleManifest(),
     runtime,
   });
@@ -104,7 +104,7 @@ describe("port lifecycle across invocations", () => {
       }
     }
     const manager = await RuntimeManager.open({
-      model: modelWithAttempts(5),
+      model: modelStartingAt(10, 5),
       manifest,
       runtime: new Plain(),
     });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { InvocationToolActionPort } from "../../src/index.js";
-import { modelWithAttempts } from "../helpers/example.js";
+import { modelStartingAt } from "../helpers/example.js";
 import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { attemptOrder, oneInvocation } from "./support/invocation.js";
 import { expectAdmitted } from "./support/refusals.js";
@@ -185,7 +185,7 @@ describe("calls on actions in the wrong state, with bad outcomes, or when the st
     let answers: string[] = [];
     await oneInvocation(
       {
-        model: modelWithAttempts(10),
+        model: modelStartingAt(10, 10),
         body: async (port) => {
           if (previous === "") {
             previous = await expectAdmitted(port, requestFor(port, "a"));

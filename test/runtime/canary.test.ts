@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { callTool, type Harness, HarnessRuntime, ToolTimeoutError } from "../../examples/seed-harness.js";
 import { RuntimeManager } from "../../src/index.js";
-import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
+import { EXAMPLE, exampleManifest, modelStartingAt } from "../helpers/example.js";
 import { adminQuery, freshSchema, postgresAvailable } from "../store/pg-available.js";
 
 /** Every spelling of a secret a careless store might keep. */
@@ -47,7 +47,7 @@ async function runWithCanary(store: string, marker: string, control: string) {
     },
   };
   const manager = await RuntimeManager.open({
-    model: modelWithAttempts(10),
+    model: modelStartingAt(10, 10),
     manifest: exampleManifest(),
     runtime: new HarnessRuntime(harness),
     store,

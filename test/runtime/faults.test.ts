@@ -14,7 +14,7 @@ import {
 } from "../../src/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { type FaultyBackend, faultBefore, postgresBackend, sqliteBackend } from "../crash/store-faults.js";
-import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
+import { EXAMPLE, exampleManifest, modelStartingAt } from "../helpers/example.js";
 import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { postgresAvailable } from "../store/pg-available.js";
 
@@ -38,9 +38,12 @@ class ScriptedRuntime extends ReferenceAutonomousParticipantRuntime {
   }
 }
 
-/** The example with a roomy attempt budget and `failure_policy: continue`, so one failure does not stop it. */
+/**
+ * The example with a roomy attempt budget and `failure_policy: continue`, so one failure does not stop
+ * it; its cadence starts at tick 10, so nothing runs at open and each test scripts its first step.
+ */
 function continuingModel() {
-  const model = modelWithAttempts(1_000);
+  const model = modelStartingAt(10, 1_000);
   const policies = Object.fromEntries(
     Object.entries(model.autonomousPolicies).map(([k, p]) => [k, { ...p, failurePolicy: "continue" }]),
   );

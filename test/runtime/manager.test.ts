@@ -9,24 +9,37 @@ const P = EXAMPLE.participant;
 const idOf = (n: number) => `${POLICY}:${P}:${n}`;
 
 describe("RuntimeManager end to end on the example", () => {
-  it("100 steps under the example policy run exactly max_action_attempts (2) invocations", async () => {
+  it("open and 100 steps under the example policy run exactly max_action_attempts (2) invocations, then the scheduler is completed", async () => {
     const runtime = new RecordingRuntime();
     const manager = await RuntimeManager.open({
       model: exampleModel(),
       manifest: exampleManifest(),
       runtime,
     });
+    assert.deepEqual(
+      runtime.requests.map((r) => r.observationPoint),
+      ["time.clock.scenario-clock@segment=0,tick=0"],
+      "the cadence's start tick runs at open",
+    );
     const { steps, invocations } = await manager.step(100);
     assert.equal(steps, 100);
     assert.deepEqual(
       invocations.map((i) => i.invocationId),
+      [idOf(1)],
+    );
+    assert.deepEqual(
+      runtime.requests.map((r) => r.actionInstanceId),
       [idOf(0), idOf(1)],
+    );
+    assert.deepEqual(
+      manager.schedulers().map((s) => s.lifecycle),
+      ["completed"],
     );
     assert.equal((await manager.history()).length, 6);
     await manager.close();
   });
 
-  it("100 steps with room for more attempts: 100 invocations, contiguous ids, one triple each, readable operations", async () => {
+  it("open and 100 steps with room for more attempts: 101 invocations, contiguous ids, one triple each, readable operations", async () => {
     const runtime = new RecordingRuntime();
     const manager = await RuntimeManager.open({
       model: modelWithAttempts(1000),
@@ -34,23 +47,23 @@ describe("RuntimeManager end to end on the example", () => {
       runtime,
     });
     await manager.step(100);
-    assert.equal(runtime.requests.length, 100);
+    assert.equal(runtime.requests.length, 101);
     assert.deepEqual(
       runtime.requests.map((r) => r.actionInstanceId),
-      Array.from({ length: 100 }, (_, n) => idOf(n)),
+      Array.from({ length: 101 }, (_, n) => idOf(n)),
     );
     const first = runtime.requests[0];
     assert.equal(first?.episodeId, `${P}-autonomous-0`);
-    assert.equal(first?.observationPoint, "time.clock.scenario-clock@segment=0,tick=10");
-    assert.equal(runtime.requests[99]?.observationPoint, "time.clock.scenario-clock@segment=0,tick=1000");
+    assert.equal(first?.observationPoint, "time.clock.scenario-clock@segment=0,tick=0");
+    assert.equal(runtime.requests[100]?.observationPoint, "time.clock.scenario-clock@segment=0,tick=1000");
     assert.equal(first?.executionGeneration, 1);
     assert.equal(first?.executionScopeRef, POLICY);
     assert.equal(first?.participantImplementationRef, EXAMPLE.implementation);
     assert.equal(first?.actionContractAddress, EXAMPLE.action);
     assert.equal(first?.targetAddresses.length, 7);
     const events = await manager.history();
-    assert.equal(events.length, 300);
-    for (let n = 0; n < 100; n += 1) {
+    assert.equal(events.length, 303);
+    for (let n = 0; n < 101; n += 1) {
       const triple = events.slice(n * 3, n * 3 + 3);
       assert.deepEqual(
         triple.map((e) => [e.event_type, e.action_instance_id, e.lifecycle_phase]),
@@ -69,7 +82,7 @@ describe("RuntimeManager end to end on the example", () => {
     }
     assert.deepEqual(
       events.map((e) => e.sequence),
-      Array.from({ length: 300 }, (_, i) => i + 1),
+      Array.from({ length: 303 }, (_, i) => i + 1),
     );
     const op = await manager.getOperation(idOf(42));
     assert.deepEqual(
@@ -89,19 +102,22 @@ describe("RuntimeManager end to end on the example", () => {
     await manager.step(3);
     await manager.pause();
     const paused = await manager.step(5);
-    assert.deepEqual([paused.steps, paused.invocations.length, runtime.requests.length], [0, 0, 3]);
+    assert.deepEqual([paused.steps, paused.invocations.length, runtime.requests.length], [0, 0, 4]);
     await manager.resume();
+    assert.equal(runtime.requests.length, 4, "resume does not run the current tick twice");
     await manager.step(2);
-    assert.equal(runtime.requests.length, 5);
-    assert.equal(runtime.requests[4]?.observationPoint, "time.clock.scenario-clock@segment=0,tick=50");
+    assert.equal(runtime.requests.length, 6);
+    assert.equal(runtime.requests[5]?.observationPoint, "time.clock.scenario-clock@segment=0,tick=50");
     await manager.reset();
+    assert.equal(runtime.requests.length, 7, "the new segment's start tick runs at the reset");
     await manager.step(1);
-    const after = runtime.requests[5];
-    assert.equal(after?.actionInstanceId, idOf(5), "ordinals stay contiguous across segments");
+    const after = runtime.requests[6];
+    assert.equal(after?.actionInstanceId, idOf(6), "ordinals stay contiguous across segments");
     assert.equal(after?.episodeId, `${P}-autonomous-1`);
     assert.equal(after?.executionGeneration, 2);
-    assert.equal(after?.observationPoint, "time.clock.scenario-clock@segment=1,tick=10");
-    assert.equal(runtime.snapshots[5]?.attempts, 1, "a new episode has a fresh attempt budget");
+    assert.equal(after?.observationPoint, "time.clock.scenario-clock@segment=1,tick=0");
+    assert.equal(runtime.snapshots[6]?.attempts, 1, "a new episode has a fresh attempt budget");
+    assert.equal(runtime.requests[7]?.observationPoint, "time.clock.scenario-clock@segment=1,tick=10");
     const episodes = new Set((await manager.history()).map((e) => e.episode_id));
     assert.deepEqual([...episodes], [`${P}-autonomous-0`, `${P}-autonomous-1`]);
     await manager.close();
@@ -152,7 +168,7 @@ describe("RuntimeManager end to end on the example", () => {
     const runtime = new RecordingRuntime();
     const manager = await RuntimeManager.open({ model, manifest: exampleManifest(), runtime });
     await manager.step(1);
-    assert.deepEqual([runtime.attached.length, runtime.requests.length], [0, 1]);
+    assert.deepEqual([runtime.attached.length, runtime.requests.length], [0, 2]);
     await manager.close();
   });
 
@@ -170,7 +186,7 @@ describe("RuntimeManager end to end on the example", () => {
     await manager.reset();
     await manager.step(1);
     const view = await getParticipantHistoryView(store, P, { episodeId: `${P}-autonomous-0` });
-    assert.equal(view.length, 6);
+    assert.equal(view.length, 12);
     for (const event of view) {
       assert.equal("execution_scope_ref" in event, false);
       assert.equal("execution_generation" in event, false);
@@ -186,7 +202,7 @@ describe("RuntimeManager end to end on the example", () => {
       execution_scope_ref: POLICY,
       execution_generation: 1,
     });
-    assert.equal((await getParticipantHistoryView(manager, P)).length, 12);
+    assert.equal((await getParticipantHistoryView(manager, P)).length, 24);
     assert.equal((await getParticipantHistoryView(store, "participant.behavior.nobody")).length, 0);
     await manager.close();
   });

@@ -37,8 +37,8 @@ describe("outer results", () => {
         runtime: new ScriptedResultRuntime(answer),
       });
       const { invocations } = await manager.step(3);
-      assert.equal(invocations.length, 1, "the stopped scheduler runs nothing more");
-      const id = invocations[0]?.invocationId ?? "";
+      assert.equal(invocations.length, 0, "the scheduler stopped by the start tick's invocation at open runs nothing more");
+      const id = `${EXAMPLE.policy}:${EXAMPLE.participant}:0`;
       assert.equal((await manager.getOperation(id))?.state, "failed");
       assert.equal((await manager.history()).length, 0);
       const [scheduler] = manager.schedulers();

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { callTool, type Harness, HarnessRuntime, ToolTimeoutError } from "../../examples/seed-harness.js";
-import { MemoryControlPlaneStore, RuntimeManager, resolveToolAction } from "../../src/index.js";
+import {
+  type InvocationSummary,
+  MemoryControlPlaneStore,
+  RuntimeManager,
+  resolveToolAction,
+} from "../../src/index.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
 
 /** A harness whose turn makes the calls `plan` lists, through the seed page's `callTool`. */
@@ -38,15 +43,17 @@ describe("examples/seed-harness.ts in a real manager", () => {
       ["mcp-1", "ok"],
     ]);
     const store = new MemoryControlPlaneStore();
+    const closed: InvocationSummary[] = [];
     const manager = await RuntimeManager.open({
       model: modelWithAttempts(10),
       manifest: exampleManifest(),
       runtime: new HarnessRuntime(harness),
       store,
+      observer: { invocationClosed: (s) => closed.push(s) },
     });
     try {
-      const { invocations } = await manager.step(1);
-      const [summary] = invocations;
+      // The cadence's start tick runs at open.
+      const [summary] = closed;
       assert.ok(summary);
       const outer = summary.invocationId;
       assert.deepEqual(results, [["succeeded", "failed", "unknown", "refused"]]);
@@ -115,13 +122,15 @@ describe("examples/seed-harness.ts in a real manager", () => {
       ["mcp-1", "ok"],
       ["mcp-2", "crash"],
     ]);
+    const closed: InvocationSummary[] = [];
     const manager = await RuntimeManager.open({
       model: modelWithAttempts(10),
       manifest: exampleManifest(),
       runtime: new HarnessRuntime(harness),
+      observer: { invocationClosed: (s) => closed.push(s) },
     });
     try {
-      const [summary] = (await manager.step(1)).invocations;
+      const [summary] = closed;
       assert.ok(summary);
       assert.deepEqual(ran, ["mcp-1", "mcp-2"]);
       assert.equal(summary.state, "failed");

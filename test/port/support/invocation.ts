@@ -13,7 +13,7 @@ import {
   type RuntimeModel,
   type RuntimeObserver,
 } from "../../../src/index.js";
-import { exampleManifest, exampleModel } from "../../helpers/example.js";
+import { exampleManifest, modelStartingAt } from "../../helpers/example.js";
 import { withWriteFaults } from "../../helpers/faulty-store.js";
 
 /** What a harness body can reach besides the port: the outer request and the store behind the fault switch. */
@@ -121,7 +121,7 @@ export async function oneInvocation<T, R>(
     options.onAttach,
   );
   const manager = await RuntimeManager.open({
-    model: options.model ?? exampleModel(),
+    model: options.model ?? modelStartingAt(10),
     manifest: options.manifest ?? exampleManifest(),
     runtime,
     store,

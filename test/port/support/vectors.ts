@@ -11,7 +11,7 @@ import {
   ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../../src/index.js";
-import { exampleManifest, exampleModel, ROOT } from "../../helpers/example.js";
+import { exampleManifest, modelStartingAt, ROOT } from "../../helpers/example.js";
 import { withWriteFaults } from "../../helpers/faulty-store.js";
 import { checkThen, type VectorThen } from "./vector-then.js";
 
@@ -195,7 +195,7 @@ export async function runVector(
     },
   );
   const manager = await RuntimeManager.open({
-    model: exampleModel(),
+    model: modelStartingAt(10),
     manifest: manifestFor(vector.setup),
     runtime,
     store: faults.store,
