@@ -9,7 +9,7 @@ import {
   ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../src/index.js";
-import { exampleManifest, modelWithAttempts, ROOT } from "../helpers/example.js";
+import { exampleManifest, modelStartingAt, ROOT } from "../helpers/example.js";
 import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
 
 const GOLDEN = join(ROOT, "test", "fixtures", "golden", "history-v1.jsonl");
@@ -55,7 +55,7 @@ async function runGoldenScenario(): Promise<string> {
   // A fixed wall clock: the golden file pins the format, not how often the runtime reads the time.
   const fixed = Date.UTC(2026, 0, 1);
   const manager = await RuntimeManager.open({
-    model: modelWithAttempts(5),
+    model: modelStartingAt(10, 5),
     manifest: exampleManifest(),
     runtime: new EverySettlement(),
     now: () => fixed,

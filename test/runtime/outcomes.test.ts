@@ -37,7 +37,11 @@ describe("outer results", () => {
         runtime: new ScriptedResultRuntime(answer),
       });
       const { invocations } = await manager.step(3);
-      assert.equal(invocations.length, 0, "the scheduler stopped by the start tick's invocation at open runs nothing more");
+      assert.equal(
+        invocations.length,
+        0,
+        "the scheduler stopped by the start tick's invocation at open runs nothing more",
+      );
       const id = `${EXAMPLE.policy}:${EXAMPLE.participant}:0`;
       assert.equal((await manager.getOperation(id))?.state, "failed");
       assert.equal((await manager.history()).length, 0);

@@ -29,13 +29,13 @@ function attemptOf(request: ParticipantActionRequest, translate: (id: string) =>
 }
 
 function raesAttempts(operations: readonly RaesOperation[]) {
-  return operations.flatMap((o) =>
-    o.attempts.map(({ execution_generation: _generation, ...rest }) => rest),
-  );
+  return operations.flatMap((o) => o.attempts.map(({ execution_generation: _generation, ...rest }) => rest));
 }
 
 /** Attempts per participant, in each participant's order (RAES keeps one history per participant). */
-function byParticipant<T extends { participant_address: string }>(attempts: readonly T[]): Record<string, T[]> {
+function byParticipant<T extends { participant_address: string }>(
+  attempts: readonly T[],
+): Record<string, T[]> {
   const out: Record<string, T[]> = {};
   for (const a of attempts) (out[a.participant_address] ??= []).push(a);
   return out;
@@ -111,7 +111,10 @@ for (const name of RAES_CASES) {
       it(`the history after ${ADVANCES} steps, a reset and ${ADVANCES} more equals RAES's field for field (${store} store)`, async () => {
         const dir = mkdtempSync(join(tmpdir(), "raes-differential-"));
         try {
-          const { manager } = await open(name, store === "sqlite" ? `sqlite:${join(dir, "cp.db")}` : undefined);
+          const { manager } = await open(
+            name,
+            store === "sqlite" ? `sqlite:${join(dir, "cp.db")}` : undefined,
+          );
           await manager.step(ADVANCES);
           await manager.reset();
           await manager.step(ADVANCES);

@@ -59,6 +59,15 @@ export function registerRunCommand(program: Command): void {
       tty: process.stdout.isTTY === true && !options.json,
       write: (text) => (options.json ? undefined : process.stdout.write(text)),
     });
+    // Before open: the actions due at the start tick run inside it.
+    let interrupted = false;
+    const onSignal = () => {
+      if (interrupted) process.exit(130);
+      interrupted = true;
+      process.stderr.write("\nraes run: stopping after the open invocation closes (signal again to abort)\n");
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
     const manager = await RuntimeManager.open({
       model,
       manifest,
@@ -79,17 +88,11 @@ export function registerRunCommand(program: Command): void {
       );
     }
     if (owned.size === 0 && elsewhere.length > 0) {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
       await manager.close();
       return fail("no participant could be taken: every one is owned by a live runtime");
     }
-    let interrupted = false;
-    const onSignal = () => {
-      if (interrupted) process.exit(130);
-      interrupted = true;
-      process.stderr.write("\nraes run: stopping after the open invocation closes (signal again to abort)\n");
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
     try {
       for (let i = 0; i < options.steps && !interrupted; i += 1) await manager.step(1);
     } finally {
