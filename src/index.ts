@@ -59,8 +59,8 @@ export {
   ToolActionSettlement,
 } from "./records/index.js";
 export {
-  type InvocationSummary,
   type ImplementationIdentity,
+  type InvocationSummary,
   type NativeOutcome,
   type ParticipantActionRequest,
   type ParticipantActionResult,

@@ -37,7 +37,11 @@ function byParticipant<T extends { participant_address: string }>(
   attempts: readonly T[],
 ): Record<string, T[]> {
   const out: Record<string, T[]> = {};
-  for (const a of attempts) (out[a.participant_address] ??= []).push(a);
+  for (const a of attempts) {
+    const list = out[a.participant_address] ?? [];
+    list.push(a);
+    out[a.participant_address] = list;
+  }
   return out;
 }
 
