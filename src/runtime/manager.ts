@@ -15,7 +15,8 @@ import { type InvocationContext, type InvocationSummary, runInvocation } from ".
 import { newOwnerId } from "./owner.js";
 import { planSchedules } from "./plan.js";
 import { recoverInterruptedInvocations } from "./recovery.js";
-import { type DueWork, ScheduleBook } from "./schedule-book.js";
+import { ScheduleBook } from "./schedule-book.js";
+import type { DueWork } from "./schedule-book-options.js";
 import type { ParticipantRuntime } from "./types.js";
 
 /** An installed participant-crossing policy; while one is installed no tool action is admitted. */
