@@ -10,6 +10,7 @@ import {
   openControlPlaneStore,
   StoreUnavailableError,
 } from "../store/index.js";
+import { buildContext, isoClock, preciseNow } from "./context.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import { newOwnerId } from "./owner.js";
@@ -107,7 +108,7 @@ export class RuntimeManager {
       typeof options.store === "string"
         ? await openControlPlaneStore(options.store)
         : (options.store ?? new MemoryControlPlaneStore());
-    const nowMs = options.now ?? Date.now;
+    const nowMs = options.now ?? preciseNow;
     const now = isoClock(nowMs);
     try {
       const policyOf = (policy: string) => options.model.autonomousPolicies[policy];
@@ -122,7 +123,15 @@ export class RuntimeManager {
           await recoverInterruptedInvocations(store, { participants, now, fenceFor, policyOf });
         },
       });
-      const ctx = buildContext(options, store, limits, now);
+      const refused = options.observer?.toolActionRefused;
+      const ctx = buildContext({
+        model: options.model,
+        runtime: options.runtime,
+        store,
+        limits,
+        now,
+        ...(refused ? { onRefusal: (refusal: ParticipantToolActionRefusal) => refused(refusal) } : {}),
+      });
       const manager = new RuntimeManager(store, ownsStore, book, ctx, options.observer);
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
       await manager.#exclusive(async () => manager.#run(await book.dueNow()));
@@ -262,48 +271,4 @@ export class RuntimeManager {
     this.#serial = next.catch(() => undefined);
     return next;
   }
-}
-
-function buildContext(
-  options: RuntimeManagerOptions,
-  store: ControlPlaneStore,
-  limits: ToolActionLimits | undefined,
-  now: () => string,
-): InvocationContext {
-  const evidence = new Map<string, ReadonlySet<string>>();
-  for (const b of Object.values(options.model.observationBoundaries))
-    evidence.set(b.address, new Set(b.outcomeEvidenceRefs));
-  const classes = new Map<string, ReadonlySet<string>>();
-  for (const c of Object.values(options.model.actionContracts))
-    classes.set(c.address, new Set(c.failureClasses));
-  return {
-    store,
-    runtime: options.runtime,
-    model: options.model,
-    limits,
-    now,
-    fence: undefined as Fence | undefined,
-    outcomeEvidence: (address) => evidence.get(address),
-    failureClasses: (address) => classes.get(address),
-    ...(options.observer?.toolActionRefused
-      ? {
-          onRefusal: (refusal: ParticipantToolActionRefusal) =>
-            options.observer?.toolActionRefused?.(refusal),
-        }
-      : {}),
-  };
-}
-
-/** An ISO-8601 clock that formats each millisecond once; several records share a millisecond. */
-function isoClock(nowMs: () => number): () => string {
-  let lastMs = Number.NaN;
-  let lastIso = "";
-  return () => {
-    const ms = nowMs();
-    if (ms !== lastMs) {
-      lastMs = ms;
-      lastIso = new Date(ms).toISOString();
-    }
-    return lastIso;
-  };
 }

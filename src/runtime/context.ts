@@ -1,0 +1,62 @@
+import type { RuntimeModel } from "../compiler/index.js";
+import type { ParticipantToolActionRefusal, ToolActionLimits } from "../port/index.js";
+import type { ControlPlaneStore, Fence } from "../store/index.js";
+import type { InvocationContext } from "./invocation.js";
+import type { ParticipantRuntime } from "./types.js";
+
+/** What the manager hands every invocation. */
+export interface ContextInput {
+  readonly model: RuntimeModel;
+  readonly runtime: ParticipantRuntime;
+  readonly store: ControlPlaneStore;
+  readonly limits: ToolActionLimits | undefined;
+  readonly now: () => string;
+  readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
+}
+
+/** The invocation context: the model's evidence and failure-class lookups, the store and the clock. */
+export function buildContext(input: ContextInput): InvocationContext {
+  const evidence = new Map<string, ReadonlySet<string>>();
+  for (const b of Object.values(input.model.observationBoundaries))
+    evidence.set(b.address, new Set(b.outcomeEvidenceRefs));
+  const classes = new Map<string, ReadonlySet<string>>();
+  for (const c of Object.values(input.model.actionContracts))
+    classes.set(c.address, new Set(c.failureClasses));
+  return {
+    store: input.store,
+    runtime: input.runtime,
+    model: input.model,
+    limits: input.limits,
+    now: input.now,
+    fence: undefined as Fence | undefined,
+    outcomeEvidence: (address) => evidence.get(address),
+    failureClasses: (address) => classes.get(address),
+    ...(input.onRefusal ? { onRefusal: input.onRefusal } : {}),
+  };
+}
+
+/** Epoch milliseconds with a fractional part, so timestamps can carry microseconds. */
+export function preciseNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** ISO-8601 UTC with microseconds (as RAES writes), from epoch milliseconds that may have a fraction. */
+export function isoMicros(ms: number): string {
+  const whole = Math.floor(ms);
+  const micros = Math.min(999, Math.floor((ms - whole) * 1000));
+  return `${new Date(whole).toISOString().slice(0, -1)}${String(micros).padStart(3, "0")}Z`;
+}
+
+/** A microsecond ISO-8601 clock that formats each distinct reading once; several records share a reading. */
+export function isoClock(nowMs: () => number): () => string {
+  let last = Number.NaN;
+  let lastIso = "";
+  return () => {
+    const ms = nowMs();
+    if (ms !== last) {
+      last = ms;
+      lastIso = isoMicros(ms);
+    }
+    return lastIso;
+  };
+}
