@@ -46,6 +46,7 @@ const PUBLIC_SURFACE = [
   "HistoryEvent",
   "HistoryEventType",
   "INVOCATION_TOOL_ACTIONS_V1",
+  "ImplementationIdentity",
   "InvocationSummary",
   "InvocationToolActionPort",
   "InvocationToolContext",
