@@ -2,7 +2,6 @@ import { DiagnosticCode } from "./codes.js";
 import type { Finding } from "./diagnostics.js";
 import { joinPointer } from "./diagnostics.js";
 import type { ScenarioIndex } from "./refs.js";
-import { sectionRefName } from "./refs.js";
 import type { BehaviorSpecification, ToolAffordance } from "./scenario.js";
 
 type Report = (finding: Finding) => void;
@@ -94,31 +93,39 @@ export function checkToolAffordances(index: ScenarioIndex, report: Report): void
   }
 }
 
+/** As RAES: the ref must resolve to exactly one declaration, and that one must be a content entry. */
 function checkToolRef(index: ScenarioIndex, affordance: ToolAffordance, at: string, report: Report): void {
   const ref = affordance.tool_ref;
-  if (ref === undefined || sectionRefName(ref, "content", index.scenario.content) !== undefined) return;
-  report({
-    code: DiagnosticCode.affordanceToolRefUnbound,
-    message: `tool_ref '${ref}' does not name a declared content entry`,
-    path: joinPointer(at, "tool_ref"),
-  });
+  if (ref === undefined) return;
+  const candidates = index.declarationsNamed(ref);
+  const path = joinPointer(at, "tool_ref");
+  if (candidates.length > 1) {
+    report({
+      code: DiagnosticCode.affordanceToolRefAmbiguous,
+      message: `tool_ref '${ref}' is ambiguous; use one of: ${candidates.join(", ")}`,
+      path,
+    });
+  } else if (candidates[0] === undefined || !candidates[0].startsWith("content.")) {
+    report({
+      code: DiagnosticCode.affordanceToolRefUnbound,
+      message: `tool_ref '${ref}' must name exactly one declared content entry`,
+      path,
+    });
+  }
 }
 
 /** How one of an affordance's ref lists must relate to its specification and its participants. */
 interface RefListRules {
   readonly field: "action_contract_refs" | "observation_boundary_refs";
   readonly noun: string;
-  readonly declaredNoun: string;
   readonly participantField: string;
-  readonly isDeclared: (ref: string) => boolean;
   readonly parent: ReadonlySet<string>;
   readonly byAgent: ReadonlyMap<string, ReadonlySet<string>>;
-  readonly unbound: Finding["code"];
   readonly widens: Finding["code"];
   readonly outside: Finding["code"];
 }
 
-/** Each ref must be declared, inside the specification's list, and inside every participant's. */
+/** Each ref must be inside the specification's list and inside every participant's (an undeclared ref is reported there, as RAES does). */
 function checkRefList(
   rules: RefListRules,
   id: string,
@@ -129,9 +136,6 @@ function checkRefList(
 ): void {
   refs.forEach((ref, i) => {
     const path = joinPointer(at, rules.field, i);
-    if (!rules.isDeclared(ref)) {
-      report({ code: rules.unbound, message: `'${ref}' names no declared ${rules.declaredNoun}`, path });
-    }
     if (!rules.parent.has(ref)) {
       report({
         code: rules.widens,
@@ -163,12 +167,9 @@ function checkAffordanceActions(
   const rules: RefListRules = {
     field: "action_contract_refs",
     noun: "action",
-    declaredNoun: "action contract",
     participantField: "actions",
-    isDeclared: (ref) => Object.hasOwn(index.scenario.action_contracts, ref),
     parent: new Set(spec.action_contract_refs),
     byAgent: index.actionsByAgent,
-    unbound: DiagnosticCode.affordanceActionRefUnbound,
     widens: DiagnosticCode.affordanceActionWidensParent,
     outside: DiagnosticCode.affordanceActionOutsideParticipant,
   };
@@ -189,12 +190,9 @@ function checkAffordanceBoundaries(
   const rules: RefListRules = {
     field: "observation_boundary_refs",
     noun: "boundary",
-    declaredNoun: "observation boundary",
     participantField: "observation_boundaries",
-    isDeclared: (ref) => Object.hasOwn(boundaries, ref),
     parent: new Set(spec.observation_boundary_refs),
     byAgent: index.boundariesByAgent,
-    unbound: DiagnosticCode.affordanceBoundaryRefUnbound,
     widens: DiagnosticCode.affordanceBoundaryWidensParent,
     outside: DiagnosticCode.affordanceBoundaryOutsideParticipant,
   };

@@ -9,39 +9,36 @@ import { AutonomousProfile } from "./schema-behavior.js";
 export function checkTime(ctx: PolicyContext): void {
   const { index, policy, at, report } = ctx;
   const { clocks, time_progression_policies: progressions } = index.scenario;
-  const clockName = sectionRefName(policy.clock_ref, "clocks", clocks);
-  const clock: Clock | undefined = clockName === undefined ? undefined : clocks[clockName];
+  // RAES looks clock and progression refs up by bare name only, and compares clock refs as written.
+  const clock: Clock | undefined = Object.hasOwn(clocks, policy.clock_ref)
+    ? clocks[policy.clock_ref]
+    : undefined;
   if (clock === undefined) {
     report({
       code: DiagnosticCode.autonomousClockUnbound,
-      message: `clock_ref '${policy.clock_ref}' names no declared clock`,
+      message: `clock_ref '${policy.clock_ref}' names no declared clock (a bare clock name is required)`,
       path: joinPointer(at, "clock_ref"),
     });
   }
-  const progressionName = sectionRefName(
-    policy.progression_policy_ref,
-    "time_progression_policies",
-    progressions,
-  );
-  const progression = progressionName === undefined ? undefined : progressions[progressionName];
+  const progressionName = policy.progression_policy_ref;
+  const progression = Object.hasOwn(progressions, progressionName)
+    ? progressions[progressionName]
+    : undefined;
   const progressionPath = joinPointer(at, "progression_policy_ref");
   if (progression === undefined) {
     report({
       code: DiagnosticCode.autonomousProgressionUnbound,
-      message: `progression_policy_ref '${policy.progression_policy_ref}' names no declared progression policy`,
+      message: `progression_policy_ref '${progressionName}' names no declared progression policy (a bare name is required)`,
       path: progressionPath,
     });
-  } else if (
-    (sectionRefName(progression.clock_ref, "clocks", clocks) ?? progression.clock_ref) !==
-    (clockName ?? policy.clock_ref)
-  ) {
+  } else if (progression.clock_ref !== policy.clock_ref) {
     report({
       code: DiagnosticCode.autonomousProgressionClockMismatch,
       message: `progression policy '${progressionName}' drives clock '${progression.clock_ref}', not '${policy.clock_ref}'`,
       path: progressionPath,
     });
   }
-  const cadences = checkConstraints(ctx, clockName ?? policy.clock_ref);
+  const cadences = checkConstraints(ctx, policy.clock_ref);
   checkProgression(ctx, clock, progression, cadences);
 }
 
@@ -92,10 +89,7 @@ function checkConstraints(ctx: PolicyContext, clockName: string): TemporalConstr
         });
       }
     }
-    if (
-      (sectionRefName(constraint.clock_ref, "clocks", index.scenario.clocks) ?? constraint.clock_ref) !==
-      clockName
-    ) {
+    if (constraint.clock_ref !== clockName) {
       report({
         code: DiagnosticCode.autonomousConstraintClockMismatch,
         message: `constraint '${ref}' is on clock '${constraint.clock_ref}', not the policy's '${policy.clock_ref}'`,

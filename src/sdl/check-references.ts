@@ -2,6 +2,7 @@ import { DiagnosticCode } from "./codes.js";
 import type { Finding } from "./diagnostics.js";
 import { joinPointer } from "./diagnostics.js";
 import { looksAddressable, resolveAddressableRef, type ScenarioIndex } from "./refs.js";
+import type { Agent } from "./scenario.js";
 
 type Report = (finding: Finding) => void;
 
@@ -36,6 +37,7 @@ export function checkAgents(index: ScenarioIndex, report: Report): void {
         });
       }
     });
+    checkAgentKnowledge(index, name, agent, at, report);
     agent.operating_scope.forEach((ref, i) => {
       if (!resolvesScope(index, ref)) {
         report({
@@ -55,6 +57,60 @@ export function checkAgents(index: ScenarioIndex, report: Report): void {
       }
     });
   }
+}
+
+/** As RAES: initial-knowledge hosts are VM nodes, subnets (and allowed subnets) are switches in `infrastructure`, services are node service names, accounts are declared. */
+function checkAgentKnowledge(
+  index: ScenarioIndex,
+  name: string,
+  agent: Agent,
+  at: string,
+  report: Report,
+): void {
+  const { nodes } = index.scenario;
+  const nodeType = (ref: string) => (Object.hasOwn(nodes, ref) ? nodes[ref]?.type : undefined);
+  const isSubnet = (ref: string) => index.declares("infrastructure", ref) && nodeType(ref) === "switch";
+  const services = new Set(
+    Object.values(nodes).flatMap((node) => node.services.map((service) => service.name)),
+  );
+  const knowledge = agent.initial_knowledge;
+  const checks: [field: string, refs: readonly string[], ok: (ref: string) => boolean, what: string][] = [
+    ["initial_knowledge/hosts", knowledge?.hosts ?? [], (ref) => nodeType(ref) === "vm", "VM node"],
+    ["initial_knowledge/subnets", knowledge?.subnets ?? [], isSubnet, "switch in infrastructure"],
+    ["initial_knowledge/services", knowledge?.services ?? [], (ref) => services.has(ref), "node service"],
+    [
+      "initial_knowledge/accounts",
+      knowledge?.accounts ?? [],
+      (ref) => index.declares("accounts", ref),
+      "account",
+    ],
+  ];
+  for (const [field, refs, ok, what] of checks) {
+    refs.forEach((ref, i) => {
+      if (ok(ref)) return;
+      report({
+        code: DiagnosticCode.agentInitialKnowledgeUnbound,
+        message: `agent '${name}' ${field.replace("/", " ")} '${ref}' names no declared ${what}`,
+        path: joinPointer(at, ...field.split("/"), i),
+      });
+    });
+  }
+  agent.allowed_subnets.forEach((ref, i) => {
+    if (isSubnet(ref)) return;
+    report({
+      code: DiagnosticCode.agentAllowedSubnetUnbound,
+      message: `agent '${name}' allowed_subnet '${ref}' names no switch in infrastructure`,
+      path: joinPointer(at, "allowed_subnets", i),
+    });
+  });
+  agent.starting_accounts.forEach((ref, i) => {
+    if (index.declares("accounts", ref)) return;
+    report({
+      code: DiagnosticCode.refUnbound,
+      message: `agent '${name}' starting_account '${ref}' names no declared account`,
+      path: joinPointer(at, "starting_accounts", i),
+    });
+  });
 }
 
 function resolvesScope(index: ScenarioIndex, ref: string): boolean {

@@ -3,7 +3,6 @@ import { DiagnosticCode } from "./codes.js";
 import type { Finding } from "./diagnostics.js";
 import { joinPointer } from "./diagnostics.js";
 import type { ScenarioIndex } from "./refs.js";
-import { sectionRefName } from "./refs.js";
 
 type Report = (finding: Finding) => void;
 
@@ -11,7 +10,8 @@ type Report = (finding: Finding) => void;
 export function checkTimeModel(index: ScenarioIndex, report: Report): void {
   const { clocks, time_domains, time_progression_policies, temporal_constraints } = index.scenario;
   for (const [name, clock] of Object.entries(clocks)) {
-    if (sectionRefName(clock.time_domain_ref, "time_domains", time_domains) === undefined) {
+    // RAES resolves the time-model refs by bare name only.
+    if (!Object.hasOwn(time_domains, clock.time_domain_ref)) {
       report({
         code: DiagnosticCode.clockTimeDomainUnbound,
         message: `clock '${name}' names undeclared time domain '${clock.time_domain_ref}'`,
@@ -22,8 +22,8 @@ export function checkTimeModel(index: ScenarioIndex, report: Report): void {
   const owners = new Map<string, string>();
   for (const [name, policy] of Object.entries(time_progression_policies)) {
     const path = joinPointer("/time_progression_policies", name, "clock_ref");
-    const clockName = sectionRefName(policy.clock_ref, "clocks", clocks);
-    const owner = owners.get(clockName ?? policy.clock_ref);
+    const clockName = Object.hasOwn(clocks, policy.clock_ref) ? policy.clock_ref : undefined;
+    const owner = owners.get(policy.clock_ref);
     if (owner !== undefined) {
       report({
         code: DiagnosticCode.progressionClockDuplicate,
@@ -31,7 +31,7 @@ export function checkTimeModel(index: ScenarioIndex, report: Report): void {
         path,
       });
     }
-    owners.set(clockName ?? policy.clock_ref, name);
+    owners.set(policy.clock_ref, name);
     const clock = clockName === undefined ? undefined : clocks[clockName];
     if (clock === undefined) {
       report({
@@ -53,7 +53,7 @@ export function checkTimeModel(index: ScenarioIndex, report: Report): void {
   }
   for (const [name, constraint] of Object.entries(temporal_constraints)) {
     const at = joinPointer("/temporal_constraints", name);
-    if (sectionRefName(constraint.clock_ref, "clocks", clocks) === undefined) {
+    if (!Object.hasOwn(clocks, constraint.clock_ref)) {
       report({
         code: DiagnosticCode.constraintClockUnbound,
         message: `'${constraint.clock_ref}' names no declared clock`,

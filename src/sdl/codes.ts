@@ -16,16 +16,10 @@ export const DiagnosticCode = {
   mappingKeyType: "sdl.mapping_key_type",
   /** A declared name is not a portable identifier (`[a-z0-9][a-z0-9_-]{0,63}`). */
   identifierInvalid: "sdl.identifier.invalid",
-  /** A key that the closed shape of an interpreted section does not define. */
-  unknownField: "sdl.model.unknown-field",
-  /** A value has the wrong YAML type. */
-  wrongType: "sdl.model.type",
-  /** A required field is missing. */
-  required: "sdl.model.required",
-  /** A value has the right type but is not allowed (enum, range, emptiness, cross-field rule). */
-  invalidValue: "sdl.model.value",
-  /** A list that must hold unique entries repeats one. */
-  duplicateItem: "sdl.model.duplicate-item",
+  /** A structural field key is not spelled canonically (lower case, `_` not `-`); RAES stops at the source stage. */
+  noncanonicalField: "sdl.noncanonical_field",
+  /** The model rejects a value: unknown key, wrong type, missing field, bad enum, range, emptiness, repetition or a cross-field rule (RAES's one model code). */
+  modelInvalid: "sdl.model.invalid",
   /** A RAES top-level section raes-ts keeps but does not interpret. */
   sectionUninterpreted: "sdl.section.uninterpreted",
   /** A ref with no more specific code (content target, operating scope, authority anchor) names nothing declared. */
@@ -33,6 +27,10 @@ export const DiagnosticCode = {
 
   /** An agent's `entity` names no declared entity. */
   agentEntityUnbound: "participant.agent-entity-unbound",
+  /** An agent `initial_knowledge` host, subnet, service or account names nothing of its kind (RAES prose, no RAES code). */
+  agentInitialKnowledgeUnbound: "participant.agent-initial-knowledge-unbound",
+  /** An agent `allowed_subnets` entry names no switch (RAES prose, no RAES code). */
+  agentAllowedSubnetUnbound: "participant.agent-allowed-subnet-unbound",
   /** An agent action names no declared action contract. */
   actionContractUnbound: "participant.action-contract-unbound",
   /** An agent observation boundary names no declared boundary. */
@@ -60,6 +58,19 @@ export const DiagnosticCode = {
   /** A behavior specification names an undeclared outcome interpretation rule. */
   specOutcomeRuleUnbound: "participant.behavior-spec-outcome-rule-unbound",
 
+  /** `behavior_mode` is not in RAES's participant-decision-surface-modes vocabulary. */
+  specModeUngoverned: "participant.behavior-spec-mode-ungoverned",
+  /** A `backend_feature_support_refs` entry is not a governed participant runtime feature. */
+  specFeatureUngoverned: "participant.behavior-spec-feature-ungoverned",
+  /** An `evidence_contract_refs` entry is not a published RAES contract. */
+  specEvidenceContractUnbound: "participant.behavior-spec-evidence-contract-unbound",
+  /** An `offensive_behavior_refs` entry is not a governed offensive activity. */
+  specOffensiveBehaviorUngoverned: "participant.behavior-spec-offensive-behavior-ungoverned",
+  /** An `ai_offensive_behavior_refs` entry is not a governed AI-offensive activity. */
+  specAiOffensiveBehaviorUngoverned: "participant.behavior-spec-ai-offensive-behavior-ungoverned",
+  /** A `defensive_behavior_refs` entry is not a governed defensive activity. */
+  specDefensiveBehaviorUngoverned: "participant.behavior-spec-defensive-behavior-ungoverned",
+
   /** Two affordances of one specification declare the same tool, actions and boundaries. */
   affordanceDuplicateRelation: "participant.tool-affordance-duplicate-relation",
   /** An affordance action is not among its specification's actions. */
@@ -72,12 +83,10 @@ export const DiagnosticCode = {
   affordanceBoundaryOutsideParticipant: "participant.tool-affordance-boundary-outside-participant",
   /** The affordance ref is not both declared by the boundary and classified by one of its view rules. */
   affordanceViewUnclassified: "participant.tool-affordance-view-unclassified",
-  /** An affordance `tool_ref` names no `content` entry. */
+  /** An affordance `tool_ref` resolves to nothing, or to something that is not a `content` entry. */
   affordanceToolRefUnbound: "participant.tool-affordance-tool-ref-unbound",
-  /** An affordance action names no declared action contract. */
-  affordanceActionRefUnbound: "participant.tool-affordance-action-contract-ref-unbound",
-  /** An affordance boundary names no declared observation boundary. */
-  affordanceBoundaryRefUnbound: "participant.tool-affordance-observation-boundary-ref-unbound",
+  /** A bare affordance `tool_ref` names both a node and a content entry. */
+  affordanceToolRefAmbiguous: "participant.tool-affordance-tool-ref-ambiguous",
 
   /** An autonomous policy's specification has no explicit `participant_refs`. */
   autonomousExplicitParticipantsRequired: "participant.autonomous-explicit-participants-required",
@@ -128,10 +137,6 @@ export const DiagnosticCode = {
     "participant.autonomous-evaluation-authority-namespace-unsupported",
   /** One participant is owned by two autonomous policies. */
   autonomousParticipantOwnerConflict: "participant.autonomous-participant-owner-conflict",
-  /** `max_action_attempts` or `max_in_flight` (or another bound) is below 1. */
-  autonomousLimitInvalid: "participant.autonomous-limit-invalid",
-  /** The policy `profile` is not v1, v2 or v3. */
-  autonomousProfileUnknown: "participant.autonomous-profile-unknown",
 
   /** A clock names no declared time domain. */
   clockTimeDomainUnbound: "time.clock-time-domain-unbound",

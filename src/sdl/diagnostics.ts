@@ -30,6 +30,8 @@ export interface Finding {
   readonly anchor?: Anchor;
   /** An explicit position, for findings (syntax errors, repeated keys) the pointer cannot place. */
   readonly at?: { readonly line: number; readonly column: number };
+  /** Set on a value of the wrong YAML type, so a union shape can try its next member. */
+  readonly typeMismatch?: boolean;
 }
 
 /** Collects findings and anchors each one through a source locator. */

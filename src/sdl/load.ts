@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { DiagnosticCode } from "./codes.js";
-import type { Diagnostic } from "./diagnostics.js";
+import type { Diagnostic, Finding } from "./diagnostics.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import type { Scenario } from "./scenario.js";
 import { decodeScenario } from "./scenario.js";
@@ -68,15 +68,29 @@ function readScenarioFile(path: string, maxBytes: number): string | Diagnostic {
   }
 }
 
+/** Codes RAES reports at its source stage, before the model is built. */
+const SOURCE_STAGE: ReadonlySet<string> = new Set([DiagnosticCode.noncanonicalField]);
+
+const isError = (finding: Finding) => (finding.severity ?? "error") === "error";
+
+/**
+ * RAES judges in stages (source, model, semantics) and stops at the first stage with an error, so a
+ * structural error is never followed by semantic errors about the entry that failed to load.
+ */
 function loadText(text: string, limits: SourceLimits, file: string | undefined): LoadResult {
   const parsed = parseSource(text, limits);
   const sink = new DiagnosticSink(parsed.locator, file);
   for (const finding of parsed.findings) sink.report(finding);
   let scenario: Scenario | undefined;
   if (parsed.value !== undefined) {
-    const ctx = { report: (finding: Parameters<DiagnosticSink["report"]>[0]) => sink.report(finding) };
-    scenario = decodeScenario(parsed.value, ctx);
-    if (scenario !== undefined) validateScenario(scenario, ctx.report);
+    const model: Finding[] = [];
+    scenario = decodeScenario(parsed.value, { report: (finding) => model.push(finding) });
+    const sourceStop = model.some((finding) => isError(finding) && SOURCE_STAGE.has(finding.code));
+    for (const finding of model) {
+      if (!sourceStop || !isError(finding) || SOURCE_STAGE.has(finding.code)) sink.report(finding);
+    }
+    const structural = parsed.findings.some(isError) || model.some(isError);
+    if (scenario !== undefined && !structural) validateScenario(scenario, (finding) => sink.report(finding));
   }
   const diagnostics = sink.diagnostics
     .map((diagnostic, order) => ({ diagnostic, order }))

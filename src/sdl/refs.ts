@@ -115,9 +115,60 @@ export class ScenarioIndex {
     return isMapping(value) ? Object.keys(value) : [];
   }
 
+  /** Addresses (`section.name`) a bare or qualified ref names, across every named section, as RAES's declaration index resolves it. */
+  declarationsNamed(ref: string): string[] {
+    const out = new Set<string>();
+    for (const section of DECLARING_SECTIONS) {
+      if (this.declares(section, ref)) out.add(`${section}.${ref}`);
+      if (ref.startsWith(`${section}.`) && this.declares(section, ref.slice(section.length + 1)))
+        out.add(ref);
+    }
+    if (this.entities.has(ref)) out.add(`entities.${ref}`);
+    if (ref.startsWith("entities.") && this.entities.has(ref.slice("entities.".length))) out.add(ref);
+    return [...out].sort();
+  }
+
   /** True when a section (interpreted or kept) declares `name`. */
   declares(section: string, name: string): boolean {
     const value = (this.scenario as unknown as Record<string, unknown>)[section];
     return isMapping(value) && Object.hasOwn(value, name);
   }
 }
+
+/** Top-level sections whose keys are declarations (RAES's hash-map sections, less entities and variables). */
+const DECLARING_SECTIONS = [
+  "nodes",
+  "features",
+  "conditions",
+  "propositions",
+  "assertions",
+  "vulnerabilities",
+  "injects",
+  "events",
+  "scripts",
+  "stories",
+  "content",
+  "generated_artifacts",
+  "persistent_volumes",
+  "accounts",
+  "identity_domains",
+  "identity_forests",
+  "identity_facades",
+  "deployment_tenants",
+  "deployment_cells",
+  "relationships",
+  "agents",
+  "action_contracts",
+  "observation_boundaries",
+  "outcome_interpretation_rules",
+  "behavior_specifications",
+  "evidence_requirements",
+  "time_domains",
+  "clocks",
+  "time_domain_mappings",
+  "time_progression_policies",
+  "temporal_constraints",
+  "objectives",
+  "workflows",
+  "variation_points",
+] as const;

@@ -101,7 +101,8 @@ export type TemporalConstraint = Scenario["temporal_constraints"][string];
 /** Decodes a whole document against the closed scenario shape; warns once per uninterpreted section. */
 export function decodeScenario(raw: unknown, ctx: DecodeContext): Scenario | undefined {
   if (!isMapping(raw)) {
-    ctx.report({ code: DiagnosticCode.wrongType, message: "a scenario must be a YAML mapping", path: "" });
+    // RAES rejects a non-mapping document at its parse stage.
+    ctx.report({ code: DiagnosticCode.parse, message: "a scenario must be a YAML mapping", path: "" });
     return undefined;
   }
   const uninterpreted: readonly string[] = UNINTERPRETED_SECTIONS;

@@ -198,7 +198,7 @@ export const actionContractShape = struct(
 export const agentShape = struct({
   entity: required(text({ nonEmpty: true })),
   description: withDefault(text(), ""),
-  actions: withDefault(list(text({ nonEmpty: true }), { unique: true }), []),
+  actions: withDefault(list(text({ nonEmpty: true }), { dedupe: true }), []),
   starting_accounts: withDefault(list(text()), []),
   initial_knowledge: optional(
     struct({
@@ -212,6 +212,6 @@ export const agentShape = struct({
   starting_assertions: withDefault(list(text()), []),
   authority_anchors: withDefault(list(text()), []),
   operating_scope: withDefault(list(text()), []),
-  observation_boundaries: withDefault(list(text({ nonEmpty: true }), { unique: true }), []),
+  observation_boundaries: withDefault(list(text({ nonEmpty: true }), { dedupe: true }), []),
   interactive_access: optional(opaque()),
 });

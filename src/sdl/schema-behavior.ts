@@ -1,11 +1,12 @@
 import { DiagnosticCode } from "./codes.js";
+import { FAILURE_CLASSES } from "./schema-actions.js";
 import type { Infer, Shape } from "./shape.js";
 import { choice, integer, list, opaque, record, text } from "./shape.js";
-import { optional, required, struct, variant, withDefault } from "./struct.js";
+import { optional, reportNoncanonical, required, struct, variant, withDefault } from "./struct.js";
 
 const prose = () => text({ nonEmpty: true });
 const refs = () => list(prose(), { unique: true });
-const limit = (max: number) => integer({ min: 1, max, limitCode: DiagnosticCode.autonomousLimitInvalid });
+const limit = (max: number) => integer({ min: 1, max });
 
 /** The autonomous execution profiles RAES defines; v1 is the default. */
 export const AutonomousProfile = {
@@ -62,14 +63,59 @@ const v1Policy = struct({
   selection_strategy: withDefault(choice(["ordered_cycle"]), "ordered_cycle"),
 });
 
-const activityCandidate = struct({
-  action_ref: required(prose()),
-  weight: required(integer({ min: 1, max: 1_000_000_000 })),
-  depends_on: withDefault(refs(), []),
-  retryable_failure_classes: withDefault(refs(), []),
-  max_retries: withDefault(integer({ min: 0, max: 1024 }), 0),
-  cooldown_ticks: withDefault(integer({ min: 0, max: 1_000_000_000 }), 0),
-});
+const activityCandidate = struct(
+  {
+    action_ref: required(prose()),
+    weight: required(integer({ min: 1, max: 1_000_000_000 })),
+    depends_on: withDefault(list(text({ identifier: true }), { unique: true }), []),
+    retryable_failure_classes: withDefault(list(choice(FAILURE_CLASSES), { unique: true }), []),
+    max_retries: withDefault(integer({ min: 0, max: 1024 }), 0),
+    cooldown_ticks: withDefault(integer({ min: 0, max: 1_000_000_000 }), 0),
+  },
+  [
+    (candidate, fail) => {
+      if (candidate.retryable_failure_classes.length > 0 !== candidate.max_retries > 0) {
+        fail("retryable_failure_classes and max_retries must be declared together", "max_retries");
+      }
+    },
+  ],
+);
+
+type Candidates = Readonly<Record<string, { readonly depends_on: readonly string[] }>>;
+
+/** RAES's candidate graph: dependencies name declared candidates, form no cycle, and leave an initial candidate. */
+function checkCandidateGraph(
+  candidates: Candidates,
+  fail: (message: string, ...path: string[]) => void,
+): void {
+  const ids = Object.keys(candidates);
+  for (const id of ids) {
+    for (const dependency of candidates[id]?.depends_on ?? []) {
+      if (!Object.hasOwn(candidates, dependency)) {
+        fail(`dependency '${dependency}' names no declared candidate`, "action_candidates", id, "depends_on");
+      }
+    }
+  }
+  const state = new Map<string, "visiting" | "done">();
+  let cyclic = false;
+  const visit = (id: string): void => {
+    const seen = state.get(id);
+    if (seen === "done" || cyclic) return;
+    if (seen === "visiting") {
+      cyclic = true;
+      return;
+    }
+    state.set(id, "visiting");
+    for (const dependency of candidates[id]?.depends_on ?? [])
+      if (Object.hasOwn(candidates, dependency)) visit(dependency);
+    state.set(id, "done");
+  };
+  for (const id of ids) visit(id);
+  if (cyclic) fail("the candidate dependency graph must be acyclic", "action_candidates");
+  else if (ids.length > 0 && ids.every((id) => (candidates[id]?.depends_on.length ?? 0) > 0)) {
+    fail("the candidate dependency graph must admit an initial candidate", "action_candidates");
+  }
+}
 
 const activityFields = {
   ...commonPolicy,
@@ -91,17 +137,44 @@ const activityFields = {
   ),
   outside_window_disposition: required(choice(["next_opening", "skip"])),
   empty_eligible_disposition: required(choice(["complete", "wait"])),
-  action_candidates: required(record(activityCandidate)),
+  action_candidates: required(record(activityCandidate, { noncanonical: reportNoncanonical, minEntries: 1 })),
   max_occurrences: required(limit(1_000_000)),
   max_burst_size: withDefault(limit(1024), 1),
 };
 
-const v2Policy = struct({ profile: required(choice([AutonomousProfile.v2])), ...activityFields });
-const v3Policy = struct({
-  profile: required(choice([AutonomousProfile.v3])),
-  ...activityFields,
-  resource_budget: required(opaque()),
-});
+/** RAES's activity bounds: occurrences within attempts, bursts within occurrences, and the candidate graph. */
+const activityRules = [
+  (
+    policy: {
+      readonly action_candidates: Candidates;
+      readonly max_occurrences: number;
+      readonly max_action_attempts: number;
+      readonly max_burst_size: number;
+    },
+    fail: (message: string, ...path: string[]) => void,
+  ) => {
+    checkCandidateGraph(policy.action_candidates, fail);
+    if (policy.max_occurrences > policy.max_action_attempts) {
+      fail("max_occurrences cannot exceed max_action_attempts", "max_occurrences");
+    }
+    if (policy.max_burst_size > policy.max_occurrences) {
+      fail("max_burst_size cannot exceed max_occurrences", "max_burst_size");
+    }
+  },
+];
+
+const v2Policy = struct(
+  { profile: required(choice([AutonomousProfile.v2])), ...activityFields },
+  activityRules,
+);
+const v3Policy = struct(
+  {
+    profile: required(choice([AutonomousProfile.v3])),
+    ...activityFields,
+    resource_budget: required(opaque()),
+  },
+  activityRules,
+);
 
 /** A v1 autonomous execution policy. */
 export type AutonomousPolicyV1 = Infer<typeof v1Policy>;
@@ -116,7 +189,7 @@ const autonomousPolicy: Shape<AutonomousPolicy> = variant<AutonomousPolicy>(
   "profile",
   AutonomousProfile.v1,
   { [AutonomousProfile.v1]: v1Policy, [AutonomousProfile.v2]: v2Policy, [AutonomousProfile.v3]: v3Policy },
-  DiagnosticCode.autonomousProfileUnknown,
+  DiagnosticCode.modelInvalid,
 );
 
 const toolAffordance = struct({

@@ -1,3 +1,4 @@
+import type { Infer } from "./shape.js";
 import { integer, list, text } from "./shape.js";
 import { optional, required, struct, withDefault } from "./struct.js";
 
@@ -74,29 +75,138 @@ const viewRule = struct(
   ],
 );
 
-const viewTransition = struct({
-  transition_id: required(prose()),
-  transition_kind: required(
-    text({ oneOf: ["discovery", "inference", "concealment", "disclosure", "revocation", "deception"] }),
-  ),
-  information_ref: required(prose()),
-  trigger: required(prose()),
-  effective_from: required(prose()),
-  effective_order: required(integer({ min: 0 })),
-  history_event_type: required(
-    text({
-      oneOf: ["action_attempted", "state_transition_recorded", "observation_emitted", "episode_close"],
-    }),
-  ),
-  action_instance_id: optional(prose()),
-  from_disposition: required(text({ oneOf: VIEW_DISPOSITIONS })),
-  to_disposition: required(text({ oneOf: VIEW_DISPOSITIONS })),
-  disclosure_rule: optional(prose()),
-  evidence_refs: withDefault(refs(), []),
-  certainty: required(prose()),
-  latency_profile: required(prose()),
-  realized_backend_disclosure: optional(prose()),
-});
+/** The dispositions each transition kind may move a ref to (RAES SEM-210). */
+const TRANSITION_TARGETS: Readonly<Record<string, readonly string[]>> = {
+  discovery: ["discovered"],
+  inference: ["inferred"],
+  concealment: ["concealed"],
+  disclosure: ["disclosed"],
+  revocation: ["hidden", "concealed"],
+  deception: ["deceptive"],
+};
+
+const viewTransition = struct(
+  {
+    transition_id: required(prose()),
+    transition_kind: required(
+      text({ oneOf: ["discovery", "inference", "concealment", "disclosure", "revocation", "deception"] }),
+    ),
+    information_ref: required(prose()),
+    trigger: required(prose()),
+    effective_from: required(prose()),
+    effective_order: required(integer({ min: 0 })),
+    history_event_type: required(
+      text({
+        oneOf: ["action_attempted", "state_transition_recorded", "observation_emitted", "episode_close"],
+      }),
+    ),
+    action_instance_id: optional(prose()),
+    from_disposition: required(text({ oneOf: VIEW_DISPOSITIONS })),
+    to_disposition: required(text({ oneOf: VIEW_DISPOSITIONS })),
+    disclosure_rule: optional(prose()),
+    evidence_refs: withDefault(refs(), []),
+    certainty: required(prose()),
+    latency_profile: required(prose()),
+    realized_backend_disclosure: optional(prose()),
+  },
+  [
+    (transition, fail) => {
+      const allowed = TRANSITION_TARGETS[transition.transition_kind] ?? [];
+      if (!allowed.includes(transition.to_disposition)) {
+        fail(
+          `${transition.transition_kind} transitions require to_disposition in: ${allowed.join(", ")}`,
+          "to_disposition",
+        );
+      }
+      if (transition.from_disposition === transition.to_disposition) {
+        fail("a view transition must alter the disposition", "to_disposition");
+      }
+      if (transition.transition_kind === "disclosure" && transition.disclosure_rule === undefined) {
+        fail("disclosure transitions need a disclosure_rule", "disclosure_rule");
+      }
+      if (transition.evidence_refs.length === 0) fail("view transitions need evidence_refs", "evidence_refs");
+      const closing = transition.history_event_type === "episode_close";
+      if (closing && transition.action_instance_id !== undefined) {
+        fail("episode_close transitions must not set action_instance_id", "action_instance_id");
+      }
+      if (!closing && transition.action_instance_id === undefined) {
+        fail("transitions other than episode_close need an action_instance_id", "action_instance_id");
+      }
+    },
+  ],
+);
+
+type Boundary = {
+  readonly observable_refs: readonly string[];
+  readonly hidden_refs: readonly string[];
+  readonly evidence_refs: readonly string[];
+  readonly view_rules: readonly Infer<typeof viewRule>[];
+  readonly view_transitions: readonly Infer<typeof viewTransition>[];
+};
+type Fail = (message: string, ...path: (string | number)[]) => void;
+
+/** RAES's projection rules: what is observable, hidden and evidence must not leak into each other. */
+function checkProjection(boundary: Boundary, fail: Fail): void {
+  const evidenceOnly = new Set(
+    boundary.view_rules
+      .filter((rule) => rule.disposition === "evidence_only")
+      .map((rule) => rule.information_ref),
+  );
+  const hidden = new Set(boundary.hidden_refs);
+  boundary.observable_refs.forEach((ref, index) => {
+    if (evidenceOnly.has(ref))
+      fail(`evidence_only ref '${ref}' must not also be observable`, "observable_refs", index);
+  });
+  boundary.evidence_refs.forEach((ref, index) => {
+    if (hidden.has(ref) && !evidenceOnly.has(ref)) {
+      fail(
+        `hidden ref '${ref}' may be evidence only through an evidence_only view rule`,
+        "evidence_refs",
+        index,
+      );
+    }
+  });
+}
+
+/** RAES's transition timeline: unique orders, sensitive exposure disclosed, and each from_disposition matching the view at that point. */
+function checkTransitionTimeline(boundary: Boundary, fail: Fail): void {
+  const rules = new Map(boundary.view_rules.map((rule) => [rule.information_ref, rule]));
+  const orders = new Set<number>();
+  boundary.view_transitions.forEach((transition, index) => {
+    if (orders.has(transition.effective_order)) {
+      fail(
+        `effective_order ${transition.effective_order} is repeated`,
+        "view_transitions",
+        index,
+        "effective_order",
+      );
+    }
+    orders.add(transition.effective_order);
+    const rule = rules.get(transition.information_ref);
+    if (
+      rule !== undefined &&
+      SENSITIVE_CLASSES.includes(rule.boundary_class) &&
+      EXPOSING.includes(transition.to_disposition) &&
+      transition.disclosure_rule === undefined
+    ) {
+      const message = `${transition.transition_kind} transitions exposing ${rule.boundary_class} need a disclosure_rule`;
+      fail(message, "view_transitions", index, "disclosure_rule");
+    }
+  });
+  const view = new Map(boundary.view_rules.map((rule) => [rule.information_ref, rule.disposition as string]));
+  const ordered = boundary.view_transitions
+    .map((transition, index) => ({ transition, index }))
+    .sort((a, b) => a.transition.effective_order - b.transition.effective_order);
+  for (const { transition, index } of ordered) {
+    const current = view.get(transition.information_ref);
+    if (current === undefined) continue;
+    if (current !== transition.from_disposition) {
+      const message = `view transition '${transition.transition_id}' from_disposition does not match the current disposition '${current}'`;
+      fail(message, "view_transitions", index, "from_disposition");
+    }
+    view.set(transition.information_ref, transition.to_disposition);
+  }
+}
 
 /** A participant observation boundary (`observation_boundaries.<name>`). */
 export const observationBoundaryShape = struct(
@@ -149,6 +259,8 @@ export const observationBoundaryShape = struct(
           fail(message, "view_transitions", index, "information_ref");
         }
       });
+      checkProjection(boundary, fail);
+      checkTransitionTimeline(boundary, fail);
     },
   ],
 );

@@ -30,9 +30,10 @@ function describe(raw: unknown): string {
 
 function wrongType(ctx: DecodeContext, pointer: string, expected: string, raw: unknown): undefined {
   ctx.report({
-    code: DiagnosticCode.wrongType,
+    code: DiagnosticCode.modelInvalid,
     message: `expected ${expected}, got ${describe(raw)}`,
     path: pointer,
+    typeMismatch: true,
   });
   return undefined;
 }
@@ -54,14 +55,20 @@ export function text(options: TextOptions = {}): Shape<string> {
   return {
     expected: "a string",
     decode(raw, pointer, ctx) {
-      if (typeof raw !== "string") return wrongType(ctx, pointer, "a string", raw);
+      if (typeof raw !== "string") {
+        // RAES's identifier type rejects any non-string as an identifier error, not a type error.
+        if (!options.identifier) return wrongType(ctx, pointer, "a string", raw);
+        const message = `expected a portable identifier, got ${describe(raw)}`;
+        ctx.report({ code: DiagnosticCode.identifierInvalid, message, path: pointer, typeMismatch: true });
+        return undefined;
+      }
       if (options.nonEmpty && raw.trim() === "") {
-        ctx.report({ code: DiagnosticCode.invalidValue, message: "must not be empty", path: pointer });
+        ctx.report({ code: DiagnosticCode.modelInvalid, message: "must not be empty", path: pointer });
         return undefined;
       }
       if (options.oneOf && !options.oneOf.includes(raw)) {
         const message = `'${raw}' is not one of ${options.oneOf.join(", ")}`;
-        ctx.report({ code: DiagnosticCode.invalidValue, message, path: pointer });
+        ctx.report({ code: DiagnosticCode.modelInvalid, message, path: pointer });
         return undefined;
       }
       if (options.identifier && !isPortableIdentifier(raw)) {
@@ -83,11 +90,10 @@ export function choice<const T extends string>(values: readonly T[]): Shape<T> {
   };
 }
 
-/** Options for an integer field; `limitCode` replaces the generic range code. */
+/** Options for an integer field. */
 export interface IntegerOptions {
   readonly min?: number;
   readonly max?: number;
-  readonly limitCode?: DiagnosticCode;
 }
 
 /** An integer within optional bounds. */
@@ -101,8 +107,7 @@ export function integer(options: IntegerOptions = {}): Shape<number> {
       const tooHigh = options.max !== undefined && raw > options.max;
       if (tooLow || tooHigh) {
         const bound = tooLow ? `at least ${options.min}` : `at most ${options.max}`;
-        const code = options.limitCode ?? DiagnosticCode.invalidValue;
-        ctx.report({ code, message: `${raw} must be ${bound}`, path: pointer });
+        ctx.report({ code: DiagnosticCode.modelInvalid, message: `${raw} must be ${bound}`, path: pointer });
         return undefined;
       }
       return raw;
@@ -142,7 +147,7 @@ export function either<A, B>(first: Shape<A>, second: Shape<B>): Shape<A | B> {
         const probe: Finding[] = [];
         const value = shape.decode(raw, pointer, { report: (finding) => probe.push(finding) });
         if (probe.length === 0) return value;
-        if (probe.some((finding) => finding.code !== DiagnosticCode.wrongType)) {
+        if (probe.some((finding) => finding.typeMismatch !== true)) {
           for (const finding of probe) ctx.report(finding);
           return undefined;
         }
@@ -155,6 +160,8 @@ export function either<A, B>(first: Shape<A>, second: Shape<B>): Shape<A | B> {
 /** Options for a list. */
 export interface ListOptions {
   readonly unique?: boolean;
+  /** Drop a repeated entry silently, keeping the first (RAES de-duplicates these lists). */
+  readonly dedupe?: boolean;
   readonly minItems?: number;
 }
 
@@ -166,7 +173,7 @@ export function list<T>(item: Shape<T>, options: ListOptions = {}): Shape<readon
       if (!Array.isArray(raw)) return wrongType(ctx, pointer, "a list", raw);
       if (options.minItems !== undefined && raw.length < options.minItems) {
         const message = `needs at least ${options.minItems} item${options.minItems === 1 ? "" : "s"}`;
-        ctx.report({ code: DiagnosticCode.invalidValue, message, path: pointer });
+        ctx.report({ code: DiagnosticCode.modelInvalid, message, path: pointer });
       }
       const out: T[] = [];
       const seen = new Set<unknown>();
@@ -174,9 +181,10 @@ export function list<T>(item: Shape<T>, options: ListOptions = {}): Shape<readon
         const at = joinPointer(pointer, index);
         const value = item.decode(entry, at, ctx);
         if (value === undefined) return;
+        if (options.dedupe && seen.has(value)) return;
         if (options.unique && seen.has(value)) {
           ctx.report({
-            code: DiagnosticCode.duplicateItem,
+            code: DiagnosticCode.modelInvalid,
             message: `'${String(value)}' is repeated`,
             path: at,
           });
@@ -190,15 +198,28 @@ export function list<T>(item: Shape<T>, options: ListOptions = {}): Shape<readon
   };
 }
 
+/** Options for a record. */
+export interface RecordOptions {
+  /** Set when RAES treats the keys as structural, not literal names: it reports a non-canonical key (a source error). */
+  readonly noncanonical?: (key: string, at: string, ctx: DecodeContext) => boolean;
+  /** The fewest entries allowed. */
+  readonly minEntries?: number;
+}
+
 /** A mapping from declared names (portable identifiers) to values. */
-export function record<T>(value: Shape<T>): Shape<Readonly<Record<string, T>>> {
+export function record<T>(value: Shape<T>, options: RecordOptions = {}): Shape<Readonly<Record<string, T>>> {
   return {
     expected: "a mapping",
     decode(raw, pointer, ctx) {
       if (!isMapping(raw)) return wrongType(ctx, pointer, "a mapping", raw);
       const out: Record<string, T> = Object.create(null);
+      if (options.minEntries !== undefined && Object.keys(raw).length < options.minEntries) {
+        const message = `needs at least ${options.minEntries} entr${options.minEntries === 1 ? "y" : "ies"}`;
+        ctx.report({ code: DiagnosticCode.modelInvalid, message, path: pointer });
+      }
       for (const [key, entry] of Object.entries(raw)) {
         const at = joinPointer(pointer, key);
+        if (options.noncanonical?.(key, at, ctx)) continue;
         if (!isPortableIdentifier(key)) {
           const message = `'${key}' is not a portable identifier ([a-z0-9][a-z0-9_-]{0,63})`;
           ctx.report({ code: DiagnosticCode.identifierInvalid, message, path: at, anchor: "key" });

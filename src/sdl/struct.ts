@@ -31,6 +31,24 @@ export type StructOf<F extends Record<string, AnyField>> = Simplify<
   }
 >;
 
+/** RAES's canonical spelling of a structural key: lower case, `_` for `-`. */
+export function canonicalKey(key: string): string {
+  return key.toLowerCase().replaceAll("-", "_");
+}
+
+/** Reports a structural key that is not canonically spelled (RAES rejects it before the model stage). */
+export function reportNoncanonical(key: string, at: string, ctx: DecodeContext): boolean {
+  const canonical = canonicalKey(key);
+  if (canonical === key) return false;
+  ctx.report({
+    code: DiagnosticCode.noncanonicalField,
+    message: `structural field '${key}' must use canonical spelling '${canonical}'`,
+    path: at,
+    anchor: "key",
+  });
+  return true;
+}
+
 /** Marks a field as required. */
 export function required<T>(shape: Shape<T>): RequiredField<T> {
   return { shape, mode: "required" };
@@ -59,13 +77,19 @@ export function struct<F extends Record<string, AnyField>>(
     expected: "a mapping",
     decode(raw, pointer, ctx) {
       if (!isMapping(raw)) {
-        ctx.report({ code: DiagnosticCode.wrongType, message: `expected a mapping`, path: pointer });
+        ctx.report({
+          code: DiagnosticCode.modelInvalid,
+          message: `expected a mapping`,
+          path: pointer,
+          typeMismatch: true,
+        });
         return undefined;
       }
       for (const key of Object.keys(raw)) {
         if (!Object.hasOwn(fields, key)) {
+          if (reportNoncanonical(key, joinPointer(pointer, key), ctx)) continue;
           ctx.report({
-            code: DiagnosticCode.unknownField,
+            code: DiagnosticCode.modelInvalid,
             message:
               names.length <= 16
                 ? `unknown key '${key}' (allowed: ${names.join(", ")})`
@@ -83,7 +107,7 @@ export function struct<F extends Record<string, AnyField>>(
         if (!Object.hasOwn(raw, name)) {
           if (field.mode === "required") {
             ctx.report({
-              code: DiagnosticCode.required,
+              code: DiagnosticCode.modelInvalid,
               message: `missing required key '${name}'`,
               path: at,
             });
@@ -103,7 +127,7 @@ export function struct<F extends Record<string, AnyField>>(
       for (const rule of rules) {
         rule(value, (message, ...path) => {
           const finding: Finding = {
-            code: DiagnosticCode.invalidValue,
+            code: DiagnosticCode.modelInvalid,
             message,
             path: joinPointer(pointer, ...path),
           };
@@ -126,7 +150,12 @@ export function variant<T>(
     expected: "a mapping",
     decode(raw, pointer, ctx: DecodeContext) {
       if (!isMapping(raw)) {
-        ctx.report({ code: DiagnosticCode.wrongType, message: `expected a mapping`, path: pointer });
+        ctx.report({
+          code: DiagnosticCode.modelInvalid,
+          message: `expected a mapping`,
+          path: pointer,
+          typeMismatch: true,
+        });
         return undefined;
       }
       const tag = raw[key] ?? fallback;
@@ -139,7 +168,19 @@ export function variant<T>(
         });
         return undefined;
       }
-      return shape.decode(raw, pointer, ctx);
+      // RAES's policy is an untagged union: when the matching member fails, every other member fails too,
+      // so it always adds a model error beside the member's own (identifier) errors.
+      const findings: Finding[] = [];
+      const value = shape.decode(raw, pointer, { report: (finding) => findings.push(finding) });
+      for (const finding of findings) ctx.report(finding);
+      if (findings.some((finding) => (finding.severity ?? "error") === "error")) {
+        ctx.report({
+          code: DiagnosticCode.modelInvalid,
+          message: `no ${key} variant accepts this value`,
+          path: pointer,
+        });
+      }
+      return value;
     },
   };
 }

@@ -5,6 +5,7 @@ import { checkTimeModel } from "./check-time.js";
 import type { Finding } from "./diagnostics.js";
 import { ScenarioIndex } from "./refs.js";
 import type { Scenario } from "./scenario.js";
+import { checkVocabularies } from "./vocabularies.js";
 
 /** Runs every semantic check on a decoded scenario and reports all findings, never only the first. */
 export function validateScenario(scenario: Scenario, report: (finding: Finding) => void): void {
@@ -13,6 +14,7 @@ export function validateScenario(scenario: Scenario, report: (finding: Finding) 
   checkContentAndActions(index, report);
   checkBoundaries(index, report);
   checkSpecificationRefs(index, report);
+  checkVocabularies(index, report);
   checkAutonomousPolicies(index, report);
   checkToolAffordances(index, report);
   checkTimeModel(index, report);

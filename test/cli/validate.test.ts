@@ -36,9 +36,9 @@ describe("raes validate", () => {
     assert.equal(status, 1);
     assert.match(
       stdout,
-      new RegExp(`^${path}:\\d+:28: error participant\\.autonomous-limit-invalid 0 must be at least 1$`, "m"),
+      new RegExp(`^${path}:\\d+:28: error sdl\\.model\\.invalid 0 must be at least 1$`, "m"),
     );
-    assert.match(stdout, /: 1 errors, 8 warnings\n$/);
+    assert.match(stdout, /: 2 errors, 8 warnings\n$/);
   });
 
   it("prints {file, ok, diagnostics} with --json", () => {

@@ -72,7 +72,7 @@ describe("source limits", () => {
 
   it("reports a document that is not a mapping", () => {
     const { diagnostics } = loadScenario("- just\n- a list\n", { source: "text" });
-    assert.deepEqual(errorsOf(diagnostics), [{ code: "sdl.model.type", path: "" }]);
+    assert.deepEqual(errorsOf(diagnostics), [{ code: "sdl.parse", path: "" }]);
   });
 
   it("reports empty input as a parse error", () => {

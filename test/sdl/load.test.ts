@@ -65,7 +65,7 @@ describe("loadScenario on the example", () => {
   it("anchors a diagnostic at the line and column of the offending value", () => {
     const text = EXAMPLE_TEXT.replace("      max_action_attempts: 2\n", "      max_action_attempts: 0\n");
     const { diagnostics } = loadScenario(text, { file: "edited.yaml" });
-    const error = diagnostics.find((d) => d.severity === "error");
+    const error = diagnostics.find((d) => d.severity === "error" && d.path.endsWith("/max_action_attempts"));
     const lineIndex = text.split("\n").indexOf("      max_action_attempts: 0");
     assert.equal(error?.line, lineIndex + 1);
     assert.equal(error?.column, "      max_action_attempts: ".length + 1);
@@ -75,17 +75,44 @@ describe("loadScenario on the example", () => {
     );
   });
 
-  it("collects every error rather than stopping at the first", () => {
-    const text = EXAMPLE_TEXT.replace("      max_action_attempts: 2\n", "      max_action_attempts: 0\n")
-      .replace("      clock_ref: scenario-clock\n", "      clock_ref: 7\n")
-      .replace("    time_domain_ref: scenario\n", "    time_domain_ref: mars\n");
-    const codes = loadScenario(text)
+  it("collects every error of a stage rather than stopping at the first", () => {
+    const structural = EXAMPLE_TEXT.replace(
+      "      max_action_attempts: 2\n",
+      "      max_action_attempts: 0\n",
+    ).replace("      clock_ref: scenario-clock\n", "      clock_ref: 7\n");
+    const paths = loadScenario(structural)
+      .diagnostics.filter((d) => d.severity === "error")
+      .map((d) => `${d.code} ${d.path}`);
+    const policy = "/behavior_specifications/participant-behavior/autonomous_execution";
+    assert.deepEqual(paths.sort(), [
+      `sdl.model.invalid ${policy}`,
+      `sdl.model.invalid ${policy}/clock_ref`,
+      `sdl.model.invalid ${policy}/max_action_attempts`,
+    ]);
+    const semantic = EXAMPLE_TEXT.replace(
+      "    time_domain_ref: scenario\n",
+      "    time_domain_ref: mars\n",
+    ).replace(
+      "      progression_policy_ref: scenario-progression\n",
+      "      progression_policy_ref: missing\n",
+    );
+    const codes = loadScenario(semantic)
       .diagnostics.filter((d) => d.severity === "error")
       .map((d) => d.code);
     assert.deepEqual(codes.sort(), [
-      "participant.autonomous-limit-invalid",
-      "sdl.model.type",
+      "participant.autonomous-progression-unbound",
       "time.clock-time-domain-unbound",
     ]);
+  });
+
+  it("reports no semantic error after a structural one (RAES stops at the model stage)", () => {
+    const text = EXAMPLE_TEXT.replace(
+      "  probe-customer-portal-login:\n    semantic_version: 1.0.0\n",
+      "  probe-customer-portal-login:\n",
+    );
+    const codes = loadScenario(text)
+      .diagnostics.filter((d) => d.severity === "error")
+      .map((d) => d.code);
+    assert.deepEqual(codes, ["sdl.model.invalid"]);
   });
 });

@@ -1,0 +1,104 @@
+"""Records the RAES reference's verdict and issue codes for every emitted differential scenario.
+
+Run once, by hand (tests never need it):
+  RAES_PY=/work/raes-py python3 tools/sdl-differential/record.py CASE_DIR OUT_JSON [ORACLE_DIR]
+CASE_DIR holds <id>.sdl.yaml files written by generate.ts. OUT_JSON gets, per case, RAES's
+verdict (valid/invalid), the stage that decided it, its sorted code set and the messages.
+
+Codes: parse-stage diagnostics carry RAES codes. Semantic issues that RAES's validator renders
+from a coded issue (participant.*, objective.*) keep that code; the recorder reads it by
+wrapping the validator's renderers. RAES renders some semantic errors without any code
+(plain prose, e.g. "Agent 'a' references undefined entity 'e'"); those get the raes-ts code
+for the same rule through UNCODED below, so the fixture shows which are translations.
+"""
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+ORACLE = sys.argv[3] if len(sys.argv) > 3 else "/work/shared/raes-oracle"
+sys.path.insert(0, ORACLE)
+import raes_oracle_env  # noqa: E402,F401
+from raes import SDLParseError, SDLValidationError, parse_sdl  # noqa: E402
+from raes.validator import _content_objectives as co  # noqa: E402
+
+# RAES prose (no code) -> the raes-ts code for the same rule.
+UNCODED = [
+    (r"^Agent '[^']*' references undefined entity", "participant.agent-entity-unbound"),
+    (r"^Agent '[^']*' initial_knowledge (host|service|subnet|account) ", "participant.agent-initial-knowledge-unbound"),
+    (r"^Agent '[^']*' allowed_subnet ", "participant.agent-allowed-subnet-unbound"),
+    (r"^Agent '[^']*' (authority_anchor|operating_scope|starting_account)", "sdl.ref.unbound"),
+    (r"^Content '[^']*' target", "sdl.ref.unbound"),
+    (r"tool_ref '[^']*' is ambiguous", "participant.tool-affordance-tool-ref-ambiguous"),
+    (r"tool affordance '[^']*' tool_ref ", "participant.tool-affordance-tool-ref-unbound"),
+    (r"^Clock '[^']*' time_domain_ref '[^']*' does not reference", "time.clock-time-domain-unbound"),
+    (r"^Time progression policy '[^']*' clock_ref '[^']*' does not reference", "time.progression-clock-unbound"),
+    (r"^Time progression policy '[^']*' duplicates clock_ref", "time.progression-clock-duplicate"),
+    (r"^Time progression policy '[^']*' requires (reset|replay) behavior", "time.progression-reset-unsupported"),
+    (r"^Temporal constraint '[^']*' clock_ref '[^']*' does not reference", "time.constraint-clock-unbound"),
+    (r"^Temporal constraint '[^']*' subject_ref ", "time.constraint-subject-unbound"),
+]
+
+captured = []
+
+
+def _wrap(name):
+    original = getattr(co._ContentObjectivesMixin, name)
+
+    def render(issue):
+        message = original(issue)
+        captured.append((message, issue.code))
+        return message
+
+    setattr(co._ContentObjectivesMixin, name, staticmethod(render))
+
+
+for _name in ("_format_participant_behavior_issue", "_format_objective_issue", "_format_participant_outcome_issue"):
+    _wrap(_name)
+
+
+def code_for_message(message):
+    for rendered, code in captured:
+        if rendered == message:
+            return code
+    for pattern, code in UNCODED:
+        if re.search(pattern, message):
+            return code
+    return "raes.uncoded"
+
+
+def _short(messages):
+    # Messages are kept for review only; the tests compare verdicts and codes.
+    return [m if len(m) <= 240 else m[:237] + "..." for m in messages[:6]]
+
+
+def judge(text):
+    captured.clear()
+    try:
+        parse_sdl(text)
+    except SDLParseError as exc:
+        codes = [d.code for d in exc.diagnostics] or ["sdl.parse"]
+        messages = [f"{d.pointer}: {d.message}" for d in exc.diagnostics] or [exc.details]
+        return {"verdict": "invalid", "stage": "parse", "codes": sorted(set(codes)), "messages": _short(messages)}
+    except SDLValidationError as exc:
+        codes = [code_for_message(m) for m in exc.errors]
+        return {"verdict": "invalid", "stage": "semantic", "codes": sorted(set(codes)), "messages": _short(list(exc.errors))}
+    return {"verdict": "valid", "stage": "semantic", "codes": [], "messages": []}
+
+
+def main():
+    case_dir, out = Path(sys.argv[1]), Path(sys.argv[2])
+    results = {}
+    for path in sorted(case_dir.glob("*.sdl.yaml")):
+        results[path.name.removesuffix(".sdl.yaml")] = judge(path.read_text(encoding="utf-8"))
+    out.write_text(json.dumps({"raes_reference": "OpenRAE/rae python (RAES_PY)", "cases": results}, indent=1, sort_keys=True) + "\n")
+    print(f"recorded {len(results)} cases; valid {sum(r['verdict'] == 'valid' for r in results.values())}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--one":
+        print(json.dumps(judge(Path(sys.argv[2]).read_text()), indent=1))
+    else:
+        main()
