@@ -77,7 +77,8 @@ export function compileBehavior(
     specifications.push({
       address: specAddress,
       name: specName,
-      participantAddresses: [...new Set(specParticipants)],
+      participantAddresses: [...new Set(policyParticipants)],
+      scopeParticipantAddresses: [...new Set(specParticipants)],
       actionContractAddresses: actionAddresses(spec.action_contract_refs),
       observationBoundaryAddresses: boundaryAddresses(spec.observation_boundary_refs),
       toolAffordanceAddresses: affordanceAddresses.sort(compare),

@@ -44,7 +44,10 @@ export interface CompiledParticipant {
 export interface CompiledBehaviorSpecification {
   readonly address: string;
   readonly name: string;
+  /** As RAES: the declared agents of `participant_refs` only, in authored order. */
   readonly participantAddresses: readonly string[];
+  /** raes-ts only: `participant_refs` together with the agents whose role is in `participant_role_refs` (the participants an unscoped affordance binds). */
+  readonly scopeParticipantAddresses: readonly string[];
   readonly actionContractAddresses: readonly string[];
   readonly observationBoundaryAddresses: readonly string[];
   readonly toolAffordanceAddresses: readonly string[];

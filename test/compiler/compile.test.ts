@@ -161,7 +161,8 @@ describe("compileScenario on valid variants", () => {
       ],
     );
     const spec = model.behaviorSpecifications["participant.behavior-specification.manual-behavior"];
-    assert.deepEqual(spec?.participantAddresses, [HELPER, PARTICIPANT]);
+    assert.deepEqual(spec?.participantAddresses, []);
+    assert.deepEqual(spec?.scopeParticipantAddresses, [HELPER, PARTICIPANT]);
     assert.equal(spec?.autonomousPolicyAddress, undefined);
     assert.deepEqual(model.autonomousPolicies[POLICY]?.participantAddresses, [PARTICIPANT]);
   });
