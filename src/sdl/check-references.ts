@@ -160,10 +160,10 @@ const SECTIONS_FOR_BARE_NAMES = [
 export function checkContentAndActions(index: ScenarioIndex, report: Report): void {
   const { scenario } = index;
   for (const [name, content] of Object.entries(scenario.content)) {
-    if (content.target !== "" && !Object.hasOwn(scenario.nodes, content.target)) {
+    if (content.target !== "" && scenario.nodes[content.target]?.type !== "vm") {
       report({
         code: DiagnosticCode.refUnbound,
-        message: `content '${name}' targets undeclared node '${content.target}'`,
+        message: `content '${name}' target '${content.target}' names no declared VM node`,
         path: joinPointer("/content", name, "target"),
       });
     }
@@ -191,6 +191,21 @@ export function checkContentAndActions(index: ScenarioIndex, report: Report): vo
       });
     });
     contract.interactions.forEach((interaction, i) => {
+      const named: [string, string][] = [
+        [interaction.target, joinPointer(at, "interactions", i, "target")],
+        ...interaction.shared_state_refs.map((ref, j): [string, string] => [
+          ref,
+          joinPointer(at, "interactions", i, "shared_state_refs", j),
+        ]),
+      ];
+      for (const [ref, path] of named) {
+        if (resolvesNamed(index, ref)) continue;
+        report({
+          code: DiagnosticCode.refUnbound,
+          message: `interaction ref '${ref}' names nothing declared`,
+          path,
+        });
+      }
       interaction.related_actions.forEach((related, j) => {
         if (!Object.hasOwn(scenario.action_contracts, related)) {
           report({

@@ -228,6 +228,9 @@ export const behaviorSpecificationShape = struct(
       if (spec.participant_refs.length === 0 && spec.participant_role_refs.length === 0) {
         fail("a behavior specification needs participant_refs or participant_role_refs");
       }
+      if (spec.extensions !== undefined && spec.extension_policy !== "governed-extension") {
+        fail("extensions require extension_policy governed-extension", "extensions");
+      }
     },
   ],
 );

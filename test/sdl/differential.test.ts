@@ -20,6 +20,10 @@ const FAMILIES = [
   "tool-ref",
   "structural",
   "references",
+  "action-contracts",
+  "topology",
+  "time-model",
+  "behavior-spec",
 ];
 
 interface Outcome {

@@ -31,6 +31,7 @@ UNCODED = [
     (r"^Agent '[^']*' allowed_subnet ", "participant.agent-allowed-subnet-unbound"),
     (r"^Agent '[^']*' (authority_anchor|operating_scope|starting_account)", "sdl.ref.unbound"),
     (r"^Content '[^']*' target", "sdl.ref.unbound"),
+    (r"^Action contract '[^']*' interaction\[\d+\] (target|shared_state_ref) ", "sdl.ref.unbound"),
     (r"tool_ref '[^']*' is ambiguous", "participant.tool-affordance-tool-ref-ambiguous"),
     (r"tool affordance '[^']*' tool_ref ", "participant.tool-affordance-tool-ref-unbound"),
     (r"^Clock '[^']*' time_domain_ref '[^']*' does not reference", "time.clock-time-domain-unbound"),
