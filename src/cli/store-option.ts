@@ -10,9 +10,16 @@ export function storeOption(command: Command): Command {
   );
 }
 
-/** Opens the store, runs the work, and always closes it. */
-export async function withStore<T>(url: string, work: (store: ControlPlaneStore) => Promise<T>): Promise<T> {
-  const store = await openControlPlaneStore(url);
+/**
+ * Opens the store, runs the work, and always closes it. Commands that only read or amend a control plane
+ * pass `create: false`, so a mistyped `--store` is "no store at …" (exit 2), never a new empty database.
+ */
+export async function withStore<T>(
+  url: string,
+  work: (store: ControlPlaneStore) => Promise<T>,
+  options: { readonly create?: boolean } = {},
+): Promise<T> {
+  const store = await openControlPlaneStore(url, options.create === false ? { create: false } : {});
   try {
     return await work(store);
   } finally {

@@ -89,7 +89,7 @@ describe("raes run / history / operation / resolve / resume", () => {
     const id = `participant.autonomous-execution.participant-behavior:${P}:0:tool=1`;
     assert.match(
       run.stdout,
-      new RegExp(`raes resolve ${id.replace(/[.]/g, "\\.")} --effect confirmed\\|absent`),
+      new RegExp(`raes resolve ${id.replace(/[.]/g, "\\.")} --effect confirmed --store`),
     );
     const op = await raes(["operation", id, "--store", store, "--json"]);
     assert.deepEqual(

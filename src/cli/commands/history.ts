@@ -25,7 +25,7 @@ function timelineTitle(options: HistoryOptions): string {
 }
 
 async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file: string): Promise<void> {
-  const input = await withStore(options.store, (store) => readTimelineInput(store, query));
+  const input = await withStore(options.store, (store) => readTimelineInput(store, query), { create: false });
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, renderTimelineHtml({ ...input, title: timelineTitle(options) }));
@@ -61,7 +61,7 @@ export function registerHistoryCommand(program: Command): void {
       ...(options.episode === undefined ? {} : { episodeId: options.episode }),
     };
     if (options.html !== undefined) return writeTimeline(options, query, options.html);
-    const events = await withStore(options.store, (store) => store.listEvents(query));
+    const events = await withStore(options.store, (store) => store.listEvents(query), { create: false });
     if (options.json) return printJson({ events });
     for (const event of events) process.stdout.write(`${describeEvent(event)}\n`);
     if (events.length === 0) process.stdout.write("no history events\n");

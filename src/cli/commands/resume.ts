@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { resumedScheduler, unresolvedIndeterminateActions } from "../../operations/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
+import { resolveCommands } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 type ResumeAnswer =
@@ -49,13 +50,14 @@ export function registerResumeCommand(program: Command): void {
       )
       .option("--json", "print the answer as JSON"),
   ).action(async (participant: string, options: { store: string; json?: boolean }) => {
-    const answer = await withStore(options.store, (store) => resume(store, participant));
+    const answer = await withStore(options.store, (store) => resume(store, participant), { create: false });
     if ("error" in answer) process.exitCode = ExitCode.findings;
     if (options.json) return printJson(answer);
     if ("resumed" in answer) return void process.stdout.write(`resumed ${participant}\n`);
     process.stderr.write(`raes: ${answer.error}: ${answer.message}\n`);
     for (const id of answer.unresolved ?? []) {
-      process.stderr.write(`  raes resolve ${id} --effect confirmed|absent --store ${options.store}\n`);
+      const commands = resolveCommands(id, options.store);
+      process.stderr.write(`  ${commands.confirmed}\n  ${commands.absent}\n`);
     }
   });
 }

@@ -7,6 +7,7 @@ import { loadScenario } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { loadRuntimeModule } from "../load-runtime.js";
 import { RunProgress } from "../progress.js";
+import { resolveCommands } from "../shell.js";
 import { storeOption } from "../store-option.js";
 
 interface RunOptions {
@@ -109,16 +110,21 @@ export function registerRunCommand(program: Command): void {
     const summary = {
       ...progress.toJSON(),
       stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
-      resolve: indeterminate.map(
-        (id) => `raes resolve ${id} --effect confirmed|absent --store ${options.store}`,
-      ),
+      resolve: indeterminate.flatMap((id) => {
+        const commands = resolveCommands(id, options.store);
+        return [commands.confirmed, commands.absent];
+      }),
     };
     if (options.json) printJson(summary);
     else {
       process.stdout.write(`${progress.line()}\n`);
       for (const s of stopped)
         process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
-      for (const command of summary.resolve) process.stdout.write(`resolve with: ${command}\n`);
+      if (summary.resolve.length > 0)
+        process.stdout.write(
+          "resolve each indeterminate action with one of (the effect happened / did not):\n",
+        );
+      for (const command of summary.resolve) process.stdout.write(`  ${command}\n`);
     }
     if (stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
       process.exitCode = ExitCode.findings;

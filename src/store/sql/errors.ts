@@ -1,4 +1,4 @@
-import { LeaseLostError, StoreConflictError, StoreUnavailableError } from "../errors.js";
+import { LeaseLostError, StoreConflictError, StoreMissingError, StoreUnavailableError } from "../errors.js";
 
 /**
  * Maps a driver failure to the store's errors: the store's own pass through, a failure `isConflict`
@@ -8,7 +8,8 @@ export function storeError(url: string, error: unknown, isConflict: (error: unkn
   if (
     error instanceof StoreConflictError ||
     error instanceof LeaseLostError ||
-    error instanceof StoreUnavailableError
+    error instanceof StoreUnavailableError ||
+    error instanceof StoreMissingError
   ) {
     return error;
   }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { DelegatingStore } from "../delegating.js";
+import { StoreMissingError } from "../errors.js";
 import { storeError } from "../sql/errors.js";
 import { SqliteLeases } from "./leases.js";
 import { SqliteReads } from "./reads.js";
@@ -16,6 +17,8 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Opens an existing file without write access (as when it has no write permission bit): reads work, writes are refused. */
   readonly readOnly?: boolean;
+  /** When false, the file must exist with the schema; otherwise `StoreMissingError` and nothing is created. */
+  readonly create?: boolean;
 }
 
 /** The default control plane: one SQLite file in WAL mode, shareable by several processes. */
@@ -39,12 +42,17 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     let db: Database.Database | undefined;
     try {
       const readOnly = options.readOnly === true || isWriteProtected(file);
-      if (!readOnly) mkdirSync(dirname(file), { recursive: true });
+      const mustExist = readOnly || options.create === false;
+      if (mustExist && !existsSync(file))
+        throw new StoreMissingError(`no store at ${url} (${file} does not exist)`);
+      if (!mustExist) mkdirSync(dirname(file), { recursive: true });
       db = new Database(file, {
         readonly: readOnly,
-        fileMustExist: readOnly,
+        fileMustExist: mustExist,
         timeout: options.busyTimeoutMs ?? 5000,
       });
+      if (mustExist && !hasSchema(db))
+        throw new StoreMissingError(`no store at ${url} (${file} has no control-plane tables)`);
       if (readOnly) {
         assertSchemaCurrent(db);
       } else {
@@ -73,6 +81,14 @@ export class SqliteControlPlaneStore extends DelegatingStore {
  */
 function isWriteProtected(file: string): boolean {
   return existsSync(file) && (statSync(file).mode & 0o222) === 0;
+}
+
+/** Whether the file holds a control plane (its migrations table), so an empty or foreign file is no store. */
+function hasSchema(db: Database.Database): boolean {
+  return (
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !==
+    undefined
+  );
 }
 
 /** A constraint failure is a conflict. */
