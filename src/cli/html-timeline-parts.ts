@@ -2,7 +2,7 @@ import {
   type DetailPanels,
   invocationDetail,
   invocationStatus,
-  resolveCommand,
+  resolveCommandsHtml,
   settlementClass,
   statusClass,
   toolActionDetail,
@@ -49,7 +49,7 @@ function mark(action: TimelineToolAction, position: number, details: DetailPanel
   return [
     `<li class="mark-slot"><button type="button" class="mark s-${kind}${resolution}"`,
     ` data-tool-action="${escapeHtml(action.id)}" data-settlement="${escapeHtml(settlement)}"`,
-    ` data-admission-ordinal="${ordinal}" data-detail="${details.add(toolActionDetail(action, position))}"`,
+    ` data-admission-ordinal="${ordinal}" data-detail="${details.add(toolActionDetail(action, position, details.storeUrl))}"`,
     ` aria-pressed="false" aria-label="${escapeHtml(label)}" title="${escapeHtml(label)}">`,
     `<span aria-hidden="true">${GLYPHS[kind] ?? "•"}</span></button>`,
     `<span class="ordinal" aria-hidden="true">${ordinal}</span></li>`,
@@ -95,7 +95,7 @@ function indeterminateActions(participant: TimelineParticipant): TimelineToolAct
   );
 }
 
-function resolutionSummary(participant: TimelineParticipant): string {
+function resolutionSummary(participant: TimelineParticipant, storeUrl: string): string {
   const actions = indeterminateActions(participant);
   if (actions.length === 0) return "";
   const open = actions.filter(needsResolution);
@@ -103,7 +103,7 @@ function resolutionSummary(participant: TimelineParticipant): string {
   const openList = open
     .map(
       (action) =>
-        `<li data-unresolved="${escapeHtml(action.id)}"><code class="command">${escapeHtml(resolveCommand(action.id))}</code></li>`,
+        `<li data-unresolved="${escapeHtml(action.id)}"><code>${escapeHtml(action.id)}</code>${resolveCommandsHtml(action.id, storeUrl)}</li>`,
     )
     .join("");
   const resolvedList = resolved
@@ -156,7 +156,7 @@ export function participantSection(participant: TimelineParticipant, details: De
     `<header class="participant-head"><div><h2><code>${escapeHtml(participant.address)}</code></h2>`,
     `<p class="muted">${participant.invocations.length} invocation${participant.invocations.length === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
     `<div class="schedulers">${schedulers}</div></header>`,
-    resolutionSummary(participant),
+    resolutionSummary(participant, details.storeUrl),
     timeline.join(""),
     empty,
     "</section>",

@@ -85,7 +85,12 @@ describe("renderTimelineHtml on a history the real runtime wrote", () => {
     const page = visibleMarkup(html);
     assert.match(page, /data-scheduler="stopped" data-stop-reason="tool_action_indeterminate"/);
     assert.deepEqual(attributeValues(page, "data-unresolved"), [run.unresolvedId]);
-    assert.ok(page.includes(`raes resolve ${run.unresolvedId} --effect confirmed|absent`));
+    // One command per decision, each naming the store, so it runs as printed; never a shell pipe.
+    for (const effect of ["confirmed", "absent"]) {
+      const command = `raes resolve ${run.unresolvedId} --effect ${effect} --store sqlite:.raes/control-plane.db`;
+      assert.ok(page.includes(`data-effect="${effect}">${command}</code>`), effect);
+    }
+    assert.ok(!page.includes("confirmed|absent"));
     assert.deepEqual(attributeValues(page, "data-resolved"), [run.resolvedId]);
     assert.match(page, /effect_confirmed/);
     assert.equal(attributeValues(page, "data-tool-action").filter((id) => id === run.unresolvedId).length, 1);
@@ -249,7 +254,10 @@ describe("the timeline page in headless Chromium", { skip: browserSkipReason() }
 
     await page.locator(`[data-tool-action="${run.unresolvedId}"]`).click();
     assert.equal(await mark.getAttribute("aria-pressed"), "false");
-    assert.match((await panel.textContent()) ?? "", /raes resolve \S+:3:tool=3 --effect confirmed\|absent/);
+    const commands = await panel.locator("code.command").allTextContents();
+    assert.equal(commands.length, 2);
+    assert.match(commands[0] ?? "", /^raes resolve \S+:3:tool=3 --effect confirmed --store sqlite:\S+$/);
+    assert.match(commands[1] ?? "", /^raes resolve \S+:3:tool=3 --effect absent --store sqlite:\S+$/);
 
     const shot = join(dir, "timeline.png");
     await page.screenshot({ path: shot, fullPage: true });

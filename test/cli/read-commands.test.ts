@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -24,10 +24,10 @@ const READ_COMMANDS: readonly (readonly string[])[] = [
 ];
 
 /** Runs the built CLI under plain node, as an installed `raes` runs. */
-function builtRaes(args: readonly string[]): Promise<CliRun> {
+function builtRaes(args: readonly string[], cwd = dir): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(ROOT, "dist", "cli", "main.js"), ...args], {
-      cwd: dir,
+      cwd,
       env: { ...process.env, RAES_TEST_MODE: "unknown" },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -97,7 +97,17 @@ describe("raes resolve is idempotent for the same decision", () => {
     const absent = `raes resolve ${ID} --effect absent --store ${store}`;
     assert.ok(printed.includes(`raes resolve ${ID} --effect confirmed --store ${store}`), run.stdout);
     assert.ok(printed.includes(absent), run.stdout);
-    const first = await raes(["resolve", ID, "--effect", "absent", "--store", store]);
+    // The HTML page's command for this decision runs as printed, from another directory.
+    const page = join(dir, "resolve.html");
+    const html = await raes(["history", "--store", store, "--html", page]);
+    assert.equal(html.code, 0, html.stderr);
+    const printedOnPage = [
+      ...readFileSync(page, "utf8").matchAll(/data-effect="absent">([^<]+)<\/code>/g),
+    ].map((m) => m[1] ?? "");
+    assert.ok(printedOnPage.length > 0);
+    const [command = ""] = printedOnPage;
+    assert.equal(command, `raes resolve ${ID} --effect absent --store sqlite:${join(dir, "resolve.db")}`);
+    const first = await builtRaes(command.split(" ").slice(1), tmpdir());
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /^resolved /);
     const again = await raes(["resolve", ID, "--effect", "absent", "--store", store]);

@@ -28,8 +28,27 @@ async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file:
   const input = await withStore(options.store, (store) => readTimelineInput(store, query), { create: false });
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, renderTimelineHtml({ ...input, title: timelineTitle(options) }));
+  writeFileSync(
+    path,
+    renderTimelineHtml({
+      ...input,
+      title: timelineTitle(options),
+      storeUrl: absoluteStoreUrl(options.store),
+    }),
+  );
   process.stdout.write(`${path}\n`);
+}
+
+/**
+ * The store URL the page prints: a SQLite path made absolute, so its commands run from any directory, and
+ * a PostgreSQL password dropped, because a page gets shared (the command then takes PGPASSWORD).
+ */
+function absoluteStoreUrl(url: string): string {
+  if (url.startsWith("sqlite:")) return `sqlite:${resolve(url.slice("sqlite:".length))}`;
+  if (!/^postgres(?:ql)?:\/\//.test(url)) return url;
+  const parsed = new URL(url);
+  parsed.password = "";
+  return parsed.toString();
 }
 
 function describeEvent(event: HistoryEvent): string {
