@@ -9,6 +9,7 @@ import {
   type TimelineInvocation,
   type TimelineToolAction,
 } from "./html-timeline-model.js";
+import { formatDuration, timeSpan } from "./html-timeline-time.js";
 import { resolveCommands } from "./shell.js";
 
 /** Inert detail panels, each in a `<template>` the page script shows on click. */
@@ -73,6 +74,16 @@ function eventRows(events: readonly HistoryEvent[]): Row[] {
     `#${event.sequence}`,
     `${event.event_type} · ${event.lifecycle_phase} · ${event.timestamp}`,
   ]);
+}
+
+/** When the action was admitted and settled (its first and last event), and how long that took. */
+function timeRows(events: readonly HistoryEvent[]): Row[] {
+  const span = timeSpan(events);
+  return [
+    ["admitted", events[0]?.timestamp],
+    ["settled", events.at(-1)?.timestamp],
+    ["duration", span === undefined ? undefined : formatDuration(span.end - span.start)],
+  ];
 }
 
 function outcomeRows(events: readonly HistoryEvent[]): Row[] {
@@ -142,6 +153,7 @@ export function toolActionDetail(action: TimelineToolAction, position: number, s
     `<header class="detail-head"><h3>Tool action #${escapeHtml(action.context.admission_ordinal)} of invocation ${position}</h3>${pill(settlementOf(action))}</header>`,
     `<p class="detail-id"><code>${escapeHtml(action.id)}</code></p>`,
     resolutionNotice(action, storeUrl),
+    section("Time", fields(timeRows(action.events))),
     section("invocation_tool_context", fields(context)),
     section("Outcome", fields(outcomeRows(action.events))),
     operationSection(action.operation),

@@ -8,6 +8,7 @@ import {
   toolActionDetail,
 } from "./html-timeline-details.js";
 import { escapeHtml } from "./html-timeline-escape.js";
+import { formatDuration, timeSpan } from "./html-timeline-time.js";
 import {
   needsResolution,
   SETTLEMENTS,
@@ -47,7 +48,7 @@ function mark(action: TimelineToolAction, position: number, details: DetailPanel
   const ordinal = escapeHtml(action.context.admission_ordinal);
   const label = `tool action #${action.context.admission_ordinal} ${action.context.tool_call_id}: ${settlement}`;
   return [
-    `<li class="mark-slot"><button type="button" class="mark s-${kind}${resolution}"`,
+    `<li class="mark-slot"><button type="button" id="${escapeHtml(action.id)}" class="mark s-${kind}${resolution}"`,
     ` data-tool-action="${escapeHtml(action.id)}" data-settlement="${escapeHtml(settlement)}"`,
     ` data-admission-ordinal="${ordinal}" data-detail="${details.add(toolActionDetail(action, position, details.storeUrl))}"`,
     ` aria-pressed="false" aria-label="${escapeHtml(label)}" title="${escapeHtml(label)}">`,
@@ -59,17 +60,23 @@ function mark(action: TimelineToolAction, position: number, details: DetailPanel
 function invocationRow(invocation: TimelineInvocation, position: number, details: DetailPanels): string {
   const status = invocationStatus(invocation);
   const time = clockTime((invocation.outerEvents[0] ?? invocation.toolActions[0]?.events[0])?.timestamp);
+  const span = timeSpan([
+    ...invocation.outerEvents,
+    ...invocation.toolActions.flatMap((action) => action.events),
+  ]);
+  const duration = span === undefined ? "" : ` · ${formatDuration(span.end - span.start)}`;
+  const durationAttribute = span === undefined ? "" : ` data-duration-ms="${span.end - span.start}"`;
   const count = invocation.toolActions.length;
   const marks =
     count > 0
       ? `<ol class="marks">${invocation.toolActions.map((action) => mark(action, position, details)).join("")}</ol>`
       : `<span class="muted">no tool actions</span>`;
   return [
-    `<li class="invocation" data-invocation="${escapeHtml(invocation.id)}" data-invocation-status="${escapeHtml(status.key)}">`,
+    `<li class="invocation" id="${escapeHtml(invocation.id)}" data-invocation="${escapeHtml(invocation.id)}" data-invocation-status="${escapeHtml(status.key)}"${durationAttribute}>`,
     `<button type="button" class="invocation-label" data-detail="${details.add(invocationDetail(invocation, position))}"`,
     ` aria-pressed="false" title="${escapeHtml(invocation.id)}">`,
     `<span class="invocation-name">Invocation ${position}</span>`,
-    `<span class="invocation-meta">${escapeHtml(time)} · ${count} tool action${count === 1 ? "" : "s"}</span></button>`,
+    `<span class="invocation-meta">${escapeHtml(time)}${escapeHtml(duration)} · ${count} tool action${count === 1 ? "" : "s"}</span></button>`,
     `<div class="track">${marks}</div>`,
     `<span class="status st-${escapeHtml(statusClass(status.key))}">${escapeHtml(status.label)}</span>`,
     "</li>",
@@ -164,15 +171,19 @@ export function participantSection(participant: TimelineParticipant, details: De
 }
 
 /** The colour legend with per-settlement counts. */
-export function legend(counts: ReadonlyMap<string, number>): string {
+export function legend(
+  counts: ReadonlyMap<string, number>,
+  indeterminate: { open: number; resolved: number },
+): string {
   const known = new Set<string>(SETTLEMENTS);
   const entries = [...counts].map(([settlement, count]) => {
     const kind = known.has(settlement) ? settlement : "other";
     return `<li data-legend-settlement="${escapeHtml(settlement)}" data-count="${count}"><span class="swatch s-${kind}" aria-hidden="true">${GLYPHS[kind]}</span>${escapeHtml(settlement)} <span class="count">${count}</span></li>`;
   });
   const notes = [
-    `<li class="legend-note"><span class="swatch s-indeterminate ring" aria-hidden="true">?</span>ringed: needs <code>raes resolve</code></li>`,
-    `<li class="legend-note"><span class="swatch pale" aria-hidden="true">?</span>pale: resolved</li>`,
+    // Counted too, so the legend agrees with the ringed and pale marks the page draws.
+    `<li class="legend-note" data-legend-note="needs-resolution" data-count="${indeterminate.open}"><span class="swatch s-indeterminate ring" aria-hidden="true">?</span>ringed: needs <code>raes resolve</code> <span class="count">${indeterminate.open}</span></li>`,
+    `<li class="legend-note" data-legend-note="resolved" data-count="${indeterminate.resolved}"><span class="swatch pale" aria-hidden="true">?</span>pale: resolved <span class="count">${indeterminate.resolved}</span></li>`,
   ];
   return `<ul class="legend" aria-label="tool action settlements">${entries.join("")}${notes.join("")}</ul>`;
 }

@@ -3,7 +3,12 @@ import type { Operation } from "../operations/types.js";
 import { DEFAULT_STORE_URL } from "../store/index.js";
 import { DetailPanels } from "./html-timeline-details.js";
 import { escapeHtml } from "./html-timeline-escape.js";
-import { buildTimeline, countBySettlement, type TimelineScheduler } from "./html-timeline-model.js";
+import {
+  buildTimeline,
+  countBySettlement,
+  indeterminateCounts,
+  type TimelineScheduler,
+} from "./html-timeline-model.js";
 import { legend, participantSection } from "./html-timeline-parts.js";
 import { TIMELINE_SCRIPT } from "./html-timeline-script.js";
 import { TIMELINE_CSS } from "./html-timeline-style.js";
@@ -73,7 +78,7 @@ export function renderTimelineHtml(input: TimelineInput): string {
 <header class="page-head">
 <h1>${escapeHtml(title)}</h1>
 ${summary(timeline.events, timeline.participants.length, invocations, toolActions)}
-${legend(counts)}
+${legend(counts, indeterminateCounts(timeline))}
 </header>
 <div class="layout">
 <main>
