@@ -8,7 +8,6 @@ import {
   toolActionDetail,
 } from "./html-timeline-details.js";
 import { escapeHtml } from "./html-timeline-escape.js";
-import { formatDuration, timeSpan } from "./html-timeline-time.js";
 import {
   needsResolution,
   SETTLEMENTS,
@@ -18,6 +17,7 @@ import {
   type TimelineScheduler,
   type TimelineToolAction,
 } from "./html-timeline-model.js";
+import { formatDuration, timeSpan } from "./html-timeline-time.js";
 
 const GLYPHS: Readonly<Record<string, string>> = {
   succeeded: "✓",
