@@ -161,7 +161,10 @@ describe("raes run / history / operation / resolve / resume", () => {
   });
 
   it("an unknown operation exits 1", async () => {
-    const missing = await raes(["operation", "nope", "--store", storeUrl(), "--json"]);
+    const store = storeUrl();
+    // An existing, empty control plane: a missing one is "no store" (exit 2), tested in read-commands.
+    await (await openControlPlaneStore(store)).close();
+    const missing = await raes(["operation", "nope", "--store", store, "--json"]);
     assert.equal(missing.code, 1);
     assert.equal(JSON.parse(missing.stdout).error, "operation.not-found");
   });

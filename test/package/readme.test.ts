@@ -76,7 +76,7 @@ describe("README.md TypeScript blocks", () => {
       timeout: 120_000,
     });
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, /participant\.behavior\.participant-agent: running/);
+    assert.match(run.stdout, /participant\.behavior\.participant-agent: completed/);
     const db = join(project, ".raes", "control-plane.db");
     assert.ok(readFileSync(db).length > 0, "the run wrote its store");
   });

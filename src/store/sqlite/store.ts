@@ -43,7 +43,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     try {
       const readOnly = options.readOnly === true || isWriteProtected(file);
       const mustExist = readOnly || options.create === false;
-      if (mustExist && !existsSync(file))
+      if (options.create === false && !existsSync(file))
         throw new StoreMissingError(`no store at ${url} (${file} does not exist)`);
       if (!mustExist) mkdirSync(dirname(file), { recursive: true });
       db = new Database(file, {
@@ -51,7 +51,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         fileMustExist: mustExist,
         timeout: options.busyTimeoutMs ?? 5000,
       });
-      if (mustExist && !hasSchema(db))
+      if (options.create === false && !hasSchema(db))
         throw new StoreMissingError(`no store at ${url} (${file} has no control-plane tables)`);
       if (readOnly) {
         assertSchemaCurrent(db);
