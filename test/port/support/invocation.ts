@@ -13,6 +13,7 @@ import {
   type RuntimeModel,
   type RuntimeObserver,
 } from "../../../src/index.js";
+import { CallbackFailures } from "../../helpers/callback-failures.js";
 import { exampleManifest, modelStartingAt } from "../../helpers/example.js";
 import { withWriteFaults } from "../../helpers/faulty-store.js";
 
@@ -37,8 +38,8 @@ export type OuterResultBuilder = (
 export class ScriptedRuntime<T> extends ReferenceAutonomousParticipantRuntime {
   readonly ports: InvocationToolActionPort[] = [];
   value: T | undefined;
-  /** What the body threw, kept because the manager turns a throwing invocation into a failed one. */
-  bodyErrors: unknown[] = [];
+  /** What the body or `onAttach` threw, kept because the manager turns a throw into a failed invocation. */
+  readonly failures = new CallbackFailures();
   readonly #body: (port: InvocationToolActionPort, request: ParticipantActionRequest) => Promise<T>;
   readonly #outer: OuterResultBuilder | undefined;
   readonly #onAttach: ((port: InvocationToolActionPort) => Promise<void>) | undefined;
@@ -56,7 +57,7 @@ export class ScriptedRuntime<T> extends ReferenceAutonomousParticipantRuntime {
 
   async attachInvocationToolActions(port: InvocationToolActionPort): Promise<void> {
     this.ports.push(port);
-    await this.#onAttach?.(port);
+    await this.failures.guard(() => this.#onAttach?.(port));
   }
 
   override async modelAction(
@@ -66,12 +67,7 @@ export class ScriptedRuntime<T> extends ReferenceAutonomousParticipantRuntime {
   ): Promise<ParticipantActionResult> {
     const port = this.ports.at(-1);
     if (!port) throw new Error("no port was attached before admitAction");
-    try {
-      this.value = await this.#body(port, request);
-    } catch (error) {
-      this.bodyErrors.push(error);
-      throw error;
-    }
+    this.value = await this.failures.guard(() => this.#body(port, request));
     if (this.#outer) return this.#outer(this, request, snapshot) as ParticipantActionResult;
     return this.nativeExecution(request, snapshot, episodeId, { status: "succeeded" });
   }
@@ -130,8 +126,7 @@ export async function oneInvocation<T, R>(
   });
   try {
     const { invocations } = await manager.step(1);
-    const [bodyError] = runtime.bodyErrors;
-    if (bodyError !== undefined && !options.bodyThrows) throw bodyError;
+    if (!options.bodyThrows) runtime.failures.rethrow();
     const [summary] = invocations;
     const port = runtime.ports.at(-1);
     if (invocations.length !== 1 || !summary || !port)
