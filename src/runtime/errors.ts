@@ -12,6 +12,8 @@ export const RuntimeErrorCode = {
   unresolved_indeterminate: "runtime.unresolved-indeterminate-actions",
   /** The address names no participant this manager schedules. */
   unknown_participant: "runtime.unknown-participant",
+  /** `admitAction` returned a result that is not valid for its request; the message names the field. */
+  outer_result_invalid: "runtime.outer-result-invalid",
   /** The manager was closed. */
   manager_closed: "runtime.manager-closed",
 } as const;

@@ -12,6 +12,7 @@ import type {
   SchedulerRecord,
   ToolActionRecord,
 } from "../store/index.js";
+import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { schedulerAfterClose } from "./lifecycle.js";
 import { isSuccessfulStatus, validateOuterResult } from "./outer-result.js";
 import type { ScheduleSpec } from "./plan.js";
@@ -136,9 +137,10 @@ export async function runInvocation(
     core?.close();
   }
   const toolActions = core ? await core.settleForClose() : [];
-  const outer = threw
+  const check = threw
     ? undefined
     : validateOuterResult(raw, request, ctx.outcomeEvidence(policy.observationBoundaryAddress));
+  const outer = check?.ok ? check.result : undefined;
   const closedAt = ctx.now();
   const state = outer && isSuccessfulStatus(outer.status) ? "succeeded" : "failed";
   const next = schedulerAfterClose(
@@ -171,8 +173,15 @@ export async function runInvocation(
     outerStatus: outer?.status,
     toolActions,
     scheduler: next,
-    ...(threw ? { error } : outer ? {} : { error: new Error("admitAction returned an invalid result") }),
+    ...(threw ? { error } : check?.ok === false ? { error: invalidResultError(check.problem) } : {}),
   };
+}
+
+function invalidResultError(problem: string): RuntimeError {
+  return new RuntimeError(
+    RuntimeErrorCode.outer_result_invalid,
+    `admitAction returned an invalid result: ${problem}`,
+  );
 }
 
 function createPort(
