@@ -13,6 +13,7 @@ import type {
   ToolActionRecord,
 } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { ledgerFailureLine } from "./ledger-log.js";
 import { schedulerAfterClose } from "./lifecycle.js";
 import { isSuccessfulStatus, validateOuterResult } from "./outer-result.js";
 import type { ScheduleSpec } from "./plan.js";
@@ -30,6 +31,8 @@ export interface InvocationContext {
   readonly outcomeEvidence: (boundaryAddress: string) => ReadonlySet<string> | undefined;
   readonly failureClasses: (actionContractAddress: string) => ReadonlySet<string> | undefined;
   readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
+  /** Where operator notes go (a failed ledger write's cause). */
+  readonly log: (line: string) => void;
 }
 
 /** Where the shared clock stands for this invocation. */
@@ -210,6 +213,7 @@ function createPort(
     outcomeEvidence: ctx.outcomeEvidence,
     failureClasses: ctx.failureClasses,
     now: ctx.now,
+    onLedgerFailure: (failure) => ctx.log(ledgerFailureLine(failure)),
     ...(ctx.onRefusal ? { onRefusal: ctx.onRefusal } : {}),
   });
 }

@@ -81,6 +81,7 @@ export function registerRunCommand(program: Command): void {
       manifest,
       runtime,
       store: options.store,
+      log: (line) => process.stderr.write(`raes run: ${line}\n`),
       observer: {
         invocationClosed: (s) => {
           progress.invocationClosed(s);

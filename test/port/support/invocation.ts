@@ -82,6 +82,10 @@ export interface OneInvocationOptions<T> {
   readonly manifest?: Record<string, unknown>;
   readonly crossingPolicy?: ParticipantCrossingPolicy;
   readonly observer?: RuntimeObserver;
+  /** The manager's owner id, for a test that takes its lease away. */
+  readonly ownerId?: string;
+  /** Where the manager's log lines go, readable even when the step fails; default a fresh array. */
+  readonly log?: string[];
   /** Wraps the store before the manager sees it (the real `store` injection point). */
   readonly wrapStore?: (store: ControlPlaneStore) => ControlPlaneStore;
   /** The body throws on purpose; otherwise whatever it throws (a failed assertion) fails the test. */
@@ -99,6 +103,8 @@ export interface ClosedInvocation<T> {
   readonly value: T | undefined;
   /** This invocation's history events, in commit order. */
   readonly events: HistoryEvent[];
+  /** The lines the manager logged, in order. */
+  readonly log: readonly string[];
 }
 
 /**
@@ -116,11 +122,14 @@ export async function oneInvocation<T, R>(
     options.outer,
     options.onAttach,
   );
+  const log = options.log ?? [];
   const manager = await RuntimeManager.open({
     model: options.model ?? modelStartingAt(10),
     manifest: options.manifest ?? exampleManifest(),
     runtime,
     store,
+    log: (line) => log.push(line),
+    ...(options.ownerId ? { ownerId: options.ownerId } : {}),
     ...(options.crossingPolicy ? { crossingPolicy: options.crossingPolicy } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
   });
@@ -141,6 +150,7 @@ export async function oneInvocation<T, R>(
       summary,
       value: runtime.value,
       events,
+      log,
     });
   } finally {
     await manager.close();
