@@ -5,7 +5,6 @@ import type { Operation } from "../operations/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../port/index.js";
 import {
   type ControlPlaneStore,
-  type Fence,
   MemoryControlPlaneStore,
   openControlPlaneStore,
   StoreUnavailableError,
