@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -32,6 +32,13 @@ async function holds<T>(property: fc.IAsyncProperty<T>, numRuns: number): Promis
     const cause = (error as { cause?: unknown }).cause;
     throw new Error(`${(error as Error).message.slice(0, 2_000)}\ncause: ${String(cause)}`);
   }
+}
+
+/** RAES_FUZZ_PROGRESS names a file that gets the running figures every 10 000 inputs of a long run. */
+function progress(name: string, tally: FuzzTally, started: number, rss: number, cpu: NodeJS.CpuUsage): void {
+  const file = process.env.RAES_FUZZ_PROGRESS;
+  if (file && tally.inputs % 10_000 === 0)
+    appendFileSync(file, `${name}: ${figures(tally, started, rss, cpu)}\n`);
 }
 
 /** Generous: about 30 ms per input, so a loaded machine does not cut the long run short. */
@@ -71,7 +78,8 @@ describe("fuzz: generated frames against the real bridges crash nothing and get 
       await holds(
         fc.asyncProperty(
           fc.array(frameArbitrary(core.port), { minLength: BATCH, maxLength: BATCH }),
-          (frames) => socketBatch(served, frames, tally),
+          (frames) =>
+            socketBatch(served, frames, tally).then(() => progress("socket", tally, started, rss, cpu)),
         ),
         Math.ceil(SOCKET_INPUTS / BATCH),
       );
@@ -94,7 +102,8 @@ describe("fuzz: generated frames against the real bridges crash nothing and get 
     await holds(
       fc.asyncProperty(
         fc.array(messageArbitrary(core.port), { minLength: BATCH, maxLength: BATCH }),
-        (messages) => workerBatch(core.port, messages, tally),
+        (messages) =>
+          workerBatch(core.port, messages, tally).then(() => progress("worker", tally, started, rss, cpu)),
       ),
       Math.ceil(WORKER_INPUTS / BATCH),
     );
