@@ -35,7 +35,7 @@ describe("an unauthenticated flood against one served port (issue 9, resource bo
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it(`${CONNECTIONS} connections, ${SENDERS} of them sending 1 MB without a newline: RSS grows under 50 MB, a token holder is served within 100 ms`, {
+  it(`${CONNECTIONS} connections, ${SENDERS} of them sending 1 MB without a newline: RSS grows under 50 MB, token holders are served within 100 ms (median of 5)`, {
     timeout: 120_000,
   }, async (t) => {
     // The flood holds its sockets in its own process; the server holds at most its caps. Both
@@ -64,7 +64,15 @@ describe("an unauthenticated flood against one served port (issue 9, resource bo
       }, 5);
       const child = spawn(
         process.execPath,
-        [FLOOD, served.socketPath, String(CONNECTIONS), String(SENDERS), String(MB)],
+        // Ready once the server has worked through the flood down to the unauthenticated cap.
+        [
+          FLOOD,
+          served.socketPath,
+          String(CONNECTIONS),
+          String(SENDERS),
+          String(MB),
+          String(BridgeLimits.maxPendingConnections),
+        ],
         {
           stdio: ["pipe", "pipe", "inherit"],
         },
@@ -76,11 +84,19 @@ describe("an unauthenticated flood against one served port (issue 9, resource bo
           stillOpen: number;
         };
         assert.equal(ready.connected, CONNECTIONS);
-        const started = performance.now();
-        const remote = await connectToolActionPort({ socketPath: served.socketPath, token: served.token });
-        const decision = await remote.admit(requestFor(remote, "legit"));
-        const elapsed = performance.now() - started;
-        assert.equal(codeOf(decision), "admitted");
+        // Five token holders in turn while the flood stands; the median is judged, so one moment
+        // without a CPU on a shared machine does not decide it.
+        const waits: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          const started = performance.now();
+          const remote = await connectToolActionPort({ socketPath: served.socketPath, token: served.token });
+          const decision = await remote.admit(requestFor(remote, `legit-${i}`));
+          waits.push(performance.now() - started);
+          assert.ok(decision.admitted, codeOf(decision));
+          // Withheld at once, so the invocation's concurrency limit does not refuse the next one.
+          assert.equal(codeOf(await remote.cancel(decision.actionInstanceId)), "ok");
+        }
+        const elapsed = [...waits].sort((a, b) => a - b)[2] as number;
         const done = JSON.parse((await lines.next()).value as string) as {
           closedByServer: number;
           refusals: Record<string, number>;
@@ -90,11 +106,11 @@ describe("an unauthenticated flood against one served port (issue 9, resource bo
         peak = Math.max(peak, process.memoryUsage().rss);
         const growth = (peak - baseline) / MB;
         t.diagnostic(
-          `open-file limit ${limit}; ready with ${ready.stillOpen} of ${CONNECTIONS} still open; token holder served in ${elapsed.toFixed(1)} ms; RSS ${(baseline / MB).toFixed(0)} MB -> peak ${(peak / MB).toFixed(0)} MB (+${growth.toFixed(1)} MB); server pipes ${heldBefore} -> at most ${held}; flood: ${JSON.stringify(done)}`,
+          `open-file limit ${limit}; ready with ${ready.stillOpen} of ${CONNECTIONS} still open; token holders served in ${waits.map((w) => w.toFixed(1)).join(", ")} ms (median ${elapsed.toFixed(1)}); RSS ${(baseline / MB).toFixed(0)} MB -> peak ${(peak / MB).toFixed(0)} MB (+${growth.toFixed(1)} MB); server pipes ${heldBefore} -> at most ${held}; flood: ${JSON.stringify(done)}`,
         );
         assert.equal(done.closedByServer, CONNECTIONS, "the server closed every unauthenticated connection");
         assert.ok(growth < 50, `RSS grew ${growth.toFixed(1)} MB`);
-        assert.ok(elapsed < 100, `the token holder waited ${elapsed.toFixed(1)} ms`);
+        assert.ok(elapsed < 100, `the token holders waited ${waits.map((w) => w.toFixed(1)).join(", ")} ms`);
         assert.ok(
           held - heldBefore <= BridgeLimits.maxPendingConnections + 8,
           `the server held ${held - heldBefore} more pipes than before the flood`,

@@ -1,10 +1,11 @@
 // An unauthenticated flood against a served port, run as its own process so its sockets and
 // buffers are not counted in the server's memory. argv: socket path, connections, how many of
-// them send `bytes` bytes without a newline. It prints one JSON line when every connection is
-// made, then another once the server has closed them all (or stdin closes), and exits.
+// them send `bytes` bytes without a newline, and how many may stay open for the flood to count as
+// standing. It prints one JSON line when every connection is made and the server has closed all
+// but that many, then another once the server has closed them all (or stdin closes), and exits.
 import { connect } from "node:net";
 
-const [socketPath, total, senders, bytes] = process.argv.slice(2);
+const [socketPath, total, senders, bytes, standing] = process.argv.slice(2);
 const count = Number(total);
 const sending = Number(senders);
 const payload = Buffer.alloc(Number(bytes), 0x61);
@@ -64,6 +65,7 @@ async function worker() {
   }
 }
 await Promise.all(Array.from({ length: 64 }, worker));
+while (open.size > Number(standing)) await new Promise((resolve) => setTimeout(resolve, 5));
 process.stdout.write(`${JSON.stringify({ ready: true, ...stats, stillOpen: open.size })}\n`);
 process.stdin.on("end", finish);
 process.stdin.resume();
