@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
 import { checkManifestFile } from "../../manifest/index.js";
 import { RuntimeManager } from "../../runtime/index.js";
 import { loadScenario } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
+import { inputFile } from "../input-files.js";
 import { loadRuntimeModule } from "../load-runtime.js";
 import { RunProgress } from "../progress.js";
 import { storeOption } from "../store-option.js";
@@ -19,7 +20,8 @@ interface RunOptions {
 
 function positiveInteger(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--steps must be a whole number ≥ 1, not ${value}`);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError("use a whole number ≥ 1");
   return n;
 }
 
@@ -45,10 +47,15 @@ function compile(path: string): RuntimeModel | undefined {
 export function registerRunCommand(program: Command): void {
   storeOption(
     program
-      .command("run <scenario>")
+      .command("run")
       .description("run a scenario's autonomous participants against a participant runtime module")
-      .requiredOption("--manifest <file>", "backend manifest JSON")
-      .requiredOption("--runtime <module>", "module whose default export is a runtime class or factory")
+      .argument("<scenario>", "scenario YAML file", inputFile)
+      .requiredOption("--manifest <file>", "backend manifest JSON", inputFile)
+      .requiredOption(
+        "--runtime <module>",
+        "module whose default export is a runtime class or factory",
+        inputFile,
+      )
       .option("--steps <n>", "progression steps to advance the policy clock", positiveInteger, 1)
       .option("--json", "print the final summary as JSON"),
   ).action(async (scenarioPath: string, options: RunOptions) => {
