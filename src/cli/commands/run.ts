@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
+import { readInputFile } from "../../input/index.js";
 import { checkManifestFile } from "../../manifest/index.js";
 import { RuntimeManager } from "../../runtime/index.js";
 import { loadScenario } from "../../sdl/index.js";
@@ -65,7 +65,10 @@ export function registerRunCommand(program: Command): void {
     for (const d of check.diagnostics)
       process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
     if (!check.ok) return fail("the manifest has errors");
-    const manifest = JSON.parse(readFileSync(options.manifest, "utf8")) as unknown;
+    // Read again through the same bounded reader; the check above proved it is a small regular file.
+    const read = readInputFile(options.manifest, 1_000_000);
+    if (!read.ok) return fail(read.message);
+    const manifest = JSON.parse(read.text) as unknown;
     const runtime = await loadRuntimeModule(options.runtime);
     const progress = new RunProgress({
       tty: process.stdout.isTTY === true && !options.json,
