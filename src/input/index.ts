@@ -4,5 +4,5 @@ export {
   nonRegularInputFile,
   readInputFile,
 } from "./file.js";
-export { MAX_JSON_DEPTH, parseStrictJson, type StrictJsonResult } from "./json.js";
+export { MAX_JSON_DEPTH, parseStrictJson, type StrictJsonResult, valueDepthExceeds } from "./json.js";
 export { MAX_YAML_DEPTH, yamlDepthExceeded } from "./yaml-depth.js";

@@ -132,6 +132,9 @@ export function registerMcpGatewayCommand(program: Command): void {
     )
     .addHelpText("after", HELP)
     .action(async (upstream: string[], options: GatewayCliOptions) => {
-      process.exitCode = await runGateway(upstream, options);
+      const code = await runGateway(upstream, options);
+      process.exitCode = code;
+      // Once shut down, no stray handle may keep the gateway alive as an orphan.
+      setTimeout(() => process.exit(code), 1_000).unref();
     });
 }
