@@ -1,6 +1,6 @@
 import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Scalar, visit, type YAMLMap } from "yaml";
-import { isAddress } from "../records/index.js";
 import { InputFileRefusal, MAX_YAML_DEPTH, readInputFile, yamlDepthExceeded } from "../input/index.js";
+import { isAddress } from "../records/index.js";
 
 /** Fixed codes for everything that can be wrong with a gateway map file. */
 export const ToolMapDiagnosticCode = {

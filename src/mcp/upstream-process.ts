@@ -131,10 +131,13 @@ export class UpstreamProcess implements Transport {
     try {
       value = JSON.parse(line);
     } catch {
-      return this.onerror?.(new Error("the upstream sent a line that is not JSON"));
+      this.onerror?.(new Error("the upstream sent a line that is not JSON"));
+      return;
     }
-    if (value === null || typeof value !== "object" || Array.isArray(value))
-      return this.onerror?.(new Error("the upstream sent JSON that is not a message"));
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      this.onerror?.(new Error("the upstream sent JSON that is not a message"));
+      return;
+    }
     const message = value as Record<string, unknown>;
     const parsed = valueDepthExceeds(message, MAX_MESSAGE_DEPTH)
       ? undefined

@@ -157,7 +157,10 @@ export class Upstream {
     if (!settle) return true;
     const invalid = (why: string) =>
       settle({ error: new UpstreamCallError("invalid", `the upstream's answer ${why}`) });
-    if (!valid) return (invalid("is not a well-formed JSON-RPC reply"), true);
+    if (!valid) {
+      invalid("is not a well-formed JSON-RPC reply");
+      return true;
+    }
     if ("error" in message) {
       const {
         code,
