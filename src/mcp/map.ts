@@ -172,6 +172,7 @@ export function parseToolMap(text: string): ToolMapResult {
     diagnostics: [{ code: ToolMapDiagnosticCode.yaml_invalid, path: "", line: 1, column: 1, message }],
   });
   if (text.length > MAX_MAP_BYTES) return refused(`the map is larger than ${MAX_MAP_BYTES} bytes`);
+  if (text.trim() === "") return refused("the map is empty");
   // The YAML parser recurses once per level: refuse hostile nesting before it runs.
   if (yamlDepthExceeded(text) !== undefined)
     return refused(`the map is nested deeper than ${MAX_YAML_DEPTH} levels`);
