@@ -102,7 +102,9 @@ export function withWrongValue(document: unknown): fc.Arbitrary<unknown> {
   const paths: (string | number)[][] = [];
   const walk = (value: unknown, path: (string | number)[]) => {
     paths.push(path);
-    if (Array.isArray(value)) value.forEach((item, i) => walk(item, [...path, i]));
+    if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) walk(item, [...path, i]);
+    }
     else if (value !== null && typeof value === "object")
       for (const [key, item] of Object.entries(value)) walk(item, [...path, key]);
   };

@@ -105,8 +105,10 @@ function checkAnswer(line: string): void {
     result?: Record<string, unknown>;
   };
   assert.equal(answer.jsonrpc, "2.0");
-  if (answer.error !== undefined)
-    return assert.ok(RPC_CODES.has(answer.error.code), `error code ${String(answer.error.code)}`);
+  if (answer.error !== undefined) {
+    assert.ok(RPC_CODES.has(answer.error.code), `error code ${String(answer.error.code)}`);
+    return;
+  }
   const code = (answer.result?._meta as Record<string, unknown> | undefined)?.[META_CODE];
   if (code !== undefined) assert.ok(TOOL_CODES.has(code), `tool result code ${String(code)}`);
 }
