@@ -104,8 +104,7 @@ export function withWrongValue(document: unknown): fc.Arbitrary<unknown> {
     paths.push(path);
     if (Array.isArray(value)) {
       for (const [i, item] of value.entries()) walk(item, [...path, i]);
-    }
-    else if (value !== null && typeof value === "object")
+    } else if (value !== null && typeof value === "object")
       for (const [key, item] of Object.entries(value)) walk(item, [...path, key]);
   };
   walk(document, []);
