@@ -11,7 +11,12 @@ export {
   ToolActionPhase,
   ToolActionSettlement,
 } from "./codes.js";
-export { InvocationToolActionPortCore, type ToolActionLedger, type ToolActionPortOptions } from "./port.js";
+export {
+  InvocationToolActionPortCore,
+  type LedgerWriteFailure,
+  type ToolActionLedger,
+  type ToolActionPortOptions,
+} from "./port.js";
 export {
   ADMITTED,
   type SettlementEvent,

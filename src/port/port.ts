@@ -19,6 +19,16 @@ export interface ToolActionLedger {
   update(record: ToolActionRecord, expectedPhase: ToolActionPhase): Promise<boolean>;
 }
 
+/** A durable write of the port that failed; the port answered `ledger_unavailable`. */
+export interface LedgerWriteFailure {
+  readonly write: "insert" | "update";
+  readonly actionInstanceId: string;
+  /** The phase the write would have recorded. */
+  readonly phase: ToolActionPhase;
+  /** What the ledger threw; absent when an update found the stored record out of the expected phase. */
+  readonly error?: unknown;
+}
+
 /** What a port is built from: its identity, the precomputed rules, limits, the ledger and a clock. */
 export interface ToolActionPortOptions {
   readonly identity: ToolActionPortIdentity;
@@ -33,6 +43,8 @@ export interface ToolActionPortOptions {
   readonly now: () => string;
   /** Told of every refusal, for progress counters; it observes and never steers. */
   readonly onRefusal?: (refusal: Refusal) => void;
+  /** Told why each failed durable write failed, once, as the answer itself keeps only the code. */
+  readonly onLedgerFailure?: (failure: LedgerWriteFailure) => void;
 }
 
 type PortStatus = "inactive" | "open" | "closed";
@@ -151,7 +163,13 @@ export class InvocationToolActionPortCore {
       };
       try {
         await this.#options.ledger.insert(record);
-      } catch {
+      } catch (error) {
+        this.#options.onLedgerFailure?.({
+          write: "insert",
+          actionInstanceId: id,
+          phase: record.phase,
+          error,
+        });
         return refusedAdmit(Refusal.ledger_unavailable);
       }
       this.#actions.set(id, record);
@@ -222,9 +240,14 @@ export class InvocationToolActionPortCore {
     const next: ToolActionRecord = { ...record, phase: result.state.phase, updatedAt: this.#options.now() };
     if (result.state.settlement !== undefined)
       Object.assign(next, { settlement: result.state.settlement }, extra);
+    const failed = { write: "update", actionInstanceId: record.id, phase: next.phase } as const;
     try {
-      if (!(await this.#options.ledger.update(next, record.phase))) return Refusal.ledger_unavailable;
-    } catch {
+      if (!(await this.#options.ledger.update(next, record.phase))) {
+        this.#options.onLedgerFailure?.(failed);
+        return Refusal.ledger_unavailable;
+      }
+    } catch (error) {
+      this.#options.onLedgerFailure?.({ ...failed, error });
       return Refusal.ledger_unavailable;
     }
     this.#actions.set(record.id, next);

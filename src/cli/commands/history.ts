@@ -6,6 +6,7 @@ import type { HistoryQuery } from "../../store/index.js";
 import { printJson } from "../exit.js";
 import { renderTimelineHtml } from "../html-timeline.js";
 import { readTimelineInput } from "../html-timeline-read.js";
+import { outputFile } from "../input-files.js";
 import { storeOption, withStore } from "../store-option.js";
 
 interface HistoryOptions {
@@ -69,10 +70,9 @@ export function registerHistoryCommand(program: Command): void {
       .option("--episode <id>", "only this episode's events")
       .option("--json", 'print {"events": [...]} as JSON')
       .addOption(
-        new Option(
-          "--html <file>",
-          "write a self-contained HTML timeline to FILE and print its path",
-        ).conflicts("json"),
+        new Option("--html <file>", "write a self-contained HTML timeline to FILE and print its path")
+          .conflicts("json")
+          .argParser(outputFile),
       ),
   ).action(async (options: HistoryOptions) => {
     const query: HistoryQuery = {

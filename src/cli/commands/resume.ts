@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { resumedScheduler, unresolvedIndeterminateActions } from "../../operations/index.js";
+import { newOwnerId, takeParticipantLease } from "../../runtime/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { resolveCommands } from "../shell.js";
@@ -19,7 +19,8 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
   if (records.length === 0)
     return { error: "runtime.unknown-participant", message: `no scheduler for ${participant}` };
   // Taking the lease fences out a live owner: its scheduler is resumed there, not behind its back.
-  const lease = await store.acquireLease(participant, `raes-cli:${randomUUID()}`, 10_000);
+  // An owner that provably died on this host (as `raes run` judges it) holds nothing.
+  const lease = await takeParticipantLease(store, participant, newOwnerId(), 10_000);
   if (!lease) {
     return {
       error: "runtime.participant-owned",

@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
+import { readInputFile } from "../../input/index.js";
 import { checkManifestFile } from "../../manifest/index.js";
 import { RuntimeManager } from "../../runtime/index.js";
 import { loadScenario } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
+import { inputFile } from "../input-files.js";
 import { loadRuntimeModule } from "../load-runtime.js";
 import { RunProgress } from "../progress.js";
 import { resolveCommands } from "../shell.js";
@@ -20,13 +21,19 @@ interface RunOptions {
 
 function positiveInteger(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--steps must be a whole number ≥ 1, not ${value}`);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError("use a whole number ≥ 1");
   return n;
 }
 
 function fail(message: string): void {
   process.stderr.write(`raes run: ${message}\n`);
   process.exitCode = ExitCode.findings;
+}
+
+/** What a thrown value says, for one line on stderr. */
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function compile(path: string): RuntimeModel | undefined {
@@ -41,10 +48,15 @@ function compile(path: string): RuntimeModel | undefined {
 export function registerRunCommand(program: Command): void {
   storeOption(
     program
-      .command("run <scenario>")
+      .command("run")
       .description("run a scenario's autonomous participants against a participant runtime module")
-      .requiredOption("--manifest <file>", "backend manifest JSON")
-      .requiredOption("--runtime <module>", "module whose default export is a runtime class or factory")
+      .argument("<scenario>", "scenario YAML file", inputFile)
+      .requiredOption("--manifest <file>", "backend manifest JSON", inputFile)
+      .requiredOption(
+        "--runtime <module>",
+        "module whose default export is a runtime class or factory",
+        inputFile,
+      )
       .option("--steps <n>", "progression steps to advance the policy clock", positiveInteger, 1)
       .option("--json", "print the final summary as JSON"),
   ).action(async (scenarioPath: string, options: RunOptions) => {
@@ -54,7 +66,10 @@ export function registerRunCommand(program: Command): void {
     for (const d of check.diagnostics)
       process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
     if (!check.ok) return fail("the manifest has errors");
-    const manifest = JSON.parse(readFileSync(options.manifest, "utf8")) as unknown;
+    // Read again through the same bounded reader; the check above proved it is a small regular file.
+    const read = readInputFile(options.manifest, 1_000_000);
+    if (!read.ok) return fail(read.message);
+    const manifest = JSON.parse(read.text) as unknown;
     const runtime = await loadRuntimeModule(options.runtime);
     const progress = new RunProgress({
       tty: process.stdout.isTTY === true && !options.json,
@@ -69,13 +84,22 @@ export function registerRunCommand(program: Command): void {
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    // Invocations that failed for a runtime error (the harness threw or answered an invalid result),
+    // as opposed to a failed native outcome: each is printed, and any makes the run exit 1.
+    const errors: { invocation: string; error: string }[] = [];
     const manager = await RuntimeManager.open({
       model,
       manifest,
       runtime,
       store: options.store,
+      log: (line) => process.stderr.write(`raes run: ${line}\n`),
       observer: {
-        invocationClosed: (s) => progress.invocationClosed(s),
+        invocationClosed: (s) => {
+          progress.invocationClosed(s);
+          if (s.error === undefined) return;
+          errors.push({ invocation: s.invocationId, error: String(s.error) });
+          process.stderr.write(`raes run: ${s.invocationId} failed: ${messageOf(s.error)}\n`);
+        },
         toolActionRefused: (code) => progress.refused(code),
       },
     });
@@ -109,6 +133,7 @@ export function registerRunCommand(program: Command): void {
     await manager.close();
     const summary = {
       ...progress.toJSON(),
+      errors,
       stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
       resolve: indeterminate.flatMap((id) => {
         const commands = resolveCommands(id, options.store);
@@ -126,7 +151,7 @@ export function registerRunCommand(program: Command): void {
         );
       for (const command of summary.resolve) process.stdout.write(`  ${command}\n`);
     }
-    if (stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
+    if (errors.length > 0 || stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
       process.exitCode = ExitCode.findings;
   });
 }
