@@ -11,7 +11,13 @@ export {
   ToolActionPhase,
   ToolActionSettlement,
 } from "./codes.js";
-export { InvocationToolActionPortCore, type ToolActionLedger, type ToolActionPortOptions } from "./port.js";
+export {
+  InvocationToolActionPortCore,
+  type PortCall,
+  type ToolActionLedger,
+  type ToolActionObserver,
+  type ToolActionPortOptions,
+} from "./port.js";
 export {
   ADMITTED,
   type SettlementEvent,

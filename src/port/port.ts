@@ -19,6 +19,18 @@ export interface ToolActionLedger {
   update(record: ToolActionRecord, expectedPhase: ToolActionPhase): Promise<boolean>;
 }
 
+/** Told of each durable step and each refusal, for tracing; it observes and never steers. */
+export interface ToolActionObserver {
+  admitted(record: ToolActionRecord): void;
+  dispatched(record: ToolActionRecord): void;
+  settled(record: ToolActionRecord): void;
+  /** `actionInstanceId` is set when the refused call named an action this port admitted. */
+  refused(refusal: Refusal, call: PortCall, actionInstanceId: string | undefined): void;
+}
+
+/** The port call a refusal answered. */
+export type PortCall = "admit" | "dispatch" | "complete" | "reportUnknown" | "cancel";
+
 /** What a port is built from: its identity, the precomputed rules, limits, the ledger and a clock. */
 export interface ToolActionPortOptions {
   readonly identity: ToolActionPortIdentity;
@@ -33,6 +45,7 @@ export interface ToolActionPortOptions {
   readonly now: () => string;
   /** Told of every refusal, for progress counters; it observes and never steers. */
   readonly onRefusal?: (refusal: Refusal) => void;
+  readonly observer?: ToolActionObserver;
 }
 
 type PortStatus = "inactive" | "open" | "closed";
@@ -59,21 +72,25 @@ export class InvocationToolActionPortCore {
 
   constructor(options: ToolActionPortOptions) {
     this.#options = options;
-    const report = options.onRefusal;
-    const observe = <T extends object>(answer: Promise<T>): Promise<T> =>
-      report
+    const { onRefusal: report, observer } = options;
+    const observe = <T extends object>(answer: Promise<T>, call: PortCall, id?: unknown): Promise<T> =>
+      report || observer
         ? answer.then((a) => {
-            if ("refusal" in a) report(a.refusal as Refusal);
+            if (!("refusal" in a)) return a;
+            report?.(a.refusal as Refusal);
+            const known = typeof id === "string" && this.#actions.has(id) ? id : undefined;
+            observer?.refused(a.refusal as Refusal, call, known);
             return a;
           })
         : answer;
     this.port = Object.freeze({
       ...options.identity,
-      admit: (request: unknown) => observe(this.#admit(request)),
-      dispatch: (id: unknown) => observe(this.#dispatch(id)),
-      complete: (id: unknown, outcome: unknown) => observe(this.#complete(id, outcome)),
-      reportUnknown: (id: unknown, reason: unknown) => observe(this.#reportUnknown(id, reason)),
-      cancel: (id: unknown) => observe(this.#cancel(id)),
+      admit: (request: unknown) => observe(this.#admit(request), "admit"),
+      dispatch: (id: unknown) => observe(this.#dispatch(id), "dispatch", id),
+      complete: (id: unknown, outcome: unknown) => observe(this.#complete(id, outcome), "complete", id),
+      reportUnknown: (id: unknown, reason: unknown) =>
+        observe(this.#reportUnknown(id, reason), "reportUnknown", id),
+      cancel: (id: unknown) => observe(this.#cancel(id), "cancel", id),
     }) as InvocationToolActionPort;
   }
 
@@ -98,7 +115,9 @@ export class InvocationToolActionPortCore {
           settled.push(record);
           continue;
         }
-        settled.push({ ...record, ...result.state, updatedAt: this.#options.now() });
+        const closed = { ...record, ...result.state, updatedAt: this.#options.now() };
+        settled.push(closed);
+        this.#options.observer?.settled(closed);
       }
       return settled;
     });
@@ -156,6 +175,7 @@ export class InvocationToolActionPortCore {
       }
       this.#actions.set(id, record);
       this.#unsettled += 1;
+      this.#options.observer?.admitted(record);
       const decision: AdmitDecision = Object.freeze({ admitted: true, actionInstanceId: id });
       this.#decisions.set(request.toolCallId, { digest, decision });
       return decision;
@@ -229,6 +249,8 @@ export class InvocationToolActionPortCore {
     }
     this.#actions.set(record.id, next);
     if (next.phase === ToolActionPhase.settled) this.#unsettled -= 1;
+    if (next.phase === ToolActionPhase.settled) this.#options.observer?.settled(next);
+    else if (next.phase === ToolActionPhase.dispatched) this.#options.observer?.dispatched(next);
     return undefined;
   }
 
