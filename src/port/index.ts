@@ -13,9 +13,8 @@ export {
 } from "./codes.js";
 export {
   InvocationToolActionPortCore,
-  type PortCall,
+  type LedgerWriteFailure,
   type ToolActionLedger,
-  type ToolActionObserver,
   type ToolActionPortOptions,
 } from "./port.js";
 export {
@@ -39,6 +38,8 @@ export type {
   ParticipantToolActionOutcome,
   ParticipantToolActionRequest,
   PortAck,
+  PortCall,
+  ToolActionObserver,
   ToolActionPortIdentity,
   ToolOutcomeStatus,
 } from "./types.js";

@@ -10,6 +10,8 @@ import type {
   InvocationToolActionPort,
   ParticipantToolActionOutcome,
   PortAck,
+  PortCall,
+  ToolActionObserver,
   ToolActionPortIdentity,
 } from "./types.js";
 
@@ -19,17 +21,15 @@ export interface ToolActionLedger {
   update(record: ToolActionRecord, expectedPhase: ToolActionPhase): Promise<boolean>;
 }
 
-/** Told of each durable step and each refusal, for tracing; it observes and never steers. */
-export interface ToolActionObserver {
-  admitted(record: ToolActionRecord): void;
-  dispatched(record: ToolActionRecord): void;
-  settled(record: ToolActionRecord): void;
-  /** `actionInstanceId` is set when the refused call named an action this port admitted. */
-  refused(refusal: Refusal, call: PortCall, actionInstanceId: string | undefined): void;
+/** A durable write of the port that failed; the port answered `ledger_unavailable`. */
+export interface LedgerWriteFailure {
+  readonly write: "insert" | "update";
+  readonly actionInstanceId: string;
+  /** The phase the write would have recorded. */
+  readonly phase: ToolActionPhase;
+  /** What the ledger threw; absent when an update found the stored record out of the expected phase. */
+  readonly error?: unknown;
 }
-
-/** The port call a refusal answered. */
-export type PortCall = "admit" | "dispatch" | "complete" | "reportUnknown" | "cancel";
 
 /** What a port is built from: its identity, the precomputed rules, limits, the ledger and a clock. */
 export interface ToolActionPortOptions {
@@ -46,6 +46,8 @@ export interface ToolActionPortOptions {
   /** Told of every refusal, for progress counters; it observes and never steers. */
   readonly onRefusal?: (refusal: Refusal) => void;
   readonly observer?: ToolActionObserver;
+  /** Told why each failed durable write failed, once, as the answer itself keeps only the code. */
+  readonly onLedgerFailure?: (failure: LedgerWriteFailure) => void;
 }
 
 type PortStatus = "inactive" | "open" | "closed";
@@ -74,15 +76,13 @@ export class InvocationToolActionPortCore {
     this.#options = options;
     const { onRefusal: report, observer } = options;
     const observe = <T extends object>(answer: Promise<T>, call: PortCall, id?: unknown): Promise<T> =>
-      report || observer
-        ? answer.then((a) => {
-            if (!("refusal" in a)) return a;
-            report?.(a.refusal as Refusal);
-            const known = typeof id === "string" && this.#actions.has(id) ? id : undefined;
-            observer?.refused(a.refusal as Refusal, call, known);
-            return a;
-          })
-        : answer;
+      answer.then((a) => {
+        if (!("refusal" in a)) return a;
+        report?.(a.refusal as Refusal);
+        const known = typeof id === "string" && this.#actions.has(id) ? id : undefined;
+        observer?.refused(a.refusal as Refusal, call, known);
+        return a;
+      });
     this.port = Object.freeze({
       ...options.identity,
       admit: (request: unknown) => observe(this.#admit(request), "admit"),
@@ -170,7 +170,13 @@ export class InvocationToolActionPortCore {
       };
       try {
         await this.#options.ledger.insert(record);
-      } catch {
+      } catch (error) {
+        this.#options.onLedgerFailure?.({
+          write: "insert",
+          actionInstanceId: id,
+          phase: record.phase,
+          error,
+        });
         return refusedAdmit(Refusal.ledger_unavailable);
       }
       this.#actions.set(id, record);
@@ -242,15 +248,21 @@ export class InvocationToolActionPortCore {
     const next: ToolActionRecord = { ...record, phase: result.state.phase, updatedAt: this.#options.now() };
     if (result.state.settlement !== undefined)
       Object.assign(next, { settlement: result.state.settlement }, extra);
+    const failed = { write: "update", actionInstanceId: record.id, phase: next.phase } as const;
     try {
-      if (!(await this.#options.ledger.update(next, record.phase))) return Refusal.ledger_unavailable;
-    } catch {
+      if (!(await this.#options.ledger.update(next, record.phase))) {
+        this.#options.onLedgerFailure?.(failed);
+        return Refusal.ledger_unavailable;
+      }
+    } catch (error) {
+      this.#options.onLedgerFailure?.({ ...failed, error });
       return Refusal.ledger_unavailable;
     }
     this.#actions.set(record.id, next);
+    const observer = this.#options.observer;
+    if (next.phase === ToolActionPhase.dispatched) observer?.dispatched(next);
     if (next.phase === ToolActionPhase.settled) this.#unsettled -= 1;
-    if (next.phase === ToolActionPhase.settled) this.#options.observer?.settled(next);
-    else if (next.phase === ToolActionPhase.dispatched) this.#options.observer?.dispatched(next);
+    if (next.phase === ToolActionPhase.settled) observer?.settled(next);
     return undefined;
   }
 

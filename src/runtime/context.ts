@@ -12,6 +12,7 @@ export interface ContextInput {
   readonly limits: ToolActionLimits | undefined;
   readonly now: () => string;
   readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
+  readonly log: (line: string) => void;
 }
 
 /** The invocation context: the model's evidence and failure-class lookups, the store and the clock. */
@@ -31,6 +32,7 @@ export function buildContext(input: ContextInput): InvocationContext {
     fence: undefined as Fence | undefined,
     outcomeEvidence: (address) => evidence.get(address),
     failureClasses: (address) => classes.get(address),
+    log: input.log,
     ...(input.onRefusal ? { onRefusal: input.onRefusal } : {}),
   };
 }

@@ -12,6 +12,10 @@ export const RuntimeErrorCode = {
   unresolved_indeterminate: "runtime.unresolved-indeterminate-actions",
   /** The address names no participant this manager schedules. */
   unknown_participant: "runtime.unknown-participant",
+  /** `admitAction` returned a result that is not valid for its request; the message names the field. */
+  outer_result_invalid: "runtime.outer-result-invalid",
+  /** Several participants failed in one step, each for its own reason (see `ParticipantsFailedError`). */
+  participants_failed: "runtime.participants-failed",
   /** The manager was closed. */
   manager_closed: "runtime.manager-closed",
 } as const;
@@ -32,5 +36,40 @@ export class RuntimeError extends Error {
     this.name = "RuntimeError";
     this.code = code;
     this.details = details;
+  }
+}
+
+/** One participant's failure within a step. */
+export interface ParticipantFailure {
+  readonly participant: string;
+  readonly error: unknown;
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * Several participants failed in one step: `errors` holds each error and `participants` whose it
+ * was. `code` is the code they all share (so `ledger_unavailable` stays recognisable), else
+ * `runtime.participants-failed`.
+ */
+export class ParticipantsFailedError extends AggregateError {
+  readonly code: string;
+  readonly participants: readonly string[];
+  constructor(failures: readonly ParticipantFailure[]) {
+    const lines = failures.map(
+      (f) => `${f.participant}: ${f.error instanceof Error ? f.error.message : String(f.error)}`,
+    );
+    super(
+      failures.map((f) => f.error),
+      `${failures.length} participants failed\n  ${lines.join("\n  ")}`,
+    );
+    this.name = "ParticipantsFailedError";
+    this.participants = failures.map((f) => f.participant);
+    const codes = new Set(failures.map((f) => codeOf(f.error)));
+    const [shared] = codes;
+    this.code = codes.size === 1 && shared !== undefined ? shared : RuntimeErrorCode.participants_failed;
   }
 }

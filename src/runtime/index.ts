@@ -1,4 +1,9 @@
-export { RuntimeError, RuntimeErrorCode } from "./errors.js";
+export {
+  type ParticipantFailure,
+  ParticipantsFailedError,
+  RuntimeError,
+  RuntimeErrorCode,
+} from "./errors.js";
 export type { InvocationSummary } from "./invocation.js";
 export {
   type ParticipantCrossingPolicy,

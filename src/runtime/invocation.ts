@@ -13,6 +13,8 @@ import type {
   SchedulerRecord,
   ToolActionRecord,
 } from "../store/index.js";
+import { RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { ledgerFailureLine } from "./ledger-log.js";
 import { schedulerAfterClose } from "./lifecycle.js";
 import { isSuccessfulStatus, validateOuterResult } from "./outer-result.js";
 import type { ScheduleSpec } from "./plan.js";
@@ -31,6 +33,8 @@ export interface InvocationContext {
   readonly outcomeEvidence: (boundaryAddress: string) => ReadonlySet<string> | undefined;
   readonly failureClasses: (actionContractAddress: string) => ReadonlySet<string> | undefined;
   readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
+  /** Where operator notes go (a failed ledger write's cause). */
+  readonly log: (line: string) => void;
 }
 
 /** Where the shared clock stands for this invocation. */
@@ -141,9 +145,10 @@ export async function runInvocation(
     core?.close();
   }
   const toolActions = core ? await core.settleForClose() : [];
-  const outer = threw
+  const check = threw
     ? undefined
     : validateOuterResult(raw, request, ctx.outcomeEvidence(policy.observationBoundaryAddress));
+  const outer = check?.ok ? check.result : undefined;
   const closedAt = ctx.now();
   const state = outer && isSuccessfulStatus(outer.status) ? "succeeded" : "failed";
   const next = schedulerAfterClose(
@@ -183,8 +188,15 @@ export async function runInvocation(
     outerStatus: outer?.status,
     toolActions,
     scheduler: next,
-    ...(threw ? { error } : outer ? {} : { error: new Error("admitAction returned an invalid result") }),
+    ...(threw ? { error } : check?.ok === false ? { error: invalidResultError(check.problem) } : {}),
   };
+}
+
+function invalidResultError(problem: string): RuntimeError {
+  return new RuntimeError(
+    RuntimeErrorCode.outer_result_invalid,
+    `admitAction returned an invalid result: ${problem}`,
+  );
 }
 
 function createPort(
@@ -215,6 +227,7 @@ function createPort(
     failureClasses: ctx.failureClasses,
     now: ctx.now,
     observer,
+    onLedgerFailure: (failure) => ctx.log(ledgerFailureLine(failure)),
     ...(ctx.onRefusal ? { onRefusal: ctx.onRefusal } : {}),
   });
 }

@@ -5,13 +5,12 @@ import type { Operation } from "../operations/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../port/index.js";
 import {
   type ControlPlaneStore,
-  type Fence,
   MemoryControlPlaneStore,
   openControlPlaneStore,
   StoreUnavailableError,
 } from "../store/index.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
-import { RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import { newOwnerId } from "./owner.js";
 import { planSchedules } from "./plan.js";
@@ -45,6 +44,8 @@ export interface RuntimeManagerOptions {
   readonly ownerId?: string;
   readonly leaseTtlMs?: number;
   readonly observer?: RuntimeObserver;
+  /** Where operator notes go, such as why a ledger write failed; default: one line on stderr. */
+  readonly log?: (line: string) => void;
 }
 
 /** What one `step(n)` did. */
@@ -130,6 +131,7 @@ export class RuntimeManager {
         store,
         limits,
         now,
+        log: options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`)),
         ...(refused ? { onRefusal: (refusal: ParticipantToolActionRefusal) => refused(refusal) } : {}),
       });
       const manager = new RuntimeManager(store, ownsStore, book, ctx, options.observer);
@@ -226,8 +228,14 @@ export class RuntimeManager {
     );
     const invocations: InvocationSummary[] = [];
     for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);
-    const failed = results.find((r) => r.status === "rejected");
-    if (failed) throw failed.reason;
+    const failures = results.flatMap((r, index) =>
+      r.status === "rejected"
+        ? [{ participant: due[index]?.participantAddress ?? "?", error: r.reason }]
+        : [],
+    );
+    const [only] = failures;
+    if (failures.length > 1) throw new ParticipantsFailedError(failures);
+    if (only) throw only.error;
     return invocations;
   }
 

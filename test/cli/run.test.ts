@@ -82,6 +82,30 @@ describe("raes run / history / operation / resolve / resume", () => {
     assert.match(bad.stderr, /default export must be a runtime class or a factory/);
   });
 
+  it("a harness that throws: the error is printed and the run exits 1 (text and --json)", async () => {
+    const run = await raes(runArgs(storeUrl()), { env: { RAES_TEST_MODE: "throw" } });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /raes run: \S+:0 failed: DB password wrong for svc-portal/);
+    const json = await raes([...runArgs(storeUrl()), "--json"], { env: { RAES_TEST_MODE: "throw" } });
+    assert.equal(json.code, 1, json.stderr);
+    const summary = JSON.parse(json.stdout);
+    assert.deepEqual(summary.errors, [
+      {
+        invocation: `participant.autonomous-execution.participant-behavior:${P}:0`,
+        error: "Error: DB password wrong for svc-portal",
+      },
+    ]);
+  });
+
+  it("a failed native outcome is no runtime error: no error printed, exit 0", async () => {
+    const run = await raes([...runArgs(storeUrl()), "--json"], { env: { RAES_TEST_MODE: "failed" } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /failed:/);
+    const summary = JSON.parse(run.stdout);
+    assert.deepEqual(summary.errors, []);
+    assert.deepEqual(summary.stopped, [{ participant: P, reason: "failure_policy" }]);
+  });
+
   it("stops on an indeterminate action: exit 1 naming raes resolve; resolve then resume", async () => {
     const store = storeUrl();
     const run = await raes(runArgs(store), { env: { RAES_TEST_MODE: "unknown" } });

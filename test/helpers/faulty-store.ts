@@ -11,8 +11,14 @@ const WRITE_METHODS = new Set([
   "recordResolution",
 ]);
 
-/** A real store behind a switch that makes chosen writes fail the way an unreachable store does. */
-export function withWriteFaults(inner: ControlPlaneStore): {
+/**
+ * A real store behind a switch that makes chosen writes fail the way an unreachable store does, or
+ * with the error `fault` makes (a bug in the store, say).
+ */
+export function withWriteFaults(
+  inner: ControlPlaneStore,
+  fault: (method: string) => Error = (method) => new StoreUnavailableError(`injected: ${method} failed`),
+): {
   store: ControlPlaneStore;
   failing: Set<string>;
 } {
@@ -23,7 +29,7 @@ export function withWriteFaults(inner: ControlPlaneStore): {
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         if (typeof property === "string" && WRITE_METHODS.has(property) && failing.has(property)) {
-          return Promise.reject(new StoreUnavailableError(`injected: ${property} failed`));
+          return Promise.reject(fault(property));
         }
         return value.apply(target, args);
       };

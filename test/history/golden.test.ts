@@ -9,6 +9,7 @@ import {
   ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../src/index.js";
+import { rethrowInvocationErrors } from "../helpers/callback-failures.js";
 import { exampleManifest, modelStartingAt, ROOT } from "../helpers/example.js";
 import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
 
@@ -60,7 +61,8 @@ async function runGoldenScenario(): Promise<string> {
     runtime: new EverySettlement(),
     now: () => fixed,
   });
-  await manager.step(1);
+  // The manager turns a throw in modelAction (a failed assert) into a failed invocation: rethrow it.
+  rethrowInvocationErrors((await manager.step(1)).invocations);
   const lines = (await manager.history()).map((e) => JSON.stringify(e));
   await manager.close();
   return `${lines.join("\n")}\n`;

@@ -13,6 +13,7 @@ import {
   RuntimeManager,
   serveToolActionPort,
 } from "../../src/index.js";
+import { rethrowInvocationErrors } from "../helpers/callback-failures.js";
 import { exampleManifest, modelStartingAt, ROOT } from "../helpers/example.js";
 
 const TSX = import.meta.resolve("tsx");
@@ -114,6 +115,7 @@ async function runOneInvocation(script: "full" | "shutdown") {
     store: `sqlite:${join(dir, "control-plane.db")}`,
   });
   const step = await manager.step(1);
+  rethrowInvocationErrors(step.invocations);
   assert.equal(step.invocations.length, 1);
   const report = harness.reports[0] as AgentReport;
   const calls = new Map(report.calls.map((c) => [c.label, c]));

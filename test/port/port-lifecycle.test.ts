@@ -42,6 +42,7 @@ async function runInvocations(options: {
       if (i === options.resetAfter) await manager.reset();
       await manager.step(1);
     }
+    runtime.failures.rethrow();
     return { seen, runtime };
   } finally {
     await manager.close();

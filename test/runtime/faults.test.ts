@@ -14,6 +14,7 @@ import {
 } from "../../src/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { type FaultyBackend, faultBefore, postgresBackend, sqliteBackend } from "../crash/store-faults.js";
+import { CallbackFailures } from "../helpers/callback-failures.js";
 import { EXAMPLE, exampleManifest, modelStartingAt } from "../helpers/example.js";
 import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { postgresAvailable } from "../store/pg-available.js";
@@ -21,6 +22,8 @@ import { postgresAvailable } from "../store/pg-available.js";
 /** A runtime whose invocations run whatever the test scripts, with the invocation's port. */
 class ScriptedRuntime extends ReferenceAutonomousParticipantRuntime {
   script: (port: InvocationToolActionPort) => Promise<NativeOutcome> = async () => ({ status: "succeeded" });
+  /** What the script threw: the manager would only turn it into a failed invocation. */
+  readonly failures = new CallbackFailures();
   readonly #ports = new Map<string, InvocationToolActionPort>();
 
   attachInvocationToolActions(port: InvocationToolActionPort): void {
@@ -32,9 +35,12 @@ class ScriptedRuntime extends ReferenceAutonomousParticipantRuntime {
     snapshot: ParticipantSnapshot,
     { episodeId }: { episodeId: string },
   ): Promise<ParticipantActionResult> {
-    const port = this.#ports.get(request.actionInstanceId);
-    assert.ok(port);
-    return this.nativeExecution(request, snapshot, episodeId, await this.script(port));
+    const outcome = await this.failures.guard(() => {
+      const port = this.#ports.get(request.actionInstanceId);
+      assert.ok(port);
+      return this.script(port);
+    });
+    return this.nativeExecution(request, snapshot, episodeId, outcome);
   }
 }
 
@@ -106,7 +112,8 @@ function faultSuite(name: string, open: () => Promise<FaultyBackend>) {
         return { status: "succeeded" };
       };
       const { invocations } = await manager.step();
-      assert.equal(invocations[0]?.state, "succeeded", String(invocations[0]?.error));
+      runtime.failures.rethrow();
+      assert.equal(invocations[0]?.state, "succeeded");
       assert.deepEqual(
         invocations[0]?.toolActions.map((a) => [a.admissionOrdinal, a.settlement]),
         [
@@ -171,10 +178,13 @@ function faultSuite(name: string, open: () => Promise<FaultyBackend>) {
         await backend.break();
         return { status: "succeeded" };
       };
-      await assert.rejects(
-        manager.step().finally(() => backend.heal()),
-        { code: "ledger_unavailable" },
+      const closing = manager.step().finally(() => backend.heal());
+      await closing.then(
+        () => undefined,
+        () => undefined,
       );
+      runtime.failures.rethrow();
+      await assert.rejects(closing, { code: "ledger_unavailable" });
       const stuck = await backend.rows();
       assert.deepEqual(stuck.invocations, [{ id: invocationId(0), state: "running", ordinal: 0 }]);
       assert.deepEqual(stuck.toolActions, [
@@ -260,6 +270,7 @@ describe("runtime under store faults: PostgreSQL backends terminated with pg_ter
         return { status: "succeeded" };
       };
       const first = await manager.step().catch((error: unknown) => error);
+      runtime.failures.rethrow();
       if (first instanceof Error) {
         assert.equal((first as { code?: string }).code, "ledger_unavailable", String(first));
         runtime.script = async () => ({ status: "succeeded" });

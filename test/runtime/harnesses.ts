@@ -6,6 +6,7 @@ import {
   type ParticipantSnapshot,
   ReferenceAutonomousParticipantRuntime,
 } from "../../src/index.js";
+import { CallbackFailures } from "../helpers/callback-failures.js";
 import { oneToolCall } from "../helpers/tool-requests.js";
 
 /** A harness that records what the manager handed it and answers with a fixed outcome. */
@@ -15,6 +16,8 @@ export class RecordingRuntime extends ReferenceAutonomousParticipantRuntime {
   readonly attached: InvocationToolActionPort[] = [];
   outcome: NativeOutcome = { status: "succeeded" };
   toolCallsPerInvocation = 0;
+  /** A refused tool call, kept because the manager would only record a failed invocation. */
+  readonly failures = new CallbackFailures();
 
   attachInvocationToolActions(port: InvocationToolActionPort): void {
     this.attached.push(port);
@@ -28,7 +31,9 @@ export class RecordingRuntime extends ReferenceAutonomousParticipantRuntime {
     this.requests.push(request);
     this.snapshots.push(snapshot);
     const port = this.attached.find((p) => p.invocationActionInstanceId === request.actionInstanceId);
-    for (let i = 0; port && i < this.toolCallsPerInvocation; i += 1) await oneToolCall(port, `call-${i}`);
+    await this.failures.guard(async () => {
+      for (let i = 0; port && i < this.toolCallsPerInvocation; i += 1) await oneToolCall(port, `call-${i}`);
+    });
     return this.nativeExecution(request, snapshot, episodeId, this.outcome);
   }
 }

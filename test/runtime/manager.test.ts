@@ -132,6 +132,7 @@ describe("RuntimeManager end to end on the example", () => {
       runtime,
     });
     await manager.step(2);
+    runtime.failures.rethrow();
     assert.equal(runtime.attached.length, 2);
     assert.notEqual(runtime.attached[0], runtime.attached[1]);
     assert.deepEqual(
@@ -185,6 +186,7 @@ describe("RuntimeManager end to end on the example", () => {
     await manager.step(1);
     await manager.reset();
     await manager.step(1);
+    runtime.failures.rethrow();
     const view = await getParticipantHistoryView(store, P, { episodeId: `${P}-autonomous-0` });
     assert.equal(view.length, 12);
     for (const event of view) {
@@ -207,18 +209,31 @@ describe("RuntimeManager end to end on the example", () => {
     await manager.close();
   });
 
-  it("the port's tool call helper refuses nothing on the happy path", async () => {
+  it("the port's tool call helper refuses nothing on the happy path, and everything once closed", async () => {
     const runtime = new RecordingRuntime();
+    runtime.toolCallsPerInvocation = 3;
+    const refusals: string[] = [];
     const manager = await RuntimeManager.open({
       model: exampleModel(),
       manifest: exampleManifest(),
       runtime,
+      observer: { toolActionRefused: (refusal) => refusals.push(refusal) },
     });
-    runtime.toolCallsPerInvocation = 0;
-    await manager.step(1);
+    const { invocations } = await manager.step(1);
+    runtime.failures.rethrow();
+    assert.deepEqual(refusals, [], "no call was refused");
+    assert.deepEqual(
+      invocations.flatMap((i) => i.toolActions.map((a) => [a.toolCallId, a.settlement])),
+      [
+        ["call-0", "succeeded"],
+        ["call-1", "succeeded"],
+        ["call-2", "succeeded"],
+      ],
+    );
     const port = runtime.attached[0];
     assert.ok(port);
     await assert.rejects(oneToolCall(port, "late"), /invocation_closed/);
+    assert.deepEqual(refusals, ["invocation_closed"]);
     await manager.close();
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type ParticipantActionRequest, RuntimeManager } from "../../src/index.js";
+import { type InvocationSummary, type ParticipantActionRequest, RuntimeManager } from "../../src/index.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
 import { RecordingRuntime, ScriptedResultRuntime } from "./harnesses.js";
 
@@ -14,27 +14,45 @@ const valid = (r: ParticipantActionRequest) => ({
   postStateDigest: "sha256:abc",
 });
 
-const INVALID: Record<string, (r: ParticipantActionRequest) => unknown> = {
-  "wrong participant": (r) => ({ ...valid(r), participantAddress: "participant.behavior.other" }),
-  "wrong action instance": (r) => ({ ...valid(r), actionInstanceId: `${r.actionInstanceId}x` }),
-  "wrong observation point": (r) => ({ ...valid(r), observationPoint: "time.clock.x@segment=0,tick=0" }),
-  "status of the wrong type": (r) => ({ ...valid(r), status: 1 }),
-  "status unknown": (r) => ({ ...valid(r), status: "unknown" }),
-  "no post-state digest": (r) => ({ ...valid(r), postStateDigest: "" }),
-  "hidden evidence": (r) => ({ ...valid(r), evidenceRefs: ["content.evaluator-notes"] }),
-  "not an object": () => "done",
-  throws: () => {
-    throw new Error("boom");
+/** Invalid outer results, each with what the invocation's error must name. */
+const INVALID: Record<string, { answer: (r: ParticipantActionRequest) => unknown; names: RegExp }> = {
+  "wrong participant": {
+    answer: (r) => ({ ...valid(r), participantAddress: "participant.behavior.other" }),
+    names: /participantAddress/,
+  },
+  "wrong action instance": {
+    answer: (r) => ({ ...valid(r), actionInstanceId: `${r.actionInstanceId}x` }),
+    names: /actionInstanceId/,
+  },
+  "wrong observation point": {
+    answer: (r) => ({ ...valid(r), observationPoint: "time.clock.x@segment=0,tick=0" }),
+    names: /observationPoint/,
+  },
+  "status of the wrong type": { answer: (r) => ({ ...valid(r), status: 1 }), names: /status/ },
+  "status unknown": { answer: (r) => ({ ...valid(r), status: "unknown" }), names: /status.*unknown/ },
+  "no post-state digest": { answer: (r) => ({ ...valid(r), postStateDigest: "" }), names: /postStateDigest/ },
+  "hidden evidence": {
+    answer: (r) => ({ ...valid(r), evidenceRefs: ["content.evaluator-notes"] }),
+    names: /evidenceRefs.*content\.evaluator-notes/,
+  },
+  "not an object": { answer: () => "done", names: /not an object/ },
+  throws: {
+    answer: () => {
+      throw new Error("boom");
+    },
+    names: /^boom$/,
   },
 };
 
 describe("outer results", () => {
-  for (const [name, answer] of Object.entries(INVALID)) {
+  for (const [name, { answer, names }] of Object.entries(INVALID)) {
     it(`${name}: commits no history, consumes the attempt, stops the scheduler (failure_policy stop)`, async () => {
+      const closed: InvocationSummary[] = [];
       const manager = await RuntimeManager.open({
         model: modelWithAttempts(10),
         manifest: exampleManifest(),
         runtime: new ScriptedResultRuntime(answer),
+        observer: { invocationClosed: (summary) => closed.push(summary) },
       });
       const { invocations } = await manager.step(3);
       assert.equal(
@@ -43,6 +61,8 @@ describe("outer results", () => {
         "the scheduler stopped by the start tick's invocation at open runs nothing more",
       );
       const id = `${EXAMPLE.policy}:${EXAMPLE.participant}:0`;
+      assert.equal(closed.length, 1, "one invocation ran, at open");
+      assert.match(String((closed[0]?.error as Error | undefined)?.message), names, "the error names it");
       assert.equal((await manager.getOperation(id))?.state, "failed");
       assert.equal((await manager.history()).length, 0);
       const [scheduler] = manager.schedulers();

@@ -54,7 +54,7 @@ describe("OpenTelemetry: spans per invocation and tool action", () => {
         }
         await callTool(port, "call-1-0", tool("ok"));
         // A second dispatch of a live action is refused on that action's span.
-        const admitted = await port.admit({ toolCallId: marker });
+        const admitted = await port.admit({ toolCallId: marker } as never);
         assert.equal(admitted.admitted, false);
         await callTool(port, "call-1-1", tool("fail"));
         await port.dispatch(`${request.actionInstanceId}:tool=2`);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { userInfo } from "node:os";
 import pg from "pg";
+import { isCi } from "../helpers/ci.js";
 
 /** The test server: env RAES_TEST_POSTGRES_URL, else database `test` on 127.0.0.1:5432 as PGUSER or the OS user. */
 export const POSTGRES_TEST_URL =
@@ -24,15 +25,15 @@ export async function postgresUnavailableReason(url = POSTGRES_TEST_URL): Promis
 
 /**
  * True when PostgreSQL tests can run. Otherwise prints a loud `POSTGRES UNAVAILABLE: skipping` line
- * and returns false, or throws when env RAES_REQUIRE_POSTGRES=1 (CI must not skip silently).
+ * and returns false, or throws when env RAES_REQUIRE_POSTGRES=1 or CI is set (CI must not skip).
  */
 export async function postgresAvailable(label: string): Promise<boolean> {
   const reason = await postgresUnavailableReason();
   if (reason === undefined) return true;
   const where = `(${POSTGRES_TEST_URL}: ${reason})`;
-  if (process.env.RAES_REQUIRE_POSTGRES === "1") {
+  if (process.env.RAES_REQUIRE_POSTGRES === "1" || isCi()) {
     throw new Error(
-      `POSTGRES UNAVAILABLE: cannot run ${label} ${where}, and RAES_REQUIRE_POSTGRES=1 forbids skipping`,
+      `POSTGRES UNAVAILABLE: cannot run ${label} ${where}, and RAES_REQUIRE_POSTGRES=1 or CI forbids skipping`,
     );
   }
   const message = `POSTGRES UNAVAILABLE: skipping ${label} ${where}`;

@@ -28,6 +28,11 @@ function fail(message: string): void {
   process.exitCode = ExitCode.findings;
 }
 
+/** What a thrown value says, for one line on stderr. */
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 function compile(path: string): RuntimeModel | undefined {
   const { scenario, diagnostics } = loadScenario(path);
   const errors = diagnostics.filter((d) => d.severity === "error");
@@ -68,13 +73,22 @@ export function registerRunCommand(program: Command): void {
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    // Invocations that failed for a runtime error (the harness threw or answered an invalid result),
+    // as opposed to a failed native outcome: each is printed, and any makes the run exit 1.
+    const errors: { invocation: string; error: string }[] = [];
     const manager = await RuntimeManager.open({
       model,
       manifest,
       runtime,
       store: options.store,
+      log: (line) => process.stderr.write(`raes run: ${line}\n`),
       observer: {
-        invocationClosed: (s) => progress.invocationClosed(s),
+        invocationClosed: (s) => {
+          progress.invocationClosed(s);
+          if (s.error === undefined) return;
+          errors.push({ invocation: s.invocationId, error: String(s.error) });
+          process.stderr.write(`raes run: ${s.invocationId} failed: ${messageOf(s.error)}\n`);
+        },
         toolActionRefused: (code) => progress.refused(code),
       },
     });
@@ -108,6 +122,7 @@ export function registerRunCommand(program: Command): void {
     await manager.close();
     const summary = {
       ...progress.toJSON(),
+      errors,
       stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
       resolve: indeterminate.map(
         (id) => `raes resolve ${id} --effect confirmed|absent --store ${options.store}`,
@@ -120,7 +135,7 @@ export function registerRunCommand(program: Command): void {
         process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
       for (const command of summary.resolve) process.stdout.write(`resolve with: ${command}\n`);
     }
-    if (stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
+    if (errors.length > 0 || stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
       process.exitCode = ExitCode.findings;
   });
 }

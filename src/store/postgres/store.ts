@@ -1,6 +1,6 @@
 import pg from "pg";
 import { DelegatingStore } from "../delegating.js";
-import { storeError } from "../sql/errors.js";
+import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/errors.js";
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
 import { migrate } from "./schema.js";
@@ -99,12 +99,33 @@ function withSearchPath(
   return { connectionString: url.toString(), options: own ? `${own} ${searchPath}` : searchPath };
 }
 
-/** An integrity violation (SQLSTATE class 23) is a conflict; the URL is shown without its password. */
+/**
+ * SQLSTATE classes of a server that cannot serve now: 08 connection, 53 insufficient resources,
+ * 57 operator intervention (shutdown, statement timeout), 58 system and I/O errors, 40 a rolled
+ * back transaction; also 55P03 (lock not available) and 25006 (a read-only server).
+ */
+const UNAVAILABLE_CLASSES = new Set(["08", "53", "57", "58", "40"]);
+const UNAVAILABLE_STATES = new Set(["55P03", "25006"]);
+/** What node-postgres says, without a code, when a connection dies or never comes. */
+const CLIENT_UNAVAILABLE =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|not queryable/;
+
+/** Class 23 (integrity) is a conflict; a connection or I/O failure is unavailable; the rest is a bug. */
+function classifyPostgresFailure(failure: unknown): DriverFailure {
+  if (isSystemUnavailable(failure)) return "unavailable";
+  const sqlState = (failure as { code?: unknown } | null)?.code;
+  if (typeof sqlState === "string" && /^[0-9A-Z]{5}$/.test(sqlState)) {
+    if (sqlState.startsWith("23")) return "conflict";
+    if (UNAVAILABLE_CLASSES.has(sqlState.slice(0, 2)) || UNAVAILABLE_STATES.has(sqlState))
+      return "unavailable";
+    return "bug";
+  }
+  return failure instanceof Error && CLIENT_UNAVAILABLE.test(failure.message) ? "unavailable" : "bug";
+}
+
+/** The store's error for a driver failure; the URL is shown without its password. */
 function postgresError(url: string, error: unknown): Error {
-  return storeError(redact(url), error, (failure) => {
-    const sqlState = (failure as { code?: unknown } | null)?.code;
-    return typeof sqlState === "string" && sqlState.startsWith("23");
-  });
+  return storeError(redact(url), error, classifyPostgresFailure);
 }
 
 function redact(url: string): string {

@@ -1,10 +1,41 @@
 import { LeaseLostError, StoreConflictError, StoreUnavailableError } from "../errors.js";
 
+/** What a driver failure means: a constraint conflict, a store out of reach, or a bug to show as it is. */
+export type DriverFailure = "conflict" | "unavailable" | "bug";
+
+/** Node's codes for a connection that failed or dropped, and for I/O that failed. */
+const SYSTEM_UNAVAILABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "EIO",
+  "ENOSPC",
+  "EROFS",
+  "EACCES",
+  "EPERM",
+]);
+
+/** True for a Node system error (or an AggregateError of them) about a connection or I/O. */
+export function isSystemUnavailable(error: unknown): boolean {
+  if (error instanceof AggregateError)
+    return error.errors.length > 0 && error.errors.every(isSystemUnavailable);
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && SYSTEM_UNAVAILABLE.has(code);
+}
+
 /**
- * Maps a driver failure to the store's errors: the store's own pass through, a failure `isConflict`
- * recognizes is a conflict, anything else means the store is unavailable. `url` is as shown to users.
+ * Maps a driver failure to the store's errors: the store's own pass through, a conflict or an
+ * unreachable store (as `classify` says) becomes the store's error, and anything else, a bug, is
+ * rethrown as it is so nobody mistakes it for an outage. `url` is as shown to users.
  */
-export function storeError(url: string, error: unknown, isConflict: (error: unknown) => boolean): Error {
+export function storeError(url: string, error: unknown, classify: (error: unknown) => DriverFailure): Error {
   if (
     error instanceof StoreConflictError ||
     error instanceof LeaseLostError ||
@@ -14,6 +45,13 @@ export function storeError(url: string, error: unknown, isConflict: (error: unkn
   }
   // A driver's AggregateError (every address refused) has an empty message.
   const message = error instanceof Error ? error.message || String(error) : String(error);
-  if (isConflict(error)) return new StoreConflictError(`control-plane store ${url}: ${message}`);
-  return new StoreUnavailableError(`control-plane store ${url} is unavailable: ${message}`, { cause: error });
+  const kind = classify(error);
+  if (kind === "conflict") return new StoreConflictError(`control-plane store ${url}: ${message}`);
+  if (kind === "unavailable")
+    return new StoreUnavailableError(`control-plane store ${url} is unavailable: ${message}`, {
+      cause: error,
+    });
+  return error instanceof Error
+    ? error
+    : new Error(`control-plane store ${url}: ${message}`, { cause: error });
 }

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { DelegatingStore } from "../delegating.js";
-import { storeError } from "../sql/errors.js";
+import { StoreUnavailableError } from "../errors.js";
+import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/errors.js";
 import { SqliteLeases } from "./leases.js";
 import { SqliteReads } from "./reads.js";
 import { assertSchemaCurrent, migrate } from "./schema.js";
@@ -40,11 +41,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     try {
       const readOnly = options.readOnly === true || isWriteProtected(file);
       if (!readOnly) mkdirSync(dirname(file), { recursive: true });
-      db = new Database(file, {
-        readonly: readOnly,
-        fileMustExist: readOnly,
-        timeout: options.busyTimeoutMs ?? 5000,
-      });
+      db = openFile(url, file, readOnly, options.busyTimeoutMs ?? 5000);
       if (readOnly) {
         assertSchemaCurrent(db);
       } else {
@@ -67,6 +64,18 @@ export class SqliteControlPlaneStore extends DelegatingStore {
   }
 }
 
+/** The driver's open fails (even with a TypeError) only when the file or its folder cannot be reached. */
+function openFile(url: string, file: string, readOnly: boolean, timeout: number): Database.Database {
+  try {
+    return new Database(file, { readonly: readOnly, fileMustExist: readOnly, timeout });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new StoreUnavailableError(`control-plane store ${url} is unavailable: ${message}`, {
+      cause: error,
+    });
+  }
+}
+
 /**
  * A file with no write permission bit opens read-only even for root (whom the OS would let write),
  * so `chmod a-w` reliably freezes a control plane.
@@ -75,11 +84,21 @@ function isWriteProtected(file: string): boolean {
   return existsSync(file) && (statSync(file).mode & 0o222) === 0;
 }
 
-/** A constraint failure is a conflict. */
+/**
+ * SQLite result codes of a file that cannot be reached or written now: locked, busy, read-only, full,
+ * unopenable, not a database, corrupt, or failed I/O (each with its extended codes).
+ */
+const SQLITE_UNAVAILABLE =
+  /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|NOTADB|CORRUPT|PROTOCOL|PERM|AUTH|NOLFS)(_|$)/;
+
+/** A constraint failure is a conflict; a file or I/O failure is unavailable; the rest is a bug. */
+function classifySqliteFailure(failure: unknown): DriverFailure {
+  if (isSystemUnavailable(failure)) return "unavailable";
+  if (!(failure instanceof Database.SqliteError)) return "bug";
+  if (failure.code.startsWith("SQLITE_CONSTRAINT")) return "conflict";
+  return SQLITE_UNAVAILABLE.test(failure.code) ? "unavailable" : "bug";
+}
+
 function sqliteError(url: string, error: unknown): Error {
-  return storeError(
-    url,
-    error,
-    (failure) => failure instanceof Database.SqliteError && failure.code.startsWith("SQLITE_CONSTRAINT"),
-  );
+  return storeError(url, error, classifySqliteFailure);
 }

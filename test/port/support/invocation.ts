@@ -13,6 +13,7 @@ import {
   type RuntimeModel,
   type RuntimeObserver,
 } from "../../../src/index.js";
+import { CallbackFailures } from "../../helpers/callback-failures.js";
 import { exampleManifest, modelStartingAt } from "../../helpers/example.js";
 import { withWriteFaults } from "../../helpers/faulty-store.js";
 
@@ -37,8 +38,8 @@ export type OuterResultBuilder = (
 export class ScriptedRuntime<T> extends ReferenceAutonomousParticipantRuntime {
   readonly ports: InvocationToolActionPort[] = [];
   value: T | undefined;
-  /** What the body threw, kept because the manager turns a throwing invocation into a failed one. */
-  bodyErrors: unknown[] = [];
+  /** What the body or `onAttach` threw, kept because the manager turns a throw into a failed invocation. */
+  readonly failures = new CallbackFailures();
   readonly #body: (port: InvocationToolActionPort, request: ParticipantActionRequest) => Promise<T>;
   readonly #outer: OuterResultBuilder | undefined;
   readonly #onAttach: ((port: InvocationToolActionPort) => Promise<void>) | undefined;
@@ -56,7 +57,7 @@ export class ScriptedRuntime<T> extends ReferenceAutonomousParticipantRuntime {
 
   async attachInvocationToolActions(port: InvocationToolActionPort): Promise<void> {
     this.ports.push(port);
-    await this.#onAttach?.(port);
+    await this.failures.guard(() => this.#onAttach?.(port));
   }
 
   override async modelAction(
@@ -66,12 +67,7 @@ export class ScriptedRuntime<T> extends ReferenceAutonomousParticipantRuntime {
   ): Promise<ParticipantActionResult> {
     const port = this.ports.at(-1);
     if (!port) throw new Error("no port was attached before admitAction");
-    try {
-      this.value = await this.#body(port, request);
-    } catch (error) {
-      this.bodyErrors.push(error);
-      throw error;
-    }
+    this.value = await this.failures.guard(() => this.#body(port, request));
     if (this.#outer) return this.#outer(this, request, snapshot) as ParticipantActionResult;
     return this.nativeExecution(request, snapshot, episodeId, { status: "succeeded" });
   }
@@ -86,6 +82,10 @@ export interface OneInvocationOptions<T> {
   readonly manifest?: Record<string, unknown>;
   readonly crossingPolicy?: ParticipantCrossingPolicy;
   readonly observer?: RuntimeObserver;
+  /** The manager's owner id, for a test that takes its lease away. */
+  readonly ownerId?: string;
+  /** Where the manager's log lines go, readable even when the step fails; default a fresh array. */
+  readonly log?: string[];
   /** Wraps the store before the manager sees it (the real `store` injection point). */
   readonly wrapStore?: (store: ControlPlaneStore) => ControlPlaneStore;
   /** The body throws on purpose; otherwise whatever it throws (a failed assertion) fails the test. */
@@ -103,6 +103,8 @@ export interface ClosedInvocation<T> {
   readonly value: T | undefined;
   /** This invocation's history events, in commit order. */
   readonly events: HistoryEvent[];
+  /** The lines the manager logged, in order. */
+  readonly log: readonly string[];
 }
 
 /**
@@ -120,18 +122,20 @@ export async function oneInvocation<T, R>(
     options.outer,
     options.onAttach,
   );
+  const log = options.log ?? [];
   const manager = await RuntimeManager.open({
     model: options.model ?? modelStartingAt(10),
     manifest: options.manifest ?? exampleManifest(),
     runtime,
     store,
+    log: (line) => log.push(line),
+    ...(options.ownerId ? { ownerId: options.ownerId } : {}),
     ...(options.crossingPolicy ? { crossingPolicy: options.crossingPolicy } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
   });
   try {
     const { invocations } = await manager.step(1);
-    const [bodyError] = runtime.bodyErrors;
-    if (bodyError !== undefined && !options.bodyThrows) throw bodyError;
+    if (!options.bodyThrows) runtime.failures.rethrow();
     const [summary] = invocations;
     const port = runtime.ports.at(-1);
     if (invocations.length !== 1 || !summary || !port)
@@ -146,6 +150,7 @@ export async function oneInvocation<T, R>(
       summary,
       value: runtime.value,
       events,
+      log,
     });
   } finally {
     await manager.close();

@@ -11,6 +11,7 @@ import {
   ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../../src/index.js";
+import { CallbackFailures } from "../../helpers/callback-failures.js";
 import { exampleManifest, modelStartingAt, ROOT } from "../../helpers/example.js";
 import { withWriteFaults } from "../../helpers/faulty-store.js";
 import { checkThen, type VectorThen } from "./vector-then.js";
@@ -82,10 +83,17 @@ function expandSteps(vector: Vector): Step[] {
   return [...repeated, ...vector.steps];
 }
 
-/** Runs one vector's steps against the port inside one real invocation. */
+/** What a vector's `throw` step raises inside the invocation. */
+const RAISED = "the invocation raises";
+
+/**
+ * Runs one vector's steps against the port inside one real invocation. The manager catches what a
+ * callback throws, so every step runs guarded and `runVector` rethrows any mismatch afterwards.
+ */
 class VectorRuntime extends ReferenceAutonomousParticipantRuntime {
   port: InvocationToolActionPort | undefined;
   readonly ids = new Map<string, string>();
+  readonly failures = new CallbackFailures();
   constructor(
     private readonly steps: Step[],
     private readonly store: ControlPlaneStore,
@@ -96,11 +104,13 @@ class VectorRuntime extends ReferenceAutonomousParticipantRuntime {
   }
 
   async attachInvocationToolActions(attached: InvocationToolActionPort): Promise<void> {
-    const port = await this.connect(attached);
-    this.port = port;
-    for (const step of this.steps.filter((s) => s.op === "admit_during_attachment")) {
-      await this.run(step, port);
-    }
+    await this.failures.guard(async () => {
+      const port = await this.connect(attached);
+      this.port = port;
+      for (const step of this.steps.filter((s) => s.op === "admit_during_attachment")) {
+        await this.run(step, port);
+      }
+    });
   }
 
   override async modelAction(
@@ -108,14 +118,18 @@ class VectorRuntime extends ReferenceAutonomousParticipantRuntime {
     snapshot: ParticipantSnapshot,
     ctx: { episodeId: string },
   ): Promise<ParticipantActionResult> {
-    const port = this.port;
-    assert.ok(port, "a port is attached before admitAction");
-    for (const step of this.steps) {
-      if (step.op === "admit_during_attachment") continue;
-      if (step.op === "close") break;
-      if (step.op === "throw") throw new Error("the invocation raises");
-      await this.run(step, port);
-    }
+    const raises = await this.failures.guard(async () => {
+      const port = this.port;
+      assert.ok(port, "a port is attached before admitAction");
+      for (const step of this.steps) {
+        if (step.op === "admit_during_attachment") continue;
+        if (step.op === "close") break;
+        if (step.op === "throw") return true;
+        await this.run(step, port);
+      }
+      return false;
+    });
+    if (raises) throw new Error(RAISED);
     return this.nativeExecution(request, snapshot, ctx.episodeId, { status: "succeeded" });
   }
 
@@ -203,7 +217,11 @@ export async function runVector(
   });
   try {
     const { invocations } = await manager.step(1);
+    runtime.failures.rethrow();
     assert.equal(invocations.length, 1, "one outer invocation");
+    const raised = invocations[0]?.error;
+    if (splitAt >= 0 && steps[splitAt]?.op === "throw") assert.equal((raised as Error).message, RAISED);
+    else assert.equal(raised, undefined, "the invocation did not throw");
     const port = runtime.port;
     assert.ok(port);
     assert.equal(
