@@ -1,6 +1,6 @@
 import type { HistoryEvent } from "../history/types.js";
 import type { Operation } from "../operations/types.js";
-import { escapeHtml, shellWord } from "./html-timeline-escape.js";
+import { escapeHtml } from "./html-timeline-escape.js";
 import {
   needsResolution,
   observationOf,
@@ -9,10 +9,18 @@ import {
   type TimelineInvocation,
   type TimelineToolAction,
 } from "./html-timeline-model.js";
+import { formatDuration, timeSpan } from "./html-timeline-time.js";
+import { resolveCommands } from "./shell.js";
 
 /** Inert detail panels, each in a `<template>` the page script shows on click. */
 export class DetailPanels {
   readonly #templates: string[] = [];
+  /** The store the page was read from, named in every printed command. */
+  readonly storeUrl: string;
+
+  constructor(storeUrl: string) {
+    this.storeUrl = storeUrl;
+  }
 
   /** Stores one panel's HTML and returns the element id that shows it. */
   add(html: string): string {
@@ -29,9 +37,13 @@ export class DetailPanels {
 
 type Row = readonly [field: string, value: unknown];
 
-/** The command an operator runs to resolve an indeterminate tool action. */
-export function resolveCommand(id: string): string {
-  return `raes resolve ${shellWord(id)} --effect confirmed|absent`;
+/** The commands an operator runs to resolve an indeterminate tool action, one per decision, as HTML. */
+export function resolveCommandsHtml(id: string, storeUrl: string): string {
+  const commands = resolveCommands(id, storeUrl);
+  return [
+    `<span class="command-choice">if the effect happened:</span><code class="command" data-effect="confirmed">${escapeHtml(commands.confirmed)}</code>`,
+    `<span class="command-choice">if it did not:</span><code class="command" data-effect="absent">${escapeHtml(commands.absent)}</code>`,
+  ].join("");
 }
 
 function present(value: unknown): boolean {
@@ -62,6 +74,16 @@ function eventRows(events: readonly HistoryEvent[]): Row[] {
     `#${event.sequence}`,
     `${event.event_type} · ${event.lifecycle_phase} · ${event.timestamp}`,
   ]);
+}
+
+/** When the action was admitted and settled (its first and last event), and how long that took. */
+function timeRows(events: readonly HistoryEvent[]): Row[] {
+  const span = timeSpan(events);
+  return [
+    ["admitted", events[0]?.timestamp],
+    ["settled", events.at(-1)?.timestamp],
+    ["duration", span === undefined ? undefined : formatDuration(span.end - span.start)],
+  ];
 }
 
 function outcomeRows(events: readonly HistoryEvent[]): Row[] {
@@ -103,14 +125,14 @@ function operationSection(operation: Operation | undefined): string {
 }
 
 /** The resolution notice of an indeterminate action, empty for any other settlement. */
-export function resolutionNotice(action: TimelineToolAction): string {
+export function resolutionNotice(action: TimelineToolAction, storeUrl: string): string {
   if (settlementOf(action) !== "indeterminate") return "";
   const resolution = action.operation?.resolution;
   if (resolution) {
     const note = resolution.note ? ` — “${escapeHtml(resolution.note)}”` : "";
     return `<p class="notice resolved" data-resolution="${escapeHtml(resolution.resolution)}">Resolved as <strong>${escapeHtml(resolution.resolution)}</strong> at ${escapeHtml(resolution.resolvedAt)}${note}. The effect was never repeated.</p>`;
   }
-  return `<div class="notice unresolved" data-resolution="none"><p>Effects unknown: an operator must decide. The effect is never repeated.</p><code class="command">${escapeHtml(resolveCommand(action.id))}</code></div>`;
+  return `<div class="notice unresolved" data-resolution="none"><p>Effects unknown: an operator must decide. The effect is never repeated.</p>${resolveCommandsHtml(action.id, storeUrl)}</div>`;
 }
 
 function pill(settlement: string): string {
@@ -123,14 +145,15 @@ export function settlementClass(settlement: string): string {
 }
 
 /** The details panel of one tool action of the invocation shown at `position`. */
-export function toolActionDetail(action: TimelineToolAction, position: number): string {
+export function toolActionDetail(action: TimelineToolAction, position: number, storeUrl: string): string {
   const context = Object.entries(action.context) as Row[];
   const unresolved = needsResolution(action) ? " data-needs-resolution" : "";
   return [
     `<article class="detail" data-detail-tool-action="${escapeHtml(action.id)}"${unresolved}>`,
     `<header class="detail-head"><h3>Tool action #${escapeHtml(action.context.admission_ordinal)} of invocation ${position}</h3>${pill(settlementOf(action))}</header>`,
     `<p class="detail-id"><code>${escapeHtml(action.id)}</code></p>`,
-    resolutionNotice(action),
+    resolutionNotice(action, storeUrl),
+    section("Time", fields(timeRows(action.events))),
     section("invocation_tool_context", fields(context)),
     section("Outcome", fields(outcomeRows(action.events))),
     operationSection(action.operation),

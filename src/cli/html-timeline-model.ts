@@ -162,3 +162,19 @@ export function countBySettlement(timeline: Timeline): Map<string, number> {
   }
   return counts;
 }
+
+/** Indeterminate tool actions that still need an operator decision, and those already resolved. */
+export function indeterminateCounts(timeline: Timeline): { open: number; resolved: number } {
+  let open = 0;
+  let resolved = 0;
+  for (const participant of timeline.participants) {
+    for (const invocation of participant.invocations) {
+      for (const action of invocation.toolActions) {
+        if (settlementOf(action) !== "indeterminate") continue;
+        if (needsResolution(action)) open += 1;
+        else resolved += 1;
+      }
+    }
+  }
+  return { open, resolved };
+}

@@ -2,7 +2,7 @@ import {
   type DetailPanels,
   invocationDetail,
   invocationStatus,
-  resolveCommand,
+  resolveCommandsHtml,
   settlementClass,
   statusClass,
   toolActionDetail,
@@ -17,6 +17,7 @@ import {
   type TimelineScheduler,
   type TimelineToolAction,
 } from "./html-timeline-model.js";
+import { formatDuration, timeSpan } from "./html-timeline-time.js";
 
 const GLYPHS: Readonly<Record<string, string>> = {
   succeeded: "✓",
@@ -47,9 +48,9 @@ function mark(action: TimelineToolAction, position: number, details: DetailPanel
   const ordinal = escapeHtml(action.context.admission_ordinal);
   const label = `tool action #${action.context.admission_ordinal} ${action.context.tool_call_id}: ${settlement}`;
   return [
-    `<li class="mark-slot"><button type="button" class="mark s-${kind}${resolution}"`,
+    `<li class="mark-slot"><button type="button" id="${escapeHtml(action.id)}" class="mark s-${kind}${resolution}"`,
     ` data-tool-action="${escapeHtml(action.id)}" data-settlement="${escapeHtml(settlement)}"`,
-    ` data-admission-ordinal="${ordinal}" data-detail="${details.add(toolActionDetail(action, position))}"`,
+    ` data-admission-ordinal="${ordinal}" data-detail="${details.add(toolActionDetail(action, position, details.storeUrl))}"`,
     ` aria-pressed="false" aria-label="${escapeHtml(label)}" title="${escapeHtml(label)}">`,
     `<span aria-hidden="true">${GLYPHS[kind] ?? "•"}</span></button>`,
     `<span class="ordinal" aria-hidden="true">${ordinal}</span></li>`,
@@ -59,17 +60,23 @@ function mark(action: TimelineToolAction, position: number, details: DetailPanel
 function invocationRow(invocation: TimelineInvocation, position: number, details: DetailPanels): string {
   const status = invocationStatus(invocation);
   const time = clockTime((invocation.outerEvents[0] ?? invocation.toolActions[0]?.events[0])?.timestamp);
+  const span = timeSpan([
+    ...invocation.outerEvents,
+    ...invocation.toolActions.flatMap((action) => action.events),
+  ]);
+  const duration = span === undefined ? "" : ` · ${formatDuration(span.end - span.start)}`;
+  const durationAttribute = span === undefined ? "" : ` data-duration-ms="${span.end - span.start}"`;
   const count = invocation.toolActions.length;
   const marks =
     count > 0
       ? `<ol class="marks">${invocation.toolActions.map((action) => mark(action, position, details)).join("")}</ol>`
       : `<span class="muted">no tool actions</span>`;
   return [
-    `<li class="invocation" data-invocation="${escapeHtml(invocation.id)}" data-invocation-status="${escapeHtml(status.key)}">`,
+    `<li class="invocation" id="${escapeHtml(invocation.id)}" data-invocation="${escapeHtml(invocation.id)}" data-invocation-status="${escapeHtml(status.key)}"${durationAttribute}>`,
     `<button type="button" class="invocation-label" data-detail="${details.add(invocationDetail(invocation, position))}"`,
     ` aria-pressed="false" title="${escapeHtml(invocation.id)}">`,
     `<span class="invocation-name">Invocation ${position}</span>`,
-    `<span class="invocation-meta">${escapeHtml(time)} · ${count} tool action${count === 1 ? "" : "s"}</span></button>`,
+    `<span class="invocation-meta">${escapeHtml(time)}${escapeHtml(duration)} · ${count} tool action${count === 1 ? "" : "s"}</span></button>`,
     `<div class="track">${marks}</div>`,
     `<span class="status st-${escapeHtml(statusClass(status.key))}">${escapeHtml(status.label)}</span>`,
     "</li>",
@@ -95,7 +102,7 @@ function indeterminateActions(participant: TimelineParticipant): TimelineToolAct
   );
 }
 
-function resolutionSummary(participant: TimelineParticipant): string {
+function resolutionSummary(participant: TimelineParticipant, storeUrl: string): string {
   const actions = indeterminateActions(participant);
   if (actions.length === 0) return "";
   const open = actions.filter(needsResolution);
@@ -103,7 +110,7 @@ function resolutionSummary(participant: TimelineParticipant): string {
   const openList = open
     .map(
       (action) =>
-        `<li data-unresolved="${escapeHtml(action.id)}"><code class="command">${escapeHtml(resolveCommand(action.id))}</code></li>`,
+        `<li data-unresolved="${escapeHtml(action.id)}"><code>${escapeHtml(action.id)}</code>${resolveCommandsHtml(action.id, storeUrl)}</li>`,
     )
     .join("");
   const resolvedList = resolved
@@ -156,7 +163,7 @@ export function participantSection(participant: TimelineParticipant, details: De
     `<header class="participant-head"><div><h2><code>${escapeHtml(participant.address)}</code></h2>`,
     `<p class="muted">${participant.invocations.length} invocation${participant.invocations.length === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
     `<div class="schedulers">${schedulers}</div></header>`,
-    resolutionSummary(participant),
+    resolutionSummary(participant, details.storeUrl),
     timeline.join(""),
     empty,
     "</section>",
@@ -164,15 +171,19 @@ export function participantSection(participant: TimelineParticipant, details: De
 }
 
 /** The colour legend with per-settlement counts. */
-export function legend(counts: ReadonlyMap<string, number>): string {
+export function legend(
+  counts: ReadonlyMap<string, number>,
+  indeterminate: { open: number; resolved: number },
+): string {
   const known = new Set<string>(SETTLEMENTS);
   const entries = [...counts].map(([settlement, count]) => {
     const kind = known.has(settlement) ? settlement : "other";
     return `<li data-legend-settlement="${escapeHtml(settlement)}" data-count="${count}"><span class="swatch s-${kind}" aria-hidden="true">${GLYPHS[kind]}</span>${escapeHtml(settlement)} <span class="count">${count}</span></li>`;
   });
   const notes = [
-    `<li class="legend-note"><span class="swatch s-indeterminate ring" aria-hidden="true">?</span>ringed: needs <code>raes resolve</code></li>`,
-    `<li class="legend-note"><span class="swatch pale" aria-hidden="true">?</span>pale: resolved</li>`,
+    // Counted too, so the legend agrees with the ringed and pale marks the page draws.
+    `<li class="legend-note" data-legend-note="needs-resolution" data-count="${indeterminate.open}"><span class="swatch s-indeterminate ring" aria-hidden="true">?</span>ringed: needs <code>raes resolve</code> <span class="count">${indeterminate.open}</span></li>`,
+    `<li class="legend-note" data-legend-note="resolved" data-count="${indeterminate.resolved}"><span class="swatch pale" aria-hidden="true">?</span>pale: resolved <span class="count">${indeterminate.resolved}</span></li>`,
   ];
   return `<ul class="legend" aria-label="tool action settlements">${entries.join("")}${notes.join("")}</ul>`;
 }

@@ -1,4 +1,4 @@
-/** The page's inline script: shows a mark's or invocation's stored details panel when it is clicked. */
+/** The page's inline script: shows a mark's or invocation's stored details panel when it is clicked or linked (#id). */
 export const TIMELINE_SCRIPT = `
 (() => {
   const body = document.getElementById("details-body");
@@ -20,5 +20,18 @@ export const TIMELINE_SCRIPT = `
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape") select(null);
   });
+  // A link to one action or invocation (#id) opens its details and scrolls it into view.
+  const follow = () => {
+    let id = "";
+    try { id = decodeURIComponent(location.hash.slice(1)); } catch { return; }
+    const target = id ? document.getElementById(id) : null;
+    if (!target) return;
+    const trigger = target.matches("[data-detail]") ? target : target.querySelector("[data-detail]");
+    if (!trigger) return;
+    select(trigger);
+    trigger.scrollIntoView({ block: "center" });
+  };
+  window.addEventListener("hashchange", follow);
+  follow();
 })();
 `;

@@ -39,7 +39,8 @@ ol, ul { list-style: none; margin: 0; padding: 0; }
 .attention h3, .resolutions h3 { font-size: 14px; }
 .attention p { margin: 2px 0 8px; }
 .commands li + li { margin-top: 6px; }
-.command { display: inline-block; background: #1f2328; color: #f6f8fa; border-radius: 6px; padding: 4px 8px; user-select: all; }
+.command-choice { display: block; font-size: 12px; color: var(--muted); margin-top: 6px; }
+.command { display: block; width: fit-content; max-width: 100%; overflow-wrap: anywhere; background: #1f2328; color: #f6f8fa; border-radius: 6px; padding: 4px 8px; user-select: all; }
 .resolutions { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; margin-bottom: 12px; }
 .resolutions li { margin-top: 4px; }
 .episode + .episode { margin-top: 14px; }

@@ -1,8 +1,14 @@
 import type { HistoryEvent } from "../history/types.js";
 import type { Operation } from "../operations/types.js";
+import { DEFAULT_STORE_URL } from "../store/index.js";
 import { DetailPanels } from "./html-timeline-details.js";
 import { escapeHtml } from "./html-timeline-escape.js";
-import { buildTimeline, countBySettlement, type TimelineScheduler } from "./html-timeline-model.js";
+import {
+  buildTimeline,
+  countBySettlement,
+  indeterminateCounts,
+  type TimelineScheduler,
+} from "./html-timeline-model.js";
 import { legend, participantSection } from "./html-timeline-parts.js";
 import { TIMELINE_SCRIPT } from "./html-timeline-script.js";
 import { TIMELINE_CSS } from "./html-timeline-style.js";
@@ -16,6 +22,8 @@ export interface TimelineInput {
   readonly operations: readonly Operation[];
   readonly schedulers?: readonly TimelineScheduler[];
   readonly title?: string;
+  /** The store URL the page names in its `raes resolve` commands; default the CLI's default store. */
+  readonly storeUrl?: string;
 }
 
 /** The Content-Security-Policy of the page: nothing may load, only the inline style and script run. */
@@ -46,7 +54,7 @@ function summary(
 /** Renders the behavior history as one self-contained HTML page that loads nothing from the network. */
 export function renderTimelineHtml(input: TimelineInput): string {
   const timeline = buildTimeline(input.events, input.operations, input.schedulers ?? []);
-  const details = new DetailPanels();
+  const details = new DetailPanels(input.storeUrl ?? DEFAULT_STORE_URL);
   const sections = timeline.participants.map((participant) => participantSection(participant, details));
   const invocations = timeline.participants.reduce((sum, p) => sum + p.invocations.length, 0);
   const counts = countBySettlement(timeline);
@@ -70,7 +78,7 @@ export function renderTimelineHtml(input: TimelineInput): string {
 <header class="page-head">
 <h1>${escapeHtml(title)}</h1>
 ${summary(timeline.events, timeline.participants.length, invocations, toolActions)}
-${legend(counts)}
+${legend(counts, indeterminateCounts(timeline))}
 </header>
 <div class="layout">
 <main>

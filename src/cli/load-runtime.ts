@@ -1,6 +1,10 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ParticipantRuntime } from "../runtime/index.js";
+
+const TYPESCRIPT = /\.(?:ts|mts|cts|tsx)$/;
 
 function isClass(value: (...args: unknown[]) => unknown): boolean {
   return (
@@ -9,8 +13,42 @@ function isClass(value: (...args: unknown[]) => unknown): boolean {
   );
 }
 
-/** Imports MODULE and builds its default export: a runtime class (no arguments) or a factory. */
+/**
+ * Where tsx's ESM API is: next to the module first (the user's project), then next to raes-ts.
+ * `require.resolve` would pick the CommonJS build, so the ESM file is read from tsx's exports map.
+ */
+function findTsx(modulePath: string): string | undefined {
+  for (const base of [modulePath, fileURLToPath(import.meta.url)]) {
+    try {
+      const manifest = createRequire(base).resolve("tsx/package.json");
+      const { exports } = JSON.parse(readFileSync(manifest, "utf8")) as {
+        exports?: { "./esm/api"?: { import?: { default?: string } } };
+      };
+      const entry = exports?.["./esm/api"]?.import?.default;
+      if (entry !== undefined) return join(dirname(manifest), entry);
+    } catch {
+      // not installed there; try the next place
+    }
+  }
+  return undefined;
+}
+
+/** Registers tsx's ESM loader so a TypeScript runtime module imports as it would under `tsx`. */
+async function registerTypeScript(path: string): Promise<void> {
+  const api = findTsx(resolve(path));
+  if (api === undefined) {
+    throw new Error(
+      `${path} is TypeScript and tsx, the loader raes-ts uses for it, is not installed: ` +
+        "run `npm install --save-dev tsx` in your project, or compile the module to JavaScript and pass the .js file",
+    );
+  }
+  const { register } = (await import(pathToFileURL(api).href)) as { register: () => unknown };
+  register();
+}
+
+/** Imports MODULE (TypeScript through tsx) and builds its default export: a runtime class (no arguments) or a factory. */
 export async function loadRuntimeModule(path: string): Promise<ParticipantRuntime> {
+  if (TYPESCRIPT.test(path)) await registerTypeScript(path);
   const module = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
   const exported = module.default;
   if (typeof exported !== "function") {

@@ -25,6 +25,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
+    // Matched by code, not class, so commands that never open a store do not load the store module.
+    if (error instanceof Error && (error as { code?: unknown }).code === "store.missing") {
+      process.stderr.write(`raes: ${error.message}\n`);
+      return ExitCode.usage;
+    }
     process.stderr.write(`raes: ${error instanceof Error ? error.message : String(error)}\n`);
     return ExitCode.findings;
   }

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import type { RuntimeModel } from "../compiler/index.js";
+import { InputFileRefusal, MAX_JSON_DEPTH, parseStrictJson, readInputFile } from "../input/index.js";
 import { checkCapabilities } from "./capability-rules.js";
 import { claimDiagnostics } from "./claim.js";
 import { ManifestDiagnosticCode as Code, ManifestSeverity } from "./codes.js";
@@ -97,13 +97,20 @@ function finishManifest(draft: ManifestDraft): BackendManifest {
   };
 }
 
+/** The largest manifest text read. */
+const MAX_MANIFEST_BYTES = 1_000_000;
+
 function parseText(sink: DiagnosticSink, text: string): { readonly document?: unknown } {
-  try {
-    return { document: JSON.parse(text) as unknown };
-  } catch (error) {
-    sink.shape(Code.invalid_json, "", `not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  if (text.length > MAX_MANIFEST_BYTES) {
+    sink.shape(Code.source_limit, "", `the manifest is larger than ${MAX_MANIFEST_BYTES} bytes`);
     return {};
   }
+  const parsed = parseStrictJson(text, MAX_JSON_DEPTH);
+  if (parsed.ok) return { document: parsed.value };
+  if (parsed.problem === "syntax") sink.shape(Code.invalid_json, "", `not JSON: ${parsed.message}`);
+  else if (parsed.problem === "duplicate_key") sink.shape(Code.duplicate_key, parsed.pointer, parsed.message);
+  else sink.shape(Code.source_limit, parsed.pointer, `the manifest is ${parsed.message}`);
+  return {};
 }
 
 function runRules(sink: DiagnosticSink, runtime: RuntimeDraft): void {
@@ -140,19 +147,17 @@ export function checkManifest(manifestJson: unknown, model?: RuntimeModel): Mani
   return { ok: sink.ok, manifest, diagnostics: sink.diagnostics };
 }
 
-/** Reads a manifest file and checks it; an unreadable file is a `manifest.file-unreadable` diagnostic. */
+/** Reads a manifest file (a regular file of at most 1 MB) and checks it; a file it cannot read is one diagnostic. */
 export async function checkManifestFile(path: string, model?: RuntimeModel): Promise<ManifestCheck> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      diagnostics: [
-        { code: Code.file_unreadable, severity: ManifestSeverity.error, message: reason, path: "" },
-      ],
-    };
-  }
-  return checkManifest(text, model);
+  const read = readInputFile(path, MAX_MANIFEST_BYTES);
+  if (read.ok) return checkManifest(read.text, model);
+  const code = {
+    [InputFileRefusal.not_regular]: Code.file_not_regular,
+    [InputFileRefusal.too_large]: Code.source_limit,
+    [InputFileRefusal.unreadable]: Code.file_unreadable,
+  }[read.refusal];
+  return {
+    ok: false,
+    diagnostics: [{ code, severity: ManifestSeverity.error, message: read.message, path: "" }],
+  };
 }

@@ -2,8 +2,14 @@
 export const ManifestDiagnosticCode = {
   /** The manifest file could not be read. */
   file_unreadable: "manifest.file-unreadable",
+  /** The manifest path names a FIFO, device, directory or socket, which is never read. */
+  file_not_regular: "manifest.file-not-regular",
+  /** The manifest is larger than 1 MB or nested deeper than 64 levels. */
+  source_limit: "manifest.source-limit",
   /** The manifest text is not JSON. */
   invalid_json: "manifest.invalid-json",
+  /** An object in the manifest JSON has the same key twice (as the YAML loaders refuse). */
+  duplicate_key: "manifest.duplicate-key",
   /** A key that neither this format nor RAES defines at that place. */
   unknown_field: "manifest.unknown-field",
   /** A required field is absent. */

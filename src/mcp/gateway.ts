@@ -76,19 +76,28 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   let closing: Promise<void> | undefined;
   const close = (how: { readonly drain?: boolean } = {}): Promise<void> => {
     closing ??= (async () => {
-      input.off("end", onEnd);
+      for (const [event, listener] of listeners) input.off(event, listener);
       if (how.drain) await calls.drain();
       await upstream.close();
       await calls.drain();
-      await server.close();
+      await server.close().catch(() => undefined);
       // Stop reading from the client, so an open stdin does not keep the process up.
       input.destroy();
       resolveClosed();
     })();
     return closing;
   };
-  const onEnd = () => void close({ drain: true });
-  input.once("end", onEnd);
+  // The client hung up (EOF): answer what is in flight, then go. A broken stream answers nothing.
+  const listeners: [string, () => void][] = [
+    ["end", () => void close({ drain: true })],
+    ["close", () => void close({ drain: true })],
+    ["error", () => void close()],
+  ];
+  for (const [event, listener] of listeners) input.once(event, listener);
+  // Writing to a client that is gone must end the gateway, never crash it.
+  output.on("error", () => void close());
+  // The SDK closes its transport itself on a message over its size limit; then nothing more is read.
+  server.onclose = () => void close({ drain: true });
   await server.connect(new StdioServerTransport(input, output));
   return { closed, close };
 }

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { valueDepthExceeds } from "../input/index.js";
 import type { InvocationToolActionPort, ParticipantToolActionRequest } from "../port/index.js";
 import { canonicalDigest } from "../records/index.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
@@ -22,6 +23,9 @@ interface Settled {
   readonly fingerprint: string;
   readonly answer: Promise<CallToolResult>;
 }
+
+/** The deepest tool arguments forwarded; MCP tool inputs are shallow JSON objects. */
+const MAX_ARGUMENT_DEPTH = 64;
 
 const UNKNOWN_CODES: Readonly<Record<UpstreamFailureKind, GatewayErrorCode>> = {
   timeout: GatewayErrorCode.upstream_timeout,
@@ -67,7 +71,19 @@ export class GovernedCalls {
     const entry = this.#map.tools.get(call.name);
     if (!entry) {
       return Promise.resolve(
-        toolError(GatewayErrorCode.tool_not_mapped, `tool '${call.name}' is not in the gateway map`),
+        toolError(
+          GatewayErrorCode.tool_not_mapped,
+          `tool '${call.name.slice(0, 128)}' is not in the gateway map`,
+        ),
+      );
+    }
+    // Deeper arguments could not be digested or sent on; refuse them before anything is admitted.
+    if (call.arguments !== undefined && valueDepthExceeds(call.arguments, MAX_ARGUMENT_DEPTH)) {
+      return Promise.resolve(
+        toolError(
+          GatewayErrorCode.arguments_invalid,
+          `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; the tool was not run`,
+        ),
       );
     }
     const toolCallId = toolCallIdFor(this.#sessionId, call.requestId);

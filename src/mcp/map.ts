@@ -1,12 +1,14 @@
-import { readFileSync } from "node:fs";
 import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Scalar, visit, type YAMLMap } from "yaml";
+import { InputFileRefusal, MAX_YAML_DEPTH, readInputFile, yamlDepthExceeded } from "../input/index.js";
 import { isAddress } from "../records/index.js";
 
 /** Fixed codes for everything that can be wrong with a gateway map file. */
 export const ToolMapDiagnosticCode = {
   /** The file could not be read, or is larger than the limit. */
   unreadable: "mcp-map.unreadable",
-  /** The text is not one well-formed YAML document (syntax, duplicate keys, aliases). */
+  /** The path names a FIFO, device, directory or socket, which is never read. */
+  not_regular: "mcp-map.not-regular",
+  /** The text is not one well-formed YAML document (syntax, duplicate keys, aliases, too deep or too large). */
   yaml_invalid: "mcp-map.yaml-invalid",
   /** The document, `tools` or a tool entry is not a mapping. */
   not_a_mapping: "mcp-map.not-a-mapping",
@@ -14,7 +16,7 @@ export const ToolMapDiagnosticCode = {
   unknown_key: "mcp-map.unknown-key",
   /** `tools` is missing or maps no tool. */
   no_tools: "mcp-map.no-tools",
-  /** A tool name is not an MCP tool name (1 to 128 of `A-Z a-z 0-9 _ - .`). */
+  /** A tool name is not an MCP tool name (a string of 1 to 128 of `A-Z a-z 0-9 _ - .`; `~` or `1` are not strings). */
   tool_name_invalid: "mcp-map.tool-name-invalid",
   /** A required field of a tool entry is absent. */
   field_missing: "mcp-map.field-missing",
@@ -165,6 +167,15 @@ class MapReader {
 
 /** Parses and validates a gateway map from YAML text; the shape is closed. */
 export function parseToolMap(text: string): ToolMapResult {
+  const refused = (message: string): ToolMapResult => ({
+    ok: false,
+    diagnostics: [{ code: ToolMapDiagnosticCode.yaml_invalid, path: "", line: 1, column: 1, message }],
+  });
+  if (text.length > MAX_MAP_BYTES) return refused(`the map is larger than ${MAX_MAP_BYTES} bytes`);
+  if (text.trim() === "") return refused("the map is empty");
+  // The YAML parser recurses once per level: refuse hostile nesting before it runs.
+  if (yamlDepthExceeded(text) !== undefined)
+    return refused(`the map is nested deeper than ${MAX_YAML_DEPTH} levels`);
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   const reader = new MapReader(lines);
@@ -229,14 +240,18 @@ export function parseToolMap(text: string): ToolMapResult {
     );
   } else {
     for (const pair of toolsNode.items) {
-      const name = isScalar(pair.key) ? String(pair.key.value) : "";
+      const value = isScalar(pair.key) ? pair.key.value : undefined;
+      const name = isScalar(pair.key) ? String(value) : "";
       const offset = (pair.key as Scalar | null)?.range?.[0] ?? toolsOffset;
-      if (!TOOL_NAME.test(name)) {
+      // `~:` would become a tool named "null", and `1:` would collapse with `"1":`: names are strings.
+      if (typeof value !== "string" || !TOOL_NAME.test(name)) {
         reader.report(
           ToolMapDiagnosticCode.tool_name_invalid,
           `tools.${name}`,
           offset,
-          `'${name}' is not an MCP tool name`,
+          typeof value === "string"
+            ? `'${name}' is not an MCP tool name`
+            : `the key ${name} is not a string; quote a tool name that looks like a number or null`,
         );
         continue;
       }
@@ -251,19 +266,15 @@ export function parseToolMap(text: string): ToolMapResult {
 
 /** Reads and validates a gateway map file. */
 export function loadToolMap(path: string): ToolMapResult {
-  let text: string;
-  try {
-    const bytes = readFileSync(path);
-    if (bytes.length > MAX_MAP_BYTES) throw new Error(`larger than ${MAX_MAP_BYTES} bytes`);
-    text = bytes.toString("utf8");
-  } catch (error) {
-    const message = `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`;
-    return {
-      ok: false,
-      diagnostics: [{ code: ToolMapDiagnosticCode.unreadable, path: "", line: 1, column: 1, message }],
-    };
-  }
-  return parseToolMap(text);
+  const read = readInputFile(path, MAX_MAP_BYTES);
+  if (read.ok) return parseToolMap(read.text);
+  const code =
+    read.refusal === InputFileRefusal.not_regular
+      ? ToolMapDiagnosticCode.not_regular
+      : ToolMapDiagnosticCode.unreadable;
+  const message =
+    read.refusal === InputFileRefusal.unreadable ? read.message : `cannot read ${path}: ${read.message}`;
+  return { ok: false, diagnostics: [{ code, path: "", line: 1, column: 1, message }] };
 }
 
 /** One diagnostic as a `file:line:column: code path: message` line. */

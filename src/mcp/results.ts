@@ -10,6 +10,8 @@ export const GatewayErrorCode = {
   upstream_unavailable: "upstream_unavailable",
   /** The tool-action port could not be reached. */
   port_unavailable: "port_unavailable",
+  /** The call's arguments nest deeper than the gateway forwards; nothing was admitted. */
+  arguments_invalid: "arguments_invalid",
   /** The same JSON-RPC id was reused for a different tool call. */
   request_conflict: "request_conflict",
   /** The upstream did not answer in time; effects are unknown. */

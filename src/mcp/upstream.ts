@@ -1,21 +1,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   type CallToolResult,
   CallToolResultSchema,
-  ErrorCode,
   McpError,
   type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { type UpstreamCommand, UpstreamProcess } from "./upstream-process.js";
 
-/** How to start the upstream MCP server. */
-export interface UpstreamCommand {
-  readonly command: string;
-  readonly args: readonly string[];
-  /** The upstream's whole environment. */
-  readonly env: Readonly<Record<string, string>>;
-}
+export type { UpstreamCommand } from "./upstream-process.js";
 
 /** Why a forwarded call has no answer; in every case its effects are unknown. */
 export type UpstreamFailureKind = "timeout" | "lost" | "invalid" | "cancelled" | "shutdown";
@@ -32,16 +25,33 @@ export class UpstreamCallError extends Error {
 
 const MAX_LIST_PAGES = 100;
 const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
+/** The prefix of the gateway's own `tools/call` ids; the SDK's requests use numbers, so they never meet. */
+const CALL_ID_PREFIX = "raes-call-";
 
-/** The upstream MCP server the gateway spawned, reached through a real SDK client over stdio. */
+type Reply = { readonly result: CallToolResult } | { readonly error: Error };
+
+/**
+ * The upstream MCP server the gateway spawned. The SDK client does the handshake and lists tools;
+ * `tools/call` requests are the gateway's own, so where each outcome came from is known: a reply from
+ * the upstream (result or JSON-RPC error) is an answer, and only a local timeout, cancellation or
+ * lost connection leaves the effects unknown.
+ */
 export class Upstream {
   readonly #client: Client;
-  readonly #shutdown = new AbortController();
+  readonly #transport: UpstreamProcess;
+  readonly #pending = new Map<string, (reply: Reply) => void>();
+  #nextId = 0;
   #lost = false;
   #names: ReadonlySet<string> | undefined;
 
-  private constructor(client: Client) {
-    this.#client = client;
+  private constructor(command: UpstreamCommand, onToolsChanged: () => void) {
+    this.#transport = new UpstreamProcess(command, (message, valid) => this.#take(message, valid));
+    this.#client = new Client(INFO, { capabilities: {} });
+    this.#client.onclose = () => this.#loseAll();
+    this.#client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.#names = undefined;
+      onToolsChanged();
+    });
   }
 
   /** Spawns the upstream and completes the MCP handshake; `onToolsChanged` follows its list_changed notices. */
@@ -49,22 +59,13 @@ export class Upstream {
     command: UpstreamCommand,
     onToolsChanged: () => void = () => undefined,
   ): Promise<Upstream> {
-    const transport = new StdioClientTransport({
-      command: command.command,
-      args: [...command.args],
-      env: { ...command.env },
-      stderr: "inherit",
-    });
-    const client = new Client(INFO, { capabilities: {} });
-    const upstream = new Upstream(client);
-    client.onclose = () => {
-      upstream.#lost = true;
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      upstream.#names = undefined;
-      onToolsChanged();
-    });
-    await client.connect(transport);
+    const upstream = new Upstream(command, onToolsChanged);
+    try {
+      await upstream.#client.connect(upstream.#transport);
+    } catch (error) {
+      await upstream.close();
+      throw error;
+    }
     return upstream;
   }
 
@@ -95,74 +96,89 @@ export class Upstream {
   }
 
   /**
-   * Calls the tool. Resolves with the upstream's result as it came; rejects with `McpError` when the
-   * upstream answered with a JSON-RPC error, and with `UpstreamCallError` when there is no answer.
+   * Calls the tool. Resolves with the upstream's result; rejects with `McpError` when the upstream
+   * answered with a JSON-RPC error (an answer: the call failed), and with `UpstreamCallError` when
+   * there is no answer or the answer is not a tool result.
    */
-  async call(
+  call(
     name: string,
     args: Record<string, unknown> | undefined,
     options: { readonly timeoutMs: number; readonly signal?: AbortSignal },
   ): Promise<CallToolResult> {
-    if (this.#lost) throw new UpstreamCallError("lost", "the upstream connection is closed");
-    const abort = new AbortController();
-    let why: UpstreamFailureKind | undefined;
-    const stop = (kind: UpstreamFailureKind) => {
-      why ??= kind;
-      abort.abort();
-    };
-    const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
-    const onCancel = () => stop("cancelled");
-    const onShutdown = () => stop("shutdown");
-    options.signal?.addEventListener("abort", onCancel, { once: true });
-    this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
-    if (options.signal?.aborted) onCancel();
-    if (this.#shutdown.signal.aborted) onShutdown();
-    try {
+    if (this.#lost) return Promise.reject(new UpstreamCallError("lost", "the upstream connection is closed"));
+    this.#nextId += 1;
+    const id = `${CALL_ID_PREFIX}${this.#nextId}`;
+    return new Promise<CallToolResult>((resolve, reject) => {
+      const settle = (reply: Reply) => {
+        if (!this.#pending.delete(id)) return;
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onCancel);
+        if ("result" in reply) resolve(reply.result);
+        else reject(reply.error);
+      };
+      // A call given up locally is cancelled upstream too, as the MCP cancellation notice says.
+      const giveUp = (kind: UpstreamFailureKind, message: string) => {
+        const params = { requestId: id, reason: kind };
+        this.#transport
+          .send({ jsonrpc: "2.0", method: "notifications/cancelled", params })
+          .catch(() => undefined);
+        settle({ error: new UpstreamCallError(kind, message) });
+      };
+      const onCancel = () => giveUp("cancelled", "the client cancelled the call");
+      const timer = setTimeout(
+        () => giveUp("timeout", `no answer within ${options.timeoutMs} ms`),
+        options.timeoutMs,
+      );
+      this.#pending.set(id, settle);
+      options.signal?.addEventListener("abort", onCancel, { once: true });
+      if (options.signal?.aborted) return onCancel();
       const params = args === undefined ? { name } : { name, arguments: args };
-      return (await this.#client.request({ method: "tools/call", params }, CallToolResultSchema, {
-        signal: abort.signal,
-        // Our own timer decides; the SDK's is only a backstop.
-        timeout: options.timeoutMs + 60_000,
-      })) as CallToolResult;
-    } catch (error) {
-      throw classify(error, why, this.#lost, options.timeoutMs);
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onCancel);
-      this.#shutdown.signal.removeEventListener("abort", onShutdown);
-    }
-  }
-
-  /** Aborts calls in flight, then closes the upstream: stdin first, then SIGTERM, then SIGKILL. */
-  async close(): Promise<void> {
-    this.#shutdown.abort();
-    await this.#client.close();
-  }
-}
-
-function classify(
-  error: unknown,
-  why: UpstreamFailureKind | undefined,
-  lost: boolean,
-  timeoutMs: number,
-): Error {
-  if (why === "timeout") return new UpstreamCallError("timeout", `no answer within ${timeoutMs} ms`);
-  if (why)
-    return new UpstreamCallError(
-      why,
-      why === "cancelled" ? "the client cancelled the call" : "the gateway is shutting down",
-    );
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.ConnectionClosed || lost) {
-      return new UpstreamCallError("lost", "the upstream connection closed during the call", {
-        cause: error,
+      this.#transport.send({ jsonrpc: "2.0", id, method: "tools/call", params }).catch((error: unknown) => {
+        settle({
+          error: new UpstreamCallError("lost", "the upstream could not be written to", { cause: error }),
+        });
       });
-    }
-    if (error.code === ErrorCode.RequestTimeout)
-      return new UpstreamCallError("timeout", `no answer within ${timeoutMs} ms`);
-    return error;
+    });
   }
-  if (lost)
-    return new UpstreamCallError("lost", "the upstream connection closed during the call", { cause: error });
-  return new UpstreamCallError("invalid", "the upstream's answer is not a tool result", { cause: error });
+
+  /** Answers calls in flight `gateway_shutdown`, then closes the upstream and its process group. */
+  async close(): Promise<void> {
+    for (const settle of [...this.#pending.values()])
+      settle({ error: new UpstreamCallError("shutdown", "the gateway is shutting down") });
+    await this.#client.close();
+    await this.#transport.close();
+  }
+
+  /** A reply to one of the gateway's own calls: classified by what the upstream sent. */
+  #take(message: Record<string, unknown>, valid: boolean): boolean {
+    const id = message.id;
+    if (typeof id !== "string" || !id.startsWith(CALL_ID_PREFIX) || "method" in message) return false;
+    const settle = this.#pending.get(id);
+    if (!settle) return true;
+    const invalid = (why: string) =>
+      settle({ error: new UpstreamCallError("invalid", `the upstream's answer ${why}`) });
+    if (!valid) {
+      invalid("is not a well-formed JSON-RPC reply");
+      return true;
+    }
+    if ("error" in message) {
+      const {
+        code,
+        message: text,
+        data,
+      } = message.error as { code: number; message: string; data?: unknown };
+      settle({ error: new McpError(code, text, data) });
+      return true;
+    }
+    const parsed = CallToolResultSchema.safeParse(message.result);
+    if (parsed.success) settle({ result: parsed.data as CallToolResult });
+    else invalid("is not a tool result");
+    return true;
+  }
+
+  #loseAll(): void {
+    this.#lost = true;
+    for (const settle of [...this.#pending.values()])
+      settle({ error: new UpstreamCallError("lost", "the upstream connection closed during the call") });
+  }
 }

@@ -14,6 +14,8 @@ export const BridgeLimits = {
   maxPreAuthBytes: 4 * 1024,
   /** How long a socket connection may stay unauthenticated. */
   authDeadlineMs: 2_000,
+  /** How long a token holder refused for a bad line may still send before the server cuts it off. */
+  refusalLingerMs: 2_000,
   /** Most unauthenticated connections a served port holds; a new one evicts the oldest. */
   maxPendingConnections: 64,
   /** Most authenticated connections a served port holds; more are refused. */

@@ -58,6 +58,16 @@ export function parseRemoteCall(value: unknown): RemoteCall | undefined {
   return { id: v.id, method: v.method as RemoteMethod, args: v.args };
 }
 
+/**
+ * The id a reply to `value` would carry: a safe integer on a non-array object. Anything else
+ * cannot be answered, since no answer could name the call it belongs to.
+ */
+export function callId(value: unknown): number | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === "number" && Number.isSafeInteger(id) ? id : undefined;
+}
+
 /** The `request_invalid` refusal in the answer shape of the method a malformed call meant. */
 function refusedCall(id: number, method: unknown): RemoteReply {
   const refusal = Refusal.request_invalid;
@@ -73,18 +83,15 @@ function refusedCall(id: number, method: unknown): RemoteReply {
 
 /**
  * Serves one remote call on the real port; it never rejects. A malformed call, or one whose
- * arguments exceed the bridge bounds, answers `request_invalid`; one without a numeric id cannot
- * be answered and gives undefined.
+ * arguments exceed the bridge bounds, answers `request_invalid`; one without a `callId` gives undefined.
  */
 export async function serveRemoteCall(
   port: InvocationToolActionPort,
   value: unknown,
 ): Promise<RemoteReply | undefined> {
-  const { id, method } = (typeof value === "object" && value !== null ? value : {}) as {
-    id?: unknown;
-    method?: unknown;
-  };
-  if (typeof id !== "number") return undefined;
+  const id = callId(value);
+  if (id === undefined) return undefined;
+  const { method } = value as { method?: unknown };
   const call = parseRemoteCall(value);
   if (!call) return refusedCall(id, method);
   const args: unknown[] = [];

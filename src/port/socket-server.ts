@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { BridgeLimits, SocketRefusal } from "./bridge-limits.js";
-import { portIdentity, type RemoteHello, serveRemoteCall } from "./remote.js";
+import { callId, portIdentity, type RemoteHello, serveRemoteCall } from "./remote.js";
 import { parseLine, readLines } from "./socket-lines.js";
 import type { InvocationToolActionPort } from "./types.js";
 
@@ -21,40 +21,59 @@ function sameToken(given: unknown, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Writes the refusal and closes at once; the peer reads the line, and nothing it sends is read. */
+/** Writes the refusal and closes at once: for peers without the token, nothing more is worth a byte. */
 function refuse(socket: Socket, code: SocketRefusal): void {
   if (socket.destroyed) return;
   socket.end(`${JSON.stringify({ error: code })}\n`);
   socket.destroy();
 }
 
-/** True for a parsed line the server can answer: an object with a numeric id. */
-function answerable(message: unknown): boolean {
-  return (
-    typeof message === "object" &&
-    message !== null &&
-    !Array.isArray(message) &&
-    typeof (message as { id?: unknown }).id === "number"
-  );
+/**
+ * Writes the refusal, then reads and drops what a token holder still sends until it closes or the
+ * linger bound passes. Closing at once would reset a peer still writing, and it could lose the
+ * answers and the refusal already sent to it.
+ */
+function refuseGracefully(socket: Socket, code: SocketRefusal): void {
+  if (socket.destroyed || socket.writableEnded) return;
+  socket.removeAllListeners("data");
+  socket.on("data", () => undefined);
+  socket.resume();
+  socket.end(`${JSON.stringify({ error: code })}\n`);
+  const linger = setTimeout(() => socket.destroy(), BridgeLimits.refusalLingerMs);
+  linger.unref();
+  socket.once("close", () => clearTimeout(linger));
+}
+
+/** One authenticated connection's calls: `line` for each line read, `end` when reading must stop. */
+interface CallLoop {
+  line(line: string): void;
+  end(code: SocketRefusal): void;
 }
 
 /**
  * Serves one authenticated connection's calls. At most `maxCallsInFlight` run at once; while more
  * lines wait, or the peer is not reading its answers, the socket is paused, so a fast or silent
- * peer cannot make the server hold unbounded work or unbounded replies.
+ * peer cannot make the server hold unbounded work or unbounded replies. A line that cannot be
+ * answered ends the connection, but only after every call before it has been answered.
  */
-function callLoop(port: InvocationToolActionPort, socket: Socket): (line: string) => void {
-  const waiting: string[] = [];
+function callLoop(port: InvocationToolActionPort, socket: Socket): CallLoop {
+  let waiting: string[] = [];
   let next = 0;
   let inFlight = 0;
+  let ending: SocketRefusal | undefined;
   const pump = () => {
     while (next < waiting.length && inFlight < BridgeLimits.maxCallsInFlight && !socket.destroyed) {
       const message = parseLine(waiting[next++] as string);
-      if (!answerable(message)) return refuse(socket, SocketRefusal.frame_invalid);
+      if (callId(message) === undefined) {
+        // The first bad line names the reason; nothing after it is served.
+        ending = SocketRefusal.frame_invalid;
+        waiting = [];
+        break;
+      }
       inFlight += 1;
       serveRemoteCall(port, message)
         .then((reply) => {
-          if (reply && !socket.destroyed) socket.write(`${JSON.stringify(reply)}\n`);
+          if (reply && !socket.destroyed && !socket.writableEnded) socket.write(`${JSON.stringify(reply)}\n`);
         })
         // serveRemoteCall never rejects; this guards the reply's own write, so nothing escapes.
         .catch(() => socket.destroy())
@@ -63,18 +82,28 @@ function callLoop(port: InvocationToolActionPort, socket: Socket): (line: string
           pump();
         });
     }
-    if (next === waiting.length) {
-      waiting.length = 0;
+    if (next >= waiting.length) {
+      waiting = [];
       next = 0;
     }
-    if (socket.destroyed) return;
-    if (waiting.length > 0 || socket.writableNeedDrain) socket.pause();
+    if (socket.destroyed || socket.writableEnded) return;
+    if (ending !== undefined) {
+      socket.pause();
+      if (waiting.length === 0 && inFlight === 0) refuseGracefully(socket, ending);
+    } else if (waiting.length > 0 || socket.writableNeedDrain) socket.pause();
     else socket.resume();
   };
   socket.on("drain", pump);
-  return (line) => {
-    waiting.push(line);
-    pump();
+  return {
+    line: (line) => {
+      if (ending !== undefined) return;
+      waiting.push(line);
+      pump();
+    },
+    end: (code) => {
+      ending ??= code;
+      pump();
+    },
   };
 }
 
@@ -109,9 +138,9 @@ function acceptConnections(
       authenticated.delete(socket);
       sockets.delete(socket);
     });
-    let serve: ((line: string) => void) | undefined;
+    let serve: CallLoop | undefined;
     const onLine = (line: string) => {
-      if (serve) return serve(line);
+      if (serve) return serve.line(line);
       const message = parseLine(line) as { token?: unknown } | null | undefined;
       if (!sameToken(message?.token, token)) return refuse(socket, SocketRefusal.unauthorized);
       if (authenticated.size >= BridgeLimits.maxAuthenticatedConnections)
@@ -126,7 +155,8 @@ function acceptConnections(
       socket,
       () => (serve ? BridgeLimits.maxFrameBytes : BridgeLimits.maxPreAuthBytes),
       onLine,
-      () => refuse(socket, SocketRefusal.frame_too_large),
+      () =>
+        serve ? serve.end(SocketRefusal.frame_too_large) : refuse(socket, SocketRefusal.frame_too_large),
     );
   });
   return { server, sockets };

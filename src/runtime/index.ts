@@ -12,6 +12,7 @@ export {
   type RuntimeObserver,
   type StepSummary,
 } from "./manager.js";
+export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "./owner.js";
 export { type RecoveredInvocation, recoverInterruptedInvocations, settleInterrupted } from "./recovery.js";
 export { ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export { dueTicks, episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";

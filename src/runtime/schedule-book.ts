@@ -2,7 +2,7 @@ import { resumedScheduler, unresolvedIndeterminateActions } from "../operations/
 import type { ClockChange, ClockRecord, Fence, Lease, SchedulerRecord } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
-import { isDeadLocalOwner } from "./owner.js";
+import { takeParticipantLease } from "./owner.js";
 import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
@@ -258,11 +258,7 @@ export class ScheduleBook {
 
   async #acquire(participant: string): Promise<Lease | undefined> {
     const { store, ownerId, leaseTtlMs } = this.#o;
-    const lease = await store.acquireLease(participant, ownerId, leaseTtlMs);
-    if (lease) return lease;
-    const holder = await store.getLease(participant);
-    if (!holder || !isDeadLocalOwner(holder.ownerId)) return undefined;
-    return store.acquireLease(participant, ownerId, leaseTtlMs, { replacing: holder.ownerId });
+    return takeParticipantLease(store, participant, ownerId, leaseTtlMs);
   }
 
   async #changeClock(address: string, change: Omit<ClockChange, "at">): Promise<void> {

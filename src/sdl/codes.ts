@@ -2,6 +2,8 @@
 export const DiagnosticCode = {
   /** The file could not be read. */
   fileUnreadable: "sdl.file.unreadable",
+  /** The path names a FIFO, device, directory or socket, which is never read. */
+  fileNotRegular: "sdl.file.not_regular",
   /** The text is not well-formed YAML (or is empty, or holds several documents). */
   parse: "sdl.parse",
   /** The input exceeds the byte, alias or expanded-node limit. */

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { InputFileRefusal, readInputFile } from "../input/index.js";
 import { DiagnosticCode } from "./codes.js";
 import type { Diagnostic, Finding } from "./diagnostics.js";
 import { DiagnosticSink } from "./diagnostics.js";
@@ -53,19 +54,14 @@ function readScenarioFile(path: string, maxBytes: number): string | Diagnostic {
     sink.report({ code, message, path: "" });
     return sink.diagnostics[0] as Diagnostic;
   };
-  try {
-    const size = statSync(path).size;
-    if (size > maxBytes) {
-      return failure(
-        DiagnosticCode.sourceLimit,
-        `the source is ${size} bytes; the limit is ${maxBytes} bytes`,
-      );
-    }
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return failure(DiagnosticCode.fileUnreadable, `cannot read scenario file: ${reason}`);
+  const read = readInputFile(path, maxBytes);
+  if (read.ok) return read.text;
+  if (read.refusal === InputFileRefusal.not_regular)
+    return failure(DiagnosticCode.fileNotRegular, read.message);
+  if (read.refusal === InputFileRefusal.too_large) {
+    return failure(DiagnosticCode.sourceLimit, `the source is larger than the limit of ${maxBytes} bytes`);
   }
+  return failure(DiagnosticCode.fileUnreadable, `cannot read scenario file: ${read.message}`);
 }
 
 /** Codes RAES reports at its source stage, before the model is built. */

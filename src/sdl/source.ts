@@ -1,4 +1,5 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument } from "yaml";
+import { MAX_YAML_DEPTH, yamlDepthExceeded } from "../input/index.js";
 import { DiagnosticCode } from "./codes.js";
 import type { Finding, SourceLocator } from "./diagnostics.js";
 import { joinPointer } from "./diagnostics.js";
@@ -165,6 +166,14 @@ export function parseSource(text: string, limits: SourceLimits = DEFAULT_SOURCE_
       findings: [{ code: DiagnosticCode.parse, message: "the source is empty", path: "" }],
     };
   }
+  const tooDeep = yamlDepthExceeded(text);
+  if (tooDeep !== undefined) {
+    const locator = new SyntaxTreeLocator(undefined, lines);
+    lines.addNewLine(0);
+    for (let at = text.indexOf("\n"); at >= 0 && at < tooDeep; at = text.indexOf("\n", at + 1))
+      lines.addNewLine(at + 1);
+    return { value: undefined, locator, findings: [depthFinding(locator.position(tooDeep))] };
+  }
   // Duplicate keys are reported by the converter, which knows their JSON pointer.
   const doc = parseDocument(text, {
     lineCounter: lines,
@@ -175,12 +184,16 @@ export function parseSource(text: string, limits: SourceLimits = DEFAULT_SOURCE_
   const locator = new SyntaxTreeLocator(doc, lines);
   if (doc.errors.length > 0) {
     const findings = doc.errors.map(
-      (error): Finding => ({
-        code: DiagnosticCode.parse,
-        message: error.message,
-        path: "",
-        at: locator.position(error.pos[0]),
-      }),
+      (error): Finding =>
+        // The depth bound above is conservative; should the parser still run out of stack, say so plainly.
+        error.message.includes("call stack")
+          ? depthFinding(locator.position(error.pos[0]))
+          : {
+              code: DiagnosticCode.parse,
+              message: error.message,
+              path: "",
+              at: locator.position(error.pos[0]),
+            },
     );
     return { value: undefined, locator, findings };
   }
@@ -192,4 +205,9 @@ export function parseSource(text: string, limits: SourceLimits = DEFAULT_SOURCE_
     if (error instanceof LimitExceeded) return { value: undefined, locator, findings: converter.findings };
     throw error;
   }
+}
+
+function depthFinding(at: Finding["at"]): Finding {
+  const message = `the document is nested deeper than ${MAX_YAML_DEPTH} levels`;
+  return { code: DiagnosticCode.parse, message, path: "", ...(at === undefined ? {} : { at }) };
 }

@@ -24,3 +24,12 @@ export class LeaseLostError extends Error {
     this.name = "LeaseLostError";
   }
 }
+
+/** The store was opened with `create: false` and there is none at its URL; nothing was created. */
+export class StoreMissingError extends Error {
+  readonly code = "store.missing";
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreMissingError";
+  }
+}

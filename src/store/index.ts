@@ -1,5 +1,5 @@
 export { applyClockChange } from "./clock.js";
-export { LeaseLostError, StoreConflictError, StoreUnavailableError } from "./errors.js";
+export { LeaseLostError, StoreConflictError, StoreMissingError, StoreUnavailableError } from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";
 export { DEFAULT_STORE_URL, type OpenStoreOptions, openControlPlaneStore, StoreUrlError } from "./open.js";
 export {

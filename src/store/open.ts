@@ -9,6 +9,11 @@ export interface OpenStoreOptions {
   readonly busyTimeoutMs?: number;
   /** sqlite: open an existing file without write access; every write fails with `StoreUnavailableError`. */
   readonly readOnly?: boolean;
+  /**
+   * sqlite, postgres: when false, the store must already exist (a SQLite file with the schema; a PostgreSQL
+   * schema with the tables); otherwise `StoreMissingError` and nothing is created. Default true.
+   */
+  readonly create?: boolean;
   /** postgres: server-side statement limit; a write that hits it fails with `StoreUnavailableError`. Default 10000. */
   readonly statementTimeoutMs?: number;
   /** postgres: how long connecting may take. Default 5000. */
@@ -50,6 +55,7 @@ export async function openControlPlaneStore(
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
       ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+      ...(options.create === undefined ? {} : { create: options.create }),
     });
   }
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
@@ -60,6 +66,7 @@ export async function openControlPlaneStore(
       ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+      ...(options.create === undefined ? {} : { create: options.create }),
     });
   }
   throw new StoreUrlError(

@@ -164,7 +164,12 @@ describe("raes history --html", () => {
     try {
       assert.equal(
         written,
-        renderTimelineHtml({ ...(await readTimelineInput(store)), title: "RAES behavior history" }),
+        renderTimelineHtml({
+          ...(await readTimelineInput(store)),
+          title: "RAES behavior history",
+          // The page names the store it was read from, so its resolve commands run from anywhere.
+          storeUrl,
+        }),
       );
     } finally {
       await store.close();

@@ -20,6 +20,7 @@ import {
   toolOperation,
 } from "../fixtures/history/crafted.js";
 import { attributeValues, decodeHtml, detailTemplate, visibleMarkup } from "../fixtures/history/html.js";
+import { largeHistory } from "../fixtures/history/large.js";
 import { KNOWN_COUNTS, type KnownRun, runKnownHistory } from "../fixtures/history/scripted-run.js";
 
 let run: KnownRun;
@@ -85,12 +86,22 @@ describe("renderTimelineHtml on a history the real runtime wrote", () => {
     const page = visibleMarkup(html);
     assert.match(page, /data-scheduler="stopped" data-stop-reason="tool_action_indeterminate"/);
     assert.deepEqual(attributeValues(page, "data-unresolved"), [run.unresolvedId]);
-    assert.ok(page.includes(`raes resolve ${run.unresolvedId} --effect confirmed|absent`));
+    // One command per decision, each naming the store, so it runs as printed; never a shell pipe.
+    for (const effect of ["confirmed", "absent"]) {
+      const command = `raes resolve ${run.unresolvedId} --effect ${effect} --store sqlite:.raes/control-plane.db`;
+      assert.ok(page.includes(`data-effect="${effect}">${command}</code>`), effect);
+    }
+    assert.ok(!page.includes("confirmed|absent"));
     assert.deepEqual(attributeValues(page, "data-resolved"), [run.resolvedId]);
     assert.match(page, /effect_confirmed/);
     assert.equal(attributeValues(page, "data-tool-action").filter((id) => id === run.unresolvedId).length, 1);
     assert.match(page, /class="mark s-indeterminate needs-resolution"[^>]*data-tool-action="[^"]*:3:tool=3"/);
     assert.match(page, /class="mark s-indeterminate resolved"[^>]*data-tool-action="[^"]*:2:tool=2"/);
+    // The legend counts the ringed and pale marks it explains, as the marks are drawn.
+    const ringed = (page.match(/class="mark s-indeterminate needs-resolution"/g) ?? []).length;
+    const pale = (page.match(/class="mark s-indeterminate resolved"/g) ?? []).length;
+    assert.match(page, new RegExp(`data-legend-note="needs-resolution" data-count="${ringed}"`));
+    assert.match(page, new RegExp(`data-legend-note="resolved" data-count="${pale}"`));
   });
 
   it("keeps each tool action's full invocation_tool_context and operation for its details panel", () => {
@@ -193,6 +204,28 @@ describe("renderTimelineHtml on crafted histories", () => {
   });
 });
 
+describe("the time axis", () => {
+  it("shows each invocation's real duration, from its first to its last event, and each tool action's", () => {
+    const page = renderTimelineHtml(largeHistory(6));
+    // The fixture spreads invocation n over 1 + n % 4 seconds, alternating participants (alpha: 0, 2, 4).
+    assert.deepEqual(attributeValues(page, "data-duration-ms"), [
+      "1000",
+      "3000",
+      "1000",
+      "2000",
+      "4000",
+      "2000",
+    ]);
+    assert.match(visibleMarkup(page), /class="invocation-meta">10:00:00 · 1\.00 s · 1 tool action</);
+    const first = `${largeHistory(6).events[0]?.action_instance_id}`.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const detailId =
+      new RegExp(`data-tool-action="${first}"[^>]*data-detail="([^"]+)"`).exec(page)?.[1] ?? "";
+    const panel = detailTemplate(page, detailId);
+    assert.match(panel, /data-field="admitted"><code>2025-06-01T10:00:00\.000250Z</);
+    assert.match(panel, /data-field="duration"><code>/);
+  });
+});
+
 describe("the timeline page in headless Chromium", () => {
   // Skipped test by test, not as a suite: a skipped describe does not show in the skip count.
   const skip = browserSkipReason();
@@ -254,7 +287,23 @@ describe("the timeline page in headless Chromium", () => {
 
     await page.locator(`[data-tool-action="${run.unresolvedId}"]`).click();
     assert.equal(await mark.getAttribute("aria-pressed"), "false");
-    assert.match((await panel.textContent()) ?? "", /raes resolve \S+:3:tool=3 --effect confirmed\|absent/);
+    const commands = await panel.locator("code.command").allTextContents();
+    assert.equal(commands.length, 2);
+    assert.match(commands[0] ?? "", /^raes resolve \S+:3:tool=3 --effect confirmed --store sqlite:\S+$/);
+    assert.match(commands[1] ?? "", /^raes resolve \S+:3:tool=3 --effect absent --store sqlite:\S+$/);
+
+    // A link to one action (#id) opens its details.
+    const linked = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await linked.goto(`${pathToFileURL(join(dir, "known.html")).href}#${encodeURIComponent(failed.id)}`);
+    assert.equal(
+      await linked.locator('#details-body [data-field="tool_call_id"]').textContent(),
+      failed.toolCallId,
+    );
+    assert.equal(
+      await linked.locator(`[data-tool-action="${failed.id}"]`).getAttribute("aria-pressed"),
+      "true",
+    );
+    await linked.close();
 
     const shot = join(dir, "timeline.png");
     await page.screenshot({ path: shot, fullPage: true });

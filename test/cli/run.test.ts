@@ -113,7 +113,7 @@ describe("raes run / history / operation / resolve / resume", () => {
     const id = `participant.autonomous-execution.participant-behavior:${P}:0:tool=1`;
     assert.match(
       run.stdout,
-      new RegExp(`raes resolve ${id.replace(/[.]/g, "\\.")} --effect confirmed\\|absent`),
+      new RegExp(`raes resolve ${id.replace(/[.]/g, "\\.")} --effect confirmed --store`),
     );
     const op = await raes(["operation", id, "--store", store, "--json"]);
     assert.deepEqual(
@@ -185,7 +185,10 @@ describe("raes run / history / operation / resolve / resume", () => {
   });
 
   it("an unknown operation exits 1", async () => {
-    const missing = await raes(["operation", "nope", "--store", storeUrl(), "--json"]);
+    const store = storeUrl();
+    // An existing, empty control plane: a missing one is "no store" (exit 2), tested in read-commands.
+    await (await openControlPlaneStore(store)).close();
+    const missing = await raes(["operation", "nope", "--store", store, "--json"]);
     assert.equal(missing.code, 1);
     assert.equal(JSON.parse(missing.stdout).error, "operation.not-found");
   });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openControlPlaneStore } from "../../src/index.js";
+import { raes } from "../cli/cli.js";
 import { ChildScript } from "../helpers/child-process.js";
 import { EXAMPLE, EXAMPLE_MANIFEST, EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 
@@ -54,5 +55,35 @@ describe("crash recovery through the CLI", () => {
     } finally {
       await control.close();
     }
+  });
+
+  it("raes resume after a SIGKILLed raes run on this host takes the dead owner's lease at once", async () => {
+    const store = `sqlite:${join(dir, "resume.db")}`;
+    const run = [
+      "run",
+      EXAMPLE_SCENARIO,
+      "--manifest",
+      EXAMPLE_MANIFEST,
+      "--runtime",
+      PROBE,
+      "--store",
+      store,
+    ];
+    const crashed = ChildScript.start(CLI, [...run, "--steps", "1"], {
+      RAES_TEST_MODE: "unknown",
+      RAES_TEST_HOLD_MS: "600000",
+    });
+    try {
+      await crashed.waitForStderr(`SETTLED ${FIRST}:tool=1`);
+    } finally {
+      await crashed.stop();
+    }
+    assert.equal((await crashed.exited).signal, "SIGKILL");
+    const resolved = await raes(["resolve", `${FIRST}:tool=1`, "--effect", "absent", "--store", store]);
+    assert.equal(resolved.code, 0, resolved.stderr);
+    // The default lease lives 30 s; the dead owner's lease must not make resume wait for it.
+    const resumed = await raes(["resume", EXAMPLE.participant, "--store", store, "--json"]);
+    assert.equal(resumed.code, 0, `${resumed.stdout}${resumed.stderr}`);
+    assert.ok("resumed" in (JSON.parse(resumed.stdout) as object), resumed.stdout);
   });
 });

@@ -61,6 +61,10 @@ describe("checkManifest against the compiled example scenario", () => {
   it("has a test case for every manifest diagnostic code", () => {
     const tested = new Set([
       Code.file_unreadable,
+      // Tested with the other loaders' input limits in test/input/loaders.test.ts.
+      Code.file_not_regular,
+      Code.source_limit,
+      Code.duplicate_key,
       ...[...diagnosticCases, ...modelDiagnosticCases].flatMap((testCase) =>
         testCase.expected.map((f) => f.code),
       ),

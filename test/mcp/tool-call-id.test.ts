@@ -19,3 +19,18 @@ describe("tool_call_id derivation", () => {
     assert.notEqual(id, toolCallIdFor(session, `${long}y`));
   });
 });
+
+describe("tool_call_id never stores the client's request id verbatim", () => {
+  it("gives a fixed-size digest for ids of any length or content", () => {
+    const session = newSessionId();
+    const ids = ["1", "a", "secret-token-abc", "x".repeat(200), "line\nbreak", "ünïcode", 12, 0, -1];
+    const seen = new Set<string>();
+    for (const requestId of ids) {
+      const id = toolCallIdFor(session, requestId);
+      assert.match(id, new RegExp(`^mcp:${session}:[0-9a-f]{64}$`));
+      if (String(requestId).length > 2) assert.ok(!id.includes(String(requestId)), id);
+      seen.add(id);
+    }
+    assert.equal(seen.size, ids.length);
+  });
+});

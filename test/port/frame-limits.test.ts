@@ -119,6 +119,33 @@ describe("one authenticated frame cannot take the process down (issue 9, item 1)
     }
   });
 
+  it("socket: calls sent before a bad line are all answered, then the connection is refused", async () => {
+    const { core } = await openCore(exampleModel());
+    const served = await serveToolActionPort(core.port, { socketPath: join(dir, "pipelined.sock") });
+    try {
+      const session = await RawSession.open(served.socketPath, served.token);
+      const calls = Array.from({ length: 100 }, (_, i) =>
+        JSON.stringify({ id: i, method: "cancel", args: [`nothing-${i}`] }),
+      );
+      session.send(`${calls.join("\n")}\nnot json\n${calls[0]}\n`);
+      const ids: number[] = [];
+      for (let i = 0; i < calls.length; i++) {
+        const read = await session.read();
+        assert.ok("line" in read, "an answer, not the end");
+        assert.deepEqual((read.line as { result: unknown }).result, { ok: false, refusal: "unknown_action" });
+        ids.push((read.line as { id: number }).id);
+      }
+      assert.deepEqual(
+        ids.sort((a, b) => a - b),
+        calls.map((_, i) => i),
+      );
+      assert.deepEqual(await session.read(), { line: { error: SocketRefusal.frame_invalid } });
+      assert.deepEqual(await session.read(), { closed: true }, "nothing after the bad line was served");
+    } finally {
+      await served.close();
+    }
+  });
+
   it("socket: an own __proto__ key is an unknown field, refused as the in-process port refuses it", async () => {
     const { core } = await openCore(exampleModel());
     const served = await serveToolActionPort(core.port, { socketPath: join(dir, "proto.sock") });

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { MemoryControlPlaneStore, StoreUnavailableError } from "../../src/store/index.js";
+import { MemoryControlPlaneStore, StoreMissingError, StoreUnavailableError } from "../../src/store/index.js";
 import { DEFAULT_STORE_URL, openControlPlaneStore, StoreUrlError } from "../../src/store/open.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { P1 } from "./records.js";
@@ -33,6 +33,19 @@ describe("openControlPlaneStore", () => {
       assert.ok(existsSync(join(dir, ".raes", "control-plane.db")));
     } finally {
       process.chdir(cwd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("create: false opens no missing sqlite file and creates nothing (StoreMissingError)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-open-"));
+    try {
+      const url = `sqlite:${join(dir, "missing.db")}`;
+      await assert.rejects(openControlPlaneStore(url, { create: false }), StoreMissingError);
+      assert.equal(existsSync(join(dir, "missing.db")), false);
+      await (await openControlPlaneStore(url)).close();
+      await (await openControlPlaneStore(url, { create: false })).close();
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

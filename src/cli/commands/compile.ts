@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { compileScenario, type RuntimeModel, toWireJson } from "../../compiler/index.js";
 import { formatDiagnostic, hasErrors, loadScenario } from "../../sdl/index.js";
 import { ExitCode } from "../exit.js";
+import { inputFile, outputFile } from "../input-files.js";
 import type { RegisterCommand } from "./index.js";
 
 interface CompileOptions {
@@ -78,8 +79,8 @@ export const registerCompileCommand: RegisterCommand = (program: Command) => {
   program
     .command("compile")
     .description("compile a RAES scenario into the address-keyed runtime model (wire JSON)")
-    .argument("<file>", "scenario YAML file")
-    .option("-o, --output <file>", "write the JSON model to this file instead of stdout")
+    .argument("<file>", "scenario YAML file", inputFile)
+    .option("-o, --output <file>", "write the JSON model to this file instead of stdout", outputFile)
     .option("--json", "print the model as JSON (the default)")
     .option("--summary", "print a readable table of the affordance bindings instead of the JSON")
     .action(compileCommand);

@@ -5,6 +5,8 @@ import { DEMO_STORE_URL, type DemoInvocation, type DemoSummary, runDemo } from "
 import { ExitCode, printJson } from "../exit.js";
 import { renderTimelineHtml } from "../html-timeline.js";
 import { readTimelineInput } from "../html-timeline-read.js";
+import { outputFile } from "../input-files.js";
+import { storeUrl } from "../store-option.js";
 
 interface DemoCliOptions {
   readonly store: string;
@@ -80,8 +82,8 @@ export function registerDemoCommand(program: Command): void {
     .description(
       "run the example scenario with a scripted MCP agent behind raes mcp-gateway; needs nothing else",
     )
-    .option("--store <url>", "control-plane store URL", DEMO_STORE_URL)
-    .option("--html <file>", "where to write the HTML timeline", DEFAULT_HTML)
+    .option("--store <url>", "control-plane store URL", storeUrl, DEMO_STORE_URL)
+    .option("--html <file>", "where to write the HTML timeline", outputFile, DEFAULT_HTML)
     .option("--json", "print the summary as JSON")
     .addHelpText("after", HELP)
     .action(async (options: DemoCliOptions) => {

@@ -6,6 +6,7 @@ import type { HistoryQuery } from "../../store/index.js";
 import { printJson } from "../exit.js";
 import { renderTimelineHtml } from "../html-timeline.js";
 import { readTimelineInput } from "../html-timeline-read.js";
+import { outputFile } from "../input-files.js";
 import { storeOption, withStore } from "../store-option.js";
 
 interface HistoryOptions {
@@ -25,11 +26,30 @@ function timelineTitle(options: HistoryOptions): string {
 }
 
 async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file: string): Promise<void> {
-  const input = await withStore(options.store, (store) => readTimelineInput(store, query));
+  const input = await withStore(options.store, (store) => readTimelineInput(store, query), { create: false });
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, renderTimelineHtml({ ...input, title: timelineTitle(options) }));
+  writeFileSync(
+    path,
+    renderTimelineHtml({
+      ...input,
+      title: timelineTitle(options),
+      storeUrl: absoluteStoreUrl(options.store),
+    }),
+  );
   process.stdout.write(`${path}\n`);
+}
+
+/**
+ * The store URL the page prints: a SQLite path made absolute, so its commands run from any directory, and
+ * a PostgreSQL password dropped, because a page gets shared (the command then takes PGPASSWORD).
+ */
+function absoluteStoreUrl(url: string): string {
+  if (url.startsWith("sqlite:")) return `sqlite:${resolve(url.slice("sqlite:".length))}`;
+  if (!/^postgres(?:ql)?:\/\//.test(url)) return url;
+  const parsed = new URL(url);
+  parsed.password = "";
+  return parsed.toString();
 }
 
 function describeEvent(event: HistoryEvent): string {
@@ -50,10 +70,9 @@ export function registerHistoryCommand(program: Command): void {
       .option("--episode <id>", "only this episode's events")
       .option("--json", 'print {"events": [...]} as JSON')
       .addOption(
-        new Option(
-          "--html <file>",
-          "write a self-contained HTML timeline to FILE and print its path",
-        ).conflicts("json"),
+        new Option("--html <file>", "write a self-contained HTML timeline to FILE and print its path")
+          .conflicts("json")
+          .argParser(outputFile),
       ),
   ).action(async (options: HistoryOptions) => {
     const query: HistoryQuery = {
@@ -61,7 +80,7 @@ export function registerHistoryCommand(program: Command): void {
       ...(options.episode === undefined ? {} : { episodeId: options.episode }),
     };
     if (options.html !== undefined) return writeTimeline(options, query, options.html);
-    const events = await withStore(options.store, (store) => store.listEvents(query));
+    const events = await withStore(options.store, (store) => store.listEvents(query), { create: false });
     if (options.json) return printJson({ events });
     for (const event of events) process.stdout.write(`${describeEvent(event)}\n`);
     if (events.length === 0) process.stdout.write("no history events\n");

@@ -3,6 +3,7 @@ import type { RuntimeModel } from "../../compiler/index.js";
 import { checkManifestFile, type ManifestDiagnostic } from "../../manifest/index.js";
 import type { Diagnostic } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
+import { inputFile } from "../input-files.js";
 import type { RegisterCommand } from "./index.js";
 
 interface CheckOptions {
@@ -75,10 +76,11 @@ export const registerManifestCommand: RegisterCommand = (program: Command) => {
     .description(
       "check a backend manifest's participant-runtime capabilities, claim and execution-binding offers",
     )
-    .argument("<file>", "backend manifest JSON file")
+    .argument("<file>", "backend manifest JSON file", inputFile)
     .option(
       "--scenario <file>",
       "also check the manifest against this scenario's compiled autonomous policies",
+      inputFile,
     )
     .option("--json", "print the result as JSON")
     .action(checkCommand);

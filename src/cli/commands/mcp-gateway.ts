@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { ExitCode } from "../exit.js";
+import { inputFile } from "../input-files.js";
 
 interface GatewayCliOptions {
   readonly portSocket: string;
@@ -122,7 +123,7 @@ export function registerMcpGatewayCommand(program: Command): void {
     .usage("--port-socket PATH --map MAP.yaml [--timeout-ms N] -- UPSTREAM_COMMAND...")
     .argument("<upstream...>", "the upstream MCP server's command and arguments (after --)")
     .requiredOption("--port-socket <path>", "Unix socket where the harness serves the invocation's port")
-    .requiredOption("--map <file>", "YAML map from MCP tool names to governed tool actions")
+    .requiredOption("--map <file>", "YAML map from MCP tool names to governed tool actions", inputFile)
     .option(
       "--timeout-ms <ms>",
       "how long a forwarded call may take before its effects count as unknown",
@@ -131,6 +132,9 @@ export function registerMcpGatewayCommand(program: Command): void {
     )
     .addHelpText("after", HELP)
     .action(async (upstream: string[], options: GatewayCliOptions) => {
-      process.exitCode = await runGateway(upstream, options);
+      const code = await runGateway(upstream, options);
+      process.exitCode = code;
+      // Once shut down, no stray handle may keep the gateway alive as an orphan.
+      setTimeout(() => process.exit(code), 1_000).unref();
     });
 }

@@ -30,7 +30,7 @@ export function registerOperationCommand(program: Command): void {
       .description("show one operation (an outer invocation or a tool action)")
       .option("--json", "print the operation as JSON"),
   ).action(async (id: string, options: { store: string; json?: boolean }) => {
-    const operation = await withStore(options.store, (store) => store.getOperation(id));
+    const operation = await withStore(options.store, (store) => store.getOperation(id), { create: false });
     if (!operation) {
       if (options.json) printJson({ error: "operation.not-found", id });
       else process.stderr.write(`raes: no operation ${id} in ${options.store}\n`);

@@ -1,6 +1,12 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { ResolutionError, resolveToolAction, ToolActionResolution } from "../../operations/index.js";
+import {
+  type Operation,
+  ResolutionError,
+  ResolutionRefusal,
+  resolveToolAction,
+  ToolActionResolution,
+} from "../../operations/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { storeOption, withStore } from "../store-option.js";
 import { operationToWire } from "./operation.js";
@@ -16,32 +22,71 @@ function parseEffect(value: string): ToolActionResolution {
   return effect;
 }
 
+interface ResolveOptions {
+  readonly store: string;
+  readonly effect: ToolActionResolution;
+  readonly note: string;
+  readonly json?: boolean;
+}
+
+type ResolveAnswer =
+  | { readonly resolved: Operation; readonly again: boolean }
+  | { readonly error: ResolutionError };
+
+/** Resolves once; asking again for the decision already recorded is answered, not refused (a retried script). */
+async function resolve(id: string, options: ResolveOptions): Promise<ResolveAnswer> {
+  return withStore(
+    options.store,
+    async (store) => {
+      try {
+        const operation = await resolveToolAction(store, id, {
+          resolution: options.effect,
+          note: options.note,
+        });
+        return { resolved: operation, again: false };
+      } catch (error) {
+        if (!(error instanceof ResolutionError)) throw error;
+        if (error.code !== ResolutionRefusal.already_resolved) return { error };
+        const existing = await store.getOperation(id);
+        const recorded = existing?.resolution;
+        if (existing && recorded?.resolution === options.effect) return { resolved: existing, again: true };
+        const message = recorded
+          ? `${id} is already resolved as ${recorded.resolution} (at ${recorded.resolvedAt}); a different decision (${options.effect}) is refused`
+          : error.message;
+        return { error: new ResolutionError(error.code, message) };
+      }
+    },
+    { create: false },
+  );
+}
+
 /** `raes resolve ID --effect confirmed|absent`: records an operator's decision on an indeterminate action. */
 export function registerResolveCommand(program: Command): void {
   storeOption(
     program
       .command("resolve <id>")
-      .description("resolve an indeterminate tool action; the effect is never repeated")
+      .description(
+        "resolve an indeterminate tool action; the effect is never repeated (the same decision again is a no-op)",
+      )
       .requiredOption("--effect <effect>", "what happened: confirmed or absent", parseEffect)
       .option("--note <text>", "why you decided so", "")
       .option("--json", "print the resolved operation as JSON"),
-  ).action(
-    async (
-      id: string,
-      options: { store: string; effect: ToolActionResolution; note: string; json?: boolean },
-    ) => {
-      try {
-        const operation = await withStore(options.store, (store) =>
-          resolveToolAction(store, id, { resolution: options.effect, note: options.note }),
-        );
-        if (options.json) return printJson(operationToWire(operation));
-        process.stdout.write(`resolved ${id}: ${options.effect}\n`);
-      } catch (error) {
-        if (!(error instanceof ResolutionError)) throw error;
-        if (options.json) printJson({ error: error.code, message: error.message });
-        else process.stderr.write(`raes: ${error.code}: ${error.message}\n`);
-        process.exitCode = ExitCode.findings;
-      }
-    },
-  );
+  ).action(async (id: string, options: ResolveOptions) => {
+    const answer = await resolve(id, options);
+    if ("error" in answer) {
+      const { error } = answer;
+      if (options.json) printJson({ error: error.code, message: error.message });
+      else process.stderr.write(`raes: ${error.code}: ${error.message}\n`);
+      process.exitCode = ExitCode.findings;
+      return;
+    }
+    if (options.json)
+      return printJson({ ...operationToWire(answer.resolved), already_resolved: answer.again });
+    const at = answer.resolved.resolution?.resolvedAt ?? "";
+    process.stdout.write(
+      answer.again
+        ? `already resolved ${id}: ${options.effect} (at ${at}); nothing changed\n`
+        : `resolved ${id}: ${options.effect}\n`,
+    );
+  });
 }

@@ -1,8 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { resumedScheduler, unresolvedIndeterminateActions } from "../../operations/index.js";
+import { newOwnerId, takeParticipantLease } from "../../runtime/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
+import { resolveCommands } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 type ResumeAnswer =
@@ -18,7 +19,8 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
   if (records.length === 0)
     return { error: "runtime.unknown-participant", message: `no scheduler for ${participant}` };
   // Taking the lease fences out a live owner: its scheduler is resumed there, not behind its back.
-  const lease = await store.acquireLease(participant, `raes-cli:${randomUUID()}`, 10_000);
+  // An owner that provably died on this host (as `raes run` judges it) holds nothing.
+  const lease = await takeParticipantLease(store, participant, newOwnerId(), 10_000);
   if (!lease) {
     return {
       error: "runtime.participant-owned",
@@ -49,13 +51,14 @@ export function registerResumeCommand(program: Command): void {
       )
       .option("--json", "print the answer as JSON"),
   ).action(async (participant: string, options: { store: string; json?: boolean }) => {
-    const answer = await withStore(options.store, (store) => resume(store, participant));
+    const answer = await withStore(options.store, (store) => resume(store, participant), { create: false });
     if ("error" in answer) process.exitCode = ExitCode.findings;
     if (options.json) return printJson(answer);
     if ("resumed" in answer) return void process.stdout.write(`resumed ${participant}\n`);
     process.stderr.write(`raes: ${answer.error}: ${answer.message}\n`);
     for (const id of answer.unresolved ?? []) {
-      process.stderr.write(`  raes resolve ${id} --effect confirmed|absent --store ${options.store}\n`);
+      const commands = resolveCommands(id, options.store);
+      process.stderr.write(`  ${commands.confirmed}\n  ${commands.absent}\n`);
     }
   });
 }

@@ -1,12 +1,14 @@
-import { readFileSync } from "node:fs";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
+import { readInputFile } from "../../input/index.js";
 import { checkManifestFile } from "../../manifest/index.js";
 import { RuntimeManager } from "../../runtime/index.js";
 import { loadScenario } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
+import { inputFile } from "../input-files.js";
 import { loadRuntimeModule } from "../load-runtime.js";
 import { RunProgress } from "../progress.js";
+import { resolveCommands } from "../shell.js";
 import { storeOption } from "../store-option.js";
 
 interface RunOptions {
@@ -19,7 +21,8 @@ interface RunOptions {
 
 function positiveInteger(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--steps must be a whole number ≥ 1, not ${value}`);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError("use a whole number ≥ 1");
   return n;
 }
 
@@ -45,10 +48,15 @@ function compile(path: string): RuntimeModel | undefined {
 export function registerRunCommand(program: Command): void {
   storeOption(
     program
-      .command("run <scenario>")
+      .command("run")
       .description("run a scenario's autonomous participants against a participant runtime module")
-      .requiredOption("--manifest <file>", "backend manifest JSON")
-      .requiredOption("--runtime <module>", "module whose default export is a runtime class or factory")
+      .argument("<scenario>", "scenario YAML file", inputFile)
+      .requiredOption("--manifest <file>", "backend manifest JSON", inputFile)
+      .requiredOption(
+        "--runtime <module>",
+        "module whose default export is a runtime class or factory",
+        inputFile,
+      )
       .option("--steps <n>", "progression steps to advance the policy clock", positiveInteger, 1)
       .option("--json", "print the final summary as JSON"),
   ).action(async (scenarioPath: string, options: RunOptions) => {
@@ -58,7 +66,10 @@ export function registerRunCommand(program: Command): void {
     for (const d of check.diagnostics)
       process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
     if (!check.ok) return fail("the manifest has errors");
-    const manifest = JSON.parse(readFileSync(options.manifest, "utf8")) as unknown;
+    // Read again through the same bounded reader; the check above proved it is a small regular file.
+    const read = readInputFile(options.manifest, 1_000_000);
+    if (!read.ok) return fail(read.message);
+    const manifest = JSON.parse(read.text) as unknown;
     const runtime = await loadRuntimeModule(options.runtime);
     const progress = new RunProgress({
       tty: process.stdout.isTTY === true && !options.json,
@@ -124,16 +135,21 @@ export function registerRunCommand(program: Command): void {
       ...progress.toJSON(),
       errors,
       stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
-      resolve: indeterminate.map(
-        (id) => `raes resolve ${id} --effect confirmed|absent --store ${options.store}`,
-      ),
+      resolve: indeterminate.flatMap((id) => {
+        const commands = resolveCommands(id, options.store);
+        return [commands.confirmed, commands.absent];
+      }),
     };
     if (options.json) printJson(summary);
     else {
       process.stdout.write(`${progress.line()}\n`);
       for (const s of stopped)
         process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
-      for (const command of summary.resolve) process.stdout.write(`resolve with: ${command}\n`);
+      if (summary.resolve.length > 0)
+        process.stdout.write(
+          "resolve each indeterminate action with one of (the effect happened / did not):\n",
+        );
+      for (const command of summary.resolve) process.stdout.write(`  ${command}\n`);
     }
     if (errors.length > 0 || stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
       process.exitCode = ExitCode.findings;

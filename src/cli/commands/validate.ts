@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { formatDiagnostic, hasErrors, loadScenario } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
+import { inputFile } from "../input-files.js";
 import type { RegisterCommand } from "./index.js";
 
 interface ValidateOptions {
@@ -28,7 +29,7 @@ export const registerValidateCommand: RegisterCommand = (program: Command) => {
   program
     .command("validate")
     .description("load a RAES scenario and report every syntax, shape and semantic finding")
-    .argument("<file>", "scenario YAML file")
+    .argument("<file>", "scenario YAML file", inputFile)
     .option("--json", "print {file, ok, diagnostics} as JSON")
     .action(validateCommand);
 };

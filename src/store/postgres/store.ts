@@ -1,5 +1,6 @@
 import pg from "pg";
 import { DelegatingStore } from "../delegating.js";
+import { StoreMissingError } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/errors.js";
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
@@ -16,6 +17,8 @@ export interface PostgresStoreOptions {
   readonly connectTimeoutMs?: number;
   /** Connections in the pool. Default 10. */
   readonly poolSize?: number;
+  /** When false, the schema and its tables must exist; otherwise `StoreMissingError` and nothing is created. */
+  readonly create?: boolean;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -67,6 +70,11 @@ export class PostgresControlPlaneStore extends DelegatingStore {
       const client = await pool.connect();
       let failure: unknown;
       try {
+        if (options.create === false && !(await hasSchema(client, schema))) {
+          throw new StoreMissingError(
+            `no store at ${url} (${schema === undefined ? "no control-plane tables on the search_path" : `schema ${schema} has no control-plane tables`})`,
+          );
+        }
         await migrate(client, schema);
       } catch (error) {
         failure = error;
@@ -84,6 +92,15 @@ export class PostgresControlPlaneStore extends DelegatingStore {
   async close(): Promise<void> {
     if (!this.#pool.ended) await this.#pool.end();
   }
+}
+
+/** Whether the schema (or the search_path) holds a control plane: its migrations table. */
+async function hasSchema(client: pg.PoolClient, schema: string | undefined): Promise<boolean> {
+  const name = schema === undefined ? "schema_migrations" : `${schema}.schema_migrations`;
+  const { rows } = await client.query<{ found: string | null }>("SELECT to_regclass($1)::text AS found", [
+    name,
+  ]);
+  return rows[0]?.found != null;
 }
 
 /** Moves the URL's own `options` into the startup options, so they and the schema's search_path both apply. */

@@ -1,4 +1,4 @@
-import { LeaseLostError, StoreConflictError, StoreUnavailableError } from "../errors.js";
+import { LeaseLostError, StoreConflictError, StoreMissingError, StoreUnavailableError } from "../errors.js";
 
 /** What a driver failure means: a constraint conflict, a store out of reach, or a bug to show as it is. */
 export type DriverFailure = "conflict" | "unavailable" | "bug";
@@ -39,7 +39,8 @@ export function storeError(url: string, error: unknown, classify: (error: unknow
   if (
     error instanceof StoreConflictError ||
     error instanceof LeaseLostError ||
-    error instanceof StoreUnavailableError
+    error instanceof StoreUnavailableError ||
+    error instanceof StoreMissingError
   ) {
     return error;
   }

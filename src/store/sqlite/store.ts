@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { DelegatingStore } from "../delegating.js";
-import { StoreUnavailableError } from "../errors.js";
+import { StoreMissingError, StoreUnavailableError } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/errors.js";
 import { SqliteLeases } from "./leases.js";
 import { SqliteReads } from "./reads.js";
@@ -17,6 +17,8 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Opens an existing file without write access (as when it has no write permission bit): reads work, writes are refused. */
   readonly readOnly?: boolean;
+  /** When false, the file must exist with the schema; otherwise `StoreMissingError` and nothing is created. */
+  readonly create?: boolean;
 }
 
 /** The default control plane: one SQLite file in WAL mode, shareable by several processes. */
@@ -40,8 +42,12 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     let db: Database.Database | undefined;
     try {
       const readOnly = options.readOnly === true || isWriteProtected(file);
-      if (!readOnly) mkdirSync(dirname(file), { recursive: true });
+      if (options.create === false && !existsSync(file))
+        throw new StoreMissingError(`no store at ${url} (${file} does not exist)`);
+      if (!readOnly && options.create !== false) mkdirSync(dirname(file), { recursive: true });
       db = openFile(url, file, readOnly, options.busyTimeoutMs ?? 5000);
+      if (options.create === false && !hasSchema(db))
+        throw new StoreMissingError(`no store at ${url} (${file} has no control-plane tables)`);
       if (readOnly) {
         assertSchemaCurrent(db);
       } else {
@@ -101,4 +107,12 @@ function classifySqliteFailure(failure: unknown): DriverFailure {
 
 function sqliteError(url: string, error: unknown): Error {
   return storeError(url, error, classifySqliteFailure);
+}
+
+/** Whether the file holds a control plane (its migrations table), so an empty or foreign file is no store. */
+function hasSchema(db: Database.Database): boolean {
+  return (
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !==
+    undefined
+  );
 }

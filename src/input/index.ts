@@ -1,0 +1,8 @@
+export {
+  InputFileRefusal,
+  type InputFileResult,
+  nonRegularInputFile,
+  readInputFile,
+} from "./file.js";
+export { MAX_JSON_DEPTH, parseStrictJson, type StrictJsonResult, valueDepthExceeds } from "./json.js";
+export { MAX_YAML_DEPTH, yamlDepthExceeded } from "./yaml-depth.js";

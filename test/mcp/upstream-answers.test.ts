@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { GovernedCalls, META_CODE, newSessionId, Upstream } from "../../src/mcp/index.js";
+import { ROOT } from "../helpers/example.js";
+import { oneInvocation } from "../port/support/invocation.js";
+import { rawMap } from "./fixtures/raw-map.js";
+
+const RAW = join(ROOT, "test", "mcp", "fixtures", "raw-upstream.ts");
+
+/** Runs the calls through a real GovernedCalls, port and raw upstream process; returns answers and settlements. */
+async function governed(calls: readonly { name: string; arguments?: Record<string, unknown> }[]) {
+  return oneInvocation(
+    {
+      body: async (port) => {
+        const upstream = await Upstream.start({
+          command: process.execPath,
+          args: ["--import", "tsx", RAW],
+          env: { PATH: process.env.PATH ?? "" },
+        });
+        try {
+          const governedCalls = new GovernedCalls({
+            port,
+            map: rawMap(),
+            upstream,
+            sessionId: newSessionId(),
+            // Long, so an answer that came back is never a timeout.
+            timeoutMs: 600_000,
+            log: () => undefined,
+          });
+          const answers: unknown[] = [];
+          for (const [index, call] of calls.entries()) {
+            const signal = new AbortController().signal;
+            answers.push(
+              await governedCalls
+                .handle({ name: call.name, arguments: call.arguments, requestId: index, signal })
+                .catch((error: unknown) => error),
+            );
+          }
+          return answers;
+        } finally {
+          await upstream.close();
+        }
+      },
+    },
+    async ({ store, value, manager }) => ({
+      answers: value ?? [],
+      actions: await store.listToolActions({}),
+      stopped: manager.schedulers().filter((s) => s.lifecycle === "stopped").length,
+    }),
+  );
+}
+
+describe("what the upstream answers", () => {
+  it("a JSON-RPC error reply of any code, even -32000 or -32001, is an answer: the action failed", async () => {
+    const { answers, actions, stopped } = await governed([
+      { name: "rpc_error", arguments: { code: -32000 } },
+      { name: "rpc_error", arguments: { code: -32001 } },
+      { name: "rpc_error", arguments: { code: -32603 } },
+      { name: "rpc_error", arguments: { code: 42 } },
+    ]);
+    for (const [index, answer] of answers.entries()) {
+      assert.ok(answer instanceof McpError, `answer ${index} is the upstream's JSON-RPC error`);
+      assert.match((answer as McpError).message, /the upstream refused/);
+    }
+    assert.deepEqual(
+      actions.map((a) => a.settlement),
+      ["failed", "failed", "failed", "failed"],
+    );
+    assert.equal(stopped, 0, "an answered call does not stop the scheduler");
+  });
+
+  it("result: null is upstream_result_invalid at once, not a timeout", async () => {
+    const { answers, actions } = await governed([{ name: "result_null" }, { name: "echo" }]);
+    const first = answers[0] as { isError?: boolean; _meta?: Record<string, unknown> };
+    assert.equal(first.isError, true);
+    assert.equal(first._meta?.[META_CODE], "upstream_result_invalid");
+    assert.deepEqual(
+      actions.map((a) => [a.settlement, a.unknownReason ?? null]),
+      [
+        ["indeterminate", "upstream_result_invalid"],
+        ["succeeded", null],
+      ],
+    );
+  });
+});

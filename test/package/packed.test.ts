@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { ROOT } from "../helpers/example.js";
+
+const project = mkdtempSync(join(tmpdir(), "raes-packed-"));
+const installed = join(project, "node_modules", "raes-ts");
+const TSX = import.meta.resolve("tsx");
+let files: string[] = [];
+
+function run(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): SpawnSyncReturns<string> {
+  return spawnSync(command, args, {
+    cwd: project,
+    encoding: "utf8",
+    timeout: 180_000,
+    env: { ...process.env, ...env },
+  });
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? listFiles(path) : [path];
+  });
+}
+
+/**
+ * `npm pack` the package as built, then install the tarball the way npm lays it out: extracted into
+ * node_modules/raes-ts of a fresh project. Its dependencies come from this checkout's node_modules
+ * (linked as the package's own node_modules) so the test needs neither the registry nor a compiler.
+ */
+before(() => {
+  const pack = spawnSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
+  assert.equal(pack.status, 0, pack.stderr);
+  const [info] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
+  assert.ok(info);
+  files = info.files.map((f) => f.path);
+  mkdirSync(installed, { recursive: true });
+  const untar = spawnSync("tar", [
+    "xzf",
+    join(project, info.filename),
+    "-C",
+    installed,
+    "--strip-components=1",
+  ]);
+  assert.equal(untar.status, 0, String(untar.stderr));
+  symlinkSync(join(ROOT, "node_modules"), join(installed, "node_modules"), "dir");
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "packed-user", type: "module" }));
+});
+after(() => rmSync(project, { recursive: true, force: true }));
+
+describe("the packed tarball", () => {
+  it("ships the LICENSE, the README, dist and examples, and no source or tests", () => {
+    for (const file of ["LICENSE", "README.md", "package.json", "dist/index.js", "dist/index.d.ts"]) {
+      assert.ok(files.includes(file), file);
+    }
+    assert.match(
+      readFileSync(join(installed, "LICENSE"), "utf8"),
+      /Apache License\s+Version 2\.0, January 2004/,
+    );
+    assert.deepEqual(
+      files.filter((f) => f.startsWith("src/") || f.startsWith("test/")),
+      [],
+    );
+  });
+
+  it("every relative import of a shipped example stays inside the package", () => {
+    const examples = files.filter((f) => f.startsWith("examples/") && /\.(?:ts|js|mjs)$/.test(f));
+    assert.ok(examples.length >= 2, examples.join(", "));
+    for (const example of examples) {
+      const source = readFileSync(join(installed, example), "utf8");
+      for (const [, specifier] of source.matchAll(/from\s+["'](\.[^"']+)["']/g)) {
+        const target = relative(installed, resolve(dirname(join(installed, example)), specifier ?? ""));
+        const shipped = [target, target.replace(/\.js$/, ".ts")].some((t) => files.includes(t));
+        assert.ok(shipped, `${example} imports ${specifier}, which is not in the package`);
+      }
+    }
+  });
+
+  it("each shipped example module loads from the installed package (plain node for .js, tsx for .ts)", () => {
+    const examples = listFiles(join(installed, "examples")).filter((f) => /\.(?:ts|js|mjs)$/.test(f));
+    for (const example of examples) {
+      const args = example.endsWith(".ts") ? ["--import", TSX, example] : [example];
+      const result = run(process.execPath, args);
+      assert.equal(result.status, 0, `${relative(project, example)}: ${result.stderr}`);
+    }
+  });
+
+  it("the raes bin runs: --version, validate, and run with the shipped demo harness (.ts)", () => {
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+      bin: { raes: string };
+    };
+    const bin = join(installed, manifest.bin.raes);
+    const version = run(process.execPath, [bin, "--version"]);
+    assert.equal(version.status, 0, version.stderr);
+    assert.match(version.stdout, /^\d+\.\d+\.\d+/);
+    const E = join(installed, "examples");
+    const scenario = join(E, "enterprise-participant-evidence-loop.sdl.yaml");
+    const validate = run(process.execPath, [bin, "validate", scenario]);
+    assert.equal(validate.status, 0, validate.stderr);
+    const demoRun = run(process.execPath, [
+      bin,
+      "run",
+      scenario,
+      "--manifest",
+      join(E, "harness-backend.manifest.json"),
+      "--runtime",
+      join(E, "demo", "harness-runtime.ts"),
+      "--steps",
+      "2",
+      "--store",
+      "sqlite:.raes/packed.db",
+      "--json",
+    ]);
+    // The demo's second invocation ends on a stalled call: indeterminate, so the run exits 1 naming it.
+    assert.equal(demoRun.status, 1, demoRun.stderr);
+    const summary = JSON.parse(demoRun.stdout) as { invocations: number; resolve: string[] };
+    assert.equal(summary.invocations, 2);
+    assert.equal(summary.resolve.length, 2);
+    const history = run(process.execPath, [bin, "history", "--store", "sqlite:.raes/packed.db", "--json"]);
+    assert.equal(history.status, 0, history.stderr);
+    assert.ok((JSON.parse(history.stdout) as { events: unknown[] }).events.length > 0);
+  });
+});

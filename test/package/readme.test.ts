@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { ROOT } from "../helpers/example.js";
+
+/** Every ```ts block of README.md, with the line it starts on. */
+function typescriptBlocks(markdown: string): { line: number; code: string }[] {
+  const blocks: { line: number; code: string }[] = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i += 1) {
+    if (!/^```(?:ts|typescript)\s*$/.test(lines[i] ?? "")) continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end] !== "```") end += 1;
+    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n") });
+    i = end;
+  }
+  return blocks;
+}
+
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const BLOCKS = typescriptBlocks(README);
+const project = mkdtempSync(join(tmpdir(), "raes-readme-"));
+
+/**
+ * A user's project: raes-ts installed (a link to this package, so its built types and dist are what
+ * resolves), the example files copied beside the code as the README says, and the repository's strict
+ * compiler options without the `paths` that point inside src/.
+ */
+before(() => {
+  mkdirSync(join(project, "node_modules", "@types"), { recursive: true });
+  symlinkSync(ROOT, join(project, "node_modules", "raes-ts"), "dir");
+  symlinkSync(
+    join(ROOT, "node_modules", "@types", "node"),
+    join(project, "node_modules", "@types", "node"),
+    "dir",
+  );
+  symlinkSync(join(ROOT, "examples"), join(project, "examples"), "dir");
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "readme-user", type: "module" }));
+  const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, "tsconfig.json"), "utf8")) as {
+    compilerOptions: Record<string, unknown>;
+  };
+  const { paths: _paths, ...options } = compilerOptions;
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { ...options, noEmit: true }, include: ["*.ts"] }),
+  );
+  for (const [n, block] of BLOCKS.entries())
+    writeFileSync(join(project, `block-${n + 1}.ts`), `${block.code}\n`);
+});
+after(() => rmSync(project, { recursive: true, force: true }));
+
+describe("README.md TypeScript blocks", () => {
+  it("has the harness block", () => {
+    assert.ok(BLOCKS.some((b) => b.code.includes("class MyHarness")));
+  });
+
+  it("every block type-checks as pasted, against the built package's types", () => {
+    const tsc = spawnSync(
+      process.execPath,
+      [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project],
+      { encoding: "utf8" },
+    );
+    const where = BLOCKS.map((b, n) => `block-${n + 1}.ts = README.md line ${b.line}`).join(", ");
+    assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}\n(${where})`);
+  });
+
+  it("the harness block runs as pasted on the example scenario and a temp SQLite store", () => {
+    const n = BLOCKS.findIndex((b) => b.code.includes("class MyHarness"));
+    const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), `block-${n + 1}.ts`], {
+      cwd: project,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /participant\.behavior\.participant-agent: completed/);
+    const db = join(project, ".raes", "control-plane.db");
+    assert.ok(readFileSync(db).length > 0, "the run wrote its store");
+  });
+});
