@@ -38,6 +38,8 @@ export type {
   ParticipantToolActionOutcome,
   ParticipantToolActionRequest,
   PortAck,
+  PortCall,
+  ToolActionObserver,
   ToolActionPortIdentity,
   ToolOutcomeStatus,
 } from "./types.js";

@@ -10,6 +10,8 @@ import type {
   InvocationToolActionPort,
   ParticipantToolActionOutcome,
   PortAck,
+  PortCall,
+  ToolActionObserver,
   ToolActionPortIdentity,
 } from "./types.js";
 
@@ -43,6 +45,7 @@ export interface ToolActionPortOptions {
   readonly now: () => string;
   /** Told of every refusal, for progress counters; it observes and never steers. */
   readonly onRefusal?: (refusal: Refusal) => void;
+  readonly observer?: ToolActionObserver;
   /** Told why each failed durable write failed, once, as the answer itself keeps only the code. */
   readonly onLedgerFailure?: (failure: LedgerWriteFailure) => void;
 }
@@ -71,21 +74,23 @@ export class InvocationToolActionPortCore {
 
   constructor(options: ToolActionPortOptions) {
     this.#options = options;
-    const report = options.onRefusal;
-    const observe = <T extends object>(answer: Promise<T>): Promise<T> =>
-      report
-        ? answer.then((a) => {
-            if ("refusal" in a) report(a.refusal as Refusal);
-            return a;
-          })
-        : answer;
+    const { onRefusal: report, observer } = options;
+    const observe = <T extends object>(answer: Promise<T>, call: PortCall, id?: unknown): Promise<T> =>
+      answer.then((a) => {
+        if (!("refusal" in a)) return a;
+        report?.(a.refusal as Refusal);
+        const known = typeof id === "string" && this.#actions.has(id) ? id : undefined;
+        observer?.refused(a.refusal as Refusal, call, known);
+        return a;
+      });
     this.port = Object.freeze({
       ...options.identity,
-      admit: (request: unknown) => observe(this.#admit(request)),
-      dispatch: (id: unknown) => observe(this.#dispatch(id)),
-      complete: (id: unknown, outcome: unknown) => observe(this.#complete(id, outcome)),
-      reportUnknown: (id: unknown, reason: unknown) => observe(this.#reportUnknown(id, reason)),
-      cancel: (id: unknown) => observe(this.#cancel(id)),
+      admit: (request: unknown) => observe(this.#admit(request), "admit"),
+      dispatch: (id: unknown) => observe(this.#dispatch(id), "dispatch", id),
+      complete: (id: unknown, outcome: unknown) => observe(this.#complete(id, outcome), "complete", id),
+      reportUnknown: (id: unknown, reason: unknown) =>
+        observe(this.#reportUnknown(id, reason), "reportUnknown", id),
+      cancel: (id: unknown) => observe(this.#cancel(id), "cancel", id),
     }) as InvocationToolActionPort;
   }
 
@@ -110,7 +115,9 @@ export class InvocationToolActionPortCore {
           settled.push(record);
           continue;
         }
-        settled.push({ ...record, ...result.state, updatedAt: this.#options.now() });
+        const closed = { ...record, ...result.state, updatedAt: this.#options.now() };
+        settled.push(closed);
+        this.#options.observer?.settled(closed);
       }
       return settled;
     });
@@ -174,6 +181,7 @@ export class InvocationToolActionPortCore {
       }
       this.#actions.set(id, record);
       this.#unsettled += 1;
+      this.#options.observer?.admitted(record);
       const decision: AdmitDecision = Object.freeze({ admitted: true, actionInstanceId: id });
       this.#decisions.set(request.toolCallId, { digest, decision });
       return decision;
@@ -251,7 +259,10 @@ export class InvocationToolActionPortCore {
       return Refusal.ledger_unavailable;
     }
     this.#actions.set(record.id, next);
+    const observer = this.#options.observer;
+    if (next.phase === ToolActionPhase.dispatched) observer?.dispatched(next);
     if (next.phase === ToolActionPhase.settled) this.#unsettled -= 1;
+    if (next.phase === ToolActionPhase.settled) observer?.settled(next);
     return undefined;
   }
 

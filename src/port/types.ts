@@ -1,4 +1,4 @@
-import type { ParticipantToolActionRequest } from "../records/index.js";
+import type { ParticipantToolActionRequest, ToolActionRecord } from "../records/index.js";
 import type { ParticipantToolActionRefusal } from "./codes.js";
 
 export type { ParticipantToolActionRequest } from "../records/index.js";
@@ -52,3 +52,15 @@ export interface InvocationToolActionPort extends ToolActionPortIdentity {
   reportUnknown(actionInstanceId: string, reason: string): Promise<PortAck>;
   cancel(actionInstanceId: string): Promise<PortAck>;
 }
+
+/** Told of each durable step and each refusal, for tracing; it observes and never steers. */
+export interface ToolActionObserver {
+  admitted(record: ToolActionRecord): void;
+  dispatched(record: ToolActionRecord): void;
+  settled(record: ToolActionRecord): void;
+  /** `actionInstanceId` is set when the refused call named an action this port admitted. */
+  refused(refusal: ParticipantToolActionRefusal, call: PortCall, actionInstanceId: string | undefined): void;
+}
+
+/** The port call a refusal answered. */
+export type PortCall = "admit" | "dispatch" | "complete" | "reportUnknown" | "cancel";

@@ -4,6 +4,7 @@ import {
   InvocationToolActionPortCore,
   type ParticipantToolActionRefusal,
   type ToolActionLimits,
+  type ToolActionObserver,
 } from "../port/index.js";
 import type {
   ControlPlaneStore,
@@ -18,6 +19,7 @@ import { schedulerAfterClose } from "./lifecycle.js";
 import { isSuccessfulStatus, validateOuterResult } from "./outer-result.js";
 import type { ScheduleSpec } from "./plan.js";
 import { episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
+import { InvocationTrace } from "./tracing.js";
 import type { ParticipantActionRequest, ParticipantRuntime, ParticipantSnapshot } from "./types.js";
 
 /** Everything one invocation needs from the manager; nothing in it reaches back into the manager. */
@@ -101,6 +103,7 @@ export async function runInvocation(
     updatedAt: openedAt,
   };
   await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));
+  const tracing = new InvocationTrace(invocation);
 
   const request: ParticipantActionRequest = {
     actionInstanceId: id,
@@ -124,7 +127,9 @@ export async function runInvocation(
     attempts: opened.attempts,
   };
   const core =
-    spec.toolActionsEnabled && ctx.limits ? createPort(ctx, invocation, ctx.limits, spec) : undefined;
+    spec.toolActionsEnabled && ctx.limits
+      ? createPort(ctx, invocation, ctx.limits, spec, tracing)
+      : undefined;
 
   let raw: unknown;
   let error: unknown;
@@ -157,18 +162,25 @@ export async function runInvocation(
     closedAt,
   );
   const closed: InvocationRecord = { ...invocation, state, updatedAt: closedAt };
-  await ctx.store.commitInvocation(
-    {
-      invocation: closed,
-      toolActions,
-      events: [
-        ...toolActions.flatMap((a) => toolActionTriple(a, closed, closedAt)),
-        ...(outer ? outerTriple(closed, outer, closedAt) : []),
-      ],
-      scheduler: next,
-    },
-    ...fenceArgs(ctx.fence),
-  );
+  // The invocation span ends whether or not the close commits, so no span is left open.
+  let committed = false;
+  try {
+    await ctx.store.commitInvocation(
+      {
+        invocation: closed,
+        toolActions,
+        events: [
+          ...toolActions.flatMap((a) => toolActionTriple(a, closed, closedAt)),
+          ...(outer ? outerTriple(closed, outer, closedAt) : []),
+        ],
+        scheduler: next,
+      },
+      ...fenceArgs(ctx.fence),
+    );
+    committed = true;
+  } finally {
+    tracing.end(committed ? state : "commit_failed", outer?.status);
+  }
   return {
     invocationId: id,
     participantAddress,
@@ -192,6 +204,7 @@ function createPort(
   invocation: InvocationRecord,
   limits: ToolActionLimits,
   spec: ScheduleSpec,
+  observer: ToolActionObserver,
 ): InvocationToolActionPortCore {
   const fence = fenceArgs(ctx.fence);
   return new InvocationToolActionPortCore({
@@ -213,6 +226,7 @@ function createPort(
     outcomeEvidence: ctx.outcomeEvidence,
     failureClasses: ctx.failureClasses,
     now: ctx.now,
+    observer,
     onLedgerFailure: (failure) => ctx.log(ledgerFailureLine(failure)),
     ...(ctx.onRefusal ? { onRefusal: ctx.onRefusal } : {}),
   });
