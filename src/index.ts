@@ -77,6 +77,7 @@ export {
   type RuntimeManagerOptions,
   type RuntimeObserver,
   type StepSummary,
+  type StochasticControl,
 } from "./runtime/index.js";
 export {
   type Diagnostic,
@@ -86,6 +87,7 @@ export {
   loadScenario,
 } from "./sdl/index.js";
 export {
+  type ActivityContinuation,
   type ControlPlaneStore,
   DEFAULT_STORE_URL,
   LeaseLostError,

@@ -1,5 +1,6 @@
 import type { HistoryEvent } from "../history/types.js";
 import type { Operation } from "../operations/types.js";
+import { activityOf, activityRows } from "./html-timeline-activity.js";
 import { escapeHtml } from "./html-timeline-escape.js";
 import {
   needsResolution,
@@ -177,6 +178,7 @@ export function invocationDetail(invocation: TimelineInvocation, position: numbe
   const status = invocationStatus(invocation);
   const first = invocation.outerEvents[0] ?? invocation.toolActions[0]?.events[0];
   const outer = invocation.outerEvents.length > 0;
+  const activity = activityOf(invocation);
   const missing = outer
     ? ""
     : `<p class="notice failed">The harness raised or returned an invalid result: its tool history committed, the outer attempt was consumed and no outer triple was written.</p>`;
@@ -191,6 +193,7 @@ export function invocationDetail(invocation: TimelineInvocation, position: numbe
     `<header class="detail-head"><h3>Invocation ${position}</h3><span class="pill st-${escapeHtml(statusClass(status.key))}">${escapeHtml(status.label)}</span></header>`,
     `<p class="detail-id"><code>${escapeHtml(invocation.id)}</code></p>`,
     outer ? section("Outcome", fields(outcomeRows(invocation.outerEvents))) : missing,
+    activity ? section("Activity (v2)", fields(activityRows(activity) as Row[])) : "",
     operationSection(invocation.operation),
     section(
       "Tool actions in admission order",

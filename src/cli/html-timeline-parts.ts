@@ -1,3 +1,4 @@
+import { activityMeta, activityOf } from "./html-timeline-activity.js";
 import {
   type DetailPanels,
   invocationDetail,
@@ -67,6 +68,7 @@ function invocationRow(invocation: TimelineInvocation, position: number, details
   const duration = span === undefined ? "" : ` · ${formatDuration(span.end - span.start)}`;
   const durationAttribute = span === undefined ? "" : ` data-duration-ms="${span.end - span.start}"`;
   const count = invocation.toolActions.length;
+  const activity = activityOf(invocation);
   const marks =
     count > 0
       ? `<ol class="marks">${invocation.toolActions.map((action) => mark(action, position, details)).join("")}</ol>`
@@ -76,7 +78,9 @@ function invocationRow(invocation: TimelineInvocation, position: number, details
     `<button type="button" class="invocation-label" data-detail="${details.add(invocationDetail(invocation, position))}"`,
     ` aria-pressed="false" title="${escapeHtml(invocation.id)}">`,
     `<span class="invocation-name">Invocation ${position}</span>`,
-    `<span class="invocation-meta">${escapeHtml(time)}${escapeHtml(duration)} · ${count} tool action${count === 1 ? "" : "s"}</span></button>`,
+    `<span class="invocation-meta">${escapeHtml(time)}${escapeHtml(duration)} · ${count} tool action${count === 1 ? "" : "s"}</span>`,
+    activity ? `<span class="invocation-meta activity">${escapeHtml(activityMeta(activity))}</span>` : "",
+    "</button>",
     `<div class="track">${marks}</div>`,
     `<span class="status st-${escapeHtml(statusClass(status.key))}">${escapeHtml(status.label)}</span>`,
     "</li>",

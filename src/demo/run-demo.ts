@@ -18,6 +18,17 @@ export const DEMO_FILES = {
   manifest: join(PACKAGE_ROOT, "examples", "harness-backend.manifest.json"),
   map: join(PACKAGE_ROOT, "examples", "demo", "mcp-map.yaml"),
 } as const;
+/** The v2 example (activity policy) and its manifest, for `raes demo --profile v2`. */
+export const DEMO_V2_FILES = {
+  scenario: join(PACKAGE_ROOT, "examples", "enterprise-participant-activity-v2.sdl.yaml"),
+  manifest: join(PACKAGE_ROOT, "examples", "harness-backend-v2.manifest.json"),
+} as const;
+/** The public demo control the v2 example's `stochastic_control_ref` names (not a secret). */
+export const DEMO_V2_CONTROL = {
+  controlId: "green-activity-policy",
+  namespace: "green-activity",
+  publicSeed: "42".repeat(32),
+} as const;
 
 /** Options of `runDemo`. */
 export interface DemoOptions {
@@ -28,6 +39,8 @@ export interface DemoOptions {
   readonly onInvocation?: (invocation: DemoInvocation) => void;
   /** Reads the store before the manager closes it (e.g. to draw the timeline). */
   readonly inspect?: (store: ControlPlaneStore) => Promise<void>;
+  /** `v1` (default): the evidence-loop example; `v2`: the activity-policy example. */
+  readonly profile?: "v1" | "v2";
 }
 
 /** One closed invocation of the demo. */
@@ -64,10 +77,10 @@ function bump(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;
 }
 
-function loadModel(): RuntimeModel {
-  const { scenario, diagnostics } = loadScenario(DEMO_FILES.scenario);
+function loadModel(path: string): RuntimeModel {
+  const { scenario, diagnostics } = loadScenario(path);
   if (hasErrors(diagnostics) || !scenario) {
-    const lines = diagnostics.map((d) => formatDiagnostic(d, DEMO_FILES.scenario));
+    const lines = diagnostics.map((d) => formatDiagnostic(d, path));
     throw new Error(`the example scenario does not load:\n${lines.join("\n")}`);
   }
   return compileScenario(scenario);
@@ -91,14 +104,17 @@ function active(model: RuntimeModel, schedulers: readonly SchedulerRecord[]): bo
   return schedulers.some(
     (s) =>
       s.lifecycle === "running" &&
+      (s.activity === undefined || s.activity.lifecycle_state === "running") &&
       s.attempts < (model.autonomousPolicies[s.policyAddress]?.maxActionAttempts ?? 0),
   );
 }
 
 /** Runs the example scenario with the demo harness until every scheduler stops or runs out of attempts. */
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
-  const model = loadModel();
-  const manifest = JSON.parse(readFileSync(DEMO_FILES.manifest, "utf8")) as unknown;
+  const v2 = options.profile === "v2";
+  const files = v2 ? DEMO_V2_FILES : DEMO_FILES;
+  const model = loadModel(files.scenario);
+  const manifest = JSON.parse(readFileSync(files.manifest, "utf8")) as unknown;
   const removed = options.storeUrl === DEMO_STORE_URL ? removeSqliteStore(DEMO_STORE_URL) : false;
   const portal = await startPortalService();
   const runtime = new DemoHarnessRuntime({
@@ -117,6 +133,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       manifest,
       runtime,
       store: options.storeUrl,
+      ...(v2 ? { stochasticControls: [DEMO_V2_CONTROL] } : {}),
       observer: {
         invocationClosed: (summary) => {
           summaries.push(summary);

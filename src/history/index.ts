@@ -7,6 +7,8 @@ export {
   toolActionTriple,
 } from "./events.js";
 export {
+  type ActivityProvenance,
+  type ActivityRandomAddress,
   type HistoryEvent,
   type HistoryEventDraft,
   HistoryEventType,

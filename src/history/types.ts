@@ -1,4 +1,6 @@
 export {
+  type ActivityProvenance,
+  type ActivityRandomAddress,
   type HistoryEvent,
   type HistoryEventDraft,
   HistoryEventType,

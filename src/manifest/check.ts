@@ -52,6 +52,7 @@ function finishRuntime(runtime: RuntimeDraft): ParticipantRuntimeCapabilities {
       : { maxAutonomousInFlight: runtime.maxAutonomousInFlight }),
   };
   return {
+    activity: runtime.activity,
     name: defined(runtime.name, "name"),
     supportedParticipantRoles: defined(runtime.supportedParticipantRoles, "supported_participant_roles"),
     supportedBehaviorFeatures: defined(runtime.supportedBehaviorFeatures, "supported_behavior_features"),

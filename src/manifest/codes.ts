@@ -74,6 +74,20 @@ export const ManifestDiagnosticCode = {
   offer_limits_below_policy: "manifest.offer-limits-below-policy",
   /** With the claim, a tool affordance action has no offer for the implementation that would call it. */
   tool_action_without_offer: "manifest.tool-action-without-offer",
+  /** A v2 policy's profile is not in `supported_autonomous_policy_profiles`. */
+  activity_profile_unsupported: "manifest.activity-profile-unsupported",
+  /** A v2 policy needs `weighted` in `supported_autonomous_selection_strategies`. */
+  activity_weighted_unsupported: "manifest.activity-weighted-unsupported",
+  /** A governed activity feature is missing from `supported_autonomous_activity_features`. */
+  activity_feature_unsupported: "manifest.activity-feature-unsupported",
+  /** `blake3-xof-participant-v1` is missing from `supported_autonomous_random_stream_profiles`. */
+  activity_random_stream_unsupported: "manifest.activity-random-stream-unsupported",
+  /** `max_autonomous_occurrences` is absent or below a v2 policy's `max_occurrences`. */
+  activity_occurrences_exceeded: "manifest.activity-occurrences-exceeded",
+  /** `max_autonomous_retries_per_occurrence` is absent or below a v2 candidate's `max_retries`. */
+  activity_retries_exceeded: "manifest.activity-retries-exceeded",
+  /** `max_autonomous_burst_size` is absent or below a v2 policy's `max_burst_size`. */
+  activity_burst_exceeded: "manifest.activity-burst-exceeded",
 } as const;
 /** A backend-manifest diagnostic code. */
 export type ManifestDiagnosticCode = (typeof ManifestDiagnosticCode)[keyof typeof ManifestDiagnosticCode];

@@ -1,4 +1,4 @@
-import type { FeatureSupportLevel } from "./types.js";
+import type { ActivityCapabilities, FeatureSupportLevel } from "./types.js";
 
 /** A parsed `feature_support` entry; undefined fields were malformed and already reported. */
 export interface FeatureSupportDraft {
@@ -62,6 +62,7 @@ export interface RuntimeDraft {
   readonly autonomousKeysPresent: readonly string[];
   readonly executionBindings: readonly OfferDraft[];
   readonly claim: ClaimDraft | undefined;
+  readonly activity: ActivityCapabilities;
 }
 
 /** A parsed manifest before its rules run. */

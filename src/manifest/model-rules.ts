@@ -1,4 +1,5 @@
 import type { CompiledAutonomousPolicy, RuntimeModel } from "../compiler/index.js";
+import { checkActivityAdmission } from "./activity-rules.js";
 import { ManifestDiagnosticCode as Code } from "./codes.js";
 import { type DiagnosticSink, pointer } from "./diagnostics.js";
 import { type ExecutionOfferIndex, indexExecutionOffers } from "./offers.js";
@@ -20,13 +21,14 @@ function checkSupportedValues(
       "supported_autonomous_selection_strategies",
       "selection strategy",
       runtime.supportedAutonomousSelectionStrategies,
-      (p: CompiledAutonomousPolicy) => [p.selectionStrategy],
+      // v2 policies answer with their own codes (activity-rules).
+      (p: CompiledAutonomousPolicy) => (p.activity ? [] : [p.selectionStrategy]),
     ],
     [
       "supported_autonomous_policy_profiles",
       "policy profile",
       runtime.supportedAutonomousPolicyProfiles,
-      (p: CompiledAutonomousPolicy) => [p.profile],
+      (p: CompiledAutonomousPolicy) => (p.activity ? [] : [p.profile]),
     ],
     [
       "supported_autonomous_action_contracts",
@@ -187,6 +189,7 @@ export function checkAgainstModel(
   }
   checkSupportedValues(sink, runtime, policies);
   checkLimits(sink, runtime, policies);
+  checkActivityAdmission(sink, runtime, policies);
   const offers = indexExecutionOffers(manifest);
   for (const policy of policies) checkPolicyOffers(sink, manifest, offers, policy);
   if (runtime.invocationToolActions !== undefined) checkToolActionOffers(sink, model, offers, policies);

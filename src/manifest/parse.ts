@@ -246,6 +246,13 @@ function parseRuntime(sink: DiagnosticSink, runtime: JsonObject, path: string): 
       parseOffer(sink, offer, offerPath),
     ).map(({ item }) => item),
     claim: parseClaim(sink, runtime, path),
+    activity: {
+      features: list("supported_autonomous_activity_features"),
+      randomStreamProfiles: list("supported_autonomous_random_stream_profiles"),
+      ...optionalLimit("maxOccurrences", limit("max_autonomous_occurrences")),
+      ...optionalLimit("maxRetriesPerOccurrence", limit("max_autonomous_retries_per_occurrence")),
+      ...optionalLimit("maxBurstSize", limit("max_autonomous_burst_size")),
+    },
   };
 }
 
@@ -278,4 +285,8 @@ function readPresentObject(sink: DiagnosticSink, root: JsonObject, key: string):
     return undefined;
   }
   return asObject(sink, root[key], pointer(key), key);
+}
+
+function optionalLimit<K extends string>(key: K, value: number | undefined): { [P in K]?: number } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: number };
 }

@@ -47,6 +47,17 @@ export interface ParticipantRuntimeCapabilities {
   readonly maxAutonomousInFlight?: number;
   readonly executionBindings: readonly ExecutionBindingOffer[];
   readonly invocationToolActions?: InvocationToolActionsClaim;
+  /** RAES's v2 activity capabilities, as declared (absent lists empty, absent limits undefined). */
+  readonly activity: ActivityCapabilities;
+}
+
+/** What a backend declares it can do for v2 activity policies; nothing is inferred from v1 claims. */
+export interface ActivityCapabilities {
+  readonly features: readonly string[];
+  readonly randomStreamProfiles: readonly string[];
+  readonly maxOccurrences?: number;
+  readonly maxRetriesPerOccurrence?: number;
+  readonly maxBurstSize?: number;
 }
 
 /** A parsed backend manifest, camelCase; the wire form is snake_case. */

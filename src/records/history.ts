@@ -58,6 +58,37 @@ export interface HistoryEventDraft {
   readonly observation_status?: ObservationStatus;
   readonly action_result?: WireActionResult;
   readonly invocation_tool_context?: InvocationToolContext;
+  /** v2 only: RAES's safe occurrence provenance of the attempt the event belongs to. */
+  readonly activity_provenance?: ActivityProvenance;
+}
+
+/** The public address of a v2 selection draw (no key material). */
+export interface ActivityRandomAddress {
+  readonly namespace: string;
+  readonly policy_address: string;
+  readonly participant_address: string;
+  readonly time_segment: number;
+  readonly occurrence_ordinal: number;
+  readonly draw_purpose: string;
+  readonly local_coordinate: number;
+}
+
+/** RAES's `activity_provenance` of a v2 event: occurrence, attempt, candidate, timing and stream identity. */
+export interface ActivityProvenance {
+  readonly policy_address: string;
+  readonly policy_profile: string;
+  readonly occurrence_id: string;
+  readonly attempt_id: string;
+  readonly predecessor_attempt_id: string | null;
+  readonly candidate_id: string;
+  readonly dependency_candidate_ids: readonly string[];
+  readonly timing_tick: number;
+  readonly timing_disposition: string;
+  readonly burst_position: number;
+  readonly random_control_id: string;
+  readonly random_profile_id: string;
+  readonly random_address: ActivityRandomAddress;
+  readonly terminal_outcome: string;
 }
 
 /** A committed behavior history event; `sequence` is its commit order. */

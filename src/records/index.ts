@@ -1,6 +1,8 @@
 export { isAddress, isAddressSegment } from "./address.js";
 export { canonicalDigest, canonicalJson } from "./canonical.js";
 export {
+  type ActivityProvenance,
+  type ActivityRandomAddress,
   type HistoryEvent,
   type HistoryEventDraft,
   HistoryEventType,
@@ -22,11 +24,14 @@ export {
   toolActionOperationState,
 } from "./operation-view.js";
 export {
+  type ActivityContinuation,
+  type ActivityLifecycle,
   type ClockRecord,
   type InvocationRecord,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,
+  type TimingDisposition,
 } from "./scheduler.js";
 export {
   type ParticipantToolActionRequest,

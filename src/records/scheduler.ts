@@ -48,7 +48,40 @@ export interface SchedulerRecord {
   readonly segment: number;
   /** The clock tick up to which this schedule has run its due actions (its watermark). */
   readonly tick: number;
+  /** The v2 continuation (RAES's activity state); absent for v1 schedules. */
+  readonly activity?: ActivityContinuation;
   readonly updatedAt: string;
+}
+
+/** RAES's v2 scheduler lifecycle states. */
+export type ActivityLifecycle = "running" | "paused" | "completed" | "failed";
+
+/** How an occurrence's tick was chosen (`burst` and `retry` appear only in provenance). */
+export type TimingDisposition = "drawn" | "next_opening" | "burst" | "retry";
+
+/**
+ * A v2 participant's continuation, with RAES's (snake_case) state fields: everything the
+ * scheduler needs to go on exactly where it stopped. It holds no seed, key or raw block.
+ */
+export interface ActivityContinuation {
+  readonly lifecycle_state: ActivityLifecycle;
+  readonly time_segment: number;
+  readonly episode_id: string;
+  readonly next_tick: number;
+  /** Canonical index of the selected candidate (kept across retries). */
+  readonly next_action_index: number;
+  readonly occurrence_ordinal: number;
+  readonly current_retry: number;
+  readonly burst_size: number;
+  readonly burst_position: number;
+  readonly next_timing_disposition: TimingDisposition;
+  readonly attempted_actions: number;
+  readonly succeeded_actions: number;
+  readonly failed_actions: number;
+  readonly completed_candidate_ids: readonly string[];
+  readonly candidate_cooldown_until: Readonly<Record<string, number>>;
+  readonly last_candidate_id: string | null;
+  readonly last_action_instance_id: string | null;
 }
 
 /** One outer invocation (a scheduler operation), durably. */

@@ -1,5 +1,6 @@
 import type { CompiledActivityCandidate, CompiledActivityPolicy } from "../compiler/index.js";
 import type { ParticipantStreamAddress } from "../random/index.js";
+import type { ActivityContinuation, TimingDisposition } from "../store/index.js";
 import {
   type ActivityStream,
   DrawCoordinate,
@@ -8,7 +9,6 @@ import {
   nextTiming,
   selectCandidate,
 } from "./activity-draws.js";
-import type { ActivityContinuation, TimingDisposition } from "./activity-state.js";
 
 /** The fixed parts of one participant's v2 schedule. */
 export interface ActivityPlan {

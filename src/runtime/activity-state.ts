@@ -1,47 +1,6 @@
 import type { CompiledActivityPolicy } from "../compiler/index.js";
+import type { ActivityContinuation } from "../store/index.js";
 import { type ActivityStream, DrawCoordinate, drawActivityInteger, nextTiming } from "./activity-draws.js";
-
-/** RAES's v2 scheduler lifecycle states. */
-export const ActivityLifecycle = {
-  /** Due occurrences run at their tick. */
-  running: "running",
-  /** The policy clock is paused; nothing is due. */
-  paused: "paused",
-  /** Occurrence or attempt bounds are used up, or no eligible tick or candidate remains. */
-  completed: "completed",
-  /** A protocol-invalid attempt, or a failure under `failure_policy: stop`. */
-  failed: "failed",
-} as const;
-/** A v2 scheduler lifecycle state. */
-export type ActivityLifecycle = (typeof ActivityLifecycle)[keyof typeof ActivityLifecycle];
-
-/** How the next occurrence's tick was chosen (`burst` and `retry` appear only in provenance). */
-export type TimingDisposition = "drawn" | "next_opening" | "burst" | "retry";
-
-/**
- * A v2 participant's continuation, with RAES's (snake_case) state fields: everything the
- * scheduler needs to go on exactly where it stopped. It holds no seed, key or raw block.
- */
-export interface ActivityContinuation {
-  readonly lifecycle_state: ActivityLifecycle;
-  readonly time_segment: number;
-  readonly episode_id: string;
-  readonly next_tick: number;
-  /** Canonical index of the selected candidate (kept across retries). */
-  readonly next_action_index: number;
-  readonly occurrence_ordinal: number;
-  readonly current_retry: number;
-  readonly burst_size: number;
-  readonly burst_position: number;
-  readonly next_timing_disposition: TimingDisposition;
-  readonly attempted_actions: number;
-  readonly succeeded_actions: number;
-  readonly failed_actions: number;
-  readonly completed_candidate_ids: readonly string[];
-  readonly candidate_cooldown_until: Readonly<Record<string, number>>;
-  readonly last_candidate_id: string | null;
-  readonly last_action_instance_id: string | null;
-}
 
 /** The continuation fields DESIGN §8 exposes on `schedulers()`, the store and history readers. */
 export const CONTINUATION_FIELDS = [

@@ -18,6 +18,10 @@ export const RuntimeErrorCode = {
   participants_failed: "runtime.participants-failed",
   /** The manager was closed. */
   manager_closed: "runtime.manager-closed",
+  /** A v2 policy names a stochastic control the run did not supply (RAES's code). */
+  activity_control_unbound: "runtime.participant-activity-control-unbound",
+  /** A supplied stochastic control is malformed or supplied twice. */
+  activity_control_invalid: "runtime.participant-activity-control-invalid",
 } as const;
 /** A runtime error code. */
 export type RuntimeErrorCode = (typeof RuntimeErrorCode)[keyof typeof RuntimeErrorCode];

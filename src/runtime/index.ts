@@ -1,4 +1,10 @@
 export {
+  parseStochasticControl,
+  resolveActivityControls,
+  type StochasticControl,
+} from "./activity-controls.js";
+export { type ContinuationView, continuationView } from "./activity-state.js";
+export {
   type ParticipantFailure,
   ParticipantsFailedError,
   RuntimeError,

@@ -7,12 +7,15 @@ import {
   type ToolActionObserver,
 } from "../port/index.js";
 import type {
+  ActivityContinuation,
   ControlPlaneStore,
   Fence,
   InvocationRecord,
   SchedulerRecord,
   ToolActionRecord,
 } from "../store/index.js";
+import { type ActivityPlan, type PlannedAttempt, settleAttempt } from "./activity-engine.js";
+import { activityProvenance, withProvenance } from "./activity-provenance.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { ledgerFailureLine } from "./ledger-log.js";
 import { schedulerAfterClose } from "./lifecycle.js";
@@ -45,6 +48,13 @@ export interface InvocationClock {
   readonly generation: number;
 }
 
+/** A v2 attempt the scheduler planned: the continuation it was planned from and the plan. */
+export interface ActivityAttempt {
+  readonly plan: ActivityPlan;
+  readonly state: ActivityContinuation;
+  readonly attempt: PlannedAttempt;
+}
+
 /** What one closed invocation produced. */
 export interface InvocationSummary {
   readonly invocationId: string;
@@ -57,6 +67,9 @@ export interface InvocationSummary {
   readonly error?: unknown;
 }
 
+/** An attempt whose process died before it closed: consumed, its effect unknown, never retried. */
+const CONSUMED = { succeeded: false, protocolFailure: false, indeterminate: true } as const;
+
 function fenceArgs(fence: Fence | undefined): [] | [Fence] {
   return fence ? [fence] : [];
 }
@@ -67,13 +80,19 @@ export async function runInvocation(
   spec: ScheduleSpec,
   scheduler: SchedulerRecord,
   clock: InvocationClock,
+  activity?: ActivityAttempt,
 ): Promise<InvocationSummary> {
   const { policy, participantAddress } = spec;
-  const actionContractAddress = policy.actionOrder[scheduler.cursor % policy.actionOrder.length] ?? "";
+  const actionContractAddress =
+    activity?.attempt.candidate.actionContractAddress ??
+    policy.actionOrder[scheduler.cursor % policy.actionOrder.length] ??
+    "";
   const binding = policy.executionBindings.find((b) => b.actionContractAddress === actionContractAddress);
   const episodeId = episodeIdFor(participantAddress, clock.segment);
   const observationPoint = observationPointFor(clock.clockAddress, clock.segment, clock.tick);
-  const id = outerActionInstanceId(policy.address, participantAddress, scheduler.nextOrdinal);
+  const id =
+    activity?.attempt.attemptId ??
+    outerActionInstanceId(policy.address, participantAddress, scheduler.nextOrdinal);
   const openedAt = ctx.now();
   const invocation: InvocationRecord = {
     id,
@@ -100,6 +119,10 @@ export async function runInvocation(
     cursor: scheduler.cursor + 1,
     segment: clock.segment,
     tick: clock.tick,
+    // Committed with the open: if the process dies now, the attempt is consumed and the run goes on from here.
+    ...(activity
+      ? { activity: settleAttempt(activity.plan, activity.state, activity.attempt, CONSUMED) }
+      : {}),
     updatedAt: openedAt,
   };
   await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));
@@ -151,16 +174,31 @@ export async function runInvocation(
   const outer = check?.ok ? check.result : undefined;
   const closedAt = ctx.now();
   const state = outer && isSuccessfulStatus(outer.status) ? "succeeded" : "failed";
+  const settled = activity
+    ? {
+        ...opened,
+        activity: settleAttempt(activity.plan, activity.state, activity.attempt, {
+          succeeded: outer?.status === "succeeded",
+          failureClass: outer?.failureClass,
+          protocolFailure: outer === undefined,
+          indeterminate: false,
+        }),
+      }
+    : opened;
   const next = schedulerAfterClose(
-    opened,
+    settled,
     {
       indeterminate: toolActions.some((a) => a.settlement === "indeterminate"),
       outerFailed: state === "failed",
-      stopsOnFailure: policy.failurePolicy === "stop",
+      // Under v2 the continuation carries failure_policy itself (lifecycle `failed`).
+      stopsOnFailure: !activity && policy.failurePolicy === "stop",
       maxActionAttempts: policy.maxActionAttempts,
     },
     closedAt,
   );
+  const provenance =
+    activity &&
+    activityProvenance(activity.plan, policy.profile, activity.attempt, outer?.status ?? "unknown");
   const closed: InvocationRecord = { ...invocation, state, updatedAt: closedAt };
   // The invocation span ends whether or not the close commits, so no span is left open.
   let committed = false;
@@ -169,10 +207,13 @@ export async function runInvocation(
       {
         invocation: closed,
         toolActions,
-        events: [
-          ...toolActions.flatMap((a) => toolActionTriple(a, closed, closedAt)),
-          ...(outer ? outerTriple(closed, outer, closedAt) : []),
-        ],
+        events: withProvenance(
+          [
+            ...toolActions.flatMap((a) => toolActionTriple(a, closed, closedAt)),
+            ...(outer ? outerTriple(closed, outer, closedAt) : []),
+          ],
+          provenance,
+        ),
         scheduler: next,
       },
       ...fenceArgs(ctx.fence),

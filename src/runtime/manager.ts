@@ -9,11 +9,19 @@ import {
   openControlPlaneStore,
   StoreUnavailableError,
 } from "../store/index.js";
+import { resolveActivityControls, type StochasticControl } from "./activity-controls.js";
+import {
+  activityHooks,
+  activityOrder,
+  isActivityWork,
+  pauseActivities,
+  runActivityWork,
+} from "./activity-run.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
 import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import { newOwnerId } from "./owner.js";
-import { planSchedules } from "./plan.js";
+import { planSchedules, type ScheduleSpec } from "./plan.js";
 import { recoverInterruptedInvocations } from "./recovery.js";
 import { ScheduleBook } from "./schedule-book.js";
 import type { DueWork } from "./schedule-book-options.js";
@@ -46,6 +54,8 @@ export interface RuntimeManagerOptions {
   readonly observer?: RuntimeObserver;
   /** Where operator notes go, such as why a ledger write failed; default: one line on stderr. */
   readonly log?: (line: string) => void;
+  /** Run-supplied `agent-policy` controls for v2 policies (DESIGN §8); seeds are never stored. */
+  readonly stochasticControls?: readonly StochasticControl[];
 }
 
 /** What one `step(n)` did. */
@@ -61,6 +71,8 @@ export class RuntimeManager {
   readonly #book: ScheduleBook;
   readonly #ctx: InvocationContext;
   readonly #observer: RuntimeObserver | undefined;
+  /** v2 schedules in RAES's serial order. */
+  readonly #activity: readonly ScheduleSpec[];
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -69,6 +81,7 @@ export class RuntimeManager {
     ownsStore: boolean,
     book: ScheduleBook,
     ctx: InvocationContext,
+    activity: readonly ScheduleSpec[],
     observer?: RuntimeObserver,
   ) {
     this.store = store;
@@ -76,6 +89,7 @@ export class RuntimeManager {
     this.#book = book;
     this.#ctx = ctx;
     this.#observer = observer;
+    this.#activity = activity;
   }
 
   /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
@@ -98,7 +112,9 @@ export class RuntimeManager {
             maxConcurrentToolActionsPerInvocation: claim.maxConcurrentToolActionsPerInvocation,
           }
         : undefined;
+    const activityControls = resolveActivityControls(options.model, options.stochasticControls ?? []);
     const specs = planSchedules({
+      activityControls,
       model: options.model,
       offers: indexExecutionOffers(check.manifest),
       toolActionLimits: limits,
@@ -120,6 +136,7 @@ export class RuntimeManager {
         ownerId: options.ownerId ?? newOwnerId(),
         leaseTtlMs: options.leaseTtlMs ?? 30_000,
         nowMs,
+        ...activityHooks,
         recover: async (participants, fenceFor) => {
           await recoverInterruptedInvocations(store, { participants, now, fenceFor, policyOf });
         },
@@ -134,7 +151,7 @@ export class RuntimeManager {
         log: options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`)),
         ...(refused ? { onRefusal: (refusal: ParticipantToolActionRefusal) => refused(refusal) } : {}),
       });
-      const manager = new RuntimeManager(store, ownsStore, book, ctx, options.observer);
+      const manager = new RuntimeManager(store, ownsStore, book, ctx, activityOrder(specs), options.observer);
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
       await manager.#exclusive(async () => manager.#run(await book.dueNow()));
       return manager;
@@ -161,13 +178,17 @@ export class RuntimeManager {
 
   /** Pauses the shared clock: steps do nothing until `resume`. */
   pause(): Promise<void> {
-    return this.#exclusive(() => this.#book.setPaused(true));
+    return this.#exclusive(async () => {
+      await this.#book.setPaused(true);
+      await pauseActivities(this.#ctx, this.#book, true);
+    });
   }
 
   /** Resumes the shared clock; actions due at its current tick that have not run yet run now. */
   resume(): Promise<void> {
     return this.#exclusive(async () => {
       await this.#book.setPaused(false);
+      await pauseActivities(this.#ctx, this.#book, false);
       await this.#run(await this.#book.dueNow());
     });
   }
@@ -224,18 +245,22 @@ export class RuntimeManager {
   /** Runs every participant's due work; settles all of it before failing, so no invocation outlives the call. */
   async #run(due: readonly DueWork[]): Promise<InvocationSummary[]> {
     const results = await Promise.allSettled(
-      due.map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)),
+      due
+        .filter((d) => !isActivityWork(this.#activity, d))
+        .map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)),
     );
     const invocations: InvocationSummary[] = [];
     for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);
+    const v1 = due.filter((d) => !isActivityWork(this.#activity, d));
     const failures = results.flatMap((r, index) =>
-      r.status === "rejected"
-        ? [{ participant: due[index]?.participantAddress ?? "?", error: r.reason }]
-        : [],
+      r.status === "rejected" ? [{ participant: v1[index]?.participantAddress ?? "?", error: r.reason }] : [],
     );
     const [only] = failures;
     if (failures.length > 1) throw new ParticipantsFailedError(failures);
     if (only) throw only.error;
+    // v2 participants run serially in RAES's order, each finishing its due attempts first.
+    const onClosed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
+    invocations.push(...(await runActivityWork(this.#ctx, this.#book, this.#activity, due, onClosed)));
     return invocations;
   }
 

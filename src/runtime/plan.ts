@@ -9,17 +9,23 @@ import {
   ParticipantAdmissionRules,
   type ToolActionLimits,
 } from "../port/index.js";
+import type { ResolvedControl } from "./activity-controls.js";
+import type { ActivityPlan } from "./activity-engine.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 
 const RUNNABLE_PROFILE = "participant-autonomous-execution/v1";
 const RUNNABLE_STRATEGY = "ordered_cycle";
+const ACTIVITY_PROFILE = "participant-autonomous-execution/v2";
 
 /** One participant's schedule under one autonomous policy, ready to run. */
 export interface ScheduleSpec {
   readonly policy: CompiledAutonomousPolicy;
   readonly participantAddress: string;
   readonly progression: CompiledProgressionPolicy;
-  readonly cadence: CompiledTemporalConstraint;
+  /** The v1 cadence; absent for v2 activity schedules. */
+  readonly cadence?: CompiledTemporalConstraint;
+  /** The v2 activity schedule: policy, participant stream and bounds. */
+  readonly activity?: ActivityPlan;
   readonly rules: ParticipantAdmissionRules;
   /** A port is attached only when the runtime claims the composition and the participant has a binding. */
   readonly toolActionsEnabled: boolean;
@@ -31,6 +37,8 @@ export interface PlanInput {
   readonly offers: ExecutionOfferLookup;
   readonly toolActionLimits: ToolActionLimits | undefined;
   readonly crossingPolicyInstalled: boolean;
+  /** Resolved stochastic controls by policy address (v2 policies only). */
+  readonly activityControls?: ReadonlyMap<string, ResolvedControl>;
 }
 
 /** Plans every (policy × participant) schedule, failing closed on anything the v1 scheduler cannot run. */
@@ -44,6 +52,10 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
         ? undefined
         : input.model.temporalConstraints[policy.cadenceConstraintAddress];
     const before = problems.length;
+    if (policy.profile === ACTIVITY_PROFILE) {
+      specs.push(...planActivity(input, policy, progression, problems));
+      continue;
+    }
     if (policy.profile !== RUNNABLE_PROFILE) {
       problems.push(
         `${policy.address}: profile ${policy.profile} is not run by the reference scheduler (v1 only)`,
@@ -99,4 +111,49 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
       a.participantAddress.localeCompare(b.participantAddress) ||
       a.policy.address.localeCompare(b.policy.address),
   );
+}
+
+function planActivity(
+  input: PlanInput,
+  policy: CompiledAutonomousPolicy,
+  progression: CompiledProgressionPolicy | undefined,
+  problems: string[],
+): ScheduleSpec[] {
+  const before = problems.length;
+  const activity = policy.activity;
+  const control = input.activityControls?.get(policy.address);
+  if (!activity) problems.push(`${policy.address}: the v2 policy has no compiled activity`);
+  if (policy.selectionStrategy !== "weighted")
+    problems.push(`${policy.address}: selection strategy ${policy.selectionStrategy} is not weighted`);
+  if (progression?.advancementMode !== "stepped" || progression.stepTicks < 1)
+    problems.push(`${policy.address}: the v2 scheduler runs on a stepped progression policy only`);
+  for (const candidate of activity?.candidates ?? []) {
+    if (!policy.executionBindings.some((b) => b.actionContractAddress === candidate.actionContractAddress))
+      problems.push(`${policy.address}: candidate ${candidate.id} has no execution binding`);
+  }
+  if (!control) problems.push(`${policy.address}: no stochastic control is resolved`);
+  if (problems.length > before || !activity || !progression || !control) return [];
+  // The v2 scheduler runs participants serially in participant_refs order (as RAES).
+  return policy.participantAddresses.map((participantAddress) => {
+    const rules = new ParticipantAdmissionRules({
+      model: input.model,
+      participantAddress,
+      policyProfile: policy.profile,
+      offers: input.offers,
+      crossingPolicyInstalled: input.crossingPolicyInstalled,
+    });
+    return {
+      policy,
+      participantAddress,
+      progression,
+      activity: {
+        activity,
+        maxActionAttempts: policy.maxActionAttempts,
+        failurePolicy: policy.failurePolicy,
+        stream: { ...control, policyAddress: policy.address, participantAddress },
+      },
+      rules,
+      toolActionsEnabled: input.toolActionLimits !== undefined && rules.hasBindings,
+    };
+  });
 }

@@ -87,7 +87,10 @@ async function recoverParticipant(
       {
         indeterminate: settled.some((a) => a.settlement === "indeterminate"),
         outerFailed: true,
-        stopsOnFailure: options.policyOf(invocation.policyAddress)?.failurePolicy === "stop",
+        // A v2 continuation carries failure_policy itself.
+        stopsOnFailure:
+          options.policyOf(invocation.policyAddress)?.failurePolicy === "stop" &&
+          options.policyOf(invocation.policyAddress)?.activity === undefined,
         maxActionAttempts: options.policyOf(invocation.policyAddress)?.maxActionAttempts ?? Infinity,
       },
       at,

@@ -1,4 +1,4 @@
-import type { ControlPlaneStore, Fence } from "../store/index.js";
+import type { ActivityContinuation, ControlPlaneStore, Fence } from "../store/index.js";
 import type { ScheduleSpec } from "./plan.js";
 
 /** Actions that became due for one schedule in one step. */
@@ -22,4 +22,10 @@ export interface ScheduleBookOptions {
     participants: ReadonlySet<string>,
     fenceFor: (p: string) => Fence | undefined,
   ) => Promise<void>;
+  /** A v2 schedule's continuation at the start of a segment (drawn from `tick`), to spread into its record. */
+  readonly segmentStart?: (
+    spec: ScheduleSpec,
+    segment: number,
+    tick: number,
+  ) => { readonly activity?: ActivityContinuation };
 }

@@ -59,6 +59,7 @@ export class ScheduleBook {
       let record = await this.#o.store.getScheduler(spec.participantAddress, spec.policy.address);
       if (!record) {
         record = {
+          ...this.#o.segmentStart?.(spec, clock?.segment ?? 0, clock?.tick ?? 0),
           participantAddress: spec.participantAddress,
           policyAddress: spec.policy.address,
           lifecycle: "running",
@@ -78,10 +79,7 @@ export class ScheduleBook {
     }
   }
 
-  /**
-   * Moves every clock one progression step in the store, then finds each owned schedule's due
-   * ticks between its durable watermark and the clock; undefined while paused.
-   */
+  /** Moves every clock one step in the store, then finds each owned schedule's due ticks; undefined while paused. */
   async advance(): Promise<DueWork[] | undefined> {
     const stepTicks = new Map<string, number>();
     for (const spec of this.#o.specs) {
@@ -124,6 +122,7 @@ export class ScheduleBook {
           tick: from(spec, clock),
           attempts: 0,
           cursor: 0,
+          ...this.#o.segmentStart?.(spec, clock.segment, 0),
           updatedAt: this.#o.now(),
         };
         await this.#saveScheduler(record);

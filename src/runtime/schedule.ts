@@ -20,7 +20,13 @@ export function observationPointFor(clockAddress: string, segment: number, tick:
 }
 
 /** The cadence ticks in the half-open window (fromTick, toTick], in order. */
-export function dueTicks(constraint: CompiledTemporalConstraint, fromTick: number, toTick: number): number[] {
+export function dueTicks(
+  constraint: CompiledTemporalConstraint | undefined,
+  fromTick: number,
+  toTick: number,
+): number[] {
+  // A v2 schedule has no cadence: it looks at the tick the clock stands on, its continuation says the rest.
+  if (!constraint) return [toTick];
   const cadence = constraint.cadenceTicks ?? 0;
   if (cadence < 1 || toTick <= fromTick) return [];
   const start = constraint.startTick;

@@ -3,6 +3,8 @@ export { LeaseLostError, StoreConflictError, StoreMissingError, StoreUnavailable
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";
 export { DEFAULT_STORE_URL, type OpenStoreOptions, openControlPlaneStore, StoreUrlError } from "./open.js";
 export {
+  type ActivityContinuation,
+  type ActivityLifecycle,
   type ClockChange,
   type ClockRecord,
   type ControlPlaneStore,
@@ -14,6 +16,7 @@ export {
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,
+  type TimingDisposition,
   type ToolActionQuery,
   type ToolActionRecord,
 } from "./types.js";

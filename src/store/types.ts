@@ -11,11 +11,14 @@ import type {
 } from "../records/index.js";
 
 export {
+  type ActivityContinuation,
+  type ActivityLifecycle,
   type ClockRecord,
   type InvocationRecord,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,
+  type TimingDisposition,
   type ToolActionRecord,
 } from "../records/index.js";
 

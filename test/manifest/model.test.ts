@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import { compileScenario, type RuntimeModel } from "../../src/compiler/index.js";
 import { ManifestDiagnosticCode as Code, checkManifest } from "../../src/manifest/index.js";
 import { loadScenario } from "../../src/sdl/index.js";
+import { ACTIVITY_CODES } from "./activity-cases.js";
 import { diagnosticCases } from "./diagnostic-cases.js";
 import { editedExample, error, exampleManifest, findings, ROOT } from "./fixtures.js";
 import { modelDiagnosticCases } from "./model-cases.js";
@@ -65,6 +66,7 @@ describe("checkManifest against the compiled example scenario", () => {
       Code.file_not_regular,
       Code.source_limit,
       Code.duplicate_key,
+      ...ACTIVITY_CODES,
       ...[...diagnosticCases, ...modelDiagnosticCases].flatMap((testCase) =>
         testCase.expected.map((f) => f.code),
       ),

@@ -32,6 +32,7 @@ const REQUIRED = [
 
 /** The whole public surface, values and types: a name added, moved away or dropped is a deliberate change here. */
 const PUBLIC_SURFACE = [
+  "ActivityContinuation",
   "AdmitDecision",
   "BackendManifest",
   "CompiledAffordanceBinding",
@@ -92,6 +93,7 @@ const PUBLIC_SURFACE = [
   "SchedulerStopReason",
   "ServedToolActionPort",
   "StepSummary",
+  "StochasticControl",
   "StoreConflictError",
   "StoreUnavailableError",
   "ToolActionPhase",

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { HistoryEventDraft } from "../../src/history/index.js";
 import type { ParticipantToolActionRequest } from "../../src/port/index.js";
 import type {
+  ActivityContinuation,
   ClockRecord,
   ControlPlaneStore,
   InvocationCommit,
@@ -159,6 +160,27 @@ export function closeCommit(
   };
 }
 
+/** A v2 continuation as the scheduler commits it. */
+export const SAMPLE_CONTINUATION: ActivityContinuation = {
+  lifecycle_state: "running",
+  time_segment: 1,
+  episode_id: "participant.behavior.p1-autonomous-1",
+  next_tick: 60,
+  next_action_index: 2,
+  occurrence_ordinal: 3,
+  current_retry: 1,
+  burst_size: 2,
+  burst_position: 1,
+  next_timing_disposition: "next_opening",
+  attempted_actions: 5,
+  succeeded_actions: 3,
+  failed_actions: 2,
+  completed_candidate_ids: ["portal_login", "check_status"],
+  candidate_cooldown_until: { portal_login: 60, check_status: 90 },
+  last_candidate_id: "portal_login",
+  last_action_instance_id: "p:a:episode=e:segment=1:occurrence=2:retry=0",
+};
+
 /** After a v2 → v3 upgrade: the saved scheduler reads back with a zero watermark and can move it. */
 export async function assertSchedulerUpgraded(
   store: ControlPlaneStore,
@@ -173,6 +195,10 @@ export async function assertSchedulerUpgraded(
     const moved = { ...saved, segment: 1, tick: 6 };
     await store.saveScheduler(moved);
     assert.deepEqual(await store.listSchedulers(), [moved]);
+    // The step-4 continuation column round-trips a v2 continuation on the upgraded database.
+    const continued: SchedulerRecord = { ...moved, activity: SAMPLE_CONTINUATION };
+    await store.saveScheduler(continued);
+    assert.deepEqual(await store.getScheduler(saved.participantAddress, saved.policyAddress), continued);
   } finally {
     await store.close();
   }

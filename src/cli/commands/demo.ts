@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { DEMO_STORE_URL, type DemoInvocation, type DemoSummary, runDemo } from "../../demo/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { renderTimelineHtml } from "../html-timeline.js";
@@ -12,6 +12,7 @@ interface DemoCliOptions {
   readonly store: string;
   readonly html: string;
   readonly json?: boolean;
+  readonly profile: "v1" | "v2";
 }
 
 const DEFAULT_HTML = ".raes/demo.html";
@@ -85,12 +86,21 @@ export function registerDemoCommand(program: Command): void {
     .option("--store <url>", "control-plane store URL", storeUrl, DEMO_STORE_URL)
     .option("--html <file>", "where to write the HTML timeline", outputFile, DEFAULT_HTML)
     .option("--json", "print the summary as JSON")
+    .addOption(
+      new Option(
+        "--profile <profile>",
+        "v1: the evidence-loop example; v2: the activity-policy example (seed 42…42)",
+      )
+        .choices(["v1", "v2"])
+        .default("v1"),
+    )
     .addHelpText("after", HELP)
     .action(async (options: DemoCliOptions) => {
       const started = Date.now();
       const html = resolve(options.html);
       const summary = await runDemo({
         storeUrl: options.store,
+        profile: options.profile,
         ...(options.json ? {} : { onInvocation: printInvocation }),
         inspect: async (store) => {
           mkdirSync(dirname(html), { recursive: true });

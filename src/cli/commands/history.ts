@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { HistoryEvent } from "../../history/index.js";
-import type { HistoryQuery } from "../../store/index.js";
+import { continuationView } from "../../runtime/index.js";
+import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
 import { printJson } from "../exit.js";
 import { renderTimelineHtml } from "../html-timeline.js";
 import { readTimelineInput } from "../html-timeline-read.js";
@@ -57,7 +58,22 @@ function describeEvent(event: HistoryEvent): string {
   const status = event.action_result ? ` ${event.action_result.status}` : "";
   const observation = event.observation_status ? ` (${event.observation_status})` : "";
   const via = tool ? ` tool_call=${tool.tool_call_id}` : "";
-  return `${String(event.sequence).padStart(6)} ${event.event_type.padEnd(25)} ${event.action_instance_id}${via}${status}${observation}`;
+  const p = event.activity_provenance;
+  const activity = p
+    ? ` [${p.candidate_id} ${p.timing_disposition}${p.predecessor_attempt_id ? ` retry of ${p.predecessor_attempt_id}` : ""}]`
+    : "";
+  return `${String(event.sequence).padStart(6)} ${event.event_type.padEnd(25)} ${event.action_instance_id}${via}${status}${observation}${activity}`;
+}
+
+/** One line per v2 scheduler: RAES's continuation fields (DESIGN §8). */
+function describeContinuation(scheduler: SchedulerRecord): string | undefined {
+  const c = scheduler.activity;
+  if (!c) return undefined;
+  const view = continuationView(c);
+  const fields = Object.entries(view).map(
+    ([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`,
+  );
+  return `continuation ${scheduler.participantAddress} ${fields.join(" ")}`;
 }
 
 /** `raes history`: behavior history events in commit order. */
@@ -80,9 +96,18 @@ export function registerHistoryCommand(program: Command): void {
       ...(options.episode === undefined ? {} : { episodeId: options.episode }),
     };
     if (options.html !== undefined) return writeTimeline(options, query, options.html);
-    const events = await withStore(options.store, (store) => store.listEvents(query), { create: false });
+    const [events, schedulers] = await withStore(
+      options.store,
+      async (store) => [await store.listEvents(query), await store.listSchedulers()] as const,
+      { create: false },
+    );
     if (options.json) return printJson({ events });
     for (const event of events) process.stdout.write(`${describeEvent(event)}\n`);
     if (events.length === 0) process.stdout.write("no history events\n");
+    for (const scheduler of schedulers) {
+      if (options.participant !== undefined && scheduler.participantAddress !== options.participant) continue;
+      const line = describeContinuation(scheduler);
+      if (line) process.stdout.write(`${line}\n`);
+    }
   });
 }

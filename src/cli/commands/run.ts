@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
 import { readInputFile } from "../../input/index.js";
 import { checkManifestFile } from "../../manifest/index.js";
-import { RuntimeManager } from "../../runtime/index.js";
+import { parseStochasticControl, RuntimeManager, type StochasticControl } from "../../runtime/index.js";
 import { loadScenario } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { inputFile } from "../input-files.js";
@@ -17,6 +17,11 @@ interface RunOptions {
   readonly store: string;
   readonly steps: number;
   readonly json?: boolean;
+  readonly stochasticControl: StochasticControl[];
+}
+
+function collectControl(value: string, previous: StochasticControl[]): StochasticControl[] {
+  return [...previous, parseStochasticControl(value)];
 }
 
 function positiveInteger(value: string): number {
@@ -58,6 +63,12 @@ export function registerRunCommand(program: Command): void {
         inputFile,
       )
       .option("--steps <n>", "progression steps to advance the policy clock", positiveInteger, 1)
+      .option(
+        "--stochastic-control <ID=NAMESPACE:SEED>",
+        "an agent-policy control for v2 policies (repeatable; the seed is never stored)",
+        collectControl,
+        [],
+      )
       .option("--json", "print the final summary as JSON"),
   ).action(async (scenarioPath: string, options: RunOptions) => {
     const model = compile(scenarioPath);
@@ -93,6 +104,7 @@ export function registerRunCommand(program: Command): void {
       runtime,
       store: options.store,
       log: (line) => process.stderr.write(`raes run: ${line}\n`),
+      stochasticControls: options.stochasticControl,
       observer: {
         invocationClosed: (s) => {
           progress.invocationClosed(s);

@@ -97,6 +97,9 @@ CREATE INDEX history_by_participant ON history_events (participant_address, sequ
 ALTER TABLE schedulers ADD COLUMN segment bigint NOT NULL DEFAULT 0;
 ALTER TABLE schedulers ADD COLUMN tick bigint NOT NULL DEFAULT 0;
 `,
+  4: `
+ALTER TABLE schedulers ADD COLUMN continuation text;
+`,
 });
 
 /** Serializes migrations of every raes-ts process sharing the database. */

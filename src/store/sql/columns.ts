@@ -20,6 +20,7 @@ export const SCHEDULER_COLUMNS: readonly Column[] = [
   ["cursor", "bigint"],
   ["segment", "bigint"],
   ["tick", "bigint"],
+  ["continuation", "text"],
   ["updated_at", "text"],
 ];
 

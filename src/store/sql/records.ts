@@ -7,6 +7,7 @@ import type {
   ToolActionSettlement,
 } from "../../records/index.js";
 import type {
+  ActivityContinuation,
   ClockRecord,
   InvocationRecord,
   SchedulerLifecycle,
@@ -47,6 +48,8 @@ export interface SchedulerRow {
   cursor: number;
   segment: number;
   tick: number;
+  /** The v2 continuation as JSON text; null for v1 schedules. */
+  continuation: string | null;
   updated_at: string;
 }
 
@@ -167,6 +170,7 @@ export function schedulerRow(s: SchedulerRecord): SchedulerRow {
     cursor: s.cursor,
     segment: s.segment,
     tick: s.tick,
+    continuation: s.activity === undefined ? null : JSON.stringify(s.activity),
     updated_at: s.updatedAt,
   };
 }
@@ -183,6 +187,9 @@ export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
     cursor: r.cursor,
     segment: r.segment,
     tick: r.tick,
+    ...(r.continuation === null || r.continuation === undefined
+      ? {}
+      : { activity: JSON.parse(r.continuation) as ActivityContinuation }),
     updatedAt: r.updated_at,
   };
 }

@@ -91,6 +91,9 @@ CREATE INDEX history_by_participant ON history_events (participant_address, sequ
 ALTER TABLE schedulers ADD COLUMN segment INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE schedulers ADD COLUMN tick INTEGER NOT NULL DEFAULT 0;
 `,
+  4: `
+ALTER TABLE schedulers ADD COLUMN continuation TEXT;
+`,
 });
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */

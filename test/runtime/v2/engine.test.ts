@@ -4,11 +4,8 @@ import { describe, it } from "node:test";
 import { canonicalAddressBytes, decodePublicSeed, deriveStreamKey } from "../../../src/random/index.js";
 import { activityAddressBytes, drawAddress } from "../../../src/runtime/activity-draws.js";
 import { type ActivityPlan, planDue, settleAttempt } from "../../../src/runtime/activity-engine.js";
-import {
-  type ActivityContinuation,
-  continuationView,
-  segmentStart,
-} from "../../../src/runtime/activity-state.js";
+import { continuationView, segmentStart } from "../../../src/runtime/activity-state.js";
+import type { ActivityContinuation } from "../../../src/store/index.js";
 import { comparable, compileFile, readTrace, type TraceLine, V2_EXAMPLE, V2_FIXTURES } from "./trace.js";
 
 function examplePlan(seedHex: string): ActivityPlan {

@@ -1,0 +1,168 @@
+/**
+ * `npm run bench -- v2`: the v2 activity scheduler.
+ *
+ * 1. Scheduling cost per attempt (the pure engine: eligibility, draws, selection, settlement) in a
+ *    run of 10 000 attempts over a run of 100, measured in alternation so both see the same load:
+ *    the continuation is bounded by the candidate set, so the ratio should stay near 1 (≤ 1.2).
+ * 2. Bounded draws per second (address, canonical bytes, keyed XOF, rejection transform) against a
+ *    bare BLAKE3 floor in the same run: one keyed hash of the same canonical bytes with 32 bytes of
+ *    XOF output (≥ 0.5× the floor's rate).
+ */
+import { blake3 } from "@noble/hashes/blake3.js";
+import type { CompiledActivityPolicy } from "../src/compiler/index.js";
+import { decodePublicSeed, deriveStreamKey } from "../src/random/index.js";
+import {
+  type ActivityStream,
+  activityAddressBytes,
+  drawActivityInteger,
+  drawAddress,
+} from "../src/runtime/activity-draws.js";
+import { type ActivityPlan, planDue, settleAttempt } from "../src/runtime/activity-engine.js";
+import { segmentStart } from "../src/runtime/activity-state.js";
+import { fmt, measure, printFloorTable, printTable } from "./lib.js";
+
+const STEP = 10;
+const quick = process.argv.includes("--quick");
+
+function plan(attempts: number): ActivityPlan {
+  const activity: CompiledActivityPolicy = {
+    workWindows: [
+      {
+        address: "time.constraint.work",
+        start: { tick: 0, microstep: 0 },
+        end: { tick: 1e12, microstep: 0 },
+      },
+    ],
+    pauseWindows: [
+      {
+        address: "time.constraint.pause",
+        start: { tick: 500, microstep: 0 },
+        end: { tick: 700, microstep: 0 },
+      },
+    ],
+    timingMinimumTicks: 10,
+    timingMaximumTicks: 40,
+    stepTicks: STEP,
+    outsideWindowDisposition: "next_opening",
+    emptyEligibleDisposition: "wait",
+    stochasticControlRef: "control",
+    candidates: ["check_status", "follow_up", "portal_login"].map((id, i) => ({
+      id,
+      actionContractAddress: "participant.action-contract.probe-customer-portal-login",
+      weight: 3 - i,
+      dependsOn: id === "follow_up" ? ["portal_login"] : [],
+      retryableFailureClasses: ["target_unavailable"],
+      maxRetries: i,
+      cooldownTicks: 10 * i,
+    })),
+    maxOccurrences: attempts,
+    maxBurstSize: 3,
+  };
+  return { activity, maxActionAttempts: attempts, failurePolicy: "continue", stream: stream() };
+}
+
+function stream(): ActivityStream {
+  return {
+    controlId: "control",
+    profileId: "blake3-xof-participant-v1",
+    namespace: "bench",
+    streamKey: deriveStreamKey("blake3-xof-participant-v1", decodePublicSeed("42".repeat(32))),
+    policyAddress: "participant.autonomous-execution.participant-behavior",
+    participantAddress: "participant.behavior.participant-agent",
+  };
+}
+
+/** Runs a whole schedule of `n` attempts (every third fails retryably); returns ms per attempt. */
+function run(n: number): number {
+  const p = plan(n);
+  let c = segmentStart(p.activity, p.stream, 0, "participant.behavior.participant-agent-autonomous-0", 0);
+  let attempts = 0;
+  const start = performance.now();
+  for (let tick = STEP; attempts < n; tick += STEP) {
+    for (;;) {
+      const due = planDue(p, c, tick);
+      if (due.kind === "none") break;
+      if (due.kind === "idle") {
+        c = due.state;
+        break;
+      }
+      attempts += 1;
+      const fail = attempts % 3 === 0;
+      c = settleAttempt(p, due.state, due.attempt, {
+        succeeded: !fail,
+        failureClass: fail ? "target_unavailable" : undefined,
+        protocolFailure: false,
+        indeterminate: false,
+      });
+    }
+    if (c.lifecycle_state !== "running") break;
+  }
+  if (attempts !== n) throw new Error(`the schedule made ${attempts} attempts, not ${n}`);
+  return (performance.now() - start) / n;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? Number.NaN;
+}
+
+/** Runs the v2 bench and prints both tables. */
+export function runV2Bench(): void {
+  const rounds = quick ? 3 : 9;
+  run(10_000); // warm-up
+  const large: number[] = [];
+  const small: number[] = [];
+  for (let r = 0; r < rounds; r += 1) {
+    large.push(run(10_000));
+    // As many small runs as one large run has attempts, interleaved in the same round.
+    const smallRuns: number[] = [];
+    for (let i = 0; i < 100; i += 1) smallRuns.push(run(100));
+    small.push(smallRuns.reduce((a, b) => a + b, 0) / smallRuns.length);
+  }
+  const ratio = median(large) / median(small);
+  printTable(
+    "v2 scheduling cost per attempt (engine, median of rounds)",
+    ["attempts per run", "µs per attempt", "ratio to 10²", "bound"],
+    [
+      ["100", fmt(median(small) * 1000), "1.00", ""],
+      ["10 000", fmt(median(large) * 1000), fmt(ratio), ratio <= 1.2 ? "≤ 1.2 ok" : "> 1.2 FAIL"],
+    ],
+  );
+
+  const s = stream();
+  let occurrence = 0;
+  const batch = 1000;
+  const draws = measure(
+    "bounded draws (address + JCS + keyed XOF + rejection)",
+    () => {
+      for (let i = 0; i < batch; i += 1) drawActivityInteger(s, 0, occurrence++, 1, 0, 5);
+    },
+    { minMs: quick ? 300 : 1500 },
+  );
+  const fixed = activityAddressBytes(drawAddress(s, 0, 123456, 1));
+  const floor = measure(
+    "bare BLAKE3 keyed hash, 32-byte XOF",
+    () => {
+      for (let i = 0; i < batch; i += 1) blake3.create({ key: s.streamKey }).update(fixed).xof(32);
+    },
+    { minMs: quick ? 300 : 1500 },
+  );
+  const rate = (m: { medianMs: number }) => (batch / m.medianMs) * 1000;
+  const versus = rate(draws) / rate(floor);
+  printFloorTable(
+    "v2 draws per second vs the bare BLAKE3 XOF floor",
+    [
+      {
+        measurement: draws,
+        floor,
+        extra: [
+          fmt(rate(draws), 0),
+          fmt(rate(floor), 0),
+          fmt(versus),
+          versus >= 0.5 ? "≥ 0.5 ok" : "< 0.5 FAIL",
+        ],
+      },
+    ],
+    ["draws/s", "floor/s", "rate ratio", "bound"],
+  );
+}

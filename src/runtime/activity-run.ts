@@ -1,0 +1,133 @@
+import { type ActivityContinuation, type SchedulerRecord, StoreUnavailableError } from "../store/index.js";
+import { planDue } from "./activity-engine.js";
+import { pausedContinuation, resumedContinuation, segmentStart } from "./activity-state.js";
+import { RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
+import type { ScheduleSpec } from "./plan.js";
+import { episodeIdFor } from "./schedule.js";
+import type { ScheduleBook } from "./schedule-book.js";
+import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
+
+/** The ScheduleBook hook that gives v2 schedules their continuation. */
+export const activityHooks: Pick<ScheduleBookOptions, "segmentStart"> = {
+  segmentStart: (spec, segment, tick) =>
+    spec.activity
+      ? {
+          activity: segmentStart(
+            spec.activity.activity,
+            spec.activity.stream,
+            segment,
+            episodeIdFor(spec.participantAddress, segment),
+            tick,
+          ),
+        }
+      : {},
+};
+
+/**
+ * The v2 schedules that may have work at `tick`, in RAES's order: policies by address, each
+ * policy's participants in participant_refs order.
+ */
+export function activityOrder(specs: readonly ScheduleSpec[]): ScheduleSpec[] {
+  const v2 = specs.filter((s) => s.activity);
+  const rank = (s: ScheduleSpec) => s.policy.participantAddresses.indexOf(s.participantAddress);
+  return v2.sort((a, b) =>
+    a.policy.address < b.policy.address ? -1 : a.policy.address > b.policy.address ? 1 : rank(a) - rank(b),
+  );
+}
+
+/** Runs one v2 participant's due attempts at `tick` serially (bursts and retries), committing each. */
+export async function runActivityDue(
+  ctx: InvocationContext,
+  book: ScheduleBook,
+  spec: ScheduleSpec,
+  tick: number,
+  onClosed?: (summary: InvocationSummary) => void,
+): Promise<InvocationSummary[]> {
+  const out: InvocationSummary[] = [];
+  const plan = spec.activity;
+  if (!plan) return out;
+  for (;;) {
+    const entry = book.runnable(spec.participantAddress, spec.policy.address);
+    const state = entry?.scheduler.activity;
+    if (!entry || !state) break;
+    const due = planDue(plan, state, tick);
+    if (due.kind === "none") break;
+    if (due.kind === "idle") {
+      await saveActivity(ctx, book, entry.scheduler, due.state);
+      break;
+    }
+    let summary: InvocationSummary;
+    try {
+      summary = await runInvocation(
+        { ...ctx, fence: book.fenceFor(spec.participantAddress) },
+        spec,
+        entry.scheduler,
+        book.clockFor(spec, tick),
+        { plan, state: due.state, attempt: due.attempt },
+      );
+    } catch (error) {
+      book.markUncertain(spec.participantAddress, spec.policy.address);
+      throw error instanceof StoreUnavailableError
+        ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
+            cause: error,
+          })
+        : error;
+    }
+    book.updateScheduler(summary.scheduler);
+    onClosed?.(summary);
+    out.push(summary);
+  }
+  await book.finishWindow(spec.participantAddress, spec.policy.address);
+  return out;
+}
+
+/** Commits a continuation that changed outside an invocation (empty eligible set, pause, resume), fenced. */
+async function saveActivity(
+  ctx: InvocationContext,
+  book: ScheduleBook,
+  record: SchedulerRecord,
+  activity: ActivityContinuation,
+): Promise<void> {
+  const next = { ...record, activity, updatedAt: ctx.now() };
+  const fence = book.fenceFor(record.participantAddress);
+  await ctx.store.saveScheduler(next, ...(fence ? [fence] : []));
+  book.updateScheduler(next);
+}
+
+/** Pause (true) moves running continuations to `paused`; resume moves them back. */
+export async function pauseActivities(
+  ctx: InvocationContext,
+  book: ScheduleBook,
+  paused: boolean,
+): Promise<void> {
+  for (const record of book.describe()) {
+    if (!record.activity) continue;
+    const activity = paused ? pausedContinuation(record.activity) : resumedContinuation(record.activity);
+    if (activity !== record.activity) await saveActivity(ctx, book, record, activity);
+  }
+}
+
+/** True when this due work belongs to a v2 schedule. */
+export function isActivityWork(specs: readonly ScheduleSpec[], d: DueWork): boolean {
+  return specs.some(
+    (s) => s.participantAddress === d.participantAddress && s.policy.address === d.policyAddress,
+  );
+}
+
+/** Runs every v2 schedule's due work serially in RAES's order (`specs` as `activityOrder` sorts them). */
+export async function runActivityWork(
+  ctx: InvocationContext,
+  book: ScheduleBook,
+  specs: readonly ScheduleSpec[],
+  due: readonly DueWork[],
+  onClosed?: (summary: InvocationSummary) => void,
+): Promise<InvocationSummary[]> {
+  const out: InvocationSummary[] = [];
+  for (const spec of specs) {
+    const work = due.find((d) => isActivityWork([spec], d));
+    for (const tick of work?.ticks ?? [])
+      out.push(...(await runActivityDue(ctx, book, spec, tick, onClosed)));
+  }
+  return out;
+}
