@@ -10,13 +10,7 @@ import {
   StoreUnavailableError,
 } from "../store/index.js";
 import { resolveActivityControls, type StochasticControl } from "./activity-controls.js";
-import {
-  activityHooks,
-  activityOrder,
-  isActivityWork,
-  pauseActivities,
-  runActivityWork,
-} from "./activity-run.js";
+import * as v2 from "./activity-run.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
 import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
@@ -71,7 +65,6 @@ export class RuntimeManager {
   readonly #book: ScheduleBook;
   readonly #ctx: InvocationContext;
   readonly #observer: RuntimeObserver | undefined;
-  /** v2 schedules in RAES's serial order. */
   readonly #activity: readonly ScheduleSpec[];
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -136,7 +129,7 @@ export class RuntimeManager {
         ownerId: options.ownerId ?? newOwnerId(),
         leaseTtlMs: options.leaseTtlMs ?? 30_000,
         nowMs,
-        ...activityHooks,
+        ...v2.activityHooks,
         recover: async (participants, fenceFor) => {
           await recoverInterruptedInvocations(store, { participants, now, fenceFor, policyOf });
         },
@@ -151,7 +144,8 @@ export class RuntimeManager {
         log: options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`)),
         ...(refused ? { onRefusal: (refusal: ParticipantToolActionRefusal) => refused(refusal) } : {}),
       });
-      const manager = new RuntimeManager(store, ownsStore, book, ctx, activityOrder(specs), options.observer);
+      const activity = v2.activityOrder(specs);
+      const manager = new RuntimeManager(store, ownsStore, book, ctx, activity, options.observer);
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
       await manager.#exclusive(async () => manager.#run(await book.dueNow()));
       return manager;
@@ -178,17 +172,16 @@ export class RuntimeManager {
 
   /** Pauses the shared clock: steps do nothing until `resume`. */
   pause(): Promise<void> {
-    return this.#exclusive(async () => {
-      await this.#book.setPaused(true);
-      await pauseActivities(this.#ctx, this.#book, true);
-    });
+    return this.#exclusive(() =>
+      this.#book.setPaused(true).then(() => v2.pauseActivities(this.#ctx, this.#book, true)),
+    );
   }
 
   /** Resumes the shared clock; actions due at its current tick that have not run yet run now. */
   resume(): Promise<void> {
     return this.#exclusive(async () => {
       await this.#book.setPaused(false);
-      await pauseActivities(this.#ctx, this.#book, false);
+      await v2.pauseActivities(this.#ctx, this.#book, false);
       await this.#run(await this.#book.dueNow());
     });
   }
@@ -244,14 +237,12 @@ export class RuntimeManager {
 
   /** Runs every participant's due work; settles all of it before failing, so no invocation outlives the call. */
   async #run(due: readonly DueWork[]): Promise<InvocationSummary[]> {
+    const v1 = due.filter((d) => !v2.isActivityWork(this.#activity, d));
     const results = await Promise.allSettled(
-      due
-        .filter((d) => !isActivityWork(this.#activity, d))
-        .map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)),
+      v1.map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)),
     );
     const invocations: InvocationSummary[] = [];
     for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);
-    const v1 = due.filter((d) => !isActivityWork(this.#activity, d));
     const failures = results.flatMap((r, index) =>
       r.status === "rejected" ? [{ participant: v1[index]?.participantAddress ?? "?", error: r.reason }] : [],
     );
@@ -259,8 +250,8 @@ export class RuntimeManager {
     if (failures.length > 1) throw new ParticipantsFailedError(failures);
     if (only) throw only.error;
     // v2 participants run serially in RAES's order, each finishing its due attempts first.
-    const onClosed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
-    invocations.push(...(await runActivityWork(this.#ctx, this.#book, this.#activity, due, onClosed)));
+    const closed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
+    invocations.push(...(await v2.runActivityWork(this.#ctx, this.#book, this.#activity, due, closed)));
     return invocations;
   }
 
