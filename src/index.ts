@@ -60,8 +60,15 @@ export {
 } from "./records/index.js";
 export {
   type ImplementationIdentity,
+  type InvocationControl,
   type InvocationSummary,
+  type LateOutcome,
+  type ModelActionContext,
   type NativeOutcome,
+  PacedRunEnd,
+  type PacedRunOptions,
+  type PacedRunSummary,
+  type PacedStep,
   type ParticipantActionRequest,
   type ParticipantActionResult,
   ParticipantActionStatus,
@@ -76,8 +83,11 @@ export {
   RuntimeManager,
   type RuntimeManagerOptions,
   type RuntimeObserver,
+  type RuntimeTimers,
+  type SchedulePosition,
   type StepSummary,
   type StochasticControl,
+  systemTimers,
 } from "./runtime/index.js";
 export {
   type Diagnostic,

@@ -1,4 +1,4 @@
-import type { InvocationSummary } from "../runtime/index.js";
+import type { InvocationSummary, PacedRunSummary, PacedStep } from "../runtime/index.js";
 
 /** Running counts a run reports: invocations, tool actions by settlement, refusals by code. */
 export class RunProgress {
@@ -7,6 +7,7 @@ export class RunProgress {
   readonly refusals = new Map<string, number>();
   readonly #tty: boolean;
   readonly #write: (text: string) => void;
+  #status = "";
 
   constructor(options: { readonly tty: boolean; readonly write: (text: string) => void }) {
     this.#tty = options.tty;
@@ -17,8 +18,28 @@ export class RunProgress {
   invocationClosed(summary: InvocationSummary): void {
     this.invocations += 1;
     for (const action of summary.toolActions) bump(this.settlements, action.settlement ?? "unsettled");
-    if (this.#tty) this.#write(`\r${this.line()}`);
-    else this.#write(`${summary.invocationId} ${summary.state} tools=${summary.toolActions.length}\n`);
+    if (this.#tty) this.#write(`\r\x1b[K${this.#status}${this.line()}`);
+    else
+      this.#write(
+        `${summary.invocationId} ${summary.state}${summary.timedOut ? " (timeout)" : ""} tools=${summary.toolActions.length}\n`,
+      );
+  }
+
+  /** After each real-time step: on a TTY, the clock tick, each policy's next due tick and the lateness. */
+  paced(step: PacedStep): void {
+    const { positions } = step;
+    if (!this.#tty) return;
+    const clock = positions[0]?.clockTick ?? 0;
+    const next = new Map<string, number | undefined>();
+    for (const p of positions) {
+      const name = p.policyAddress.split(".").at(-1) ?? p.policyAddress;
+      const was = next.get(name);
+      const tick = p.nextDueTick;
+      next.set(name, was === undefined ? tick : tick === undefined ? was : Math.min(was, tick));
+    }
+    const due = [...next].map(([name, tick]) => `${name}@${tick ?? "done"}`).join(" ");
+    this.#status = `step ${step.index} | tick ${clock} | next ${due || "none"} | late ${step.latenessMs.toFixed(0)} ms | `;
+    this.#write(`\r\x1b[K${this.#status}${this.line()}`);
   }
 
   /** Counts one refusal. */
@@ -53,4 +74,21 @@ function bump(map: Map<string, number>, key: string): void {
 function format(map: Map<string, number>): string {
   if (map.size === 0) return "0";
   return [...map].map(([k, v]) => `${k}=${v}`).join(" ");
+}
+
+/** The pacing report of a real-time run, as JSON. */
+export function pacingJson(paced: PacedRunSummary): Record<string, unknown> {
+  return {
+    tick_ms: paced.tickMs,
+    steps: paced.steps,
+    late_steps: paced.lateSteps,
+    worst_lateness_ms: Math.round(paced.worstLatenessMs * 10) / 10,
+    elapsed_ms: Math.round(paced.elapsedMs),
+    ended: paced.ended,
+  };
+}
+
+/** The pacing report of a real-time run, as one line. */
+export function pacingLine(paced: PacedRunSummary): string {
+  return `real time: ${paced.steps} steps at ${paced.tickMs} ms in ${(paced.elapsedMs / 1000).toFixed(2)} s (${paced.ended}) | late steps ${paced.lateSteps}, worst lateness ${paced.worstLatenessMs.toFixed(0)} ms`;
 }

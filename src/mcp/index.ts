@@ -1,5 +1,13 @@
 export { type GatewayOptions, type RunningGateway, startGateway } from "./gateway.js";
 export { type GatewayLog, GovernedCalls, type ToolCall } from "./governed-calls.js";
+export { governedServer } from "./governed-server.js";
+export {
+  type HttpGatewayOptions,
+  HttpGatewayRefusal,
+  type RunningHttpGateway,
+  startHttpGateway,
+} from "./http-gateway.js";
+export { type HttpAddress, isLoopbackHost, parseHttpAddress } from "./http-guard.js";
 export {
   formatToolMapDiagnostic,
   loadToolMap,

@@ -25,6 +25,11 @@ export type RemoteReply =
 /** The only error text a reply carries; what the port threw stays on the serving side. */
 export const PORT_FAILED = "tool-action port call failed";
 
+/** The last message a served port sends each peer: every later call answers `closed`. */
+export interface RemoteEnd {
+  readonly closed: Refusal;
+}
+
 /** The first message a bridge sends: the port's read-only identity. */
 export interface RemoteHello {
   readonly hello: ToolActionPortIdentity;
@@ -68,17 +73,16 @@ export function callId(value: unknown): number | undefined {
   return typeof id === "number" && Number.isSafeInteger(id) ? id : undefined;
 }
 
+/** A refusal in the answer shape of `method`, so a client reads it as that call's answer. */
+export function refusalAnswer(method: unknown, refusal: Refusal): unknown {
+  if (method === "admit") return { admitted: false, refusal };
+  if (method === "dispatch") return { accepted: false, refusal };
+  return { ok: false, refusal };
+}
+
 /** The `request_invalid` refusal in the answer shape of the method a malformed call meant. */
 function refusedCall(id: number, method: unknown): RemoteReply {
-  const refusal = Refusal.request_invalid;
-  // The refusal takes the answer shape of the method that was meant, so a client can read it.
-  const result =
-    method === "admit"
-      ? { admitted: false, refusal }
-      : method === "dispatch"
-        ? { accepted: false, refusal }
-        : { ok: false, refusal };
-  return { id, result };
+  return { id, result: refusalAnswer(method, Refusal.request_invalid) };
 }
 
 /**
@@ -113,16 +117,27 @@ export function remotePort(
   identity: ToolActionPortIdentity,
   send: (call: RemoteCall) => void,
   activity: (busy: boolean) => void = () => undefined,
-): { port: InvocationToolActionPort; receive: (reply: unknown) => void; fail: (error: Error) => void } {
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+): {
+  port: InvocationToolActionPort;
+  receive: (reply: unknown) => void;
+  fail: (error: Error) => void;
+  /** The serving side said the invocation is over: pending and later calls answer `refusal`. */
+  end: (refusal: Refusal) => void;
+} {
+  const pending = new Map<
+    number,
+    { method: RemoteMethod; resolve: (v: unknown) => void; reject: (e: Error) => void }
+  >();
   let next = 1;
   let failure: Error | undefined;
+  let ended: Refusal | undefined;
   const call = (method: RemoteMethod, args: unknown[]) =>
     new Promise<unknown>((resolve, reject) => {
+      if (ended) return resolve(refusalAnswer(method, ended));
       if (failure) return reject(failure);
       const id = next++;
       if (pending.size === 0) activity(true);
-      pending.set(id, { resolve, reject });
+      pending.set(id, { method, resolve, reject });
       try {
         send({ id, method, args: args.map(encodeWireValue) });
       } catch (error) {
@@ -150,7 +165,14 @@ export function remotePort(
       if ("error" in r) waiter?.reject(new Error(PORT_FAILED));
       else waiter?.resolve(r.result);
     },
+    end: (refusal) => {
+      ended ??= refusal;
+      for (const waiter of pending.values()) waiter.resolve(refusalAnswer(waiter.method, refusal));
+      if (pending.size > 0) activity(false);
+      pending.clear();
+    },
     fail: (error) => {
+      if (ended) return;
       failure = error;
       for (const waiter of pending.values()) waiter.reject(error);
       if (pending.size > 0) activity(false);

@@ -1,7 +1,8 @@
 import { connect } from "node:net";
 import type { MessagePort } from "node:worker_threads";
 import { BridgeLimits } from "./bridge-limits.js";
-import { type RemoteHello, remotePort } from "./remote.js";
+import { ParticipantToolActionRefusal as Refusal } from "./codes.js";
+import { type RemoteEnd, type RemoteHello, remotePort } from "./remote.js";
 import { parseLine, readLines } from "./socket-lines.js";
 import type { InvocationToolActionPort } from "./types.js";
 import { connectMessagePort } from "./worker-bridge.js";
@@ -25,6 +26,8 @@ function connectSocket(socketPath: string, token: string): Promise<InvocationToo
     socket.on("connect", () => socket.write(`${JSON.stringify({ token })}\n`));
     const onLine = (line: string) => {
       const message = parseLine(line);
+      const closed = (message as Partial<RemoteEnd> | null | undefined)?.closed;
+      if (remote && closed === Refusal.invocation_closed) return remote.end(closed);
       if (remote) return remote.receive(message);
       const { hello, error } = (message ?? {}) as Partial<RemoteHello> & { error?: unknown };
       if (typeof error === "string") refusal = error;

@@ -2,7 +2,15 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { BridgeLimits, SocketRefusal } from "./bridge-limits.js";
-import { callId, portIdentity, type RemoteHello, serveRemoteCall } from "./remote.js";
+import { ParticipantToolActionRefusal as Refusal } from "./codes.js";
+import {
+  callId,
+  portIdentity,
+  type RemoteEnd,
+  type RemoteHello,
+  refusalAnswer,
+  serveRemoteCall,
+} from "./remote.js";
 import { parseLine, readLines } from "./socket-lines.js";
 import type { InvocationToolActionPort } from "./types.js";
 
@@ -13,6 +21,24 @@ export interface ServedToolActionPort {
   readonly token: string;
   close(): Promise<void>;
 }
+
+/** Options of `serveToolActionPort`. */
+export interface ServeOptions {
+  readonly socketPath: string;
+  /**
+   * A fixed token instead of a fresh random one, for MCP hosts whose config is written once (a
+   * desktop app): serve each invocation on the same path with the same secret. Keep it secret.
+   */
+  readonly token?: string;
+}
+
+/** Shared by a served port's connections: whether it is closing, and the calls still answering. */
+interface ClosingState {
+  closing: boolean;
+  readonly calls: Set<Promise<unknown>>;
+}
+
+const WELL_FORMED_TOKEN = /^[A-Za-z0-9_-]{32,256}$/;
 
 function sameToken(given: unknown, token: string): boolean {
   if (typeof given !== "string") return false;
@@ -56,7 +82,7 @@ interface CallLoop {
  * peer cannot make the server hold unbounded work or unbounded replies. A line that cannot be
  * answered ends the connection, but only after every call before it has been answered.
  */
-function callLoop(port: InvocationToolActionPort, socket: Socket): CallLoop {
+function callLoop(port: InvocationToolActionPort, socket: Socket, closing: ClosingState): CallLoop {
   let waiting: string[] = [];
   let next = 0;
   let inFlight = 0;
@@ -71,7 +97,12 @@ function callLoop(port: InvocationToolActionPort, socket: Socket): CallLoop {
         break;
       }
       inFlight += 1;
-      serveRemoteCall(port, message)
+      const { id, method } = message as { id: number; method?: unknown };
+      // Once the served port closes, the invocation is over for this bridge: answer as a closed port.
+      const served = closing.closing
+        ? Promise.resolve({ id, result: refusalAnswer(method, Refusal.invocation_closed) })
+        : serveRemoteCall(port, message);
+      const written = served
         .then((reply) => {
           if (reply && !socket.destroyed && !socket.writableEnded) socket.write(`${JSON.stringify(reply)}\n`);
         })
@@ -79,8 +110,10 @@ function callLoop(port: InvocationToolActionPort, socket: Socket): CallLoop {
         .catch(() => socket.destroy())
         .finally(() => {
           inFlight -= 1;
+          closing.calls.delete(written);
           pump();
         });
+      closing.calls.add(written);
     }
     if (next >= waiting.length) {
       waiting = [];
@@ -111,12 +144,14 @@ function callLoop(port: InvocationToolActionPort, socket: Socket): CallLoop {
 function acceptConnections(
   port: InvocationToolActionPort,
   token: string,
-): { server: Server; sockets: Set<Socket> } {
+  closing: ClosingState,
+): { server: Server; sockets: Set<Socket>; authenticated: Set<Socket> } {
   // Insertion order is age order: the first pending socket is the oldest.
   const pending = new Set<Socket>();
   const authenticated = new Set<Socket>();
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
+    if (closing.closing) return void socket.destroy();
     sockets.add(socket);
     socket.on("error", () => socket.destroy());
     const oldest =
@@ -148,7 +183,7 @@ function acceptConnections(
       clearTimeout(deadline);
       pending.delete(socket);
       authenticated.add(socket);
-      serve = callLoop(port, socket);
+      serve = callLoop(port, socket, closing);
       socket.write(`${JSON.stringify({ hello: portIdentity(port) } satisfies RemoteHello)}\n`);
     };
     readLines(
@@ -159,16 +194,19 @@ function acceptConnections(
         serve ? serve.end(SocketRefusal.frame_too_large) : refuse(socket, SocketRefusal.frame_too_large),
     );
   });
-  return { server, sockets };
+  return { server, sockets, authenticated };
 }
 
 /** Serves the port on a Unix socket (mode 0600); every connection must present the random token. */
 export async function serveToolActionPort(
   port: InvocationToolActionPort,
-  options: { readonly socketPath: string },
+  options: ServeOptions,
 ): Promise<ServedToolActionPort> {
-  const token = randomBytes(32).toString("hex");
-  const { server, sockets } = acceptConnections(port, token);
+  if (options.token !== undefined && !WELL_FORMED_TOKEN.test(options.token))
+    throw new TypeError("a fixed port token must be 32 to 256 characters from [A-Za-z0-9_-]");
+  const token = options.token ?? randomBytes(32).toString("hex");
+  const closing: ClosingState = { closing: false, calls: new Set() };
+  const { server, sockets, authenticated } = acceptConnections(port, token, closing);
   rmSync(options.socketPath, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -190,7 +228,19 @@ export async function serveToolActionPort(
     socketPath: options.socketPath,
     token,
     close: async () => {
-      for (const socket of sockets) socket.destroy();
+      // Calls already read are answered first; then each peer is told the invocation closed, so
+      // its later calls answer invocation_closed instead of failing as a lost connection.
+      closing.closing = true;
+      while (closing.calls.size > 0) await Promise.all([...closing.calls]);
+      const end = `${JSON.stringify({ closed: Refusal.invocation_closed } satisfies RemoteEnd)}\n`;
+      for (const socket of sockets) {
+        if (authenticated.has(socket) && !socket.destroyed) socket.end(end, () => socket.destroy());
+        else socket.destroy();
+      }
+      // A peer that never reads must not hold the close.
+      setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, 1_000).unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(options.socketPath, { force: true });
     },

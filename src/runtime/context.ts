@@ -1,7 +1,11 @@
 import type { RuntimeModel } from "../compiler/index.js";
+import type { ExecutionOfferIndex } from "../manifest/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../port/index.js";
 import type { ControlPlaneStore, Fence } from "../store/index.js";
+import type { LateOutcome } from "./deadline.js";
 import type { InvocationContext } from "./invocation.js";
+import { outerTimeouts } from "./outer-timeout.js";
+import { type RuntimeTimers, systemTimers } from "./timers.js";
 import type { ParticipantRuntime } from "./types.js";
 
 /** What the manager hands every invocation. */
@@ -13,6 +17,10 @@ export interface ContextInput {
   readonly now: () => string;
   readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
   readonly log: (line: string) => void;
+  /** The manifest's offers: the covering one's timeout_seconds bounds each outer invocation. */
+  readonly offers: ExecutionOfferIndex;
+  readonly timers?: RuntimeTimers;
+  readonly onLate?: (invocationId: string, how: LateOutcome) => void;
 }
 
 /** The invocation context: the model's evidence and failure-class lookups, the store and the clock. */
@@ -34,6 +42,9 @@ export function buildContext(input: ContextInput): InvocationContext {
     failureClasses: (address) => classes.get(address),
     log: input.log,
     ...(input.onRefusal ? { onRefusal: input.onRefusal } : {}),
+    timers: input.timers ?? systemTimers,
+    outerTimeoutMs: outerTimeouts(input.offers),
+    ...(input.onLate ? { onLate: input.onLate } : {}),
   };
 }
 

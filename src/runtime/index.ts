@@ -4,6 +4,7 @@ export {
   type StochasticControl,
 } from "./activity-controls.js";
 export { type ContinuationView, continuationView } from "./activity-state.js";
+export type { LateOutcome } from "./deadline.js";
 export {
   type ParticipantFailure,
   ParticipantsFailedError,
@@ -19,12 +20,21 @@ export {
   type StepSummary,
 } from "./manager.js";
 export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "./owner.js";
+export {
+  PacedRunEnd,
+  type PacedRunOptions,
+  type PacedRunSummary,
+  type PacedStep,
+} from "./paced-run.js";
+export type { SchedulePosition } from "./positions.js";
 export { type RecoveredInvocation, recoverInterruptedInvocations, settleInterrupted } from "./recovery.js";
-export { ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
+export { type ModelActionContext, ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export { dueTicks, episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
+export { type RuntimeTimers, sleep, systemTimers } from "./timers.js";
 export {
   type ClockState,
   type ImplementationIdentity,
+  type InvocationControl,
   type NativeOutcome,
   type OuterOutcomeStatus,
   type ParticipantActionRequest,

@@ -16,12 +16,14 @@ import type {
 } from "../store/index.js";
 import { type ActivityPlan, type PlannedAttempt, settleAttempt } from "./activity-engine.js";
 import { activityProvenance, withProvenance } from "./activity-provenance.js";
+import { type LateOutcome, runWithinDeadline } from "./deadline.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { ledgerFailureLine } from "./ledger-log.js";
 import { schedulerAfterClose } from "./lifecycle.js";
-import { isSuccessfulStatus, validateOuterResult } from "./outer-result.js";
+import { isSuccessfulStatus, timeoutResult, validateOuterResult } from "./outer-result.js";
 import type { ScheduleSpec } from "./plan.js";
 import { episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
+import type { RuntimeTimers } from "./timers.js";
 import { InvocationTrace } from "./tracing.js";
 import type { ParticipantActionRequest, ParticipantRuntime, ParticipantSnapshot } from "./types.js";
 
@@ -38,6 +40,11 @@ export interface InvocationContext {
   readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
   /** Where operator notes go (a failed ledger write's cause). */
   readonly log: (line: string) => void;
+  readonly timers: RuntimeTimers;
+  /** The covering offer's timeout_seconds in ms for the outer request; undefined means unbounded. */
+  readonly outerTimeoutMs: (request: ParticipantActionRequest) => number | undefined;
+  /** Told once when a timed-out invocation's harness ends after all; its result was discarded. */
+  readonly onLate?: (invocationId: string, how: LateOutcome) => void;
 }
 
 /** Where the shared clock stands for this invocation. */
@@ -65,6 +72,8 @@ export interface InvocationSummary {
   readonly toolActions: readonly ToolActionRecord[];
   readonly scheduler: SchedulerRecord;
   readonly error?: unknown;
+  /** True when the covering offer's timeout expired first: the attempt failed with class `timeout`. */
+  readonly timedOut?: boolean;
 }
 
 /** An attempt whose process died before it closed: consumed, its effect unknown, never retried. */
@@ -154,24 +163,33 @@ export async function runInvocation(
       ? createPort(ctx, invocation, ctx.limits, spec, tracing)
       : undefined;
 
-  let raw: unknown;
-  let error: unknown;
-  let threw = false;
-  try {
-    if (core) await ctx.runtime.attachInvocationToolActions?.(core.port);
-    core?.open();
-    raw = await ctx.runtime.admitAction(request, snapshot);
-  } catch (caught) {
-    threw = true;
-    error = caught;
-  } finally {
-    core?.close();
-  }
+  const timeoutMs = ctx.outerTimeoutMs(request);
+  const ended = await runWithinDeadline(
+    {
+      timeoutMs,
+      timers: ctx.timers,
+      // The port closes before the signal fires, so an abort handler already sees invocation_closed.
+      onExpire: () => core?.close(),
+      onLate: (how) => ctx.onLate?.(id, how),
+    },
+    async (signal) => {
+      if (core) await ctx.runtime.attachInvocationToolActions?.(core.port);
+      core?.open();
+      return ctx.runtime.admitAction(request, snapshot, {
+        signal,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      });
+    },
+  );
+  core?.close();
+  const threw = ended.kind === "threw";
+  const timedOut = ended.kind === "timed_out";
   const toolActions = core ? await core.settleForClose() : [];
-  const check = threw
-    ? undefined
-    : validateOuterResult(raw, request, ctx.outcomeEvidence(policy.observationBoundaryAddress));
-  const outer = check?.ok ? check.result : undefined;
+  const check =
+    ended.kind === "returned"
+      ? validateOuterResult(ended.value, request, ctx.outcomeEvidence(policy.observationBoundaryAddress))
+      : undefined;
+  const outer = check?.ok ? check.result : timedOut ? timeoutResult(request, snapshot) : undefined;
   const closedAt = ctx.now();
   const state = outer && isSuccessfulStatus(outer.status) ? "succeeded" : "failed";
   const settled = activity
@@ -229,7 +247,12 @@ export async function runInvocation(
     outerStatus: outer?.status,
     toolActions,
     scheduler: next,
-    ...(threw ? { error } : check?.ok === false ? { error: invalidResultError(check.problem) } : {}),
+    ...(threw
+      ? { error: ended.error }
+      : check?.ok === false
+        ? { error: invalidResultError(check.problem) }
+        : {}),
+    ...(timedOut ? { timedOut } : {}),
   };
 }
 

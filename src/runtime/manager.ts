@@ -12,13 +12,17 @@ import {
 import { resolveActivityControls, type StochasticControl } from "./activity-controls.js";
 import * as v2 from "./activity-run.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
+import type { LateOutcome } from "./deadline.js";
 import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import { newOwnerId } from "./owner.js";
+import { type PacedRunOptions, type PacedRunSummary, runPaced } from "./paced-run.js";
 import { planSchedules, type ScheduleSpec } from "./plan.js";
+import { schedulePositions } from "./positions.js";
 import { recoverInterruptedInvocations } from "./recovery.js";
 import { ScheduleBook } from "./schedule-book.js";
 import type { DueWork } from "./schedule-book-options.js";
+import type { RuntimeTimers } from "./timers.js";
 import type { ParticipantRuntime } from "./types.js";
 
 /** An installed participant-crossing policy; while one is installed no tool action is admitted. */
@@ -30,6 +34,8 @@ export interface ParticipantCrossingPolicy {
 export interface RuntimeObserver {
   invocationClosed?(summary: InvocationSummary): void;
   toolActionRefused?(refusal: ParticipantToolActionRefusal): void;
+  /** A timed-out invocation's harness ended after all; its result was discarded. Told once per invocation. */
+  lateResultDiscarded?(invocationId: string, how: LateOutcome): void;
 }
 
 /** Options of `RuntimeManager.open`. */
@@ -50,6 +56,8 @@ export interface RuntimeManagerOptions {
   readonly log?: (line: string) => void;
   /** Run-supplied `agent-policy` controls for v2 policies (DESIGN §8); seeds are never stored. */
   readonly stochasticControls?: readonly StochasticControl[];
+  /** Timers for invocation timeouts and real-time pacing; default the process clock. */
+  readonly timers?: RuntimeTimers;
 }
 
 /** What one `step(n)` did. */
@@ -106,10 +114,11 @@ export class RuntimeManager {
           }
         : undefined;
     const activityControls = resolveActivityControls(options.model, options.stochasticControls ?? []);
+    const offers = indexExecutionOffers(check.manifest);
     const specs = planSchedules({
       activityControls,
       model: options.model,
-      offers: indexExecutionOffers(check.manifest),
+      offers,
       toolActionLimits: limits,
       crossingPolicyInstalled: options.crossingPolicy !== undefined,
     });
@@ -142,7 +151,10 @@ export class RuntimeManager {
         limits,
         now,
         log: options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`)),
+        offers,
+        ...(options.timers ? { timers: options.timers } : {}),
         ...(refused ? { onRefusal: (refusal: ParticipantToolActionRefusal) => refused(refusal) } : {}),
+        onLate: (id, how) => options.observer?.lateResultDiscarded?.(id, how),
       });
       const activity = v2.activityOrder(specs);
       const manager = new RuntimeManager(store, ownsStore, book, ctx, activity, options.observer);
@@ -168,6 +180,12 @@ export class RuntimeManager {
       }
       return { steps, invocations };
     });
+  }
+
+  /** Steps in real time, one step per `tickMs` without drift, until `steps`, `signal` or all finish. */
+  run(options: PacedRunOptions): Promise<PacedRunSummary> {
+    const positions = () => schedulePositions(this.#ctx.model, this.#book.describe());
+    return runPaced({ step: () => this.step(1), positions, timers: this.#ctx.timers }, options);
   }
 
   /** Pauses the shared clock: steps do nothing until `resume`. */

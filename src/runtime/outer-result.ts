@@ -1,5 +1,6 @@
+import { canonicalDigest } from "../compiler/index.js";
 import type { OuterResult } from "../history/index.js";
-import type { ParticipantActionRequest } from "./types.js";
+import type { ParticipantActionRequest, ParticipantSnapshot } from "./types.js";
 
 const OUTER_STATUSES = new Set(["succeeded", "failed", "partial_success", "withheld", "rejected"]);
 const SUCCESS_STATUSES = new Set(["succeeded", "partial_success"]);
@@ -77,5 +78,25 @@ export function validateOuterResult(
       ...(observations === undefined ? {} : { observations: [...(observations as string[])] }),
       ...(evidence === undefined ? {} : { evidenceRefs: [...(evidence as string[])] }),
     },
+  };
+}
+
+/** The outer result the runtime records when the offer's timeout expired: `failed`, class `timeout`. */
+export function timeoutResult(request: ParticipantActionRequest, snapshot: ParticipantSnapshot): OuterResult {
+  return {
+    status: "failed",
+    failureClass: "timeout",
+    postStateDigest: canonicalDigest({
+      participantAddress: request.participantAddress,
+      episodeId: request.episodeId,
+      actionInstanceId: request.actionInstanceId,
+      actionContractAddress: request.actionContractAddress,
+      observationPoint: request.observationPoint,
+      status: "failed",
+      failureClass: "timeout",
+      segment: snapshot.segment,
+      tick: snapshot.tick,
+      attempts: snapshot.attempts,
+    }),
   };
 }

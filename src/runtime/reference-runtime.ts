@@ -1,11 +1,24 @@
 import { canonicalDigest } from "../compiler/index.js";
 import type {
+  InvocationControl,
   NativeOutcome,
   ParticipantActionRequest,
   ParticipantActionResult,
   ParticipantRuntime,
   ParticipantSnapshot,
 } from "./types.js";
+
+/** What `modelAction` gets besides the request: the episode, and the signal that ends it on timeout. */
+export interface ModelActionContext {
+  readonly episodeId: string;
+  /** Aborts when the offer's timeout expires; stop then, since the result will be discarded. */
+  readonly signal: AbortSignal;
+  /** The offer's timeout_seconds in milliseconds, when one bounds the invocation. */
+  readonly timeoutMs?: number;
+}
+
+// A signal for calls made outside a manager, which sets no deadline.
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * The base class harness authors extend: override `modelAction` and return
@@ -16,15 +29,20 @@ export abstract class ReferenceAutonomousParticipantRuntime implements Participa
   abstract modelAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
-    context: { readonly episodeId: string },
+    context: ModelActionContext,
   ): Promise<ParticipantActionResult>;
 
   /** Entry point the runtime manager calls for each due action. */
   async admitAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
+    control?: InvocationControl,
   ): Promise<ParticipantActionResult> {
-    return this.modelAction(request, snapshot, { episodeId: request.episodeId });
+    return this.modelAction(request, snapshot, {
+      episodeId: request.episodeId,
+      signal: control?.signal ?? NEVER_ABORTED,
+      ...(control?.timeoutMs === undefined ? {} : { timeoutMs: control.timeoutMs }),
+    });
   }
 
   /** Builds the full typed result for the outer action from the harness's outcome. */

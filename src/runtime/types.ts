@@ -69,6 +69,14 @@ export interface ImplementationIdentity {
   readonly version: string;
 }
 
+/** What the manager hands each invocation besides the request: how it is told to stop. */
+export interface InvocationControl {
+  /** Fires when the covering offer's timeout expires; the port is already closed by then. */
+  readonly signal: AbortSignal;
+  /** The bound in milliseconds (the offer's timeout_seconds), when there is one. */
+  readonly timeoutMs?: number;
+}
+
 /** What a participant runtime must offer the manager. */
 export interface ParticipantRuntime {
   /**
@@ -79,6 +87,7 @@ export interface ParticipantRuntime {
   admitAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
+    control?: InvocationControl,
   ): Promise<ParticipantActionResult> | ParticipantActionResult;
   /** Present and callable on runtimes that claim participant-invocation-tool-actions/v1. */
   attachInvocationToolActions?(port: InvocationToolActionPort): void | Promise<void>;

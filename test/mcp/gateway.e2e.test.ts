@@ -14,7 +14,8 @@ import {
   serveToolActionPort,
 } from "../../src/index.js";
 import { rethrowInvocationErrors } from "../helpers/callback-failures.js";
-import { exampleManifest, modelStartingAt, ROOT } from "../helpers/example.js";
+import { modelStartingAt, ROOT } from "../helpers/example.js";
+import { manifestWithTimeout } from "../helpers/live-model.js";
 
 const TSX = import.meta.resolve("tsx");
 const FIXTURES = join(ROOT, "test", "mcp", "fixtures");
@@ -110,7 +111,9 @@ async function runOneInvocation(script: "full" | "shutdown") {
   const harness = new GatewayHarness(dir, script);
   const manager = await RuntimeManager.open({
     model: modelStartingAt(10),
-    manifest: exampleManifest(),
+    // Agent, gateway and upstream start as three processes; on a loaded machine that can take longer
+    // than the example offer's 30 s, and the invocation's timeout is not what these tests are about.
+    manifest: manifestWithTimeout(600),
     runtime: harness,
     store: `sqlite:${join(dir, "control-plane.db")}`,
   });

@@ -1,4 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
+import type { ToolMap } from "../../mcp/index.js";
+import type { InvocationToolActionPort } from "../../port/index.js";
 import { ExitCode } from "../exit.js";
 import { inputFile } from "../input-files.js";
 
@@ -6,10 +8,14 @@ interface GatewayCliOptions {
   readonly portSocket: string;
   readonly map: string;
   readonly timeoutMs: number;
+  readonly http?: string;
+  readonly allowRemote?: boolean;
 }
 
 /** The environment variable that carries the invocation's port token. */
 export const PORT_TOKEN_ENV = "RAES_PORT_TOKEN";
+/** The environment variable that, when set, is the bearer token every HTTP request must carry. */
+export const HTTP_TOKEN_ENV = "RAES_HTTP_TOKEN";
 
 const HELP = `
 The gateway is an MCP server on stdio for one agent. It spawns UPSTREAM_COMMAND as its
@@ -22,6 +28,14 @@ written to disk, logged or sent to the port.
 
 The port token is read from the environment variable ${PORT_TOKEN_ENV}; it is not passed
 on to the upstream.
+
+With --http HOST:PORT the gateway serves MCP's Streamable HTTP transport at
+http://HOST:PORT/mcp instead of stdio (PORT 0 picks a free port; the URL is printed on
+stderr). Each MCP session's Mcp-Session-Id is part of every tool_call_id, so a client that
+reconnects with its session and retries a request id gets the original answer. Only
+loopback hosts are served (and only requests whose Host and Origin are loopback) unless
+--allow-remote is given; set ${HTTP_TOKEN_ENV} to require "Authorization: Bearer <token>".
+No token ever appears in the URL.
 
 Map file (closed shape):
   tools:
@@ -78,6 +92,18 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
     for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(options.map, d)}\n`);
     return ExitCode.usage;
   }
+  if (options.http !== undefined) {
+    const { isLoopbackHost, parseHttpAddress } = await import("../../mcp/index.js");
+    const address = parseHttpAddress(options.http);
+    if (!address) {
+      say(`--http wants HOST:PORT (for example 127.0.0.1:8765 or [::1]:0), not ${options.http}`);
+      return ExitCode.usage;
+    }
+    if (!isLoopbackHost(address.host) && options.allowRemote !== true) {
+      say(`${address.host} is not a loopback address; pass --allow-remote to serve other hosts`);
+      return ExitCode.usage;
+    }
+  }
   const { connectToolActionPort } = await import("../../port/index.js");
   let port: Awaited<ReturnType<typeof connectToolActionPort>>;
   try {
@@ -88,6 +114,8 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
     );
     return ExitCode.findings;
   }
+  if (options.http !== undefined)
+    return runHttpGateway(options.http, port, loaded.map, { command, args }, options);
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
     gateway = await startGateway({
@@ -113,14 +141,64 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
   return ExitCode.ok;
 }
 
+async function runHttpGateway(
+  listen: string,
+  port: InvocationToolActionPort,
+  map: ToolMap,
+  upstream: { readonly command: string; readonly args: readonly string[] },
+  options: GatewayCliOptions,
+): Promise<number> {
+  const { HttpGatewayRefusal, parseHttpAddress, startHttpGateway } = await import("../../mcp/index.js");
+  const address = parseHttpAddress(listen);
+  if (!address) {
+    say(`--http wants HOST:PORT (for example 127.0.0.1:8765 or [::1]:0), not ${listen}`);
+    return ExitCode.usage;
+  }
+  const bearer = process.env[HTTP_TOKEN_ENV];
+  let gateway: Awaited<ReturnType<typeof startHttpGateway>>;
+  try {
+    gateway = await startHttpGateway({
+      port,
+      map,
+      upstream: { ...upstream, env: upstreamEnvironment() },
+      timeoutMs: options.timeoutMs,
+      listen: address,
+      allowRemote: options.allowRemote === true,
+      ...(bearer ? { bearerToken: bearer } : {}),
+      log: say,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof HttpGatewayRefusal) {
+      say(message);
+      return ExitCode.usage;
+    }
+    say(`the HTTP gateway did not start: ${message}`);
+    return ExitCode.findings;
+  }
+  say(`serving MCP (Streamable HTTP) at ${gateway.url}`);
+  const onSignal = () => void gateway.close();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    await gateway.closed;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  return ExitCode.ok;
+}
+
 /** `raes mcp-gateway`: an MCP server on stdio that governs every tool call of one invocation. */
 export function registerMcpGatewayCommand(program: Command): void {
   program
     .command("mcp-gateway")
     .description(
-      "MCP server on stdio that admits each tool call through the invocation's port before forwarding it upstream",
+      "MCP server (stdio, or Streamable HTTP with --http) that admits each tool call through the invocation's port before forwarding it upstream",
     )
-    .usage("--port-socket PATH --map MAP.yaml [--timeout-ms N] -- UPSTREAM_COMMAND...")
+    .usage(
+      "--port-socket PATH --map MAP.yaml [--timeout-ms N] [--http HOST:PORT [--allow-remote]] -- UPSTREAM_COMMAND...",
+    )
     .argument("<upstream...>", "the upstream MCP server's command and arguments (after --)")
     .requiredOption("--port-socket <path>", "Unix socket where the harness serves the invocation's port")
     .requiredOption("--map <file>", "YAML map from MCP tool names to governed tool actions", inputFile)
@@ -130,6 +208,8 @@ export function registerMcpGatewayCommand(program: Command): void {
       positiveMs,
       30_000,
     )
+    .option("--http <host:port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    .option("--allow-remote", "with --http, allow a host that is not loopback")
     .addHelpText("after", HELP)
     .action(async (upstream: string[], options: GatewayCliOptions) => {
       const code = await runGateway(upstream, options);

@@ -2,20 +2,31 @@ import { type Command, InvalidArgumentError } from "commander";
 import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
 import { readInputFile } from "../../input/index.js";
 import { checkManifestFile } from "../../manifest/index.js";
-import { parseStochasticControl, RuntimeManager, type StochasticControl } from "../../runtime/index.js";
+import {
+  type PacedRunSummary,
+  parseStochasticControl,
+  RuntimeManager,
+  type StochasticControl,
+} from "../../runtime/index.js";
 import { loadScenario } from "../../sdl/index.js";
+import {
+  buildRuntime,
+  collectUpstream,
+  DEFAULT_AGENT_LOGS,
+  type RuntimeChoice,
+  runtimeChoiceProblem,
+} from "../agent-runtime.js";
 import { ExitCode, printJson } from "../exit.js";
 import { inputFile } from "../input-files.js";
-import { loadRuntimeModule } from "../load-runtime.js";
-import { RunProgress } from "../progress.js";
+import { pacingJson, pacingLine, RunProgress } from "../progress.js";
 import { resolveCommands } from "../shell.js";
 import { storeOption } from "../store-option.js";
 
-interface RunOptions {
+interface RunOptions extends RuntimeChoice {
   readonly manifest: string;
-  readonly runtime: string;
   readonly store: string;
-  readonly steps: number;
+  readonly steps?: number;
+  readonly tickMs?: number;
   readonly json?: boolean;
   readonly stochasticControl: StochasticControl[];
 }
@@ -28,6 +39,13 @@ function positiveInteger(value: string): number {
   const n = Number(value);
   if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
     throw new InvalidArgumentError("use a whole number ≥ 1");
+  return n;
+}
+
+function positiveMs(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 2_147_483_647)
+    throw new InvalidArgumentError("use a whole number of milliseconds ≥ 1");
   return n;
 }
 
@@ -54,15 +72,40 @@ export function registerRunCommand(program: Command): void {
   storeOption(
     program
       .command("run")
-      .description("run a scenario's autonomous participants against a participant runtime module")
+      .description(
+        "run a scenario's autonomous participants against a participant runtime module or an agent command",
+      )
       .argument("<scenario>", "scenario YAML file", inputFile)
       .requiredOption("--manifest <file>", "backend manifest JSON", inputFile)
-      .requiredOption(
-        "--runtime <module>",
-        "module whose default export is a runtime class or factory",
+      .option("--runtime <module>", "module whose default export is a runtime class or factory", inputFile)
+      .option(
+        "--agent-command <cmd>",
+        "instead of --runtime: run CMD (via /bin/sh) per invocation with RAES_MCP_CONFIG and the RAES_* environment",
+      )
+      .option(
+        "--mcp-upstream <name=cmd>",
+        "with --agent-command: an upstream MCP server, put behind raes mcp-gateway in the agent's config (repeatable)",
+        collectUpstream,
+      )
+      .option(
+        "--map <file>",
+        "with --agent-command: the gateway map (MCP tool → governed tool action)",
         inputFile,
       )
-      .option("--steps <n>", "progression steps to advance the policy clock", positiveInteger, 1)
+      .option(
+        "--agent-logs <dir>",
+        `with --agent-command: per-invocation agent logs (default ${DEFAULT_AGENT_LOGS})`,
+      )
+      .option(
+        "--steps <n>",
+        "progression steps to advance the policy clock (default 1, or unlimited with --tick-ms)",
+        positiveInteger,
+      )
+      .option(
+        "--tick-ms <ms>",
+        "real time: one progression step every MS ms of wall time, until Ctrl-C, --steps or every scheduler finished",
+        positiveMs,
+      )
       .option(
         "--stochastic-control <ID=NAMESPACE:SEED>",
         "an agent-policy control for v2 policies (repeatable; the seed is never stored)",
@@ -71,6 +114,12 @@ export function registerRunCommand(program: Command): void {
       )
       .option("--json", "print the final summary as JSON"),
   ).action(async (scenarioPath: string, options: RunOptions) => {
+    const problem = runtimeChoiceProblem(options);
+    if (problem) {
+      process.stderr.write(`raes run: ${problem}\n`);
+      process.exitCode = ExitCode.usage;
+      return;
+    }
     const model = compile(scenarioPath);
     if (!model) return fail("the scenario has errors");
     const check = await checkManifestFile(options.manifest, model);
@@ -81,16 +130,16 @@ export function registerRunCommand(program: Command): void {
     const read = readInputFile(options.manifest, 1_000_000);
     if (!read.ok) return fail(read.message);
     const manifest = JSON.parse(read.text) as unknown;
-    const runtime = await loadRuntimeModule(options.runtime);
+    const runtime = await buildRuntime(options);
     const progress = new RunProgress({
       tty: process.stdout.isTTY === true && !options.json,
       write: (text) => (options.json ? undefined : process.stdout.write(text)),
     });
     // Before open: the actions due at the start tick run inside it.
-    let interrupted = false;
+    const interrupt = new AbortController();
     const onSignal = () => {
-      if (interrupted) process.exit(130);
-      interrupted = true;
+      if (interrupt.signal.aborted) process.exit(130);
+      interrupt.abort();
       process.stderr.write("\nraes run: stopping after the open invocation closes (signal again to abort)\n");
     };
     process.on("SIGINT", onSignal);
@@ -113,6 +162,10 @@ export function registerRunCommand(program: Command): void {
           process.stderr.write(`raes run: ${s.invocationId} failed: ${messageOf(s.error)}\n`);
         },
         toolActionRefused: (code) => progress.refused(code),
+        lateResultDiscarded: (id, how) =>
+          process.stderr.write(
+            `raes run: ${id} timed out earlier; its harness ${how === "returned" ? "returned" : "threw"} late and that result was discarded\n`,
+          ),
       },
     });
     const owned = new Set(manager.schedulers().map((s) => s.participantAddress));
@@ -130,8 +183,19 @@ export function registerRunCommand(program: Command): void {
       await manager.close();
       return fail("no participant could be taken: every one is owned by a live runtime");
     }
+    let paced: PacedRunSummary | undefined;
     try {
-      for (let i = 0; i < options.steps && !interrupted; i += 1) await manager.step(1);
+      if (options.tickMs === undefined) {
+        const steps = options.steps ?? 1;
+        for (let i = 0; i < steps && !interrupt.signal.aborted; i += 1) await manager.step(1);
+      } else {
+        paced = await manager.run({
+          tickMs: options.tickMs,
+          signal: interrupt.signal,
+          ...(options.steps === undefined ? {} : { steps: options.steps }),
+          onStep: (step) => progress.paced(step),
+        });
+      }
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
@@ -146,6 +210,7 @@ export function registerRunCommand(program: Command): void {
     const summary = {
       ...progress.toJSON(),
       errors,
+      ...(paced ? { pacing: pacingJson(paced) } : {}),
       stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
       resolve: indeterminate.flatMap((id) => {
         const commands = resolveCommands(id, options.store);
@@ -155,6 +220,7 @@ export function registerRunCommand(program: Command): void {
     if (options.json) printJson(summary);
     else {
       process.stdout.write(`${progress.line()}\n`);
+      if (paced) process.stdout.write(`${pacingLine(paced)}\n`);
       for (const s of stopped)
         process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
       if (summary.resolve.length > 0)

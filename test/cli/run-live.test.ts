@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { liveScenario } from "../fixtures/live/scenario.js";
+import { EXAMPLE_MANIFEST, ROOT } from "../helpers/example.js";
+import { raes } from "./cli.js";
+
+const HARNESS = join(ROOT, "test", "fixtures", "runtimes", "probe-harness.ts");
+const tmp = () => mkdtempSync(join(tmpdir(), "raes-live-"));
+
+const runArgs = (scenario: string, store: string, ...extra: string[]) => [
+  "run",
+  scenario,
+  "--manifest",
+  EXAMPLE_MANIFEST,
+  "--runtime",
+  HARNESS,
+  "--store",
+  store,
+  ...extra,
+];
+
+describe("raes run --tick-ms", () => {
+  it("steps in real time until --steps, and reports the pacing in the summary", async () => {
+    const dir = tmp();
+    const run = await raes([
+      ...runArgs(
+        liveScenario(dir, 100_000),
+        `sqlite:${join(dir, "cp.db")}`,
+        "--tick-ms",
+        "20",
+        "--steps",
+        "10",
+      ),
+      "--json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const summary = JSON.parse(run.stdout);
+    assert.equal(summary.invocations, 10);
+    assert.deepEqual([summary.pacing.tick_ms, summary.pacing.steps, summary.pacing.ended], [20, 10, "steps"]);
+    assert.equal(typeof summary.pacing.late_steps, "number");
+    assert.equal(typeof summary.pacing.worst_lateness_ms, "number");
+  });
+
+  it("without --steps, ends when every scheduler has finished (the example allows two attempts)", async () => {
+    const dir = tmp();
+    const run = await raes(runArgs(liveScenario(dir), `sqlite:${join(dir, "cp.db")}`, "--tick-ms", "10"));
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /real time: 2 steps at 10 ms in [\d.]+ s \(schedulers_finished\) \| late steps \d+/,
+    );
+  });
+
+  it("Ctrl-C ends a run that has no end of its own after the open step, with the summary", async () => {
+    const dir = tmp();
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(ROOT, "src", "cli", "main.ts"),
+        ...runArgs(liveScenario(dir, 100_000), `sqlite:${join(dir, "cp.db")}`, "--tick-ms", "20", "--json"),
+      ],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RAES_TEST_SLOW_MS: "1" } },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    // The probe harness prints INVOKING per invocation when RAES_TEST_SLOW_MS is set.
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", () => {
+        if ((stderr.match(/INVOKING /g) ?? []).length >= 3) resolve();
+      });
+      child.on("close", () => reject(new Error(`raes run ended before the signal: ${stderr}`)));
+    });
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /stopping after the open invocation closes/);
+    const summary = JSON.parse(stdout);
+    assert.equal(summary.pacing.ended, "signal");
+    assert.ok(summary.pacing.steps >= 2);
+    assert.equal(summary.invocations, summary.pacing.steps, "every step ran its due invocation");
+  });
+});

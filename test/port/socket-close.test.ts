@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { connectToolActionPort, serveToolActionPort } from "../../src/index.js";
+import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
+import { oneInvocation } from "./support/invocation.js";
+
+describe("closing a served port", () => {
+  let dir = "";
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "raes-socket-close-"));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("answers the calls it received, then every later call of a connected peer with invocation_closed, never a lost connection", async () => {
+    await oneInvocation(
+      {
+        body: async (port) => {
+          const served = await serveToolActionPort(port, { socketPath: join(dir, "end.sock") });
+          const remote = await connectToolActionPort({ socketPath: served.socketPath, token: served.token });
+          const first = await remote.admit(requestFor(remote, "a"));
+          assert.ok(first.admitted);
+          assert.equal(codeOf(await remote.dispatch(first.actionInstanceId)), "accepted");
+          // Pending when the close begins: the port answers it if the line arrived first, else the
+          // bridge does; either way the caller gets an answer, not a lost connection.
+          const pending = remote.admit(requestFor(remote, "pending"));
+          await served.close();
+          assert.ok(["admitted", "invocation_closed"].includes(codeOf(await pending)));
+          const id = first.actionInstanceId;
+          const later = await Promise.all([
+            remote.admit(requestFor(remote, "b")),
+            remote.dispatch(id),
+            remote.complete(id, outcomeFor(remote, id)),
+            remote.reportUnknown(id, "timeout"),
+            remote.cancel(id),
+          ]);
+          assert.deepEqual(later.map(codeOf), Array(5).fill("invocation_closed"));
+          assert.equal(
+            codeOf(await remote.admit(requestFor(remote, "c"))),
+            "invocation_closed",
+            "and after the connection is gone",
+          );
+          return id;
+        },
+      },
+      async ({ value: id = "", manager }) => {
+        assert.equal((await manager.getOperation(id))?.settlement, "indeterminate", "close settled it");
+        const admitted = await manager.store.listToolActions({});
+        assert.deepEqual(
+          admitted.filter((a) => a.toolCallId !== "pending").map((a) => a.toolCallId),
+          ["a"],
+          "nothing sent after the close was admitted",
+        );
+      },
+    );
+  });
+});
