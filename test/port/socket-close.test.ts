@@ -14,6 +14,28 @@ describe("closing a served port", () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  it("serves on a fixed path with a fixed token (desktop MCP hosts), and refuses a malformed token", async () => {
+    await oneInvocation(
+      {
+        body: async (port) => {
+          const token = "fixed-token-for-a-desktop-config-0123456789";
+          const socketPath = join(dir, "fixed.sock");
+          await assert.rejects(serveToolActionPort(port, { socketPath, token: "short" }), TypeError);
+          const served = await serveToolActionPort(port, { socketPath, token });
+          try {
+            assert.equal(served.token, token);
+            const remote = await connectToolActionPort({ socketPath, token });
+            assert.equal(codeOf(await remote.admit(requestFor(remote, "fixed"))), "admitted");
+            await assert.rejects(connectToolActionPort({ socketPath, token: `${token}x` }), /refused/);
+          } finally {
+            await served.close();
+          }
+        },
+      },
+      async ({ manager }) => assert.equal((await manager.store.listToolActions({})).length, 1),
+    );
+  });
+
   it("answers the calls it received, then every later call of a connected peer with invocation_closed, never a lost connection", async () => {
     await oneInvocation(
       {
