@@ -12,13 +12,13 @@ export {
   RuntimeErrorCode,
 } from "./errors.js";
 export type { InvocationSummary } from "./invocation.js";
-export {
-  type ParticipantCrossingPolicy,
-  RuntimeManager,
-  type RuntimeManagerOptions,
-  type RuntimeObserver,
-  type StepSummary,
-} from "./manager.js";
+export { RuntimeManager } from "./manager.js";
+export type {
+  ParticipantCrossingPolicy,
+  RuntimeManagerOptions,
+  RuntimeObserver,
+  StepSummary,
+} from "./manager-options.js";
 export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "./owner.js";
 export {
   PacedRunEnd,

@@ -1,4 +1,3 @@
-import type { RuntimeModel } from "../compiler/index.js";
 import type { HistoryEvent } from "../history/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../manifest/index.js";
 import type { Operation } from "../operations/index.js";
@@ -9,12 +8,12 @@ import {
   openControlPlaneStore,
   StoreUnavailableError,
 } from "../store/index.js";
-import { resolveActivityControls, type StochasticControl } from "./activity-controls.js";
+import { resolveActivityControls } from "./activity-controls.js";
 import * as v2 from "./activity-run.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
-import type { LateOutcome } from "./deadline.js";
 import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
+import type { RuntimeManagerOptions, RuntimeObserver, StepSummary } from "./manager-options.js";
 import { newOwnerId } from "./owner.js";
 import { type PacedRunOptions, type PacedRunSummary, runPaced } from "./paced-run.js";
 import { planSchedules, type ScheduleSpec } from "./plan.js";
@@ -22,49 +21,6 @@ import { schedulePositions } from "./positions.js";
 import { recoverInterruptedInvocations } from "./recovery.js";
 import { ScheduleBook } from "./schedule-book.js";
 import type { DueWork } from "./schedule-book-options.js";
-import type { RuntimeTimers } from "./timers.js";
-import type { ParticipantRuntime } from "./types.js";
-
-/** An installed participant-crossing policy; while one is installed no tool action is admitted. */
-export interface ParticipantCrossingPolicy {
-  readonly name: string;
-}
-
-/** Callbacks for progress reporting; they observe and never steer. */
-export interface RuntimeObserver {
-  invocationClosed?(summary: InvocationSummary): void;
-  toolActionRefused?(refusal: ParticipantToolActionRefusal): void;
-  /** A timed-out invocation's harness ended after all; its result was discarded. Told once per invocation. */
-  lateResultDiscarded?(invocationId: string, how: LateOutcome): void;
-}
-
-/** Options of `RuntimeManager.open`. */
-export interface RuntimeManagerOptions {
-  readonly model: RuntimeModel;
-  /** The backend manifest JSON (snake_case, as in the file). */
-  readonly manifest: unknown;
-  readonly runtime: ParticipantRuntime;
-  /** A store, or a URL (`memory:`, `sqlite:PATH`, `postgres://…`). Default: memory. */
-  readonly store?: ControlPlaneStore | string;
-  readonly crossingPolicy?: ParticipantCrossingPolicy;
-  /** Wall clock in epoch milliseconds, for timestamps and leases. */
-  readonly now?: () => number;
-  readonly ownerId?: string;
-  readonly leaseTtlMs?: number;
-  readonly observer?: RuntimeObserver;
-  /** Where operator notes go, such as why a ledger write failed; default: one line on stderr. */
-  readonly log?: (line: string) => void;
-  /** Run-supplied `agent-policy` controls for v2 policies (DESIGN §8); seeds are never stored. */
-  readonly stochasticControls?: readonly StochasticControl[];
-  /** Timers for invocation timeouts and real-time pacing; default the process clock. */
-  readonly timers?: RuntimeTimers;
-}
-
-/** What one `step(n)` did. */
-export interface StepSummary {
-  readonly steps: number;
-  readonly invocations: readonly InvocationSummary[];
-}
 
 /** Owns the shared clock and one scheduler per participant, and runs every due autonomous action. */
 export class RuntimeManager {

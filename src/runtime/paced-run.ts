@@ -1,4 +1,4 @@
-import type { StepSummary } from "./manager.js";
+import type { StepSummary } from "./manager-options.js";
 import type { SchedulePosition } from "./positions.js";
 import { type RuntimeTimers, sleep } from "./timers.js";
 
