@@ -21,10 +21,10 @@ export interface V2Kill {
   readonly stepKill: number;
 }
 
-/** The kills of `rounds` rounds, spread over native calls 1..40 and over step boundaries. */
+/** The kills of `rounds` rounds, spread over native calls 1..35 (the uninterrupted run makes at least 35) and over step boundaries. */
 export function plannedV2Kills(rounds: number): { killAt: number; stepKill: number }[] {
   return Array.from({ length: rounds }, (_, r) =>
-    r % 5 === 4 ? { killAt: 0, stepKill: 1 + ((r * 13) % 55) } : { killAt: 1 + ((r * 17) % 40), stepKill: 0 },
+    r % 5 === 4 ? { killAt: 0, stepKill: 1 + ((r * 13) % 55) } : { killAt: 1 + ((r * 17) % 35), stepKill: 0 },
   );
 }
 
