@@ -9,6 +9,11 @@ export type BoundedOutcome<T> =
 /** How the late end of timed-out work went, for the one log line that says it was discarded. */
 export type LateOutcome = "returned" | "threw";
 
+/** The one log line saying a timed-out invocation's late result was discarded. */
+export function lateResultLine(invocationId: string, how: LateOutcome): string {
+  return `${invocationId} timed out earlier; its harness ${how} late and that result was discarded`;
+}
+
 /** What `runWithinDeadline` needs besides the work. */
 export interface DeadlineOptions {
   /** The bound in milliseconds; undefined means none. */

@@ -11,6 +11,7 @@ import {
 import { resolveActivityControls } from "./activity-controls.js";
 import * as v2 from "./activity-run.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
+import { lateResultLine } from "./deadline.js";
 import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import type { RuntimeManagerOptions, RuntimeObserver, StepSummary } from "./manager-options.js";
@@ -100,17 +101,21 @@ export class RuntimeManager {
         },
       });
       const refused = options.observer?.toolActionRefused;
+      const log = options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`));
       const ctx = buildContext({
         model: options.model,
         runtime: options.runtime,
         store,
         limits,
         now,
-        log: options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`)),
+        log,
         offers,
         ...(options.timers ? { timers: options.timers } : {}),
         ...(refused ? { onRefusal: (refusal: ParticipantToolActionRefusal) => refused(refusal) } : {}),
-        onLate: (id, how) => options.observer?.lateResultDiscarded?.(id, how),
+        onLate: (id, how) => {
+          log(lateResultLine(id, how));
+          options.observer?.lateResultDiscarded?.(id, how);
+        },
       });
       const activity = v2.activityOrder(specs);
       const manager = new RuntimeManager(store, ownsStore, book, ctx, activity, options.observer);

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { liveScenario } from "../fixtures/live/scenario.js";
 import { EXAMPLE_MANIFEST, ROOT } from "../helpers/example.js";
+import { manifestWithTimeout } from "../helpers/live-model.js";
 import { raes } from "./cli.js";
 
 const HARNESS = join(ROOT, "test", "fixtures", "runtimes", "probe-harness.ts");
@@ -88,5 +89,36 @@ describe("raes run --tick-ms", () => {
     assert.equal(summary.pacing.ended, "signal");
     assert.ok(summary.pacing.steps >= 2);
     assert.equal(summary.invocations, summary.pacing.steps, "every step ran its due invocation");
+  });
+});
+
+describe("raes run with offer timeouts", () => {
+  it("logs each discarded late result once: a harness that ignores its AbortSignal and returns after the timeout", async () => {
+    const dir = tmp();
+    const manifest = join(dir, "manifest.json");
+    writeFileSync(manifest, JSON.stringify(manifestWithTimeout(1)));
+    const scenario = join(dir, "continue.sdl.yaml");
+    // A timed-out attempt does not stop the scheduler, so both steps time out.
+    writeFileSync(
+      scenario,
+      readFileSync(liveScenario(dir, 100_000), "utf8").replace(
+        "failure_policy: stop",
+        "failure_policy: continue",
+      ),
+    );
+    const args = runArgs(scenario, `sqlite:${join(dir, "cp.db")}`, "--steps", "2");
+    args[args.indexOf(EXAMPLE_MANIFEST)] = manifest;
+    const run = await raes(args, { env: { RAES_TEST_IGNORE_MS: "1500" } });
+    assert.equal(run.code, 0, run.stderr);
+    const invoked = [...run.stderr.matchAll(/^INVOKING (\S+)$/gm)].map((m) => m[1]);
+    assert.equal(invoked.length, 2, run.stderr);
+    const late = run.stderr.split("\n").filter((line) => line.includes("late"));
+    assert.deepEqual(
+      late,
+      invoked.map(
+        (id) => `raes run: ${id} timed out earlier; its harness returned late and that result was discarded`,
+      ),
+    );
+    assert.match(run.stdout, /invocations 2 \| tool actions 0/);
   });
 });

@@ -141,10 +141,12 @@ describe("an outer invocation is bounded by its covering offer's timeout_seconds
       resolveLate = resolve;
     });
     const notices: [string, string][] = [];
+    const logLines: string[] = [];
     const manager = await RuntimeManager.open({
       model: liveModel({ second: true }),
       manifest: manifestWithTimeout(TIMEOUT_SECONDS),
       runtime,
+      log: (line) => logLines.push(line),
       observer: {
         lateResultDiscarded: (id, how) => {
           notices.push([id, how]);
@@ -172,6 +174,11 @@ describe("an outer invocation is bounded by its covering offer's timeout_seconds
     assert.deepEqual(await lateNotice, [slow.invocationId, "returned"]);
     assert.equal(slow.answerAfterIgnoring, "invocation_closed");
     assert.equal(notices.length, 1, "said once");
+    assert.deepEqual(
+      logLines.filter((line) => line.includes("late")),
+      [`${slow.invocationId} timed out earlier; its harness returned late and that result was discarded`],
+      "said once in the log",
+    );
     const outcomes = (await manager.history()).filter(
       (e) => e.event_type === "observation_emitted" && e.action_instance_id === slow.invocationId,
     );

@@ -162,10 +162,6 @@ export function registerRunCommand(program: Command): void {
           process.stderr.write(`raes run: ${s.invocationId} failed: ${messageOf(s.error)}\n`);
         },
         toolActionRefused: (code) => progress.refused(code),
-        lateResultDiscarded: (id, how) =>
-          process.stderr.write(
-            `raes run: ${id} timed out earlier; its harness ${how === "returned" ? "returned" : "threw"} late and that result was discarded\n`,
-          ),
       },
     });
     const owned = new Set(manager.schedulers().map((s) => s.participantAddress));
