@@ -125,6 +125,44 @@ export function commitCases(fixture: FixtureSource): void {
     assert.deepEqual(await store.listEvents(), committed(triple(inv), 1));
   });
 
+  it("writes no invocation of a batch when a later one repeats a tool-call key", async () => {
+    const { store } = fixture();
+    const first = invocation({ id: "inv-1", ordinal: 1 });
+    const second = invocation({ id: "inv-2", ordinal: 2 });
+    for (const inv of [first, second]) await store.openInvocation(inv, scheduler());
+    const held = toolAction(second, 1, { phase: "dispatched" });
+    await store.insertToolAction(held);
+    const settledFirst = toolAction(first, 1, { phase: "settled", settlement: "withheld" });
+    const duplicate = toolAction(second, 2, {
+      toolCallId: held.toolCallId,
+      phase: "settled",
+      settlement: "withheld",
+    });
+    const batch = [
+      { ...closeCommit(first, [settledFirst], scheduler({ nextOrdinal: 2 })), events: triple(first) },
+      { ...closeCommit(second, [duplicate], scheduler({ nextOrdinal: 3 })), events: triple(second) },
+    ];
+    await assert.rejects(store.commitInvocations(batch), StoreConflictError);
+    assert.deepEqual(await store.getInvocation(first.id), first, "the first invocation stays open");
+    assert.equal(await store.getToolAction(settledFirst.id), undefined);
+    assert.equal(await store.getToolAction(duplicate.id), undefined);
+    assert.deepEqual(await store.listEvents(), []);
+    assert.deepEqual(await store.getScheduler(P1, first.policyAddress), scheduler());
+    assert.deepEqual(
+      (await store.listOpenInvocations()).map((i) => i.id),
+      [first.id, second.id],
+    );
+  });
+
+  it("refuses a batch that closes one invocation twice, writing nothing", async () => {
+    const { store } = fixture();
+    const inv = invocation();
+    await store.openInvocation(inv, scheduler());
+    await assert.rejects(store.commitInvocations([closeCommit(inv), closeCommit(inv)]), StoreConflictError);
+    assert.deepEqual(await store.getInvocation(inv.id), inv);
+    assert.deepEqual(await store.listEvents(), []);
+  });
+
   it("numbers events in commit order across commits, without gaps", async () => {
     const { store } = fixture();
     const a = invocation({ id: "inv-a" });

@@ -46,6 +46,22 @@ export function leaseCases(fixture: FixtureSource): void {
     assert.ok(third.token > second.token);
   });
 
+  it("numbers each participant's tokens on its own: another participant's takeovers do not move them", async () => {
+    const { store } = fixture();
+    const first = await store.acquireLease(P1, "host-a", 0);
+    assert.ok(first);
+    for (const owner of ["host-b", "host-c", "host-d"]) {
+      assert.ok(await store.acquireLease(P2, owner, 0), "P2 changes hands");
+    }
+    const next = await store.acquireLease(P1, "host-b", LONG);
+    assert.ok(next);
+    assert.equal(next.token, first.token + 1, "P1's next owner gets the token after P1's last one");
+    const other = await store.getLease(P2);
+    assert.ok(other);
+    const p2First = other.token - 2;
+    assert.equal(p2First, first.token, "every participant's first token is the same number");
+  });
+
   it("reads the held lease, live or expired, and nothing once released or never taken", async () => {
     const { store } = fixture();
     assert.equal(await store.getLease(P1), undefined);

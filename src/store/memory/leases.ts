@@ -5,7 +5,8 @@ import type { Fence, Lease } from "../types.js";
 export class MemoryLeases {
   readonly #leases = new Map<string, Lease>();
   readonly #now: () => number;
-  #tokenCounter = 0;
+  /** Each participant's last token, kept past release so its next owner's token still grows (as the SQL stores). */
+  readonly #lastTokens = new Map<string, number>();
 
   constructor(now: () => number) {
     this.#now = now;
@@ -18,7 +19,11 @@ export class MemoryLeases {
     const takeable =
       !current || current.ownerId === ownerId || current.ownerId === replacing || current.expiresAt <= now;
     if (!takeable) return undefined;
-    const token = current && current.ownerId === ownerId ? current.token : ++this.#tokenCounter;
+    const token =
+      current && current.ownerId === ownerId
+        ? current.token
+        : (this.#lastTokens.get(participantAddress) ?? 0) + 1;
+    this.#lastTokens.set(participantAddress, token);
     const lease: Lease = { participantAddress, ownerId, token, expiresAt: now + ttlMs };
     this.#leases.set(participantAddress, lease);
     return lease;

@@ -79,35 +79,44 @@ export class MemoryWrites {
     return true;
   }
 
-  /** Closes several running invocations together: every one is checked before any is changed. */
+  /**
+   * Closes several running invocations together, all or nothing: every commit, its state and its
+   * new tool-call keys, is checked before any is changed (as one SQL transaction would roll back).
+   */
   commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): void {
     this.#leases.check(fence);
-    for (const commit of commits) {
-      if (this.#tables.invocations.get(commit.invocation.id)?.state !== "running") {
-        throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
-      }
-    }
-    for (const commit of commits) this.commitInvocation(commit, fence);
+    const batch = { invocations: new Set<string>(), callKeys: new Set<string>() };
+    for (const commit of commits) this.#checkCommit(commit, batch);
+    for (const commit of commits) this.#applyCommit(commit);
   }
 
   /** Closes a running invocation with its settlements, events and scheduler. */
   commitInvocation(commit: InvocationCommit, fence: Fence | undefined): void {
-    this.#leases.check(fence);
+    this.commitInvocations([commit], fence);
+  }
+
+  /** Throws `StoreConflictError` when the invocation is not open or a new tool call's key is taken. */
+  #checkCommit(commit: InvocationCommit, batch: { invocations: Set<string>; callKeys: Set<string> }): void {
     const tables = this.#tables;
-    const current = tables.invocations.get(commit.invocation.id);
-    if (current?.state !== "running") {
-      throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+    const id = commit.invocation.id;
+    // An invocation twice in one batch: the second commit finds it closed, as in a SQL transaction.
+    if (tables.invocations.get(id)?.state !== "running" || batch.invocations.has(id)) {
+      throw new StoreConflictError(`invocation ${id} is not open`);
     }
-    // Checked before any change so a duplicate tool call leaves nothing half-written.
-    const added = commit.toolActions.filter((a) => !tables.toolActions.has(a.id));
-    const addedKeys = new Set<string>();
-    for (const action of added) {
+    batch.invocations.add(id);
+    for (const action of commit.toolActions) {
+      if (tables.toolActions.has(action.id)) continue;
       const callKey = toolCallKey(action.invocationId, action.toolCallId);
-      if (tables.toolCallKeys.has(callKey) || addedKeys.has(callKey)) {
+      if (tables.toolCallKeys.has(callKey) || batch.callKeys.has(callKey)) {
         throw new StoreConflictError(`tool call ${action.toolCallId} of ${action.invocationId} exists`);
       }
-      addedKeys.add(callKey);
+      batch.callKeys.add(callKey);
     }
+  }
+
+  #applyCommit(commit: InvocationCommit): void {
+    const tables = this.#tables;
+    const added = commit.toolActions.filter((a) => !tables.toolActions.has(a.id));
     tables.invocations.set(commit.invocation.id, commit.invocation);
     for (const action of commit.toolActions) {
       if (added.includes(action)) this.#addToolAction(action);
