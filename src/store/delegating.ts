@@ -98,10 +98,10 @@ export abstract class DelegatingStore implements ControlPlaneStore {
 
   getOperation(id: string): Promise<Operation | undefined> {
     return this.#guard(() =>
-      then(this.#reads.invocation(id), (invocation) =>
+      andThen(this.#reads.invocation(id), (invocation) =>
         invocation
           ? operationFromInvocation(invocation)
-          : then(this.#reads.toolAction(id), (action) => action && operationFromToolAction(action)),
+          : andThen(this.#reads.toolAction(id), (action) => action && operationFromToolAction(action)),
       ),
     );
   }
@@ -209,7 +209,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   }
 }
 
-/** `next(value)`, after the value is there. */
-function then<T, U>(value: Answer<T>, next: (value: T) => Answer<U>): Answer<U> {
+/** `next` of an answer: at once for an answer given at once, so synchronous stores stay synchronous. */
+export function andThen<T, U>(value: Answer<T>, next: (value: T) => Answer<U>): Answer<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }

@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { type HeldLeaseRow, type LeaseRow, leaseOf, leaseStatements } from "../sql/leases.js";
 import type { Fence, Lease } from "../types.js";
 
 /**
@@ -16,21 +17,11 @@ export function fenceValues(fence: Fence | undefined): [string | null, number | 
   return fence ? [fence.participantAddress, fence.token] : [null, null];
 }
 
-// The lease row is kept on release so the next owner's token still grows past every earlier one.
-const ACQUIRE = `
-  INSERT INTO leases (participant_address, owner_id, token, expires_at)
-  SELECT $1::text, $2::text, 1, (extract(epoch FROM now()) * 1000)::bigint + $3::bigint
-  ON CONFLICT (participant_address) DO UPDATE SET
-    token = CASE WHEN leases.owner_id = excluded.owner_id THEN leases.token ELSE leases.token + 1 END,
-    owner_id = excluded.owner_id,
-    expires_at = excluded.expires_at
-  WHERE leases.owner_id IS NULL OR leases.owner_id = excluded.owner_id OR leases.owner_id = $4::text
-    OR leases.expires_at <= excluded.expires_at - $3::bigint
-  RETURNING token, expires_at`;
-const CURRENT = `SELECT owner_id, token, expires_at FROM leases
-  WHERE participant_address = $1::text AND owner_id IS NOT NULL`;
-const RELEASE = `UPDATE leases SET owner_id = NULL, expires_at = 0
-  WHERE participant_address = $1::text AND token = $2::bigint AND owner_id IS NOT NULL`;
+// Expiry follows the database clock, so every host agrees.
+const SQL = leaseStatements({
+  placeholder: (n, type) => `$${n}::${type}`,
+  now: "(extract(epoch FROM now()) * 1000)::bigint",
+});
 
 /** Scheduler ownership leases; expiry follows the database clock so every host agrees. */
 export class PostgresLeases {
@@ -50,31 +41,31 @@ export class PostgresLeases {
     ttlMs: number,
     replacing: string | undefined,
   ): Promise<Lease | undefined> {
-    const { rows } = await this.#pool.query<{ token: number; expires_at: number }>({
+    const { rows } = await this.#pool.query<LeaseRow>({
       name: "raes_lease_acquire",
-      text: ACQUIRE,
+      text: SQL.acquire,
       values: [participantAddress, ownerId, Math.round(ttlMs), replacing ?? null],
     });
     const row = rows[0];
-    return row && { participantAddress, ownerId, token: row.token, expiresAt: row.expires_at };
+    return row && leaseOf(participantAddress, ownerId, row);
   }
 
   /** The participant's lease while an owner holds it, expired or not. */
   async get(participantAddress: string): Promise<Lease | undefined> {
-    const { rows } = await this.#pool.query<{ owner_id: string; token: number; expires_at: number }>({
+    const { rows } = await this.#pool.query<HeldLeaseRow>({
       name: "raes_lease_current",
-      text: CURRENT,
+      text: SQL.current,
       values: [participantAddress],
     });
     const row = rows[0];
-    return row && { participantAddress, ownerId: row.owner_id, token: row.token, expiresAt: row.expires_at };
+    return row && leaseOf(participantAddress, row.owner_id, row);
   }
 
   /** Gives the lease up if its token is still current. */
   async release(lease: Lease): Promise<void> {
     await this.#pool.query({
       name: "raes_lease_release",
-      text: RELEASE,
+      text: SQL.release,
       values: [lease.participantAddress, lease.token],
     });
   }

@@ -1,0 +1,119 @@
+import type { HistoryEvent } from "../../records/index.js";
+import { type Answer, andThen, type StoreReads } from "../delegating.js";
+import type {
+  ClockRecord,
+  HistoryQuery,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionQuery,
+  ToolActionRecord,
+} from "../types.js";
+import { eventFilters, toolActionFilters, where } from "./clauses.js";
+import {
+  type ClockRow,
+  historyEvent,
+  type InvocationRow,
+  invocationRecord,
+  type SchedulerRow,
+  schedulerRecord,
+  type ToolActionRow,
+} from "./records.js";
+
+/** What one SQL store brings to the shared reads: how it runs a query and where its dialect differs. */
+export interface SqlReadDriver<Flag, AsText extends boolean> {
+  /** The rows of `text`, its placeholders bound to `values` in order; at once or later. */
+  rows<Row>(text: string, values: readonly string[]): Answer<Row[]>;
+  /** The placeholder of the n-th value, from 1. */
+  placeholder(n: number): string;
+  /** The column ordering schedulers as first saved, and invocations as opened. */
+  readonly savedOrder: string;
+  readonly openedOrder: string;
+  /** The collation suffix that orders text bytewise (empty where that is the default). */
+  readonly bytewise: string;
+  /** The select expression of an event's body as JSON text. */
+  readonly bodyText: string;
+  readonly clockRecord: (row: ClockRow<Flag>) => ClockRecord;
+  readonly toolActionRecord: (row: ToolActionRow<AsText>) => ToolActionRecord;
+}
+
+/** The reads of a SQL store, one SQL text per query shape whatever the dialect. */
+export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
+  readonly #driver: SqlReadDriver<Flag, AsText>;
+  readonly #p: (n: number) => string;
+
+  constructor(driver: SqlReadDriver<Flag, AsText>) {
+    this.#driver = driver;
+    this.#p = (n) => driver.placeholder(n);
+  }
+
+  /** One clock. */
+  clock(clockAddress: string): Answer<ClockRecord | undefined> {
+    const sql = `SELECT * FROM clocks WHERE clock_address = ${this.#p(1)}`;
+    return this.#first<ClockRow<Flag>, ClockRecord>(sql, [clockAddress], this.#driver.clockRecord);
+  }
+
+  /** One scheduler. */
+  scheduler(participantAddress: string, policyAddress: string): Answer<SchedulerRecord | undefined> {
+    const sql = `SELECT * FROM schedulers WHERE participant_address = ${this.#p(1)} AND policy_address = ${this.#p(2)}`;
+    return this.#first<SchedulerRow, SchedulerRecord>(
+      sql,
+      [participantAddress, policyAddress],
+      schedulerRecord,
+    );
+  }
+
+  /** Every scheduler, in the order they were first saved. */
+  schedulers(): Answer<SchedulerRecord[]> {
+    const sql = `SELECT * FROM schedulers ORDER BY ${this.#driver.savedOrder}`;
+    return this.#all<SchedulerRow, SchedulerRecord>(sql, [], schedulerRecord);
+  }
+
+  /** One invocation. */
+  invocation(id: string): Answer<InvocationRecord | undefined> {
+    const sql = `SELECT * FROM invocations WHERE id = ${this.#p(1)}`;
+    return this.#first<InvocationRow, InvocationRecord>(sql, [id], invocationRecord);
+  }
+
+  /** Running invocations, in the order they were opened. */
+  openInvocations(participantAddress: string | undefined): Answer<InvocationRecord[]> {
+    const values = participantAddress === undefined ? [] : [participantAddress];
+    const only = participantAddress === undefined ? "" : ` AND participant_address = ${this.#p(1)}`;
+    const sql = `SELECT * FROM invocations WHERE state = 'running'${only} ORDER BY ${this.#driver.openedOrder}`;
+    return this.#all<InvocationRow, InvocationRecord>(sql, values, invocationRecord);
+  }
+
+  /** One tool action. */
+  toolAction(id: string): Answer<ToolActionRecord | undefined> {
+    const sql = `SELECT * FROM tool_actions WHERE id = ${this.#p(1)}`;
+    return this.#first<ToolActionRow<AsText>, ToolActionRecord>(sql, [id], this.#driver.toolActionRecord);
+  }
+
+  /** Tool actions matching every given filter, by invocation (bytewise) then admission order. */
+  toolActions(query: ToolActionQuery): Answer<ToolActionRecord[]> {
+    const values: string[] = [];
+    const sql = where("SELECT * FROM tool_actions", toolActionFilters(query), this.#bind(values));
+    const ordered = `${sql} ORDER BY invocation_id${this.#driver.bytewise}, admission_ordinal`;
+    return this.#all<ToolActionRow<AsText>, ToolActionRecord>(ordered, values, this.#driver.toolActionRecord);
+  }
+
+  /** History events matching every given filter, in commit order. */
+  events(query: HistoryQuery): Answer<HistoryEvent[]> {
+    const values: string[] = [];
+    const select = `SELECT sequence, ${this.#driver.bodyText} FROM history_events`;
+    const sql = `${where(select, eventFilters(query), this.#bind(values))} ORDER BY sequence`;
+    return this.#all<{ sequence: number; body: string }, HistoryEvent>(sql, values, historyEvent);
+  }
+
+  /** Binds each set filter to the next placeholder. */
+  #bind(values: string[]): (name: string, value: string) => string {
+    return (_name, value) => this.#p(values.push(value));
+  }
+
+  #first<Row, T>(sql: string, values: readonly string[], map: (row: Row) => T): Answer<T | undefined> {
+    return andThen(this.#driver.rows<Row>(sql, values), ([row]) => row && map(row));
+  }
+
+  #all<Row, T>(sql: string, values: readonly string[], map: (row: Row) => T): Answer<T[]> {
+    return andThen(this.#driver.rows<Row>(sql, values), (rows) => rows.map(map));
+  }
+}
