@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { liveScenario } from "../fixtures/live/scenario.js";
 import { EXAMPLE_MANIFEST, ROOT } from "../helpers/example.js";
 import { manifestWithTimeout } from "../helpers/live-model.js";
-import { raes } from "./cli.js";
+import { type CliRun, raes } from "./cli.js";
 
 const HARNESS = join(ROOT, "test", "fixtures", "runtimes", "probe-harness.ts");
 const tmp = () => mkdtempSync(join(tmpdir(), "raes-live-"));
@@ -89,6 +89,81 @@ describe("raes run --tick-ms", () => {
     assert.equal(summary.pacing.ended, "signal");
     assert.ok(summary.pacing.steps >= 2);
     assert.equal(summary.invocations, summary.pacing.steps, "every step ran its due invocation");
+  });
+});
+
+/** util-linux `script`, which runs a command under a pseudo-terminal; BSD's has another syntax. */
+const hasScript = spawnSync("script", ["-qfc", "true", "/dev/null"], { stdio: "ignore" }).status === 0;
+
+/** Runs `raes ARGS` under a pseudo-terminal, so stdout is a TTY; resolves with all it printed. */
+function raesOnTty(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
+  const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = [process.execPath, "--import", "tsx", join(ROOT, "src", "cli", "main.ts"), ...args]
+    .map(quote)
+    .join(" ");
+  return new Promise((resolve) => {
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("raes run --tick-ms on a terminal", { skip: hasScript ? false : "no util-linux script" }, () => {
+  it("redraws one progress line per step: the clock tick, each policy's next due tick (done at the end), and the lateness", async () => {
+    const dir = tmp();
+    // Three attempts, each held 60 ms: steps 2 and 3 start at least 60 - 20 = 40 ms after their due time.
+    const run = await raesOnTty(
+      runArgs(liveScenario(dir, 3), `sqlite:${join(dir, "cp.db")}`, "--tick-ms", "20"),
+      { RAES_TEST_SLOW_MS: "60" },
+    );
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    // The terminal shows stderr too (the probe's INVOKING lines); each redraw starts with CR and erase-line.
+    const redraws = run.stdout.split("\r\x1b[K").slice(1);
+    const steps = redraws
+      .map((text) =>
+        /^step (\d+) \| tick (\d+) \| next participant-behavior@(\d+|done) \| late (\d+) ms \| invocations (\d+) \|/.exec(
+          text,
+        ),
+      )
+      .filter((m) => m !== null)
+      .map((m) => ({
+        step: Number(m[1]),
+        tick: Number(m[2]),
+        next: m[3],
+        late: Number(m[4]),
+        invocations: Number(m[5]),
+      }));
+    assert.deepEqual(
+      [...new Map(steps.map((s) => [s.step, [s.tick, s.next]])).entries()],
+      [
+        [1, [10, "20"]],
+        [2, [20, "30"]],
+        [3, [30, "done"]],
+      ],
+      run.stdout,
+    );
+    for (const s of steps.filter((s) => s.step >= 2))
+      assert.ok(s.late >= 40, `step ${s.step} shows lateness ${s.late} ms after a 60 ms step`);
+    assert.equal(steps.at(-1)?.invocations, 3);
+    assert.match(
+      run.stdout,
+      /real time: 3 steps at 20 ms in [\d.]+ s \(schedulers_finished\) \| late steps 2,/,
+    );
+  });
+
+  it("writes no redraws when stdout is not a terminal", async () => {
+    const dir = tmp();
+    const run = await raes(runArgs(liveScenario(dir, 3), `sqlite:${join(dir, "cp.db")}`, "--tick-ms", "20"));
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(!run.stdout.includes("\r"), run.stdout);
+    assert.doesNotMatch(run.stdout, /step \d+ \| tick/);
   });
 });
 
