@@ -64,6 +64,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     calls.handle({
       name: request.params.name,
       arguments: request.params.arguments,
+      meta: request.params._meta,
       requestId: extra.requestId,
       signal: extra.signal,
     }),

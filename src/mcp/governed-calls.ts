@@ -3,8 +3,9 @@ import { valueDepthExceeds } from "../input/index.js";
 import type { InvocationToolActionPort, ParticipantToolActionRequest } from "../port/index.js";
 import { canonicalDigest } from "../records/index.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
-import { GatewayErrorCode, toolError } from "./results.js";
+import { GatewayErrorCode, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
 import { toolCallIdFor } from "./tool-call-id.js";
+import { metaFromContext, ToolCallSpan } from "./tracing.js";
 import { type Upstream, UpstreamCallError, type UpstreamFailureKind } from "./upstream.js";
 
 /** One MCP `tools/call` as the gateway receives it. */
@@ -13,6 +14,8 @@ export interface ToolCall {
   readonly arguments: Record<string, unknown> | undefined;
   readonly requestId: string | number;
   readonly signal: AbortSignal;
+  /** The request's `_meta`; only its W3C trace context (`traceparent`, `tracestate`) is read. */
+  readonly meta?: unknown;
 }
 
 /** Where the gateway writes operator notes; never tool arguments or results. */
@@ -87,9 +90,22 @@ export class GovernedCalls {
       );
     }
     const toolCallId = toolCallIdFor(this.#sessionId, call.requestId);
+    const span = new ToolCallSpan(call.name, call.meta, { "gen_ai.tool.call.id": toolCallId });
     // Calls with one tool_call_id run one after another, so a retry sees the first one's settlement.
     const previous = this.#queues.get(toolCallId) ?? Promise.resolve();
-    const answer = previous.then(() => this.#govern(call, entry, toolCallId));
+    const answer = previous.then(() => this.#govern(call, entry, toolCallId, span));
+    answer.then(
+      (result) => {
+        const code = result._meta?.[META_CODE];
+        const settlement = result._meta?.[META_SETTLEMENT];
+        span.end({
+          ...span.outcome,
+          ...(typeof code === "string" ? { code } : {}),
+          ...(typeof settlement === "string" ? { settlement } : {}),
+        });
+      },
+      () => span.end(span.outcome),
+    );
     const tail = answer.catch(() => undefined);
     this.#queues.set(toolCallId, tail);
     this.#inFlight.add(tail);
@@ -105,7 +121,12 @@ export class GovernedCalls {
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
-  async #govern(call: ToolCall, entry: ToolMapEntry, toolCallId: string): Promise<CallToolResult> {
+  async #govern(
+    call: ToolCall,
+    entry: ToolMapEntry,
+    toolCallId: string,
+    span: ToolCallSpan,
+  ): Promise<CallToolResult> {
     if (this.#upstream.lost)
       return toolError(GatewayErrorCode.upstream_unavailable, "the upstream MCP server is gone");
     let available: boolean;
@@ -131,10 +152,12 @@ export class GovernedCalls {
       return toolError(GatewayErrorCode.port_unavailable, describe(error));
     }
     if (!decision.admitted) {
+      span.refused(decision.refusal, "admit");
       this.#log(`refused ${call.name}: ${decision.refusal}`);
       return toolError(decision.refusal, "the tool-action port refused this call; the tool was not run");
     }
     const id = decision.actionInstanceId;
+    span.admitted(id);
     const fingerprint = fingerprintOf(call);
     const known = this.#settled.get(id);
     if (known) {
@@ -147,12 +170,12 @@ export class GovernedCalls {
         },
       );
     }
-    const answer = this.#run(call, entry, id);
+    const answer = this.#run(call, entry, id, span);
     this.#settled.set(id, { fingerprint, answer });
     return answer;
   }
 
-  async #run(call: ToolCall, entry: ToolMapEntry, id: string): Promise<CallToolResult> {
+  async #run(call: ToolCall, entry: ToolMapEntry, id: string, span: ToolCallSpan): Promise<CallToolResult> {
     const port = this.#port;
     if (call.signal.aborted) {
       await port.cancel(id).catch(() => undefined);
@@ -168,6 +191,7 @@ export class GovernedCalls {
       return toolError(GatewayErrorCode.port_unavailable, describe(error), { actionInstanceId: id });
     }
     if (!receipt.accepted) {
+      span.refused(receipt.refusal, "dispatch");
       this.#log(`dispatch of ${id} refused: ${receipt.refusal}`);
       await port.cancel(id).catch(() => undefined);
       return toolError(
@@ -176,21 +200,27 @@ export class GovernedCalls {
         { actionInstanceId: id },
       );
     }
+    span.dispatched();
     let result: CallToolResult;
     try {
       result = await this.#upstream.call(call.name, call.arguments, {
         timeoutMs: this.#timeoutMs,
         signal: call.signal,
+        meta: metaFromContext(span.context),
       });
     } catch (error) {
       if (!(error instanceof UpstreamCallError)) {
         // The upstream answered with a JSON-RPC error: it reported the call as failed.
+        span.outcome = { settlement: "failed" };
         await this.#complete(id, entry, "failed");
         throw error;
       }
+      span.outcome = { settlement: "indeterminate" };
       return this.#reportUnknown(id, error);
     }
-    await this.#complete(id, entry, result.isError === true ? "failed" : "succeeded");
+    const status = result.isError === true ? "failed" : "succeeded";
+    span.outcome = { settlement: status };
+    await this.#complete(id, entry, status);
     return result;
   }
 

@@ -25,6 +25,7 @@ export function governedServer(options: {
     calls.handle({
       name: request.params.name,
       arguments: request.params.arguments,
+      meta: request.params._meta,
       requestId: extra.requestId,
       signal: extra.signal,
     }),

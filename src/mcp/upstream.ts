@@ -103,7 +103,12 @@ export class Upstream {
   call(
     name: string,
     args: Record<string, unknown> | undefined,
-    options: { readonly timeoutMs: number; readonly signal?: AbortSignal },
+    options: {
+      readonly timeoutMs: number;
+      readonly signal?: AbortSignal;
+      /** `_meta` for the request: the gateway span's trace context (SEP-414). */
+      readonly meta?: Readonly<Record<string, string>>;
+    },
   ): Promise<CallToolResult> {
     if (this.#lost) return Promise.reject(new UpstreamCallError("lost", "the upstream connection is closed"));
     this.#nextId += 1;
@@ -132,7 +137,8 @@ export class Upstream {
       this.#pending.set(id, settle);
       options.signal?.addEventListener("abort", onCancel, { once: true });
       if (options.signal?.aborted) return onCancel();
-      const params = args === undefined ? { name } : { name, arguments: args };
+      const meta = options.meta && Object.keys(options.meta).length > 0 ? { _meta: options.meta } : {};
+      const params = { name, ...(args === undefined ? {} : { arguments: args }), ...meta };
       this.#transport.send({ jsonrpc: "2.0", id, method: "tools/call", params }).catch((error: unknown) => {
         settle({
           error: new UpstreamCallError("lost", "the upstream could not be written to", { cause: error }),

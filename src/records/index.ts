@@ -39,3 +39,4 @@ export {
   type ToolActionRecord,
   ToolActionSettlement,
 } from "./tool-action.js";
+export { TRACER_NAME, TraceName } from "./trace-names.js";

@@ -1,19 +1,7 @@
 import { type Attributes, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { ParticipantToolActionRefusal, PortCall, ToolActionObserver } from "../port/index.js";
+import { TRACER_NAME, TraceName } from "../records/index.js";
 import type { InvocationRecord, ToolActionRecord } from "../store/index.js";
-
-/** The instrumentation scope name; spans are no-ops unless the application installs an SDK. */
-export const TRACER_NAME = "raes-ts";
-
-/** Span attribute and event names (GenAI `execute_tool` conventions plus `raes.*`). */
-export const TraceName = {
-  /** The span event recorded when dispatch of a tool action is committed. */
-  dispatch: "raes.tool_action.dispatched",
-  /** The span event recorded for each refused port call. */
-  refusal: "raes.tool_action.refused",
-} as const;
-/** A span event name. */
-export type TraceName = (typeof TraceName)[keyof typeof TraceName];
 
 function invocationAttributes(invocation: InvocationRecord): Attributes {
   return {
