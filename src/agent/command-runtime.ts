@@ -38,6 +38,8 @@ export interface AgentCommandOptions {
   readonly mapPath: string;
   /** Where each invocation's agent log goes: `<dir>/<invocation id>.log`. */
   readonly logDir: string;
+  /** An OTLP/HTTP base URL each gateway exports its spans to. */
+  readonly otlp?: string;
   /** The gateway's upstream call timeout; default the gateway's own. */
   readonly gatewayTimeoutMs?: number;
   /** How to run `raes`; default this package's own CLI. */
@@ -82,11 +84,11 @@ export class AgentCommandRuntime extends ReferenceAutonomousParticipantRuntime {
   override async modelAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
-    { episodeId, signal }: ModelActionContext,
+    { episodeId, signal, traceContext }: ModelActionContext,
   ): Promise<ParticipantActionResult> {
     const port = this.#ports.get(request.actionInstanceId);
     this.#ports.delete(request.actionInstanceId);
-    const run = await this.#run(request, port, signal);
+    const run = await this.#run(request, port, signal, traceContext);
     this.runs.push(run);
     return this.nativeExecution(request, snapshot, episodeId, {
       status: run.exitCode === 0 && !run.stopped ? "succeeded" : "failed",
@@ -97,6 +99,7 @@ export class AgentCommandRuntime extends ReferenceAutonomousParticipantRuntime {
     request: ParticipantActionRequest,
     port: InvocationToolActionPort | undefined,
     signal: AbortSignal,
+    traceContext: Readonly<Record<string, string>> = {},
   ): Promise<AgentRun> {
     const options = this.#options;
     const dir = mkdtempSync(join(tmpdir(), "raes-agent-"));
@@ -125,6 +128,7 @@ export class AgentCommandRuntime extends ReferenceAutonomousParticipantRuntime {
               upstreams: options.upstreams,
               env: inherited,
               ...(options.gatewayTimeoutMs === undefined ? {} : { timeoutMs: options.gatewayTimeoutMs }),
+              ...(options.otlp === undefined ? {} : { otlp: options.otlp }),
             }),
           );
         } else writeGatewayConfig(configPath, { mcpServers: {} });
@@ -137,6 +141,9 @@ export class AgentCommandRuntime extends ReferenceAutonomousParticipantRuntime {
             [AgentEnv.RAES_PARTICIPANT]: request.participantAddress,
             [AgentEnv.RAES_EPISODE]: request.episodeId,
             [AgentEnv.RAES_OBSERVATION_POINT]: request.observationPoint,
+            // The environment carrier of OpenTelemetry: the agent's spans continue the invocation's trace.
+            ...(traceContext.traceparent ? { TRACEPARENT: traceContext.traceparent } : {}),
+            ...(traceContext.tracestate ? { TRACESTATE: traceContext.tracestate } : {}),
           },
           ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
           logPath,

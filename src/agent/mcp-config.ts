@@ -35,6 +35,8 @@ export function gatewayConfig(options: {
   readonly mapPath: string;
   readonly upstreams: readonly McpUpstream[];
   readonly timeoutMs?: number;
+  /** An OTLP/HTTP base URL each gateway exports its spans to. */
+  readonly otlp?: string;
   /** The environment every gateway and upstream gets besides the token (PATH at least). */
   readonly env: Readonly<Record<string, string>>;
 }): { readonly mcpServers: Record<string, McpServerEntry> } {
@@ -51,6 +53,7 @@ export function gatewayConfig(options: {
         "--map",
         options.mapPath,
         ...(options.timeoutMs === undefined ? [] : ["--timeout-ms", String(options.timeoutMs)]),
+        ...(options.otlp === undefined ? [] : ["--otlp", options.otlp]),
         "--",
         "/bin/sh",
         "-c",

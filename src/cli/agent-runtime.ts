@@ -9,6 +9,7 @@ export interface RuntimeChoice {
   readonly mcpUpstream?: readonly string[];
   readonly map?: string;
   readonly agentLogs?: string;
+  readonly otlp?: string;
 }
 
 /** Default directory of the per-invocation agent logs. */
@@ -47,5 +48,6 @@ export async function buildRuntime(choice: RuntimeChoice): Promise<ParticipantRu
     upstreams: (choice.mcpUpstream ?? []).flatMap((u) => parseMcpUpstream(u) ?? []),
     mapPath,
     logDir: choice.agentLogs ?? DEFAULT_AGENT_LOGS,
+    ...(choice.otlp === undefined ? {} : { otlp: choice.otlp }),
   });
 }

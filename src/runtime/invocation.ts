@@ -178,6 +178,7 @@ export async function runInvocation(
       return ctx.runtime.admitAction(request, snapshot, {
         signal,
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...tracing.control(),
       });
     },
   );

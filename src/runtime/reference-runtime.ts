@@ -15,6 +15,8 @@ export interface ModelActionContext {
   readonly signal: AbortSignal;
   /** The offer's timeout_seconds in milliseconds, when one bounds the invocation. */
   readonly timeoutMs?: number;
+  /** The invocation span's W3C trace context, to continue in the agent's own spans (MCP `_meta`). */
+  readonly traceContext?: Readonly<Record<string, string>>;
 }
 
 // A signal for calls made outside a manager, which sets no deadline.
@@ -42,6 +44,7 @@ export abstract class ReferenceAutonomousParticipantRuntime implements Participa
       episodeId: request.episodeId,
       signal: control?.signal ?? NEVER_ABORTED,
       ...(control?.timeoutMs === undefined ? {} : { timeoutMs: control.timeoutMs }),
+      ...(control?.traceContext === undefined ? {} : { traceContext: control.traceContext }),
     });
   }
 

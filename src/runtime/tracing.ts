@@ -1,7 +1,17 @@
-import { type Attributes, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  type Span,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { ParticipantToolActionRefusal, PortCall, ToolActionObserver } from "../port/index.js";
 import { TRACER_NAME, TraceName } from "../records/index.js";
 import type { InvocationRecord, ToolActionRecord } from "../store/index.js";
+
+const propagator = new W3CTraceContextPropagator();
 
 function invocationAttributes(invocation: InvocationRecord): Attributes {
   return {
@@ -44,6 +54,13 @@ export class InvocationTrace implements ToolActionObserver {
     this.#span = tracer.startSpan(`invoke_agent ${invocation.participantAddress}`, {
       attributes: { "gen_ai.operation.name": "invoke_agent", ...invocationAttributes(invocation) },
     });
+  }
+
+  /** The invocation span's W3C trace context for the harness; nothing when no tracer records it. */
+  control(): { readonly traceContext?: Readonly<Record<string, string>> } {
+    const carrier: Record<string, string> = {};
+    propagator.inject(trace.setSpan(ROOT_CONTEXT, this.#span), carrier, defaultTextMapSetter);
+    return carrier.traceparent === undefined ? {} : { traceContext: carrier };
   }
 
   /** Starts the tool action's span as a child of the invocation's. */

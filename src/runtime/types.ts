@@ -75,6 +75,8 @@ export interface InvocationControl {
   readonly signal: AbortSignal;
   /** The bound in milliseconds (the offer's timeout_seconds), when there is one. */
   readonly timeoutMs?: number;
+  /** The invocation span's W3C trace context (`traceparent`, `tracestate`), when a tracer records it. */
+  readonly traceContext?: Readonly<Record<string, string>>;
 }
 
 /** What a participant runtime must offer the manager. */

@@ -3,6 +3,7 @@ import type { ToolMap } from "../../mcp/index.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
 import { ExitCode } from "../exit.js";
 import { inputFile } from "../input-files.js";
+import { installOtlp, otlpUrl } from "../otlp.js";
 
 interface GatewayCliOptions {
   readonly portSocket: string;
@@ -10,6 +11,7 @@ interface GatewayCliOptions {
   readonly timeoutMs: number;
   readonly http?: string;
   readonly allowRemote?: boolean;
+  readonly otlp?: string;
 }
 
 /** The environment variable that carries the invocation's port token. */
@@ -36,6 +38,11 @@ reconnects with its session and retries a request id gets the original answer. O
 loopback hosts are served (and only requests whose Host and Origin are loopback) unless
 --allow-remote is given; set ${HTTP_TOKEN_ENV} to require "Authorization: Bearer <token>".
 No token ever appears in the URL.
+
+Tracing: each tools/call gets an OpenTelemetry execute_tool span. A W3C traceparent (and
+tracestate) in the call's params._meta makes it a child of the client's span, and the call
+goes upstream with the gateway span's traceparent in its _meta. --otlp URL exports the
+gateway's spans to URL/v1/traces; arguments and results are never put on a span.
 
 Map file (closed shape):
   tools:
@@ -197,7 +204,7 @@ export function registerMcpGatewayCommand(program: Command): void {
       "MCP server (stdio, or Streamable HTTP with --http) that admits each tool call through the invocation's port before forwarding it upstream",
     )
     .usage(
-      "--port-socket PATH --map MAP.yaml [--timeout-ms N] [--http HOST:PORT [--allow-remote]] -- UPSTREAM_COMMAND...",
+      "--port-socket PATH --map MAP.yaml [--timeout-ms N] [--http HOST:PORT [--allow-remote]] [--otlp URL] -- UPSTREAM_COMMAND...",
     )
     .argument("<upstream...>", "the upstream MCP server's command and arguments (after --)")
     .requiredOption("--port-socket <path>", "Unix socket where the harness serves the invocation's port")
@@ -210,9 +217,12 @@ export function registerMcpGatewayCommand(program: Command): void {
     )
     .option("--http <host:port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     .option("--allow-remote", "with --http, allow a host that is not loopback")
+    .option("--otlp <url>", "export the gateway's spans with OTLP/HTTP to URL/v1/traces", otlpUrl)
     .addHelpText("after", HELP)
     .action(async (upstream: string[], options: GatewayCliOptions) => {
-      const code = await runGateway(upstream, options);
+      const otlp =
+        options.otlp === undefined ? undefined : await installOtlp(options.otlp, "raes-mcp-gateway");
+      const code = await runGateway(upstream, options).finally(() => otlp?.shutdown());
       process.exitCode = code;
       // Once shut down, no stray handle may keep the gateway alive as an orphan.
       setTimeout(() => process.exit(code), 1_000).unref();

@@ -18,6 +18,7 @@ import {
 } from "../agent-runtime.js";
 import { ExitCode, printJson } from "../exit.js";
 import { inputFile } from "../input-files.js";
+import { installOtlp, otlpUrl } from "../otlp.js";
 import { pacingJson, pacingLine, RunProgress } from "../progress.js";
 import { resolveCommands } from "../shell.js";
 import { storeOption } from "../store-option.js";
@@ -112,120 +113,134 @@ export function registerRunCommand(program: Command): void {
         collectControl,
         [],
       )
+      .option(
+        "--otlp <url>",
+        "export spans with OTLP/HTTP to URL/v1/traces (e.g. http://localhost:4318)",
+        otlpUrl,
+      )
       .option("--json", "print the final summary as JSON"),
   ).action(async (scenarioPath: string, options: RunOptions) => {
-    const problem = runtimeChoiceProblem(options);
-    if (problem) {
-      process.stderr.write(`raes run: ${problem}\n`);
-      process.exitCode = ExitCode.usage;
-      return;
-    }
-    const model = compile(scenarioPath);
-    if (!model) return fail("the scenario has errors");
-    const check = await checkManifestFile(options.manifest, model);
-    for (const d of check.diagnostics)
-      process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
-    if (!check.ok) return fail("the manifest has errors");
-    // Read again through the same bounded reader; the check above proved it is a small regular file.
-    const read = readInputFile(options.manifest, 1_000_000);
-    if (!read.ok) return fail(read.message);
-    const manifest = JSON.parse(read.text) as unknown;
-    const runtime = await buildRuntime(options);
-    const progress = new RunProgress({
-      tty: process.stdout.isTTY === true && !options.json,
-      write: (text) => (options.json ? undefined : process.stdout.write(text)),
-    });
-    // Before open: the actions due at the start tick run inside it.
-    const interrupt = new AbortController();
-    const onSignal = () => {
-      if (interrupt.signal.aborted) process.exit(130);
-      interrupt.abort();
-      process.stderr.write("\nraes run: stopping after the open invocation closes (signal again to abort)\n");
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    // Invocations that failed for a runtime error (the harness threw or answered an invalid result),
-    // as opposed to a failed native outcome: each is printed, and any makes the run exit 1.
-    const errors: { invocation: string; error: string }[] = [];
-    const manager = await RuntimeManager.open({
-      model,
-      manifest,
-      runtime,
-      store: options.store,
-      log: (line) => process.stderr.write(`raes run: ${line}\n`),
-      stochasticControls: options.stochasticControl,
-      observer: {
-        invocationClosed: (s) => {
-          progress.invocationClosed(s);
-          if (s.error === undefined) return;
-          errors.push({ invocation: s.invocationId, error: String(s.error) });
-          process.stderr.write(`raes run: ${s.invocationId} failed: ${messageOf(s.error)}\n`);
-        },
-        toolActionRefused: (code) => progress.refused(code),
-      },
-    });
-    const owned = new Set(manager.schedulers().map((s) => s.participantAddress));
-    const elsewhere = Object.values(model.autonomousPolicies)
-      .flatMap((p) => p.participantAddresses)
-      .filter((p) => !owned.has(p));
-    for (const p of new Set(elsewhere)) {
-      process.stderr.write(
-        `raes run: ${p} is owned by another live runtime (its scheduler lease is held); skipping it\n`,
-      );
-    }
-    if (owned.size === 0 && elsewhere.length > 0) {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      await manager.close();
-      return fail("no participant could be taken: every one is owned by a live runtime");
-    }
-    let paced: PacedRunSummary | undefined;
+    const otlp = options.otlp === undefined ? undefined : await installOtlp(options.otlp, "raes-ts");
     try {
-      if (options.tickMs === undefined) {
-        const steps = options.steps ?? 1;
-        for (let i = 0; i < steps && !interrupt.signal.aborted; i += 1) await manager.step(1);
-      } else {
-        paced = await manager.run({
-          tickMs: options.tickMs,
-          signal: interrupt.signal,
-          ...(options.steps === undefined ? {} : { steps: options.steps }),
-          onStep: (step) => progress.paced(step),
-        });
-      }
+      await runScenario(scenarioPath, options);
     } finally {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      progress.finish();
+      await otlp?.shutdown();
     }
-    const stopped = manager.schedulers().filter((s) => s.lifecycle === "stopped");
-    const unresolved = await manager.store.listToolActions({ phase: "settled" });
-    const indeterminate = unresolved
-      .filter((a) => a.settlement === "indeterminate" && !a.resolution)
-      .map((a) => a.id);
-    await manager.close();
-    const summary = {
-      ...progress.toJSON(),
-      errors,
-      ...(paced ? { pacing: pacingJson(paced) } : {}),
-      stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
-      resolve: indeterminate.flatMap((id) => {
-        const commands = resolveCommands(id, options.store);
-        return [commands.confirmed, commands.absent];
-      }),
-    };
-    if (options.json) printJson(summary);
-    else {
-      process.stdout.write(`${progress.line()}\n`);
-      if (paced) process.stdout.write(`${pacingLine(paced)}\n`);
-      for (const s of stopped)
-        process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
-      if (summary.resolve.length > 0)
-        process.stdout.write(
-          "resolve each indeterminate action with one of (the effect happened / did not):\n",
-        );
-      for (const command of summary.resolve) process.stdout.write(`  ${command}\n`);
-    }
-    if (errors.length > 0 || stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
-      process.exitCode = ExitCode.findings;
   });
+}
+
+async function runScenario(scenarioPath: string, options: RunOptions): Promise<void> {
+  const problem = runtimeChoiceProblem(options);
+  if (problem) {
+    process.stderr.write(`raes run: ${problem}\n`);
+    process.exitCode = ExitCode.usage;
+    return;
+  }
+  const model = compile(scenarioPath);
+  if (!model) return fail("the scenario has errors");
+  const check = await checkManifestFile(options.manifest, model);
+  for (const d of check.diagnostics)
+    process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
+  if (!check.ok) return fail("the manifest has errors");
+  // Read again through the same bounded reader; the check above proved it is a small regular file.
+  const read = readInputFile(options.manifest, 1_000_000);
+  if (!read.ok) return fail(read.message);
+  const manifest = JSON.parse(read.text) as unknown;
+  const runtime = await buildRuntime(options);
+  const progress = new RunProgress({
+    tty: process.stdout.isTTY === true && !options.json,
+    write: (text) => (options.json ? undefined : process.stdout.write(text)),
+  });
+  // Before open: the actions due at the start tick run inside it.
+  const interrupt = new AbortController();
+  const onSignal = () => {
+    if (interrupt.signal.aborted) process.exit(130);
+    interrupt.abort();
+    process.stderr.write("\nraes run: stopping after the open invocation closes (signal again to abort)\n");
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  // Invocations that failed for a runtime error (the harness threw or answered an invalid result),
+  // as opposed to a failed native outcome: each is printed, and any makes the run exit 1.
+  const errors: { invocation: string; error: string }[] = [];
+  const manager = await RuntimeManager.open({
+    model,
+    manifest,
+    runtime,
+    store: options.store,
+    log: (line) => process.stderr.write(`raes run: ${line}\n`),
+    stochasticControls: options.stochasticControl,
+    observer: {
+      invocationClosed: (s) => {
+        progress.invocationClosed(s);
+        if (s.error === undefined) return;
+        errors.push({ invocation: s.invocationId, error: String(s.error) });
+        process.stderr.write(`raes run: ${s.invocationId} failed: ${messageOf(s.error)}\n`);
+      },
+      toolActionRefused: (code) => progress.refused(code),
+    },
+  });
+  const owned = new Set(manager.schedulers().map((s) => s.participantAddress));
+  const elsewhere = Object.values(model.autonomousPolicies)
+    .flatMap((p) => p.participantAddresses)
+    .filter((p) => !owned.has(p));
+  for (const p of new Set(elsewhere)) {
+    process.stderr.write(
+      `raes run: ${p} is owned by another live runtime (its scheduler lease is held); skipping it\n`,
+    );
+  }
+  if (owned.size === 0 && elsewhere.length > 0) {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await manager.close();
+    return fail("no participant could be taken: every one is owned by a live runtime");
+  }
+  let paced: PacedRunSummary | undefined;
+  try {
+    if (options.tickMs === undefined) {
+      const steps = options.steps ?? 1;
+      for (let i = 0; i < steps && !interrupt.signal.aborted; i += 1) await manager.step(1);
+    } else {
+      paced = await manager.run({
+        tickMs: options.tickMs,
+        signal: interrupt.signal,
+        ...(options.steps === undefined ? {} : { steps: options.steps }),
+        onStep: (step) => progress.paced(step),
+      });
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    progress.finish();
+  }
+  const stopped = manager.schedulers().filter((s) => s.lifecycle === "stopped");
+  const unresolved = await manager.store.listToolActions({ phase: "settled" });
+  const indeterminate = unresolved
+    .filter((a) => a.settlement === "indeterminate" && !a.resolution)
+    .map((a) => a.id);
+  await manager.close();
+  const summary = {
+    ...progress.toJSON(),
+    errors,
+    ...(paced ? { pacing: pacingJson(paced) } : {}),
+    stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
+    resolve: indeterminate.flatMap((id) => {
+      const commands = resolveCommands(id, options.store);
+      return [commands.confirmed, commands.absent];
+    }),
+  };
+  if (options.json) printJson(summary);
+  else {
+    process.stdout.write(`${progress.line()}\n`);
+    if (paced) process.stdout.write(`${pacingLine(paced)}\n`);
+    for (const s of stopped)
+      process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
+    if (summary.resolve.length > 0)
+      process.stdout.write(
+        "resolve each indeterminate action with one of (the effect happened / did not):\n",
+      );
+    for (const command of summary.resolve) process.stdout.write(`  ${command}\n`);
+  }
+  if (errors.length > 0 || stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
+    process.exitCode = ExitCode.findings;
 }

@@ -1,0 +1,171 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { liveScenario } from "../fixtures/live/scenario.js";
+import { EXAMPLE, ROOT } from "../helpers/example.js";
+import { manifestWithTimeout } from "../helpers/live-model.js";
+import { raes } from "./cli.js";
+
+const LIVE = join(ROOT, "test", "fixtures", "live");
+const TSX = import.meta.resolve("tsx");
+const nodeTs = (file: string) => `${process.execPath} --import ${TSX} ${file}`;
+
+/** One span as OTLP/JSON carries it, reduced to what the test reads. */
+interface Received {
+  readonly service: string;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string;
+  readonly name: string;
+  readonly attributes: Record<string, unknown>;
+  readonly events: { name: string; attributes: Record<string, unknown> }[];
+}
+
+type KeyValue = { key: string; value: Record<string, unknown> };
+const anyValue = (value: Record<string, unknown>): unknown =>
+  value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue ?? value.arrayValue;
+const attributesOf = (list: KeyValue[] = []) =>
+  Object.fromEntries(list.map(({ key, value }) => [key, anyValue(value)]));
+
+/** Decodes an OTLP/HTTP JSON export request (ExportTraceServiceRequest). */
+function decode(body: string): Received[] {
+  const request = JSON.parse(body) as {
+    resourceSpans: {
+      resource: { attributes: KeyValue[] };
+      scopeSpans: {
+        spans: {
+          traceId: string;
+          spanId: string;
+          parentSpanId?: string;
+          name: string;
+          attributes: KeyValue[];
+          events?: { name: string; attributes: KeyValue[] }[];
+        }[];
+      }[];
+    }[];
+  };
+  return request.resourceSpans.flatMap((rs) =>
+    rs.scopeSpans.flatMap((ss) =>
+      ss.spans.map((s) => ({
+        service: String(attributesOf(rs.resource.attributes)["service.name"]),
+        traceId: s.traceId,
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId ?? "",
+        name: s.name,
+        attributes: attributesOf(s.attributes),
+        events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attributesOf(e.attributes) })),
+      })),
+    ),
+  );
+}
+
+describe("raes run --otlp URL with a real OTLP/HTTP receiver", () => {
+  let dir = "";
+  let receiver: Server;
+  let base = "";
+  const bodies: { path: string; type: string; body: string }[] = [];
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "raes-otlp-"));
+    receiver = createServer((req, res) => {
+      let body = "";
+      req.setEncoding("utf8").on("data", (chunk: string) => {
+        body += chunk;
+      });
+      req.on("end", () => {
+        bodies.push({ path: req.url ?? "", type: req.headers["content-type"] ?? "", body });
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+  });
+  after(async () => {
+    await new Promise((resolve) => receiver.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("exports the invocation, its tool actions and the gateway's spans as one trace; the upstream gets the gateway span's traceparent; no argument or result is sent", async () => {
+    const canary = `canary-${randomUUID()}`;
+    const manifest = join(dir, "manifest.json");
+    writeFileSync(manifest, JSON.stringify(manifestWithTimeout(600)));
+    const metaFile = join(dir, "meta.jsonl");
+    const run = await raes(
+      [
+        "run",
+        liveScenario(dir),
+        "--manifest",
+        manifest,
+        "--agent-command",
+        nodeTs(join(LIVE, "sdk-agent.ts")),
+        "--mcp-upstream",
+        `portal=META_FILE=${metaFile} ${nodeTs(join(LIVE, "counting-upstream.ts"))}`,
+        "--map",
+        join(LIVE, "map.yaml"),
+        "--agent-logs",
+        join(dir, "logs"),
+        "--store",
+        "memory:",
+        "--otlp",
+        base,
+        "--json",
+      ],
+      { env: { AGENT_SCRIPT: `echo:${canary},write_db` } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(bodies.length > 0, "the receiver got an export");
+    for (const b of bodies) {
+      assert.equal(b.path, "/v1/traces");
+      assert.match(b.type, /^application\/json/);
+      assert.ok(!b.body.includes(canary), "an export carries the tool argument or result");
+    }
+    const spans = bodies.flatMap((b) => decode(b.body));
+    const named = (service: string, name: string) =>
+      spans.filter((s) => s.service === service && s.name === name);
+    const [invocation] = named("raes-ts", `invoke_agent ${EXAMPLE.participant}`);
+    assert.ok(invocation, JSON.stringify(spans.map((s) => [s.service, s.name])));
+    assert.equal(invocation.parentSpanId, "");
+    assert.deepEqual(
+      invocation.events.map((e) => [e.name, e.attributes["raes.refusal.code"]]),
+      [["raes.tool_action.refused", "target_outside_binding"]],
+    );
+
+    const [runtimeTool] = named("raes-ts", `execute_tool ${EXAMPLE.affordance}`);
+    assert.ok(runtimeTool);
+    assert.equal(runtimeTool.parentSpanId, invocation.spanId);
+    assert.equal(runtimeTool.attributes["raes.tool_action.settlement"], "succeeded");
+    assert.deepEqual(
+      runtimeTool.events.map((e) => e.name),
+      ["raes.tool_action.dispatched"],
+    );
+
+    // The agent passed the invocation's TRACEPARENT in _meta, so the gateway's spans join its trace.
+    const [echo] = named("raes-mcp-gateway", "execute_tool echo");
+    const [write] = named("raes-mcp-gateway", "execute_tool write_db");
+    assert.ok(echo && write, JSON.stringify(spans.map((s) => [s.service, s.name])));
+    for (const span of [echo, write]) {
+      assert.equal(span.traceId, invocation.traceId);
+      assert.equal(span.parentSpanId, invocation.spanId);
+    }
+    assert.equal(echo.attributes["raes.tool_action.id"], runtimeTool.attributes["raes.tool_action.id"]);
+    assert.deepEqual(
+      write.events.map((e) => [e.name, e.attributes["raes.refusal.code"]]),
+      [["raes.tool_action.refused", "target_outside_binding"]],
+    );
+    const received = readFileSync(metaFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(received, [{ traceparent: `00-${echo.traceId}-${echo.spanId}-01` }]);
+  });
+
+  it("refuses a URL that is not http(s) as a usage error", async () => {
+    const r = await raes(["run", "x.yaml", "--manifest", "m.json", "--runtime", "r.ts", "--otlp", "ftp://x"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--otlp.*http:\/\//s);
+  });
+});
