@@ -19,6 +19,18 @@ export {
   ToolActionResolution,
 } from "./operation.js";
 export {
+  DEFAULT_OPERATION_LIMIT,
+  invocationEntry,
+  invocationStateMatches,
+  mergeNewestFirst,
+  newestFirst,
+  type OperationEntry,
+  type OperationQuery,
+  queriedKinds,
+  TOOL_ACTION_STATE_CONDITIONS,
+  toolActionEntry,
+} from "./operation-query.js";
+export {
   operationFromInvocation,
   operationFromToolAction,
   toolActionOperationState,

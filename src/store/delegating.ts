@@ -1,6 +1,8 @@
 import type { HistoryEvent, ToolActionPhase } from "../records/index.js";
 import {
   type Operation,
+  type OperationEntry,
+  type OperationQuery,
   operationFromInvocation,
   operationFromToolAction,
   type ResolutionRecord,
@@ -32,6 +34,7 @@ export interface StoreReads {
   toolAction(id: string): Answer<ToolActionRecord | undefined>;
   toolActions(query: ToolActionQuery): Answer<ToolActionRecord[]>;
   events(query: HistoryQuery): Answer<HistoryEvent[]>;
+  operations(query: OperationQuery): Answer<OperationEntry[]>;
 }
 
 /** The writes of a store, each one atomic. */
@@ -104,6 +107,10 @@ export abstract class DelegatingStore implements ControlPlaneStore {
           : andThen(this.#reads.toolAction(id), (action) => action && operationFromToolAction(action)),
       ),
     );
+  }
+
+  listOperations(query: OperationQuery = {}): Promise<OperationEntry[]> {
+    return this.#guard(() => this.#reads.operations(query));
   }
 
   listEvents(query: HistoryQuery = {}): Promise<HistoryEvent[]> {

@@ -13,6 +13,8 @@ export {
   type InvocationCommit,
   type InvocationRecord,
   type Lease,
+  type OperationEntry,
+  type OperationQuery,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,

@@ -4,6 +4,8 @@ import type {
   HistoryEventDraft,
   InvocationRecord,
   Operation,
+  OperationEntry,
+  OperationQuery,
   ResolutionRecord,
   SchedulerRecord,
   ToolActionPhase,
@@ -15,6 +17,8 @@ export {
   type ActivityLifecycle,
   type ClockRecord,
   type InvocationRecord,
+  type OperationEntry,
+  type OperationQuery,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,
@@ -78,6 +82,8 @@ export interface ControlPlaneStore {
   readonly url: string;
 
   getOperation(id: string): Promise<Operation | undefined>;
+  /** Outer invocations and tool actions matching every filter, newest first, at most `limit`. */
+  listOperations(query?: OperationQuery): Promise<OperationEntry[]>;
   listEvents(query?: HistoryQuery): Promise<HistoryEvent[]>;
   getClock(clockAddress: string): Promise<ClockRecord | undefined>;
   getScheduler(participantAddress: string, policyAddress: string): Promise<SchedulerRecord | undefined>;

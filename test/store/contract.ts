@@ -4,6 +4,7 @@ import { clockCases } from "./contract-clock.js";
 import { commitCases } from "./contract-commit.js";
 import { durabilityCases } from "./contract-durability.js";
 import { leaseCases } from "./contract-leases.js";
+import { operationCases } from "./contract-operations.js";
 import { recordCases } from "./contract-records.js";
 
 /** A store under test; `reopen` (durable stores only) opens the same URL again after `store.close()`. */
@@ -35,6 +36,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("invocation commit", () => commitCases(current));
     describe("clock and scheduler watermark", () => clockCases(current));
     describe("leases and fencing", () => leaseCases(current));
+    describe("operation listing", () => operationCases(current));
     describe("durability", () => durabilityCases(current));
   });
 }

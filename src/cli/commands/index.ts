@@ -14,6 +14,7 @@ export const commandLoaders: Readonly<Record<string, () => Promise<RegisterComma
   run: async () => (await import("./run.js")).registerRunCommand,
   history: async () => (await import("./history.js")).registerHistoryCommand,
   operation: async () => (await import("./operation.js")).registerOperationCommand,
+  operations: async () => (await import("./operations.js")).registerOperationsCommand,
   resolve: async () => (await import("./resolve.js")).registerResolveCommand,
   resume: async () => (await import("./resume.js")).registerResumeCommand,
   "mcp-gateway": async () => (await import("./mcp-gateway.js")).registerMcpGatewayCommand,

@@ -1,4 +1,13 @@
-import type { HistoryEvent } from "../../records/index.js";
+import {
+  DEFAULT_OPERATION_LIMIT,
+  type HistoryEvent,
+  invocationEntry,
+  mergeNewestFirst,
+  type OperationEntry,
+  type OperationQuery,
+  queriedKinds,
+  toolActionEntry,
+} from "../../records/index.js";
 import type {
   ClockRecord,
   HistoryQuery,
@@ -69,6 +78,22 @@ export class MemoryReads {
       .sort(
         (a, b) => compareCodeUnits(a.invocationId, b.invocationId) || a.admissionOrdinal - b.admissionOrdinal,
       );
+  }
+
+  /** Operations matching every filter, newest first: a scan, as the memory store keeps no indexes. */
+  operations(query: OperationQuery): OperationEntry[] {
+    const kinds = queriedKinds(query);
+    const chosen = (r: { participantAddress: string; createdAt: string }) =>
+      (query.participantAddress === undefined || r.participantAddress === query.participantAddress) &&
+      (query.since === undefined || r.createdAt >= query.since);
+    const inState = (e: OperationEntry) => query.state === undefined || e.state === query.state;
+    const invocations = kinds.invocations
+      ? [...this.#tables.invocations.values()].filter(chosen).map(invocationEntry).filter(inState)
+      : [];
+    const toolActions = kinds.toolActions
+      ? [...this.#tables.toolActions.values()].filter(chosen).map(toolActionEntry).filter(inState)
+      : [];
+    return mergeNewestFirst([invocations, toolActions], query.limit ?? DEFAULT_OPERATION_LIMIT);
   }
 
   /** History events matching every given filter, in commit order. */

@@ -1,4 +1,14 @@
-import type { HistoryEvent } from "../../records/index.js";
+import {
+  DEFAULT_OPERATION_LIMIT,
+  type HistoryEvent,
+  invocationEntry,
+  mergeNewestFirst,
+  type OperationEntry,
+  type OperationQuery,
+  queriedKinds,
+  TOOL_ACTION_STATE_CONDITIONS,
+  toolActionEntry,
+} from "../../records/index.js";
 import { type Answer, andThen, type StoreReads } from "../delegating.js";
 import type {
   ClockRecord,
@@ -94,6 +104,65 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     const sql = where("SELECT * FROM tool_actions", toolActionFilters(query), this.#bind(values));
     const ordered = `${sql} ORDER BY invocation_id${this.#driver.bytewise}, admission_ordinal`;
     return this.#all<ToolActionRow<AsText>, ToolActionRecord>(ordered, values, this.#driver.toolActionRecord);
+  }
+
+  /**
+   * Operations matching every filter, newest first. Each table is asked once per equality condition,
+   * newest first and at most `limit` rows, which an index on (condition, created_at, id) answers by
+   * reading only those rows; the answers are merged.
+   */
+  operations(query: OperationQuery): Answer<OperationEntry[]> {
+    const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
+    const kinds = queriedKinds(query);
+    const asked: Answer<OperationEntry[]>[] = [];
+    if (kinds.invocations) {
+      const state = query.state === undefined ? [] : [["state", query.state] as const];
+      asked.push(
+        this.#newest<InvocationRow>("invocations", query, state, limit, (row) =>
+          invocationEntry(invocationRecord(row)),
+        ),
+      );
+    }
+    if (kinds.toolActions) {
+      const conditions = query.state === undefined ? [undefined] : TOOL_ACTION_STATE_CONDITIONS[query.state];
+      for (const condition of conditions) {
+        asked.push(
+          this.#newest<ToolActionRow<AsText>>(
+            "tool_actions",
+            query,
+            condition ? [condition] : [],
+            limit,
+            (row) => toolActionEntry(this.#driver.toolActionRecord(row)),
+          ),
+        );
+      }
+    }
+    const merge = (lists: OperationEntry[][]) => mergeNewestFirst(lists, limit);
+    return asked.some((a) => a instanceof Promise)
+      ? Promise.all(asked).then(merge)
+      : merge(asked as OperationEntry[][]);
+  }
+
+  /** The newest `limit` rows of a table matching the query's participant and time and `equal`. */
+  #newest<Row>(
+    table: "invocations" | "tool_actions",
+    query: OperationQuery,
+    equal: readonly (readonly [string, string])[],
+    limit: number,
+    map: (row: Row) => OperationEntry,
+  ): Answer<OperationEntry[]> {
+    const values: string[] = [];
+    const clauses: string[] = [];
+    const bind = (value: string) => this.#p(values.push(value));
+    if (query.participantAddress !== undefined)
+      clauses.push(`participant_address = ${bind(query.participantAddress)}`);
+    for (const [column, value] of equal) clauses.push(`${column} = ${bind(value)}`);
+    // Times and ids compare bytewise in every store, as the memory store compares them.
+    const bytewise = this.#driver.bytewise;
+    if (query.since !== undefined) clauses.push(`created_at${bytewise} >= ${bind(query.since)}`);
+    const filter = clauses.length === 0 ? "" : ` WHERE ${clauses.join(" AND ")}`;
+    const order = `ORDER BY created_at${bytewise} DESC, id${bytewise} DESC LIMIT ${Math.trunc(limit)}`;
+    return this.#all<Row, OperationEntry>(`SELECT * FROM ${table}${filter} ${order}`, values, map);
   }
 
   /** History events matching every given filter, in commit order. */

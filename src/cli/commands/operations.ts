@@ -1,0 +1,114 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+import {
+  DEFAULT_OPERATION_LIMIT,
+  type OperationEntry,
+  OperationKind,
+  type OperationQuery,
+  OperationState,
+} from "../../records/index.js";
+import { printJson } from "../exit.js";
+import { storeOption, withStore } from "../store-option.js";
+import { operationToWire } from "./operation.js";
+
+interface OperationsOptions {
+  readonly store: string;
+  readonly participant?: string;
+  readonly state?: OperationState;
+  readonly kind?: OperationKind;
+  readonly since?: string;
+  readonly limit: number;
+  readonly json?: boolean;
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Parses `--since`: an ISO-8601 date or time, or a duration back from now (`90s`, `15m`, `2h`, `7d`),
+ * into the stored form (UTC, microseconds), so it compares with stored times as text.
+ */
+export function sinceTime(value: string, now: () => number = Date.now): string {
+  const relative = /^([0-9]{1,9})([smhd])$/.exec(value);
+  const ms = relative
+    ? now() - Number(relative[1]) * (UNIT_MS[relative[2] as string] as number)
+    : /^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(value)
+      ? Date.parse(value)
+      : Number.NaN;
+  if (!Number.isFinite(ms))
+    throw new InvalidArgumentError(
+      "use an ISO-8601 time (2026-11-30T12:00:00Z) or a duration (90s, 15m, 2h, 7d)",
+    );
+  return `${new Date(ms).toISOString().slice(0, -1)}000Z`;
+}
+
+function positiveLimit(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1 || n > 100_000)
+    throw new InvalidArgumentError("use a whole number from 1 to 100000");
+  return n;
+}
+
+/** The wire form of a listed operation: the `raes operation` form plus participant and creation time. */
+export function operationEntryToWire(entry: OperationEntry): Record<string, unknown> {
+  return {
+    ...operationToWire(entry),
+    participant_address: entry.participantAddress,
+    created_at: entry.createdAt,
+  };
+}
+
+const KIND_LABEL: Readonly<Record<OperationKind, string>> = {
+  scheduler_invocation: "invocation",
+  tool_action: "tool",
+};
+
+/** One line per operation for people: time, kind, state (settlement), participant, id. */
+function printTable(entries: readonly OperationEntry[]): void {
+  const rows = entries.map((e) => [
+    e.createdAt,
+    KIND_LABEL[e.kind],
+    e.settlement && e.settlement !== e.state ? `${e.state} (${e.settlement})` : e.state,
+    e.participantAddress,
+    e.id,
+  ]);
+  const header = ["CREATED", "KIND", "STATE", "PARTICIPANT", "ID"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  for (const row of [header, ...rows]) {
+    const cells = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number)));
+    process.stdout.write(`${cells.join("  ")}\n`);
+  }
+}
+
+/** `raes operations`: list outer invocations and tool actions, newest first, with filters. */
+export function registerOperationsCommand(program: Command): void {
+  storeOption(
+    program
+      .command("operations")
+      .description("list operations (outer invocations and tool actions), newest first")
+      .option("--participant <address>", "only this participant's operations")
+      .addOption(
+        new Option("--state <state>", "only operations in this state").choices(Object.values(OperationState)),
+      )
+      .addOption(
+        new Option("--kind <kind>", "only this kind of operation").choices(Object.values(OperationKind)),
+      )
+      .option(
+        "--since <time>",
+        "only operations created at or after TIME (ISO-8601, or 90s, 15m, 2h, 7d ago)",
+        (v) => sinceTime(v),
+      )
+      .option("--limit <n>", "at most N operations", positiveLimit, DEFAULT_OPERATION_LIMIT)
+      .option("--json", 'print {"operations": [...]} as JSON'),
+  ).action(async (options: OperationsOptions) => {
+    const query: OperationQuery = {
+      ...(options.participant === undefined ? {} : { participantAddress: options.participant }),
+      ...(options.state === undefined ? {} : { state: options.state }),
+      ...(options.kind === undefined ? {} : { kind: options.kind }),
+      ...(options.since === undefined ? {} : { since: options.since }),
+      limit: options.limit,
+    };
+    const entries = await withStore(options.store, (store) => store.listOperations(query), { create: false });
+    if (options.json) return printJson({ operations: entries.map(operationEntryToWire) });
+    if (entries.length === 0) process.stderr.write(`raes: no operations match in ${options.store}\n`);
+    else printTable(entries);
+  });
+}
