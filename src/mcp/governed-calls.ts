@@ -147,7 +147,7 @@ export class GovernedCalls {
     const port = this.#port;
     let decision: Awaited<ReturnType<InvocationToolActionPort["admit"]>>;
     try {
-      decision = await port.admit(this.#request(entry, toolCallId));
+      decision = await port.admit(this.#request(call.name, entry, toolCallId));
     } catch (error) {
       return toolError(GatewayErrorCode.port_unavailable, describe(error));
     }
@@ -262,7 +262,7 @@ export class GovernedCalls {
     );
   }
 
-  #request(entry: ToolMapEntry, toolCallId: string): ParticipantToolActionRequest {
+  #request(toolName: string, entry: ToolMapEntry, toolCallId: string): ParticipantToolActionRequest {
     const port = this.#port;
     return {
       toolCallId,
@@ -276,6 +276,7 @@ export class GovernedCalls {
       targetAddresses: entry.targetAddresses,
       executionScopeRef: port.executionScopeRef,
       executionGeneration: port.executionGeneration,
+      toolName,
     };
   }
 }

@@ -20,7 +20,12 @@ const REQUEST_STRING_FIELDS = [
   "observationBoundaryAddress",
   "executionScopeRef",
 ] as const;
-const REQUEST_FIELDS = new Set<string>([...REQUEST_STRING_FIELDS, "targetAddresses", "executionGeneration"]);
+const REQUEST_FIELDS = new Set<string>([
+  ...REQUEST_STRING_FIELDS,
+  "targetAddresses",
+  "executionGeneration",
+  "toolName",
+]);
 
 const OUTCOME_STRING_FIELDS = [
   "participantAddress",
@@ -64,6 +69,7 @@ export function parseToolActionRequest(value: unknown): ParticipantToolActionReq
   const generation = value.executionGeneration;
   // Any integer is well-formed; one that is not the port's generation fails rule 3b, not rule 0.
   if (typeof generation !== "number" || !Number.isSafeInteger(generation)) return undefined;
+  if (value.toolName !== undefined && !isBoundedId(value.toolName)) return undefined;
   const v = value as unknown as ParticipantToolActionRequest;
   return Object.freeze({
     toolCallId: v.toolCallId,
@@ -77,6 +83,7 @@ export function parseToolActionRequest(value: unknown): ParticipantToolActionReq
     targetAddresses: Object.freeze([...v.targetAddresses]),
     executionScopeRef: v.executionScopeRef,
     executionGeneration: generation,
+    ...(v.toolName === undefined ? {} : { toolName: v.toolName }),
   });
 }
 

@@ -41,6 +41,8 @@ export interface ParticipantToolActionRequest {
   readonly targetAddresses: readonly string[];
   readonly executionScopeRef: string;
   readonly executionGeneration: number;
+  /** The MCP tool name, when `raes mcp-gateway` admitted the call (a raes-ts field; never arguments). */
+  readonly toolName?: string;
 }
 
 /** One tool action (a child operation), durably. Holds no tool arguments or results. */

@@ -224,6 +224,18 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
       assert.equal(operation?.state, state);
       assert.equal(operation?.kind, "tool_action");
     }
+    // Each record keeps the MCP tool name the gateway admitted, and the reportUnknown reason.
+    assert.deepEqual(
+      actions.map((a) => [a.request.toolName, a.unknownReason ?? null]),
+      [
+        ["echo", null],
+        ["fail", null],
+        ["echo", null],
+        ["echo", null],
+        ["stall", "upstream_timeout"],
+        ["crash", "upstream_lost"],
+      ],
+    );
     for (const action of actions) {
       const operation = await manager.getOperation(action.id);
       assert.equal(operation?.parentId, action.invocationId);

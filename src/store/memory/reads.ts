@@ -2,11 +2,11 @@ import {
   DEFAULT_OPERATION_LIMIT,
   type HistoryEvent,
   invocationEntry,
-  mergeNewestFirst,
   type OperationEntry,
   type OperationQuery,
   queriedKinds,
   toolActionEntry,
+  toolActionOperationState,
 } from "../../records/index.js";
 import type {
   ClockRecord,
@@ -17,7 +17,7 @@ import type {
   ToolActionRecord,
 } from "../types.js";
 import { schedulerKey } from "./rows.js";
-import type { MemoryTables } from "./schema.js";
+import type { CreationKey, MemoryTables } from "./schema.js";
 
 /** The reads of the in-memory store. */
 export class MemoryReads {
@@ -80,20 +80,31 @@ export class MemoryReads {
       );
   }
 
-  /** Operations matching every filter, newest first: a scan, as the memory store keeps no indexes. */
+  /** Operations matching every filter, newest first: a walk back through creation order to `limit` matches. */
   operations(query: OperationQuery): OperationEntry[] {
     const kinds = queriedKinds(query);
-    const chosen = (r: { participantAddress: string; createdAt: string }) =>
-      (query.participantAddress === undefined || r.participantAddress === query.participantAddress) &&
-      (query.since === undefined || r.createdAt >= query.since);
-    const inState = (e: OperationEntry) => query.state === undefined || e.state === query.state;
-    const invocations = kinds.invocations
-      ? [...this.#tables.invocations.values()].filter(chosen).map(invocationEntry).filter(inState)
-      : [];
-    const toolActions = kinds.toolActions
-      ? [...this.#tables.toolActions.values()].filter(chosen).map(toolActionEntry).filter(inState)
-      : [];
-    return mergeNewestFirst([invocations, toolActions], query.limit ?? DEFAULT_OPERATION_LIMIT);
+    const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
+    const { byCreation, invocations, toolActions } = this.#tables;
+    const found: OperationEntry[] = [];
+    for (let i = byCreation.length - 1; i >= 0 && found.length < limit; i -= 1) {
+      const key = byCreation[i] as CreationKey;
+      if (query.since !== undefined && key.createdAt < query.since) break;
+      if (!(key.invocation ? kinds.invocations : kinds.toolActions)) continue;
+      const record = key.invocation ? invocations.get(key.id) : toolActions.get(key.id);
+      if (!record) continue;
+      if (query.participantAddress !== undefined && record.participantAddress !== query.participantAddress)
+        continue;
+      if (key.invocation) {
+        const invocation = record as InvocationRecord;
+        if (query.state === undefined || invocation.state === query.state)
+          found.push(invocationEntry(invocation));
+      } else {
+        const action = record as ToolActionRecord;
+        if (query.state === undefined || toolActionOperationState(action) === query.state)
+          found.push(toolActionEntry(action));
+      }
+    }
+    return found;
   }
 
   /** History events matching every given filter, in commit order. */

@@ -49,6 +49,7 @@ export class MemoryWrites {
     if (tables.invocations.has(invocation.id))
       throw new StoreConflictError(`invocation ${invocation.id} exists`);
     tables.invocations.set(invocation.id, invocation);
+    tables.indexCreation({ createdAt: invocation.createdAt, id: invocation.id, invocation: true });
     this.#putScheduler(scheduler);
   }
 
@@ -144,6 +145,7 @@ export class MemoryWrites {
   #addToolAction(action: ToolActionRecord): void {
     const tables = this.#tables;
     tables.toolActions.set(action.id, action);
+    tables.indexCreation({ createdAt: action.createdAt, id: action.id, invocation: false });
     tables.toolCallKeys.add(toolCallKey(action.invocationId, action.toolCallId));
     const ids = tables.actionsByInvocation.get(action.invocationId);
     if (ids) ids.push(action.id);
