@@ -116,6 +116,38 @@ const MUTANTS: readonly Mutant[] = [
     replace: "tick: base.tick + (paused && !reset ? 0 : (change.advanceTicks ?? 0)),",
     tests: ["test/store/memory.test.ts"],
   },
+  {
+    name: "the memory store numbers lease tokens with one counter for every participant",
+    find: ": (this.#lastTokens.get(participantAddress) ?? 0) + 1;",
+    replace: ": Math.max(0, ...this.#lastTokens.values()) + 1;",
+    tests: ["test/store/memory.test.ts"],
+  },
+  {
+    name: "the memory store's commitInvocations applies each commit before checking the next",
+    find: "for (const commit of commits) this.#checkCommit(commit, batch);\n    for (const commit of commits) this.#applyCommit(commit);",
+    replace:
+      "for (const commit of commits) {\n      this.#checkCommit(commit, batch);\n      this.#applyCommit(commit);\n    }",
+    tests: ["test/store/memory.test.ts"],
+  },
+  {
+    name: "the SQL stores hand a lease to a new owner under the old token",
+    find: "ELSE leases.token + 1 END",
+    replace: "ELSE leases.token END",
+    tests: ["test/store/sqlite.test.ts"],
+  },
+  {
+    name: "the gateway keeps the tool arguments in the stored tool call id",
+    find: "const toolCallId = toolCallIdFor(this.#sessionId, call.requestId);",
+    replace:
+      "const toolCallId = toolCallIdFor(this.#sessionId, call.requestId) + JSON.stringify(call.arguments);",
+    tests: ["test/runtime/canary.test.ts"],
+  },
+  {
+    name: "the gateway logs a refused call's arguments",
+    find: "this.#log(`refused ",
+    replace: "this.#log(JSON.stringify(call.arguments) + `refused ",
+    tests: ["test/runtime/canary.test.ts"],
+  },
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
