@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- gateway [calls]`: the latency a governed `tools/call` adds. In one invocation on
- * a SQLite store it times sequential calls of the same upstream tool three ways, in the same run:
- * straight to the upstream (SDK client over stdio), through `raes mcp-gateway` on stdio, and through
- * `raes mcp-gateway --http`. Each gateway call is admitted, dispatched and completed durably.
+ * a SQLite store it times sequential calls of the same upstream tool three ways, in the same run, in
+ * blocks taken in turn after the same warm-up: straight to the upstream (the floor; SDK client over
+ * stdio), through `raes mcp-gateway` on stdio, and through `raes mcp-gateway --http`. Each gateway
+ * call is admitted, dispatched and completed durably.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -24,7 +25,7 @@ import {
   RuntimeManager,
   serveToolActionPort,
 } from "../src/index.js";
-import { fmt } from "./lib.js";
+import { type Block, fmt, rotate } from "./lib.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const LIVE = join(ROOT, "test", "fixtures", "live");
@@ -41,20 +42,42 @@ function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
-async function timeCalls(label: string, transport: Transport, calls: number): Promise<Series> {
+/** A connected client whose `block(k)` times k sequential echo calls, keeping every call's latency. */
+async function connect(label: string, transport: Transport) {
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(transport);
-  const call = (i: number) => client.callTool({ name: "echo", arguments: { text: `call ${i}` } });
-  for (let i = 0; i < 20; i += 1) await call(-i); // warm-up: JIT, first writes, connections
-  const samples: number[] = [];
-  for (let i = 0; i < calls; i += 1) {
-    const before = performance.now();
-    const result = await call(i);
-    samples.push(performance.now() - before);
-    if (result.isError) throw new Error(`${label}: call ${i} failed: ${JSON.stringify(result.content)}`);
-  }
-  await client.close();
-  return { label, samples };
+  const series: Series = { label, samples: [] };
+  let n = 0;
+  const block =
+    (calls: number, keep: boolean): Block =>
+    async () => {
+      const start = performance.now();
+      for (let i = 0; i < calls; i += 1) {
+        n += 1;
+        const before = performance.now();
+        const result = await client.callTool({ name: "echo", arguments: { text: `call ${n}` } });
+        if (keep) series.samples.push(performance.now() - before);
+        if (result.isError) throw new Error(`${label}: call ${n} failed: ${JSON.stringify(result.content)}`);
+      }
+      return { ms: performance.now() - start, units: calls };
+    };
+  return { series, block, close: () => client.close() };
+}
+
+/** Blocks of calls of each series in turn (direct, stdio, http, direct, …) after the same warm-up. */
+async function timeSeries(clients: readonly Awaited<ReturnType<typeof connect>>[], calls: number) {
+  const blocks = 10;
+  const perBlock = Math.max(1, Math.round(calls / blocks));
+  // Warm-up alike for every series: JIT, first writes, connections.
+  await rotate(
+    clients.map((c) => c.block(20, false)),
+    { blocks: 1, warmup: 0 },
+  );
+  await rotate(
+    clients.map((c) => c.block(perBlock, true)),
+    { blocks, warmup: 0 },
+  );
+  return clients.map((c) => c.series);
 }
 
 function startHttpGateway(socketPath: string, token: string): Promise<{ child: ChildProcess; url: URL }> {
@@ -108,10 +131,9 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     const served = await serveToolActionPort(port, { socketPath: join(this.dir, "port.sock") });
     const [upCommand, ...upArgs] = UPSTREAM;
     const env = { PATH: process.env.PATH ?? "" };
-    const direct = await timeCalls(
+    const direct = await connect(
       "direct",
       new StdioClientTransport({ command: upCommand as string, args: upArgs, env }),
-      this.calls,
     );
     const [gwCommand, ...gwArgs] = [
       ...node(join(ROOT, "src", "cli", "main.ts")),
@@ -123,7 +145,7 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
       "--",
       ...UPSTREAM,
     ];
-    const stdio = await timeCalls(
+    const stdio = await connect(
       "gateway stdio",
       new StdioClientTransport({
         command: gwCommand as string,
@@ -131,17 +153,17 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
         env: { ...env, RAES_PORT_TOKEN: served.token },
         stderr: "ignore",
       }),
-      this.calls,
     );
     const http = await startHttpGateway(served.socketPath, served.token);
-    let overHttp: Series;
+    const clients = [direct, stdio];
     try {
-      overHttp = await timeCalls("gateway http", new StreamableHTTPClientTransport(http.url), this.calls);
+      clients.push(await connect("gateway http", new StreamableHTTPClientTransport(http.url)));
+      this.series = await timeSeries(clients, this.calls);
     } finally {
+      for (const client of clients) await client.close();
       http.child.kill("SIGTERM");
     }
     await served.close();
-    this.series = [direct, stdio, overHttp];
     return this.nativeExecution(request, snapshot, episodeId, { status: "succeeded" });
   }
 }
@@ -179,7 +201,7 @@ export async function runGatewayBench(argv: readonly string[]): Promise<void> {
     if (!direct) throw new Error("no series ran");
     const storeName = storeArg ?? "SQLite (synchronous=FULL: admit, dispatch and complete each commit)";
     process.stdout.write(
-      `tools/call latency, ${calls} sequential calls per series, store ${storeName} (ms)\n`,
+      `tools/call latency, ${calls} sequential calls per series in 10 blocks taken in turn, store ${storeName} (ms)\n`,
     );
     process.stdout.write("series           p50      p99   added p50   added p99\n");
     for (const row of [direct, ...governed]) {

@@ -15,7 +15,7 @@ import {
   openFirstInvocation,
   rulesFor,
 } from "../test/port/support/core.js";
-import { fmt, printTable } from "./lib.js";
+import { alternate, type BlockTime, fmt, median, printTable, timedBlock } from "./lib.js";
 import { quickMode } from "./store-harness.js";
 
 /** Lifecycles per batch; a fresh port and store per batch keep memory flat. */
@@ -39,23 +39,8 @@ function requestFor(n: number): ParticipantToolActionRequest {
 
 const rules = rulesFor(exampleModel());
 
-/** Wall and CPU (user + system of this process) milliseconds of one batch. */
-interface Timing {
-  readonly wallMs: number;
-  readonly cpuMs: number;
-}
-
-async function timed(work: () => Promise<void>): Promise<Timing> {
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  await work();
-  const wallMs = performance.now() - start;
-  const { user, system } = process.cpuUsage(cpu);
-  return { wallMs, cpuMs: (user + system) / 1000 };
-}
-
 /** One batch through the real port. */
-async function portBatch(): Promise<Timing> {
+async function portBatch(): Promise<BlockTime> {
   const store = new MemoryControlPlaneStore();
   await openFirstInvocation(store);
   const lease = await store.acquireLease(EXAMPLE.participant, "bench", 600_000);
@@ -72,7 +57,7 @@ async function portBatch(): Promise<Timing> {
   });
   core.open();
   const { port } = core;
-  return timed(async () => {
+  return timedBlock(BATCH, async () => {
     for (let n = 1; n <= BATCH; n += 1) {
       const decision = await port.admit(requestFor(n));
       if (!decision.admitted) throw new Error(`admit refused: ${decision.refusal}`);
@@ -93,11 +78,11 @@ async function portBatch(): Promise<Timing> {
 }
 
 /** One batch of the floor: digest + one Map insert/lookup per step, with the same request and outcome objects. */
-async function floorBatch(): Promise<Timing> {
+async function floorBatch(): Promise<BlockTime> {
   const records = new Map<string, { phase: string; outcome?: unknown }>();
   const prefix = `${FIRST_INVOCATION.invocationActionInstanceId}:tool=`;
   let digests = 0;
-  const timing = await timed(async () => {
+  const timing = await timedBlock(BATCH, async () => {
     for (let n = 1; n <= BATCH; n += 1) {
       const request = requestFor(n);
       if (canonicalDigest(request).length > 0) digests += 1;
@@ -121,14 +106,9 @@ async function floorBatch(): Promise<Timing> {
   return timing;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
 /** Lifecycles per second, from the median batch of one kind of time. */
-function rate(timings: readonly Timing[], kind: keyof Timing): number {
-  return (BATCH * 1000) / median(timings.map((t) => t[kind]));
+function rate(blocks: readonly BlockTime[], kind: "ms" | "cpuMs"): number {
+  return (BATCH * 1000) / median(blocks.map((b) => b[kind] ?? Number.NaN));
 }
 
 /** Runs the suite and prints lifecycles/s of port and floor and their cost ratio. */
@@ -141,20 +121,13 @@ export async function runPortBench(
     for (let i = 0; i < rounds + 3; i += 1) await portBatch();
     return { port: Number.NaN, floor: Number.NaN, ratio: Number.NaN };
   }
-  for (let i = 0; i < 3; i += 1) {
-    await portBatch();
-    await floorBatch();
-  }
-  const portRuns: Timing[] = [];
-  const floorRuns: Timing[] = [];
-  for (let i = 0; i < rounds; i += 1) {
-    portRuns.push(await portBatch());
-    floorRuns.push(await floorBatch());
-  }
-  const row = (label: string, runs: readonly Timing[]) => [
+  const run = await alternate(portBatch, floorBatch, { blocks: rounds, warmup: 3 });
+  const portRuns = run.real;
+  const floorRuns = run.floor;
+  const row = (label: string, runs: readonly BlockTime[]) => [
     label,
     String(runs.length * BATCH),
-    fmt(rate(runs, "wallMs"), 0),
+    fmt(rate(runs, "ms"), 0),
     fmt(rate(runs, "cpuMs"), 0),
     fmt(1e6 / rate(runs, "cpuMs"), 2),
   ];
@@ -166,7 +139,7 @@ export async function runPortBench(
   const port = rate(portRuns, "cpuMs");
   const floor = rate(floorRuns, "cpuMs");
   const ratio = floor / port;
-  const wallRatio = rate(floorRuns, "wallMs") / rate(portRuns, "wallMs");
+  const wallRatio = rate(floorRuns, "ms") / rate(portRuns, "ms");
   process.stdout.write(
     `\nport cost / floor cost: ${fmt(ratio, 2)} on CPU time, ${fmt(wallRatio, 2)} on wall time (goal ≤ 3${ratio <= 3 ? ", met" : ", NOT met"})\n`,
   );

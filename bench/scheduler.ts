@@ -11,7 +11,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { RuntimeManager } from "../src/index.js";
 import { modelWithAttempts } from "../test/helpers/example.js";
-import { fmt, printTable } from "./lib.js";
+import { alternate, type Block, fmt, median, printTable } from "./lib.js";
+import { openSchedulerFloor } from "./scheduler-floor.js";
 import {
   manifestWithoutClaim,
   manifestWithToolLimit,
@@ -45,12 +46,6 @@ const WINDOW = 100;
 setFlagsFromString("--expose-gc");
 const collect = runInNewContext("gc") as () => void;
 
-function median(values: Iterable<number>): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
 function windowOf(stepsMs: readonly number[]): Window {
   const sum = stepsMs.reduce((a, b) => a + b, 0);
   return { mean: (sum / stepsMs.length) * 1000, median: median(stepsMs) * 1000 };
@@ -58,7 +53,8 @@ function windowOf(stepsMs: readonly number[]): Window {
 
 async function openManager(variant: Variant, n: number, store: string): Promise<RuntimeManager> {
   return RuntimeManager.open({
-    model: modelWithAttempts(n),
+    // One more attempt than steps: the cadence's start tick runs one invocation at open.
+    model: modelWithAttempts(n + 1),
     manifest: variant === "no-op" ? manifestWithoutClaim() : manifestWithToolLimit(16),
     runtime: variant === "no-op" ? noopRuntime() : new ToolCallRuntime(1),
     store,
@@ -72,11 +68,13 @@ async function stepOnce(manager: RuntimeManager): Promise<void> {
   }
 }
 
-/** One timed step; returns its wall time in milliseconds. */
-async function timedStep(manager: RuntimeManager): Promise<number> {
-  const start = performance.now();
-  await stepOnce(manager);
-  return performance.now() - start;
+/** `steps` steps of a manager as one block. */
+function stepBlock(manager: RuntimeManager, steps = 1): Block {
+  return async () => {
+    const start = performance.now();
+    for (let i = 0; i < steps; i += 1) await stepOnce(manager);
+    return { ms: performance.now() - start, units: steps };
+  };
 }
 
 async function runOnce(variant: Variant, n: number, store: () => string): Promise<RunResult> {
@@ -86,12 +84,12 @@ async function runOnce(variant: Variant, n: number, store: () => string): Promis
   try {
     collect();
     const steps: number[] = [];
-    const freshSteps: number[] = [];
-    for (let i = 1; i <= n - w; i += 1) steps.push(await timedStep(long));
-    for (let i = 1; i <= w; i += 1) {
-      freshSteps.push(await timedStep(fresh));
-      steps.push(await timedStep(long));
-    }
+    const one = stepBlock(long);
+    for (let i = 1; i <= n - w; i += 1) steps.push((await one()).ms);
+    // The last window steps long and fresh in alternation, one step a block.
+    const last = await alternate(one, stepBlock(fresh), { blocks: w, warmup: 0 });
+    steps.push(...last.real.map((b) => b.ms));
+    const freshSteps = last.floor.map((b) => b.ms);
     return {
       n,
       totalMs: steps.reduce((a, b) => a + b, 0),
@@ -128,6 +126,35 @@ async function measure(variant: Variant, sizes: readonly number[], reps: number,
   });
 }
 
+const FLOOR_BLOCK = 20;
+
+/** Steps of a fresh manager in blocks alternating with the floor's writes on a store of the same kind. */
+async function floorRow(variant: Variant, blocks: number, store: () => string): Promise<string[]> {
+  const actions = (blocks + 1) * FLOOR_BLOCK;
+  const manager = await openManager(variant, actions, store());
+  const url = store();
+  const floor = await openSchedulerFloor(url, modelWithAttempts(actions), variant !== "no-op");
+  try {
+    collect();
+    const run = await alternate(stepBlock(manager, FLOOR_BLOCK), floor.block(FLOOR_BLOCK), {
+      blocks,
+      warmup: 1,
+    });
+    return [
+      url.startsWith("sqlite:") ? "sqlite" : "memory",
+      variant,
+      fmt(blocks * FLOOR_BLOCK, 0),
+      fmt(run.realMs * 1000, 1),
+      fmt(run.floorMs * 1000, 1),
+      fmt(run.ratio, 2),
+      fmt(run.pairedRatio, 2),
+    ];
+  } finally {
+    await manager.close();
+    await floor.close();
+  }
+}
+
 const pair = (w: Window) => `${fmt(w.median, 1)} / ${fmt(w.mean, 1)}`;
 const verdict = (r: number) => (r <= 1.2 ? "met" : "MISSED");
 
@@ -138,6 +165,8 @@ export async function runSchedulerBench(argv: readonly string[] = []): Promise<v
   const sqliteSizes = quick ? [100, 1_000] : [1_000, 10_000];
   const reps = quick ? 3 : 5;
   const table: string[][] = [];
+  const floors: string[][] = [];
+  const floorBlocks = quick ? 5 : 11;
   const scratch = scratchDir("raes-bench-scheduler-");
   let files = 0;
   const sqliteUrl = () => {
@@ -152,6 +181,8 @@ export async function runSchedulerBench(argv: readonly string[] = []): Promise<v
         ...(await measure(variant, memorySizes, reps, () => "memory:")).map((r) => ({ store: "memory", r })),
         ...(await measure(variant, sqliteSizes, 1, sqliteUrl)).map((r) => ({ store: "sqlite", r })),
       ];
+      floors.push(await floorRow(variant, floorBlocks, () => "memory:"));
+      floors.push(await floorRow(variant, floorBlocks, sqliteUrl));
       for (const { store, r } of runs) {
         table.push([
           store,
@@ -185,6 +216,20 @@ export async function runSchedulerBench(argv: readonly string[] = []): Promise<v
       "last/fresh mean",
     ],
     table,
+  );
+  printTable(
+    `scheduler / floor: µs per action, median of ${floorBlocks} blocks of ${FLOOR_BLOCK} steps alternating with ` +
+      `${FLOOR_BLOCK} actions of the floor (the same store's fenced writes of a step, no scheduling), one warm-up block each`,
+    [
+      "store",
+      "variant",
+      "actions",
+      "manager µs/action",
+      "floor µs/action",
+      "× floor",
+      "× floor (paired median)",
+    ],
+    floors,
   );
   console.log(
     `\nlast/fresh = per-action cost at history length n over the cost at history length ${WINDOW}, ` +

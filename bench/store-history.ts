@@ -1,15 +1,20 @@
 /**
- * Pre-fills a store with synthetic history, fast: the six events one invocation with one tool
- * action really commits are taken as templates, and copies with fresh action instance ids are
- * bulk-inserted in one transaction straight into `history_events` (the store's own schema), with
- * the table's secondary indexes dropped during the load and rebuilt from their stored definitions.
+ * Pre-fills a store with synthetic history, fast, in every table a store of that size has: one
+ * invocation with one tool action is really run, and copies of what it committed (its six events,
+ * its `invocations` row, its `tool_actions` row) with fresh ids are bulk-inserted in one transaction
+ * straight into the store's own schema, `history_events`' secondary indexes dropped during the
+ * load and rebuilt from their stored definitions.
  */
 import Database from "better-sqlite3";
 import pg from "pg";
 import { RuntimeManager, type RuntimeModel } from "../src/index.js";
-import { openControlPlaneStore } from "../src/store/index.js";
+import { MemoryControlPlaneStore, openControlPlaneStore } from "../src/store/index.js";
+import { toolActionRow as pgToolActionRow } from "../src/store/postgres/rows.js";
+import { invocationRow } from "../src/store/sql/records.js";
+import { toolActionRow as sqliteToolActionRow } from "../src/store/sqlite/rows.js";
+import type { InvocationRecord, ToolActionRecord } from "../src/store/types.js";
 import { EXAMPLE } from "../test/helpers/example.js";
-import { manifestWithToolLimit, ToolCallRuntime } from "./store-harness.js";
+import { manifestWithToolLimit, PG_URL, ToolCallRuntime } from "./store-harness.js";
 
 const SLOT = "@@N@@";
 
@@ -20,37 +25,67 @@ interface Template {
   readonly body: string;
 }
 
-/** The events one real invocation with one tool action commits, made into templates. */
-export async function historyTemplates(model: RuntimeModel): Promise<Template[]> {
+/** What a real run of invocations with one tool action each commits, made into templates with `SLOT` in its ids. */
+export interface Templates {
+  readonly events: readonly Template[];
+  /** Its rows of `invocations` and `tool_actions` in each store's own shape, as JSON text; `SLOT` replaced per copy. */
+  readonly rows: (backend: "sqlite" | "postgres") => { table: string; json: string }[];
+}
+
+/** Runs the first step (the cadence may run more than one invocation) and makes its records into templates. */
+export async function historyTemplates(model: RuntimeModel): Promise<Templates> {
+  const store = new MemoryControlPlaneStore();
   const manager = await RuntimeManager.open({
     model,
     manifest: manifestWithToolLimit(16),
     runtime: new ToolCallRuntime(1),
-    store: "memory:",
+    store,
   });
   try {
-    const [summary] = (await manager.step(1)).invocations;
-    if (!summary) throw new Error("the template invocation did not run");
-    const synthetic = summary.invocationId.replace(/:\d+$/, `:h${SLOT}`);
+    if ((await manager.step(1)).invocations.length === 0)
+      throw new Error("the template invocation did not run");
+    const actions = await store.listToolActions({});
+    const invocations = await Promise.all(
+      [...new Set(actions.map((a) => a.invocationId))].map(
+        async (id) => (await store.getInvocation(id)) as InvocationRecord,
+      ),
+    );
+    // Longest id first, so an id that is another's prefix is not replaced inside it.
+    const ids = invocations.map((i) => i.id).sort((a, b) => b.length - a.length);
+    const slotted = (text: string) =>
+      ids.reduce((t, id) => t.split(id).join(id.replace(/:(\d+)$/, `:h${SLOT}.$1`)), text);
     const events = await manager.history();
-    return events.map(({ sequence: _sequence, ...draft }, pos) => ({
-      pos,
-      aid: draft.action_instance_id.split(summary.invocationId).join(synthetic),
-      body: JSON.stringify(draft).split(summary.invocationId).join(synthetic),
-    }));
+    return {
+      events: events.map(({ sequence: _sequence, ...draft }, pos) => ({
+        pos,
+        aid: slotted(draft.action_instance_id),
+        body: slotted(JSON.stringify(draft)),
+      })),
+      rows: (backend) => [
+        ...invocations.map((i) => ({
+          table: "invocations",
+          json: slotted(JSON.stringify(invocationRow(i))),
+        })),
+        ...actions.map((a: ToolActionRecord) => ({
+          table: "tool_actions",
+          json: slotted(JSON.stringify(backend === "sqlite" ? sqliteToolActionRow(a) : pgToolActionRow(a))),
+        })),
+      ],
+    };
   } finally {
     await manager.close();
   }
 }
 
+/** The columns of a template row, in its JSON's key order. */
+const columnsOf = (json: string) => Object.keys(JSON.parse(json) as object);
+
 const EPISODE = `${EXAMPLE.participant}-autonomous-0`;
 
-/** Inserts ⌈count / 6⌉ template groups into a SQLite store file; returns the number of events. */
-export async function fillSqliteHistory(
-  path: string,
-  templates: readonly Template[],
-  count: number,
-): Promise<number> {
+/** Inserts ⌈count / events per group⌉ template groups into a SQLite store file; returns the number of events. */
+export async function fillSqliteHistory(path: string, all: Templates, count: number): Promise<number> {
+  const templates = all.events;
+  const rows = all.rows("sqlite");
   await (await openControlPlaneStore(`sqlite:${path}`)).close();
   const db = new Database(path);
   try {
@@ -79,6 +114,14 @@ export async function fillSqliteHistory(
         participant: EXAMPLE.participant,
         episode: EPISODE,
       });
+      // One invocation and one tool action per group, as the six events record them.
+      for (const { table, json } of rows) {
+        const columns = columnsOf(json);
+        db.prepare(`WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x + 1 < @groups)
+          INSERT INTO ${table} (${columns.join(", ")})
+          SELECT ${columns.map((col) => `json_extract(j, '$.${col}')`).join(", ")}
+          FROM (SELECT replace(@json, '${SLOT}', c.x) AS j FROM c)`).run({ groups, json });
+      }
       for (const index of indexes) db.exec(index.sql);
     })();
     db.pragma("journal_mode = WAL");
@@ -88,13 +131,15 @@ export async function fillSqliteHistory(
   }
 }
 
-/** Inserts ⌈count / 6⌉ template groups into a PostgreSQL store schema; returns the number of events. */
+/** Inserts ⌈count / events per group⌉ template groups into a PostgreSQL store schema; returns the number of events. */
 export async function fillPgHistory(
   connectionString: string,
   schema: string,
-  templates: readonly Template[],
+  all: Templates,
   count: number,
 ): Promise<number> {
+  const templates = all.events;
+  const templateRows = all.rows("postgres");
   await (
     await openControlPlaneStore(
       `${connectionString}${connectionString.includes("?") ? "&" : "?"}schema=${schema}`,
@@ -121,16 +166,54 @@ export async function fillPgHistory(
       [EXAMPLE.participant, EPISODE, groups, templates.length, JSON.stringify(templates)],
     );
     await client.query("UPDATE history_head SET last_sequence = $1", [groups * templates.length]);
+    for (const { table, json } of templateRows) {
+      const columns = columnsOf(json);
+      await client.query(
+        `INSERT INTO ${table} (${columns.join(", ")})
+         SELECT ${columns.map((col) => `r.${col}`).join(", ")}
+         FROM generate_series(0, $1::bigint - 1) AS g,
+           json_populate_record(NULL::${table}, replace($2, '${SLOT}', g::text)::json) AS r`,
+        [groups, json],
+      );
+    }
     for (const index of indexes) await client.query(index.indexdef);
     await client.query("COMMIT");
-    // What autovacuum would have done to a store that grew this history over time.
-    await client.query("VACUUM ANALYZE history_events");
-    await client.query("CHECKPOINT");
     const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM history_events");
     return Number(rows[0]?.n ?? 0);
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * What autovacuum and checkpoints would have done to a store that grew over time, done to a filled
+ * and an empty store alike: PostgreSQL VACUUM ANALYZE of every table, then CHECKPOINT; SQLite
+ * ANALYZE and a WAL checkpoint.
+ */
+export async function settleStore(place: { url: string; path: string; schema: string }): Promise<void> {
+  await (await openControlPlaneStore(place.url)).close();
+  if (place.path !== "") {
+    const db = new Database(place.path);
+    try {
+      db.exec("ANALYZE");
+      db.pragma("wal_checkpoint(TRUNCATE)");
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${place.schema}` });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE schemaname = $1",
+      [place.schema],
+    );
+    for (const { tablename } of rows) await client.query(`VACUUM ANALYZE "${tablename}"`);
+    await client.query("CHECKPOINT");
   } finally {
     await client.end();
   }

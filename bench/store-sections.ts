@@ -1,14 +1,14 @@
 /**
  * The three measurements of the store bench. Every comparison alternates small blocks of the two
- * sides (real and floor, filled and empty), so a change in machine load hits both alike; each
- * section reports the ratio of the totals and the median of the per-block ratios.
+ * sides (real and floor, filled and empty; `alternate` in lib.ts), so a change in machine load hits
+ * both alike; each section reports the ratio of the median blocks and the median per-block ratio.
  */
 import { modelWithAttempts } from "../test/helpers/example.js";
-import { fmt } from "./lib.js";
+import { alternate, type BlockTime, fmt, median } from "./lib.js";
 import { type Floor, pgFloor, sqliteFloor } from "./store-floor.js";
 import { PG_URL, pgSchema, scratchDir } from "./store-harness.js";
-import { fillPgHistory, fillSqliteHistory, historyTemplates } from "./store-history.js";
-import { openPortRun } from "./store-port.js";
+import { fillPgHistory, fillSqliteHistory, historyTemplates, settleStore } from "./store-history.js";
+import { openPortRun, type PortRun } from "./store-port.js";
 import { exampleRecords } from "./store-records.js";
 import { seedPgInterrupted, seedSqliteInterrupted, timeRecovery } from "./store-recovery.js";
 
@@ -53,12 +53,6 @@ export class Places {
   }
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
 /** A ratio against its goal, judged on the unrounded value. */
 export function judged(ratio: number, atLeast: number): string {
   return `${fmt(ratio, 3)} ${ratio >= atLeast ? "met" : "MISSED"}`;
@@ -77,33 +71,31 @@ export async function portSection(backend: Backend, places: Places, sizes: Sizes
       : await pgFloor(PG_URL, floorPlace.schema, records);
   const real = await openPortRun(places.make(backend, "port").url, MODEL, sizes.cyclesPerInvocation);
   try {
-    await floor.run(sizes.cyclesPerInvocation);
-    await real.round(1);
-    const t = { floorMs: 0, portMs: 0, stepMs: 0, cycles: 0 };
-    const ratios: number[] = [];
-    const blockTimes: string[] = [];
-    for (let b = 0; b < sizes.blocks; b += 1) {
+    const stepMs: number[] = [];
+    const port = async (): Promise<BlockTime> => {
       const round = await real.round(1);
-      const floorMs = await floor.run(round.cycles);
-      t.floorMs += floorMs;
-      t.portMs += round.portMs;
-      t.stepMs += round.stepMs;
-      t.cycles += round.cycles;
-      ratios.push(floorMs / round.portMs);
-      blockTimes.push(`${fmt(floorMs, 0)}/${fmt(round.portMs, 0)}`);
-    }
+      stepMs.push(round.stepMs / round.cycles);
+      return { ms: round.portMs, units: round.cycles };
+    };
+    const cycles = sizes.cyclesPerInvocation;
+    const raw = async (): Promise<BlockTime> => ({ ms: await floor.run(cycles), units: cycles });
+    const run = await alternate(port, raw, { blocks: sizes.blocks, warmup: 1 });
+    const blockTimes = run.real.map((b, i) => `${fmt(run.floor[i]?.ms ?? 0, 0)}/${fmt(b.ms, 0)}`);
     log(`${backend} port blocks, floor/port ms: ${blockTimes.join(" ")}`);
-    const floorRate = (t.cycles / t.floorMs) * 1000;
-    const portRate = (t.cycles / t.portMs) * 1000;
-    const endToEnd = (t.cycles / t.stepMs) * 1000;
+    const floorRate = 1000 / run.floorMs;
+    const portRate = 1000 / run.realMs;
+    const endToEnd = 1000 / median(stepMs.slice(1));
     floorRates.set(backend, floorRate);
     return [
       backend,
-      fmt(t.cycles, 0),
+      fmt(
+        run.real.reduce((sum, b) => sum + b.units, 0),
+        0,
+      ),
       fmt(floorRate, 0),
       fmt(portRate, 0),
       judged(portRate / floorRate, 0.8),
-      judged(median(ratios), 0.8),
+      judged(1 / run.pairedRatio, 0.8),
       fmt(endToEnd, 0),
       fmt(endToEnd / floorRate, 3),
     ];
@@ -124,37 +116,33 @@ export async function historySection(backend: Backend, places: Places, sizes: Si
       : await fillPgHistory(PG_URL, filled.schema, templates, sizes.historyEvents);
   const fillS = (performance.now() - fillStart) / 1000;
   log(`${backend} history: ${fmt(events, 0)} events loaded in ${fmt(fillS, 1)} s`);
-  const empty = await openPortRun(places.make(backend, "empty").url, MODEL, 1);
+  const emptyPlace = places.make(backend, "empty");
+  // Both stores settled alike (vacuumed, analysed, checkpointed) before either is timed.
+  await settleStore(filled);
+  await settleStore(emptyPlace);
+  const empty = await openPortRun(emptyPlace.url, MODEL, 1);
   const full = await openPortRun(filled.url, MODEL, 1);
   try {
-    // One untimed block each: the first writes into a freshly loaded store read cold pages.
-    await empty.round(sizes.historyBlock);
-    await full.round(sizes.historyBlock);
-    const t = { emptyMs: 0, fullMs: 0, invocations: 0 };
-    const ratios: number[] = [];
-    const blockTimes: string[] = [];
-    for (let b = 0; b < sizes.blocks; b += 1) {
-      const emptyMs = (await empty.round(sizes.historyBlock)).stepMs;
-      const fullMs = (await full.round(sizes.historyBlock)).stepMs;
-      t.emptyMs += emptyMs;
-      t.fullMs += fullMs;
-      t.invocations += sizes.historyBlock;
-      ratios.push(emptyMs / fullMs);
-      blockTimes.push(`${fmt(emptyMs, 0)}/${fmt(fullMs, 0)}`);
-    }
+    const block = (run: PortRun) => async (): Promise<BlockTime> => ({
+      ms: (await run.round(sizes.historyBlock)).stepMs,
+      units: sizes.historyBlock,
+    });
+    // One untimed block each (warm-up): the first writes into a freshly loaded store read cold pages.
+    const run = await alternate(block(full), block(empty), { blocks: sizes.blocks, warmup: 1 });
+    const blockTimes = run.real.map((b, i) => `${fmt(run.floor[i]?.ms ?? 0, 0)}/${fmt(b.ms, 0)}`);
     log(`${backend} history blocks, empty/filled ms: ${blockTimes.join(" ")}`);
-    const emptyRate = (t.invocations / t.emptyMs) * 1000;
-    const fullRate = (t.invocations / t.fullMs) * 1000;
+    const emptyRate = 1000 / run.floorMs;
+    const fullRate = 1000 / run.realMs;
     const floorRate = floorRates.get(backend);
     return [
       backend,
       fmt(events, 0),
       fmt(fillS, 1),
-      fmt(t.invocations, 0),
+      fmt(sizes.blocks * sizes.historyBlock, 0),
       fmt(emptyRate, 0),
       fmt(fullRate, 0),
       judged(fullRate / emptyRate, 0.8),
-      judged(median(ratios), 0.8),
+      judged(1 / run.pairedRatio, 0.8),
       floorRate === undefined ? "-" : fmt(emptyRate / floorRate, 3),
     ];
   } finally {
