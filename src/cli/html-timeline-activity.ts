@@ -1,4 +1,6 @@
 import type { ActivityProvenance } from "../history/index.js";
+import type { ContinuationView } from "../runtime/index.js";
+import { escapeHtml } from "./html-timeline-escape.js";
 import type { TimelineInvocation } from "./html-timeline-model.js";
 
 /** The v2 provenance of an invocation (on its outer events, else on its tool events). */
@@ -16,6 +18,17 @@ export function activityMeta(p: ActivityProvenance): string {
   return `${p.candidate_id} · ${p.timing_disposition} @ tick ${p.timing_tick}${burst}${retry}`;
 }
 
+/**
+ * The attempts this one retries, first attempt first: RAES's retry `r` of an occurrence names
+ * retry `r - 1` as its predecessor, so the chain is the same id with retry 0 … r - 1.
+ */
+export function retryChain(p: ActivityProvenance): string[] {
+  const match = /^(.*):retry=(\d+)$/.exec(p.attempt_id);
+  if (!match || p.predecessor_attempt_id === null) return [];
+  const [, stem, retry] = match;
+  return Array.from({ length: Number(retry) }, (_, i) => `${stem}:retry=${i}`);
+}
+
 /** The detail rows of v2 provenance: candidate, disposition and the retry chain. */
 export function activityRows(p: ActivityProvenance): [string, unknown][] {
   return [
@@ -25,6 +38,7 @@ export function activityRows(p: ActivityProvenance): [string, unknown][] {
     ["burst_position", p.burst_position],
     ["occurrence_id", p.occurrence_id],
     ["predecessor_attempt_id", p.predecessor_attempt_id ?? "none (first attempt)"],
+    ["retry_chain", p.predecessor_attempt_id ? [...retryChain(p), `${p.attempt_id} (this attempt)`] : "none"],
     [
       "dependency_candidate_ids",
       p.dependency_candidate_ids.length > 0 ? [...p.dependency_candidate_ids] : "none",
@@ -33,4 +47,26 @@ export function activityRows(p: ActivityProvenance): [string, unknown][] {
     ["random_control_id", p.random_control_id],
     ["random_profile_id", p.random_profile_id],
   ];
+}
+
+/** Data attributes of a v2 invocation row, so the page can be filtered (and checked) by them. */
+export function activityAttributes(p: ActivityProvenance): string {
+  const values: [string, string][] = [
+    ["candidate", p.candidate_id],
+    ["disposition", p.timing_disposition],
+    ["predecessor", p.predecessor_attempt_id ?? ""],
+  ];
+  return values.map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`).join("");
+}
+
+/** One line of a v2 scheduler's continuation for its badge. */
+export function continuationText(c: ContinuationView): string {
+  return [
+    `continuation ${c.lifecycle_state}`,
+    `next tick ${c.next_tick} (${c.next_timing_disposition})`,
+    `occurrence ${c.occurrence_ordinal}`,
+    `retry ${c.current_retry}`,
+    `burst ${c.burst_position}/${c.burst_size}`,
+    `attempts ${c.attempted_actions} (${c.succeeded_actions} succeeded, ${c.failed_actions} failed)`,
+  ].join(" · ");
 }

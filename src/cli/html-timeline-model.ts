@@ -1,11 +1,14 @@
 import type { HistoryEvent, InvocationToolContext } from "../history/types.js";
 import type { Operation } from "../operations/types.js";
+import type { ContinuationView } from "../runtime/index.js";
 
 /** A participant's scheduler as the timeline shows it. */
 export interface TimelineScheduler {
   readonly participantAddress: string;
   readonly lifecycle: string;
   readonly stopReason?: string;
+  /** A v2 scheduler's continuation (RAES's fields). */
+  readonly continuation?: ContinuationView;
 }
 
 /** One tool action: its triple, its context and its operation. */

@@ -1,4 +1,4 @@
-import { activityMeta, activityOf } from "./html-timeline-activity.js";
+import { activityAttributes, activityMeta, activityOf, continuationText } from "./html-timeline-activity.js";
 import {
   type DetailPanels,
   invocationDetail,
@@ -74,7 +74,7 @@ function invocationRow(invocation: TimelineInvocation, position: number, details
       ? `<ol class="marks">${invocation.toolActions.map((action) => mark(action, position, details)).join("")}</ol>`
       : `<span class="muted">no tool actions</span>`;
   return [
-    `<li class="invocation" id="${escapeHtml(invocation.id)}" data-invocation="${escapeHtml(invocation.id)}" data-invocation-status="${escapeHtml(status.key)}"${durationAttribute}>`,
+    `<li class="invocation" id="${escapeHtml(invocation.id)}" data-invocation="${escapeHtml(invocation.id)}" data-invocation-status="${escapeHtml(status.key)}"${durationAttribute}${activity ? activityAttributes(activity) : ""}>`,
     `<button type="button" class="invocation-label" data-detail="${details.add(invocationDetail(invocation, position))}"`,
     ` aria-pressed="false" title="${escapeHtml(invocation.id)}">`,
     `<span class="invocation-name">Invocation ${position}</span>`,
@@ -97,7 +97,10 @@ function schedulerBadge(scheduler: TimelineScheduler): string {
     stopped && reason
       ? `<span class="scheduler-why">${escapeHtml(STOP_REASONS[reason] ?? reason)}</span>`
       : "";
-  return `<div class="scheduler ${stopped ? "stopped" : "running"}" data-scheduler="${escapeHtml(scheduler.lifecycle)}"${reason ? ` data-stop-reason="${escapeHtml(reason)}"` : ""}><span class="scheduler-state">${escapeHtml(text)}</span>${why}</div>`;
+  const continuation = scheduler.continuation
+    ? `<span class="scheduler-why" data-continuation="${escapeHtml(JSON.stringify(scheduler.continuation))}">${escapeHtml(continuationText(scheduler.continuation))}</span>`
+    : "";
+  return `<div class="scheduler ${stopped ? "stopped" : "running"}" data-scheduler="${escapeHtml(scheduler.lifecycle)}"${reason ? ` data-stop-reason="${escapeHtml(reason)}"` : ""}><span class="scheduler-state">${escapeHtml(text)}</span>${why}${continuation}</div>`;
 }
 
 function indeterminateActions(participant: TimelineParticipant): TimelineToolAction[] {

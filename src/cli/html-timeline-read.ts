@@ -1,4 +1,5 @@
 import type { Operation } from "../operations/types.js";
+import { continuationView } from "../runtime/index.js";
 import type { ControlPlaneStore, HistoryQuery } from "../store/types.js";
 import type { TimelineInput } from "./html-timeline.js";
 import type { TimelineScheduler } from "./html-timeline-model.js";
@@ -28,6 +29,7 @@ export async function readTimelineInput(
       participantAddress: scheduler.participantAddress,
       lifecycle: scheduler.lifecycle,
       ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
+      ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
     }));
   return { events, operations, schedulers };
 }

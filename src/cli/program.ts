@@ -30,7 +30,12 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       process.stderr.write(`raes: ${error.message}\n`);
       return ExitCode.usage;
     }
-    process.stderr.write(`raes: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A RAES-coded error (`domain.name`) leads with its code, so scripts can match it; Node's own
+    // codes (ENOENT) are already in their message.
+    const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    const prefix = typeof code === "string" && code.includes(".") ? `${code}: ` : "";
+    process.stderr.write(`raes: ${prefix}${message}\n`);
     return ExitCode.findings;
   }
 }

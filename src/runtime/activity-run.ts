@@ -89,7 +89,14 @@ async function saveActivity(
   record: SchedulerRecord,
   activity: ActivityContinuation,
 ): Promise<void> {
-  const next = { ...record, activity, updatedAt: ctx.now() };
+  // A `complete` disposition on an empty eligible set completes the record with its continuation.
+  const completes = record.lifecycle === "running" && activity.lifecycle_state === "completed";
+  const next: SchedulerRecord = {
+    ...record,
+    ...(completes ? { lifecycle: "completed" as const } : {}),
+    activity,
+    updatedAt: ctx.now(),
+  };
   const fence = book.fenceFor(record.participantAddress);
   await ctx.store.saveScheduler(next, ...(fence ? [fence] : []));
   book.updateScheduler(next);

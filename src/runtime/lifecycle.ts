@@ -12,6 +12,8 @@ export interface CloseFacts {
 /**
  * The scheduler after an invocation closes: an indeterminate tool action always stops it, a failure
  * stops it under failure_policy stop, and otherwise it is `completed` once its attempt bound is used up (as in RAES).
+ * A v2 record follows its continuation: `failed` (failure_policy stop or a protocol failure) stops it,
+ * `completed` completes it.
  */
 export function schedulerAfterClose(
   scheduler: SchedulerRecord,
@@ -21,8 +23,15 @@ export function schedulerAfterClose(
   if (facts.indeterminate) {
     return { ...scheduler, lifecycle: "stopped", stopReason: "tool_action_indeterminate", updatedAt: at };
   }
-  if (facts.outerFailed && facts.stopsOnFailure && scheduler.lifecycle === "running") {
+  const activity = scheduler.activity?.lifecycle_state;
+  if (
+    scheduler.lifecycle === "running" &&
+    ((facts.outerFailed && facts.stopsOnFailure) || activity === "failed")
+  ) {
     return { ...scheduler, lifecycle: "stopped", stopReason: "failure_policy", updatedAt: at };
+  }
+  if (scheduler.lifecycle === "running" && activity === "completed") {
+    return { ...scheduler, lifecycle: "completed", updatedAt: at };
   }
   if (scheduler.lifecycle === "running" && scheduler.attempts >= facts.maxActionAttempts) {
     return { ...scheduler, lifecycle: "completed", updatedAt: at };

@@ -49,7 +49,7 @@ async function historyJson(...args: string[]): Promise<HistoryEvent[]> {
   const result = await captureCli(["history", "--json", "--store", storeUrl, ...args]);
   assert.equal(result.code, 0, result.stderr);
   const parsed = JSON.parse(result.stdout) as { events: HistoryEvent[] };
-  assert.deepEqual(Object.keys(parsed), ["events"]);
+  assert.deepEqual(Object.keys(parsed), ["events", "schedulers"]);
   return parsed.events;
 }
 
@@ -62,7 +62,7 @@ function snakeCaseKeys(value: unknown, path = "event"): void {
 }
 
 describe("raes history --json", () => {
-  it('prints {"events": [...]} in commit order, exactly as the store holds them', async () => {
+  it('prints {"events": [...], "schedulers": [...]}: events in commit order, exactly as the store holds them', async () => {
     const events = allEvents;
     assert.equal(events.length, 3 * (KNOWN_COUNTS.toolActions + KNOWN_COUNTS.invocations - 1));
     const sequences = events.map((event) => event.sequence);

@@ -28,6 +28,10 @@ one call to a tool the map hides (tool_not_mapped), and one call the upstream ne
 its effects are unknown: it settles indeterminate and the participant's scheduler stops. The
 clock is stepped until the scheduler stops.
 
+With --profile v2 the same story runs under the v2 activity policy
+(examples/enterprise-participant-activity-v2.sdl.yaml, public demo seed 42…42): attempts are drawn
+by RAES's scheduler, and the timeline shows each attempt's candidate, disposition and retry chain.
+
 The default store ${DEMO_STORE_URL} is deleted and recreated on every run, so the demo is
 repeatable; a store you name with --store is used as it is.
 

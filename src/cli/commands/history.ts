@@ -76,6 +76,17 @@ function describeContinuation(scheduler: SchedulerRecord): string | undefined {
   return `continuation ${scheduler.participantAddress} ${fields.join(" ")}`;
 }
 
+/** A scheduler as `raes history --json` prints it: lifecycle, and for v2 RAES's continuation fields. */
+function schedulerJson(scheduler: SchedulerRecord): Record<string, unknown> {
+  return {
+    participant_address: scheduler.participantAddress,
+    policy_address: scheduler.policyAddress,
+    lifecycle: scheduler.lifecycle,
+    stop_reason: scheduler.stopReason ?? null,
+    continuation: scheduler.activity ? continuationView(scheduler.activity) : null,
+  };
+}
+
 /** `raes history`: behavior history events in commit order. */
 export function registerHistoryCommand(program: Command): void {
   storeOption(
@@ -84,7 +95,7 @@ export function registerHistoryCommand(program: Command): void {
       .description("print behavior history events in commit order")
       .option("--participant <address>", "only this participant's events")
       .option("--episode <id>", "only this episode's events")
-      .option("--json", 'print {"events": [...]} as JSON')
+      .option("--json", 'print {"events": [...], "schedulers": [...]} as JSON (v2: with the continuation)')
       .addOption(
         new Option("--html <file>", "write a self-contained HTML timeline to FILE and print its path")
           .conflicts("json")
@@ -101,11 +112,13 @@ export function registerHistoryCommand(program: Command): void {
       async (store) => [await store.listEvents(query), await store.listSchedulers()] as const,
       { create: false },
     );
-    if (options.json) return printJson({ events });
+    const shown = schedulers.filter(
+      (s) => options.participant === undefined || s.participantAddress === options.participant,
+    );
+    if (options.json) return printJson({ events, schedulers: shown.map(schedulerJson) });
     for (const event of events) process.stdout.write(`${describeEvent(event)}\n`);
     if (events.length === 0) process.stdout.write("no history events\n");
-    for (const scheduler of schedulers) {
-      if (options.participant !== undefined && scheduler.participantAddress !== options.participant) continue;
+    for (const scheduler of shown) {
       const line = describeContinuation(scheduler);
       if (line) process.stdout.write(`${line}\n`);
     }

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, CommanderError, InvalidArgumentError } from "commander";
 import { compileScenario, type RuntimeModel } from "../../compiler/index.js";
 import { readInputFile } from "../../input/index.js";
 import { checkManifestFile } from "../../manifest/index.js";
@@ -33,7 +33,14 @@ interface RunOptions extends RuntimeChoice {
 }
 
 function collectControl(value: string, previous: StochasticControl[]): StochasticControl[] {
-  return [...previous, parseStochasticControl(value)];
+  try {
+    return [...previous, parseStochasticControl(value)];
+  } catch (error) {
+    // Not InvalidArgumentError: commander would echo the value, and the value holds the seed.
+    const code = (error as { code?: string }).code ?? "usage";
+    process.stderr.write(`raes run: --stochastic-control: ${code}: ${(error as Error).message}\n`);
+    throw new CommanderError(ExitCode.usage, code, (error as Error).message);
+  }
 }
 
 function positiveInteger(value: string): number {
