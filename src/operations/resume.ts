@@ -11,8 +11,18 @@ export async function unresolvedIndeterminateActions(
     .map((a) => a.id);
 }
 
-/** The scheduler record running again, with its stop reason cleared. */
-export function resumedScheduler(record: SchedulerRecord, at: string): SchedulerRecord {
+/**
+ * The scheduler record running again, with its stop reason cleared; `completed` instead when its
+ * attempt bound (`maxActionAttempts`, when known) is used up or its v2 continuation completed, as in RAES.
+ */
+export function resumedScheduler(
+  record: SchedulerRecord,
+  at: string,
+  maxActionAttempts?: number,
+): SchedulerRecord {
   const { stopReason: _reason, ...rest } = record;
-  return { ...rest, lifecycle: "running", updatedAt: at };
+  const exhausted = record.activity
+    ? record.activity.lifecycle_state === "completed"
+    : maxActionAttempts !== undefined && record.attempts >= maxActionAttempts;
+  return { ...rest, lifecycle: exhausted ? "completed" : "running", updatedAt: at };
 }

@@ -208,7 +208,8 @@ export async function runInvocation(
     settled,
     {
       indeterminate: toolActions.some((a) => a.settlement === "indeterminate"),
-      outerFailed: state === "failed",
+      // RAES counts only `succeeded` as success: partial_success stops a failure_policy `stop` scheduler.
+      outerFailed: outer?.status !== "succeeded",
       // Under v2 the continuation carries failure_policy itself (lifecycle `failed`).
       stopsOnFailure: !activity && policy.failurePolicy === "stop",
       maxActionAttempts: policy.maxActionAttempts,

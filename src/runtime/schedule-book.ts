@@ -214,7 +214,8 @@ export class ScheduleBook {
       );
     }
     for (const record of records) {
-      const next = resumedScheduler(record, this.#o.now());
+      const spec = this.#o.specs.find((s) => s.policy.address === record.policyAddress);
+      const next = resumedScheduler(record, this.#o.now(), spec?.policy.maxActionAttempts);
       await this.#saveScheduler(next);
       this.updateScheduler(next);
     }

@@ -65,7 +65,7 @@ describe("raes run / history / operation / resolve / resume", () => {
       "--participant",
       "participant.behavior.nobody",
     ]);
-    assert.deepEqual(JSON.parse(filtered.stdout), { events: [] });
+    assert.deepEqual(JSON.parse(filtered.stdout), { events: [], schedulers: [] });
   });
 
   it("accepts a module whose default export is a factory, and refuses one that exports neither", async () => {

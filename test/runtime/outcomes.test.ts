@@ -81,6 +81,31 @@ describe("outer results", () => {
     });
   }
 
+  it("resuming a scheduler that stopped on its last allowed attempt marks it completed (as RAES at the bound)", async () => {
+    const runtime = new RecordingRuntime();
+    const manager = await RuntimeManager.open({
+      model: modelWithAttempts(2),
+      manifest: exampleManifest(),
+      runtime,
+    });
+    try {
+      runtime.outcome = { status: "failed", failureClass: "target_unavailable" };
+      await manager.step(1);
+      const [stopped] = manager.schedulers();
+      assert.deepEqual(
+        [stopped?.lifecycle, stopped?.stopReason, stopped?.attempts],
+        ["stopped", "failure_policy", 2],
+      );
+      await manager.resumeParticipant(EXAMPLE.participant);
+      const [resumed] = manager.schedulers();
+      assert.deepEqual([resumed?.lifecycle, resumed?.stopReason], ["completed", undefined]);
+      assert.equal((await manager.store.listSchedulers())[0]?.lifecycle, "completed", "committed too");
+      assert.equal((await manager.step(2)).invocations.length, 0);
+    } finally {
+      await manager.close();
+    }
+  });
+
   it("a valid failed outcome is recorded with its failure class and stops under failure_policy stop", async () => {
     const runtime = new RecordingRuntime();
     runtime.outcome = {
