@@ -12,6 +12,15 @@ import { exampleManifest, modelStartingAt } from "../helpers/example.js";
 import { withWriteFaults } from "../helpers/faulty-store.js";
 import { fill, runVector, SPEC } from "./support/vectors.js";
 
+describe("conformance: port-vectors.json under a v2 policy (the v2 example, one attempt per due tick)", () => {
+  for (const vector of SPEC.vectors) {
+    it(vector.name, async () => {
+      const port = await runVector(vector, undefined, "v2");
+      assert.match(port.invocationActionInstanceId, /:episode=[^:]+:segment=0:occurrence=\d+:retry=0$/);
+    });
+  }
+});
+
 describe("conformance: port-vectors.json against the real RuntimeManager and port", () => {
   it("has all 27 vectors", () => assert.equal(SPEC.vectors.length, 27));
 

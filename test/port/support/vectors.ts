@@ -15,6 +15,7 @@ import { CallbackFailures } from "../../helpers/callback-failures.js";
 import { exampleManifest, modelStartingAt, ROOT } from "../../helpers/example.js";
 import { withWriteFaults } from "../../helpers/faulty-store.js";
 import { checkThen, type VectorThen } from "./vector-then.js";
+import { V2_CONTROLS, v2Manifest, v2OneAtATimeModel } from "./vectors-v2.js";
 
 /** One step of a conformance vector. */
 export interface Step {
@@ -174,8 +175,15 @@ class VectorRuntime extends ReferenceAutonomousParticipantRuntime {
   }
 }
 
-function manifestFor(setup: Record<string, unknown> = {}): Record<string, unknown> {
-  const manifest = exampleManifest();
+/** The policy a vector runs under: the v1 example's, or the v2 example's (one attempt per due tick). */
+export type VectorProfile = "v1" | "v2";
+
+function manifestFor(
+  setup: Record<string, unknown> = {},
+  profile: VectorProfile = "v1",
+): Record<string, unknown> {
+  // biome-ignore lint/suspicious/noExplicitAny: both manifests are the same JSON shape
+  const manifest: any = profile === "v2" ? v2Manifest() : exampleManifest();
   const runtime = manifest.participant_runtime;
   const targets = setup.manifest_execution_bindings_targets;
   if (Array.isArray(targets)) for (const b of runtime.execution_bindings) b.target_addresses = targets;
@@ -193,6 +201,7 @@ function manifestFor(setup: Record<string, unknown> = {}): Record<string, unknow
 export async function runVector(
   vector: Vector,
   connect: PortConnector = inProcess,
+  profile: VectorProfile = "v1",
 ): Promise<InvocationToolActionPort> {
   const steps = expandSteps(vector);
   const splitAt = steps.findIndex((s) => s.op === "close" || s.op === "throw");
@@ -209,14 +218,18 @@ export async function runVector(
     },
   );
   const manager = await RuntimeManager.open({
-    model: modelStartingAt(10),
-    manifest: manifestFor(vector.setup),
+    model: profile === "v2" ? v2OneAtATimeModel() : modelStartingAt(10),
+    manifest: manifestFor(vector.setup, profile),
     runtime,
     store: faults.store,
+    ...(profile === "v2" ? { stochasticControls: V2_CONTROLS } : {}),
     ...(vector.setup?.crossing_policy_installed ? { crossingPolicy: { name: "test-crossing-policy" } } : {}),
   });
   try {
-    const { invocations } = await manager.step(1);
+    // v1: the cadence's tick 10 is one step away; v2: step until the first drawn attempt runs.
+    let { invocations } = await manager.step(1);
+    for (let n = 1; profile === "v2" && invocations.length === 0 && n < 100; n += 1)
+      ({ invocations } = await manager.step(1));
     runtime.failures.rethrow();
     assert.equal(invocations.length, 1, "one outer invocation");
     const raised = invocations[0]?.error;
