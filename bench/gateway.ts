@@ -1,23 +1,24 @@
 /**
- * `npm run bench -- gateway [calls]`: the latency a governed `tools/call` adds. In one invocation on
- * a SQLite store it times sequential calls of the same upstream tool three ways, in the same run, in
- * blocks taken in turn after the same warm-up: straight to the upstream (the floor; SDK client over
- * stdio), through `raes mcp-gateway` on stdio, and through `raes mcp-gateway --http`. Each gateway
- * call is admitted, dispatched and completed durably.
+ * `npm run bench -- gateway [calls] [store]`: the latency a governed `tools/call` adds. In one
+ * invocation on a SQLite store (or `store`) it times sequential calls of the same tool four ways, in
+ * the same run, from an MCP client in its own process: straight to the upstream (stdio), an SDK
+ * server answering the tool itself over Streamable HTTP (what HTTP costs here), through
+ * `raes mcp-gateway` on stdio, and through `raes mcp-gateway --http`. Each gateway call is admitted,
+ * dispatched and settled through the port. It then breaks the gateway calls down by stage (the
+ * gateway's `--log-timings` lines, the port calls as served, the store writes inside them) and
+ * measures the floors on the same disk in blocks between them: one fdatasync, one SQLite commit.
+ * GW_PROF=DIR writes a V8 CPU profile of each HTTP server process there.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   compileScenario,
   type InvocationToolActionPort,
   loadScenario,
+  openControlPlaneStore,
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
@@ -25,102 +26,131 @@ import {
   RuntimeManager,
   serveToolActionPort,
 } from "../src/index.js";
-import { type Block, fmt, rotate } from "./lib.js";
+import { parseTimings, quantile, rawFloors, Samples, timedPort, timedStore } from "./gateway-stages.js";
+import { fmt } from "./lib.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const LIVE = join(ROOT, "test", "fixtures", "live");
 const TSX = import.meta.resolve("tsx");
 const node = (file: string) => [process.execPath, "--import", TSX, file];
 const UPSTREAM = node(join(LIVE, "counting-upstream.ts"));
+const CLIENT = join(ROOT, "bench", "gateway-client.ts");
+const HTTP_ECHO = join(ROOT, "bench", "http-echo-server.ts");
+
+const WARMUP = 20;
 
 interface Series {
   readonly label: string;
   readonly samples: number[];
+  /** Gateway stages, port calls as served and store writes; empty for the direct series. */
+  readonly stages: Samples;
 }
 
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+/** The bench's MCP client in its own process: `block(n)` times n sequential calls. */
+class ClientProcess {
+  readonly #child: ChildProcess;
+  readonly #lines: string[] = [];
+  #waiter: (() => void) | undefined;
+  #stderr = "";
+  readonly #closed: Promise<void>;
+
+  private constructor(args: readonly string[], env: Record<string, string>) {
+    this.#child = spawn(process.execPath, ["--import", TSX, CLIENT, ...args], {
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.#child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      this.#stderr += chunk;
+    });
+    let partial = "";
+    this.#child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      const parts = (partial + chunk).split("\n");
+      partial = parts.pop() ?? "";
+      this.#lines.push(...parts);
+      this.#waiter?.();
+    });
+    this.#closed = new Promise((resolve) => this.#child.on("close", () => resolve()));
+    void this.#closed.then(() => this.#waiter?.());
+  }
+
+  static async start(args: readonly string[], env: Record<string, string>): Promise<ClientProcess> {
+    const client = new ClientProcess(args, env);
+    if ((await client.#next()) !== "ready")
+      throw new Error(`the bench client did not start: ${client.#stderr}`);
+    return client;
+  }
+
+  async #next(): Promise<string> {
+    while (this.#lines.length === 0) {
+      if (this.#child.exitCode !== null) throw new Error(`the bench client ended: ${this.#stderr}`);
+      await new Promise<void>((resolve) => {
+        this.#waiter = resolve;
+      });
+    }
+    return this.#lines.shift() as string;
+  }
+
+  async block(calls: number): Promise<number[]> {
+    this.#child.stdin?.write(`${calls}\n`);
+    return JSON.parse(await this.#next()) as number[];
+  }
+
+  /** Closes the client; resolves with all it (and a stdio gateway it started) wrote on stderr. */
+  async close(): Promise<string> {
+    this.#child.stdin?.end();
+    await this.#closed;
+    return this.#stderr;
+  }
 }
 
-/** A connected client whose `block(k)` times k sequential echo calls, keeping every call's latency. */
-async function connect(label: string, transport: Transport) {
-  const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(transport);
-  const series: Series = { label, samples: [] };
-  let n = 0;
-  const block =
-    (calls: number, keep: boolean): Block =>
-    async () => {
-      const start = performance.now();
-      for (let i = 0; i < calls; i += 1) {
-        n += 1;
-        const before = performance.now();
-        const result = await client.callTool({ name: "echo", arguments: { text: `call ${n}` } });
-        if (keep) series.samples.push(performance.now() - before);
-        if (result.isError) throw new Error(`${label}: call ${n} failed: ${JSON.stringify(result.content)}`);
-      }
-      return { ms: performance.now() - start, units: calls };
-    };
-  return { series, block, close: () => client.close() };
-}
-
-/** Blocks of calls of each series in turn (direct, stdio, http, direct, …) after the same warm-up. */
-async function timeSeries(clients: readonly Awaited<ReturnType<typeof connect>>[], calls: number) {
-  const blocks = 10;
-  const perBlock = Math.max(1, Math.round(calls / blocks));
-  // Warm-up alike for every series: JIT, first writes, connections.
-  await rotate(
-    clients.map((c) => c.block(20, false)),
-    { blocks: 1, warmup: 0 },
-  );
-  await rotate(
-    clients.map((c) => c.block(perBlock, true)),
-    { blocks, warmup: 0 },
-  );
-  return clients.map((c) => c.series);
-}
-
-function startHttpGateway(socketPath: string, token: string): Promise<{ child: ChildProcess; url: URL }> {
-  const [command, ...args] = [
-    ...node(join(ROOT, "src", "cli", "main.ts")),
-    "mcp-gateway",
-    "--http",
-    "127.0.0.1:0",
-    "--port-socket",
-    socketPath,
-    "--map",
-    join(LIVE, "map.yaml"),
-    "--",
-    ...UPSTREAM,
-  ];
+/** Starts an HTTP MCP server that prints its URL; `stderr` resolves with all it wrote once it has exited. */
+function startHttpServer(
+  commandLine: readonly string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: URL; stderr: Promise<string> }> {
+  const [command, ...args] = commandLine;
+  if (process.env.GW_PROF) args.unshift("--cpu-prof", `--cpu-prof-dir=${process.env.GW_PROF}`);
   const child = spawn(command as string, args, {
-    env: { PATH: process.env.PATH ?? "", RAES_PORT_TOKEN: token },
+    env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
+  const all = new Promise<string>((resolve) => child.on("close", () => resolve(stderr)));
   return new Promise((resolve, reject) => {
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
       const url = /at (http:\S+)/.exec(stderr)?.[1];
-      if (url) resolve({ child, url: new URL(url) });
+      if (url) resolve({ child, url: new URL(url), stderr: all });
     });
     child.on("close", () => reject(new Error(stderr)));
   });
 }
 
-/** Runs the three series inside one invocation, with that invocation's port. */
+/** One series: its client, its latencies, and for a gateway where its time went. */
+interface Running extends Series {
+  readonly client: ClientProcess;
+  /** The gateway's stderr (its --log-timings lines), once the series is closed. */
+  readonly stderr?: () => Promise<string>;
+}
+
+/** Runs every series inside one invocation, with that invocation's port (timed as served). */
 class BenchHarness extends ReferenceAutonomousParticipantRuntime {
   readonly #ports = new Map<string, InvocationToolActionPort>();
   series: Series[] = [];
+  /** The raw floors, one block of them after each round of series blocks. */
+  readonly floors = new Samples();
   constructor(
     private readonly dir: string,
     private readonly calls: number,
+    /** Where the served port and the store put their samples: the running block's series. */
+    private readonly served: { current: Samples },
   ) {
     super();
   }
   attachInvocationToolActions(port: InvocationToolActionPort): void {
     this.#ports.set(port.invocationActionInstanceId, port);
   }
+
   override async modelAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
@@ -128,16 +158,15 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
   ): Promise<ParticipantActionResult> {
     const port = this.#ports.get(request.actionInstanceId);
     if (!port) throw new Error("no port");
-    const served = await serveToolActionPort(port, { socketPath: join(this.dir, "port.sock") });
-    const [upCommand, ...upArgs] = UPSTREAM;
-    const env = { PATH: process.env.PATH ?? "" };
-    const direct = await connect(
-      "direct",
-      new StdioClientTransport({ command: upCommand as string, args: upArgs, env }),
+    const served = await serveToolActionPort(
+      timedPort(port, () => this.served.current),
+      { socketPath: join(this.dir, "port.sock") },
     );
-    const [gwCommand, ...gwArgs] = [
+    const env = { PATH: process.env.PATH ?? "" };
+    const gateway = [
       ...node(join(ROOT, "src", "cli", "main.ts")),
       "mcp-gateway",
+      "--log-timings",
       "--port-socket",
       served.socketPath,
       "--map",
@@ -145,25 +174,57 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
       "--",
       ...UPSTREAM,
     ];
-    const stdio = await connect(
-      "gateway stdio",
-      new StdioClientTransport({
-        command: gwCommand as string,
-        args: gwArgs,
-        env: { ...env, RAES_PORT_TOKEN: served.token },
-        stderr: "ignore",
-      }),
+    const echo = await startHttpServer(node(HTTP_ECHO), {});
+    const http = await startHttpServer(
+      [...gateway.slice(0, 5), "--http", "127.0.0.1:0", ...gateway.slice(5)],
+      { RAES_PORT_TOKEN: served.token },
     );
-    const http = await startHttpGateway(served.socketPath, served.token);
-    const clients = [direct, stdio];
+    const series: Running[] = [];
+    const add = async (
+      label: string,
+      args: string[],
+      extra: Record<string, string>,
+      stderr?: () => Promise<string>,
+    ) =>
+      series.push({
+        label,
+        samples: [],
+        stages: new Samples(),
+        client: await ClientProcess.start(args, { ...env, ...extra }),
+        ...(stderr ? { stderr } : {}),
+      });
     try {
-      clients.push(await connect("gateway http", new StreamableHTTPClientTransport(http.url)));
-      this.series = await timeSeries(clients, this.calls);
+      await add("direct", ["stdio", ...UPSTREAM], {});
+      await add("direct http", ["http", echo.url.href], {});
+      await add("gateway stdio", ["stdio", ...gateway], { RAES_PORT_TOKEN: served.token });
+      await add("gateway http", ["http", http.url.href], {}, () => http.stderr);
+      const discard = new Samples();
+      // The same warm-up for every series (JIT, first writes, connections), then blocks in turn.
+      for (const s of series) {
+        this.served.current = discard;
+        await s.client.block(WARMUP);
+      }
+      const blocks = 10;
+      const perBlock = Math.max(1, Math.round(this.calls / blocks));
+      for (let b = 0; b < blocks; b += 1) {
+        for (const s of series) {
+          this.served.current = s.stages;
+          s.samples.push(...(await s.client.block(perBlock)));
+        }
+        rawFloors(this.dir, perBlock, this.floors);
+      }
     } finally {
-      for (const client of clients) await client.close();
+      for (const s of series) {
+        const stderr = await s.client.close();
+        if (s.label === "gateway stdio") parseTimings(stderr, s.stages, WARMUP);
+      }
+      echo.child.kill("SIGTERM");
       http.child.kill("SIGTERM");
     }
+    const overHttp = series.find((s) => s.label === "gateway http");
+    if (overHttp) parseTimings(await http.stderr, overHttp.stages, WARMUP);
     await served.close();
+    this.series = series.map(({ label, samples, stages }) => ({ label, samples, stages }));
     return this.nativeExecution(request, snapshot, episodeId, { status: "succeeded" });
   }
 }
@@ -185,32 +246,93 @@ export async function runGatewayBench(argv: readonly string[]): Promise<void> {
     // Room for every call in one invocation, and time for three series of them.
     manifest.participant_runtime.invocation_tool_actions.max_tool_actions_per_invocation = 100_000;
     for (const offer of manifest.participant_runtime.execution_bindings) offer.timeout_seconds = 3600;
-    const harness = new BenchHarness(dir, calls);
+    const served = { current: new Samples() };
+    const harness = new BenchHarness(dir, calls, served);
+    const store = await openControlPlaneStore(storeArg ?? `sqlite:${join(dir, "cp.db")}`);
     const manager = await RuntimeManager.open({
       model,
       manifest,
       runtime: harness,
-      store: storeArg ?? `sqlite:${join(dir, "cp.db")}`,
+      store: timedStore(store, () => served.current),
     });
     if (harness.series.length === 0) await manager.step(1);
     await manager.close();
-    const [direct, ...governed] = harness.series.map((s) => {
-      const sorted = [...s.samples].sort((a, b) => a - b);
-      return { label: s.label, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) };
-    });
-    if (!direct) throw new Error("no series ran");
-    const storeName = storeArg ?? "SQLite (synchronous=FULL: admit, dispatch and complete each commit)";
-    process.stdout.write(
-      `tools/call latency, ${calls} sequential calls per series in 10 blocks taken in turn, store ${storeName} (ms)\n`,
+    await store.close();
+    const storeName =
+      storeArg ?? "SQLite (WAL; claim and dispatch commits synchronous=FULL, settlements NORMAL)";
+    report(
+      calls,
+      storeName,
+      storeArg === undefined || storeArg.startsWith("sqlite:"),
+      harness.series,
+      harness.floors,
     );
-    process.stdout.write("series           p50      p99   added p50   added p99\n");
-    for (const row of [direct, ...governed]) {
-      const added = row === direct ? ["", ""] : [fmt(row.p50 - direct.p50, 3), fmt(row.p99 - direct.p99, 3)];
-      process.stdout.write(
-        `${row.label.padEnd(14)} ${fmt(row.p50, 3).padStart(7)} ${fmt(row.p99, 3).padStart(8)} ${added[0]?.padStart(11)} ${added[1]?.padStart(11)}\n`,
-      );
-    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const p50 = (samples: readonly number[]) => quantile(samples, 0.5);
+
+/** The latency table, the stage breakdown of each gateway series, and the floors. */
+function report(
+  calls: number,
+  storeName: string,
+  sqlite: boolean,
+  series: readonly Series[],
+  floors: Samples,
+): void {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const [direct, directHttp] = series;
+  const governed = series.filter((row) => row.stages.names().length > 0);
+  if (!direct || !directHttp) throw new Error("no series ran");
+  const d50 = p50(direct.samples);
+  const d99 = quantile(direct.samples, 0.99);
+  out(
+    `tools/call latency, ${calls} sequential calls per series in 10 blocks taken in turn, store ${storeName} (ms)`,
+  );
+  out("series           p50      p99   added p50   added p99");
+  for (const row of series) {
+    const [r50, r99] = [p50(row.samples), quantile(row.samples, 0.99)];
+    const added = row === direct ? ["", ""] : [fmt(r50 - d50, 3), fmt(r99 - d99, 3)];
+    out(
+      `${row.label.padEnd(14)} ${fmt(r50, 3).padStart(7)} ${fmt(r99, 3).padStart(8)} ${added[0]?.padStart(11)} ${added[1]?.padStart(11)}`,
+    );
+  }
+  const overHttp = series.find((row) => row.label === "gateway http");
+  if (overHttp) {
+    out(
+      `gateway http over direct http (the same SDK HTTP transport, no governance): added p50 ${fmt(p50(overHttp.samples) - p50(directHttp.samples), 3)}`,
+    );
+  }
+  out("");
+  out(`stage breakdown, p50 (ms)${governed.map((g) => g.label.padStart(15)).join("")}`);
+  const rows: [string, (g: Series) => number][] = [
+    ["client round trip", (g) => p50(g.samples)],
+    ["  client<->gateway transport", (g) => p50(g.samples) - p50(g.stages.get("total"))],
+    ["  gateway handler total", (g) => p50(g.stages.get("total"))],
+    ["    admit (port round trip)", (g) => p50(g.stages.get("admit"))],
+    ["      served: port admit", (g) => p50(g.stages.get("port admit"))],
+    ["        store commit (admitted)", (g) => p50(g.stages.get("store admitted"))],
+    ["    dispatch (port round trip)", (g) => p50(g.stages.get("dispatch"))],
+    ["      served: port dispatch", (g) => p50(g.stages.get("port dispatch"))],
+    ["        store commit (dispatched)", (g) => p50(g.stages.get("store dispatched"))],
+    ["    upstream call", (g) => p50(g.stages.get("upstream"))],
+    ["    settle (port round trip)", (g) => p50(g.stages.get("settle"))],
+    ["      served: port complete", (g) => p50(g.stages.get("port complete"))],
+    ["        store commit (settled)", (g) => p50(g.stages.get("store settled"))],
+  ];
+  for (const [name, value] of rows)
+    out(`${name.padEnd(34)}${governed.map((g) => fmt(value(g), 3).padStart(15)).join("")}`);
+  out("");
+  const fsync = p50(floors.get("fdatasync"));
+  const commit = p50(floors.get("sqlite commit"));
+  out(
+    `floors on this disk, same run, p50 (ms): direct upstream call ${fmt(d50, 3)}, 4 KiB write+fdatasync ${fmt(fsync, 3)}, one SQLite commit (WAL, FULL) ${fmt(commit, 3)}`,
+  );
+  if (!sqlite) return;
+  // Claim and dispatch each wait for an fsync; the settlement does not (src/store/sqlite/writes.ts).
+  out(
+    `floor of a durable governed call: direct call + 2 fsynced commits (claim, dispatch) = ${fmt(d50 + 2 * commit, 3)} ms (added ${fmt(2 * commit, 3)}); stdio gateway p50 is ${fmt(p50(governed[0]?.samples ?? []) - d50 - 2 * commit, 3)} ms above it`,
+  );
 }

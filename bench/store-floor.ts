@@ -31,7 +31,7 @@ function claim(base: ToolActionRecord, k: number): ToolActionRecord {
   };
 }
 
-/** SQLite floor: WAL, synchronous=FULL, foreign keys on, `BEGIN IMMEDIATE` per step, as the store does. */
+/** SQLite floor: WAL, synchronous=FULL (NORMAL for the settlement), foreign keys on, `BEGIN IMMEDIATE` per step, as the store does. */
 export async function sqliteFloor(path: string, records: ExampleRecords): Promise<Floor> {
   await (await openControlPlaneStore(`sqlite:${path}`)).close();
   const db = new Database(path);
@@ -47,6 +47,8 @@ export async function sqliteFloor(path: string, records: ExampleRecords): Promis
     "UPDATE tool_actions SET phase = 'settled', settlement = 'succeeded', updated_at = ? WHERE id = ?",
   );
   const inTransaction = (work: () => unknown) => db.transaction(work).immediate();
+  const syncNormal = db.prepare("PRAGMA synchronous = NORMAL");
+  const syncFull = db.prepare("PRAGMA synchronous = FULL");
   let next = 1;
   return {
     run: async (cycles) => {
@@ -55,7 +57,10 @@ export async function sqliteFloor(path: string, records: ExampleRecords): Promis
         const action = claim(base, next++);
         inTransaction(() => insert.run(toolActionRow(action)));
         inTransaction(() => dispatch.run(new Date().toISOString(), action.id));
+        // As the store: a settlement commits with synchronous=NORMAL (no fsync), then FULL again.
+        syncNormal.run();
         inTransaction(() => complete.run(new Date().toISOString(), action.id));
+        syncFull.run();
       }
       return performance.now() - start;
     },

@@ -3,6 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { InvocationToolActionPort } from "../port/index.js";
+import type { CallStages } from "./call-stages.js";
 import { type GatewayLog, GovernedCalls } from "./governed-calls.js";
 import type { ToolMap } from "./map.js";
 import { newSessionId } from "./tool-call-id.js";
@@ -19,6 +20,8 @@ export interface GatewayOptions {
   readonly input?: Readable;
   readonly output?: Writable;
   readonly log?: GatewayLog;
+  /** Told the stage times of each call that reached the upstream. */
+  readonly onStages?: (stages: CallStages) => void;
 }
 
 /** A running gateway. */
@@ -55,6 +58,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     sessionId: newSessionId(),
     timeoutMs: options.timeoutMs,
     log,
+    ...(options.onStages ? { onStages: options.onStages } : {}),
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const tools = await upstream.listTools();

@@ -1,10 +1,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { valueDepthExceeds } from "../input/index.js";
-import type { InvocationToolActionPort, ParticipantToolActionRequest } from "../port/index.js";
-import { canonicalDigest } from "../records/index.js";
+import type { InvocationToolActionPort } from "../port/index.js";
+import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
 import { GatewayErrorCode, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
 import { toolCallIdFor } from "./tool-call-id.js";
+import { callFingerprint, toolActionRequest } from "./tool-request.js";
 import { metaFromContext, ToolCallSpan } from "./tracing.js";
 import { type Upstream, UpstreamCallError, type UpstreamFailureKind } from "./upstream.js";
 
@@ -52,6 +53,7 @@ export class GovernedCalls {
   readonly #settled = new Map<string, Settled>();
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #onStages: ((stages: CallStages) => void) | undefined;
 
   constructor(options: {
     readonly port: InvocationToolActionPort;
@@ -60,6 +62,8 @@ export class GovernedCalls {
     readonly sessionId: string;
     readonly timeoutMs: number;
     readonly log: GatewayLog;
+    /** Told the stage times of every call that reached the upstream, to find where latency goes. */
+    readonly onStages?: (stages: CallStages) => void;
   }) {
     this.#port = options.port;
     this.#map = options.map;
@@ -67,6 +71,7 @@ export class GovernedCalls {
     this.#sessionId = options.sessionId;
     this.#timeoutMs = options.timeoutMs;
     this.#log = options.log;
+    this.#onStages = options.onStages;
   }
 
   /** Answers one `tools/call`; the upstream sees it only after an accepted dispatch receipt. */
@@ -93,7 +98,8 @@ export class GovernedCalls {
     const span = new ToolCallSpan(call.name, call.meta, { "gen_ai.tool.call.id": toolCallId });
     // Calls with one tool_call_id run one after another, so a retry sees the first one's settlement.
     const previous = this.#queues.get(toolCallId) ?? Promise.resolve();
-    const answer = previous.then(() => this.#govern(call, entry, toolCallId, span));
+    const stamps: Stamps = { start: performance.now() };
+    const answer = previous.then(() => this.#govern(call, entry, toolCallId, span, stamps));
     answer.then(
       (result) => {
         const code = result._meta?.[META_CODE];
@@ -106,6 +112,11 @@ export class GovernedCalls {
       },
       () => span.end(span.outcome),
     );
+    if (this.#onStages)
+      void answer.then(
+        () => this.#report(stamps),
+        () => this.#report(stamps),
+      );
     const tail = answer.catch(() => undefined);
     this.#queues.set(toolCallId, tail);
     this.#inFlight.add(tail);
@@ -121,11 +132,17 @@ export class GovernedCalls {
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
+  #report(stamps: Stamps): void {
+    const stages = stagesOf(stamps);
+    if (stages) this.#onStages?.(stages);
+  }
+
   async #govern(
     call: ToolCall,
     entry: ToolMapEntry,
     toolCallId: string,
     span: ToolCallSpan,
+    stamps: Stamps,
   ): Promise<CallToolResult> {
     if (this.#upstream.lost)
       return toolError(GatewayErrorCode.upstream_unavailable, "the upstream MCP server is gone");
@@ -147,10 +164,11 @@ export class GovernedCalls {
     const port = this.#port;
     let decision: Awaited<ReturnType<InvocationToolActionPort["admit"]>>;
     try {
-      decision = await port.admit(this.#request(call.name, entry, toolCallId));
+      decision = await port.admit(toolActionRequest(port, call.name, entry, toolCallId));
     } catch (error) {
       return toolError(GatewayErrorCode.port_unavailable, describe(error));
     }
+    stamps.admitted = performance.now();
     if (!decision.admitted) {
       span.refused(decision.refusal, "admit");
       this.#log(`refused ${call.name}: ${decision.refusal}`);
@@ -158,7 +176,7 @@ export class GovernedCalls {
     }
     const id = decision.actionInstanceId;
     span.admitted(id);
-    const fingerprint = fingerprintOf(call);
+    const fingerprint = callFingerprint(call.name, call.arguments);
     const known = this.#settled.get(id);
     if (known) {
       if (known.fingerprint === fingerprint) return known.answer;
@@ -170,12 +188,18 @@ export class GovernedCalls {
         },
       );
     }
-    const answer = this.#run(call, entry, id, span);
+    const answer = this.#run(call, entry, id, span, stamps);
     this.#settled.set(id, { fingerprint, answer });
     return answer;
   }
 
-  async #run(call: ToolCall, entry: ToolMapEntry, id: string, span: ToolCallSpan): Promise<CallToolResult> {
+  async #run(
+    call: ToolCall,
+    entry: ToolMapEntry,
+    id: string,
+    span: ToolCallSpan,
+    stamps: Stamps,
+  ): Promise<CallToolResult> {
     const port = this.#port;
     if (call.signal.aborted) {
       await port.cancel(id).catch(() => undefined);
@@ -201,6 +225,7 @@ export class GovernedCalls {
       );
     }
     span.dispatched();
+    stamps.dispatched = performance.now();
     let result: CallToolResult;
     try {
       result = await this.#upstream.call(call.name, call.arguments, {
@@ -209,6 +234,7 @@ export class GovernedCalls {
         meta: metaFromContext(span.context),
       });
     } catch (error) {
+      stamps.answered = performance.now();
       if (!(error instanceof UpstreamCallError)) {
         // The upstream answered with a JSON-RPC error: it reported the call as failed.
         span.outcome = { settlement: "failed" };
@@ -218,6 +244,7 @@ export class GovernedCalls {
       span.outcome = { settlement: "indeterminate" };
       return this.#reportUnknown(id, error);
     }
+    stamps.answered = performance.now();
     const status = result.isError === true ? "failed" : "succeeded";
     span.outcome = { settlement: status };
     await this.#complete(id, entry, status);
@@ -261,28 +288,6 @@ export class GovernedCalls {
       },
     );
   }
-
-  #request(toolName: string, entry: ToolMapEntry, toolCallId: string): ParticipantToolActionRequest {
-    const port = this.#port;
-    return {
-      toolCallId,
-      invocationActionInstanceId: port.invocationActionInstanceId,
-      participantAddress: port.participantAddress,
-      episodeId: port.episodeId,
-      participantImplementationRef: port.participantImplementationRef,
-      toolAffordanceAddress: entry.toolAffordanceAddress,
-      actionContractAddress: entry.actionContractAddress,
-      observationBoundaryAddress: entry.observationBoundaryAddress,
-      targetAddresses: entry.targetAddresses,
-      executionScopeRef: port.executionScopeRef,
-      executionGeneration: port.executionGeneration,
-      toolName,
-    };
-  }
-}
-
-function fingerprintOf(call: ToolCall): string {
-  return canonicalDigest({ name: call.name, arguments: call.arguments ?? null });
 }
 
 function describe(error: unknown): string {

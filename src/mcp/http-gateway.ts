@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { InvocationToolActionPort } from "../port/index.js";
+import type { CallStages } from "./call-stages.js";
 import { type GatewayLog, GovernedCalls } from "./governed-calls.js";
 import { governedServer } from "./governed-server.js";
 import { checkRequest, type HttpAddress, isLoopbackHost } from "./http-guard.js";
@@ -30,6 +31,8 @@ export interface HttpGatewayOptions {
   /** Sessions at once; more initializations are answered 503. Default 64. */
   readonly maxSessions?: number;
   readonly log?: GatewayLog;
+  /** Told the stage times of each call that reached the upstream. */
+  readonly onStages?: (stages: CallStages) => void;
 }
 
 /** A running HTTP gateway. */
@@ -79,8 +82,10 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
       sessionId,
       timeoutMs: options.timeoutMs,
       log,
+      ...(options.onStages ? { onStages: options.onStages } : {}),
     });
     const transport = new StreamableHTTPServerTransport({
+      enableJsonResponse: true,
       sessionIdGenerator: () => sessionId,
       onsessioninitialized: () => void sessions.set(sessionId, session),
       onsessionclosed: () => void sessions.delete(sessionId),

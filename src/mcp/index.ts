@@ -1,3 +1,4 @@
+export { type CallStages, stagesLine } from "./call-stages.js";
 export { type GatewayOptions, type RunningGateway, startGateway } from "./gateway.js";
 export { type GatewayLog, GovernedCalls, type ToolCall } from "./governed-calls.js";
 export { governedServer } from "./governed-server.js";

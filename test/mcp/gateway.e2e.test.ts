@@ -38,16 +38,21 @@ interface AgentReport {
 function run(
   argv: readonly string[],
   env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string }> {
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const [command, ...args] = argv;
-    const child = spawn(command as string, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(command as string, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
+    let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
     });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      process.stderr.write(chunk);
+    });
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout }));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
 }
 
@@ -55,6 +60,8 @@ function run(
 class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
   readonly #ports = new Map<string, InvocationToolActionPort>();
   readonly reports: AgentReport[] = [];
+  /** The gateway's --log-timings lines. */
+  readonly timings: string[] = [];
 
   constructor(
     private readonly dir: string,
@@ -80,6 +87,7 @@ class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
       const gateway = [
         ...node(join(ROOT, "src", "cli", "main.ts")),
         "mcp-gateway",
+        "--log-timings",
         "--port-socket",
         served.socketPath,
         "--map",
@@ -89,7 +97,7 @@ class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
         "--",
         ...node(join(FIXTURES, "upstream-server.ts")),
       ];
-      const { code, stdout } = await run(node(join(FIXTURES, "agent.ts")), {
+      const { code, stdout, stderr } = await run(node(join(FIXTURES, "agent.ts")), {
         PATH: process.env.PATH ?? "",
         GATEWAY_COMMAND: JSON.stringify(gateway),
         RAES_PORT_TOKEN: served.token,
@@ -98,6 +106,7 @@ class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
       });
       assert.equal(code, 0, "the agent exits cleanly");
       this.reports.push(JSON.parse(stdout) as AgentReport);
+      this.timings.push(...stderr.split("\n").filter((line) => line.includes("raes mcp-gateway: timing ")));
     } finally {
       await served.close();
     }
@@ -132,7 +141,7 @@ async function runOneInvocation(script: "full" | "shutdown") {
     await manager.close();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { manager, report, get, upstreamCalls, dispose };
+  return { manager, report, get, upstreamCalls, timings: harness.timings, dispose };
 }
 
 describe("raes mcp-gateway between a real MCP client and a real upstream MCP server", () => {
@@ -148,6 +157,15 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
   });
 
   after(() => run?.dispose());
+
+  it("with --log-timings, logs one stage line per call that reached the upstream, and nothing else of it", () => {
+    assert.equal(run?.timings.length, upstreamCalls.filter((n) => n !== "exit").length);
+    for (const line of run?.timings ?? [])
+      assert.match(
+        line,
+        /^raes mcp-gateway: timing admit=[\d.]+ dispatch=[\d.]+ upstream=[\d.]+ settle=[\d.]+ total=[\d.]+$/,
+      );
+  });
 
   it("lists only the mapped tools the upstream has", () => {
     assert.deepEqual(report.tools, ["crash", "echo", "fail", "stall", "write_db"]);

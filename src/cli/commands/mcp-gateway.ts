@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from "commander";
-import type { ToolMap } from "../../mcp/index.js";
+import type { CallStages, ToolMap } from "../../mcp/index.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
 import { ExitCode } from "../exit.js";
 import { inputFile } from "../input-files.js";
@@ -12,6 +12,7 @@ interface GatewayCliOptions {
   readonly http?: string;
   readonly allowRemote?: boolean;
   readonly otlp?: string;
+  readonly logTimings?: boolean;
 }
 
 /** The environment variable that carries the invocation's port token. */
@@ -82,6 +83,15 @@ function upstreamEnvironment(): Record<string, string> {
   return env;
 }
 
+/** With --log-timings, one stderr line per forwarded call with its stage times. */
+async function stageLogging(
+  options: GatewayCliOptions,
+): Promise<{ onStages?: (stages: CallStages) => void }> {
+  if (options.logTimings !== true) return {};
+  const { stagesLine } = await import("../../mcp/index.js");
+  return { onStages: (stages) => say(stagesLine(stages)) };
+}
+
 async function runGateway(upstream: readonly string[], options: GatewayCliOptions): Promise<number> {
   const token = process.env[PORT_TOKEN_ENV];
   if (!token) {
@@ -131,6 +141,7 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
       upstream: { command, args, env: upstreamEnvironment() },
       timeoutMs: options.timeoutMs,
       log: say,
+      ...(await stageLogging(options)),
     });
   } catch (error) {
     say(`the upstream MCP server did not start: ${error instanceof Error ? error.message : String(error)}`);
@@ -173,6 +184,7 @@ async function runHttpGateway(
       allowRemote: options.allowRemote === true,
       ...(bearer ? { bearerToken: bearer } : {}),
       log: say,
+      ...(await stageLogging(options)),
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -218,6 +230,10 @@ export function registerMcpGatewayCommand(program: Command): void {
     .option("--http <host:port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     .option("--allow-remote", "with --http, allow a host that is not loopback")
     .option("--otlp <url>", "export the gateway's spans with OTLP/HTTP to URL/v1/traces", otlpUrl)
+    .option(
+      "--log-timings",
+      "log each forwarded call's stage times (admit, dispatch, upstream, settle, total; ms) on stderr",
+    )
     .addHelpText("after", HELP)
     .action(async (upstream: string[], options: GatewayCliOptions) => {
       const otlp =

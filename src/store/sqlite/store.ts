@@ -53,7 +53,8 @@ export class SqliteControlPlaneStore extends DelegatingStore {
       } else {
         db.pragma("journal_mode = WAL");
         // FULL fsyncs the WAL on every commit: a dispatch receipt must survive power loss,
-        // or a restarted runtime could miss that a tool may already have run.
+        // or a restarted runtime could miss that a tool may already have run. Only a settlement
+        // commits without fsync (SqliteWrites.updateToolAction says why that is safe).
         db.pragma("synchronous = FULL");
         db.pragma("foreign_keys = ON");
         migrate(db);

@@ -53,10 +53,14 @@ export class SqliteWrites {
   readonly #upsertToolAction: Statement<[ToolActionRow]>;
   readonly #insertEvent: Statement<[Omit<EventRow, "sequence">]>;
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
+  readonly #syncNormal: Statement<[]>;
+  readonly #syncFull: Statement<[]>;
 
   constructor(db: Database, leases: SqliteLeases) {
     this.#transaction = db.transaction((work: () => unknown) => work());
     this.#leases = leases;
+    this.#syncNormal = db.prepare("PRAGMA synchronous = NORMAL");
+    this.#syncFull = db.prepare("PRAGMA synchronous = FULL");
     this.#upsertClock = db.prepare(upsert("clocks", CLOCK, ["clock_address"]));
     this.#selectClock = db.prepare("SELECT * FROM clocks WHERE clock_address = ?");
     this.#upsertScheduler = db.prepare(
@@ -124,10 +128,18 @@ export class SqliteWrites {
     expectedPhase: ToolActionPhase,
     fence: Fence | undefined,
   ): boolean {
-    return this.#immediate(() => {
-      this.#leases.check(fence);
-      return this.#casToolAction.run({ ...toolActionRow(action), expected_phase: expectedPhase }).changes > 0;
-    });
+    const write = () =>
+      this.#immediate(() => {
+        this.#leases.check(fence);
+        return (
+          this.#casToolAction.run({ ...toolActionRow(action), expected_phase: expectedPhase }).changes > 0
+        );
+      });
+    // A settlement need not wait for fsync. Lost to power failure (never to a crashed process), it
+    // leaves the action admitted or dispatched, and a restart settles those as withheld or
+    // indeterminate: the close rules, never a second effect. The claim and the dispatch stay FULL,
+    // and their fsync also makes every earlier commit in the WAL durable.
+    return action.phase === "settled" ? this.#withoutFsync(write) : write();
   }
 
   /** Closes an open invocation with its settlements, events and scheduler, all or nothing. */
@@ -158,6 +170,16 @@ export class SqliteWrites {
         this.#resolve.run({ id, resolution: JSON.stringify(resolution), updated_at: resolution.resolvedAt })
           .changes > 0,
     );
+  }
+
+  /** Runs `work` with synchronous=NORMAL (WAL order kept, no fsync at commit), then FULL again. */
+  #withoutFsync<T>(work: () => T): T {
+    this.#syncNormal.run();
+    try {
+      return work();
+    } finally {
+      this.#syncFull.run();
+    }
   }
 
   /** Runs `work` in its own `BEGIN IMMEDIATE` transaction, so a writer waits for the lock up front. */

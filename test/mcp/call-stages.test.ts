@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { type CallStages, GovernedCalls, newSessionId, stagesLine, Upstream } from "../../src/mcp/index.js";
+import { ROOT } from "../helpers/example.js";
+import { oneInvocation } from "../port/support/invocation.js";
+import { rawMap } from "./fixtures/raw-map.js";
+
+const RAW = join(ROOT, "test", "mcp", "fixtures", "raw-upstream.ts");
+
+/** Runs the calls through a real GovernedCalls, port and raw upstream process; returns the stage reports. */
+async function stagesOf(names: readonly string[]): Promise<{ stages: CallStages[]; settlements: string[] }> {
+  const stages: CallStages[] = [];
+  const { actions } = await oneInvocation(
+    {
+      body: async (port) => {
+        const upstream = await Upstream.start({
+          command: process.execPath,
+          args: ["--import", "tsx", RAW],
+          env: { PATH: process.env.PATH ?? "" },
+        });
+        try {
+          const calls = new GovernedCalls({
+            port,
+            map: rawMap(),
+            upstream,
+            sessionId: newSessionId(),
+            timeoutMs: 600_000,
+            log: () => undefined,
+            onStages: (s) => stages.push(s),
+          });
+          for (const [index, name] of names.entries()) {
+            const signal = new AbortController().signal;
+            await calls
+              .handle({ name, arguments: undefined, requestId: index, signal })
+              .catch(() => undefined);
+          }
+          // A retried request id is answered from the first decision: it never reaches the upstream.
+          await calls.handle({
+            name: names[0] ?? "echo",
+            arguments: undefined,
+            requestId: 0,
+            signal: new AbortController().signal,
+          });
+        } finally {
+          await upstream.close();
+        }
+      },
+    },
+    async ({ store }) => ({ actions: await store.listToolActions({}) }),
+  );
+  return { stages, settlements: actions.map((a) => a.settlement ?? "") };
+}
+
+describe("stage times of governed calls (raes mcp-gateway --log-timings)", () => {
+  it("reports each call that reached the upstream once, answered or not, and no refused or retried call", async () => {
+    const { stages, settlements } = await stagesOf(["echo", "not_mapped", "result_null", "rpc_error"]);
+    assert.deepEqual(settlements, ["succeeded", "indeterminate", "failed"]);
+    assert.equal(stages.length, 3);
+    for (const s of stages) {
+      for (const value of [s.admit, s.dispatch, s.upstream, s.settle]) assert.ok(value >= 0);
+      // The stages tile the handler's time: nothing between them goes uncounted.
+      assert.ok(Math.abs(s.admit + s.dispatch + s.upstream + s.settle - s.total) < 1e-6);
+    }
+  });
+
+  it("formats one log line with every stage in milliseconds", () => {
+    assert.equal(
+      stagesLine({ admit: 0.5, dispatch: 0.25, upstream: 1, settle: 0.125, total: 1.875 }),
+      "timing admit=0.500 dispatch=0.250 upstream=1.000 settle=0.125 total=1.875",
+    );
+  });
+});
