@@ -30,6 +30,7 @@ export function exampleRecords(model: RuntimeModel): ExampleRecords {
       observationPoint: `${policy.clockAddress}@segment=0,tick=${(ordinal + 1) * 10}`,
       participantImplementationRef: policy.participantImplementationRef,
       state,
+      startedAt: at,
       createdAt: at,
       updatedAt: at,
     }),
@@ -57,6 +58,9 @@ export function exampleRecords(model: RuntimeModel): ExampleRecords {
         request,
         phase,
         ...(phase === "settled" ? { settlement: "succeeded" as const } : {}),
+        admittedAt: at,
+        ...(phase === "admitted" ? {} : { dispatchedAt: at }),
+        ...(phase === "settled" ? { settledAt: at } : {}),
         createdAt: at,
         updatedAt: at,
       };

@@ -120,6 +120,11 @@ function operationSection(operation: Operation | undefined): string {
       ["resolution", resolution?.resolution],
       ["resolution.note", resolution?.note || undefined],
       ["resolution.resolved_at", resolution?.resolvedAt],
+      ["started_at", operation.startedAt],
+      ["ended_at", operation.endedAt],
+      ["admitted_at", operation.admittedAt],
+      ["dispatched_at", operation.dispatchedAt],
+      ["settled_at", operation.settledAt],
       ["updated_at", operation.updatedAt],
     ]),
   );

@@ -2,8 +2,13 @@ import type { HistoryEvent } from "../history/types.js";
 
 /** Milliseconds since the epoch of an event's timestamp (microseconds kept as a fraction), or undefined. */
 export function eventTime(event: HistoryEvent | undefined): number | undefined {
-  if (event === undefined) return undefined;
-  const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(event.timestamp);
+  return event === undefined ? undefined : isoTime(event.timestamp);
+}
+
+/** Milliseconds since the epoch of an ISO-8601 time (microseconds kept as a fraction), or undefined. */
+export function isoTime(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(iso);
   if (!match) return undefined;
   const whole = Date.parse(`${match[1]}${match[3]}`);
   const fraction = match[2] === undefined ? 0 : Number(`0.${match[2]}`) * 1000;

@@ -1,5 +1,5 @@
 import type { ToolActionRecord } from "../records/index.js";
-import { canonicalDigest } from "../records/index.js";
+import { canonicalDigest, toolActionAt } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
 import { type SettlementEvent, transition } from "./settlement.js";
@@ -115,7 +115,7 @@ export class InvocationToolActionPortCore {
           settled.push(record);
           continue;
         }
-        const closed = { ...record, ...result.state, updatedAt: this.#options.now() };
+        const closed = toolActionAt(record, result.state, this.#options.now());
         settled.push(closed);
         this.#options.observer?.settled(closed);
       }
@@ -165,6 +165,7 @@ export class InvocationToolActionPortCore {
         requestDigest: digest,
         request,
         phase: ToolActionPhase.admitted,
+        admittedAt: at,
         createdAt: at,
         updatedAt: at,
       };
@@ -245,9 +246,8 @@ export class InvocationToolActionPortCore {
     if (!record) return Refusal.unknown_action;
     const result = transition(record, event);
     if (!result.ok) return result.refusal;
-    const next: ToolActionRecord = { ...record, phase: result.state.phase, updatedAt: this.#options.now() };
-    if (result.state.settlement !== undefined)
-      Object.assign(next, { settlement: result.state.settlement }, extra);
+    const moved = toolActionAt(record, result.state, this.#options.now());
+    const next: ToolActionRecord = result.state.settlement === undefined ? moved : { ...moved, ...extra };
     const failed = { write: "update", actionInstanceId: record.id, phase: next.phase } as const;
     try {
       if (!(await this.#options.ledger.update(next, record.phase))) {

@@ -50,5 +50,6 @@ export {
   ToolActionPhase,
   type ToolActionRecord,
   ToolActionSettlement,
+  toolActionAt,
 } from "./tool-action.js";
 export { TRACER_NAME, TraceName } from "./trace-names.js";

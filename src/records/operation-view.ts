@@ -17,6 +17,8 @@ export function operationFromInvocation(invocation: InvocationRecord): Operation
     parentId: null,
     kind: OperationKind.scheduler_invocation,
     state: invocation.state,
+    startedAt: invocation.startedAt,
+    ...(invocation.endedAt === undefined ? {} : { endedAt: invocation.endedAt }),
     updatedAt: invocation.updatedAt,
   };
 }
@@ -39,6 +41,9 @@ export function operationFromToolAction(action: ToolActionRecord): Operation {
     state: toolActionOperationState(action),
     ...(action.settlement === undefined ? {} : { settlement: action.settlement }),
     ...(action.resolution === undefined ? {} : { resolution: action.resolution }),
+    admittedAt: action.admittedAt,
+    ...(action.dispatchedAt === undefined ? {} : { dispatchedAt: action.dispatchedAt }),
+    ...(action.settledAt === undefined ? {} : { settledAt: action.settledAt }),
     updatedAt: action.updatedAt,
   };
 }

@@ -51,5 +51,12 @@ export interface Operation {
   readonly state: OperationState;
   readonly settlement?: string;
   readonly resolution?: ResolutionRecord;
+  /** Outer invocations: when the invocation started and ended. */
+  readonly startedAt?: string;
+  readonly endedAt?: string;
+  /** Tool actions: when the claim was admitted, dispatched and settled. */
+  readonly admittedAt?: string;
+  readonly dispatchedAt?: string;
+  readonly settledAt?: string;
   readonly updatedAt: string;
 }

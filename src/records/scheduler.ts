@@ -101,6 +101,10 @@ export interface InvocationRecord {
   readonly participantImplementationRef: string;
   /** `running` while open, then `succeeded` or `failed`. */
   readonly state: "running" | "succeeded" | "failed";
+  /** When the invocation started: the attempt was consumed and the harness about to be called. */
+  readonly startedAt: string;
+  /** When it ended: the harness returned (or timed out, or threw) and its tool actions settled. */
+  readonly endedAt?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -61,6 +61,29 @@ export interface ToolActionRecord {
   readonly evidenceRefs?: readonly string[];
   readonly unknownReason?: string;
   readonly resolution?: ResolutionRecord;
+  /** When the claim was admitted (microsecond ISO-8601). */
+  readonly admittedAt: string;
+  /** When dispatch was recorded; absent while admitted, and for an action withheld before dispatch. */
+  readonly dispatchedAt?: string;
+  /** When the settlement was recorded. */
+  readonly settledAt?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** The record moved to a new phase at `at`, with the time of that phase (dispatch or settlement) kept. */
+export function toolActionAt(
+  record: ToolActionRecord,
+  state: { readonly phase: ToolActionPhase; readonly settlement?: ToolActionSettlement },
+  at: string,
+): ToolActionRecord {
+  if (state.phase === record.phase) return record;
+  return {
+    ...record,
+    phase: state.phase,
+    ...(state.settlement === undefined ? {} : { settlement: state.settlement }),
+    ...(state.phase === ToolActionPhase.dispatched ? { dispatchedAt: at } : {}),
+    ...(state.phase === ToolActionPhase.settled ? { settledAt: at } : {}),
+    updatedAt: at,
+  };
 }

@@ -118,6 +118,7 @@ export async function runInvocation(
     observationPoint,
     participantImplementationRef: policy.participantImplementationRef,
     state: "running",
+    startedAt: openedAt,
     createdAt: openedAt,
     updatedAt: openedAt,
   };
@@ -219,7 +220,7 @@ export async function runInvocation(
   const provenance =
     activity &&
     activityProvenance(activity.plan, policy.profile, activity.attempt, outer?.status ?? "unknown");
-  const closed: InvocationRecord = { ...invocation, state, updatedAt: closedAt };
+  const closed: InvocationRecord = { ...invocation, state, endedAt: closedAt, updatedAt: closedAt };
   // The invocation span ends whether or not the close commits, so no span is left open.
   let committed = false;
   try {

@@ -1,6 +1,7 @@
 import type { CompiledAutonomousPolicy } from "../compiler/index.js";
 import { toolActionTriple } from "../history/index.js";
 import { transition } from "../port/index.js";
+import { toolActionAt } from "../records/index.js";
 import type {
   ControlPlaneStore,
   Fence,
@@ -35,7 +36,7 @@ export function settleInterrupted(actions: readonly ToolActionRecord[], at: stri
     .sort((a, b) => a.admissionOrdinal - b.admissionOrdinal)
     .map((action) => {
       const result = transition(action, { type: "close" });
-      return result.ok && result.state !== action ? { ...action, ...result.state, updatedAt: at } : action;
+      return result.ok ? toolActionAt(action, result.state, at) : action;
     });
 }
 
@@ -97,7 +98,8 @@ async function recoverParticipant(
     );
     schedulers.set(invocation.policyAddress, next);
     commits.push({
-      invocation: { ...invocation, state: "failed", updatedAt: at },
+      // The process died mid-invocation; the invocation ends when recovery consumes it.
+      invocation: { ...invocation, state: "failed", endedAt: at, updatedAt: at },
       toolActions: settled,
       events: settled.flatMap((a) => toolActionTriple(a, invocation, at)),
       scheduler: next,

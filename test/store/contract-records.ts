@@ -3,7 +3,7 @@ import { it } from "node:test";
 import { operationFromInvocation, operationFromToolAction } from "../../src/operations/index.js";
 import { StoreConflictError } from "../../src/store/index.js";
 import type { FixtureSource } from "./contract.js";
-import { clock, invocation, P1, P2, scheduler, toolAction } from "./records.js";
+import { clock, closeCommit, invocation, P1, P2, scheduler, toolAction } from "./records.js";
 
 /** Clocks, schedulers, invocations, tool actions, resolutions and operation views. */
 export function recordCases(fixture: FixtureSource): void {
@@ -128,6 +128,7 @@ export function recordCases(fixture: FixtureSource): void {
       parentId: null,
       kind: "scheduler_invocation",
       state: "running",
+      startedAt: inv.startedAt,
       updatedAt: inv.updatedAt,
     });
     const action = toolAction(inv, 1);
@@ -145,10 +146,56 @@ export function recordCases(fixture: FixtureSource): void {
       kind: "tool_action",
       state: "cancelled",
       settlement: "withheld",
+      admittedAt: action.admittedAt,
       updatedAt: action.updatedAt,
     });
     assert.deepEqual(await store.getOperation(inv.id), operationFromInvocation(inv));
     assert.equal(await store.getOperation("no-such-operation"), undefined);
+  });
+
+  it("keeps every record time: invocation start and end, tool-action admission, dispatch and settlement", async () => {
+    const { store } = fixture();
+    const inv = invocation({ startedAt: "2025-01-01T00:00:00.000001Z" });
+    await store.openInvocation(inv, scheduler());
+    const admitted = toolAction(inv, 1, { admittedAt: "2025-01-01T00:00:00.250002Z" });
+    const withheld = toolAction(inv, 2, { admittedAt: "2025-01-01T00:00:00.300003Z" });
+    await store.insertToolAction(admitted);
+    await store.insertToolAction(withheld);
+    const dispatched = {
+      ...admitted,
+      phase: "dispatched" as const,
+      dispatchedAt: "2025-01-01T00:00:00.500004Z",
+    };
+    assert.equal(await store.updateToolAction(dispatched, "admitted"), true);
+    assert.deepEqual(await store.getToolAction(admitted.id), dispatched);
+    const settled = {
+      ...dispatched,
+      phase: "settled" as const,
+      settlement: "succeeded" as const,
+      settledAt: "2025-01-01T00:00:01.750005Z",
+    };
+    const cancelled = {
+      ...withheld,
+      phase: "settled" as const,
+      settlement: "withheld" as const,
+      settledAt: "2025-01-01T00:00:01.800006Z",
+    };
+    const closed = { ...inv, state: "succeeded" as const, endedAt: "2025-01-01T00:00:02.000007Z" };
+    await store.commitInvocation({ ...closeCommit(inv, [settled, cancelled]), invocation: closed });
+    assert.deepEqual(await store.getInvocation(inv.id), closed);
+    assert.deepEqual(await store.listToolActions({ invocationId: inv.id }), [settled, cancelled]);
+    const operation = await store.getOperation(inv.id);
+    assert.deepEqual([operation?.startedAt, operation?.endedAt], [inv.startedAt, closed.endedAt]);
+    const tool = await store.getOperation(admitted.id);
+    assert.deepEqual(
+      [tool?.admittedAt, tool?.dispatchedAt, tool?.settledAt],
+      [admitted.admittedAt, dispatched.dispatchedAt, settled.settledAt],
+    );
+    const never = await store.getOperation(withheld.id);
+    assert.deepEqual(
+      [never?.admittedAt, never?.dispatchedAt, never?.settledAt],
+      [withheld.admittedAt, undefined, cancelled.settledAt],
+    );
   });
 
   it("records a resolution only on an indeterminate, unresolved tool action", async () => {
@@ -187,6 +234,7 @@ export function recordCases(fixture: FixtureSource): void {
       state: "indeterminate",
       settlement: "indeterminate",
       resolution: confirmed,
+      admittedAt: unknown.admittedAt,
       updatedAt: confirmed.resolvedAt,
     });
     assert.deepEqual(await store.getToolAction(succeeded.id), succeeded);

@@ -7,6 +7,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
 import { runStoreContract } from "./contract.js";
 import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
 import { assertSchedulerUpgraded, clock, closeCommit, invocation, P1, scheduler } from "./records.js";
+import { assertTimesUpgraded, step4RowsSql } from "./upgrade-times.js";
 
 /** Polls (no deadline assertion) until a backend with this application_name waits on a lock. */
 async function waitForLock(applicationName: string): Promise<void> {
@@ -104,6 +105,19 @@ if (!available) {
         `SELECT max(version) AS v FROM ${schema}.schema_migrations`,
       );
       assert.equal(latest?.v, SCHEMA_VERSION);
+    });
+
+    it("upgrades a schema left at version 4: record times from the rows' created_at and updated_at", async () => {
+      const { schema, url, drop } = freshSchema();
+      dropAtEnd.push(drop);
+      await adminQuery(`CREATE SCHEMA ${schema}`);
+      const v4 = MIGRATIONS.filter((m) => m.version <= 4);
+      await adminQuery(`SET search_path TO ${schema};
+        CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+        ${v4.map((m) => m.sql).join("\n")}
+        ${v4.map((m) => `INSERT INTO schema_migrations (version, name) VALUES (${m.version}, '${m.name}');`).join("\n")}
+        ${step4RowsSql()}`);
+      await assertTimesUpgraded(await openControlPlaneStore(url));
     });
 
     it("refuses to open a schema newer than this code", async () => {

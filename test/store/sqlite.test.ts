@@ -9,6 +9,7 @@ import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
 import { runStoreContract } from "./contract.js";
 import { assertSchedulerUpgraded, P1, scheduler } from "./records.js";
+import { assertTimesUpgraded, step4RowsSql } from "./upgrade-times.js";
 
 function tempFile(): { file: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "raes-sqlite-"));
@@ -112,6 +113,28 @@ describe("sqlite store specifics", () => {
         .run(P1, saved.policyAddress, saved.lifecycle, 4, 2, 1, saved.updatedAt);
       old.close();
       await assertSchedulerUpgraded(SqliteControlPlaneStore.open(`sqlite:${file}`, file), saved);
+    } finally {
+      remove();
+    }
+  });
+
+  it("upgrades a database left at version 4: record times from the rows' created_at and updated_at", async () => {
+    const { file, remove } = tempFile();
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      const old = new Database(file);
+      old.exec(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+      );
+      for (const migration of MIGRATIONS.filter((m) => m.version <= 4)) {
+        old.exec(migration.sql);
+        old
+          .prepare("INSERT INTO schema_migrations VALUES (?, ?, '2025-01-01')")
+          .run(migration.version, migration.name);
+      }
+      old.exec(step4RowsSql());
+      old.close();
+      await assertTimesUpgraded(SqliteControlPlaneStore.open(`sqlite:${file}`, file));
     } finally {
       remove();
     }

@@ -1,9 +1,40 @@
 import type { Command } from "commander";
 import type { Operation } from "../../operations/index.js";
 import { ExitCode, printJson } from "../exit.js";
+import { formatDuration, isoTime } from "../html-timeline-time.js";
 import { storeOption, withStore } from "../store-option.js";
 
-/** The wire form of an operation: snake_case, every field present. */
+/** The record times of the operation's kind: invocation start/end, or tool-action admit/dispatch/settle. */
+function timesToWire(operation: Operation): Record<string, string | null> {
+  if (operation.kind === "scheduler_invocation")
+    return { started_at: operation.startedAt ?? null, ended_at: operation.endedAt ?? null };
+  return {
+    admitted_at: operation.admittedAt ?? null,
+    dispatched_at: operation.dispatchedAt ?? null,
+    settled_at: operation.settledAt ?? null,
+  };
+}
+
+/** The durations between the operation's recorded times, for people (e.g. "admitted → settled"). */
+export function operationDurations(operation: Operation): [string, string][] {
+  const spans: [string, string | undefined, string | undefined][] =
+    operation.kind === "scheduler_invocation"
+      ? [["started → ended", operation.startedAt, operation.endedAt]]
+      : [
+          ["admitted → dispatched", operation.admittedAt, operation.dispatchedAt],
+          ["dispatched → settled", operation.dispatchedAt, operation.settledAt],
+          ["admitted → settled", operation.admittedAt, operation.settledAt],
+        ];
+  const out: [string, string][] = [];
+  for (const [label, from, to] of spans) {
+    const a = isoTime(from);
+    const b = isoTime(to);
+    if (a !== undefined && b !== undefined) out.push([label, formatDuration(b - a)]);
+  }
+  return out;
+}
+
+/** The wire form of an operation: snake_case, every field of its kind present. */
 export function operationToWire(operation: Operation): Record<string, unknown> {
   return {
     id: operation.id,
@@ -18,6 +49,7 @@ export function operationToWire(operation: Operation): Record<string, unknown> {
           resolved_at: operation.resolution.resolvedAt,
         }
       : null,
+    ...timesToWire(operation),
     updated_at: operation.updatedAt,
   };
 }
@@ -42,8 +74,10 @@ export function registerOperationCommand(program: Command): void {
     for (const [key, value] of Object.entries(wire)) {
       if (value !== null)
         process.stdout.write(
-          `${key.padEnd(11)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
+          `${key.padEnd(13)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
         );
     }
+    for (const [label, duration] of operationDurations(operation))
+      process.stdout.write(`${label.padEnd(21)} ${duration}\n`);
   });
 }

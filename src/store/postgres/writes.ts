@@ -54,7 +54,7 @@ const INSERT_TOOL_ACTION = (fence: string) => `WITH ${fence},
 
 const UPDATE_TOOL_ACTION = (fence: string) => `WITH ${fence},
   written AS (UPDATE tool_actions SET ${assignments(TOOL_ACTION_COLUMNS, 3)}
-    WHERE id = $3::text AND phase = $18::text AND EXISTS (SELECT 1 FROM fence) RETURNING 1)
+    WHERE id = $3::text AND phase = $${3 + TOOL_ACTION_COLUMNS.length}::text AND EXISTS (SELECT 1 FROM fence) RETURNING 1)
   ${RESULT}`;
 
 // The history_head row lock orders commits, so sequence is commit order, and it is assigned

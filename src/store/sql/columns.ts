@@ -39,6 +39,8 @@ export const INVOCATION_COLUMNS: readonly Column[] = [
   ["observation_point", "text"],
   ["participant_implementation_ref", "text"],
   ["state", "text"],
+  ["started_at", "text"],
+  ["ended_at", "text"],
   ["created_at", "text"],
   ["updated_at", "text"],
 ];
@@ -57,6 +59,9 @@ export const TOOL_ACTION_COLUMNS: readonly Column[] = [
   ["evidence_refs", "json"],
   ["unknown_reason", "text"],
   ["resolution", "json"],
+  ["admitted_at", "text"],
+  ["dispatched_at", "text"],
+  ["settled_at", "text"],
   ["created_at", "text"],
   ["updated_at", "text"],
 ];

@@ -16,6 +16,7 @@ const STEPS = {
   2: "index running invocations and per-participant history by sequence",
   3: "scheduler watermark: the clock segment and tick each schedule has run up to",
   4: "scheduler continuation: the v2 activity state committed with each attempt",
+  5: "record times: invocation start and end, tool-action admission, dispatch and settlement",
 } as const;
 
 /** A store's SQL for every step, by version. */

@@ -69,6 +69,8 @@ export interface InvocationRow {
   observation_point: string;
   participant_implementation_ref: string;
   state: string;
+  started_at: string | null;
+  ended_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -88,6 +90,10 @@ export interface ToolActionRow<AsText extends boolean> {
   evidence_refs: JsonCell<readonly string[], AsText> | null;
   unknown_reason: string | null;
   resolution: JsonCell<ResolutionRecord, AsText> | null;
+  /** Null only in a row written before schema step 5 and not backfilled (never, after the step). */
+  admitted_at: string | null;
+  dispatched_at: string | null;
+  settled_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -135,6 +141,9 @@ export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsT
       evidence_refs: a.evidenceRefs === undefined ? null : cells.json(a.evidenceRefs),
       unknown_reason: a.unknownReason ?? null,
       resolution: a.resolution === undefined ? null : cells.json(a.resolution),
+      admitted_at: a.admittedAt,
+      dispatched_at: a.dispatchedAt ?? null,
+      settled_at: a.settledAt ?? null,
       created_at: a.createdAt,
       updated_at: a.updatedAt,
     }),
@@ -152,6 +161,9 @@ export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsT
       ...(r.evidence_refs === null ? {} : { evidenceRefs: cells.parse(r.evidence_refs) }),
       ...(r.unknown_reason === null ? {} : { unknownReason: r.unknown_reason }),
       ...(r.resolution === null ? {} : { resolution: cells.parse(r.resolution) }),
+      admittedAt: r.admitted_at ?? r.created_at,
+      ...(r.dispatched_at === null ? {} : { dispatchedAt: r.dispatched_at }),
+      ...(r.settled_at === null ? {} : { settledAt: r.settled_at }),
       createdAt: r.created_at,
       updatedAt: r.updated_at,
     }),
@@ -211,6 +223,8 @@ export function invocationRow(i: InvocationRecord): InvocationRow {
     observation_point: i.observationPoint,
     participant_implementation_ref: i.participantImplementationRef,
     state: i.state,
+    started_at: i.startedAt,
+    ended_at: i.endedAt ?? null,
     created_at: i.createdAt,
     updated_at: i.updatedAt,
   };
@@ -233,6 +247,8 @@ export function invocationRecord(r: InvocationRow): InvocationRecord {
     observationPoint: r.observation_point,
     participantImplementationRef: r.participant_implementation_ref,
     state: r.state as InvocationRecord["state"],
+    startedAt: r.started_at ?? r.created_at,
+    ...(r.ended_at === null ? {} : { endedAt: r.ended_at }),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

@@ -94,6 +94,19 @@ ALTER TABLE schedulers ADD COLUMN tick INTEGER NOT NULL DEFAULT 0;
   4: `
 ALTER TABLE schedulers ADD COLUMN continuation TEXT;
 `,
+  // Rows older than this step keep only the times their created_at/updated_at still tell.
+  5: `
+ALTER TABLE invocations ADD COLUMN started_at TEXT;
+ALTER TABLE invocations ADD COLUMN ended_at TEXT;
+ALTER TABLE tool_actions ADD COLUMN admitted_at TEXT;
+ALTER TABLE tool_actions ADD COLUMN dispatched_at TEXT;
+ALTER TABLE tool_actions ADD COLUMN settled_at TEXT;
+UPDATE invocations SET started_at = created_at;
+UPDATE invocations SET ended_at = updated_at WHERE state <> 'running';
+UPDATE tool_actions SET admitted_at = created_at;
+UPDATE tool_actions SET dispatched_at = updated_at WHERE phase = 'dispatched';
+UPDATE tool_actions SET settled_at = updated_at WHERE phase = 'settled' AND resolution IS NULL;
+`,
 });
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */

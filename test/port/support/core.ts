@@ -110,6 +110,7 @@ export async function openFirstInvocation(store: ControlPlaneStore): Promise<voi
       observationPoint: id.observationPoint,
       participantImplementationRef: id.participantImplementationRef,
       state: "running",
+      startedAt: at,
       createdAt: at,
       updatedAt: at,
     },
