@@ -24,6 +24,8 @@ export interface Harness {
 
 /** A participant runtime that hands each invocation's port to the harness running it. */
 export class HarnessRuntime extends ReferenceAutonomousParticipantRuntime {
+  /** RAES's implementation selection: history names this runtime `participant-implementation:green-worker@1.0.0`. */
+  readonly implementationIdentity = { name: "green-worker", version: "1.0.0" } as const;
   readonly #ports = new Map<string, InvocationToolActionPort>();
   readonly #harness: Harness;
 

@@ -98,14 +98,16 @@ function outcomeRows(events: readonly HistoryEvent[]): Row[] {
   ];
 }
 
-function addressRows(event: HistoryEvent | undefined): Row[] {
+/** The action's addresses, each from whichever event of its triple carries it (as in RAES). */
+function addressRows(events: readonly HistoryEvent[]): Row[] {
+  const first = <K extends keyof HistoryEvent>(key: K) => events.find((e) => e[key] !== undefined)?.[key];
   return [
-    ["action_contract_address", event?.action_contract_address],
-    ["observation_boundary_address", event?.observation_boundary_address],
-    ["episode_id", event?.episode_id],
-    ["observation_point", event?.observation_point],
-    ["actor_provenance", event?.actor_provenance],
-    ["post_state_digest", event?.post_state_digest],
+    ["action_contract_address", first("action_contract_address")],
+    ["observation_boundary_address", first("observation_boundary_address")],
+    ["episode_id", first("episode_id")],
+    ["observation_point", first("temporal_contexts")?.[0]?.observation_point],
+    ["actor_provenance", first("actor_provenance")],
+    ["post_state_digest", first("post_state_digest")],
   ];
 }
 
@@ -163,7 +165,7 @@ export function toolActionDetail(action: TimelineToolAction, position: number, s
     section("invocation_tool_context", fields(context)),
     section("Outcome", fields(outcomeRows(action.events))),
     operationSection(action.operation),
-    section("Action", fields(addressRows(action.events[0]))),
+    section("Action", fields(addressRows(action.events))),
     section("Events", fields(eventRows(action.events))),
     "</article>",
   ].join("");
@@ -181,7 +183,6 @@ export function invocationStatus(invocation: TimelineInvocation): { key: string;
 /** The details panel of one outer invocation. */
 export function invocationDetail(invocation: TimelineInvocation, position: number): string {
   const status = invocationStatus(invocation);
-  const first = invocation.outerEvents[0] ?? invocation.toolActions[0]?.events[0];
   const outer = invocation.outerEvents.length > 0;
   const activity = activityOf(invocation);
   const missing = outer
@@ -204,7 +205,10 @@ export function invocationDetail(invocation: TimelineInvocation, position: numbe
       "Tool actions in admission order",
       tools.length > 0 ? fields(tools) : `<p class="muted">None.</p>`,
     ),
-    section("Invocation", fields(outer ? addressRows(first) : [["episode_id", invocation.episodeId]])),
+    section(
+      "Invocation",
+      fields(outer ? addressRows(invocation.outerEvents) : [["episode_id", invocation.episodeId]]),
+    ),
     outer ? section("Events", fields(eventRows(invocation.outerEvents))) : "",
     "</article>",
   ].join("");

@@ -111,18 +111,29 @@ function compileParticipants(index: ScenarioIndex): Record<string, CompiledParti
   );
 }
 
+/** RAES's participant time domain for each SDL time-domain kind. */
+const PARTICIPANT_TIME_DOMAIN: Readonly<Record<string, string>> = {
+  wall_clock: "wall_clock_time",
+  simulated: "simulation_time",
+  logical: "scenario_time",
+  monotonic: "scenario_time",
+  external: "backend_time",
+};
+
 function compileTime(
   scenario: Scenario,
 ): Pick<RuntimeModel, "clocks" | "progressionPolicies" | "temporalConstraints"> {
   const clockAddress = (ref: string) =>
     Addresses.clock(sectionRefName(ref, "clocks", scenario.clocks) ?? ref);
+  const domainName = (ref: string) => sectionRefName(ref, "time_domains", scenario.time_domains) ?? ref;
   const clocks = byAddress(
     Object.entries(scenario.clocks).map(
       ([name, clock]): CompiledClock => ({
         address: Addresses.clock(name),
-        timeDomain:
-          sectionRefName(clock.time_domain_ref, "time_domains", scenario.time_domains) ??
-          clock.time_domain_ref,
+        timeDomain: domainName(clock.time_domain_ref),
+        participantTimeDomain:
+          PARTICIPANT_TIME_DOMAIN[scenario.time_domains[domainName(clock.time_domain_ref)]?.kind ?? ""] ??
+          "scenario_time",
         supportsPause: clock.supports_pause,
         supportsReset: clock.supports_reset,
       }),

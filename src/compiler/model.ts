@@ -158,6 +158,8 @@ export interface CompiledAffordanceBinding {
 export interface CompiledClock {
   readonly address: string;
   readonly timeDomain: string;
+  /** The time domain participant history reports for this clock, as RAES maps its domain kind (`simulation_time`, ...). */
+  readonly participantTimeDomain: string;
   readonly supportsPause: boolean;
   readonly supportsReset: boolean;
 }

@@ -43,6 +43,8 @@ const STDERR_TAIL = 8 * 1024;
  * server) with the port token in its environment, waits for it, and closes the served port.
  */
 export class DemoHarnessRuntime extends ReferenceAutonomousParticipantRuntime {
+  /** RAES's implementation selection: history names this runtime `participant-implementation:green-worker@1.0.0`. */
+  readonly implementationIdentity = { name: "green-worker", version: "1.0.0" } as const;
   readonly runs: DemoAgentRun[] = [];
   readonly #ports = new Map<string, InvocationToolActionPort>();
   readonly #options: DemoHarnessOptions;

@@ -6,6 +6,7 @@ import {
   type InvocationToolContext,
   LifecyclePhase,
   ObservationStatus,
+  type TemporalContext,
   type ToolActionRecord,
   type ToolActionSettlement,
   type WireActionResult,
@@ -21,6 +22,15 @@ const RESULT_STATUS: Readonly<Record<ToolActionSettlement, string>> = {
   indeterminate: "unknown",
 };
 
+/** RAES's realization of every phase the runtime writes: the runtime mediates it. */
+const RUNTIME_MEDIATED = "runtime_mediated";
+/** RAES's disposition of an attempted action: the runtime admitted it. */
+const ADMITTED = "admitted";
+/** RAES's state-transition kind of an admitted participant action. */
+const ACTION_ADMITTED = "participant_action_admitted";
+/** The event points RAES's scheduler realizes for each temporal contract of an autonomous action. */
+const EVENT_POINTS = ["submit", "start", "end", "observed"] as const;
+
 /** The outer invocation's typed result, as history records it. */
 export interface OuterResult {
   readonly status: string;
@@ -30,63 +40,116 @@ export interface OuterResult {
   readonly evidenceRefs?: readonly string[];
 }
 
-/** The actor provenance of everything a participant implementation does. */
-export function actorProvenance(implementationRef: string): string {
-  return `participant-implementation:${implementationRef}`;
+/**
+ * What every event of one policy's invocations shares: who acts (`actor_provenance`) and the policy's
+ * shared-time contracts, each realized at the invocation's observation point.
+ */
+export interface EventFrame {
+  readonly actorProvenance: string;
+  readonly clockAuthority: string;
+  /** RAES's time domain of the clock (`simulation_time`, ...). */
+  readonly timeDomain: string;
+  /** The policy's temporal constraint addresses, in authored order. */
+  readonly temporalContractIds: readonly string[];
+}
+
+/** RAES's actor provenance: `participant-implementation:<name>@<version>`. */
+export function actorProvenance(identity: { readonly name: string; readonly version: string }): string {
+  return `participant-implementation:${identity.name}@${identity.version}`;
+}
+
+/** The temporal contexts of an invocation's events: one per contract, at its observation point. */
+export function temporalContexts(frame: EventFrame, invocation: InvocationRecord): TemporalContext[] {
+  return frame.temporalContractIds.map((id) => ({
+    temporal_contract_id: id,
+    time_domain: frame.timeDomain,
+    clock_authority: frame.clockAuthority,
+    event_points: [...EVENT_POINTS],
+    observation_point: invocation.observationPoint,
+    reset_boundary: `${frame.clockAuthority}:segment=${invocation.segment}`,
+  }));
 }
 
 interface TripleBase {
   readonly actionInstanceId: string;
   readonly actionContractAddress: string;
   readonly observationBoundaryAddress: string;
-  readonly attemptPhase: LifecyclePhase;
   readonly postStateDigest: string;
   readonly observationStatus: ObservationStatus;
   readonly actionResult: WireActionResult;
+  /** When it was attempted, when its state transition happened, when it was observed. */
+  readonly times: readonly [string, string, string];
   readonly toolContext?: InvocationToolContext;
 }
 
-function triple(invocation: InvocationRecord, base: TripleBase, timestamp: string): HistoryEventDraft[] {
-  const common = {
+function triple(frame: EventFrame, invocation: InvocationRecord, base: TripleBase): HistoryEventDraft[] {
+  const head = (type: HistoryEventType, timestamp: string) => ({
+    event_id: `${base.actionInstanceId}#${type}`,
+    event_type: type,
     timestamp,
     participant_address: invocation.participantAddress,
     episode_id: invocation.episodeId,
     action_instance_id: base.actionInstanceId,
     action_contract_address: base.actionContractAddress,
-    observation_boundary_address: base.observationBoundaryAddress,
-    actor_provenance: actorProvenance(invocation.participantImplementationRef),
-    post_state_digest: base.postStateDigest,
-    observation_point: invocation.observationPoint,
+  });
+  const tail = {
+    temporal_contexts: temporalContexts(frame, invocation),
     execution_scope_ref: invocation.executionScopeRef,
     execution_generation: invocation.executionGeneration,
     ...(base.toolContext ? { invocation_tool_context: base.toolContext } : {}),
   };
-  const event = (type: HistoryEventType, phase: LifecyclePhase): HistoryEventDraft => ({
-    event_id: `${base.actionInstanceId}#${type}`,
-    event_type: type,
-    ...common,
-    lifecycle_phase: phase,
-  });
+  const [attemptedAt, transitionAt, observedAt] = base.times;
   return [
-    event(HistoryEventType.action_attempted, base.attemptPhase),
-    event(HistoryEventType.state_transition_recorded, LifecyclePhase.state_update_commit),
     {
-      ...event(HistoryEventType.observation_emitted, LifecyclePhase.observation_emission),
+      ...head(HistoryEventType.action_attempted, attemptedAt),
+      actor_provenance: frame.actorProvenance,
+      lifecycle_phase: LifecyclePhase.selection_or_admission,
+      phase_realization: RUNTIME_MEDIATED,
+      admission_disposition: ADMITTED,
+      ...tail,
+    },
+    {
+      ...head(HistoryEventType.state_transition_recorded, transitionAt),
+      lifecycle_phase: LifecyclePhase.state_update_commit,
+      phase_realization: RUNTIME_MEDIATED,
+      state_transition_kind: ACTION_ADMITTED,
+      post_state_digest: base.postStateDigest,
+      ...tail,
+    },
+    {
+      ...head(HistoryEventType.observation_emitted, observedAt),
+      observation_boundary_address: base.observationBoundaryAddress,
       observation_status: base.observationStatus,
+      lifecycle_phase: LifecyclePhase.observation_emission,
+      phase_realization: RUNTIME_MEDIATED,
+      post_state_digest: base.postStateDigest,
       action_result: base.actionResult,
+      ...tail,
     },
   ];
 }
 
-function wireResult(
-  status: string,
-  failureClass?: string,
-  evidenceRefs?: readonly string[],
-): WireActionResult {
+interface ResultFields {
+  readonly status: string;
+  readonly actionInstanceId: string;
+  readonly actionContractAddress: string;
+  readonly failureClass?: string | undefined;
+  readonly observations?: readonly string[] | undefined;
+  readonly evidenceRefs?: readonly string[] | undefined;
+}
+
+/** RAES's full result; like RAES's recorded history, it leaves out absent values and empty lists. */
+function wireResult(invocation: InvocationRecord, r: ResultFields): WireActionResult {
   return {
-    status,
-    ...(failureClass === undefined ? {} : { failure_class: failureClass }),
-    ...(evidenceRefs === undefined ? {} : { evidence_refs: [...evidenceRefs] }),
+    status: r.status,
+    participant_address: invocation.participantAddress,
+    episode_id: invocation.episodeId,
+    action_instance_id: r.actionInstanceId,
+    action_contract_address: r.actionContractAddress,
+    observation_point: invocation.observationPoint,
+    ...(r.failureClass === undefined ? {} : { failure_class: r.failureClass }),
+    ...(r.observations?.length ? { observations: [...r.observations] } : {}),
+    ...(r.evidenceRefs?.length ? { evidence_refs: [...r.evidenceRefs] } : {}),
   };
 }
 
@@ -107,53 +170,62 @@ export function invocationToolContext(
   };
 }
 
-/** The three events of one settled tool action. */
+/**
+ * The three events of one settled tool action, stamped when it was admitted, dispatched (settled, when
+ * it never was) and settled.
+ */
 export function toolActionTriple(
+  frame: EventFrame,
   action: ToolActionRecord,
   invocation: InvocationRecord,
-  timestamp: string,
 ): HistoryEventDraft[] {
   const settlement = action.settlement ?? "indeterminate";
-  const actionResult = wireResult(RESULT_STATUS[settlement], action.failureClass, action.evidenceRefs);
-  const neverStarted = settlement === "withheld";
-  return triple(
-    invocation,
-    {
-      actionInstanceId: action.id,
-      actionContractAddress: action.request.actionContractAddress,
-      observationBoundaryAddress: action.request.observationBoundaryAddress,
-      attemptPhase: neverStarted ? LifecyclePhase.selection_or_admission : LifecyclePhase.execution_attempt,
-      postStateDigest: canonicalDigest({
-        action_instance_id: action.id,
-        request_digest: action.requestDigest,
-        action_result: actionResult,
-      }),
-      observationStatus:
-        settlement === "indeterminate" ? ObservationStatus.orphaned_action : ObservationStatus.terminal,
-      actionResult,
-      toolContext: invocationToolContext(action, invocation),
-    },
-    timestamp,
-  );
+  const actionResult = wireResult(invocation, {
+    status: RESULT_STATUS[settlement],
+    actionInstanceId: action.id,
+    actionContractAddress: action.request.actionContractAddress,
+    failureClass: action.failureClass,
+    evidenceRefs: action.evidenceRefs,
+  });
+  const settledAt = action.settledAt ?? action.updatedAt;
+  return triple(frame, invocation, {
+    actionInstanceId: action.id,
+    actionContractAddress: action.request.actionContractAddress,
+    observationBoundaryAddress: action.request.observationBoundaryAddress,
+    postStateDigest: canonicalDigest({
+      action_instance_id: action.id,
+      request_digest: action.requestDigest,
+      action_result: actionResult,
+    }),
+    observationStatus:
+      settlement === "indeterminate" ? ObservationStatus.orphaned_action : ObservationStatus.terminal,
+    actionResult,
+    times: [action.admittedAt, action.dispatchedAt ?? settledAt, settledAt],
+    toolContext: invocationToolContext(action, invocation),
+  });
 }
 
-/** The three events of the outer invocation. */
+/** The three events of the outer invocation, stamped at its start, then its end, then its end. */
 export function outerTriple(
+  frame: EventFrame,
   invocation: InvocationRecord,
   result: OuterResult,
-  timestamp: string,
 ): HistoryEventDraft[] {
-  return triple(
-    invocation,
-    {
+  const endedAt = invocation.endedAt ?? invocation.updatedAt;
+  return triple(frame, invocation, {
+    actionInstanceId: invocation.id,
+    actionContractAddress: invocation.actionContractAddress,
+    observationBoundaryAddress: invocation.observationBoundaryAddress,
+    postStateDigest: result.postStateDigest,
+    observationStatus: ObservationStatus.terminal,
+    actionResult: wireResult(invocation, {
+      status: result.status,
       actionInstanceId: invocation.id,
       actionContractAddress: invocation.actionContractAddress,
-      observationBoundaryAddress: invocation.observationBoundaryAddress,
-      attemptPhase: LifecyclePhase.execution_attempt,
-      postStateDigest: result.postStateDigest,
-      observationStatus: ObservationStatus.terminal,
-      actionResult: wireResult(result.status, result.failureClass, result.evidenceRefs),
-    },
-    timestamp,
-  );
+      failureClass: result.failureClass,
+      observations: result.observations,
+      evidenceRefs: result.evidenceRefs,
+    }),
+    times: [invocation.startedAt, endedAt, endedAt],
+  });
 }

@@ -1,9 +1,11 @@
 export {
   actorProvenance,
+  type EventFrame,
   invocationToolContext,
   LifecyclePhase,
   type OuterResult,
   outerTriple,
+  temporalContexts,
   toolActionTriple,
 } from "./events.js";
 export {
@@ -14,6 +16,7 @@ export {
   HistoryEventType,
   type InvocationToolContext,
   ObservationStatus,
+  type TemporalContext,
   type WireActionResult,
 } from "./types.js";
 export { getParticipantHistoryView, type HistorySource, type ParticipantHistoryEvent } from "./view.js";

@@ -6,5 +6,6 @@ export {
   HistoryEventType,
   type InvocationToolContext,
   ObservationStatus,
+  type TemporalContext,
   type WireActionResult,
 } from "../records/index.js";

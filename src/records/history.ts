@@ -32,14 +32,35 @@ export interface InvocationToolContext {
   readonly execution_generation: number;
 }
 
-/** The action result carried by `observation_emitted`. */
+/** RAES's temporal context of an event: the shared-time contract, its clock and the observation point. */
+export interface TemporalContext {
+  readonly temporal_contract_id: string;
+  readonly time_domain: string;
+  readonly clock_authority: string;
+  readonly event_points: readonly string[];
+  readonly observation_point: string;
+  readonly reset_boundary: string;
+}
+
+/** RAES's full action result, carried by `observation_emitted`; empty lists are left out, as RAES writes them. */
 export interface WireActionResult {
   readonly status: string;
+  readonly participant_address: string;
+  readonly episode_id: string;
+  readonly action_instance_id: string;
+  readonly action_contract_address: string;
+  readonly observation_point: string;
   readonly failure_class?: string;
+  readonly observations?: readonly string[];
   readonly evidence_refs?: readonly string[];
 }
 
-/** A behavior history event as written, before the store assigns its sequence. Wire names are snake_case. */
+/**
+ * A behavior history event as written, before the store assigns its sequence. Wire names are snake_case.
+ * RAES's fields come with RAES's values, on the events where RAES writes them; `event_id`,
+ * `execution_scope_ref`, `execution_generation`, `invocation_tool_context` and `activity_provenance`
+ * are raes-ts's own.
+ */
 export interface HistoryEventDraft {
   readonly event_id: string;
   readonly event_type: HistoryEventType;
@@ -48,15 +69,23 @@ export interface HistoryEventDraft {
   readonly episode_id: string;
   readonly action_instance_id: string;
   readonly action_contract_address: string;
-  readonly observation_boundary_address: string;
+  /** `action_attempted` only: `participant-implementation:<name>@<version>`. */
+  readonly actor_provenance?: string;
+  /** `observation_emitted` only. */
+  readonly observation_boundary_address?: string;
+  readonly observation_status?: ObservationStatus;
   readonly lifecycle_phase: string;
-  readonly actor_provenance: string;
-  readonly post_state_digest: string;
-  readonly observation_point: string;
+  readonly phase_realization: string;
+  /** `action_attempted` only. */
+  readonly admission_disposition?: string;
+  /** `state_transition_recorded` only. */
+  readonly state_transition_kind?: string;
+  /** `state_transition_recorded` and `observation_emitted`. */
+  readonly post_state_digest?: string;
+  readonly action_result?: WireActionResult;
+  readonly temporal_contexts: readonly TemporalContext[];
   readonly execution_scope_ref: string;
   readonly execution_generation: number;
-  readonly observation_status?: ObservationStatus;
-  readonly action_result?: WireActionResult;
   readonly invocation_tool_context?: InvocationToolContext;
   /** v2 only: RAES's safe occurrence provenance of the attempt the event belongs to. */
   readonly activity_provenance?: ActivityProvenance;
@@ -98,10 +127,8 @@ export interface HistoryEvent extends HistoryEventDraft {
 
 /** RAES lifecycle phases used by the three events. */
 export const LifecyclePhase = {
-  /** The action was admitted but never started. */
+  /** The action was selected and admitted (every `action_attempted`). */
   selection_or_admission: "selection_or_admission",
-  /** The action was started. */
-  execution_attempt: "execution_attempt",
   /** The participant's state change was committed. */
   state_update_commit: "state_update_commit",
   /** The terminal observation was emitted. */

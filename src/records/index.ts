@@ -9,6 +9,7 @@ export {
   type InvocationToolContext,
   LifecyclePhase,
   ObservationStatus,
+  type TemporalContext,
   type WireActionResult,
 } from "./history.js";
 export {

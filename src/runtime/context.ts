@@ -56,7 +56,8 @@ export function preciseNow(): number {
 /** ISO-8601 UTC with microseconds (as RAES writes), from epoch milliseconds that may have a fraction. */
 export function isoMicros(ms: number): string {
   const whole = Math.floor(ms);
-  const micros = Math.min(999, Math.floor((ms - whole) * 1000));
+  // To the nearest microsecond: at today's epoch a double holds a millisecond fraction only to ±0.12 µs.
+  const micros = Math.min(999, Math.round((ms - whole) * 1000));
   return `${new Date(whole).toISOString().slice(0, -1)}${String(micros).padStart(3, "0")}Z`;
 }
 

@@ -18,6 +18,7 @@ import { type ActivityPlan, type PlannedAttempt, settleAttempt } from "./activit
 import { activityProvenance, withProvenance } from "./activity-provenance.js";
 import { type LateOutcome, runWithinDeadline } from "./deadline.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { eventFrameFor } from "./event-frame.js";
 import { ledgerFailureLine } from "./ledger-log.js";
 import { schedulerAfterClose } from "./lifecycle.js";
 import { isSuccessfulStatus, timeoutResult, validateOuterResult } from "./outer-result.js";
@@ -221,6 +222,7 @@ export async function runInvocation(
     activity &&
     activityProvenance(activity.plan, policy.profile, activity.attempt, outer?.status ?? "unknown");
   const closed: InvocationRecord = { ...invocation, state, endedAt: closedAt, updatedAt: closedAt };
+  const frame = eventFrameFor(ctx.model, policy, ctx.runtime);
   // The invocation span ends whether or not the close commits, so no span is left open.
   let committed = false;
   try {
@@ -230,8 +232,8 @@ export async function runInvocation(
         toolActions,
         events: withProvenance(
           [
-            ...toolActions.flatMap((a) => toolActionTriple(a, closed, closedAt)),
-            ...(outer ? outerTriple(closed, outer, closedAt) : []),
+            ...toolActions.flatMap((a) => toolActionTriple(frame, a, closed)),
+            ...(outer ? outerTriple(frame, closed, outer) : []),
           ],
           provenance,
         ),

@@ -13,6 +13,7 @@ import * as v2 from "./activity-run.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
 import { lateResultLine } from "./deadline.js";
 import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { policyFrames } from "./event-frame.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import type { RuntimeManagerOptions, RuntimeObserver, StepSummary } from "./manager-options.js";
 import { newOwnerId } from "./owner.js";
@@ -97,7 +98,8 @@ export class RuntimeManager {
         nowMs,
         ...v2.activityHooks,
         recover: async (participants, fenceFor) => {
-          await recoverInterruptedInvocations(store, { participants, now, fenceFor, policyOf });
+          const frameOf = policyFrames(options.model, options.runtime);
+          await recoverInterruptedInvocations(store, { participants, now, fenceFor, policyOf, frameOf });
         },
       });
       const refused = options.observer?.toolActionRefused;

@@ -1,5 +1,5 @@
 import type { CompiledAutonomousPolicy } from "../compiler/index.js";
-import { toolActionTriple } from "../history/index.js";
+import { type EventFrame, toolActionTriple } from "../history/index.js";
 import { transition } from "../port/index.js";
 import { toolActionAt } from "../records/index.js";
 import type {
@@ -28,6 +28,8 @@ export interface RecoveryOptions {
   readonly fenceFor: (participantAddress: string) => Fence | undefined;
   /** The compiled policy: its failure policy and attempt bound decide the scheduler after a consumed attempt. */
   readonly policyOf: (policyAddress: string) => CompiledAutonomousPolicy | undefined;
+  /** The history frame (actor provenance, temporal contracts) of the policy's events. */
+  readonly frameOf: (policyAddress: string) => EventFrame;
 }
 
 /** Settles the tool actions of one interrupted invocation by the close rules. */
@@ -101,7 +103,9 @@ async function recoverParticipant(
       // The process died mid-invocation; the invocation ends when recovery consumes it.
       invocation: { ...invocation, state: "failed", endedAt: at, updatedAt: at },
       toolActions: settled,
-      events: settled.flatMap((a) => toolActionTriple(a, invocation, at)),
+      events: settled.flatMap((a) =>
+        toolActionTriple(options.frameOf(invocation.policyAddress), a, invocation),
+      ),
       scheduler: next,
     });
     recovered.push({

@@ -10,18 +10,8 @@ import { openControlPlaneStore } from "../../src/store/index.js";
 import { captureCli } from "../fixtures/history/capture.js";
 import { attributeValues } from "../fixtures/history/html.js";
 import { KNOWN_COUNTS, type KnownRun, runKnownHistory } from "../fixtures/history/scripted-run.js";
+import { raesStringFields } from "../helpers/raes-fields.js";
 
-const WIRE_FIELDS = [
-  "event_type",
-  "participant_address",
-  "episode_id",
-  "action_instance_id",
-  "action_contract_address",
-  "observation_boundary_address",
-  "lifecycle_phase",
-  "actor_provenance",
-  "post_state_digest",
-] as const;
 const TOOL_CONTEXT_FIELDS = [
   "invocation_action_instance_id",
   "invocation_action_contract_address",
@@ -82,8 +72,15 @@ describe("raes history --json", () => {
   it("carries the wire fields of DESIGN.md §7 in snake_case", async () => {
     for (const event of allEvents) {
       snakeCaseKeys(event);
-      for (const field of WIRE_FIELDS)
-        assert.equal(typeof event[field], "string", `${event.event_id} ${field}`);
+      for (const field of raesStringFields(event.event_type))
+        assert.equal(
+          typeof (event as unknown as Record<string, unknown>)[field],
+          "string",
+          `${event.event_id} ${field}`,
+        );
+      assert.ok(
+        event.temporal_contexts.length > 0 && event.temporal_contexts.every((c) => c.observation_point),
+      );
       if (event.event_type === "observation_emitted") {
         assert.ok(event.observation_status, event.event_id);
         assert.equal(typeof event.action_result?.status, "string", event.event_id);

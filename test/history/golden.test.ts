@@ -3,20 +3,26 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import {
+  type HistoryEvent,
   type InvocationToolActionPort,
   type ParticipantActionRequest,
   type ParticipantSnapshot,
   ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../src/index.js";
-import { rethrowInvocationErrors } from "../helpers/callback-failures.js";
-import { exampleManifest, modelStartingAt, ROOT } from "../helpers/example.js";
+import { exampleManifest, exampleModel, ROOT } from "../helpers/example.js";
 import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
+import { deriveGolden, raesDefined, raesTriple, raesTripleMillis } from "./golden-raes.js";
 
 const GOLDEN = join(ROOT, "test", "fixtures", "golden", "history-v1.jsonl");
 
-/** Settles one action of every kind, in admission order a..e, then returns a partial success. */
+/**
+ * RAES's native test runtime (green-worker 1.0.0, succeeded, "customer portal responded"), which first
+ * settles one tool action of every kind, in admission order a..e.
+ */
 class EverySettlement extends ReferenceAutonomousParticipantRuntime {
+  readonly implementationIdentity = { name: "green-worker", version: "1.0.0" } as const;
+  readonly errors: unknown[] = [];
   port: InvocationToolActionPort | undefined;
   attachInvocationToolActions(port: InvocationToolActionPort): void {
     this.port = port;
@@ -26,6 +32,14 @@ class EverySettlement extends ReferenceAutonomousParticipantRuntime {
     snapshot: ParticipantSnapshot,
     ctx: { episodeId: string },
   ) {
+    // The manager would turn a failed assert into a failed invocation: keep it for the test to throw.
+    await this.#tools().catch((error: unknown) => this.errors.push(error));
+    return this.nativeExecution(request, snapshot, ctx.episodeId, {
+      status: "succeeded",
+      observations: ["customer portal responded"],
+    });
+  }
+  async #tools(): Promise<void> {
     const port = this.port as InvocationToolActionPort;
     const ids: string[] = [];
     const admit = async (call: string) => {
@@ -41,37 +55,93 @@ class EverySettlement extends ReferenceAutonomousParticipantRuntime {
         ...(status === "failed" ? { failureClass: "target_unavailable" } : {}),
         ...(status === "partial_success" ? { evidenceRefs: ["content.participant-observation"] } : {}),
       });
-    for (const id of [a, b, c, d]) await port.dispatch(id);
-    await port.complete(a, outcome(a, "succeeded"));
-    await port.complete(b, outcome(b, "failed"));
-    await port.complete(c, outcome(c, "partial_success"));
-    await port.reportUnknown(d, "timeout");
+    for (const id of [a, b, c, d]) assert.ok((await port.dispatch(id)).accepted);
+    assert.ok((await port.complete(a, outcome(a, "succeeded"))).ok);
+    assert.ok((await port.complete(b, outcome(b, "failed"))).ok);
+    assert.ok((await port.complete(c, outcome(c, "partial_success"))).ok);
+    assert.ok((await port.reportUnknown(d, "timeout")).ok);
     await admit("e");
-    await port.cancel(ids[4] as string);
-    return this.nativeExecution(request, snapshot, ctx.episodeId, { status: "partial_success" });
+    assert.ok((await port.cancel(ids[4] as string)).ok);
   }
 }
 
-async function runGoldenScenario(): Promise<string> {
-  // A fixed wall clock: the golden file pins the format, not how often the runtime reads the time.
-  const fixed = Date.UTC(2026, 0, 1);
+/** The example's first action as RAES runs it at apply (tick 0), its clock fixed at RAES's recorded instant. */
+async function goldenRun(): Promise<HistoryEvent[]> {
+  const runtime = new EverySettlement();
+  const fixed = raesTripleMillis();
   const manager = await RuntimeManager.open({
-    model: modelStartingAt(10, 5),
+    model: exampleModel(),
     manifest: exampleManifest(),
-    runtime: new EverySettlement(),
+    runtime,
     now: () => fixed,
   });
-  // The manager turns a throw in modelAction (a failed assert) into a failed invocation: rethrow it.
-  rethrowInvocationErrors((await manager.step(1)).invocations);
-  const lines = (await manager.history()).map((e) => JSON.stringify(e));
-  await manager.close();
-  return `${lines.join("\n")}\n`;
+  try {
+    if (runtime.errors.length > 0) throw runtime.errors[0];
+    return await manager.history();
+  } finally {
+    await manager.close();
+  }
 }
 
-describe("golden history (format pinned across versions)", () => {
-  it("the history of one invocation with every settlement matches test/fixtures/golden/history-v1.jsonl", async () => {
-    const actual = await runGoldenScenario();
-    if (process.env.UPDATE_GOLDEN === "1") writeFileSync(GOLDEN, actual);
-    assert.equal(actual, readFileSync(GOLDEN, "utf8"));
+const jsonLines = (events: readonly object[]) => `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
+const golden = () =>
+  readFileSync(GOLDEN, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe("golden history (RAES's format where RAES defines it, pinned across versions)", () => {
+  it("raes-ts's history of the golden run equals test/fixtures/golden/history-v1.jsonl byte for byte", async () => {
+    const ours = await goldenRun();
+    if (process.env.UPDATE_GOLDEN === "1") {
+      writeFileSync(GOLDEN, jsonLines(deriveGolden(ours)));
+      assert.fail(
+        `UPDATE_GOLDEN=1 rewrote ${GOLDEN} from RAES's triple; review the diff and run again without it`,
+      );
+    }
+    assert.equal(jsonLines(ours), readFileSync(GOLDEN, "utf8"));
+  });
+
+  it("the golden's outer triple is RAES's own triple, field for field, apart from raes-ts's fields and digest", () => {
+    const outer = golden().filter((e) => e.invocation_tool_context === undefined);
+    assert.deepEqual(outer.map(raesDefined), raesTriple().map(raesDefined));
+  });
+
+  it("the golden's tool-action events carry RAES's invocation-wide fields with RAES's values", () => {
+    const byType = new Map(raesTriple().map((e) => [String(e.event_type), e]));
+    const tools = golden().filter((e) => e.invocation_tool_context !== undefined);
+    assert.equal(tools.length, 15);
+    for (const event of tools) {
+      const raes = byType.get(String(event.event_type)) ?? {};
+      assert.deepEqual(
+        Object.keys(raesDefined(event)),
+        Object.keys(raesDefined(raes)),
+        String(event.event_id),
+      );
+      for (const key of [
+        "timestamp",
+        "participant_address",
+        "episode_id",
+        "action_contract_address",
+        "actor_provenance",
+        "lifecycle_phase",
+        "phase_realization",
+        "admission_disposition",
+        "state_transition_kind",
+        "observation_boundary_address",
+        "temporal_contexts",
+      ])
+        assert.deepEqual(event[key], raes[key], `${String(event.event_id)} ${key}`);
+      const result = event.action_result as Record<string, unknown> | undefined;
+      const raesResult = raes.action_result as Record<string, unknown> | undefined;
+      if (raesResult)
+        for (const key of [
+          "participant_address",
+          "episode_id",
+          "action_contract_address",
+          "observation_point",
+        ])
+          assert.equal(result?.[key], raesResult[key], `${String(event.event_id)} action_result.${key}`);
+    }
   });
 });

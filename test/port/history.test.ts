@@ -55,9 +55,18 @@ describe("tool-action history", () => {
             execution_scope_ref: port.executionScopeRef,
             execution_generation: port.executionGeneration,
           });
-          assert.equal(event.observation_point, port.observationPoint);
+          assert.deepEqual(
+            event.temporal_contexts.map((c) => c.observation_point),
+            [port.observationPoint],
+          );
           assert.equal(event.episode_id, port.episodeId);
-          assert.equal(event.actor_provenance, `participant-implementation:${EXAMPLE.implementation}`);
+          // As RAES: only action_attempted names the actor (a runtime without an identity: its ref at 0).
+          assert.equal(
+            event.actor_provenance,
+            event.event_type === "action_attempted"
+              ? `participant-implementation:${EXAMPLE.implementation}@0`
+              : undefined,
+          );
         }
         for (const event of events.slice(12)) assert.equal(event.invocation_tool_context, undefined);
         const view = await getParticipantHistoryView(manager, EXAMPLE.participant);

@@ -112,9 +112,7 @@ for (const name of RAES_CASES) {
     });
 
     for (const store of ["memory", "sqlite"] as const) {
-      it(`the history after ${ADVANCES} steps, a reset and ${ADVANCES} more equals RAES's field for field (${store} store)`, {
-        todo: "RAES's history fields land in the next commit",
-      }, async () => {
+      it(`the history after ${ADVANCES} steps, a reset and ${ADVANCES} more equals RAES's field for field (${store} store)`, async () => {
         const dir = mkdtempSync(join(tmpdir(), "raes-differential-"));
         try {
           const { manager } = await open(

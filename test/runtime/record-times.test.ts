@@ -38,4 +38,24 @@ describe("record times (DESIGN §7, §10): the instant each thing happened, from
       }
     });
   }
+
+  it("stamps each event when its thing happened: admission, dispatch (or settlement), settlement; start, end, end", async () => {
+    const manager = await runScriptedTimes();
+    try {
+      const stamps = (await manager.history()).map((e) => [e.action_instance_id, e.timestamp]);
+      assert.deepEqual(stamps, [
+        [`${INVOCATION}:tool=1`, T.aAdmitted],
+        [`${INVOCATION}:tool=1`, T.aDispatched],
+        [`${INVOCATION}:tool=1`, T.aSettled],
+        [`${INVOCATION}:tool=2`, T.bAdmitted],
+        [`${INVOCATION}:tool=2`, T.bSettled],
+        [`${INVOCATION}:tool=2`, T.bSettled],
+        [INVOCATION, T.started],
+        [INVOCATION, T.ended],
+        [INVOCATION, T.ended],
+      ]);
+    } finally {
+      await manager.close();
+    }
+  });
 });

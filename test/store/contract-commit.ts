@@ -208,7 +208,16 @@ export function commitCases(fixture: FixtureSource): void {
     await store.openInvocation(inv, scheduler());
     const draft = event(inv, "observation_emitted", {
       observation_status: "orphaned_action",
-      action_result: { status: "failed", failure_class: "lost", evidence_refs: ["ev:ü/1", 'ev:"q"'] },
+      action_result: {
+        status: "failed",
+        participant_address: inv.participantAddress,
+        episode_id: inv.episodeId,
+        action_instance_id: inv.id,
+        action_contract_address: inv.actionContractAddress,
+        observation_point: inv.observationPoint,
+        failure_class: "lost",
+        evidence_refs: ["ev:ü/1", 'ev:"q"'],
+      },
     });
     await store.commitInvocation({ ...closeCommit(inv), events: [draft] });
     const [stored] = await store.listEvents();

@@ -124,13 +124,33 @@ export function event(
     action_contract_address: inv.actionContractAddress,
     observation_boundary_address: inv.observationBoundaryAddress,
     lifecycle_phase: "executing",
+    phase_realization: "runtime_mediated",
     actor_provenance: "participant",
     post_state_digest: `sha256:${inv.id}`,
-    observation_point: inv.observationPoint,
+    temporal_contexts: [
+      {
+        temporal_contract_id: "constraint:cadence",
+        time_domain: "simulation_time",
+        clock_authority: "clock:shared",
+        event_points: ["submit", "start", "end", "observed"],
+        observation_point: inv.observationPoint,
+        reset_boundary: "clock:shared:segment=0",
+      },
+    ],
     execution_scope_ref: inv.executionScopeRef,
     execution_generation: inv.executionGeneration,
     ...(eventType === "observation_emitted"
-      ? { observation_status: "terminal" as const, action_result: { status: "succeeded" } }
+      ? {
+          observation_status: "terminal" as const,
+          action_result: {
+            status: "succeeded",
+            participant_address: inv.participantAddress,
+            episode_id: inv.episodeId,
+            action_instance_id: inv.id,
+            action_contract_address: inv.actionContractAddress,
+            observation_point: inv.observationPoint,
+          },
+        }
       : {}),
     ...overrides,
   };

@@ -41,7 +41,9 @@ export class EveryKthFails extends ReferenceAutonomousParticipantRuntime {
       : fail
         ? { status: "failed", failureClass: this.failClass }
         : { status: "succeeded" };
-    return this.nativeExecution(request, snapshot, context.episodeId, outcome);
+    // As RAES's native test runtime (whose failing variant keeps the observation).
+    const observations = ["customer portal responded"];
+    return this.nativeExecution(request, snapshot, context.episodeId, { ...outcome, observations });
   }
 }
 
