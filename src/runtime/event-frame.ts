@@ -1,5 +1,13 @@
 import type { CompiledAutonomousPolicy, RuntimeModel } from "../compiler/index.js";
-import { actorProvenance, type EventFrame } from "../history/index.js";
+import {
+  actorProvenance,
+  type EventFrame,
+  type HistoryEventDraft,
+  type OuterResult,
+  outerTriple,
+  toolActionTriple,
+} from "../history/index.js";
+import type { InvocationRecord, ToolActionRecord } from "../store/index.js";
 import type { ParticipantRuntime } from "./types.js";
 
 /**
@@ -34,4 +42,17 @@ export function policyFrames(
     if (!policy) throw new Error(`no autonomous policy ${policyAddress} in the model`);
     return eventFrameFor(model, policy, runtime);
   };
+}
+
+/** A closed invocation's events: its tool triples in admission order, then its outer triple if it has a result. */
+export function closeEvents(
+  frame: EventFrame,
+  invocation: InvocationRecord,
+  toolActions: readonly ToolActionRecord[],
+  outer: OuterResult | undefined,
+): HistoryEventDraft[] {
+  return [
+    ...toolActions.flatMap((a) => toolActionTriple(frame, a, invocation)),
+    ...(outer ? outerTriple(frame, invocation, outer) : []),
+  ];
 }

@@ -1,5 +1,4 @@
 import type { RuntimeModel } from "../compiler/index.js";
-import { outerTriple, toolActionTriple } from "../history/index.js";
 import {
   InvocationToolActionPortCore,
   type ParticipantToolActionRefusal,
@@ -18,7 +17,7 @@ import { type ActivityPlan, type PlannedAttempt, settleAttempt } from "./activit
 import { activityProvenance, withProvenance } from "./activity-provenance.js";
 import { type LateOutcome, runWithinDeadline } from "./deadline.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
-import { eventFrameFor } from "./event-frame.js";
+import { closeEvents, eventFrameFor } from "./event-frame.js";
 import { ledgerFailureLine } from "./ledger-log.js";
 import { schedulerAfterClose } from "./lifecycle.js";
 import { isSuccessfulStatus, timeoutResult, validateOuterResult } from "./outer-result.js";
@@ -222,7 +221,6 @@ export async function runInvocation(
     activity &&
     activityProvenance(activity.plan, policy.profile, activity.attempt, outer?.status ?? "unknown");
   const closed: InvocationRecord = { ...invocation, state, endedAt: closedAt, updatedAt: closedAt };
-  const frame = eventFrameFor(ctx.model, policy, ctx.runtime);
   // The invocation span ends whether or not the close commits, so no span is left open.
   let committed = false;
   try {
@@ -231,10 +229,7 @@ export async function runInvocation(
         invocation: closed,
         toolActions,
         events: withProvenance(
-          [
-            ...toolActions.flatMap((a) => toolActionTriple(frame, a, closed)),
-            ...(outer ? outerTriple(frame, closed, outer) : []),
-          ],
+          closeEvents(eventFrameFor(ctx.model, policy, ctx.runtime), closed, toolActions, outer),
           provenance,
         ),
         scheduler: next,
