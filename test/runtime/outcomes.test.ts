@@ -121,8 +121,15 @@ describe("outer results", () => {
     await manager.step(4);
     const events = await manager.history();
     assert.equal(events.length, 3);
+    // RAES's full result: the identity and observation point of the attempt, then what it reported.
     assert.deepEqual(events[2]?.action_result, {
       status: "failed",
+      participant_address: "participant.behavior.participant-agent",
+      episode_id: "participant.behavior.participant-agent-autonomous-0",
+      action_instance_id:
+        "participant.autonomous-execution.participant-behavior:participant.behavior.participant-agent:0",
+      action_contract_address: "participant.action-contract.probe-customer-portal-login",
+      observation_point: "time.clock.scenario-clock@segment=0,tick=0",
       failure_class: "target_unavailable",
       evidence_refs: ["content.participant-observation"],
     });
