@@ -139,11 +139,12 @@ function callText(port: ToolActionPortIdentity): fc.Arbitrary<string> {
     .map(([id, method, a, more]) => withMembers(`{"id":${id},"method":${method},"args":${a}}`, more));
 }
 
-/** A depth that is mostly small and sometimes reaches 100 000. */
+/** A depth that is mostly small and sometimes exactly 100 000. */
 const depth = fc.oneof(
   { arbitrary: fc.integer({ min: 1, max: 40 }), weight: 4 },
   { arbitrary: fc.integer({ min: 41, max: 5_000 }), weight: 2 },
-  { arbitrary: fc.integer({ min: 5_001, max: 100_000 }), weight: 1 },
+  { arbitrary: fc.integer({ min: 5_001, max: 99_999 }), weight: 1 },
+  { arbitrary: fc.constant(100_000), weight: 1 },
 );
 
 /** Nesting of arrays or objects, balanced or cut short, placed in the args, beside them, or alone. */
@@ -157,10 +158,24 @@ const deepText = fc
   )
   .map(([d, [open, close], where, balanced, id]) => {
     const nest = `${open.repeat(d)}0${balanced ? close.repeat(d) : ""}`;
-    if (where === "alone") return nest;
-    if (where === "beside") return `{"id":${id},"junk":${nest},"method":"admit","args":[]}`;
-    return `{"id":${id},"method":"cancel","args":[${nest}]}`;
+    const family = d === 100_000 ? "deep 100000" : "deep";
+    if (where === "alone") return [family, nest] as const;
+    if (where === "beside")
+      return [family, `{"id":${id},"junk":${nest},"method":"admit","args":[]}`] as const;
+    return [family, `{"id":${id},"method":"cancel","args":[${nest}]}`] as const;
   });
+
+/** A call whose frame and arguments carry keys that reach a prototype when code is careless. */
+const prototypeText = fc
+  .tuple(
+    fc.constantFrom(...PROTO_KEYS),
+    fc.constantFrom(...REMOTE_METHODS),
+    fc.integer({ min: 0, max: 1_000 }),
+  )
+  .map(
+    ([k, method, id]) =>
+      `{${JSON.stringify(k)}:{"id":${id}},"id":${id},"method":"${method}","args":[{${JSON.stringify(k)}:{"polluted":true}},${JSON.stringify(k)}]}`,
+  );
 
 /** A string argument from a few KB to past the frame bound, in one-, two- or six-byte characters. */
 const hugeText = fc
@@ -184,6 +199,19 @@ const garbage = fc
   .uint8Array({ minLength: 1, maxLength: 300 })
   .map((bytes) => Buffer.from(bytes.map((b) => (b === 0x0a ? 0x20 : b))));
 
+/** Every family of frame the fuzz sends; a run of CI's size must have drawn each of them. */
+export const FRAME_FAMILIES = [
+  "call",
+  "deep",
+  "deep 100000",
+  "prototype keys",
+  "huge string",
+  "wide",
+  "truncated",
+  "garbage",
+  "oversized",
+];
+
 /** Every family of frame the fuzz sends over an authenticated connection. */
 export function frameArbitrary(port: ToolActionPortIdentity): fc.Arbitrary<WireFrame> {
   const text = (family: string, arbitrary: fc.Arbitrary<string>) =>
@@ -191,7 +219,11 @@ export function frameArbitrary(port: ToolActionPortIdentity): fc.Arbitrary<WireF
   const call = callText(port);
   return fc.oneof(
     { arbitrary: text("call", call), weight: 60 },
-    { arbitrary: text("deep", deepText), weight: 2 },
+    {
+      arbitrary: deepText.map(([family, t]) => ({ family, bytes: Buffer.from(t, "utf8") })),
+      weight: 2,
+    },
+    { arbitrary: text("prototype keys", prototypeText), weight: 1 },
     { arbitrary: text("huge string", hugeText), weight: 1 },
     { arbitrary: text("wide", wideText), weight: 1 },
     {

@@ -97,6 +97,18 @@ function nested(depth: number, asObject: boolean): unknown {
   return value;
 }
 
+/** Every family of message the fuzz posts; a run of CI's size must have drawn each of them. */
+export const MESSAGE_FAMILIES = [
+  "call",
+  "deep",
+  "deep 100000",
+  "prototype keys",
+  "huge string",
+  "wide",
+  "not a call",
+  "garbage bytes",
+];
+
 /** Every family of message the fuzz posts to an exposed port. */
 export function messageArbitrary(port: ToolActionPortIdentity): fc.Arbitrary<BridgeMessage> {
   const args = fc.oneof(
@@ -116,11 +128,12 @@ export function messageArbitrary(port: ToolActionPortIdentity): fc.Arbitrary<Bri
   const depth = fc.oneof(
     { arbitrary: fc.integer({ min: 1, max: 40 }), weight: 4 },
     { arbitrary: fc.integer({ min: 41, max: 5_000 }), weight: 2 },
-    { arbitrary: fc.integer({ min: 5_001, max: 100_000 }), weight: 1 },
+    { arbitrary: fc.integer({ min: 5_001, max: 99_999 }), weight: 1 },
+    { arbitrary: fc.constant(100_000), weight: 1 },
   );
   const deep = fc.tuple(depth, fc.boolean(), fc.integer({ min: 0, max: 1_000 })).map(
     ([d, asObject, id]) =>
-      new BridgeMessage("deep", `${d} ${asObject ? "objects" : "arrays"}`, {
+      new BridgeMessage(d === 100_000 ? "deep 100000" : "deep", `${d} ${asObject ? "objects" : "arrays"}`, {
         id,
         method: "cancel",
         args: [nested(d, asObject)],
@@ -146,11 +159,37 @@ export function messageArbitrary(port: ToolActionPortIdentity): fc.Arbitrary<Bri
       return new BridgeMessage("wide", `${kind} of ${n}`, { id: 8, method: "admit", args: [value] });
     });
   const bare = anyValue.map((v) => new BridgeMessage("not a call", typeof v, v));
+  const prototype = fc
+    .tuple(
+      fc.constantFrom(...PROTO_KEYS),
+      fc.constantFrom(...REMOTE_METHODS),
+      fc.integer({ min: 0, max: 1_000 }),
+    )
+    .map(
+      ([k, method, id]) =>
+        new BridgeMessage(
+          "prototype keys",
+          k,
+          withOwn({ id, method, args: [withOwn({}, [[k, { polluted: true }]]), k] }, [[k, { id }]]),
+        ),
+    );
+  const garbage = fc
+    .tuple(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.boolean())
+    .map(
+      ([bytes, alone]) =>
+        new BridgeMessage(
+          "garbage bytes",
+          `${bytes.length} bytes${alone ? "" : " as args"}`,
+          alone ? bytes.buffer : { id: 9, method: "admit", args: [bytes] },
+        ),
+    );
   return fc.oneof(
     { arbitrary: call, weight: 70 },
     { arbitrary: deep, weight: 2 },
     { arbitrary: huge, weight: 1 },
     { arbitrary: wide, weight: 1 },
     { arbitrary: bare, weight: 8 },
+    { arbitrary: prototype, weight: 1 },
+    { arbitrary: garbage, weight: 1 },
   );
 }
