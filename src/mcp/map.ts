@@ -1,5 +1,11 @@
-import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Scalar, visit, type YAMLMap } from "yaml";
-import { InputFileRefusal, MAX_YAML_DEPTH, readInputFile, yamlDepthExceeded } from "../input/index.js";
+import { isMap, isScalar, LineCounter, parseDocument, type Scalar, visit, type YAMLMap } from "yaml";
+import {
+  InputFileRefusal,
+  MAX_YAML_DEPTH,
+  readInputFile,
+  yamlDepthExceeded,
+  yamlTokensExceeded,
+} from "../input/index.js";
 import { isAddress } from "../records/index.js";
 
 /** Fixed codes for everything that can be wrong with a gateway map file. */
@@ -57,6 +63,9 @@ export type ToolMapResult =
   | { readonly ok: false; readonly diagnostics: readonly ToolMapDiagnostic[] };
 
 const MAX_MAP_BYTES = 256 * 1024;
+/** A map of 100 tools with 64 targets each has under 30 000 YAML tokens. */
+const MAX_MAP_TOKENS = 50_000;
+const Invalid = ToolMapDiagnosticCode.yaml_invalid;
 const MAX_ID_LENGTH = 256;
 const MAX_LIST = 64;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -176,8 +185,11 @@ export function parseToolMap(text: string): ToolMapResult {
   // The YAML parser recurses once per level: refuse hostile nesting before it runs.
   if (yamlDepthExceeded(text) !== undefined)
     return refused(`the map is nested deeper than ${MAX_YAML_DEPTH} levels`);
+  // The parser's work grows with its tokens, and far faster with its errors: bound them before it runs.
+  if (yamlTokensExceeded(text, MAX_MAP_TOKENS) !== undefined)
+    return refused(`the map has more than ${MAX_MAP_TOKENS} YAML tokens`);
   const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const document = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
   const reader = new MapReader(lines);
   for (const error of document.errors) {
     reader.report(
@@ -187,15 +199,16 @@ export function parseToolMap(text: string): ToolMapResult {
       error.message.split("\n")[0] ?? error.message,
     );
   }
+  // Repeated keys are found in one pass here: the library's uniqueKeys check is quadratic in a mapping's size.
   visit(document, {
-    Alias: (_key, node) => {
-      if (isAlias(node))
-        reader.report(
-          ToolMapDiagnosticCode.yaml_invalid,
-          "",
-          node.range?.[0] ?? 0,
-          "aliases are not allowed",
-        );
+    Alias: (_key, node) => reader.report(Invalid, "", node.range?.[0] ?? 0, "aliases are not allowed"),
+    Map: (_key, node) => {
+      const seen = new Set<unknown>();
+      for (const { key } of node.items) {
+        if (!isScalar(key)) continue;
+        if (seen.has(key.value)) reader.report(Invalid, "", key.range?.[0] ?? 0, "Map keys must be unique");
+        seen.add(key.value);
+      }
     },
   });
   if (reader.diagnostics.length > 0) return { ok: false, diagnostics: reader.diagnostics };

@@ -1,5 +1,5 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument } from "yaml";
-import { MAX_YAML_DEPTH, yamlDepthExceeded } from "../input/index.js";
+import { MAX_YAML_DEPTH, MAX_YAML_TOKENS, yamlDepthExceeded, yamlTokensExceeded } from "../input/index.js";
 import { DiagnosticCode } from "./codes.js";
 import type { Finding, SourceLocator } from "./diagnostics.js";
 import { joinPointer } from "./diagnostics.js";
@@ -13,6 +13,8 @@ export interface SourceLimits {
   readonly maxAliases: number;
   /** Most nodes after alias expansion (default 1 000 000). */
   readonly maxNodes: number;
+  /** Most YAML lexer tokens, checked before parsing (default 100 000, about 18 times the largest example). */
+  readonly maxTokens: number;
 }
 
 /** The limits used when a caller gives none. */
@@ -20,6 +22,7 @@ export const DEFAULT_SOURCE_LIMITS: SourceLimits = {
   maxBytes: 1_000_000,
   maxAliases: 10_000,
   maxNodes: 1_000_000,
+  maxTokens: MAX_YAML_TOKENS,
 };
 
 /** A YAML document converted to plain values, with where each value came from. */
@@ -173,6 +176,13 @@ export function parseSource(text: string, limits: SourceLimits = DEFAULT_SOURCE_
     for (let at = text.indexOf("\n"); at >= 0 && at < tooDeep; at = text.indexOf("\n", at + 1))
       lines.addNewLine(at + 1);
     return { value: undefined, locator, findings: [depthFinding(locator.position(tooDeep))] };
+  }
+  // The parser's work grows with its tokens (and far faster with its errors): bound them first.
+  const tooMany = yamlTokensExceeded(text, limits.maxTokens);
+  if (tooMany !== undefined) {
+    const locator = new SyntaxTreeLocator(undefined, lines);
+    const message = `the source has more than ${limits.maxTokens} YAML tokens`;
+    return { value: undefined, locator, findings: [{ code: DiagnosticCode.sourceLimit, message, path: "" }] };
   }
   // Duplicate keys are reported by the converter, which knows their JSON pointer.
   const doc = parseDocument(text, {

@@ -1,0 +1,26 @@
+import { Lexer } from "yaml";
+
+/** The lexer's own markers (document start, flow error, scalar start), which take no room in the text. */
+const MARKERS = new Set(["\u0002", "\u0018", "\u001f"]);
+
+/**
+ * The most lexer tokens a scenario may have. The largest real scenario (a 28 KB v2 example) has about
+ * 5 500; every later stage of the `yaml` library costs some microseconds per token, and far more per
+ * error (1 MB of `"` is 500 000 empty scalars, each a parse error), so the token count bounds its work.
+ */
+export const MAX_YAML_TOKENS = 100_000;
+
+/**
+ * The offset where YAML text passes `limit` lexer tokens, or undefined. The lexer is linear and is
+ * stopped as soon as the budget is spent, so hostile text costs at most `limit` tokens' lexing.
+ */
+export function yamlTokensExceeded(text: string, limit: number = MAX_YAML_TOKENS): number | undefined {
+  let tokens = 0;
+  let offset = 0;
+  for (const token of new Lexer().lex(text)) {
+    tokens += 1;
+    if (tokens > limit) return offset;
+    if (!MARKERS.has(token)) offset += token.length;
+  }
+  return undefined;
+}
