@@ -1,12 +1,42 @@
 import fc from "fast-check";
 
-/**
- * How many generated inputs a fuzz file runs: its CI share by default, or its share of
- * RAES_FUZZ_INPUTS (for example 1000000 for the one-off long run) when that is set.
- */
-export function fuzzInputs(ciShare: number, shareOfLongRun: number): number {
-  const total = Number(process.env.RAES_FUZZ_INPUTS ?? 0);
-  return Number.isSafeInteger(total) && total > 0 ? Math.ceil(total * shareOfLongRun) : ciShare;
+/** Counts the families of input a fuzz target drew, so a run of CI's size can prove it drew each. */
+export class FamilyTally {
+  readonly counts = new Map<string, number>();
+  inputs = 0;
+
+  /** Notes one input of a family; a text of 1 MB or more also counts as a huge string. */
+  note(family: string, text?: string): void {
+    this.inputs += 1;
+    this.add(family);
+    if (text !== undefined && text.length >= 1_000_000) this.add("huge string");
+  }
+
+  add(family: string): void {
+    this.counts.set(family, (this.counts.get(family) ?? 0) + 1);
+  }
+
+  missing(families: readonly string[]): string[] {
+    return families.filter((family) => !this.counts.has(family));
+  }
+
+  summary(): string {
+    return [...this.counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k}=${n}`)
+      .join(", ");
+  }
+}
+
+/** An input and the family it was drawn from. */
+export interface Drawn<T> {
+  readonly family: string;
+  readonly input: T;
+}
+
+/** Labels what an arbitrary draws with one family. */
+export function drawn<T>(family: string, arbitrary: fc.Arbitrary<T>): fc.Arbitrary<Drawn<T>> {
+  return arbitrary.map((input) => ({ family, input }));
 }
 
 /** Keys that reach an object's prototype or shadow its methods when code is careless. */
@@ -19,12 +49,17 @@ export const PROTOTYPE_KEYS = [
   "valueOf",
 ];
 
-/** Nesting depths, mostly small, sometimes hostile (up to 100 000 levels). */
+/** Nesting depths, mostly small, sometimes hostile (10 000 or exactly 100 000 levels). */
 export const depth = fc.oneof(
   { weight: 8, arbitrary: fc.integer({ min: 0, max: 20 }) },
   { weight: 2, arbitrary: fc.integer({ min: 50, max: 2_000 }) },
   { weight: 1, arbitrary: fc.constantFrom(10_000, 100_000) },
 );
+
+/** The family of a nested input: 100 000 levels is the issue's bound and is tallied apart. */
+export function deepFamily(levels: number): string {
+  return levels >= 100_000 ? "deep 100000" : "deep";
+}
 
 /** A JSON text nesting one value `levels` deep in arrays or objects. */
 export function nestedJson(levels: number, kind: "array" | "object", leaf = "1"): string {
@@ -33,10 +68,10 @@ export function nestedJson(levels: number, kind: "array" | "object", leaf = "1")
     : `${'{"a":'.repeat(levels)}${leaf}${"}".repeat(levels)}`;
 }
 
-/** Deeply nested JSON text. */
-export const deepJson = fc
+/** Deeply nested JSON text, drawn as its depth's family. */
+export const deepJson: fc.Arbitrary<Drawn<string>> = fc
   .tuple(depth, fc.constantFrom("array" as const, "object" as const))
-  .map(([levels, kind]) => nestedJson(levels, kind));
+  .map(([levels, kind]) => ({ family: deepFamily(levels), input: nestedJson(levels, kind) }));
 
 /** Strings from empty to huge (up to 1 MB), with unicode, control characters and lone surrogates. */
 export const anyString = fc.oneof(

@@ -7,19 +7,22 @@ import fc from "fast-check";
 import { GatewayErrorCode, META_CODE, startGateway } from "../../src/mcp/index.js";
 import { ParticipantToolActionRefusal } from "../../src/port/index.js";
 import { ROOT } from "../helpers/example.js";
+import { fullRun, fuzzInputsPerTarget, processFigures, reportProgress } from "../helpers/fuzz-budget.js";
 import { rawMap } from "../mcp/fixtures/raw-map.js";
 import { oneInvocation } from "../port/support/invocation.js";
 import {
   anyJsonValue,
   anyString,
+  type Drawn,
   deepJson,
-  fuzzInputs,
+  drawn,
+  FamilyTally,
   garbageBytes,
   PROTOTYPE_KEYS,
 } from "./arbitraries.js";
 
-/** 8 000 frames in CI; 40 % of a long run. */
-const FRAMES = fuzzInputs(8_000, 0.4);
+/** 20 000 frames in CI, RAES_FUZZ_INPUTS for a long run (see README, "Hardening"). */
+const FRAMES = fuzzInputsPerTarget();
 const BATCH = 40;
 const RAW = join(ROOT, "test", "mcp", "fixtures", "raw-upstream.ts");
 const RPC_CODES = new Set<unknown>(Object.values(ErrorCode));
@@ -67,13 +70,19 @@ const shaped = fc
 /** A tools/call frame with a hostile nesting in its arguments, params, `_meta` or id. */
 const deep = fc
   .tuple(deepJson, fc.constantFrom("arguments", "params", "meta", "id"), fc.integer())
-  .map(([nested, where, n]) => {
+  .map(([{ family, input: nested }, where, n]) => {
+    const frame = (text: string) => ({ family, input: text });
     if (where === "arguments")
-      return `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"echo","arguments":{"a":${nested}}}}`;
-    if (where === "params") return `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":${nested}}`;
+      return frame(
+        `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"echo","arguments":{"a":${nested}}}}`,
+      );
+    if (where === "params")
+      return frame(`{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":${nested}}`);
     if (where === "meta")
-      return `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"echo","_meta":{"x":${nested}}}}`;
-    return `{"jsonrpc":"2.0","id":${nested},"method":"ping"}`;
+      return frame(
+        `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"echo","_meta":{"x":${nested}}}}`,
+      );
+    return frame(`{"jsonrpc":"2.0","id":${nested},"method":"ping"}`);
   });
 
 /** A frame cut short, or with prototype keys at the top. */
@@ -84,21 +93,54 @@ const prototype = fc
     (key) =>
       `{"${key}":{"method":"tools/call"},"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","${key}":1,"arguments":{"${key}":{"${key}":1}}}}`,
   );
+/** A tools/call whose argument is a string of 1 to 4 MB (under the SDK's 10 MB message bound, which ends the gateway). */
+const huge = fc
+  .tuple(fc.constantFrom("x", "é", "\\u0000"), fc.integer({ min: 1, max: 4 }))
+  .map(
+    ([unit, mb]) =>
+      `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"a":"${unit.repeat((mb * 1_000_000) / unit.length)}"}}}`,
+  );
 
-const frame = fc.oneof(
-  { weight: 6, arbitrary: shaped },
-  { weight: 2, arbitrary: deep },
-  { weight: 2, arbitrary: truncated },
-  { weight: 1, arbitrary: prototype },
-  { weight: 2, arbitrary: garbageBytes },
-  { weight: 1, arbitrary: anyString },
+/** Every family the gateway fuzz draws; a run of CI's size must have drawn each of them. */
+const FAMILIES = [
+  "shaped",
+  "deep",
+  "deep 100000",
+  "truncated",
+  "prototype keys",
+  "garbage",
+  "string",
+  "huge string",
+];
+
+const frame: fc.Arbitrary<Drawn<string>> = fc.oneof(
+  { weight: 60, arbitrary: drawn("shaped", shaped) },
+  { weight: 20, arbitrary: deep },
+  { weight: 20, arbitrary: drawn("truncated", truncated) },
+  { weight: 10, arbitrary: drawn("prototype keys", prototype) },
+  { weight: 20, arbitrary: drawn("garbage", garbageBytes) },
+  { weight: 10, arbitrary: drawn("string", anyString) },
+  { weight: 1, arbitrary: drawn("huge string", huge) },
 );
 
 let answers = 0;
+/** The distinct answers seen: a JSON-RPC error code, a tool result's code, or a plain result. */
+const codes = new FamilyTally();
+
+function answerCode(line: string): string {
+  const answer = JSON.parse(line) as {
+    error?: { code?: unknown };
+    result?: { _meta?: Record<string, unknown> };
+  };
+  if (answer.error !== undefined) return `rpc ${String(answer.error.code)}`;
+  const code = answer.result?._meta?.[META_CODE];
+  return code === undefined ? "result" : String(code);
+}
 
 /** Checks one line the gateway wrote: a JSON-RPC answer with a fixed code, or a tool result. */
 function checkAnswer(line: string): void {
   answers += 1;
+  codes.add(answerCode(line));
   const answer = JSON.parse(line) as {
     jsonrpc?: unknown;
     error?: { code?: unknown };
@@ -119,7 +161,15 @@ process.on("unhandledRejection", onUnhandled);
 after(() => process.off("unhandledRejection", onUnhandled));
 
 describe(`gateway fuzz (${FRAMES} frames through real SDK stdio transports)`, () => {
-  it("answers every frame it can with a fixed code, never crashes, and still shuts down cleanly", async () => {
+  it("answers every frame it can with a fixed code, never crashes, and still shuts down cleanly", {
+    timeout: Math.max(10 * 60_000, FRAMES * 30),
+  }, async (t) => {
+    const tally = new FamilyTally();
+    const started = performance.now();
+    const rss = process.memoryUsage().rss;
+    const cpu = process.cpuUsage();
+    const figures = () =>
+      `inputs ${tally.inputs}; answers ${answers}; codes: ${codes.summary()}; families: ${tally.summary()}; ${processFigures(started, rss, cpu)}`;
     await oneInvocation(
       {
         body: async (port) => {
@@ -155,8 +205,12 @@ describe(`gateway fuzz (${FRAMES} frames through real SDK stdio transports)`, ()
           };
           await fc.assert(
             fc.asyncProperty(fc.array(frame, { minLength: BATCH, maxLength: BATCH }), async (frames) => {
-              for (const text of frames) input.write(`${text.replaceAll("\n", " ")}\n`);
+              for (const { family, input: text } of frames) {
+                tally.note(family, text);
+                input.write(`${text.replaceAll("\n", " ")}\n`);
+              }
               await settle();
+              reportProgress(tally.inputs, () => `gateway: ${figures()}`);
             }),
             { numRuns: Math.ceil(FRAMES / BATCH), endOnFailure: true },
           );
@@ -167,7 +221,10 @@ describe(`gateway fuzz (${FRAMES} frames through real SDK stdio transports)`, ()
       },
       async () => undefined,
     );
+    t.diagnostic(`gateway: ${figures()}`);
+    assert.ok(tally.inputs >= FRAMES, `${tally.inputs} frames were sent`);
     assert.ok(answers >= Math.ceil(FRAMES / BATCH), `${answers} answers were checked`);
+    if (fullRun(tally.inputs)) assert.deepEqual(tally.missing(FAMILIES), [], "every family was drawn");
     assert.deepEqual(unhandled, []);
   });
 });
