@@ -6,4 +6,4 @@ export {
 } from "./file.js";
 export { MAX_JSON_DEPTH, parseStrictJson, type StrictJsonResult, valueDepthExceeds } from "./json.js";
 export { MAX_YAML_DEPTH, yamlDepthExceeded } from "./yaml-depth.js";
-export { MAX_YAML_TOKENS, yamlTokensExceeded } from "./yaml-tokens.js";
+export { MAX_YAML_ERRORS, MAX_YAML_TOKENS, withoutStackTraces, yamlTokensExceeded } from "./yaml-tokens.js";

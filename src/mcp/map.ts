@@ -2,7 +2,9 @@ import { isMap, isScalar, LineCounter, parseDocument, type Scalar, visit, type Y
 import {
   InputFileRefusal,
   MAX_YAML_DEPTH,
+  MAX_YAML_ERRORS,
   readInputFile,
+  withoutStackTraces,
   yamlDepthExceeded,
   yamlTokensExceeded,
 } from "../input/index.js";
@@ -189,16 +191,14 @@ export function parseToolMap(text: string): ToolMapResult {
   if (yamlTokensExceeded(text, MAX_MAP_TOKENS) !== undefined)
     return refused(`the map has more than ${MAX_MAP_TOKENS} YAML tokens`);
   const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
+  const document = withoutStackTraces(() =>
+    parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false }),
+  );
   const reader = new MapReader(lines);
-  for (const error of document.errors) {
-    reader.report(
-      ToolMapDiagnosticCode.yaml_invalid,
-      "",
-      error.pos[0],
-      error.message.split("\n")[0] ?? error.message,
-    );
-  }
+  for (const error of document.errors.slice(0, MAX_YAML_ERRORS))
+    reader.report(Invalid, "", error.pos[0], error.message.split("\n")[0] ?? error.message);
+  const more = document.errors.length - MAX_YAML_ERRORS;
+  if (more > 0) reader.report(Invalid, "", text.length, `${more} more YAML errors`);
   // Repeated keys are found in one pass here: the library's uniqueKeys check is quadratic in a mapping's size.
   visit(document, {
     Alias: (_key, node) => reader.report(Invalid, "", node.range?.[0] ?? 0, "aliases are not allowed"),

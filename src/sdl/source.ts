@@ -1,5 +1,12 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument } from "yaml";
-import { MAX_YAML_DEPTH, MAX_YAML_TOKENS, yamlDepthExceeded, yamlTokensExceeded } from "../input/index.js";
+import {
+  MAX_YAML_DEPTH,
+  MAX_YAML_ERRORS,
+  MAX_YAML_TOKENS,
+  withoutStackTraces,
+  yamlDepthExceeded,
+  yamlTokensExceeded,
+} from "../input/index.js";
 import { DiagnosticCode } from "./codes.js";
 import type { Finding, SourceLocator } from "./diagnostics.js";
 import { joinPointer } from "./diagnostics.js";
@@ -185,15 +192,12 @@ export function parseSource(text: string, limits: SourceLimits = DEFAULT_SOURCE_
     return { value: undefined, locator, findings: [{ code: DiagnosticCode.sourceLimit, message, path: "" }] };
   }
   // Duplicate keys are reported by the converter, which knows their JSON pointer.
-  const doc = parseDocument(text, {
-    lineCounter: lines,
-    uniqueKeys: false,
-    prettyErrors: false,
-    merge: false,
-  });
+  const doc = withoutStackTraces(() =>
+    parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false, merge: false }),
+  );
   const locator = new SyntaxTreeLocator(doc, lines);
   if (doc.errors.length > 0) {
-    const findings = doc.errors.map(
+    const findings = doc.errors.slice(0, MAX_YAML_ERRORS).map(
       (error): Finding =>
         // The depth bound above is conservative; should the parser still run out of stack, say so plainly.
         error.message.includes("call stack")
@@ -205,6 +209,10 @@ export function parseSource(text: string, limits: SourceLimits = DEFAULT_SOURCE_
               at: locator.position(error.pos[0]),
             },
     );
+    const more = doc.errors.length - MAX_YAML_ERRORS;
+    const end = locator.position(text.length);
+    if (more > 0)
+      findings.push({ code: DiagnosticCode.parse, message: `${more} more YAML errors`, path: "", at: end });
     return { value: undefined, locator, findings };
   }
   const converter = new Converter(locator, limits);

@@ -4,7 +4,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { MAX_YAML_TOKENS, yamlTokensExceeded } from "../../src/input/index.js";
+import {
+  MAX_YAML_ERRORS,
+  MAX_YAML_TOKENS,
+  withoutStackTraces,
+  yamlTokensExceeded,
+} from "../../src/input/index.js";
 import { parseToolMap, ToolMapDiagnosticCode } from "../../src/mcp/index.js";
 import { DiagnosticCode, loadScenario } from "../../src/sdl/index.js";
 import { EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
@@ -96,6 +101,33 @@ describe("pathological YAML is refused before the parser spends its time", () =>
         name,
       );
     }
+  });
+
+  it("under the budget, 100 000 parse errors are made without stack traces and at most 100 are reported", () => {
+    const quotes = '"'.repeat(199_000);
+    assert.equal(yamlTokensExceeded(quotes), undefined);
+    const { diagnostics } = loadScenario(quotes, { source: "text" });
+    assert.equal(diagnostics.length, MAX_YAML_ERRORS + 1);
+    assert.ok(diagnostics.every((d) => d.code === DiagnosticCode.parse));
+    assert.match(diagnostics.at(-1)?.message ?? "", /^\d{5} more YAML errors$/);
+    const map = parseToolMap('"'.repeat(99_000));
+    assert.equal(map.ok ? 0 : map.diagnostics.length, MAX_YAML_ERRORS + 1);
+    assert.match(map.ok ? "" : (map.diagnostics.at(-1)?.message ?? ""), /^\d{5} more YAML errors$/);
+  });
+
+  it("withoutStackTraces captures no stack inside and restores the limit, also when the parse throws", () => {
+    const before = Error.stackTraceLimit;
+    assert.equal(
+      withoutStackTraces(() => new Error("x").stack?.includes("\n    at ")),
+      false,
+    );
+    assert.throws(() =>
+      withoutStackTraces(() => {
+        throw new Error("boom");
+      }),
+    );
+    assert.equal(Error.stackTraceLimit, before);
+    assert.equal(new Error("y").stack?.includes("\n    at "), true);
   });
 
   it("a scenario may set its own token budget", () => {
