@@ -8,6 +8,7 @@ import { GatewayErrorCode, META_CODE, startGateway } from "../../src/mcp/index.j
 import { ParticipantToolActionRefusal } from "../../src/port/index.js";
 import { ROOT } from "../helpers/example.js";
 import { fullRun, fuzzInputsPerTarget, processFigures, reportProgress } from "../helpers/fuzz-budget.js";
+import { manifestWithTimeout } from "../helpers/live-model.js";
 import { rawMap } from "../mcp/fixtures/raw-map.js";
 import { oneInvocation } from "../port/support/invocation.js";
 import {
@@ -23,6 +24,8 @@ import {
 
 /** 20 000 frames in CI, RAES_FUZZ_INPUTS for a long run (see README, "Hardening"). */
 const FRAMES = fuzzInputsPerTarget();
+/** Generous: about 30 ms per frame, so a loaded machine does not cut a long run short. */
+const TIMEOUT = Math.max(10 * 60_000, FRAMES * 30);
 const BATCH = 40;
 const RAW = join(ROOT, "test", "mcp", "fixtures", "raw-upstream.ts");
 const RPC_CODES = new Set<unknown>(Object.values(ErrorCode));
@@ -162,7 +165,7 @@ after(() => process.off("unhandledRejection", onUnhandled));
 
 describe(`gateway fuzz (${FRAMES} frames through real SDK stdio transports)`, () => {
   it("answers every frame it can with a fixed code, never crashes, and still shuts down cleanly", {
-    timeout: Math.max(10 * 60_000, FRAMES * 30),
+    timeout: TIMEOUT,
   }, async (t) => {
     const tally = new FamilyTally();
     const started = performance.now();
@@ -172,6 +175,8 @@ describe(`gateway fuzz (${FRAMES} frames through real SDK stdio transports)`, ()
       `inputs ${tally.inputs}; answers ${answers}; codes: ${codes.summary()}; families: ${tally.summary()}; ${processFigures(started, rss, cpu)}`;
     await oneInvocation(
       {
+        // The example offer's 30 s timeout would end the invocation, and so the run, after 30 s.
+        manifest: manifestWithTimeout(Math.ceil(TIMEOUT / 1000)),
         body: async (port) => {
           const input = new PassThrough();
           const output = new PassThrough();
