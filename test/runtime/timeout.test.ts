@@ -90,49 +90,55 @@ async function timedStep(manager: RuntimeManager): Promise<number> {
 }
 
 describe("an outer invocation is bounded by its covering offer's timeout_seconds", () => {
-  it("a harness that hangs forever: the step ends within timeout + 1 s; dispatched → indeterminate, undispatched → withheld, the attempt failed/timeout; the other participant is unaffected", async () => {
-    const runtime = new SlowHarness("hang", { dispatch: true });
-    const manager = await RuntimeManager.open({
-      model: liveModel({ second: true }),
-      manifest: manifestWithTimeout(TIMEOUT_SECONDS),
-      runtime,
+  for (const [mode, what] of [
+    ["hang", "hangs forever"],
+    ["ignore-signal", "ignores its signal"],
+  ] as const) {
+    it(`a harness that ${what}: the step ends within timeout + 1 s; dispatched → indeterminate, undispatched → withheld, the attempt failed/timeout; the other participant is unaffected`, async () => {
+      const runtime = new SlowHarness(mode, { dispatch: true, ignoreMs: 2500 });
+      const manager = await RuntimeManager.open({
+        model: liveModel({ second: true }),
+        manifest: manifestWithTimeout(TIMEOUT_SECONDS),
+        runtime,
+        log: () => undefined,
+      });
+      const elapsed = await timedStep(manager);
+      assert.ok(elapsed < STEP_BOUND_MS, `step took ${elapsed.toFixed(0)} ms`);
+
+      const [slow] = runtime.slow;
+      assert.ok(slow);
+      assert.equal(slow.abortReason, "TimeoutError", "the harness's AbortSignal fired");
+      assert.equal(slow.answerOnAbort, "invocation_closed", "the port closed before the signal fired");
+      const outer = await manager.getOperation(slow.invocationId);
+      assert.equal(outer?.state, "failed");
+      const tools = await manager.store.listToolActions({ invocationId: slow.invocationId });
+      assert.deepEqual(
+        tools.map((t) => [t.toolCallId, t.settlement]),
+        [
+          ["dispatched", "indeterminate"],
+          ["admitted-only", "withheld"],
+        ],
+      );
+      const events = await manager.history({ participant: EXAMPLE.participant });
+      const outcome = events.find(
+        (e) => e.event_type === "observation_emitted" && e.action_instance_id === slow.invocationId,
+      );
+      assert.deepEqual(
+        [outcome?.action_result?.status, outcome?.action_result?.failure_class],
+        ["failed", "timeout"],
+      );
+      const stopped = manager.schedulers().find((s) => s.participantAddress === EXAMPLE.participant);
+      assert.equal(stopped?.stopReason, "tool_action_indeterminate");
+
+      // The second participant ran in the same step as if nothing happened.
+      assert.equal(runtime.fastResults.length, 1);
+      const otherId = runtime.fastResults[0]?.replace(/:tool=1$/, "") ?? "";
+      assert.ok(otherId.includes(SECOND_PARTICIPANT));
+      assert.equal((await manager.getOperation(otherId))?.state, "succeeded");
+      assert.equal((await manager.getOperation(runtime.fastResults[0] ?? ""))?.settlement, "succeeded");
+      await manager.close();
     });
-    const elapsed = await timedStep(manager);
-    assert.ok(elapsed < STEP_BOUND_MS, `step took ${elapsed.toFixed(0)} ms`);
-
-    const [slow] = runtime.slow;
-    assert.ok(slow);
-    assert.equal(slow.abortReason, "TimeoutError", "the harness's AbortSignal fired");
-    assert.equal(slow.answerOnAbort, "invocation_closed", "the port closed before the signal fired");
-    const outer = await manager.getOperation(slow.invocationId);
-    assert.equal(outer?.state, "failed");
-    const tools = await manager.store.listToolActions({ invocationId: slow.invocationId });
-    assert.deepEqual(
-      tools.map((t) => [t.toolCallId, t.settlement]),
-      [
-        ["dispatched", "indeterminate"],
-        ["admitted-only", "withheld"],
-      ],
-    );
-    const events = await manager.history({ participant: EXAMPLE.participant });
-    const outcome = events.find(
-      (e) => e.event_type === "observation_emitted" && e.action_instance_id === slow.invocationId,
-    );
-    assert.deepEqual(
-      [outcome?.action_result?.status, outcome?.action_result?.failure_class],
-      ["failed", "timeout"],
-    );
-    const stopped = manager.schedulers().find((s) => s.participantAddress === EXAMPLE.participant);
-    assert.equal(stopped?.stopReason, "tool_action_indeterminate");
-
-    // The second participant ran in the same step as if nothing happened.
-    assert.equal(runtime.fastResults.length, 1);
-    const otherId = runtime.fastResults[0]?.replace(/:tool=1$/, "") ?? "";
-    assert.ok(otherId.includes(SECOND_PARTICIPANT));
-    assert.equal((await manager.getOperation(otherId))?.state, "succeeded");
-    assert.equal((await manager.getOperation(runtime.fastResults[0] ?? ""))?.settlement, "succeeded");
-    await manager.close();
-  });
+  }
 
   it("a harness that ignores its signal: the step ends within timeout + 1 s, later steps run at once, its late result is discarded and said so once", async () => {
     const runtime = new SlowHarness("ignore-signal", { dispatch: false, ignoreMs: 2500 });
