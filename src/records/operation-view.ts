@@ -19,6 +19,7 @@ export function operationFromInvocation(invocation: InvocationRecord): Operation
     state: invocation.state,
     startedAt: invocation.startedAt,
     ...(invocation.endedAt === undefined ? {} : { endedAt: invocation.endedAt }),
+    ...(invocation.refusals === undefined ? {} : { refusals: invocation.refusals }),
     updatedAt: invocation.updatedAt,
   };
 }
@@ -44,6 +45,8 @@ export function operationFromToolAction(action: ToolActionRecord): Operation {
     admittedAt: action.admittedAt,
     ...(action.dispatchedAt === undefined ? {} : { dispatchedAt: action.dispatchedAt }),
     ...(action.settledAt === undefined ? {} : { settledAt: action.settledAt }),
+    ...(action.request.toolName === undefined ? {} : { toolName: action.request.toolName }),
+    ...(action.unknownReason === undefined ? {} : { unknownReason: action.unknownReason }),
     updatedAt: action.updatedAt,
   };
 }

@@ -58,5 +58,11 @@ export interface Operation {
   readonly admittedAt?: string;
   readonly dispatchedAt?: string;
   readonly settledAt?: string;
+  /** Outer invocations: refused port calls per refusal code (DESIGN §10). */
+  readonly refusals?: Readonly<Record<string, number>>;
+  /** Tool actions: the MCP tool name, when `raes mcp-gateway` admitted the call. */
+  readonly toolName?: string;
+  /** Tool actions: why the effects are unknown, as `reportUnknown` gave it. */
+  readonly unknownReason?: string;
   readonly updatedAt: string;
 }

@@ -105,6 +105,8 @@ export interface InvocationRecord {
   readonly startedAt: string;
   /** When it ended: the harness returned (or timed out, or threw) and its tool actions settled. */
   readonly endedAt?: string;
+  /** Refused port calls per refusal code, committed with the close; absent when there were none. */
+  readonly refusals?: Readonly<Record<string, number>>;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -42,12 +42,14 @@ function toolAttributes(record: ToolActionRecord): Attributes {
 }
 
 /**
- * One invocation's spans: the invocation span and a child `execute_tool` span per tool action,
- * open from admission to settlement. Only ids, addresses, codes and settlements are recorded.
+ * One invocation's observer: the invocation span and a child `execute_tool` span per tool action,
+ * open from admission to settlement, and the refusal counts committed with the close. Only ids,
+ * addresses, codes and settlements are recorded.
  */
 export class InvocationTrace implements ToolActionObserver {
   readonly #span: Span;
   readonly #actions = new Map<string, Span>();
+  readonly #refusals = new Map<string, number>();
 
   constructor(invocation: InvocationRecord) {
     const tracer = trace.getTracer(TRACER_NAME);
@@ -100,6 +102,13 @@ export class InvocationTrace implements ToolActionObserver {
     if (actionInstanceId) attributes["raes.tool_action.id"] = actionInstanceId;
     const target = (actionInstanceId && this.#actions.get(actionInstanceId)) || this.#span;
     target.addEvent(TraceName.refusal, attributes);
+    this.#refusals.set(refusal, (this.#refusals.get(refusal) ?? 0) + 1);
+  }
+
+  /** The refusal counts per code so far, to commit with the invocation (DESIGN §10); nothing when none. */
+  refusals(): { readonly refusals?: Readonly<Record<string, number>> } {
+    if (this.#refusals.size === 0) return {};
+    return { refusals: Object.fromEntries([...this.#refusals].sort(([a], [b]) => (a < b ? -1 : 1))) };
   }
 
   /** Ends the invocation span once its close is committed (or failed to commit). */

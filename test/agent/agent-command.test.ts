@@ -106,6 +106,25 @@ describe("raes run --agent-command", () => {
     );
     assert.equal(outer?.action_result?.status, "succeeded");
     assert.ok(!readFileSync(r.store).includes("REPORT"), "the agent's output is not in the store");
+    // The refusal is counted on the invocation's operation; each child keeps its MCP tool name.
+    const operation = await raes(["operation", INVOCATION, "--store", `sqlite:${r.store}`, "--json"]);
+    const wire = JSON.parse(operation.stdout);
+    assert.deepEqual(wire.refusals, { target_outside_binding: 1 });
+    assert.deepEqual(wire.children, [`${INVOCATION}:tool=1`, `${INVOCATION}:tool=2`]);
+    const child = await raes(["operation", `${INVOCATION}:tool=2`, "--store", `sqlite:${r.store}`, "--json"]);
+    assert.deepEqual(
+      (({ tool_name, unknown_reason, parent_id }) => ({ tool_name, unknown_reason, parent_id }))(
+        JSON.parse(child.stdout),
+      ),
+      { tool_name: "echo", unknown_reason: null, parent_id: INVOCATION },
+    );
+    const people = await raes(["operation", INVOCATION, "--store", `sqlite:${r.store}`]);
+    assert.match(people.stdout, /^refusals +\{"target_outside_binding":1\}$/m);
+    assert.match(people.stdout, /^children \(2\):$/m);
+    assert.match(people.stdout, /:tool=2 {2}succeeded {2}tool echo$/m);
+    const listed = await raes(["operations", "--store", `sqlite:${r.store}`]);
+    assert.match(listed.stdout, /refused target_outside_binding=1$/m);
+    assert.match(listed.stdout, /:tool=1 +tool=echo$/m);
   });
 
   it("a non-zero exit maps to failed", async () => {

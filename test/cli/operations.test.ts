@@ -79,8 +79,11 @@ describe("raes operations", () => {
     const table = await raes(["operations", "--store", unknown, "--state", "indeterminate"]);
     assert.equal(table.code, 0, table.stderr);
     const [header, row] = table.stdout.trimEnd().split("\n");
-    assert.match(header ?? "", /^CREATED +KIND +STATE +PARTICIPANT +ID$/);
+    assert.match(header ?? "", /^CREATED +KIND +STATE +PARTICIPANT +ID +DETAIL$/);
     assert.match(row ?? "", new RegExp(`tool +indeterminate +${EXAMPLE.participant.replace(/\./g, "\\.")} `));
+    assert.match(row ?? "", / reason=timeout$/);
+    const one = await raes(["operation", `${INVOCATION}0:tool=1`, "--store", unknown, "--json"]);
+    assert.equal(JSON.parse(one.stdout).unknown_reason, "timeout");
     for (const bad of [
       ["--state", "lost"],
       ["--kind", "job"],

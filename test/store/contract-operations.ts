@@ -133,3 +133,19 @@ export function operationCases(fixture: FixtureSource): void {
     );
   });
 }
+
+/** Refusal counts travel with the invocation's close (DESIGN §10). */
+export function refusalCountCases(fixture: FixtureSource): void {
+  it("keeps an invocation's refusal counts with its close and shows them on its operation", async () => {
+    const { store } = fixture();
+    const inv = invocation({ createdAt: at(1), updatedAt: at(1) });
+    await store.openInvocation(inv, scheduler());
+    assert.equal((await store.getInvocation(inv.id))?.refusals, undefined);
+    const refusals = { request_invalid: 2, target_outside_binding: 1 };
+    const close = closeCommit(inv);
+    await store.commitInvocation({ ...close, invocation: { ...close.invocation, refusals } });
+    assert.deepEqual((await store.getInvocation(inv.id))?.refusals, refusals);
+    assert.deepEqual((await store.getOperation(inv.id))?.refusals, refusals);
+    assert.deepEqual((await store.listOperations())[0]?.refusals, refusals);
+  });
+}

@@ -235,6 +235,7 @@ export function recordCases(fixture: FixtureSource): void {
       settlement: "indeterminate",
       resolution: confirmed,
       admittedAt: unknown.admittedAt,
+      unknownReason: "harness lost the tool process",
       updatedAt: confirmed.resolvedAt,
     });
     assert.deepEqual(await store.getToolAction(succeeded.id), succeeded);

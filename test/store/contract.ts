@@ -4,7 +4,7 @@ import { clockCases } from "./contract-clock.js";
 import { commitCases } from "./contract-commit.js";
 import { durabilityCases } from "./contract-durability.js";
 import { leaseCases } from "./contract-leases.js";
-import { operationCases } from "./contract-operations.js";
+import { operationCases, refusalCountCases } from "./contract-operations.js";
 import { recordCases } from "./contract-records.js";
 
 /** A store under test; `reopen` (durable stores only) opens the same URL again after `store.close()`. */
@@ -37,6 +37,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("clock and scheduler watermark", () => clockCases(current));
     describe("leases and fencing", () => leaseCases(current));
     describe("operation listing", () => operationCases(current));
+    describe("refusal counts", () => refusalCountCases(current));
     describe("durability", () => durabilityCases(current));
   });
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Operation } from "../../operations/index.js";
+import { type Operation, operationFromToolAction } from "../../operations/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { formatDuration, isoTime } from "../html-timeline-time.js";
 import { storeOption, withStore } from "../store-option.js";
@@ -34,6 +34,12 @@ export function operationDurations(operation: Operation): [string, string][] {
   return out;
 }
 
+/** What only one kind records: refusal counts (invocations), MCP tool name and unknown reason (tool actions). */
+function kindFieldsToWire(operation: Operation): Record<string, unknown> {
+  if (operation.kind === "scheduler_invocation") return { refusals: operation.refusals ?? {} };
+  return { tool_name: operation.toolName ?? null, unknown_reason: operation.unknownReason ?? null };
+}
+
 /** The wire form of an operation: snake_case, every field of its kind present. */
 export function operationToWire(operation: Operation): Record<string, unknown> {
   return {
@@ -50,6 +56,7 @@ export function operationToWire(operation: Operation): Record<string, unknown> {
         }
       : null,
     ...timesToWire(operation),
+    ...kindFieldsToWire(operation),
     updated_at: operation.updatedAt,
   };
 }
@@ -62,22 +69,51 @@ export function registerOperationCommand(program: Command): void {
       .description("show one operation (an outer invocation or a tool action)")
       .option("--json", "print the operation as JSON"),
   ).action(async (id: string, options: { store: string; json?: boolean }) => {
-    const operation = await withStore(options.store, (store) => store.getOperation(id), { create: false });
+    const found = await withStore(
+      options.store,
+      async (store) => {
+        const operation = await store.getOperation(id);
+        // An invocation's children are its tool actions, in admission order.
+        const children =
+          operation?.kind === "scheduler_invocation"
+            ? (await store.listToolActions({ invocationId: id })).map(operationFromToolAction)
+            : [];
+        return operation && { operation, children };
+      },
+      { create: false },
+    );
+    const operation = found?.operation;
     if (!operation) {
       if (options.json) printJson({ error: "operation.not-found", id });
       else process.stderr.write(`raes: no operation ${id} in ${options.store}\n`);
       process.exitCode = ExitCode.findings;
       return;
     }
-    if (options.json) return printJson(operationToWire(operation));
+    const children = found?.children ?? [];
     const wire = operationToWire(operation);
+    if (operation.kind === "scheduler_invocation") wire.children = children.map((c) => c.id);
+    if (options.json) return printJson(wire);
     for (const [key, value] of Object.entries(wire)) {
-      if (value !== null)
-        process.stdout.write(
-          `${key.padEnd(13)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
-        );
+      if (value === null || key === "children") continue;
+      if (key === "refusals" && Object.keys(value as object).length === 0) continue;
+      process.stdout.write(
+        `${key.padEnd(14)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
+      );
     }
     for (const [label, duration] of operationDurations(operation))
       process.stdout.write(`${label.padEnd(21)} ${duration}\n`);
+    if (children.length > 0) process.stdout.write(`children (${children.length}):\n`);
+    for (const child of children) process.stdout.write(`  ${childLine(child)}\n`);
   });
+}
+
+/** One child tool action on one line: id, state (settlement), MCP tool name, unknown reason. */
+function childLine(child: Operation): string {
+  const state =
+    child.settlement && child.settlement !== child.state
+      ? `${child.state} (${child.settlement})`
+      : child.state;
+  const tool = child.toolName ? `  tool ${child.toolName}` : "";
+  const reason = child.unknownReason ? `  reason ${child.unknownReason}` : "";
+  return `${child.id}  ${state}${tool}${reason}`;
 }

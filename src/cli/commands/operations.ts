@@ -61,7 +61,16 @@ const KIND_LABEL: Readonly<Record<OperationKind, string>> = {
   tool_action: "tool",
 };
 
-/** One line per operation for people: time, kind, state (settlement), participant, id. */
+/** What a row adds for its kind: the MCP tool name and unknown reason, or the refusal counts. */
+function detail(entry: OperationEntry): string {
+  const parts: string[] = [];
+  if (entry.toolName) parts.push(`tool=${entry.toolName}`);
+  if (entry.unknownReason) parts.push(`reason=${entry.unknownReason}`);
+  for (const [code, n] of Object.entries(entry.refusals ?? {})) parts.push(`refused ${code}=${n}`);
+  return parts.join(" ");
+}
+
+/** One line per operation for people: time, kind, state (settlement), participant, id, detail. */
 function printTable(entries: readonly OperationEntry[]): void {
   const rows = entries.map((e) => [
     e.createdAt,
@@ -69,12 +78,13 @@ function printTable(entries: readonly OperationEntry[]): void {
     e.settlement && e.settlement !== e.state ? `${e.state} (${e.settlement})` : e.state,
     e.participantAddress,
     e.id,
+    detail(e),
   ]);
-  const header = ["CREATED", "KIND", "STATE", "PARTICIPANT", "ID"];
+  const header = ["CREATED", "KIND", "STATE", "PARTICIPANT", "ID", "DETAIL"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   for (const row of [header, ...rows]) {
     const cells = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number)));
-    process.stdout.write(`${cells.join("  ")}\n`);
+    process.stdout.write(`${cells.join("  ").trimEnd()}\n`);
   }
 }
 

@@ -41,6 +41,7 @@ export const INVOCATION_COLUMNS: readonly Column[] = [
   ["state", "text"],
   ["started_at", "text"],
   ["ended_at", "text"],
+  ["refusals", "text"],
   ["created_at", "text"],
   ["updated_at", "text"],
 ];

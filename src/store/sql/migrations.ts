@@ -17,6 +17,7 @@ const STEPS = {
   3: "scheduler watermark: the clock segment and tick each schedule has run up to",
   4: "scheduler continuation: the v2 activity state committed with each attempt",
   5: "record times: invocation start and end, tool-action admission, dispatch and settlement",
+  6: "operation listing: indexes by creation time per state, settlement and participant; refusal counts per invocation",
 } as const;
 
 /** A store's SQL for every step, by version. */

@@ -71,6 +71,8 @@ export interface InvocationRow {
   state: string;
   started_at: string | null;
   ended_at: string | null;
+  /** Refusal counts per code as JSON text; null when there were none. */
+  refusals: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -225,6 +227,7 @@ export function invocationRow(i: InvocationRecord): InvocationRow {
     state: i.state,
     started_at: i.startedAt,
     ended_at: i.endedAt ?? null,
+    refusals: i.refusals === undefined ? null : JSON.stringify(i.refusals),
     created_at: i.createdAt,
     updated_at: i.updatedAt,
   };
@@ -249,6 +252,7 @@ export function invocationRecord(r: InvocationRow): InvocationRecord {
     state: r.state as InvocationRecord["state"],
     startedAt: r.started_at ?? r.created_at,
     ...(r.ended_at === null ? {} : { endedAt: r.ended_at }),
+    ...(r.refusals === null ? {} : { refusals: JSON.parse(r.refusals) as Record<string, number> }),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

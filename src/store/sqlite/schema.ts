@@ -107,6 +107,21 @@ UPDATE tool_actions SET admitted_at = created_at;
 UPDATE tool_actions SET dispatched_at = updated_at WHERE phase = 'dispatched';
 UPDATE tool_actions SET settled_at = updated_at WHERE phase = 'settled' AND resolution IS NULL;
 `,
+  6: `
+ALTER TABLE invocations ADD COLUMN refusals TEXT;
+CREATE INDEX invocations_by_time ON invocations (created_at, id);
+CREATE INDEX invocations_by_state ON invocations (state, created_at, id);
+CREATE INDEX invocations_by_participant ON invocations (participant_address, created_at, id);
+CREATE INDEX invocations_by_participant_state ON invocations (participant_address, state, created_at, id);
+DROP INDEX tool_actions_by_phase;
+DROP INDEX tool_actions_by_participant;
+CREATE INDEX tool_actions_by_phase ON tool_actions (phase, created_at, id);
+CREATE INDEX tool_actions_by_participant ON tool_actions (participant_address, phase, created_at, id);
+CREATE INDEX tool_actions_by_time ON tool_actions (created_at, id);
+CREATE INDEX tool_actions_by_settlement ON tool_actions (settlement, created_at, id);
+CREATE INDEX tool_actions_by_participant_time ON tool_actions (participant_address, created_at, id);
+CREATE INDEX tool_actions_by_participant_settlement ON tool_actions (participant_address, settlement, created_at, id);
+`,
 });
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */
