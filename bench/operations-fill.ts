@@ -51,6 +51,8 @@ function renames(invocationId: string): [string, string][] {
 /** The generated value of one column, by name; text columns get fresh ids and participants. */
 function columnExpression(table: string, column: string, text: boolean, time: string, g: string): string {
   if (column === "created_at" || column === "updated_at") return time;
+  // The record times (admitted, dispatched, settled, started, ended) follow the creation time.
+  if (column.endsWith("_at")) return `CASE WHEN t.${column} IS NULL THEN NULL ELSE ${time} END`;
   if (table === "invocations" && column === "state")
     return `CASE WHEN ${g} % 37 = 11 THEN 'failed' ELSE t.state END`;
   if (table === "tool_actions" && column === "settlement") {

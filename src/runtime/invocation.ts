@@ -220,8 +220,8 @@ export async function runInvocation(
   const provenance =
     activity &&
     activityProvenance(activity.plan, policy.profile, activity.attempt, outer?.status ?? "unknown");
-  const close = { state, endedAt: closedAt, updatedAt: closedAt, ...tracing.refusals() };
-  const closed: InvocationRecord = { ...invocation, ...close };
+  const close = { endedAt: closedAt, updatedAt: closedAt, ...tracing.refusals() };
+  const closed: InvocationRecord = { ...invocation, state, ...close };
   // The invocation span ends whether or not the close commits, so no span is left open.
   let committed = false;
   try {
