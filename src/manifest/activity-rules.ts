@@ -28,8 +28,9 @@ export function checkActivityAdmission(
   policies: readonly CompiledAutonomousPolicy[],
 ): void {
   const activityPolicies = policies.filter((p) => p.activity !== undefined);
-  if (activityPolicies.length === 0) return;
   const names = (list: readonly CompiledAutonomousPolicy[]) => list.map((p) => p.address).join(", ");
+  checkV1Occurrences(sink, runtime, policies, names);
+  if (activityPolicies.length === 0) return;
   for (const profile of new Set(activityPolicies.map((p) => p.profile))) {
     if (!runtime.supportedAutonomousPolicyProfiles.includes(profile))
       sink.error(
@@ -92,4 +93,26 @@ export function checkActivityAdmission(
         `${names(activityPolicies)} need ${needed}; ${key} is ${declared ?? "not declared"}`,
       );
   }
+}
+
+/**
+ * RAES checks its occurrence limit for every autonomous policy, a v1 policy's occurrences being its
+ * attempts (test/fixtures/raes-outcomes/v1-manifest-limits.json). DESIGN §3 does not require the limit
+ * for v1 (RAES does), but a declared one must cover the policy.
+ */
+function checkV1Occurrences(
+  sink: DiagnosticSink,
+  runtime: ParticipantRuntimeCapabilities,
+  policies: readonly CompiledAutonomousPolicy[],
+  names: (list: readonly CompiledAutonomousPolicy[]) => string,
+): void {
+  const declared = runtime.activity.maxOccurrences;
+  if (declared === undefined) return;
+  const over = policies.filter((p) => p.activity === undefined && p.maxActionAttempts > declared);
+  if (over.length === 0) return;
+  sink.error(
+    Code.activity_occurrences_exceeded,
+    at("max_autonomous_occurrences"),
+    `${names(over)} need ${Math.max(...over.map((p) => p.maxActionAttempts))}; max_autonomous_occurrences is ${declared}`,
+  );
 }

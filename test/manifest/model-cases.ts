@@ -31,6 +31,12 @@ export const modelDiagnosticCases: readonly DiagnosticCase[] = [
     expected: [error(Code.policy_limit_exceeded, `${RT}/max_autonomous_action_attempts`)],
   },
   {
+    // RAES: "autonomous occurrences require 2, backend limit is 1" (raes-outcomes/v1-manifest-limits.json).
+    name: "a declared occurrence limit below a v1 policy's attempts (RAES checks it for every policy)",
+    manifest: () => editedExample((m) => (m.participant_runtime.max_autonomous_occurrences = 1)),
+    expected: [error(Code.activity_occurrences_exceeded, `${RT}/max_autonomous_occurrences`)],
+  },
+  {
     name: "an offer whose targets miss one of the policy's",
     manifest: () => editedExample((m) => m.participant_runtime.execution_bindings[0].target_addresses.pop()),
     expected: [error(Code.policy_action_without_offer, `${RT}/execution_bindings`)],

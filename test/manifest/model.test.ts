@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { compileScenario, type RuntimeModel } from "../../src/compiler/index.js";
@@ -48,6 +49,26 @@ describe("checkManifest against the compiled example scenario", () => {
       assert.equal(check.ok, false);
     });
   }
+
+  it("a v1 policy's attempts count as occurrences against a declared max_autonomous_occurrences (as RAES)", () => {
+    const raes = JSON.parse(
+      readFileSync(join(ROOT, "test", "fixtures", "raes-outcomes", "v1-manifest-limits.json"), "utf8"),
+    ).answers as Record<string, unknown>;
+    for (const [limit, refused] of [
+      [1, true],
+      [2, false],
+    ] as const) {
+      assert.equal((raes[`max_autonomous_occurrences=${limit}`] as unknown[]).length > 0, refused);
+      const check = checkManifest(
+        editedExample((m) => (m.participant_runtime.max_autonomous_occurrences = limit)),
+        model,
+      );
+      assert.deepEqual(
+        findings(check),
+        refused ? [error(Code.activity_occurrences_exceeded, `${RT}/max_autonomous_occurrences`)] : [],
+      );
+    }
+  });
 
   it("does not require an offer for tool actions when the manifest makes no claim", () => {
     const manifest = editedExample((m) => {
