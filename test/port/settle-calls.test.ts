@@ -109,6 +109,12 @@ describe("calls on actions in the wrong state, with bad outcomes, or when the st
           (e) => e.event_type === "observation_emitted" && e.invocation_tool_context,
         );
         assert.deepEqual(observed?.action_result, {
+          participant_address: "participant.behavior.participant-agent",
+          episode_id: "participant.behavior.participant-agent-autonomous-0",
+          action_instance_id:
+            "participant.autonomous-execution.participant-behavior:participant.behavior.participant-agent:0:tool=1",
+          action_contract_address: "participant.action-contract.probe-customer-portal-login",
+          observation_point: "time.clock.scenario-clock@segment=0,tick=10",
           status: "failed",
           failure_class: "authority_denied",
           evidence_refs: ["content.participant-observation", "content.wazuh-evidence"],
