@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { ControlPlaneStore, InvocationRecord, ToolActionRecord } from "../../src/store/index.js";
+import { invocationRow } from "../../src/store/sql/records.js";
 import { invocation, toolAction } from "./records.js";
 
 /** A closed and a running invocation, and tool actions in every phase, as schema step 4 stored them. */
@@ -55,25 +56,10 @@ function insert(table: string, row: Record<string, unknown>): string {
   return `INSERT INTO ${table} (${names.join(", ")}) VALUES (${names.map((n) => literal(row[n])).join(", ")});`;
 }
 
-function invocationRow(i: InvocationRecord): Record<string, unknown> {
-  return {
-    id: i.id,
-    policy_address: i.policyAddress,
-    participant_address: i.participantAddress,
-    action_contract_address: i.actionContractAddress,
-    observation_boundary_address: i.observationBoundaryAddress,
-    episode_id: i.episodeId,
-    segment: i.segment,
-    tick: i.tick,
-    ordinal: i.ordinal,
-    execution_scope_ref: i.executionScopeRef,
-    execution_generation: i.executionGeneration,
-    observation_point: i.observationPoint,
-    participant_implementation_ref: i.participantImplementationRef,
-    state: i.state,
-    created_at: i.createdAt,
-    updated_at: i.updatedAt,
-  };
+/** The store's own invocation row without the columns schema steps 5 and 6 added. */
+function step4InvocationRow(i: InvocationRecord): Record<string, unknown> {
+  const { started_at: _started, ended_at: _ended, refusals: _refusals, ...row } = invocationRow(i);
+  return row;
 }
 
 function toolActionRow(a: ToolActionRecord): Record<string, unknown> {
@@ -96,7 +82,7 @@ function toolActionRow(a: ToolActionRecord): Record<string, unknown> {
 /** The INSERTs that fill a database left at schema step 4 (no time columns yet). */
 export function step4RowsSql(): string {
   return [
-    ...[CLOSED, RUNNING].map((i) => insert("invocations", invocationRow(i))),
+    ...[CLOSED, RUNNING].map((i) => insert("invocations", step4InvocationRow(i))),
     ...ACTIONS.map((a) => insert("tool_actions", toolActionRow(a))),
   ].join("\n");
 }
