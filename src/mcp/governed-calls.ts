@@ -1,6 +1,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { valueDepthExceeds } from "../input/index.js";
-import type { InvocationToolActionPort } from "../port/index.js";
+import {
+  type AdmitDispatchAnswer,
+  admitAndDispatch,
+  type DispatchReceipt,
+  type InvocationToolActionPort,
+} from "../port/index.js";
 import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
 import { GatewayErrorCode, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
@@ -162,13 +167,19 @@ export class GovernedCalls {
       );
     }
     const port = this.#port;
-    let decision: Awaited<ReturnType<InvocationToolActionPort["admit"]>>;
+    const request = toolActionRequest(port, call.name, entry, toolCallId);
+    let answer: AdmitDispatchAnswer;
     try {
-      decision = await port.admit(toolActionRequest(port, call.name, entry, toolCallId));
+      // One step and one durable write when the port can: the receipt comes only once the record
+      // says dispatched. A client that already gave up is admitted alone, so the action is withheld.
+      answer = call.signal.aborted
+        ? { decision: await port.admit(request) }
+        : await admitAndDispatch(port, request);
     } catch (error) {
       return toolError(GatewayErrorCode.port_unavailable, describe(error));
     }
     stamps.admitted = performance.now();
+    const { decision, receipt } = answer;
     if (!decision.admitted) {
       span.refused(decision.refusal, "admit");
       this.#log(`refused ${call.name}: ${decision.refusal}`);
@@ -188,9 +199,9 @@ export class GovernedCalls {
         },
       );
     }
-    const answer = this.#run(call, entry, id, span, stamps);
-    this.#settled.set(id, { fingerprint, answer });
-    return answer;
+    const result = this.#run(call, entry, id, span, stamps, receipt);
+    this.#settled.set(id, { fingerprint, answer: result });
+    return result;
   }
 
   async #run(
@@ -199,18 +210,20 @@ export class GovernedCalls {
     id: string,
     span: ToolCallSpan,
     stamps: Stamps,
+    /** The receipt of a dispatch already made with the admission. */
+    dispatched: DispatchReceipt | undefined,
   ): Promise<CallToolResult> {
     const port = this.#port;
-    if (call.signal.aborted) {
+    if (!dispatched && call.signal.aborted) {
       await port.cancel(id).catch(() => undefined);
       return toolError(GatewayErrorCode.cancelled_before_dispatch, "cancelled before the tool ran", {
         actionInstanceId: id,
         settlement: "withheld",
       });
     }
-    let receipt: Awaited<ReturnType<InvocationToolActionPort["dispatch"]>>;
+    let receipt: DispatchReceipt;
     try {
-      receipt = await port.dispatch(id);
+      receipt = dispatched ?? (await port.dispatch(id));
     } catch (error) {
       return toolError(GatewayErrorCode.port_unavailable, describe(error), { actionInstanceId: id });
     }

@@ -4,6 +4,7 @@ export {
   type ToolActionLimits,
   UNSUPPORTED_POLICY_PROFILE,
 } from "./admission.js";
+export { type AdmitDispatchAnswer, admitAndDispatch, combinesAdmitDispatch } from "./admit-dispatch.js";
 export { BridgeLimits, SocketRefusal } from "./bridge-limits.js";
 export {
   INVOCATION_TOOL_ACTIONS_V1,

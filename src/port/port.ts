@@ -1,6 +1,7 @@
 import type { ToolActionRecord } from "../records/index.js";
 import { canonicalDigest, toolActionAt } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
+import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
 import { type SettlementEvent, transition } from "./settlement.js";
 import { isBoundedId, parseToolActionOutcome, parseToolActionRequest } from "./shapes.js";
@@ -85,13 +86,19 @@ export class InvocationToolActionPortCore {
       });
     this.port = Object.freeze({
       ...options.identity,
-      admit: (request: unknown) => observe(this.#admit(request), "admit"),
+      admit: (request: unknown) => observe(this.#admit(request, false) as Promise<AdmitDecision>, "admit"),
       dispatch: (id: unknown) => observe(this.#dispatch(id), "dispatch", id),
       complete: (id: unknown, outcome: unknown) => observe(this.#complete(id, outcome), "complete", id),
       reportUnknown: (id: unknown, reason: unknown) =>
         observe(this.#reportUnknown(id, reason), "reportUnknown", id),
       cancel: (id: unknown) => observe(this.#cancel(id), "cancel", id),
     }) as InvocationToolActionPort;
+    // Refusals of the combined step are admission refusals: nothing was dispatched.
+    registerAdmitDispatch(this.port, async (request) => {
+      const answer = await this.#admit(request, true);
+      if ("decision" in answer) return answer;
+      return { decision: await observe(Promise.resolve(answer), "admit") };
+    });
   }
 
   /** Opens the port: `admitAction` is about to be called. */
@@ -135,7 +142,12 @@ export class InvocationToolActionPortCore {
     return next;
   }
 
-  async #admit(raw: unknown): Promise<AdmitDecision> {
+  /**
+   * Rules 0 to 10. With `dispatch`, a fresh admission is recorded already dispatched, in the same
+   * single durable write, and answered with its receipt; a refusal is returned bare, and a repeated
+   * `tool_call_id` gets its original decision and no receipt (nothing is dispatched again).
+   */
+  async #admit(raw: unknown, dispatch: boolean): Promise<AdmitDecision | AdmitDispatchAnswer> {
     const request = parseToolActionRequest(raw);
     if (!request) return refusedAdmit(Refusal.request_invalid);
     const gate = this.#gate();
@@ -143,7 +155,10 @@ export class InvocationToolActionPortCore {
     return this.#serial(async () => {
       const digest = canonicalDigest(request);
       const prior = this.#decisions.get(request.toolCallId);
-      if (prior) return prior.digest === digest ? prior.decision : refusedAdmit(Refusal.request_conflict);
+      if (prior) {
+        if (prior.digest !== digest) return refusedAdmit(Refusal.request_conflict);
+        return dispatch ? { decision: prior.decision } : prior.decision;
+      }
       const { identity, rules, limits } = this.#options;
       const refusal = rules.check(identity, request);
       if (refusal) return refusedAdmit(refusal);
@@ -156,7 +171,7 @@ export class InvocationToolActionPortCore {
       const ordinal = this.#actions.size + 1;
       const id = `${identity.invocationActionInstanceId}:tool=${ordinal}`;
       const at = this.#options.now();
-      const record: ToolActionRecord = {
+      const admitted: ToolActionRecord = {
         id,
         invocationId: identity.invocationActionInstanceId,
         participantAddress: identity.participantAddress,
@@ -169,6 +184,8 @@ export class InvocationToolActionPortCore {
         createdAt: at,
         updatedAt: at,
       };
+      // Admitted then dispatched, as one record: the claim and the dispatch commit together or not at all.
+      const record = dispatch ? toolActionAt(admitted, { phase: ToolActionPhase.dispatched }, at) : admitted;
       try {
         await this.#options.ledger.insert(record);
       } catch (error) {
@@ -182,10 +199,11 @@ export class InvocationToolActionPortCore {
       }
       this.#actions.set(id, record);
       this.#unsettled += 1;
-      this.#options.observer?.admitted(record);
+      this.#options.observer?.admitted(admitted);
+      if (dispatch) this.#options.observer?.dispatched(record);
       const decision: AdmitDecision = Object.freeze({ admitted: true, actionInstanceId: id });
       this.#decisions.set(request.toolCallId, { digest, decision });
-      return decision;
+      return dispatch ? { decision, receipt: ACCEPTED } : decision;
     });
   }
 

@@ -1,11 +1,17 @@
+import { admitAndDispatch, registerAdmitDispatch } from "./admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal } from "./codes.js";
 import type { InvocationToolActionPort, ToolActionPortIdentity } from "./types.js";
 import { decodeWireValue, encodeWireValue } from "./wire-values.js";
 
 /** The port methods a remote peer may call; nothing else crosses a bridge. */
 export const REMOTE_METHODS = ["admit", "dispatch", "complete", "reportUnknown", "cancel"] as const;
-/** A remotely callable port method. */
-export type RemoteMethod = (typeof REMOTE_METHODS)[number];
+/**
+ * The bridge's own step beyond the port API: admit and, when fresh, dispatch in one round trip and
+ * one durable write (`admitAndDispatch`). A server offers it in its hello; a client uses it only then.
+ */
+export const ADMIT_DISPATCH = "admitDispatch";
+/** A remotely callable method: a port method, or the combined admit and dispatch. */
+export type RemoteMethod = (typeof REMOTE_METHODS)[number] | typeof ADMIT_DISPATCH;
 
 /** A call from a remote peer. */
 export interface RemoteCall {
@@ -30,12 +36,25 @@ export interface RemoteEnd {
   readonly closed: Refusal;
 }
 
-/** The first message a bridge sends: the port's read-only identity. */
+/** The first message a bridge sends: the port's read-only identity, and the extra steps it serves. */
 export interface RemoteHello {
   readonly hello: ToolActionPortIdentity;
+  /** `["admitDispatch"]` from servers that serve it; absent from older ones. */
+  readonly ops?: readonly string[];
 }
 
-const METHOD_SET = new Set<string>(REMOTE_METHODS);
+/** The hello a serving bridge sends for `port`. */
+export function helloFor(port: ToolActionPortIdentity): RemoteHello {
+  return { hello: portIdentity(port), ops: [ADMIT_DISPATCH] };
+}
+
+/** Whether a hello offers the combined admit and dispatch. */
+export function offersAdmitDispatch(message: unknown): boolean {
+  const ops = (message as { ops?: unknown } | null | undefined)?.ops;
+  return Array.isArray(ops) && ops.includes(ADMIT_DISPATCH);
+}
+
+const METHOD_SET = new Set<string>([...REMOTE_METHODS, ADMIT_DISPATCH]);
 const IDENTITY_KEYS = [
   "invocationActionInstanceId",
   "participantAddress",
@@ -76,6 +95,7 @@ export function callId(value: unknown): number | undefined {
 /** A refusal in the answer shape of `method`, so a client reads it as that call's answer. */
 export function refusalAnswer(method: unknown, refusal: Refusal): unknown {
   if (method === "admit") return { admitted: false, refusal };
+  if (method === ADMIT_DISPATCH) return { decision: { admitted: false, refusal } };
   if (method === "dispatch") return { accepted: false, refusal };
   return { ok: false, refusal };
 }
@@ -105,6 +125,7 @@ export async function serveRemoteCall(
     args.push(decoded.value);
   }
   try {
+    if (call.method === ADMIT_DISPATCH) return { id, result: await admitAndDispatch(port, args[0]) };
     const invoke = port[call.method] as (x: unknown, y?: unknown) => Promise<unknown>;
     return { id, result: await invoke.call(port, args[0], args[1]) };
   } catch {
@@ -112,11 +133,15 @@ export async function serveRemoteCall(
   }
 }
 
-/** Builds a port whose calls travel over `send`; replies are fed back through `receive`. */
+/**
+ * Builds a port whose calls travel over `send`; replies are fed back through `receive`. With
+ * `admitDispatch` (the server's hello offered it), `admitAndDispatch` on it takes one round trip.
+ */
 export function remotePort(
   identity: ToolActionPortIdentity,
   send: (call: RemoteCall) => void,
   activity: (busy: boolean) => void = () => undefined,
+  options: { readonly admitDispatch?: boolean } = {},
 ): {
   port: InvocationToolActionPort;
   receive: (reply: unknown) => void;
@@ -154,6 +179,8 @@ export function remotePort(
     reportUnknown: (id: unknown, reason: unknown) => call("reportUnknown", [id, reason]),
     cancel: (id: unknown) => call("cancel", [id]),
   }) as InvocationToolActionPort;
+  if (options.admitDispatch === true)
+    registerAdmitDispatch(port, (request) => call(ADMIT_DISPATCH, [request]) as never);
   return {
     port,
     receive: (reply) => {

@@ -2,7 +2,7 @@ import { connect } from "node:net";
 import type { MessagePort } from "node:worker_threads";
 import { BridgeLimits } from "./bridge-limits.js";
 import { ParticipantToolActionRefusal as Refusal } from "./codes.js";
-import { type RemoteEnd, type RemoteHello, remotePort } from "./remote.js";
+import { offersAdmitDispatch, type RemoteEnd, type RemoteHello, remotePort } from "./remote.js";
 import { parseLine, readLines } from "./socket-lines.js";
 import type { InvocationToolActionPort } from "./types.js";
 import { connectMessagePort } from "./worker-bridge.js";
@@ -36,6 +36,7 @@ function connectSocket(socketPath: string, token: string): Promise<InvocationToo
         hello,
         (call) => socket.write(`${JSON.stringify(call)}\n`),
         (busy) => (busy ? socket.ref() : socket.unref()),
+        { admitDispatch: offersAdmitDispatch(message) },
       );
       socket.unref();
       resolve(remote.port);

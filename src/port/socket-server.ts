@@ -3,14 +3,7 @@ import { chmodSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { BridgeLimits, SocketRefusal } from "./bridge-limits.js";
 import { ParticipantToolActionRefusal as Refusal } from "./codes.js";
-import {
-  callId,
-  portIdentity,
-  type RemoteEnd,
-  type RemoteHello,
-  refusalAnswer,
-  serveRemoteCall,
-} from "./remote.js";
+import { callId, helloFor, type RemoteEnd, refusalAnswer, serveRemoteCall } from "./remote.js";
 import { parseLine, readLines } from "./socket-lines.js";
 import type { InvocationToolActionPort } from "./types.js";
 
@@ -184,7 +177,7 @@ function acceptConnections(
       pending.delete(socket);
       authenticated.add(socket);
       serve = callLoop(port, socket, closing);
-      socket.write(`${JSON.stringify({ hello: portIdentity(port) } satisfies RemoteHello)}\n`);
+      socket.write(`${JSON.stringify(helloFor(port))}\n`);
     };
     readLines(
       socket,

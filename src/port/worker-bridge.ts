@@ -1,5 +1,5 @@
 import { MessageChannel, type MessagePort } from "node:worker_threads";
-import { portIdentity, type RemoteHello, remotePort, serveRemoteCall } from "./remote.js";
+import { helloFor, offersAdmitDispatch, type RemoteHello, remotePort, serveRemoteCall } from "./remote.js";
 import type { InvocationToolActionPort } from "./types.js";
 
 /** Returns a MessagePort to transfer to a worker thread; the worker connects with `connectToolActionPort`. */
@@ -16,7 +16,7 @@ export function exposeToolActionPort(port: InvocationToolActionPort): MessagePor
   // A message this thread cannot deserialize (nested past its stack, say) names no call to answer.
   port1.on("messageerror", () => undefined);
   port1.unref();
-  port1.postMessage({ hello: portIdentity(port) } satisfies RemoteHello);
+  port1.postMessage(helloFor(port));
   return port2;
 }
 
@@ -32,6 +32,7 @@ export function connectMessagePort(messagePort: MessagePort): Promise<Invocation
         hello,
         (call) => messagePort.postMessage(call),
         (busy) => (busy ? messagePort.ref() : messagePort.unref()),
+        { admitDispatch: offersAdmitDispatch(message) },
       );
       messagePort.unref();
       receive = remote.receive;

@@ -14,6 +14,12 @@ export const KILL_POINTS = [
   "after-complete",
   /** Inside the close commit, before the store is asked to commit it. */
   "commit-before",
+  /** The harness admits and dispatches in one step (`admitAndDispatch`): inside its one write, before the store is asked. */
+  "combined-write-before",
+  /** Inside the combined write, after the store committed the dispatched record, before the answer. */
+  "combined-write-after",
+  /** The combined step returned its accepted receipt; the tool has not run. */
+  "combined-after",
 ] as const;
 /** A kill point. */
 export type KillPoint = (typeof KILL_POINTS)[number];
@@ -36,6 +42,10 @@ export const KILLED_CALL_OUTCOME: Readonly<Record<KillPoint, KilledCallOutcome>>
   "during-tool": "indeterminate",
   "after-complete": "succeeded",
   "commit-before": "succeeded",
+  "combined-write-before": "absent",
+  // Durably dispatched though no one was told: the tool may have run, as far as a restart can know.
+  "combined-write-after": "indeterminate",
+  "combined-after": "indeterminate",
 };
 
 /** Whether the killed call's effect line must be on disk. */
@@ -47,6 +57,9 @@ export const KILLED_CALL_EFFECT: Readonly<Record<KillPoint, boolean>> = {
   "during-tool": true,
   "after-complete": true,
   "commit-before": true,
+  "combined-write-before": false,
+  "combined-write-after": false,
+  "combined-after": false,
 };
 
 /** What the child had announced for the killed call when it died: admitted, dispatched, completed. */
@@ -58,4 +71,12 @@ export const KILLED_CALL_ANNOUNCED: Readonly<Record<KillPoint, readonly [boolean
   "during-tool": [true, true, false],
   "after-complete": [true, true, true],
   "commit-before": [true, true, true],
+  "combined-write-before": [false, false, false],
+  "combined-write-after": [false, false, false],
+  "combined-after": [true, true, false],
 };
+
+/** Whether the child's harness admits and dispatches in one step for this kill point. */
+export function combinedAt(point: string): boolean {
+  return point.startsWith("combined-");
+}

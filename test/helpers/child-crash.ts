@@ -7,7 +7,7 @@
  */
 import type { ControlPlaneStore } from "../../src/index.js";
 import { openControlPlaneStore, RuntimeManager } from "../../src/index.js";
-import { CRASH_OWNER, type KillPoint, TOOL_CALLS } from "../crash/kill-points.js";
+import { CRASH_OWNER, combinedAt, type KillPoint, TOOL_CALLS } from "../crash/kill-points.js";
 import { EffectHarnessRuntime, type ToolCallMoment } from "./child-harness.js";
 import { exampleManifest, modelWithAttempts } from "./example.js";
 
@@ -41,9 +41,11 @@ function withKillPoints(inner: ControlPlaneStore): ControlPlaneStore {
       if (property === "insertToolAction") {
         return async (...args: unknown[]) => {
           const call = armed ? ++inserts : 0;
-          if (call === killCall && point === "admit-write-before") await killHere(point);
+          const before = point === "admit-write-before" || point === "combined-write-before";
+          const after = point === "admit-write-after" || point === "combined-write-after";
+          if (call === killCall && before) await killHere(point);
           await value.apply(target, args);
-          if (call === killCall && point === "admit-write-after") await killHere(point);
+          if (call === killCall && after) await killHere(point);
         };
       }
       if (property === "commitInvocation") {
@@ -57,12 +59,18 @@ function withKillPoints(inner: ControlPlaneStore): ControlPlaneStore {
   });
 }
 
+const combined = combinedAt(point);
+// A combined step's receipt is the moment the dispatch is known, as the receipt of dispatch is.
+const momentPoint = (moment: ToolCallMoment) =>
+  combined && moment === "dispatched" ? "combined-after" : MOMENT_POINT[moment];
+
 const runtime = new EffectHarnessRuntime({
   effectFile,
   toolCalls: TOOL_CALLS,
+  combined,
   at: async (moment, id, call) => {
     say(`${moment.toUpperCase()} ${id}`);
-    if (armed && call === killCall && MOMENT_POINT[moment] === point) await killHere(point as KillPoint);
+    if (armed && call === killCall && momentPoint(moment) === point) await killHere(point as KillPoint);
   },
   refused: ({ step, refusal, actionId }) => {
     say(`REFUSED ${step} ${refusal} ${actionId ?? "-"}`);

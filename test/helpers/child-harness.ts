@@ -6,6 +6,7 @@ import {
   type ParticipantSnapshot,
   ReferenceAutonomousParticipantRuntime,
 } from "../../src/index.js";
+import { admitAndDispatch } from "../../src/port/index.js";
 import { outcomeFor, requestFor } from "./tool-requests.js";
 
 /** The moments of one tool call at which a test may watch or stop the harness. */
@@ -24,6 +25,8 @@ export interface EffectHarnessOptions {
   readonly effectFile: string;
   /** Tool calls per invocation, made one after the other. */
   readonly toolCalls: number;
+  /** Admit and dispatch each call in one step (`admitAndDispatch`, as the MCP gateway does). */
+  readonly combined?: boolean;
   /** Awaited at every moment; a crash test announces and blocks here. `call` counts from 1. */
   readonly at?: (moment: ToolCallMoment, id: string, call: number) => Promise<void> | void;
   /** Told of every refused port call; the invocation then stops calling tools and fails. */
@@ -83,11 +86,16 @@ export class EffectHarnessRuntime extends ReferenceAutonomousParticipantRuntime 
 
   async #callTool(port: InvocationToolActionPort, call: number): Promise<boolean> {
     const at = this.#options.at ?? (() => undefined);
-    const decision = await port.admit(requestFor(port, `${port.invocationActionInstanceId}/call-${call}`));
+    const request = requestFor(port, `${port.invocationActionInstanceId}/call-${call}`);
+    const answer = this.#options.combined
+      ? await admitAndDispatch(port, request)
+      : { decision: await port.admit(request) };
+    const { decision } = answer;
     if (!decision.admitted) return this.#refused("admit", decision.refusal, undefined);
     const id = decision.actionInstanceId;
     await at("admitted", id, call);
-    const receipt = await port.dispatch(id);
+    if (this.#options.combined && !answer.receipt) return this.#refused("dispatch", "no receipt", id);
+    const receipt = answer.receipt ?? (await port.dispatch(id));
     if (!receipt.accepted) return this.#refused("dispatch", receipt.refusal, id);
     await at("dispatched", id, call);
     appendEffect(this.#options.effectFile, id);
