@@ -1,12 +1,11 @@
 /**
  * Where a governed `tools/call` spends its time, for `npm run bench -- gateway`: stage samples from
- * the gateway's `--log-timings` lines, the port calls as the serving process answers them, the store
- * writes inside those, and the raw floors (fsync, one SQLite commit) measured on the same disk.
+ * the gateway's `--log-timings` lines, the store writes the served port makes, and the raw floors (fsync, one SQLite commit) measured on the same disk.
  */
 import { closeSync, fdatasyncSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import type { ControlPlaneStore, InvocationToolActionPort } from "../src/index.js";
+import type { ControlPlaneStore } from "../src/index.js";
 
 /** Named samples in milliseconds. */
 export class Samples {
@@ -50,25 +49,6 @@ export function parseTimings(stderr: string, into: Samples, skip: number): void 
   }
 }
 
-const PORT_CALLS = ["admit", "dispatch", "complete", "reportUnknown", "cancel"] as const;
-
-/** The port with each call timed as the serving process answers it (store writes included). */
-export function timedPort(port: InvocationToolActionPort, into: () => Samples): InvocationToolActionPort {
-  const timed: Record<string, unknown> = {};
-  for (const name of PORT_CALLS) {
-    const call = port[name] as (...args: unknown[]) => Promise<unknown>;
-    timed[name] = async (...args: unknown[]) => {
-      const start = performance.now();
-      try {
-        return await call.apply(port, args);
-      } finally {
-        into().add(`port ${name}`, performance.now() - start);
-      }
-    };
-  }
-  return Object.freeze({ ...port, ...timed }) as InvocationToolActionPort;
-}
-
 /** The store with its tool-action writes (one transaction each) timed. */
 export function timedStore(store: ControlPlaneStore, into: () => Samples): ControlPlaneStore {
   const timedNames = new Set(["insertToolAction", "updateToolAction"]);
@@ -83,8 +63,9 @@ export function timedStore(store: ControlPlaneStore, into: () => Samples): Contr
         try {
           return await bound(...args);
         } finally {
-          const phase = property === "insertToolAction" ? "admitted" : (args[0] as { phase: string }).phase;
-          into().add(`store ${phase}`, performance.now() - start);
+          const { phase } = args[0] as { phase: string };
+          const name = property === "insertToolAction" ? `store insert ${phase}` : `store ${phase}`;
+          into().add(name, performance.now() - start);
         }
       };
     },

@@ -1,8 +1,8 @@
 /** Milliseconds one forwarded `tools/call` spent in each stage, from the handler's start to the answer. */
 export interface CallStages {
-  /** Port `admit`, the durable claim included. */
+  /** Port `admit`, the durable claim included; with the dispatch too when both were one step. */
   readonly admit: number;
-  /** Port `dispatch`, the durable dispatch record included. */
+  /** Port `dispatch`, the durable dispatch record included; about 0 when it was one step with the admission. */
   readonly dispatch: number;
   readonly upstream: number;
   /** Port `complete` or `reportUnknown`. */

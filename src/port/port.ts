@@ -4,7 +4,7 @@ import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
 import { type SettlementEvent, transition } from "./settlement.js";
-import { isBoundedId, parseToolActionOutcome, parseToolActionRequest } from "./shapes.js";
+import { isBoundedId, outcomeFields, parseToolActionOutcome, parseToolActionRequest } from "./shapes.js";
 import type {
   AdmitDecision,
   DispatchReceipt,
@@ -308,11 +308,4 @@ export class InvocationToolActionPortCore {
     }
     return true;
   }
-}
-
-function outcomeFields(outcome: ParticipantToolActionOutcome): Partial<ToolActionRecord> {
-  return {
-    ...(outcome.failureClass === undefined ? {} : { failureClass: outcome.failureClass }),
-    ...(outcome.evidenceRefs === undefined ? {} : { evidenceRefs: [...outcome.evidenceRefs] }),
-  };
 }

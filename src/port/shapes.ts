@@ -1,3 +1,4 @@
+import type { ToolActionRecord } from "../records/index.js";
 import type {
   ParticipantToolActionOutcome,
   ParticipantToolActionRequest,
@@ -95,4 +96,12 @@ export function parseToolActionOutcome(value: unknown): ParticipantToolActionOut
   if (value.failureClass !== undefined && !isBoundedId(value.failureClass)) return undefined;
   if (value.evidenceRefs !== undefined && !isIdList(value.evidenceRefs, 0, MAX_TARGETS)) return undefined;
   return value as unknown as ParticipantToolActionOutcome;
+}
+
+/** The record fields an accepted outcome adds: its failure class and evidence refs, when given. */
+export function outcomeFields(outcome: ParticipantToolActionOutcome): Partial<ToolActionRecord> {
+  return {
+    ...(outcome.failureClass === undefined ? {} : { failureClass: outcome.failureClass }),
+    ...(outcome.evidenceRefs === undefined ? {} : { evidenceRefs: [...outcome.evidenceRefs] }),
+  };
 }

@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
+  type ControlPlaneStore,
   type InvocationToolActionPort,
+  openControlPlaneStore,
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
@@ -114,17 +116,40 @@ class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
   }
 }
 
+/** The store, with each tool-action write it commits listed as `insert|update <phase>`. */
+function recordingToolActionWrites(inner: ControlPlaneStore) {
+  const writes: string[] = [];
+  const store = new Proxy(inner, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      if (property !== "insertToolAction" && property !== "updateToolAction") return value.bind(target);
+      return async (...args: unknown[]) => {
+        const done = await value.apply(target, args);
+        writes.push(
+          `${property === "insertToolAction" ? "insert" : "update"} ${(args[0] as { phase: string }).phase}`,
+        );
+        return done;
+      };
+    },
+  });
+  return { store, writes };
+}
+
 /** One invocation of the example scenario, on a SQLite store, with the agent running `script`. */
 async function runOneInvocation(script: "full" | "shutdown") {
   const dir = mkdtempSync(join(tmpdir(), "raes-gw-"));
   const harness = new GatewayHarness(dir, script);
+  const { store, writes } = recordingToolActionWrites(
+    await openControlPlaneStore(`sqlite:${join(dir, "control-plane.db")}`),
+  );
   const manager = await RuntimeManager.open({
     model: modelStartingAt(10),
     // Agent, gateway and upstream start as three processes; on a loaded machine that can take longer
     // than the example offer's 30 s, and the invocation's timeout is not what these tests are about.
     manifest: manifestWithTimeout(600),
     runtime: harness,
-    store: `sqlite:${join(dir, "control-plane.db")}`,
+    store,
   });
   const step = await manager.step(1);
   rethrowInvocationErrors(step.invocations);
@@ -139,9 +164,10 @@ async function runOneInvocation(script: "full" | "shutdown") {
   };
   const dispose = async () => {
     await manager.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { manager, report, get, upstreamCalls, timings: harness.timings, dispose };
+  return { manager, report, get, upstreamCalls, writes, timings: harness.timings, dispose };
 }
 
 describe("raes mcp-gateway between a real MCP client and a real upstream MCP server", () => {
@@ -220,6 +246,19 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
     assert.equal(get("stall").code, "upstream_timeout");
     assert.equal(get("crash").code, "upstream_lost");
     assert.equal(get("after-crash").code, "upstream_unavailable");
+  });
+
+  it("admits and dispatches each call in one durable write, then settles it in one more", () => {
+    // Six admitted calls: each claim is written once, already dispatched; no separate dispatch write.
+    // (The close settles nothing more: every call was settled through the port.)
+    assert.deepEqual(
+      run.writes.filter((w) => w.startsWith("insert")),
+      Array(6).fill("insert dispatched"),
+    );
+    assert.deepEqual(
+      run.writes.filter((w) => w.startsWith("update")),
+      Array(6).fill("update settled"),
+    );
   });
 
   it("records one tool action per admitted call, with matching operations and history", async () => {
