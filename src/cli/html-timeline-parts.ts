@@ -32,6 +32,8 @@ const GLYPHS: Readonly<Record<string, string>> = {
 const STOP_REASONS: Readonly<Record<string, string>> = {
   tool_action_indeterminate: "a tool action settled indeterminate; resolve it, then resume the participant",
   failure_policy: "an invocation failed and the policy's failure_policy is stop",
+  harness_error:
+    "the harness threw or returned an invalid result; its attempt is consumed; fix the harness, then resume the participant",
   attempts_exhausted: "the policy's max_action_attempts is used up",
 };
 

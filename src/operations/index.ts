@@ -9,7 +9,7 @@ export {
   ResolutionRefusal,
   resolveToolAction,
 } from "./resolve.js";
-export { resumedScheduler, unresolvedIndeterminateActions } from "./resume.js";
+export { type ResumeDecision, resumeDecision, unresolvedIndeterminateActions } from "./resume.js";
 export {
   type Operation,
   OperationKind,

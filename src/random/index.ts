@@ -1,5 +1,6 @@
 export { type AddressValue, canonicalAddressText } from "./canonical.js";
 export { RandomStreamError, RandomStreamErrorCode, RandomStreamProfile } from "./codes.js";
+export { controlFingerprint } from "./fingerprint.js";
 export {
   BLOCK_BYTES,
   type BoundedIntegerDraw,

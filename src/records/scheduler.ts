@@ -16,6 +16,11 @@ export const SchedulerStopReason = {
   tool_action_indeterminate: "tool_action_indeterminate",
   /** The policy's failure_policy is `stop` and an invocation failed. */
   failure_policy: "failure_policy",
+  /**
+   * A v2 harness threw or returned an invalid result: the attempt is consumed as a crash would consume
+   * it, and the scheduler waits for the operator whatever the failure_policy (RAES never goes on either).
+   */
+  harness_error: "harness_error",
   /** The policy's max_action_attempts is used up. */
   attempts_exhausted: "attempts_exhausted",
 } as const;
@@ -50,6 +55,13 @@ export interface SchedulerRecord {
   readonly tick: number;
   /** The v2 continuation (RAES's activity state); absent for v1 schedules. */
   readonly activity?: ActivityContinuation;
+  /** The policy's max_action_attempts, so a resume without the model knows it (absent in old rows). */
+  readonly maxActionAttempts?: number;
+  /**
+   * A one-way fingerprint of the v2 schedule's stochastic control (namespace and stream key): a reopen
+   * with another control is refused. Never the seed or key. Absent for v1 and in old rows.
+   */
+  readonly streamFingerprint?: string;
   readonly updatedAt: string;
 }
 

@@ -1,5 +1,6 @@
 import type { RuntimeModel } from "../compiler/index.js";
 import {
+  controlFingerprint,
   decodePublicSeed,
   deriveStreamKey,
   RandomStreamError,
@@ -21,6 +22,8 @@ export interface ResolvedControl {
   readonly profileId: string;
   readonly namespace: string;
   readonly streamKey: Uint8Array;
+  /** One-way fingerprint of namespace and key, committed with each v2 schedule (never the key). */
+  readonly fingerprint: string;
 }
 
 const NAMESPACE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -64,6 +67,7 @@ export function resolveActivityControls(
       profileId: RandomStreamProfile.blake3_xof_participant_v1,
       namespace: control.namespace,
       streamKey,
+      fingerprint: controlFingerprint(streamKey, control.namespace),
     });
   }
   const byPolicy = new Map<string, ResolvedControl>();

@@ -28,6 +28,8 @@ export interface ActivityStream {
   readonly profileId: string;
   readonly namespace: string;
   readonly streamKey: Uint8Array;
+  /** The control's one-way fingerprint (`controlFingerprint`), when resolved from a run's control. */
+  readonly fingerprint?: string;
   readonly policyAddress: string;
   readonly participantAddress: string;
 }

@@ -48,6 +48,29 @@ export interface AttemptOutcome {
   readonly indeterminate: boolean;
 }
 
+/** An attempt whose process died (or whose harness failed) before it closed: consumed, its effect unknown, never retried. */
+export const CONSUMED_ATTEMPT: AttemptOutcome = {
+  succeeded: false,
+  protocolFailure: false,
+  indeterminate: true,
+};
+
+/**
+ * The scheduler's view of a closed attempt's outer result. No valid result (the harness threw or
+ * answered an invalid one) consumes the attempt as a crash does, so resuming goes on where a crash would.
+ */
+export function attemptOutcome(
+  outer: { readonly status: string; readonly failureClass?: string | undefined } | undefined,
+): AttemptOutcome {
+  if (outer === undefined) return CONSUMED_ATTEMPT;
+  return {
+    succeeded: outer.status === "succeeded",
+    failureClass: outer.failureClass,
+    protocolFailure: false,
+    indeterminate: false,
+  };
+}
+
 /** RAES's attempt id; the segment keeps ids of reset generations apart. */
 export function attemptId(
   plan: ActivityPlan,

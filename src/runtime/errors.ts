@@ -22,6 +22,16 @@ export const RuntimeErrorCode = {
   activity_control_unbound: "runtime.participant-activity-control-unbound",
   /** A supplied stochastic control is malformed or supplied twice. */
   activity_control_invalid: "runtime.participant-activity-control-invalid",
+  /**
+   * The store's schedule was started with another stochastic control (namespace or seed) than the one
+   * supplied now; RAES's code for existing autonomous state that does not match the policy.
+   */
+  activity_state_conflict: "runtime.participant-autonomous-state-conflict",
+  /**
+   * The scheduler cannot be resumed: its v2 continuation ended `failed` (failure_policy stop), and
+   * only a reset starts the participant again. DESIGN has no resume code; `state_conflict` is its closest.
+   */
+  scheduler_not_resumable: "state_conflict",
 } as const;
 /** A runtime error code. */
 export type RuntimeErrorCode = (typeof RuntimeErrorCode)[keyof typeof RuntimeErrorCode];

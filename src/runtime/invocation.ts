@@ -13,7 +13,13 @@ import type {
   SchedulerRecord,
   ToolActionRecord,
 } from "../store/index.js";
-import { type ActivityPlan, type PlannedAttempt, settleAttempt } from "./activity-engine.js";
+import {
+  type ActivityPlan,
+  attemptOutcome,
+  CONSUMED_ATTEMPT,
+  type PlannedAttempt,
+  settleAttempt,
+} from "./activity-engine.js";
 import { activityProvenance, withProvenance } from "./activity-provenance.js";
 import { type LateOutcome, runWithinDeadline } from "./deadline.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
@@ -76,9 +82,6 @@ export interface InvocationSummary {
   readonly timedOut?: boolean;
 }
 
-/** An attempt whose process died before it closed: consumed, its effect unknown, never retried. */
-const CONSUMED = { succeeded: false, protocolFailure: false, indeterminate: true } as const;
-
 function fenceArgs(fence: Fence | undefined): [] | [Fence] {
   return fence ? [fence] : [];
 }
@@ -131,7 +134,7 @@ export async function runInvocation(
     tick: clock.tick,
     // Committed with the open: if the process dies now, the attempt is consumed and the run goes on from here.
     ...(activity
-      ? { activity: settleAttempt(activity.plan, activity.state, activity.attempt, CONSUMED) }
+      ? { activity: settleAttempt(activity.plan, activity.state, activity.attempt, CONSUMED_ATTEMPT) }
       : {}),
     updatedAt: openedAt,
   };
@@ -194,15 +197,12 @@ export async function runInvocation(
   const outer = check?.ok ? check.result : timedOut ? timeoutResult(request, snapshot) : undefined;
   const closedAt = ctx.now();
   const state = outer && isSuccessfulStatus(outer.status) ? "succeeded" : "failed";
+  // A harness that threw or answered an invalid result consumed its attempt as a crash does.
+  const harnessError = activity !== undefined && outer === undefined;
   const settled = activity
     ? {
         ...opened,
-        activity: settleAttempt(activity.plan, activity.state, activity.attempt, {
-          succeeded: outer?.status === "succeeded",
-          failureClass: outer?.failureClass,
-          protocolFailure: outer === undefined,
-          indeterminate: false,
-        }),
+        activity: settleAttempt(activity.plan, activity.state, activity.attempt, attemptOutcome(outer)),
       }
     : opened;
   const next = schedulerAfterClose(
@@ -213,6 +213,7 @@ export async function runInvocation(
       outerFailed: outer?.status !== "succeeded",
       // Under v2 the continuation carries failure_policy itself (lifecycle `failed`).
       stopsOnFailure: !activity && policy.failurePolicy === "stop",
+      harnessError,
       maxActionAttempts: policy.maxActionAttempts,
     },
     closedAt,

@@ -5,6 +5,8 @@ export interface CloseFacts {
   readonly indeterminate: boolean;
   readonly outerFailed: boolean;
   readonly stopsOnFailure: boolean;
+  /** A v2 harness threw or returned an invalid result (stops the scheduler whatever the failure_policy). */
+  readonly harnessError?: boolean;
   /** The policy's max_action_attempts. */
   readonly maxActionAttempts: number;
 }
@@ -12,8 +14,8 @@ export interface CloseFacts {
 /**
  * The scheduler after an invocation closes: an indeterminate tool action always stops it, a failure
  * stops it under failure_policy stop, and otherwise it is `completed` once its attempt bound is used up (as in RAES).
- * A v2 record follows its continuation: `failed` (failure_policy stop or a protocol failure) stops it,
- * `completed` completes it.
+ * A v2 record follows its continuation: `failed` (failure_policy stop) stops it, `completed` completes
+ * it; a v2 harness error stops it (`harness_error`) whatever the failure_policy.
  */
 export function schedulerAfterClose(
   scheduler: SchedulerRecord,
@@ -22,6 +24,9 @@ export function schedulerAfterClose(
 ): SchedulerRecord {
   if (facts.indeterminate) {
     return { ...scheduler, lifecycle: "stopped", stopReason: "tool_action_indeterminate", updatedAt: at };
+  }
+  if (facts.harnessError && scheduler.lifecycle === "running") {
+    return { ...scheduler, lifecycle: "stopped", stopReason: "harness_error", updatedAt: at };
   }
   const activity = scheduler.activity?.lifecycle_state;
   if (

@@ -20,7 +20,7 @@ import { newOwnerId } from "./owner.js";
 import { type PacedRunOptions, type PacedRunSummary, runPaced } from "./paced-run.js";
 import { planSchedules, type ScheduleSpec } from "./plan.js";
 import { schedulePositions } from "./positions.js";
-import { recoverInterruptedInvocations } from "./recovery.js";
+import { consumedLine, recoverInterruptedInvocations } from "./recovery.js";
 import { ScheduleBook } from "./schedule-book.js";
 import type { DueWork } from "./schedule-book-options.js";
 
@@ -87,6 +87,7 @@ export class RuntimeManager {
         : (options.store ?? new MemoryControlPlaneStore());
     const nowMs = options.now ?? preciseNow;
     const now = isoClock(nowMs);
+    const log = options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`));
     try {
       const policyOf = (policy: string) => options.model.autonomousPolicies[policy];
       const book = await ScheduleBook.load({
@@ -99,11 +100,17 @@ export class RuntimeManager {
         ...v2.activityHooks,
         recover: async (participants, fenceFor) => {
           const frameOf = policyFrames(options.model, options.runtime);
-          await recoverInterruptedInvocations(store, { participants, now, fenceFor, policyOf, frameOf });
+          const consumed = await recoverInterruptedInvocations(store, {
+            participants,
+            now,
+            fenceFor,
+            policyOf,
+            frameOf,
+          });
+          if (consumed.length > 0) log(consumedLine(consumed));
         },
       });
       const refused = options.observer?.toolActionRefused;
-      const log = options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`));
       const ctx = buildContext({
         model: options.model,
         runtime: options.runtime,

@@ -32,6 +32,13 @@ export interface RecoveryOptions {
   readonly frameOf: (policyAddress: string) => EventFrame;
 }
 
+/** The operator's line after recovery: how many attempts the interrupted run consumed, and which. */
+export function consumedLine(recovered: readonly RecoveredInvocation[]): string {
+  const n = recovered.length;
+  const stopped = recovered.filter((r) => r.stopped).length;
+  return `recovered an interrupted run: ${n} attempt${n === 1 ? " was" : "s were"} consumed by the crash or lost commit (never retried)${stopped > 0 ? `, ${stopped} stopped its scheduler` : ""}: ${recovered.map((r) => r.invocationId).join(", ")}`;
+}
+
 /** Settles the tool actions of one interrupted invocation by the close rules. */
 export function settleInterrupted(actions: readonly ToolActionRecord[], at: string): ToolActionRecord[] {
   return [...actions]

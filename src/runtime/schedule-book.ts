@@ -1,4 +1,3 @@
-import { resumedScheduler, unresolvedIndeterminateActions } from "../operations/index.js";
 import type { ClockChange, ClockRecord, Fence, Lease, SchedulerRecord } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
@@ -6,6 +5,7 @@ import { takeParticipantLease } from "./owner.js";
 import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
+import { assertSameControls, resumedRecords, scheduleIdentity, upgradedRecord } from "./schedule-identity.js";
 
 const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
 
@@ -28,7 +28,13 @@ export class ScheduleBook {
     for (const spec of options.specs) {
       if (!book.#clocks.has(spec.policy.clockAddress)) await book.#changeClock(spec.policy.clockAddress, {});
     }
-    await book.#takeLeases(true);
+    try {
+      await book.#takeLeases(true);
+    } catch (error) {
+      // A refused open (such as another stochastic control) must not keep the participants' leases.
+      await book.releaseLeases();
+      throw error;
+    }
     return book;
   }
 
@@ -57,9 +63,11 @@ export class ScheduleBook {
       const clock = this.#clocks.get(spec.policy.clockAddress);
       const from = (clock?.tick ?? 0) - (catchUp ? 1 : 0);
       let record = await this.#o.store.getScheduler(spec.participantAddress, spec.policy.address);
+      const identity = scheduleIdentity(spec);
       if (!record) {
         record = {
           ...this.#o.segmentStart?.(spec, clock?.segment ?? 0, clock?.tick ?? 0),
+          ...identity,
           participantAddress: spec.participantAddress,
           policyAddress: spec.policy.address,
           lifecycle: "running",
@@ -71,6 +79,9 @@ export class ScheduleBook {
           updatedAt: this.#o.now(),
         };
         await this.#saveScheduler(record);
+      } else {
+        const upgraded = upgradedRecord(record, spec, this.#o.now());
+        if (upgraded) await this.#saveScheduler((record = upgraded));
       }
       // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
       if (clock && record.segment === clock.segment && record.tick < from) record = { ...record, tick: from };
@@ -205,19 +216,10 @@ export class ScheduleBook {
         `this manager does not schedule ${participantAddress}`,
       );
     }
-    const open = await unresolvedIndeterminateActions(this.#o.store, participantAddress);
-    if (open.length > 0) {
-      throw new RuntimeError(
-        RuntimeErrorCode.unresolved_indeterminate,
-        `${participantAddress} has unresolved indeterminate tool actions; resolve them first`,
-        open.map((id) => `raes resolve ${id} --effect confirmed|absent`),
-      );
-    }
-    for (const record of records) {
-      const spec = this.#o.specs.find((s) => s.policy.address === record.policyAddress);
-      const next = resumedScheduler(record, this.#o.now(), spec?.policy.maxActionAttempts);
-      await this.#saveScheduler(next);
-      this.updateScheduler(next);
+    const { store, specs, now } = this.#o;
+    for (const record of await resumedRecords(store, records, specs, participantAddress, now())) {
+      await this.#saveScheduler(record);
+      this.updateScheduler(record);
     }
   }
 
@@ -251,6 +253,7 @@ export class ScheduleBook {
       if (!before || before.token !== lease.token) taken.add(participant);
     }
     if (taken.size > 0) {
+      await assertSameControls(this.#o.store, this.#o.specs, taken);
       await this.#o.recover(taken, (p) => this.fenceFor(p));
       await this.reloadSchedulers(taken, catchUp);
     }

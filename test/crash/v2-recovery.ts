@@ -104,6 +104,7 @@ export async function killAndResumeV2(kill: V2Kill): Promise<void> {
   assert.match(point, /^POINT /, child.lines.join("\n"));
   const consumed = point === "POINT between-steps" ? undefined : point.slice("POINT ".length);
 
+  const logs: string[] = [];
   const resumed = await finish(
     await RuntimeManager.open({
       model: compileFile(V2_EXAMPLE),
@@ -112,8 +113,16 @@ export async function killAndResumeV2(kill: V2Kill): Promise<void> {
       store: kill.url,
       ownerId: CRASH_OWNER,
       stochasticControls: [V2_CRASH_CONTROL],
+      log: (line) => logs.push(line),
     }),
   );
+  // The reopen tells the operator how many attempts the crash consumed, and which.
+  const recoveryLines = logs.filter((l) => l.startsWith("recovered an interrupted run"));
+  if (consumed === undefined) assert.deepEqual(recoveryLines, []);
+  else
+    assert.deepEqual(recoveryLines, [
+      `recovered an interrupted run: 1 attempt was consumed by the crash or lost commit (never retried): ${consumed}`,
+    ]);
   const expected = await reference(consumed);
   const consumedLine = expected.attempts.find(
     (a) => consumed !== undefined && a.startsWith(`["${consumed}"`),

@@ -1,14 +1,22 @@
 import type { Command } from "commander";
-import { resumedScheduler, unresolvedIndeterminateActions } from "../../operations/index.js";
-import { newOwnerId, takeParticipantLease } from "../../runtime/index.js";
+import { resumeDecision, unresolvedIndeterminateActions } from "../../operations/index.js";
+import { newOwnerId, RuntimeErrorCode, takeParticipantLease } from "../../runtime/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { resolveCommands } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 type ResumeAnswer =
-  | { readonly resumed: string[] }
-  | { readonly error: string; readonly message: string; readonly unresolved?: string[] };
+  /** `resumed`: policies running again; `completed`: stopped ones whose bound was used up. */
+  | { readonly resumed: string[]; readonly completed?: string[] }
+  /** Nothing was stopped: each policy's lifecycle, unchanged. */
+  | { readonly not_stopped: Record<string, string> }
+  | {
+      readonly error: string;
+      readonly message: string;
+      readonly unresolved?: string[];
+      readonly reasons?: string[];
+    };
 
 async function resume(store: ControlPlaneStore, participant: string): Promise<ResumeAnswer> {
   const unresolved = await unresolvedIndeterminateActions(store, participant);
@@ -18,6 +26,19 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
   const records = (await store.listSchedulers()).filter((s) => s.participantAddress === participant);
   if (records.length === 0)
     return { error: "runtime.unknown-participant", message: `no scheduler for ${participant}` };
+  const at = new Date().toISOString();
+  // The bound each record carries (schema step 7) completes a v1 schedule whose attempts are used up.
+  const decisions = records.map((record) => resumeDecision(record, at));
+  const reasons = decisions.flatMap((d) => (d.kind === "not_resumable" ? [d.reason] : []));
+  if (reasons.length > 0)
+    return {
+      error: RuntimeErrorCode.scheduler_not_resumable,
+      message: `${participant} cannot be resumed`,
+      reasons,
+    };
+  const stopped = decisions.flatMap((d) => (d.kind === "resumed" ? [d.record] : []));
+  if (stopped.length === 0)
+    return { not_stopped: Object.fromEntries(records.map((r) => [r.policyAddress, r.lifecycle])) };
   // Taking the lease fences out a live owner: its scheduler is resumed there, not behind its back.
   // An owner that provably died on this host (as `raes run` judges it) holds nothing.
   const lease = await takeParticipantLease(store, participant, newOwnerId(), 10_000);
@@ -28,17 +49,35 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
     };
   }
   try {
-    const at = new Date().toISOString();
-    for (const record of records) {
-      await store.saveScheduler(resumedScheduler(record, at), {
-        participantAddress: participant,
-        token: lease.token,
-      });
-    }
+    for (const record of stopped)
+      await store.saveScheduler(record, { participantAddress: participant, token: lease.token });
   } finally {
     await store.releaseLease(lease);
   }
-  return { resumed: records.map((r) => r.policyAddress) };
+  const completed = stopped.filter((r) => r.lifecycle === "completed").map((r) => r.policyAddress);
+  return {
+    resumed: stopped.filter((r) => r.lifecycle === "running").map((r) => r.policyAddress),
+    ...(completed.length > 0 ? { completed } : {}),
+  };
+}
+
+function print(participant: string, answer: ResumeAnswer, storeUrl: string): void {
+  if ("not_stopped" in answer) {
+    const states = [...new Set(Object.values(answer.not_stopped))].join(", ");
+    return void process.stdout.write(`${participant} was not stopped (${states}); nothing to resume\n`);
+  }
+  if ("resumed" in answer) {
+    if (answer.resumed.length > 0) process.stdout.write(`resumed ${participant}\n`);
+    if (answer.completed)
+      process.stdout.write(`${participant} completed: its max_action_attempts is used up\n`);
+    return;
+  }
+  process.stderr.write(`raes: ${answer.error}: ${answer.message}\n`);
+  for (const reason of answer.reasons ?? []) process.stderr.write(`  ${reason}\n`);
+  for (const id of answer.unresolved ?? []) {
+    const commands = resolveCommands(id, storeUrl);
+    process.stderr.write(`  ${commands.confirmed}\n  ${commands.absent}\n`);
+  }
 }
 
 /** `raes resume PARTICIPANT`: restarts a stopped scheduler once its indeterminate actions are resolved. */
@@ -52,13 +91,9 @@ export function registerResumeCommand(program: Command): void {
       .option("--json", "print the answer as JSON"),
   ).action(async (participant: string, options: { store: string; json?: boolean }) => {
     const answer = await withStore(options.store, (store) => resume(store, participant), { create: false });
+    // Like `raes resolve` answering "already resolved": a participant that was not stopped is exit 0.
     if ("error" in answer) process.exitCode = ExitCode.findings;
     if (options.json) return printJson(answer);
-    if ("resumed" in answer) return void process.stdout.write(`resumed ${participant}\n`);
-    process.stderr.write(`raes: ${answer.error}: ${answer.message}\n`);
-    for (const id of answer.unresolved ?? []) {
-      const commands = resolveCommands(id, options.store);
-      process.stderr.write(`  ${commands.confirmed}\n  ${commands.absent}\n`);
-    }
+    print(participant, answer, options.store);
   });
 }

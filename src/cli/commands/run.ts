@@ -9,6 +9,7 @@ import {
   type StochasticControl,
 } from "../../runtime/index.js";
 import { loadScenario } from "../../sdl/index.js";
+import type { SchedulerRecord } from "../../store/index.js";
 import {
   buildRuntime,
   collectUpstream,
@@ -220,7 +221,9 @@ async function runScenario(scenarioPath: string, options: RunOptions): Promise<v
     process.off("SIGTERM", onSignal);
     progress.finish();
   }
-  const stopped = manager.schedulers().filter((s) => s.lifecycle === "stopped");
+  const schedulers = manager.schedulers();
+  const stopped = schedulers.filter((s) => s.lifecycle === "stopped");
+  const idle = idleLine(schedulers);
   const unresolved = await manager.store.listToolActions({ phase: "settled" });
   const indeterminate = unresolved
     .filter((a) => a.settlement === "indeterminate" && !a.resolution)
@@ -231,6 +234,7 @@ async function runScenario(scenarioPath: string, options: RunOptions): Promise<v
     errors,
     ...(paced ? { pacing: pacingJson(paced) } : {}),
     stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
+    ...(idle ? { idle } : {}),
     resolve: indeterminate.flatMap((id) => {
       const commands = resolveCommands(id, options.store);
       return [commands.confirmed, commands.absent];
@@ -242,12 +246,23 @@ async function runScenario(scenarioPath: string, options: RunOptions): Promise<v
     if (paced) process.stdout.write(`${pacingLine(paced)}\n`);
     for (const s of stopped)
       process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
+    if (idle) process.stdout.write(`${idle}\n`);
     if (summary.resolve.length > 0)
       process.stdout.write(
         "resolve each indeterminate action with one of (the effect happened / did not):\n",
       );
     for (const command of summary.resolve) process.stdout.write(`  ${command}\n`);
   }
-  if (errors.length > 0 || stopped.some((s) => s.stopReason === "tool_action_indeterminate"))
+  // A stop that waits for the operator (an indeterminate action, a harness error) is a finding.
+  if (errors.length > 0 || stopped.some((s) => OPERATOR_STOPS.has(s.stopReason ?? "")))
     process.exitCode = ExitCode.findings;
+}
+
+const OPERATOR_STOPS = new Set<string>(["tool_action_indeterminate", "harness_error"]);
+
+/** When no scheduler can run any more (each stopped or completed), the line that says so. */
+function idleLine(schedulers: readonly SchedulerRecord[]): string | undefined {
+  if (schedulers.length === 0 || schedulers.some((s) => s.lifecycle === "running")) return undefined;
+  const count = (l: string) => schedulers.filter((s) => s.lifecycle === l).length;
+  return `nothing left to run: every scheduler is stopped or completed (${count("stopped")} stopped, ${count("completed")} completed)`;
 }

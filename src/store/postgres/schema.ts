@@ -128,6 +128,11 @@ CREATE INDEX tool_actions_by_settlement ON tool_actions (settlement, created_at 
 CREATE INDEX tool_actions_by_participant_time ON tool_actions (participant_address, created_at COLLATE "C", id COLLATE "C");
 CREATE INDEX tool_actions_by_participant_settlement ON tool_actions (participant_address, settlement, created_at COLLATE "C", id COLLATE "C");
 `,
+  // Rows older than this step learn both from the next manager that opens them.
+  7: `
+ALTER TABLE schedulers ADD COLUMN attempt_bound bigint;
+ALTER TABLE schedulers ADD COLUMN stream_fingerprint text;
+`,
 });
 
 /** Serializes migrations of every raes-ts process sharing the database. */

@@ -21,6 +21,8 @@ export const SCHEDULER_COLUMNS: readonly Column[] = [
   ["segment", "bigint"],
   ["tick", "bigint"],
   ["continuation", "text"],
+  ["attempt_bound", "bigint"],
+  ["stream_fingerprint", "text"],
   ["updated_at", "text"],
 ];
 

@@ -18,6 +18,7 @@ const STEPS = {
   4: "scheduler continuation: the v2 activity state committed with each attempt",
   5: "record times: invocation start and end, tool-action admission, dispatch and settlement",
   6: "operation listing: indexes by creation time per state, settlement and participant; refusal counts per invocation",
+  7: "scheduler run identity: the policy's attempt bound and a one-way fingerprint of a v2 schedule's stochastic control",
 } as const;
 
 /** A store's SQL for every step, by version. */

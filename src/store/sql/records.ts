@@ -50,6 +50,9 @@ export interface SchedulerRow {
   tick: number;
   /** The v2 continuation as JSON text; null for v1 schedules. */
   continuation: string | null;
+  /** Null in rows written before schema step 7. */
+  attempt_bound: number | null;
+  stream_fingerprint: string | null;
   updated_at: string;
 }
 
@@ -185,6 +188,8 @@ export function schedulerRow(s: SchedulerRecord): SchedulerRow {
     segment: s.segment,
     tick: s.tick,
     continuation: s.activity === undefined ? null : JSON.stringify(s.activity),
+    attempt_bound: s.maxActionAttempts ?? null,
+    stream_fingerprint: s.streamFingerprint ?? null,
     updated_at: s.updatedAt,
   };
 }
@@ -204,6 +209,12 @@ export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
     ...(r.continuation === null || r.continuation === undefined
       ? {}
       : { activity: JSON.parse(r.continuation) as ActivityContinuation }),
+    ...(r.attempt_bound === null || r.attempt_bound === undefined
+      ? {}
+      : { maxActionAttempts: Number(r.attempt_bound) }),
+    ...(r.stream_fingerprint === null || r.stream_fingerprint === undefined
+      ? {}
+      : { streamFingerprint: r.stream_fingerprint }),
     updatedAt: r.updated_at,
   };
 }

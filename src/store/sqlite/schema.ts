@@ -122,6 +122,11 @@ CREATE INDEX tool_actions_by_settlement ON tool_actions (settlement, created_at,
 CREATE INDEX tool_actions_by_participant_time ON tool_actions (participant_address, created_at, id);
 CREATE INDEX tool_actions_by_participant_settlement ON tool_actions (participant_address, settlement, created_at, id);
 `,
+  // Rows older than this step learn both from the next manager that opens them.
+  7: `
+ALTER TABLE schedulers ADD COLUMN attempt_bound INTEGER;
+ALTER TABLE schedulers ADD COLUMN stream_fingerprint TEXT;
+`,
 });
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */

@@ -1,0 +1,95 @@
+import { resumeDecision, unresolvedIndeterminateActions } from "../operations/index.js";
+import type { ControlPlaneStore, SchedulerRecord } from "../store/index.js";
+import { RuntimeError, RuntimeErrorCode } from "./errors.js";
+import type { ScheduleSpec } from "./plan.js";
+
+/** What a scheduler record carries about its run: the attempt bound and, for v2, the control fingerprint. */
+export function scheduleIdentity(
+  spec: ScheduleSpec,
+): Pick<SchedulerRecord, "maxActionAttempts" | "streamFingerprint"> {
+  const fingerprint = spec.activity?.stream.fingerprint;
+  return {
+    maxActionAttempts: spec.policy.maxActionAttempts,
+    ...(fingerprint === undefined ? {} : { streamFingerprint: fingerprint }),
+  };
+}
+
+/**
+ * The stored record brought up to date, or undefined when it is: a row from before schema step 7
+ * learns its bound and control fingerprint, and a v1 schedule left running with its attempts used up
+ * (resumed by an older `raes resume` that could not know the bound) completes, as in RAES.
+ */
+export function upgradedRecord(
+  record: SchedulerRecord,
+  spec: ScheduleSpec,
+  at: string,
+): SchedulerRecord | undefined {
+  const identity = scheduleIdentity(spec);
+  const fingerprint = identity.streamFingerprint;
+  const exhausted =
+    record.lifecycle === "running" &&
+    record.activity === undefined &&
+    record.attempts >= spec.policy.maxActionAttempts;
+  if (
+    !exhausted &&
+    record.maxActionAttempts === identity.maxActionAttempts &&
+    (fingerprint === undefined || record.streamFingerprint === fingerprint)
+  )
+    return undefined;
+  return { ...record, ...identity, ...(exhausted ? { lifecycle: "completed" as const } : {}), updatedAt: at };
+}
+
+/**
+ * Refuses, before anything is written, a v2 schedule the store started under another stochastic
+ * control (namespace or seed): its stored fingerprint differs from the supplied control's.
+ */
+export async function assertSameControls(
+  store: ControlPlaneStore,
+  specs: readonly ScheduleSpec[],
+  participants: ReadonlySet<string>,
+): Promise<void> {
+  for (const spec of specs) {
+    const fingerprint = spec.activity?.stream.fingerprint;
+    if (!participants.has(spec.participantAddress) || fingerprint === undefined) continue;
+    const stored = await store.getScheduler(spec.participantAddress, spec.policy.address);
+    if (stored?.streamFingerprint === undefined || stored.streamFingerprint === fingerprint) continue;
+    throw new RuntimeError(
+      RuntimeErrorCode.activity_state_conflict,
+      `${spec.participantAddress} was started under another stochastic control (namespace or seed) than the one supplied for ${spec.activity?.stream.controlId}; reopen it with the control it started with, or use a new store`,
+    );
+  }
+}
+
+/**
+ * The records a resume writes: each stopped one running again (or completed), none for those not
+ * stopped. Refused while an indeterminate tool action is unresolved, and (`state_conflict`) when a
+ * v2 continuation ended failed.
+ */
+export async function resumedRecords(
+  store: ControlPlaneStore,
+  records: readonly SchedulerRecord[],
+  specs: readonly ScheduleSpec[],
+  participantAddress: string,
+  at: string,
+): Promise<SchedulerRecord[]> {
+  const open = await unresolvedIndeterminateActions(store, participantAddress);
+  if (open.length > 0) {
+    throw new RuntimeError(
+      RuntimeErrorCode.unresolved_indeterminate,
+      `${participantAddress} has unresolved indeterminate tool actions; resolve them first`,
+      open.map((id) => `raes resolve ${id} --effect confirmed|absent`),
+    );
+  }
+  const decisions = records.map((record) => {
+    const spec = specs.find((s) => s.policy.address === record.policyAddress);
+    return resumeDecision(record, at, spec?.policy.maxActionAttempts);
+  });
+  const refused = decisions.flatMap((d) => (d.kind === "not_resumable" ? [d.reason] : []));
+  if (refused.length > 0)
+    throw new RuntimeError(
+      RuntimeErrorCode.scheduler_not_resumable,
+      `${participantAddress} cannot be resumed`,
+      refused,
+    );
+  return decisions.flatMap((d) => (d.kind === "resumed" ? [d.record] : []));
+}
