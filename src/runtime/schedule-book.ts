@@ -79,9 +79,9 @@ export class ScheduleBook {
           updatedAt: this.#o.now(),
         };
         await this.#saveScheduler(record);
-      } else {
-        const upgraded = upgradedRecord(record, spec, this.#o.now());
-        if (upgraded) await this.#saveScheduler((record = upgraded));
+      } else if (upgradedRecord(record, spec, "")) {
+        record = upgradedRecord(record, spec, this.#o.now()) ?? record;
+        await this.#saveScheduler(record);
       }
       // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
       if (clock && record.segment === clock.segment && record.tick < from) record = { ...record, tick: from };
