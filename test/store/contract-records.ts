@@ -29,6 +29,22 @@ export function recordCases(fixture: FixtureSource): void {
     assert.deepEqual(await store.getScheduler(P1, stopped.policyAddress), scheduler({ cursor: 4 }));
   });
 
+  it("keeps a scheduler's attempt bound and control fingerprint, and a harness_error stop", async () => {
+    const { store } = fixture();
+    const identified = scheduler({
+      lifecycle: "stopped",
+      stopReason: "harness_error",
+      maxActionAttempts: 120,
+      streamFingerprint: "0123456789abcdef0123456789abcdef",
+    });
+    await store.saveScheduler(identified);
+    assert.deepEqual(await store.getScheduler(P1, identified.policyAddress), identified);
+    assert.deepEqual(await store.listSchedulers(), [identified]);
+    // A record without them (v1, or written before schema step 7) reads back without them.
+    await store.saveScheduler(scheduler());
+    assert.deepEqual(await store.getScheduler(P1, identified.policyAddress), scheduler());
+  });
+
   it("opens an invocation together with its scheduler and refuses a duplicate id", async () => {
     const { store } = fixture();
     const inv = invocation();

@@ -221,6 +221,14 @@ export async function assertSchedulerUpgraded(
     const continued: SchedulerRecord = { ...moved, activity: SAMPLE_CONTINUATION };
     await store.saveScheduler(continued);
     assert.deepEqual(await store.getScheduler(saved.participantAddress, saved.policyAddress), continued);
+    // The step-7 columns: the attempt bound and the control's one-way fingerprint.
+    const identified: SchedulerRecord = {
+      ...continued,
+      maxActionAttempts: 120,
+      streamFingerprint: "fedcba9876543210fedcba9876543210",
+    };
+    await store.saveScheduler(identified);
+    assert.deepEqual(await store.getScheduler(saved.participantAddress, saved.policyAddress), identified);
   } finally {
     await store.close();
   }
