@@ -10,7 +10,7 @@ import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
 import { GatewayErrorCode, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
 import { toolCallIdFor } from "./tool-call-id.js";
-import { callFingerprint, toolActionRequest } from "./tool-request.js";
+import { callFingerprint, toolActionOutcome, toolActionRequest } from "./tool-request.js";
 import { metaFromContext, ToolCallSpan } from "./tracing.js";
 import { type Upstream, UpstreamCallError, type UpstreamFailureKind } from "./upstream.js";
 
@@ -266,17 +266,8 @@ export class GovernedCalls {
 
   async #complete(id: string, entry: ToolMapEntry, status: "succeeded" | "failed"): Promise<void> {
     const port = this.#port;
-    const outcome = {
-      status,
-      participantAddress: port.participantAddress,
-      episodeId: port.episodeId,
-      actionInstanceId: id,
-      actionContractAddress: entry.actionContractAddress,
-      observationPoint: port.observationPoint,
-      ...(entry.evidenceRefs.length > 0 ? { evidenceRefs: entry.evidenceRefs } : {}),
-    };
     const ack = await port
-      .complete(id, outcome)
+      .complete(id, toolActionOutcome(port, entry, id, status))
       .catch((error: unknown) => ({ ok: false as const, refusal: describe(error) }));
     if (ack.ok) return;
     this.#log(`complete of ${id} refused: ${ack.refusal}`);

@@ -1,4 +1,8 @@
-import type { InvocationToolActionPort, ParticipantToolActionRequest } from "../port/index.js";
+import type {
+  InvocationToolActionPort,
+  ParticipantToolActionOutcome,
+  ParticipantToolActionRequest,
+} from "../port/index.js";
 import { canonicalDigest } from "../records/index.js";
 import type { ToolMapEntry } from "./map.js";
 
@@ -28,4 +32,22 @@ export function toolActionRequest(
 /** Digest of tool name and arguments, to tell a retry from a reused request id. */
 export function callFingerprint(name: string, args: Record<string, unknown> | undefined): string {
   return canonicalDigest({ name, arguments: args ?? null });
+}
+
+/** The outcome the gateway completes an action with: the port's identity, the map entry's contract and evidence. */
+export function toolActionOutcome(
+  port: InvocationToolActionPort,
+  entry: ToolMapEntry,
+  actionInstanceId: string,
+  status: "succeeded" | "failed",
+): ParticipantToolActionOutcome {
+  return {
+    status,
+    participantAddress: port.participantAddress,
+    episodeId: port.episodeId,
+    actionInstanceId,
+    actionContractAddress: entry.actionContractAddress,
+    observationPoint: port.observationPoint,
+    ...(entry.evidenceRefs.length > 0 ? { evidenceRefs: entry.evidenceRefs } : {}),
+  };
 }

@@ -3,13 +3,13 @@ import { canonicalDigest, toolActionAt } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
+import { outcomeFits } from "./outcome-fit.js";
 import { type SettlementEvent, transition } from "./settlement.js";
 import { isBoundedId, outcomeFields, parseToolActionOutcome, parseToolActionRequest } from "./shapes.js";
 import type {
   AdmitDecision,
   DispatchReceipt,
   InvocationToolActionPort,
-  ParticipantToolActionOutcome,
   PortAck,
   PortCall,
   ToolActionObserver,
@@ -225,7 +225,8 @@ export class InvocationToolActionPortCore {
       if (!record) return refusedAck(Refusal.unknown_action);
       const probe = transition(record, { type: "complete", status: outcome?.status ?? "succeeded" });
       if (!probe.ok) return refusedAck(probe.refusal);
-      if (!outcome || !this.#outcomeFits(record, outcome)) return refusedAck(Refusal.outcome_invalid);
+      if (!outcome || !outcomeFits(this.#options, record, outcome))
+        return refusedAck(Refusal.outcome_invalid);
       const refusal = await this.#apply(
         id,
         { type: "complete", status: outcome.status },
@@ -282,30 +283,5 @@ export class InvocationToolActionPortCore {
     if (next.phase === ToolActionPhase.settled) this.#unsettled -= 1;
     if (next.phase === ToolActionPhase.settled) observer?.settled(next);
     return undefined;
-  }
-
-  #outcomeFits(record: ToolActionRecord, outcome: ParticipantToolActionOutcome): boolean {
-    const { identity } = this.#options;
-    if (
-      outcome.participantAddress !== identity.participantAddress ||
-      outcome.episodeId !== identity.episodeId ||
-      outcome.actionInstanceId !== record.id ||
-      outcome.actionContractAddress !== record.request.actionContractAddress ||
-      outcome.observationPoint !== identity.observationPoint
-    ) {
-      return false;
-    }
-    const allowed = this.#options.outcomeEvidence(record.request.observationBoundaryAddress);
-    if (outcome.evidenceRefs?.some((ref) => !allowed?.has(ref))) return false;
-    const classes = this.#options.failureClasses(record.request.actionContractAddress);
-    if (
-      outcome.failureClass !== undefined &&
-      classes &&
-      classes.size > 0 &&
-      !classes.has(outcome.failureClass)
-    ) {
-      return false;
-    }
-    return true;
   }
 }
