@@ -1,6 +1,7 @@
 import type { HistoryEvent } from "../history/types.js";
 import type { Operation } from "../operations/types.js";
 import { activityOf, activityRows } from "./html-timeline-activity.js";
+import { actionTimes, invocationSpan, timesLabel } from "./html-timeline-axis.js";
 import { escapeHtml } from "./html-timeline-escape.js";
 import {
   needsResolution,
@@ -10,33 +11,32 @@ import {
   type TimelineInvocation,
   type TimelineToolAction,
 } from "./html-timeline-model.js";
-import { formatDuration, timeSpan } from "./html-timeline-time.js";
+import { formatDuration, isoTime } from "./html-timeline-time.js";
 import { resolveCommands } from "./shell.js";
 
-/** Inert detail panels, each in a `<template>` the page script shows on click. */
-export class DetailPanels {
-  readonly #templates: string[] = [];
-  /** The store the page was read from, named in every printed command. */
-  readonly storeUrl: string;
+type Row = readonly [field: string, value: unknown];
 
-  constructor(storeUrl: string) {
-    this.storeUrl = storeUrl;
-  }
+/** A field's value as the panel shows it: one line, or several. */
+export type DetailValue = string | readonly string[];
 
-  /** Stores one panel's HTML and returns the element id that shows it. */
-  add(html: string): string {
-    const id = `detail-${this.#templates.length + 1}`;
-    this.#templates.push(`<template id="${id}">${html}</template>`);
-    return id;
-  }
-
-  /** All stored templates. */
-  html(): string {
-    return this.#templates.join("\n");
-  }
+/** One titled part of a panel: its fields, or a line saying there are none. */
+export interface DetailSection {
+  readonly title: string;
+  readonly rows: readonly (readonly [field: string, value: DetailValue])[];
+  readonly empty?: string;
 }
 
-type Row = readonly [field: string, value: unknown];
+/** A details panel as data: the page script draws it (as text) when its mark or invocation is selected. */
+export interface DetailSpec {
+  readonly kind: "tool-action" | "invocation";
+  readonly id: string;
+  readonly title: string;
+  readonly pill: readonly [cssClass: string, text: string];
+  /** Escaped HTML of the panel's notice (resolution commands, missing outer triple), or "". */
+  readonly notice: string;
+  readonly needsResolution: boolean;
+  readonly sections: readonly DetailSection[];
+}
 
 /** The commands an operator runs to resolve an indeterminate tool action, one per decision, as HTML. */
 export function resolveCommandsHtml(id: string, storeUrl: string): string {
@@ -51,23 +51,13 @@ function present(value: unknown): boolean {
   return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
 }
 
-function formatValue(value: unknown): string {
-  if (Array.isArray(value)) return value.map((item) => escapeHtml(item)).join("<br>");
-  return escapeHtml(value);
+function shown(value: unknown): DetailValue {
+  return Array.isArray(value) ? value.map(String) : String(value);
 }
 
-function fields(rows: readonly Row[]): string {
-  const items = rows
-    .filter(([, value]) => present(value))
-    .map(
-      ([field, value]) =>
-        `<dt>${escapeHtml(field)}</dt><dd data-field="${escapeHtml(field)}"><code>${formatValue(value)}</code></dd>`,
-    );
-  return `<dl class="fields">${items.join("")}</dl>`;
-}
-
-function section(title: string, body: string): string {
-  return `<section class="detail-section"><h4>${escapeHtml(title)}</h4>${body}</section>`;
+function section(title: string, rows: readonly Row[], empty?: string): DetailSection {
+  const kept = rows.filter(([, value]) => present(value)).map(([f, v]) => [f, shown(v)] as const);
+  return empty === undefined ? { title, rows: kept } : { title, rows: kept, empty };
 }
 
 function eventRows(events: readonly HistoryEvent[]): Row[] {
@@ -77,13 +67,19 @@ function eventRows(events: readonly HistoryEvent[]): Row[] {
   ]);
 }
 
-/** When the action was admitted and settled (its first and last event), and how long that took. */
-function timeRows(events: readonly HistoryEvent[]): Row[] {
-  const span = timeSpan(events);
+/** When the action was admitted, dispatched and settled, and how long that took. */
+function timeRows(action: TimelineToolAction): Row[] {
+  const times = actionTimes(action);
+  const admitted = isoTime(times.admitted);
+  const settled = isoTime(times.settled);
   return [
-    ["admitted", events[0]?.timestamp],
-    ["settled", events.at(-1)?.timestamp],
-    ["duration", span === undefined ? undefined : formatDuration(span.end - span.start)],
+    ["admitted", times.admitted],
+    ["dispatched", times.dispatched ?? (times.settled ? "never (settled without dispatch)" : undefined)],
+    ["settled", times.settled],
+    [
+      "duration",
+      admitted === undefined || settled === undefined ? undefined : formatDuration(settled - admitted),
+    ],
   ];
 }
 
@@ -111,25 +107,24 @@ function addressRows(events: readonly HistoryEvent[]): Row[] {
   ];
 }
 
-function operationSection(operation: Operation | undefined): string {
-  if (!operation) return section("Operation", `<p class="muted">No operation with this id in the store.</p>`);
+function operationSection(operation: Operation | undefined): DetailSection {
+  if (!operation) return section("Operation", [], "No operation with this id in the store.");
   const resolution = operation.resolution;
-  return section(
-    "Operation",
-    fields([
-      ["state", operation.state],
-      ["settlement", operation.settlement],
-      ["resolution", resolution?.resolution],
-      ["resolution.note", resolution?.note || undefined],
-      ["resolution.resolved_at", resolution?.resolvedAt],
-      ["started_at", operation.startedAt],
-      ["ended_at", operation.endedAt],
-      ["admitted_at", operation.admittedAt],
-      ["dispatched_at", operation.dispatchedAt],
-      ["settled_at", operation.settledAt],
-      ["updated_at", operation.updatedAt],
-    ]),
-  );
+  return section("Operation", [
+    ["state", operation.state],
+    ["settlement", operation.settlement],
+    ["tool_name", operation.toolName],
+    ["unknown_reason", operation.unknownReason],
+    ["resolution", resolution?.resolution],
+    ["resolution.note", resolution?.note || undefined],
+    ["resolution.resolved_at", resolution?.resolvedAt],
+    ["started_at", operation.startedAt],
+    ["ended_at", operation.endedAt],
+    ["admitted_at", operation.admittedAt],
+    ["dispatched_at", operation.dispatchedAt],
+    ["settled_at", operation.settledAt],
+    ["updated_at", operation.updatedAt],
+  ]);
 }
 
 /** The resolution notice of an indeterminate action, empty for any other settlement. */
@@ -143,32 +138,30 @@ export function resolutionNotice(action: TimelineToolAction, storeUrl: string): 
   return `<div class="notice unresolved" data-resolution="none"><p>Effects unknown: an operator must decide. The effect is never repeated.</p>${resolveCommandsHtml(action.id, storeUrl)}</div>`;
 }
 
-function pill(settlement: string): string {
-  return `<span class="pill s-${escapeHtml(settlementClass(settlement))}">${escapeHtml(settlement)}</span>`;
-}
-
 /** The CSS class suffix of a settlement; unknown values share one neutral colour. */
 export function settlementClass(settlement: string): string {
   return (SETTLEMENTS as readonly string[]).includes(settlement) ? settlement : "other";
 }
 
 /** The details panel of one tool action of the invocation shown at `position`. */
-export function toolActionDetail(action: TimelineToolAction, position: number, storeUrl: string): string {
-  const context = Object.entries(action.context) as Row[];
-  const unresolved = needsResolution(action) ? " data-needs-resolution" : "";
-  return [
-    `<article class="detail" data-detail-tool-action="${escapeHtml(action.id)}"${unresolved}>`,
-    `<header class="detail-head"><h3>Tool action #${escapeHtml(action.context.admission_ordinal)} of invocation ${position}</h3>${pill(settlementOf(action))}</header>`,
-    `<p class="detail-id"><code>${escapeHtml(action.id)}</code></p>`,
-    resolutionNotice(action, storeUrl),
-    section("Time", fields(timeRows(action.events))),
-    section("invocation_tool_context", fields(context)),
-    section("Outcome", fields(outcomeRows(action.events))),
-    operationSection(action.operation),
-    section("Action", fields(addressRows(action.events))),
-    section("Events", fields(eventRows(action.events))),
-    "</article>",
-  ].join("");
+export function toolActionDetail(action: TimelineToolAction, position: number, storeUrl: string): DetailSpec {
+  const settlement = settlementOf(action);
+  return {
+    kind: "tool-action",
+    id: action.id,
+    title: `Tool action #${action.context.admission_ordinal} of invocation ${position}`,
+    pill: [`s-${settlementClass(settlement)}`, settlement],
+    notice: resolutionNotice(action, storeUrl),
+    needsResolution: needsResolution(action),
+    sections: [
+      section("Time", timeRows(action)),
+      section("invocation_tool_context", Object.entries(action.context) as Row[]),
+      section("Outcome", outcomeRows(action.events)),
+      operationSection(action.operation),
+      section("Action", addressRows(action.events)),
+      section("Events", eventRows(action.events)),
+    ],
+  };
 }
 
 /** What an invocation's status reads as, and its machine-readable key. */
@@ -180,38 +173,53 @@ export function invocationStatus(invocation: TimelineInvocation): { key: string;
   return { key: status, label: failure ? `${status} (${failure})` : status };
 }
 
+/** Port calls refused during the invocation, per refusal code (committed with its operation). */
+export function refusalRows(invocation: TimelineInvocation): Row[] {
+  return Object.entries(invocation.operation?.refusals ?? {});
+}
+
 /** The details panel of one outer invocation. */
-export function invocationDetail(invocation: TimelineInvocation, position: number): string {
+export function invocationDetail(invocation: TimelineInvocation, position: number): DetailSpec {
   const status = invocationStatus(invocation);
   const outer = invocation.outerEvents.length > 0;
   const activity = activityOf(invocation);
   const missing = outer
     ? ""
     : `<p class="notice failed">The harness raised or returned an invalid result: its tool history committed, the outer attempt was consumed and no outer triple was written.</p>`;
-  const tools = invocation.toolActions.map(
-    (action): Row => [
+  const span = invocationSpan(invocation);
+  const tools = invocation.toolActions.map((action): Row => {
+    const name = action.operation?.toolName ? ` · ${action.operation.toolName}` : "";
+    const when = span ? ` · ${timesLabel(actionTimes(action), span.start)}` : "";
+    return [
       `#${action.context.admission_ordinal}`,
-      `${action.context.tool_call_id} · ${settlementOf(action)}`,
-    ],
-  );
-  return [
-    `<article class="detail" data-detail-invocation="${escapeHtml(invocation.id)}">`,
-    `<header class="detail-head"><h3>Invocation ${position}</h3><span class="pill st-${escapeHtml(statusClass(status.key))}">${escapeHtml(status.label)}</span></header>`,
-    `<p class="detail-id"><code>${escapeHtml(invocation.id)}</code></p>`,
-    outer ? section("Outcome", fields(outcomeRows(invocation.outerEvents))) : missing,
-    activity ? section("Activity (v2)", fields(activityRows(activity) as Row[])) : "",
+      `${action.context.tool_call_id}${name} · ${settlementOf(action)}${when}`,
+    ];
+  });
+  const sections: (DetailSection | undefined)[] = [
+    section("Time", [
+      ["started", span === undefined ? undefined : new Date(span.start).toISOString()],
+      ["duration", span === undefined ? undefined : formatDuration(span.end - span.start)],
+    ]),
+    outer ? section("Outcome", outcomeRows(invocation.outerEvents)) : undefined,
+    section("Refusals", refusalRows(invocation), "No port call was refused."),
+    activity ? section("Activity (v2)", activityRows(activity) as Row[]) : undefined,
     operationSection(invocation.operation),
-    section(
-      "Tool actions in admission order",
-      tools.length > 0 ? fields(tools) : `<p class="muted">None.</p>`,
-    ),
+    section("Tool actions in admission order", tools, "None."),
     section(
       "Invocation",
-      fields(outer ? addressRows(invocation.outerEvents) : [["episode_id", invocation.episodeId]]),
+      outer ? addressRows(invocation.outerEvents) : [["episode_id", invocation.episodeId]],
     ),
-    outer ? section("Events", fields(eventRows(invocation.outerEvents))) : "",
-    "</article>",
-  ].join("");
+    outer ? section("Events", eventRows(invocation.outerEvents)) : undefined,
+  ];
+  return {
+    kind: "invocation",
+    id: invocation.id,
+    title: `Invocation ${position}`,
+    pill: [`st-${statusClass(status.key)}`, status.label],
+    notice: missing,
+    needsResolution: false,
+    sections: sections.filter((s): s is DetailSection => s !== undefined),
+  };
 }
 
 /** The CSS class suffix of an invocation status key. */

@@ -1,8 +1,10 @@
 import { activityAttributes, activityMeta, activityOf, continuationText } from "./html-timeline-activity.js";
+import { invocationSpan, timeAxis } from "./html-timeline-axis.js";
+import type { DetailPanels } from "./html-timeline-data.js";
 import {
-  type DetailPanels,
   invocationDetail,
   invocationStatus,
+  refusalRows,
   resolveCommandsHtml,
   settlementClass,
   statusClass,
@@ -18,7 +20,7 @@ import {
   type TimelineScheduler,
   type TimelineToolAction,
 } from "./html-timeline-model.js";
-import { formatDuration, timeSpan } from "./html-timeline-time.js";
+import { formatDuration } from "./html-timeline-time.js";
 
 const GLYPHS: Readonly<Record<string, string>> = {
   succeeded: "✓",
@@ -49,7 +51,8 @@ function mark(action: TimelineToolAction, position: number, details: DetailPanel
   const resolution =
     settlement !== "indeterminate" ? "" : needsResolution(action) ? " needs-resolution" : " resolved";
   const ordinal = escapeHtml(action.context.admission_ordinal);
-  const label = `tool action #${action.context.admission_ordinal} ${action.context.tool_call_id}: ${settlement}`;
+  const tool = action.operation?.toolName ? ` (${action.operation.toolName})` : "";
+  const label = `tool action #${action.context.admission_ordinal} ${action.context.tool_call_id}${tool}: ${settlement}`;
   return [
     `<li class="mark-slot"><button type="button" id="${escapeHtml(action.id)}" class="mark s-${kind}${resolution}"`,
     ` data-tool-action="${escapeHtml(action.id)}" data-settlement="${escapeHtml(settlement)}"`,
@@ -60,13 +63,34 @@ function mark(action: TimelineToolAction, position: number, details: DetailPanel
   ].join("");
 }
 
+/** Marks per settlement in the row, as `settlement:count` words, for the page's filters and legend. */
+function rowCounts(invocation: TimelineInvocation): string {
+  const counts = new Map<string, number>();
+  let open = 0;
+  let resolved = 0;
+  for (const action of invocation.toolActions) {
+    const settlement = settlementOf(action);
+    counts.set(settlement, (counts.get(settlement) ?? 0) + 1);
+    if (settlement !== "indeterminate") continue;
+    if (needsResolution(action)) open += 1;
+    else resolved += 1;
+  }
+  const words = [...counts].map(([settlement, count]) => `${encodeURIComponent(settlement)}:${count}`);
+  return ` data-counts="${escapeHtml(words.join(" "))}" data-open-count="${open}" data-resolved-count="${resolved}"`;
+}
+
+function refusalBadge(invocation: TimelineInvocation): string {
+  const rows = refusalRows(invocation);
+  const total = rows.reduce((sum, [, count]) => sum + Number(count), 0);
+  if (total === 0) return "";
+  const codes = rows.map(([code, count]) => `${code} ×${count}`).join(", ");
+  return `<span class="refused" data-refusals="${total}" title="${escapeHtml(codes)}">${total} refused: ${escapeHtml(codes)}</span>`;
+}
+
 function invocationRow(invocation: TimelineInvocation, position: number, details: DetailPanels): string {
   const status = invocationStatus(invocation);
   const time = clockTime((invocation.outerEvents[0] ?? invocation.toolActions[0]?.events[0])?.timestamp);
-  const span = timeSpan([
-    ...invocation.outerEvents,
-    ...invocation.toolActions.flatMap((action) => action.events),
-  ]);
+  const span = invocationSpan(invocation);
   const duration = span === undefined ? "" : ` · ${formatDuration(span.end - span.start)}`;
   const durationAttribute = span === undefined ? "" : ` data-duration-ms="${span.end - span.start}"`;
   const count = invocation.toolActions.length;
@@ -76,15 +100,15 @@ function invocationRow(invocation: TimelineInvocation, position: number, details
       ? `<ol class="marks">${invocation.toolActions.map((action) => mark(action, position, details)).join("")}</ol>`
       : `<span class="muted">no tool actions</span>`;
   return [
-    `<li class="invocation" id="${escapeHtml(invocation.id)}" data-invocation="${escapeHtml(invocation.id)}" data-invocation-status="${escapeHtml(status.key)}"${durationAttribute}${activity ? activityAttributes(activity) : ""}>`,
+    `<li class="invocation" id="${escapeHtml(invocation.id)}" data-invocation="${escapeHtml(invocation.id)}" data-episode="${escapeHtml(invocation.episodeId)}" data-invocation-status="${escapeHtml(status.key)}"${durationAttribute}${rowCounts(invocation)}${activity ? activityAttributes(activity) : ""}>`,
     `<button type="button" class="invocation-label" data-detail="${details.add(invocationDetail(invocation, position))}"`,
     ` aria-pressed="false" title="${escapeHtml(invocation.id)}">`,
     `<span class="invocation-name">Invocation ${position}</span>`,
     `<span class="invocation-meta">${escapeHtml(time)}${escapeHtml(duration)} · ${count} tool action${count === 1 ? "" : "s"}</span>`,
     activity ? `<span class="invocation-meta activity">${escapeHtml(activityMeta(activity))}</span>` : "",
     "</button>",
-    `<div class="track">${marks}</div>`,
-    `<span class="status st-${escapeHtml(statusClass(status.key))}">${escapeHtml(status.label)}</span>`,
+    `<div class="track">${marks}${timeAxis(invocation)}</div>`,
+    `<div class="badges"><span class="status st-${escapeHtml(statusClass(status.key))}">${escapeHtml(status.label)}</span>${refusalBadge(invocation)}</div>`,
     "</li>",
   ].join("");
 }
@@ -138,17 +162,11 @@ function resolutionSummary(participant: TimelineParticipant, storeUrl: string): 
   ].join("");
 }
 
-function episodes(invocations: readonly TimelineInvocation[]): Map<string, TimelineInvocation[]> {
-  const byEpisode = new Map<string, TimelineInvocation[]>();
-  for (const invocation of invocations) {
-    const list = byEpisode.get(invocation.episodeId) ?? [];
-    list.push(invocation);
-    byEpisode.set(invocation.episodeId, list);
-  }
-  return byEpisode;
-}
-
-/** One participant's section: scheduler state, pending resolutions and the timeline by episode. */
+/**
+ * One participant's section: scheduler state, pending resolutions and its invocations. The rows wait
+ * as text in a data block (all data in them is escaped, so no `<` but the rows' own tags); the page
+ * script shows one page of them at a time, filtered, with episode titles.
+ */
 export function participantSection(participant: TimelineParticipant, details: DetailPanels): string {
   const toolActions = participant.invocations.reduce(
     (sum, invocation) => sum + invocation.toolActions.length,
@@ -158,28 +176,31 @@ export function participantSection(participant: TimelineParticipant, details: De
     participant.schedulers.length > 0
       ? participant.schedulers.map(schedulerBadge).join("")
       : `<div class="scheduler unknown" data-scheduler="unknown"><span class="scheduler-state">scheduler not recorded</span></div>`;
-  let position = 0;
-  const timeline = [...episodes(participant.invocations)].map(([episodeId, invocations]) => {
-    const rows = invocations.map((invocation) => {
-      position += 1;
-      return invocationRow(invocation, position, details);
-    });
-    return `<div class="episode"><h3 class="episode-title">Episode <code>${escapeHtml(episodeId)}</code></h3><ol class="invocations">${rows.join("")}</ol></div>`;
-  });
+  const rows = participant.invocations.map((invocation, index) =>
+    invocationRow(invocation, index + 1, details),
+  );
   const empty = participant.invocations.length === 0 ? `<p class="muted">No history events yet.</p>` : "";
+  const pager =
+    rows.length === 0
+      ? ""
+      : `<nav class="pager" aria-label="pages"><button type="button" data-pager="prev">‹ previous</button><span class="page-status" aria-live="polite"></span><button type="button" data-pager="next">next ›</button></nav>`;
   return [
     `<section class="participant" data-participant="${escapeHtml(participant.address)}">`,
     `<header class="participant-head"><div><h2><code>${escapeHtml(participant.address)}</code></h2>`,
     `<p class="muted">${participant.invocations.length} invocation${participant.invocations.length === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
     `<div class="schedulers">${schedulers}</div></header>`,
     resolutionSummary(participant, details.storeUrl),
-    timeline.join(""),
+    // Raw text, not markup: the browser builds no elements for rows until a page shows them.
+    rows.length === 0
+      ? ""
+      : `<ol class="invocations"></ol><script type="text/html" class="rows">${rows.join("\n")}</script>`,
+    pager,
     empty,
     "</section>",
   ].join("");
 }
 
-/** The colour legend with per-settlement counts. */
+/** The colour legend with per-settlement counts; each entry's checkbox filters the page by that settlement. */
 export function legend(
   counts: ReadonlyMap<string, number>,
   indeterminate: { open: number; resolved: number },
@@ -187,12 +208,41 @@ export function legend(
   const known = new Set<string>(SETTLEMENTS);
   const entries = [...counts].map(([settlement, count]) => {
     const kind = known.has(settlement) ? settlement : "other";
-    return `<li data-legend-settlement="${escapeHtml(settlement)}" data-count="${count}"><span class="swatch s-${kind}" aria-hidden="true">${GLYPHS[kind]}</span>${escapeHtml(settlement)} <span class="count">${count}</span></li>`;
+    const name = escapeHtml(settlement);
+    return `<li data-legend-settlement="${name}" data-count="${count}"><label><input type="checkbox" checked data-filter-settlement="${name}"><span class="swatch s-${kind}" aria-hidden="true">${GLYPHS[kind]}</span>${name} <span class="count">${count}</span></label></li>`;
   });
   const notes = [
     // Counted too, so the legend agrees with the ringed and pale marks the page draws.
     `<li class="legend-note" data-legend-note="needs-resolution" data-count="${indeterminate.open}"><span class="swatch s-indeterminate ring" aria-hidden="true">?</span>ringed: needs <code>raes resolve</code> <span class="count">${indeterminate.open}</span></li>`,
     `<li class="legend-note" data-legend-note="resolved" data-count="${indeterminate.resolved}"><span class="swatch pale" aria-hidden="true">?</span>pale: resolved <span class="count">${indeterminate.resolved}</span></li>`,
   ];
-  return `<ul class="legend" aria-label="tool action settlements">${entries.join("")}${notes.join("")}</ul>`;
+  return `<ul class="legend" aria-label="tool action settlements (uncheck to hide)">${entries.join("")}${notes.join("")}</ul>`;
+}
+
+/** One checkbox per participant: unchecking one hides its section and its counts. */
+export function participantFilter(participants: readonly TimelineParticipant[]): string {
+  if (participants.length < 2) return "";
+  const boxes = participants.map(
+    (p) =>
+      `<label><input type="checkbox" checked data-filter-participant="${escapeHtml(p.address)}"><code>${escapeHtml(p.address)}</code></label>`,
+  );
+  return `<fieldset class="filters"><legend>Participants</legend>${boxes.join("")}</fieldset>`;
+}
+
+/** Refused port calls of the whole page, per refusal code (refusals leave no history, DESIGN §10). */
+export function refusalSummary(participants: readonly TimelineParticipant[]): string {
+  const totals = new Map<string, number>();
+  for (const participant of participants)
+    for (const invocation of participant.invocations)
+      for (const [code, count] of refusalRows(invocation))
+        totals.set(code, (totals.get(code) ?? 0) + Number(count));
+  if (totals.size === 0)
+    return `<p class="refusal-summary muted" data-refusals="0">No port call was refused.</p>`;
+  const items = [...totals]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(
+      ([code, count]) =>
+        `<li data-refusal-code="${escapeHtml(code)}" data-count="${count}"><code>${escapeHtml(code)}</code> ×${count}</li>`,
+    );
+  return `<div class="refusal-summary"><span>Refused port calls:</span><ul>${items.join("")}</ul></div>`;
 }

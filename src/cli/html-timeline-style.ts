@@ -46,14 +46,15 @@ ol, ul { list-style: none; margin: 0; padding: 0; }
 .episode + .episode { margin-top: 14px; }
 .episode-title { font-size: 12px; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; margin: 4px 0 6px; }
 .episode-title code { text-transform: none; letter-spacing: 0; }
-.invocation { display: grid; grid-template-columns: 190px minmax(0, 1fr) auto; gap: 14px; align-items: center; padding: 8px 0; border-top: 1px solid #eaeef2; }
+.invocation { display: grid; grid-template-columns: 190px minmax(0, 1fr) minmax(0, max-content); gap: 14px; align-items: start; padding: 8px 0; border-top: 1px solid #eaeef2; }
+.episode-title { padding-top: 10px; }
+.invocations > .episode-title:first-child { padding-top: 0; }
 .invocation-label { all: unset; cursor: pointer; display: flex; flex-direction: column; border-radius: 6px; padding: 2px 6px; margin-left: -6px; }
 .invocation-label:hover { background: var(--ground); }
 .invocation-name { font-weight: 600; }
 .invocation-meta { font-size: 12px; color: var(--muted); font-variant-numeric: tabular-nums; }
-.track { position: relative; min-height: 44px; display: flex; align-items: center; }
-.track::before { content: ""; position: absolute; left: 0; right: 0; top: 15px; border-top: 2px solid #d8dee4; }
-.track > .muted { position: relative; background: var(--paper); padding-right: 8px; font-size: 12px; }
+.track { min-width: 0; display: flex; flex-direction: column; gap: 6px; }
+.track > .muted { font-size: 12px; padding-top: 6px; }
 .marks { position: relative; display: flex; flex-wrap: wrap; gap: 4px 12px; }
 .mark-slot { display: flex; flex-direction: column; align-items: center; width: 32px; }
 .ordinal { margin-top: 3px; font-size: 11px; color: var(--muted); font-variant-numeric: tabular-nums; }
@@ -70,6 +71,40 @@ ol, ul { list-style: none; margin: 0; padding: 0; }
 .mark.resolved { background: #c8b3f5; color: #3e1f7a; }
 .mark[aria-pressed="true"], .invocation-label[aria-pressed="true"] { outline: 3px solid var(--focus); outline-offset: 2px; }
 .mark:focus-visible, .invocation-label:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.badges { display: flex; flex-direction: column; align-items: flex-end; gap: 4px; min-width: 0; }
+.refused { font-size: 12px; color: #a40e26; background: #ffebe9; border-radius: 999px; padding: 1px 8px; max-width: 100%; overflow-wrap: anywhere; }
+.axis { display: grid; gap: 2px; font-size: 11px; color: var(--muted); }
+.lane { display: grid; grid-template-columns: minmax(0, 9em) minmax(0, 1fr); gap: 6px; align-items: center; }
+.lane-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-family: var(--mono); }
+.lane-track { position: relative; height: 8px; background: #eef1f4; border-radius: 4px; }
+.bar { position: absolute; top: 0; bottom: 0; min-width: 3px; border-radius: 4px; overflow: hidden; }
+.bar.s-withheld { border-width: 1px; }
+.wait { display: block; height: 100%; background: rgba(255, 255, 255, .55); }
+.ticks { display: flex; justify-content: space-between; margin-left: calc(min(9em, 40%) + 6px); font-variant-numeric: tabular-nums; }
+.mark.dim { opacity: .25; }
+.filters { border: 0; padding: 0; margin: 10px 0 0; display: flex; flex-wrap: wrap; gap: 4px 14px; }
+.filters legend { float: left; margin-right: 8px; color: var(--muted); }
+.filters label, .legend label { display: flex; align-items: center; gap: 6px; cursor: pointer; }
+.refusal-summary { margin: 8px 0 0; display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 13px; }
+.refusal-summary ul { display: flex; flex-wrap: wrap; gap: 4px 12px; }
+.shown { margin: 8px 0 0; color: var(--muted); font-size: 13px; }
+.pager { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-content: space-between; margin-top: 10px; padding-top: 8px; border-top: 1px solid #eaeef2; }
+.pager button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); border-radius: 6px; background: var(--paper); cursor: pointer; }
+.pager button:disabled { opacity: .45; cursor: default; }
+.page-status { color: var(--muted); font-size: 12px; }
+.permalink { font-size: 12px; color: var(--focus); }
+/* Narrow screens: one column per row, so badges, marks and the axis each get the full width. */
+@media (max-width: 640px) {
+  .page-head { padding: 14px 12px 10px; }
+  .layout { padding: 12px 8px 28px; gap: 12px; }
+  .participant { padding: 12px 10px; }
+  .participant-head { flex-direction: column; }
+  .schedulers { align-items: stretch; }
+  .scheduler { max-width: none; text-align: left; }
+  .invocation { grid-template-columns: minmax(0, 1fr); gap: 6px; }
+  .badges { flex-direction: row; flex-wrap: wrap; align-items: flex-start; }
+  .details { position: static; max-height: none; }
+}
 .status, .pill { display: inline-block; border-radius: 999px; padding: 2px 10px; font-size: 12px; font-weight: 600; white-space: nowrap; }
 .pill.s-succeeded, .pill.s-failed, .pill.s-partial_success, .pill.s-indeterminate, .pill.s-other { color: #fff; }
 .pill.s-withheld { border-width: 1px; }

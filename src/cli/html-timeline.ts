@@ -1,7 +1,7 @@
 import type { HistoryEvent } from "../history/types.js";
 import type { Operation } from "../operations/types.js";
 import { DEFAULT_STORE_URL } from "../store/index.js";
-import { DetailPanels } from "./html-timeline-details.js";
+import { DetailPanels } from "./html-timeline-data.js";
 import { escapeHtml } from "./html-timeline-escape.js";
 import {
   buildTimeline,
@@ -9,9 +9,10 @@ import {
   indeterminateCounts,
   type TimelineScheduler,
 } from "./html-timeline-model.js";
-import { legend, participantSection } from "./html-timeline-parts.js";
+import { legend, participantFilter, participantSection, refusalSummary } from "./html-timeline-parts.js";
 import { TIMELINE_SCRIPT } from "./html-timeline-script.js";
 import { TIMELINE_CSS } from "./html-timeline-style.js";
+import { formatDuration, timeSpan } from "./html-timeline-time.js";
 
 export type { TimelineScheduler } from "./html-timeline-model.js";
 
@@ -43,7 +44,12 @@ function summary(
 ): string {
   const first = events[0];
   const last = events.at(-1);
-  const span = first && last ? ` · ${escapeHtml(first.timestamp)} → ${escapeHtml(last.timestamp)}` : "";
+  const whole = timeSpan(events);
+  const took = whole === undefined ? "" : ` (${formatDuration(whole.end - whole.start)})`;
+  const span =
+    first && last
+      ? ` · ${escapeHtml(first.timestamp)} → ${escapeHtml(last.timestamp)}${escapeHtml(took)}`
+      : "";
   return [
     `<p class="summary" data-summary data-participants="${participants}" data-invocations="${invocations}" data-tool-actions="${toolActions}" data-events="${events.length}">`,
     `${plural(participants, "participant")} · ${plural(invocations, "invocation")} · ${plural(toolActions, "tool action")} · ${plural(events.length, "event")}${span}`,
@@ -79,6 +85,9 @@ export function renderTimelineHtml(input: TimelineInput): string {
 <h1>${escapeHtml(title)}</h1>
 ${summary(timeline.events, timeline.participants.length, invocations, toolActions)}
 ${legend(counts, indeterminateCounts(timeline))}
+${participantFilter(timeline.participants)}
+${refusalSummary(timeline.participants)}
+<p class="shown" data-shown aria-live="polite"></p>
 </header>
 <div class="layout">
 <main>
@@ -89,7 +98,7 @@ ${body}
 <div id="details-body">${EMPTY_DETAILS}</div>
 </aside>
 </div>
-${details.html()}
+<script type="application/json" id="timeline-details">${details.json()}</script>
 <script>${TIMELINE_SCRIPT}</script>
 </body>
 </html>

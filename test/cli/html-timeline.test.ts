@@ -130,14 +130,25 @@ describe("renderTimelineHtml on a history the real runtime wrote", () => {
     assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${TIMELINE_CSP}">`));
     assert.equal(TIMELINE_CSP, "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'");
     assert.doesNotMatch(html, /\s(src|href)=|<link\b|@import|url\(|https?:\/\//i);
-    assert.equal(html.match(/<script\b/g)?.length, 1);
+    // One script runs; the others are data blocks (rows as text, detail panels as JSON) that never run.
+    assert.equal(html.match(/<script>/g)?.length, 1);
+    assert.deepEqual(
+      [...html.matchAll(/<script\b([^>]*)>/g)].map((m) => m[1]).filter((a) => a !== ""),
+      [' type="text/html" class="rows"', ' type="application/json" id="timeline-details"'],
+    );
   });
 });
 
 describe("renderTimelineHtml on crafted histories", () => {
   it("escapes every string from the data", () => {
     const page = renderTimelineHtml({ ...hostileHistory(), title: "<b>history</b>" });
-    assert.equal(page.match(/<script\b/g)?.length, 1, "only the page's own script");
+    assert.equal(page.match(/<script>/g)?.length, 1, "only the page's own script");
+    assert.equal(page.match(/<script\b/g)?.length, 3, "and its two data blocks");
+    // In the JSON block no string can close the block or open a tag.
+    assert.doesNotMatch(
+      /<script type="application\/json"[^>]*>([\s\S]*?)<\/script>/.exec(page)?.[1] ?? "<",
+      /</,
+    );
     assert.doesNotMatch(page, /<img\b|__raesInjected = \d<\/script>/);
     assert.ok(page.includes("&lt;script&gt;window.__raesInjected = 1&lt;/script&gt;"));
     assert.ok(page.includes("<title>&lt;b&gt;history&lt;/b&gt;</title>"));
@@ -319,7 +330,7 @@ describe("the timeline page in headless Chromium", () => {
     const injected = await page.evaluate(() => (globalThis as { __raesInjected?: unknown }).__raesInjected);
     assert.equal(injected, undefined);
     assert.equal(await page.locator("img").count(), 0);
-    assert.equal(await page.locator("script").count(), 1);
+    assert.equal(await page.locator("script:not([type])").count(), 1);
     const toolCallId = page.locator('#details-body [data-field="tool_call_id"]');
     assert.equal(await toolCallId.textContent(), HOSTILE_TOOL_CALL_ID);
     assert.equal(await page.locator(".participant h2").textContent(), HOSTILE_PARTICIPANT);

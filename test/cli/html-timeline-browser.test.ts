@@ -1,0 +1,218 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { renderTimelineHtml } from "../../src/cli/html-timeline.js";
+import { browserSkipReason, launchChromium } from "../fixtures/history/chromium.js";
+import { LARGE_TOOL_NAMES, largeHistory, largeRefusals } from "../fixtures/history/large.js";
+
+const SETTLEMENTS = ["succeeded", "failed", "partial_success", "withheld", "indeterminate"];
+
+/** Marks per settlement among the rows the page shows now, read from the DOM. */
+// In-page code is passed as source: this project type-checks without the DOM library.
+function domCounts(page: Page): Promise<Record<string, number>> {
+  return page.evaluate(`(() => {
+    const counts = {};
+    for (const mark of document.querySelectorAll("section.participant:not([hidden]) [data-tool-action]"))
+      counts[mark.dataset.settlement] = (counts[mark.dataset.settlement] || 0) + 1;
+    return counts;
+  })()`);
+}
+
+function legendCounts(page: Page): Promise<Record<string, number>> {
+  return page.evaluate(`Object.fromEntries(
+    [...document.querySelectorAll("[data-legend-settlement]")]
+      .map((li) => [li.dataset.legendSettlement, Number(li.querySelector(".count").textContent)])
+      .filter(([, n]) => n !== 0))`);
+}
+
+describe("the timeline page in headless Chromium: filters, legend, narrow screens, 10 000 invocations", () => {
+  const skip = browserSkipReason();
+  let browser: Browser;
+  let dir: string;
+  before(async () => {
+    if (skip) return;
+    browser = await launchChromium();
+    dir = mkdtempSync(join(tmpdir(), "raes-timeline-browser-"));
+  });
+  after(() => browser?.close());
+
+  async function open(name: string, markup: string, width = 1400, hash = ""): Promise<Page> {
+    const file = join(dir, name);
+    writeFileSync(file, markup);
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(`${pathToFileURL(file).href}${hash}`);
+    assert.deepEqual(errors, []);
+    return page;
+  }
+
+  it("legend counts agree with the marks drawn, under settlement and participant filters", {
+    skip,
+  }, async () => {
+    const page = await open("filters.html", renderTimelineHtml(largeHistory(40)));
+    assert.deepEqual(await legendCounts(page), await domCounts(page));
+    assert.equal(
+      Object.values(await domCounts(page)).reduce((a, b) => a + b, 0),
+      79,
+    );
+
+    await page.locator('[data-filter-participant="participant.behavior.beta"]').uncheck();
+    assert.equal(await page.locator('[data-participant="participant.behavior.beta"]').isVisible(), false);
+    const alpha = await domCounts(page);
+    assert.deepEqual(await legendCounts(page), alpha);
+    assert.equal(await page.locator("[data-shown]").getAttribute("data-shown"), "20");
+
+    // Only failed: every row shown has a failed mark, and every failed mark of alpha is shown.
+    for (const s of SETTLEMENTS.filter((x) => x !== "failed"))
+      await page.locator(`[data-filter-settlement="${s}"]`).uncheck();
+    const rows = page.locator("section:not([hidden]) li.invocation");
+    const withFailed = page.locator('section:not([hidden]) li.invocation:has([data-settlement="failed"])');
+    assert.equal(await rows.count(), await withFailed.count());
+    assert.equal(
+      await page.locator('section:not([hidden]) [data-settlement="failed"]').count(),
+      alpha.failed,
+    );
+    assert.equal(await page.locator("[data-shown]").getAttribute("data-shown"), String(await rows.count()));
+    // Marks of hidden settlements in a shown row are dimmed, not dropped: the legend still counts them.
+    assert.deepEqual(await legendCounts(page), alpha);
+    const dimmed = await page.locator("section:not([hidden]) .mark.dim").count();
+    assert.equal(dimmed, (await page.locator("section:not([hidden]) .mark").count()) - (alpha.failed ?? 0));
+    await page.close();
+  });
+
+  it("shows the MCP tool name, refusal counts per code, and real durations on the time axis", {
+    skip,
+  }, async () => {
+    const page = await open("tools.html", renderTimelineHtml(largeHistory(8)));
+    // Invocation 3 (beta's second) refused one request_conflict; the page totals refusals per code.
+    assert.deepEqual(largeRefusals(3), { request_conflict: 1 });
+    assert.deepEqual(
+      await page.evaluate(
+        `[...document.querySelectorAll("[data-refusal-code]")].map((li) => [li.dataset.refusalCode, li.dataset.count])`,
+      ),
+      [["request_conflict", "1"]],
+    );
+    const refused = page.locator("[data-refusals]:not(.refusal-summary)");
+    assert.equal(await refused.count(), 1);
+    assert.match((await refused.textContent()) ?? "", /1 refused: request_conflict ×1/);
+    await page.locator("li.invocation:has([data-refusals]) .invocation-label").click();
+    assert.equal(await page.locator('#details-body [data-field="request_conflict"]').textContent(), "1");
+
+    // Invocation n's calls use tool LARGE_TOOL_NAMES[n % 3]: lane labels and the details name it.
+    const names = await page.locator(".lane-name").allTextContents();
+    assert.ok(
+      names.every((n) => LARGE_TOOL_NAMES.some((t) => n.endsWith(` ${t}`))),
+      names.join(),
+    );
+    await page.locator("[data-tool-action]").first().click();
+    assert.equal(await page.locator('#details-body [data-field="tool_name"]').textContent(), "search_docs");
+
+    // Bars are to scale: an action's bar is its share of the invocation's span, in pixels.
+    const lanes: { span: number; bars: { ms: number; px: number; track: number }[] }[] = await page.evaluate(
+      `[...document.querySelectorAll("li.invocation")].map((row) => ({
+        span: Number(row.dataset.durationMs),
+        bars: [...row.querySelectorAll(".lane")].map((lane) => ({
+          ms: Number(lane.dataset.settleMs) - Number(lane.dataset.admitMs),
+          px: lane.querySelector(".bar").getBoundingClientRect().width,
+          track: lane.querySelector(".lane-track").getBoundingClientRect().width,
+        })),
+      }))`,
+    );
+    assert.ok(lanes.some((l) => l.bars.length === 3));
+    for (const { span, bars } of lanes) {
+      for (const bar of bars)
+        assert.ok(Math.abs(bar.px - (bar.track * bar.ms) / span) <= 1.5, JSON.stringify(bar));
+    }
+    await page.close();
+  });
+
+  it("at 360 px wide, no badge or mark overlaps another; screenshots saved", { skip }, async (t) => {
+    const markup = renderTimelineHtml(largeHistory(8));
+    for (const width of [360, 1400]) {
+      const page = await open(`narrow-${width}.html`, markup, width);
+      const overlaps: string[] = await page.evaluate(`(() => {
+        const found = [];
+        const parts = ".invocation-label, .mark, .ordinal, .status, .refused, .lane-name, .lane-track";
+        for (const row of document.querySelectorAll("li.invocation")) {
+          const list = [...row.querySelectorAll(parts)].map((el) => ({ el: el.className, r: el.getBoundingClientRect() }));
+          list.forEach((a, i) => {
+            for (const b of list.slice(i + 1)) {
+              const apart = a.r.right <= b.r.left || b.r.right <= a.r.left || a.r.bottom <= b.r.top || b.r.bottom <= a.r.top;
+              if (!apart) found.push(row.id + ": " + a.el + " / " + b.el);
+            }
+          });
+          for (const { el, r } of list) if (r.right > window.innerWidth) found.push(row.id + ": " + el + " past the edge");
+        }
+        return found;
+      })()`);
+      assert.deepEqual(overlaps, [], `width ${width}`);
+      const shot = join(dir, `timeline-${width}.png`);
+      await page.screenshot({ path: shot, fullPage: true });
+      assert.deepEqual([...readFileSync(shot).subarray(1, 4)], [...Buffer.from("PNG")]);
+      t.diagnostic(`screenshot: ${shot}`);
+      await page.close();
+    }
+  });
+
+  it("at 10 000 invocations every row is reachable page by page, filters count right, a link opens a late action", {
+    skip,
+  }, async () => {
+    const history = largeHistory(10_000);
+    const markup = renderTimelineHtml(history);
+    const page = await open("large.html", markup);
+    const ids: string[] = await page.evaluate(`(() => {
+      const seen = [];
+      for (const section of document.querySelectorAll("section.participant")) {
+        const next = section.querySelector('[data-pager="next"]');
+        for (;;) {
+          for (const row of section.querySelectorAll("li.invocation")) seen.push(row.id);
+          if (!next || next.disabled) break;
+          next.click();
+        }
+      }
+      return seen;
+    })()`);
+    const expected = [
+      ...new Set(history.events.filter((e) => !e.invocation_tool_context).map((e) => e.action_instance_id)),
+    ];
+    assert.equal(ids.length, 10_000);
+    assert.deepEqual(new Set(ids), new Set(expected));
+
+    const settlements = history.events
+      .filter((e) => e.event_type === "observation_emitted" && e.invocation_tool_context)
+      .map((e) => e.invocation_tool_context?.settlement ?? "");
+    const total: Record<string, number> = {};
+    for (const s of settlements) total[s] = (total[s] ?? 0) + 1;
+    assert.deepEqual(await legendCounts(page), total);
+    // Only withheld: the rows with a withheld action (fixture: action k of invocation n when (n + k) % 5 === 3).
+    for (const s of SETTLEMENTS.filter((x) => x !== "withheld"))
+      await page.locator(`[data-filter-settlement="${s}"]`).uncheck();
+    let withheld = 0;
+    for (let n = 0; n < 10_000; n += 1) {
+      const last = n >= 10_000 - 2;
+      const ks = Array.from({ length: 1 + (n % 3) }, (_, k) => k).filter((k) => !(last && k === 0));
+      if (ks.some((k) => (n + k) % 5 === 3)) withheld += 1;
+    }
+    assert.equal(await page.locator("[data-shown]").getAttribute("data-shown"), String(withheld));
+
+    // A link to an action on the last page of beta opens it, even though the filter hid its row.
+    const late = history.events.at(-4)?.action_instance_id ?? "";
+    assert.match(late, /beta:4999:tool=/);
+    await page.evaluate(`location.hash = ${JSON.stringify(encodeURIComponent(late))}`);
+    await page.locator(`[data-tool-action="${late}"][aria-pressed="true"]`).waitFor();
+    assert.equal(
+      await page.locator("#details-body [data-detail-tool-action]").getAttribute("data-detail-tool-action"),
+      late,
+    );
+    assert.equal(
+      await page.locator('[data-participant="participant.behavior.beta"]').getAttribute("data-page-number"),
+      "50",
+    );
+    await page.close();
+  });
+});
