@@ -44,9 +44,11 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     const file = join(dir, name);
     writeFileSync(file, markup);
     const page = await browser.newPage({ viewport: { width, height: 900 } });
+    page.setDefaultTimeout(0);
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(`${pathToFileURL(file).href}${hash}`);
+    // No time limit on loading: this is a functional test (speed is bench/timeline.ts), on a shared machine.
+    await page.goto(`${pathToFileURL(file).href}${hash}`, { timeout: 0 });
     assert.deepEqual(errors, []);
     return page;
   }
@@ -204,7 +206,7 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     const late = history.events.at(-4)?.action_instance_id ?? "";
     assert.match(late, /beta:4999:tool=/);
     await page.evaluate(`location.hash = ${JSON.stringify(encodeURIComponent(late))}`);
-    await page.locator(`[data-tool-action="${late}"][aria-pressed="true"]`).waitFor();
+    await page.locator(`[data-tool-action="${late}"][aria-pressed="true"]`).waitFor({ timeout: 0 });
     assert.equal(
       await page.locator("#details-body [data-detail-tool-action]").getAttribute("data-detail-tool-action"),
       late,
