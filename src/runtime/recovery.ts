@@ -53,7 +53,8 @@ export function settleInterrupted(actions: readonly ToolActionRecord[], at: stri
  * Settles every interrupted invocation of the given participants: undispatched actions withheld,
  * dispatched-without-outcome indeterminate (scheduler stopped), recorded outcomes kept, the outer
  * attempt consumed; each participant's settlements and triples commit in one recovery transaction.
- * Running it twice changes nothing.
+ * The invocations, their tool actions and the schedulers are read in three queries whatever their
+ * number, so recovery costs the same per invocation at ten or ten thousand. Running it twice changes nothing.
  */
 export async function recoverInterruptedInvocations(
   store: ControlPlaneStore,
@@ -62,6 +63,7 @@ export async function recoverInterruptedInvocations(
   const open = (await store.listOpenInvocations()).filter((i) =>
     options.participants.has(i.participantAddress),
   );
+  if (open.length === 0) return [];
   open.sort((a, b) => a.participantAddress.localeCompare(b.participantAddress) || a.ordinal - b.ordinal);
   const byParticipant = new Map<string, InvocationRecord[]>();
   for (const invocation of open) {
@@ -69,50 +71,71 @@ export async function recoverInterruptedInvocations(
     if (list) list.push(invocation);
     else byParticipant.set(invocation.participantAddress, [invocation]);
   }
+  // One participant's recovery asks for its own actions; several read every open invocation's at once.
+  const only = byParticipant.size === 1 ? open[0]?.participantAddress : undefined;
+  const actions = new Map<string, ToolActionRecord[]>();
+  for (const action of await store.listOpenToolActions(...(only === undefined ? [] : [only]))) {
+    const list = actions.get(action.invocationId);
+    if (list) list.push(action);
+    else actions.set(action.invocationId, [action]);
+  }
+  const schedulers = new Map<string, SchedulerRecord>();
+  for (const scheduler of await store.listSchedulers()) {
+    schedulers.set(schedulerKey(scheduler.participantAddress, scheduler.policyAddress), scheduler);
+  }
   const recovered: RecoveredInvocation[] = [];
   for (const [participant, invocations] of byParticipant) {
-    recovered.push(...(await recoverParticipant(store, participant, invocations, options)));
+    const read = { actions, schedulers };
+    recovered.push(...(await recoverParticipant(store, participant, invocations, read, options)));
   }
   return recovered;
+}
+
+/** What recovery read up front: tool actions by invocation id, schedulers by `schedulerKey`. */
+interface RecoveryReads {
+  readonly actions: ReadonlyMap<string, readonly ToolActionRecord[]>;
+  readonly schedulers: Map<string, SchedulerRecord>;
+}
+
+function schedulerKey(participantAddress: string, policyAddress: string): string {
+  return `${participantAddress}\u0000${policyAddress}`;
 }
 
 async function recoverParticipant(
   store: ControlPlaneStore,
   participantAddress: string,
   invocations: readonly InvocationRecord[],
+  read: RecoveryReads,
   options: RecoveryOptions,
 ): Promise<RecoveredInvocation[]> {
   const at = options.now();
-  const schedulers = new Map<string, SchedulerRecord>();
+  const { schedulers } = read;
   const commits: InvocationCommit[] = [];
   const recovered: RecoveredInvocation[] = [];
   for (const invocation of invocations) {
-    const settled = settleInterrupted(await store.listToolActions({ invocationId: invocation.id }), at);
-    const scheduler =
-      schedulers.get(invocation.policyAddress) ??
-      (await store.getScheduler(participantAddress, invocation.policyAddress));
+    const settled = settleInterrupted(read.actions.get(invocation.id) ?? [], at);
+    const key = schedulerKey(participantAddress, invocation.policyAddress);
+    const scheduler = schedulers.get(key);
     if (!scheduler) throw new Error(`no scheduler record for ${participantAddress}`);
+    const policy = options.policyOf(invocation.policyAddress);
     const next = schedulerAfterClose(
       scheduler,
       {
         indeterminate: settled.some((a) => a.settlement === "indeterminate"),
         outerFailed: true,
         // A v2 continuation carries failure_policy itself.
-        stopsOnFailure:
-          options.policyOf(invocation.policyAddress)?.failurePolicy === "stop" &&
-          options.policyOf(invocation.policyAddress)?.activity === undefined,
-        maxActionAttempts: options.policyOf(invocation.policyAddress)?.maxActionAttempts ?? Infinity,
+        stopsOnFailure: policy?.failurePolicy === "stop" && policy.activity === undefined,
+        maxActionAttempts: policy?.maxActionAttempts ?? Infinity,
       },
       at,
     );
-    schedulers.set(invocation.policyAddress, next);
+    schedulers.set(key, next);
+    const frame = options.frameOf(invocation.policyAddress);
     commits.push({
       // The process died mid-invocation; the invocation ends when recovery consumes it.
       invocation: { ...invocation, state: "failed", endedAt: at, updatedAt: at },
       toolActions: settled,
-      events: settled.flatMap((a) =>
-        toolActionTriple(options.frameOf(invocation.policyAddress), a, invocation),
-      ),
+      events: settled.flatMap((a) => toolActionTriple(frame, a, invocation)),
       scheduler: next,
     });
     recovered.push({

@@ -33,6 +33,7 @@ export interface StoreReads {
   openInvocations(participantAddress: string | undefined): Answer<InvocationRecord[]>;
   toolAction(id: string): Answer<ToolActionRecord | undefined>;
   toolActions(query: ToolActionQuery): Answer<ToolActionRecord[]>;
+  openToolActions(participantAddress: string | undefined): Answer<ToolActionRecord[]>;
   events(query: HistoryQuery): Answer<HistoryEvent[]>;
   operations(query: OperationQuery): Answer<OperationEntry[]>;
 }
@@ -143,6 +144,10 @@ export abstract class DelegatingStore implements ControlPlaneStore {
 
   listToolActions(query: ToolActionQuery): Promise<ToolActionRecord[]> {
     return this.#guard(() => this.#reads.toolActions(query));
+  }
+
+  listOpenToolActions(participantAddress?: string): Promise<ToolActionRecord[]> {
+    return this.#guard(() => this.#reads.openToolActions(participantAddress));
   }
 
   saveClock(clock: ClockRecord): Promise<void> {

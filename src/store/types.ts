@@ -92,6 +92,11 @@ export interface ControlPlaneStore {
   listOpenInvocations(participantAddress?: string): Promise<InvocationRecord[]>;
   getToolAction(id: string): Promise<ToolActionRecord | undefined>;
   listToolActions(query: ToolActionQuery): Promise<ToolActionRecord[]>;
+  /**
+   * The tool actions of every running invocation (of one participant when given), by invocation
+   * (bytewise) then admission order: what recovery settles, read in one query.
+   */
+  listOpenToolActions(participantAddress?: string): Promise<ToolActionRecord[]>;
 
   saveClock(clock: ClockRecord): Promise<void>;
   /**

@@ -6,6 +6,7 @@ import { durabilityCases } from "./contract-durability.js";
 import { leaseCases } from "./contract-leases.js";
 import { operationCases, refusalCountCases } from "./contract-operations.js";
 import { recordCases } from "./contract-records.js";
+import { recoveryCases } from "./contract-recovery.js";
 
 /** A store under test; `reopen` (durable stores only) opens the same URL again after `store.close()`. */
 export interface StoreFixture {
@@ -39,5 +40,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("operation listing", () => operationCases(current));
     describe("refusal counts", () => refusalCountCases(current));
     describe("durability", () => durabilityCases(current));
+    describe("recovery reads and batches", () => recoveryCases(current));
   });
 }

@@ -80,6 +80,18 @@ export class MemoryReads {
       );
   }
 
+  /** Tool actions of running invocations, by invocation then admission order. */
+  openToolActions(participantAddress: string | undefined): ToolActionRecord[] {
+    const { toolActions, actionsByInvocation } = this.#tables;
+    return this.openInvocations(participantAddress)
+      .sort((a, b) => compareCodeUnits(a.id, b.id))
+      .flatMap((i) => (actionsByInvocation.get(i.id) ?? []).map((id) => toolActions.get(id)))
+      .filter((a): a is ToolActionRecord => a !== undefined)
+      .sort(
+        (a, b) => compareCodeUnits(a.invocationId, b.invocationId) || a.admissionOrdinal - b.admissionOrdinal,
+      );
+  }
+
   /** Operations matching every filter, newest first: a walk back through creation order to `limit` matches. */
   operations(query: OperationQuery): OperationEntry[] {
     const kinds = queriedKinds(query);

@@ -13,6 +13,7 @@ import type {
   SchedulerRecord,
   ToolActionRecord,
 } from "../types.js";
+import { commitBatches } from "./batch.js";
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {
   CLOCK_COLUMNS,
@@ -195,7 +196,7 @@ export class PostgresWrites {
     }
   }
 
-  /** Closes several open invocations in one transaction on one connection, all or nothing. */
+  /** Closes several open invocations in one transaction on one connection, in batches, all or nothing. */
   async commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): Promise<void> {
     const client = await this.#pool.connect();
     const lost = (): void => undefined;
@@ -203,11 +204,7 @@ export class PostgresWrites {
     let failure: Error | undefined;
     try {
       await client.query("BEGIN");
-      for (const commit of commits) {
-        if (!(await this.#fenced(STATEMENTS.commitInvocation, fence, commitValues(commit), client))) {
-          throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
-        }
-      }
+      await commitBatches(client, commits, fence);
       await client.query("COMMIT");
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));

@@ -106,6 +106,16 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     return this.#all<ToolActionRow<AsText>, ToolActionRecord>(ordered, values, this.#driver.toolActionRecord);
   }
 
+  /** Tool actions of running invocations, joined on the invocation so one query reads them all. */
+  openToolActions(participantAddress: string | undefined): Answer<ToolActionRecord[]> {
+    const values = participantAddress === undefined ? [] : [participantAddress];
+    const only = participantAddress === undefined ? "" : ` AND i.participant_address = ${this.#p(1)}`;
+    const bytewise = this.#driver.bytewise;
+    const sql = `SELECT t.* FROM invocations i JOIN tool_actions t ON t.invocation_id = i.id
+      WHERE i.state = 'running'${only} ORDER BY t.invocation_id${bytewise}, t.admission_ordinal`;
+    return this.#all<ToolActionRow<AsText>, ToolActionRecord>(sql, values, this.#driver.toolActionRecord);
+  }
+
   /**
    * Operations matching every filter, newest first. Each table is asked once per equality condition,
    * newest first and at most `limit` rows, which an index on (condition, created_at, id) answers by

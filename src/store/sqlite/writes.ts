@@ -151,6 +151,11 @@ export class SqliteWrites {
   commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): void {
     this.#immediate(() => {
       this.#leases.check(fence);
+      // Within the transaction only each scheduler's last state is ever seen: write that one alone.
+      const last = new Map<string, SchedulerRecord>();
+      for (const { scheduler } of commits) {
+        last.set(JSON.stringify([scheduler.participantAddress, scheduler.policyAddress]), scheduler);
+      }
       for (const commit of commits) {
         if (this.#closeInvocation.run(invocationRow(commit.invocation)).changes === 0) {
           throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
@@ -158,8 +163,8 @@ export class SqliteWrites {
         for (const action of commit.toolActions) this.#upsertToolAction.run(toolActionRow(action));
         // INTEGER PRIMARY KEY assigns max+1 under the write lock, so sequence is commit order without gaps.
         for (const draft of commit.events) this.#insertEvent.run(eventRow(draft));
-        this.#upsertScheduler.run(schedulerRow(commit.scheduler));
       }
+      for (const scheduler of last.values()) this.#upsertScheduler.run(schedulerRow(scheduler));
     });
   }
 

@@ -1,0 +1,126 @@
+import type { PoolClient } from "pg";
+import { LeaseLostError, StoreConflictError } from "../errors.js";
+import { fromExcluded } from "../sql/clauses.js";
+import { columnNames } from "../sql/columns.js";
+import type { Fence, InvocationCommit, SchedulerRecord } from "../types.js";
+import { FENCED, fenceValues, UNFENCED } from "./leases.js";
+import {
+  type Column,
+  INVOCATION_COLUMNS,
+  invocationValues,
+  SCHEDULER_COLUMNS,
+  schedulerValues,
+  TOOL_ACTION_COLUMNS,
+  toolActionRow,
+} from "./rows.js";
+
+/** Invocation closes per statement: large enough that round trips vanish, small enough to bound the JSON. */
+const BATCH_SIZE = 500;
+
+const list = (columns: readonly Column[]) => columnNames(columns).join(", ");
+const typed = (columns: readonly Column[]) => columns.map(([n, t]) => `${n} ${t}`).join(", ");
+const excluded = (columns: readonly Column[], key: readonly string[]) =>
+  fromExcluded(columnNames(columns), key);
+const recordset = (param: number, columns: readonly Column[]) =>
+  `json_to_recordset($${param}::json) AS t(${typed(columns)})`;
+
+// Every part after the invocations' update runs only when that update closed every invocation of
+// the batch; otherwise the caller rolls the transaction back. Sequences are assigned from the
+// history_head row lock, as the single commit does, so they stay commit order without gaps.
+const COMMIT_BATCH = (fence: string) => `WITH ${fence},
+  written AS (UPDATE invocations AS i SET (${list(INVOCATION_COLUMNS.slice(1))}) =
+      (${columnNames(INVOCATION_COLUMNS.slice(1))
+        .map((c) => `t.${c}`)
+        .join(", ")})
+    FROM ${recordset(3, INVOCATION_COLUMNS)}
+    WHERE i.id = t.id AND i.state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
+  complete AS (SELECT count(*) = $4::bigint AS ok FROM written),
+  settled AS (
+    INSERT INTO tool_actions (${list(TOOL_ACTION_COLUMNS)})
+    SELECT ${list(TOOL_ACTION_COLUMNS)} FROM ${recordset(5, TOOL_ACTION_COLUMNS)}
+    WHERE (SELECT ok FROM complete)
+    ON CONFLICT (id) DO UPDATE SET ${excluded(TOOL_ACTION_COLUMNS, ["id"])} RETURNING 1),
+  head AS (UPDATE history_head SET last_sequence = last_sequence + $6::bigint
+    WHERE $6::bigint > 0 AND (SELECT ok FROM complete) RETURNING last_sequence),
+  appended AS (
+    INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body)
+    SELECT head.last_sequence - $6::bigint + e.position, e.body->>'participant_address',
+      e.body->>'episode_id', e.body->>'action_instance_id', e.body
+    FROM head CROSS JOIN json_array_elements($7::json) WITH ORDINALITY AS e(body, position) RETURNING 1),
+  scheduled AS (
+    INSERT INTO schedulers (${list(SCHEDULER_COLUMNS)})
+    SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(8, SCHEDULER_COLUMNS)}
+    WHERE (SELECT ok FROM complete)
+    ON CONFLICT (participant_address, policy_address)
+    DO UPDATE SET ${excluded(SCHEDULER_COLUMNS, ["participant_address", "policy_address"])} RETURNING 1)
+  SELECT EXISTS (SELECT 1 FROM fence) AS fenced, (SELECT ok FROM complete) AS written`;
+
+const STATEMENT = {
+  fenced: { name: "raes_commit_batch_fenced", text: COMMIT_BATCH(FENCED) },
+  unfenced: { name: "raes_commit_batch", text: COMMIT_BATCH(UNFENCED) },
+};
+
+/**
+ * Writes invocation closes in a few set-based statements inside the caller's transaction, not one
+ * per invocation, so recovering thousands stays seconds; throws when the fence or any close fails.
+ */
+export async function commitBatches(
+  client: Pick<PoolClient, "query">,
+  commits: readonly InvocationCommit[],
+  fence: Fence | undefined,
+): Promise<void> {
+  for (let i = 0; i < commits.length; i += BATCH_SIZE) {
+    const { fenced, written } = await commitBatch(client, commits.slice(i, i + BATCH_SIZE), fence);
+    if (!fenced) {
+      throw new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
+    }
+    if (!written) throw new StoreConflictError("an invocation of the batch is not open");
+  }
+}
+
+/** Whether the fence held and whether every invocation of the batch was open and is now closed. */
+export interface BatchResult {
+  readonly fenced: boolean;
+  readonly written: boolean;
+}
+
+/**
+ * Writes a slice of invocation closes in one statement, inside the caller's transaction: the
+ * invocations, every settled tool action, the events in order, and each scheduler's last state.
+ * A slice that closes one invocation twice is refused before anything is sent.
+ */
+export async function commitBatch(
+  client: Pick<PoolClient, "query">,
+  commits: readonly InvocationCommit[],
+  fence: Fence | undefined,
+): Promise<BatchResult> {
+  const ids = new Set(commits.map((c) => c.invocation.id));
+  if (ids.size !== commits.length) throw new StoreConflictError("a batch closes one invocation twice");
+  const events = commits.flatMap((c) => c.events);
+  const { rows } = await client.query<BatchResult>({
+    ...(fence ? STATEMENT.fenced : STATEMENT.unfenced),
+    values: [
+      ...fenceValues(fence),
+      JSON.stringify(commits.map((c) => named(INVOCATION_COLUMNS, invocationValues(c.invocation)))),
+      commits.length,
+      JSON.stringify(commits.flatMap((c) => c.toolActions.map(toolActionRow))),
+      events.length,
+      JSON.stringify(events),
+      JSON.stringify(lastSchedulers(commits).map((s) => named(SCHEDULER_COLUMNS, schedulerValues(s)))),
+    ],
+  });
+  return { fenced: rows[0]?.fenced === true, written: rows[0]?.written === true };
+}
+
+/** Each scheduler's state after the last commit that carries it: one upsert may touch a row only once. */
+function lastSchedulers(commits: readonly InvocationCommit[]): SchedulerRecord[] {
+  const last = new Map<string, SchedulerRecord>();
+  for (const { scheduler } of commits) {
+    last.set(JSON.stringify([scheduler.participantAddress, scheduler.policyAddress]), scheduler);
+  }
+  return [...last.values()];
+}
+
+function named(columns: readonly Column[], values: readonly unknown[]): Record<string, unknown> {
+  return Object.fromEntries(columns.map(([name], k) => [name, values[k]]));
+}
