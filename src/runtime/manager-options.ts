@@ -40,6 +40,17 @@ export interface RuntimeManagerOptions {
   readonly stochasticControls?: readonly StochasticControl[];
   /** Timers for invocation timeouts and real-time pacing; default the process clock. */
   readonly timers?: RuntimeTimers;
+  /**
+   * How many due participants' invocations may run at once within a step (I/O-bound agents overlap);
+   * default the manifest's `max_autonomous_in_flight`, unbounded when it declares none.
+   */
+  readonly concurrency?: number;
+}
+
+/** Options of one `step` or `run` call. */
+export interface StepOptions {
+  /** Overrides the manager's `concurrency` for this call. */
+  readonly concurrency?: number;
 }
 
 /** What one `step(n)` did. */

@@ -10,12 +10,13 @@ import {
 } from "../store/index.js";
 import { resolveActivityControls } from "./activity-controls.js";
 import * as v2 from "./activity-run.js";
+import { checkedConcurrency, settleBounded } from "./bounded.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
 import { lateResultLine } from "./deadline.js";
 import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./errors.js";
 import { policyFrames } from "./event-frame.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
-import type { RuntimeManagerOptions, RuntimeObserver, StepSummary } from "./manager-options.js";
+import type { RuntimeManagerOptions, RuntimeObserver, StepOptions, StepSummary } from "./manager-options.js";
 import { newOwnerId } from "./owner.js";
 import { type PacedRunOptions, type PacedRunSummary, runPaced } from "./paced-run.js";
 import { planSchedules, type ScheduleSpec } from "./plan.js";
@@ -32,6 +33,7 @@ export class RuntimeManager {
   readonly #ctx: InvocationContext;
   readonly #observer: RuntimeObserver | undefined;
   readonly #activity: readonly ScheduleSpec[];
+  readonly #concurrency: number;
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -41,8 +43,10 @@ export class RuntimeManager {
     book: ScheduleBook,
     ctx: InvocationContext,
     activity: readonly ScheduleSpec[],
+    concurrency: number,
     observer?: RuntimeObserver,
   ) {
+    this.#concurrency = concurrency;
     this.store = store;
     this.#ownsStore = ownsStore;
     this.#book = book;
@@ -63,6 +67,9 @@ export class RuntimeManager {
       throw new RuntimeError(RuntimeErrorCode.manifest_invalid, "the backend manifest is invalid", details);
     }
     const { toolActionsClaimed } = registration;
+    const inFlight = checkedConcurrency(
+      options.concurrency ?? check.manifest.participantRuntime.maxAutonomousInFlight,
+    );
     const claim = check.manifest.participantRuntime.invocationToolActions;
     const limits: ToolActionLimits | undefined =
       toolActionsClaimed && claim
@@ -127,7 +134,7 @@ export class RuntimeManager {
         },
       });
       const activity = v2.activityOrder(specs);
-      const manager = new RuntimeManager(store, ownsStore, book, ctx, activity, options.observer);
+      const manager = new RuntimeManager(store, ownsStore, book, ctx, activity, inFlight, options.observer);
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
       await manager.#exclusive(async () => manager.#run(await book.dueNow()));
       return manager;
@@ -137,25 +144,26 @@ export class RuntimeManager {
     }
   }
 
-  /** Advances the policy clock by n progression steps and runs every due action. */
-  step(n = 1): Promise<StepSummary> {
+  /** Advances the policy clock by n progression steps and runs every due action, at most `concurrency` at once. */
+  step(n = 1, options: StepOptions = {}): Promise<StepSummary> {
     return this.#exclusive(async () => {
+      const concurrency = checkedConcurrency(options.concurrency, this.#concurrency);
       const invocations: InvocationSummary[] = [];
       let steps = 0;
       for (let i = 0; i < n; i += 1) {
         const due = await this.#book.advance();
         if (due === undefined) break;
         steps += 1;
-        invocations.push(...(await this.#run(due)));
+        invocations.push(...(await this.#run(due, concurrency)));
       }
       return { steps, invocations };
     });
   }
 
   /** Steps in real time, one step per `tickMs` without drift, until `steps`, `signal` or all finish. */
-  run(options: PacedRunOptions): Promise<PacedRunSummary> {
+  run(options: PacedRunOptions & StepOptions): Promise<PacedRunSummary> {
     const positions = () => schedulePositions(this.#ctx.model, this.#book.describe());
-    return runPaced({ step: () => this.step(1), positions, timers: this.#ctx.timers }, options);
+    return runPaced({ step: () => this.step(1, options), positions, timers: this.#ctx.timers }, options);
   }
 
   /** Pauses the shared clock: steps do nothing until `resume`. */
@@ -223,11 +231,14 @@ export class RuntimeManager {
     });
   }
 
-  /** Runs every participant's due work; settles all of it before failing, so no invocation outlives the call. */
-  async #run(due: readonly DueWork[]): Promise<InvocationSummary[]> {
+  /**
+   * Runs every participant's due work, at most `concurrency` participants at once, started in due
+   * order; settles all of it before failing, so no invocation outlives the call.
+   */
+  async #run(due: readonly DueWork[], concurrency = this.#concurrency): Promise<InvocationSummary[]> {
     const v1 = due.filter((d) => !v2.isActivityWork(this.#activity, d));
-    const results = await Promise.allSettled(
-      v1.map((d) => this.#runDue(d.participantAddress, d.policyAddress, d.ticks)),
+    const results = await settleBounded(v1, concurrency, (d) =>
+      this.#runDue(d.participantAddress, d.policyAddress, d.ticks),
     );
     const invocations: InvocationSummary[] = [];
     for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);

@@ -57,6 +57,14 @@ describe("raes run / history / operation / resolve / resume", () => {
     assert.deepEqual(JSON.parse(filtered.stdout), { events: [], schedulers: [] });
   });
 
+  it("--concurrency bounds a step's invocations and leaves the run's outcome as it was", async () => {
+    const run = await raes([...runArgs(storeUrl()), "--concurrency", "1", "--json"]);
+    assert.equal(run.code, 0, run.stderr);
+    const summary = JSON.parse(run.stdout);
+    assert.equal(summary.invocations, 2);
+    assert.deepEqual(summary.tool_actions, { succeeded: 2 });
+  });
+
   it("accepts a module whose default export is a factory, and refuses one that exports neither", async () => {
     const store = storeUrl();
     const factory = join(ROOT, "test", "fixtures", "runtimes", "probe-factory.ts");

@@ -78,12 +78,14 @@ describe("every usage error exits 2", () => {
     }
   });
 
-  it("a bad --steps or --store exits 2 on every command that takes it", async () => {
+  it("a bad --steps, --concurrency or --store exits 2 on every command that takes it", async () => {
     const run = ["run", EXAMPLE_SCENARIO, "--manifest", EXAMPLE_MANIFEST, "--runtime", PROBE];
     for (const argv of [
       [...run, "--steps", "abc", "--store", store],
       [...run, "--steps", "0", "--store", store],
       [...run, "--steps", "1.5", "--store", store],
+      [...run, "--concurrency", "0", "--store", store],
+      [...run, "--concurrency", "two", "--store", store],
       [...run, "--store", "foo:bar"],
       ["history", "--store", "foo:bar"],
       ["operation", "x", "--store", "foo:bar"],
@@ -94,7 +96,7 @@ describe("every usage error exits 2", () => {
     ]) {
       const { code, stderr } = await timedCli(argv);
       assert.equal(code, 2, `${argv.join(" ")}: ${stderr}`);
-      assert.match(stderr, /--steps|--store/, argv.join(" "));
+      assert.match(stderr, /--steps|--store|--concurrency/, argv.join(" "));
     }
   });
 

@@ -62,3 +62,27 @@ export function modelStartingAt(startTick: number, maxActionAttempts = 2): Runti
   );
   return { ...model, temporalConstraints: constraints };
 }
+
+/**
+ * The example model with its one participant cloned into `count` participants of the same policy
+ * (`<example participant>-<k>`, k from 1), each with its own affordance bindings, for many-participant runs.
+ */
+export function modelWithParticipants(count: number, maxActionAttempts = 2): RuntimeModel {
+  const model = modelWithAttempts(maxActionAttempts);
+  const original = model.participants[EXAMPLE.participant];
+  if (!original) throw new Error("the example has no participant");
+  const addresses = Array.from({ length: count }, (_, k) => `${EXAMPLE.participant}-${k + 1}`);
+  const participants = Object.fromEntries(addresses.map((address) => [address, { ...original, address }]));
+  const bindings = model.affordanceBindings.filter((b) => b.participantAddress === EXAMPLE.participant);
+  const policies = Object.fromEntries(
+    Object.entries(model.autonomousPolicies).map(([k, p]) => [k, { ...p, participantAddresses: addresses }]),
+  );
+  return {
+    ...model,
+    participants,
+    autonomousPolicies: policies,
+    affordanceBindings: addresses.flatMap((participantAddress) =>
+      bindings.map((b) => ({ ...b, participantAddress })),
+    ),
+  };
+}

@@ -29,6 +29,7 @@ interface RunOptions extends RuntimeChoice {
   readonly store: string;
   readonly steps?: number;
   readonly tickMs?: number;
+  readonly concurrency?: number;
   readonly json?: boolean;
   readonly stochasticControl: StochasticControl[];
 }
@@ -116,6 +117,11 @@ export function registerRunCommand(program: Command): void {
         positiveMs,
       )
       .option(
+        "--concurrency <n>",
+        "due participants whose invocations run at once within a step (default the manifest's max_autonomous_in_flight)",
+        positiveInteger,
+      )
+      .option(
         "--stochastic-control <ID=NAMESPACE:SEED>",
         "an agent-policy control for v2 policies (repeatable; the seed is never stored)",
         collectControl,
@@ -178,6 +184,7 @@ async function runScenario(scenarioPath: string, options: RunOptions): Promise<v
     store: options.store,
     log: (line) => process.stderr.write(`raes run: ${line}\n`),
     stochasticControls: options.stochasticControl,
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     observer: {
       invocationClosed: (s) => {
         progress.invocationClosed(s);
