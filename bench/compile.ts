@@ -32,6 +32,7 @@ const UNLIMITED = {
   maxBytes: Number.MAX_SAFE_INTEGER,
   maxAliases: 10_000,
   maxNodes: Number.MAX_SAFE_INTEGER,
+  maxTokens: Number.MAX_SAFE_INTEGER,
 };
 
 function loadAndCompile(text: string): number {

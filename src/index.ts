@@ -87,6 +87,7 @@ export {
   type RuntimeObserver,
   type RuntimeTimers,
   type SchedulePosition,
+  type StepOptions,
   type StepSummary,
   type StochasticControl,
   systemTimers,

@@ -17,6 +17,7 @@ export type {
   ParticipantCrossingPolicy,
   RuntimeManagerOptions,
   RuntimeObserver,
+  StepOptions,
   StepSummary,
 } from "./manager-options.js";
 export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "./owner.js";

@@ -103,6 +103,7 @@ const PUBLIC_SURFACE = [
   "SchedulerLifecycle",
   "SchedulerStopReason",
   "ServedToolActionPort",
+  "StepOptions",
   "StepSummary",
   "StochasticControl",
   "StoreConflictError",
