@@ -6,13 +6,13 @@ import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
 import { assertSameControls, resumedRecords, scheduleIdentity, upgradedRecord } from "./schedule-identity.js";
+import { specOf } from "./spec-index.js";
 
 const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
 
 /** The manager's durable bookkeeping: clocks, scheduler records and leases of owned participants. */
 export class ScheduleBook {
   readonly #o: ScheduleBookOptions;
-  #specIndex: Map<string, ScheduleSpec> | undefined;
   readonly #clocks = new Map<string, ClockRecord>();
   readonly #schedulers = new Map<string, SchedulerRecord>();
   readonly #leases = new Map<string, Lease>();
@@ -149,7 +149,7 @@ export class ScheduleBook {
   /** Moves the schedule's watermark to the clock, so skipped or finished ticks are never run again. */
   async finishWindow(participantAddress: string, policyAddress: string): Promise<void> {
     const record = this.#schedulers.get(key(participantAddress, policyAddress));
-    const spec = this.#spec(participantAddress, policyAddress);
+    const spec = specOf(this.#o.specs, participantAddress, policyAddress);
     const clock = spec ? this.#clocks.get(spec.policy.clockAddress) : undefined;
     if (!record || !clock || record.tick >= clock.tick || !this.#leases.has(participantAddress)) return;
     const next = { ...record, tick: clock.tick, updatedAt: this.#o.now() };
@@ -165,18 +165,12 @@ export class ScheduleBook {
   ): { spec: ScheduleSpec; scheduler: SchedulerRecord } | undefined {
     const k = key(participantAddress, policyAddress);
     const scheduler = this.#schedulers.get(k);
-    const spec = this.#spec(participantAddress, policyAddress);
+    const spec = specOf(this.#o.specs, participantAddress, policyAddress);
     if (!scheduler || !spec || this.#uncertain.has(k) || !this.#leases.has(participantAddress))
       return undefined;
     if (scheduler.lifecycle !== "running" || scheduler.attempts >= spec.policy.maxActionAttempts)
       return undefined;
     return { spec, scheduler };
-  }
-
-  /** A schedule by its key, from an index built once: a scan per due participant made a step quadratic. */
-  #spec(participantAddress: string, policyAddress: string): ScheduleSpec | undefined {
-    this.#specIndex ??= new Map(this.#o.specs.map((s) => [key(s.participantAddress, s.policy.address), s]));
-    return this.#specIndex.get(key(participantAddress, policyAddress));
   }
 
   /** Where the shared clock stands for an invocation of this schedule at this tick. */
