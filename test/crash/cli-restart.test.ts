@@ -52,6 +52,14 @@ describe("crash recovery through the CLI", () => {
         { participant: EXAMPLE.participant, reason: "tool_action_indeterminate" },
       ]);
       assert.equal(exit.code, 1, "an indeterminate action makes raes run exit with findings");
+      // The restarted run says how many attempts the crash consumed.
+      assert.match(
+        restarted.stderr,
+        new RegExp(
+          `^raes run: recovered an interrupted run: 1 attempt was consumed by the crash or lost commit \\(never retried\\), 1 stopped its scheduler: ${FIRST.replace(/[.]/g, "\\.")}$`,
+          "m",
+        ),
+      );
     } finally {
       await control.close();
     }
@@ -84,6 +92,11 @@ describe("crash recovery through the CLI", () => {
     // The default lease lives 30 s; the dead owner's lease must not make resume wait for it.
     const resumed = await raes(["resume", EXAMPLE.participant, "--store", store, "--json"]);
     assert.equal(resumed.code, 0, `${resumed.stdout}${resumed.stderr}`);
-    assert.ok("resumed" in (JSON.parse(resumed.stdout) as object), resumed.stdout);
+    // Not `runtime.participant-owned`: the lease was taken. The dead run never stopped the scheduler
+    // (its next open recovers the invocation), so resume says so instead of "resumed".
+    assert.deepEqual(JSON.parse(resumed.stdout), {
+      not_stopped: { "participant.autonomous-execution.participant-behavior": "running" },
+      interrupted: [FIRST],
+    });
   });
 });

@@ -9,8 +9,8 @@ import { storeOption, withStore } from "../store-option.js";
 type ResumeAnswer =
   /** `resumed`: policies running again; `completed`: stopped ones whose bound was used up. */
   | { readonly resumed: string[]; readonly completed?: string[] }
-  /** Nothing was stopped: each policy's lifecycle, unchanged. */
-  | { readonly not_stopped: Record<string, string> }
+  /** Nothing was stopped: each policy's lifecycle, unchanged; invocations a dead run left open, if any. */
+  | { readonly not_stopped: Record<string, string>; readonly interrupted?: string[] }
   | {
       readonly error: string;
       readonly message: string;
@@ -37,8 +37,6 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
       reasons,
     };
   const stopped = decisions.flatMap((d) => (d.kind === "resumed" ? [d.record] : []));
-  if (stopped.length === 0)
-    return { not_stopped: Object.fromEntries(records.map((r) => [r.policyAddress, r.lifecycle])) };
   // Taking the lease fences out a live owner: its scheduler is resumed there, not behind its back.
   // An owner that provably died on this host (as `raes run` judges it) holds nothing.
   const lease = await takeParticipantLease(store, participant, newOwnerId(), 10_000);
@@ -54,6 +52,13 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
   } finally {
     await store.releaseLease(lease);
   }
+  if (stopped.length === 0) {
+    const interrupted = (await store.listOpenInvocations(participant)).map((i) => i.id);
+    return {
+      not_stopped: Object.fromEntries(records.map((r) => [r.policyAddress, r.lifecycle])),
+      ...(interrupted.length > 0 ? { interrupted } : {}),
+    };
+  }
   const completed = stopped.filter((r) => r.lifecycle === "completed").map((r) => r.policyAddress);
   return {
     resumed: stopped.filter((r) => r.lifecycle === "running").map((r) => r.policyAddress),
@@ -64,7 +69,13 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
 function print(participant: string, answer: ResumeAnswer, storeUrl: string): void {
   if ("not_stopped" in answer) {
     const states = [...new Set(Object.values(answer.not_stopped))].join(", ");
-    return void process.stdout.write(`${participant} was not stopped (${states}); nothing to resume\n`);
+    process.stdout.write(`${participant} was not stopped (${states}); nothing to resume\n`);
+    const open = answer.interrupted?.length ?? 0;
+    if (open > 0)
+      process.stdout.write(
+        `  ${open} invocation${open === 1 ? "" : "s"} left open by a dead run; the next raes run recovers ${open === 1 ? "it" : "them"}\n`,
+      );
+    return;
   }
   if ("resumed" in answer) {
     if (answer.resumed.length > 0) process.stdout.write(`resumed ${participant}\n`);
