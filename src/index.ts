@@ -59,6 +59,7 @@ export {
   ToolActionPhase,
   ToolActionResolution,
   ToolActionSettlement,
+  UnknownReason,
 } from "./records/index.js";
 export {
   type ImplementationIdentity,

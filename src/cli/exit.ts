@@ -4,7 +4,7 @@ export const ExitCode = {
   ok: 0,
   /** The command ran and reports findings, or a participant's scheduler stopped. */
   findings: 1,
-  /** The command line was wrong. */
+  /** The command line was wrong: a bad option, a file it names that cannot be read, a store that does not exist. */
   usage: 2,
 } as const;
 /** A `raes` exit code. */
@@ -13,4 +13,9 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 /** Prints a value as pretty JSON on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** `1 error`, `2 errors`: a count with its noun. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

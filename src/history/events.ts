@@ -187,7 +187,8 @@ export function toolActionTriple(
     failureClass: action.failureClass,
     evidenceRefs: action.evidenceRefs,
   });
-  const settledAt = action.settledAt ?? action.updatedAt;
+  // A recovered action was never seen to settle: its observation is emitted when recovery settled it.
+  const settledAt = action.settledAt ?? action.recoveredAt ?? action.updatedAt;
   return triple(frame, invocation, {
     actionInstanceId: action.id,
     actionContractAddress: action.request.actionContractAddress,

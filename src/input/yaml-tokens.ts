@@ -1,4 +1,14 @@
-import { Lexer } from "yaml";
+import { createRequire } from "node:module";
+import type { Lexer } from "yaml";
+
+// Loaded on first use: a command that reads no YAML (`raes operations`, `--help`) does not pay for the
+// library. The `node` export of `yaml` is one CommonJS module, so this is the same instance `import` gives.
+const requireHere = createRequire(import.meta.url);
+let lexerClass: typeof Lexer | undefined;
+function newLexer(): Lexer {
+  lexerClass ??= (requireHere("yaml") as { Lexer: typeof Lexer }).Lexer;
+  return new lexerClass();
+}
 
 /** The lexer's own markers (document start, flow error, scalar start), which take no room in the text. */
 const MARKERS = new Set(["\u0002", "\u0018", "\u001f"]);
@@ -17,7 +27,7 @@ export const MAX_YAML_TOKENS = 100_000;
 export function yamlTokensExceeded(text: string, limit: number = MAX_YAML_TOKENS): number | undefined {
   let tokens = 0;
   let offset = 0;
-  for (const token of new Lexer().lex(text)) {
+  for (const token of newLexer().lex(text)) {
     tokens += 1;
     if (tokens > limit) return offset;
     if (!MARKERS.has(token)) offset += token.length;

@@ -4,6 +4,17 @@ export {
   toolActionOperationState,
 } from "../records/index.js";
 export {
+  inFlight,
+  listOperationsWithOwners,
+  type OperationOwner,
+  type OwnedOperationEntry,
+  OwnerStatus,
+  ownerPhrase,
+  participantOwner,
+  recoveredState,
+} from "./in-doubt.js";
+export { isDeadLocalOwner, newOwnerId, ownerProcess, takeParticipantLease } from "./owner.js";
+export {
   ResolutionError,
   type ResolutionInput,
   ResolutionRefusal,

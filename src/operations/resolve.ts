@@ -61,7 +61,8 @@ export async function resolveToolAction(
   const recorded = await store.recordResolution(id, {
     resolution: input.resolution,
     note,
-    resolvedAt: now().toISOString(),
+    // Microseconds, like every other stored time (a Date has milliseconds).
+    resolvedAt: `${now().toISOString().slice(0, -1)}000Z`,
   });
   if (!recorded)
     throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} was resolved concurrently`);

@@ -52,5 +52,6 @@ export {
   type ToolActionRecord,
   ToolActionSettlement,
   toolActionAt,
+  UnknownReason,
 } from "./tool-action.js";
 export { TRACER_NAME, TraceName } from "./trace-names.js";

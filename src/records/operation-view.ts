@@ -19,6 +19,7 @@ export function operationFromInvocation(invocation: InvocationRecord): Operation
     state: invocation.state,
     startedAt: invocation.startedAt,
     ...(invocation.endedAt === undefined ? {} : { endedAt: invocation.endedAt }),
+    ...(invocation.recoveredAt === undefined ? {} : { recoveredAt: invocation.recoveredAt }),
     ...(invocation.refusals === undefined ? {} : { refusals: invocation.refusals }),
     updatedAt: invocation.updatedAt,
   };
@@ -45,6 +46,7 @@ export function operationFromToolAction(action: ToolActionRecord): Operation {
     admittedAt: action.admittedAt,
     ...(action.dispatchedAt === undefined ? {} : { dispatchedAt: action.dispatchedAt }),
     ...(action.settledAt === undefined ? {} : { settledAt: action.settledAt }),
+    ...(action.recoveredAt === undefined ? {} : { recoveredAt: action.recoveredAt }),
     ...(action.request.toolName === undefined ? {} : { toolName: action.request.toolName }),
     ...(action.unknownReason === undefined ? {} : { unknownReason: action.unknownReason }),
     updatedAt: action.updatedAt,

@@ -58,6 +58,8 @@ export interface Operation {
   readonly admittedAt?: string;
   readonly dispatchedAt?: string;
   readonly settledAt?: string;
+  /** Both kinds: when recovery settled it after its runtime process ended (its end time is then unknown). */
+  readonly recoveredAt?: string;
   /** Outer invocations: refused port calls per refusal code (DESIGN §10). */
   readonly refusals?: Readonly<Record<string, number>>;
   /** Tool actions: the MCP tool name, when `raes mcp-gateway` admitted the call. */

@@ -117,6 +117,8 @@ export interface InvocationRecord {
   readonly startedAt: string;
   /** When it ended: the harness returned (or timed out, or threw) and its tool actions settled. */
   readonly endedAt?: string;
+  /** When recovery consumed it after its runtime process ended; then `endedAt` stays absent (its end is unknown). */
+  readonly recoveredAt?: string;
   /** Refused port calls per refusal code, committed with the close; absent when there were none. */
   readonly refusals?: Readonly<Record<string, number>>;
   readonly createdAt: string;

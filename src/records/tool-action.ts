@@ -16,6 +16,14 @@ export const ToolActionSettlement = {
 /** A tool action settlement. */
 export type ToolActionSettlement = (typeof ToolActionSettlement)[keyof typeof ToolActionSettlement];
 
+/** Why a tool action's effects are unknown when raes-ts itself settled it indeterminate (`reportUnknown` gives its own). */
+export const UnknownReason = {
+  /** The runtime process ended (killed, crashed, lost power) after dispatch and before an outcome; recovery settled it. */
+  runtime_interrupted: "runtime_interrupted",
+} as const;
+/** An unknown reason raes-ts gives. */
+export type UnknownReason = (typeof UnknownReason)[keyof typeof UnknownReason];
+
 /** Where a tool action is in its lifecycle. */
 export const ToolActionPhase = {
   /** The claim is recorded; the tool must not run yet. */
@@ -65,8 +73,10 @@ export interface ToolActionRecord {
   readonly admittedAt: string;
   /** When dispatch was recorded; absent while admitted, and for an action withheld before dispatch. */
   readonly dispatchedAt?: string;
-  /** When the settlement was recorded. */
+  /** When the settlement was recorded; absent when recovery settled it (nobody saw it settle). */
   readonly settledAt?: string;
+  /** When recovery settled it after its runtime process ended; its other times stay the last ones known. */
+  readonly recoveredAt?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

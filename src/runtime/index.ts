@@ -1,3 +1,5 @@
+// Owner ids and the dead-owner rule live with the operations, so read commands judge owners as `raes run` does.
+export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "../operations/index.js";
 export {
   parseStochasticControl,
   resolveActivityControls,
@@ -20,7 +22,6 @@ export type {
   StepOptions,
   StepSummary,
 } from "./manager-options.js";
-export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "./owner.js";
 export {
   PacedRunEnd,
   type PacedRunOptions,

@@ -1,6 +1,7 @@
 import type { HistoryEvent } from "../history/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../manifest/index.js";
 import type { Operation } from "../operations/index.js";
+import { newOwnerId } from "../operations/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../port/index.js";
 import {
   type ControlPlaneStore,
@@ -17,7 +18,6 @@ import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./error
 import { policyFrames } from "./event-frame.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import type { RuntimeManagerOptions, RuntimeObserver, StepOptions, StepSummary } from "./manager-options.js";
-import { newOwnerId } from "./owner.js";
 import { type PacedRunOptions, type PacedRunSummary, runPaced } from "./paced-run.js";
 import { planSchedules, type ScheduleSpec } from "./plan.js";
 import { schedulePositions } from "./positions.js";

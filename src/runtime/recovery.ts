@@ -1,7 +1,7 @@
 import type { CompiledAutonomousPolicy } from "../compiler/index.js";
 import { type EventFrame, toolActionTriple } from "../history/index.js";
 import { transition } from "../port/index.js";
-import { toolActionAt } from "../records/index.js";
+import { ToolActionPhase, UnknownReason } from "../records/index.js";
 import type {
   ControlPlaneStore,
   Fence,
@@ -39,13 +39,26 @@ export function consumedLine(recovered: readonly RecoveredInvocation[]): string 
   return `recovered an interrupted run: ${n} attempt${n === 1 ? " was" : "s were"} consumed by the crash or lost commit (never retried)${stopped > 0 ? `, ${stopped} stopped its scheduler` : ""}: ${recovered.map((r) => r.invocationId).join(", ")}`;
 }
 
-/** Settles the tool actions of one interrupted invocation by the close rules. */
+/**
+ * Settles the tool actions of one interrupted invocation by the close rules. Nobody saw them settle, so
+ * `settledAt` stays absent and the times known before the process ended stay as they were; the
+ * recovery time is `recoveredAt`, and an indeterminate action says why (`runtime_interrupted`).
+ */
 export function settleInterrupted(actions: readonly ToolActionRecord[], at: string): ToolActionRecord[] {
   return [...actions]
     .sort((a, b) => a.admissionOrdinal - b.admissionOrdinal)
     .map((action) => {
       const result = transition(action, { type: "close" });
-      return result.ok ? toolActionAt(action, result.state, at) : action;
+      if (!result.ok || result.state.phase === action.phase) return action;
+      const settlement = result.state.settlement;
+      return {
+        ...action,
+        phase: ToolActionPhase.settled,
+        ...(settlement === undefined ? {} : { settlement }),
+        ...(settlement === "indeterminate" ? { unknownReason: UnknownReason.runtime_interrupted } : {}),
+        recoveredAt: at,
+        updatedAt: at,
+      };
     });
 }
 
@@ -132,8 +145,9 @@ async function recoverParticipant(
     schedulers.set(key, next);
     const frame = options.frameOf(invocation.policyAddress);
     commits.push({
-      // The process died mid-invocation; the invocation ends when recovery consumes it.
-      invocation: { ...invocation, state: "failed", endedAt: at, updatedAt: at },
+      // The process died mid-invocation: its end is unknown, so endedAt stays absent and recovery's
+      // time is recoveredAt. Like RAES for an attempt without a valid result, no outer triple.
+      invocation: { ...invocation, state: "failed", recoveredAt: at, updatedAt: at },
       toolActions: settled,
       events: settled.flatMap((a) => toolActionTriple(frame, a, invocation)),
       scheduler: next,

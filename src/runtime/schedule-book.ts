@@ -1,7 +1,7 @@
+import { takeParticipantLease } from "../operations/index.js";
 import type { ClockChange, ClockRecord, Fence, Lease, SchedulerRecord } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
-import { takeParticipantLease } from "./owner.js";
 import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";

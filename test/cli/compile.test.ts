@@ -69,9 +69,9 @@ describe("raes compile", () => {
     assert.match(stderr, /error participant\.autonomous-clock-unbound /);
   });
 
-  it("exits 1 for an unreadable file and 2 for a wrong command line", () => {
+  it("exits 2 for a file it cannot read and for a wrong command line", () => {
     const missing = raes("compile", "/nonexistent/scenario.yaml");
-    assert.equal(missing.status, 1);
+    assert.equal(missing.status, 2);
     assert.match(missing.stderr, /sdl\.file\.unreadable/);
     assert.equal(raes("compile").status, 2);
     const help = raes("compile", "--help");

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
-import type { DemoSummary } from "../../src/demo/index.js";
+import { DEMO_STORE_DEFAULT } from "../../src/cli/commands/demo.js";
+import { DEMO_STORE_URL, type DemoSummary } from "../../src/demo/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { isCi } from "../helpers/ci.js";
 import { ROOT } from "../helpers/example.js";
@@ -173,6 +174,9 @@ describe("raes demo command line", () => {
     const help = await raes(ROOT, ["demo", "--help"]);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /--store <url>/);
+    // The help names the demo's store without loading the demo module.
+    assert.equal(DEMO_STORE_DEFAULT, DEMO_STORE_URL);
+    assert.ok(help.stdout.includes(`(default: "${DEMO_STORE_URL}")`), help.stdout);
     assert.match(help.stdout, /--html <file>/);
     assert.match(help.stdout, /--json/);
     assert.match(

@@ -80,7 +80,18 @@ describe("raes operations", () => {
     assert.equal(table.code, 0, table.stderr);
     const [header, row] = table.stdout.trimEnd().split("\n");
     assert.match(header ?? "", /^CREATED +KIND +STATE +PARTICIPANT +ID +DETAIL$/);
-    assert.match(row ?? "", new RegExp(`tool +indeterminate +${EXAMPLE.participant.replace(/\./g, "\\.")} `));
+    // KIND says what --kind takes.
+    assert.match(
+      row ?? "",
+      new RegExp(`tool_action +indeterminate +${EXAMPLE.participant.replace(/\./g, "\\.")} `),
+    );
+    const invocations = await raes(["operations", "--store", unknown, "--kind", "scheduler_invocation"]);
+    const kinds = invocations.stdout
+      .trimEnd()
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(/ +/)[1]);
+    assert.ok(kinds.length > 0 && kinds.every((k) => k === "scheduler_invocation"), invocations.stdout);
     assert.match(row ?? "", / reason=timeout$/);
     const one = await raes(["operation", `${INVOCATION}0:tool=1`, "--store", unknown, "--json"]);
     assert.equal(JSON.parse(one.stdout).unknown_reason, "timeout");

@@ -62,10 +62,19 @@ describe("raes validate", () => {
     ]);
   });
 
-  it("exits 1 with sdl.file.unreadable for a missing file", () => {
+  it("exits 2 for a file it cannot read, missing or a directory alike (an input error, not a finding)", () => {
     const { status, stdout } = raes("validate", "/nonexistent/scenario.yaml");
-    assert.equal(status, 1);
+    assert.equal(status, 2);
     assert.match(stdout, /^\/nonexistent\/scenario\.yaml:1:1: error sdl\.file\.unreadable /);
+    assert.equal(raes("validate", "/nonexistent/scenario.yaml", "--json").status, 2);
+    assert.equal(raes("validate", tmpdir()).status, 2);
+  });
+
+  it("counts one error and one warning in the singular", () => {
+    const path = scenarioFile(editExample([["version: '1.0'\n", "version: '1.0'\nversion: '2.0'\n"]]));
+    const { status, stdout } = raes("validate", path);
+    assert.equal(status, 1);
+    assert.match(stdout, /: 1 error, 8 warnings\n$/);
   });
 
   it("exits 2 only for a wrong command line, and documents itself with --help", () => {

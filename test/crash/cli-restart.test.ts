@@ -36,6 +36,30 @@ describe("crash recovery through the CLI", () => {
     }
     assert.equal((await crashed.exited).signal, "SIGKILL");
 
+    // Before any recovery, read commands tell the truth about the dead runtime's work (and change nothing).
+    const listed = await raes(["operations", "--state", "indeterminate", "--store", store]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(
+      listed.stdout,
+      new RegExp(
+        `^\\S+ +tool_action +running \\(owner dead: pid ${crashed.pid} on this host; indeterminate on recovery\\) .*${FIRST}:tool=1`,
+        "m",
+      ),
+    );
+    assert.match(listed.stderr, /1 operation is in doubt: .*`raes run` with the same scenario/);
+    const one = JSON.parse(
+      (await raes(["operation", `${FIRST}:tool=1`, "--store", store, "--json"])).stdout,
+    ) as Record<string, unknown>;
+    assert.equal(one.state, "running");
+    assert.deepEqual(
+      [(one.owner as { status: string; pid: number }).status, (one.owner as { pid: number }).pid],
+      ["dead", crashed.pid],
+    );
+    assert.equal(one.on_recovery, "indeterminate");
+    const invocations = await raes(["operations", "--kind", "scheduler_invocation", "--store", store]);
+    assert.match(invocations.stdout, /^CREATED +KIND +STATE/m);
+    assert.match(invocations.stdout, /scheduler_invocation +running \(owner dead: .*; failed on recovery\)/);
+
     const restarted = ChildScript.start(CLI, [...run, "--steps", "1", "--json"]);
     const exit = await restarted.exited;
     const summary = JSON.parse(restarted.lines.join("\n")) as { stopped?: { reason: string | null }[] };
@@ -48,6 +72,14 @@ describe("crash recovery through the CLI", () => {
         `the restarted run left ${FIRST} ${interrupted?.state} (exit ${JSON.stringify(exit)}, summary ${JSON.stringify(summary)})`,
       );
       assert.equal((await control.getOperation(`${FIRST}:tool=1`))?.state, "indeterminate");
+      const recovered = JSON.parse(
+        (await raes(["operation", `${FIRST}:tool=1`, "--store", store, "--json"])).stdout,
+      ) as Record<string, unknown>;
+      assert.equal(recovered.unknown_reason, "runtime_interrupted");
+      assert.equal(recovered.settled_at, null, "nobody saw it settle");
+      assert.ok(typeof recovered.dispatched_at === "string" && typeof recovered.recovered_at === "string");
+      assert.ok((recovered.dispatched_at as string) < (recovered.recovered_at as string));
+      assert.equal(recovered.owner, undefined, "a settled action has no owner to judge");
       assert.deepEqual(summary.stopped, [
         { participant: EXAMPLE.participant, reason: "tool_action_indeterminate" },
       ]);

@@ -65,9 +65,9 @@ describe("raes manifest check", () => {
     assert.deepEqual(JSON.parse(good.stdout), { file: EXAMPLE_MANIFEST_PATH, ok: true, diagnostics: [] });
   });
 
-  it("exits 1 for an unreadable file and for text that is not JSON", () => {
+  it("exits 2 for a file it cannot read (an input error) and 1 for text that is not JSON", () => {
     const missing = raes("manifest", "check", join(scratch, "absent.json"));
-    assert.equal(missing.status, 1);
+    assert.equal(missing.status, 2);
     assert.match(missing.stdout, /error manifest\.file-unreadable/);
     const notJson = raes("manifest", "check", join(MANIFEST_FIXTURES, "not-json.manifest.json"));
     assert.equal(notJson.status, 1);
@@ -120,15 +120,19 @@ describe("raes manifest check", () => {
     );
   });
 
-  it("exits 1 when the scenario does not load", () => {
-    const run = raes(
+  it("exits 1 when the scenario has errors, 2 when it cannot be read", () => {
+    const broken = writeScratch("broken.sdl.yaml", "version: '1.0'\nversion: '2.0'\n");
+    const run = raes("manifest", "check", EXAMPLE_MANIFEST_PATH, "--scenario", broken);
+    assert.equal(run.status, 1);
+    assert.match(run.stdout, /scenario did not compile/);
+    const missing = raes(
       "manifest",
       "check",
       EXAMPLE_MANIFEST_PATH,
       "--scenario",
       join(scratch, "absent.sdl.yaml"),
     );
-    assert.equal(run.status, 1);
-    assert.match(run.stdout, /scenario did not compile/);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stdout, /scenario did not compile/);
   });
 });

@@ -112,6 +112,7 @@ const PUBLIC_SURFACE = [
   "ToolActionPortAddress",
   "ToolActionResolution",
   "ToolActionSettlement",
+  "UnknownReason",
   "canonicalDigest",
   "checkManifest",
   "compileScenario",

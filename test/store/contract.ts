@@ -3,6 +3,7 @@ import type { ControlPlaneStore } from "../../src/store/index.js";
 import { clockCases } from "./contract-clock.js";
 import { commitCases } from "./contract-commit.js";
 import { durabilityCases } from "./contract-durability.js";
+import { inDoubtCases } from "./contract-in-doubt.js";
 import { leaseCases } from "./contract-leases.js";
 import { operationCases, refusalCountCases } from "./contract-operations.js";
 import { recordCases } from "./contract-records.js";
@@ -39,6 +40,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("leases and fencing", () => leaseCases(current));
     describe("operation listing", () => operationCases(current));
     describe("refusal counts", () => refusalCountCases(current));
+    describe("in-doubt operations of a dead runtime", () => inDoubtCases(current));
     describe("durability", () => durabilityCases(current));
     describe("recovery reads and batches", () => recoveryCases(current));
   });

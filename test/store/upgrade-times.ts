@@ -56,9 +56,15 @@ function insert(table: string, row: Record<string, unknown>): string {
   return `INSERT INTO ${table} (${names.join(", ")}) VALUES (${names.map((n) => literal(row[n])).join(", ")});`;
 }
 
-/** The store's own invocation row without the columns schema steps 5 and 6 added. */
+/** The store's own invocation row without the columns schema steps 5, 6 and 8 added. */
 function step4InvocationRow(i: InvocationRecord): Record<string, unknown> {
-  const { started_at: _started, ended_at: _ended, refusals: _refusals, ...row } = invocationRow(i);
+  const {
+    started_at: _started,
+    ended_at: _ended,
+    refusals: _refusals,
+    recovered_at: _recovered,
+    ...row
+  } = invocationRow(i);
   return row;
 }
 

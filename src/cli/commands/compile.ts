@@ -1,7 +1,6 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { compileScenario, type RuntimeModel, toWireJson } from "../../compiler/index.js";
-import { formatDiagnostic, hasErrors, loadScenario } from "../../sdl/index.js";
+import type { RuntimeModel } from "../../compiler/index.js";
 import { ExitCode } from "../exit.js";
 import { inputFile, outputFile } from "../input-files.js";
 import type { RegisterCommand } from "./index.js";
@@ -48,13 +47,17 @@ export function affordanceSummary(model: RuntimeModel): string {
   return out;
 }
 
-function compileCommand(file: string, options: CompileOptions): void {
+async function compileCommand(file: string, options: CompileOptions): Promise<void> {
+  // Loaded here, not at the top, so `raes --help` does not load the SDL loader, YAML and the compiler.
+  const { DiagnosticCode, formatDiagnostic, hasErrors, loadScenario } = await import("../../sdl/index.js");
+  const { compileScenario, toWireJson } = await import("../../compiler/index.js");
   const { scenario, diagnostics } = loadScenario(file, { source: "path" });
   if (hasErrors(diagnostics) || scenario === undefined) {
     let out = "";
     for (const diagnostic of diagnostics) out += `${formatDiagnostic(diagnostic, file)}\n`;
     process.stderr.write(out);
-    process.exitCode = ExitCode.findings;
+    const unreadable = diagnostics.some((d) => d.code === DiagnosticCode.fileUnreadable);
+    process.exitCode = unreadable ? ExitCode.usage : ExitCode.findings;
     return;
   }
   const model = compileScenario(scenario);

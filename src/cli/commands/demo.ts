@@ -1,12 +1,16 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { DEMO_STORE_URL, type DemoInvocation, type DemoSummary, runDemo } from "../../demo/index.js";
+import type { DemoInvocation, DemoSummary } from "../../demo/index.js";
 import { ExitCode, printJson } from "../exit.js";
-import { renderTimelineHtml } from "../html-timeline.js";
-import { readTimelineInput } from "../html-timeline-read.js";
 import { outputFile } from "../input-files.js";
 import { storeUrl } from "../store-option.js";
+
+/**
+ * The demo's store, as the demo module's DEMO_STORE_URL (a test holds them equal): named here so the help
+ * text does not load the demo, the runtime and the MCP SDK.
+ */
+export const DEMO_STORE_DEFAULT = "sqlite:.raes/demo.db";
 
 interface DemoCliOptions {
   readonly store: string;
@@ -32,7 +36,7 @@ With --profile v2 the same story runs under the v2 activity policy
 (examples/enterprise-participant-activity-v2.sdl.yaml, public demo seed 42…42): attempts are drawn
 by RAES's scheduler, and the timeline shows each attempt's candidate, disposition and retry chain.
 
-The default store ${DEMO_STORE_URL} is deleted and recreated on every run, so the demo is
+The default store ${DEMO_STORE_DEFAULT} is deleted and recreated on every run, so the demo is
 repeatable; a store you name with --store is used as it is.
 
 Exit codes:
@@ -87,7 +91,7 @@ export function registerDemoCommand(program: Command): void {
     .description(
       "run the example scenario with a scripted MCP agent behind raes mcp-gateway; needs nothing else",
     )
-    .option("--store <url>", "control-plane store URL", storeUrl, DEMO_STORE_URL)
+    .option("--store <url>", "control-plane store URL", storeUrl, DEMO_STORE_DEFAULT)
     .option("--html <file>", "where to write the HTML timeline", outputFile, DEFAULT_HTML)
     .option("--json", "print the summary as JSON")
     .addOption(
@@ -101,6 +105,9 @@ export function registerDemoCommand(program: Command): void {
     .addHelpText("after", HELP)
     .action(async (options: DemoCliOptions) => {
       const started = Date.now();
+      const { runDemo } = await import("../../demo/index.js");
+      const { renderTimelineHtml } = await import("../html-timeline.js");
+      const { readTimelineInput } = await import("../html-timeline-read.js");
       const html = resolve(options.html);
       const summary = await runDemo({
         storeUrl: options.store,

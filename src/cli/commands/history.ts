@@ -2,11 +2,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { HistoryEvent } from "../../history/index.js";
-import { continuationView } from "../../runtime/index.js";
+import type { ActivityContinuation } from "../../records/index.js";
 import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
 import { printJson } from "../exit.js";
-import { renderTimelineHtml } from "../html-timeline.js";
-import { readTimelineInput } from "../html-timeline-read.js";
 import { outputFile } from "../input-files.js";
 import { storeOption, withStore } from "../store-option.js";
 
@@ -27,6 +25,8 @@ function timelineTitle(options: HistoryOptions): string {
 }
 
 async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file: string): Promise<void> {
+  const { renderTimelineHtml } = await import("../html-timeline.js");
+  const { readTimelineInput } = await import("../html-timeline-read.js");
   const input = await withStore(options.store, (store) => readTimelineInput(store, query), { create: false });
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
@@ -66,7 +66,10 @@ function describeEvent(event: HistoryEvent): string {
 }
 
 /** One line per v2 scheduler: RAES's continuation fields (DESIGN §8). */
-function describeContinuation(scheduler: SchedulerRecord): string | undefined {
+function describeContinuation(
+  scheduler: SchedulerRecord,
+  continuationView: (c: ActivityContinuation) => Record<string, unknown>,
+): string | undefined {
   const c = scheduler.activity;
   if (!c) return undefined;
   const view = continuationView(c);
@@ -77,7 +80,10 @@ function describeContinuation(scheduler: SchedulerRecord): string | undefined {
 }
 
 /** A scheduler as `raes history --json` prints it: lifecycle, and for v2 RAES's continuation fields. */
-function schedulerJson(scheduler: SchedulerRecord): Record<string, unknown> {
+function schedulerJson(
+  scheduler: SchedulerRecord,
+  continuationView: (c: ActivityContinuation) => Record<string, unknown>,
+): Record<string, unknown> {
   return {
     participant_address: scheduler.participantAddress,
     policy_address: scheduler.policyAddress,
@@ -115,11 +121,15 @@ export function registerHistoryCommand(program: Command): void {
     const shown = schedulers.filter(
       (s) => options.participant === undefined || s.participantAddress === options.participant,
     );
-    if (options.json) return printJson({ events, schedulers: shown.map(schedulerJson) });
+    // The runtime loads only when a v2 scheduler has a continuation to show.
+    const view = shown.some((s) => s.activity)
+      ? (await import("../../runtime/index.js")).continuationView
+      : () => ({});
+    if (options.json) return printJson({ events, schedulers: shown.map((s) => schedulerJson(s, view)) });
     for (const event of events) process.stdout.write(`${describeEvent(event)}\n`);
     if (events.length === 0) process.stdout.write("no history events\n");
     for (const scheduler of shown) {
-      const line = describeContinuation(scheduler);
+      const line = describeContinuation(scheduler, view);
       if (line) process.stdout.write(`${line}\n`);
     }
   });

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { RuntimeModel } from "../../compiler/index.js";
-import { checkManifestFile, type ManifestDiagnostic } from "../../manifest/index.js";
+import type { ManifestDiagnostic } from "../../manifest/index.js";
 import type { Diagnostic } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { inputFile } from "../input-files.js";
@@ -16,11 +16,14 @@ interface ScenarioOutcome {
   readonly diagnostics: readonly Diagnostic[];
   /** The findings as `raes validate` prints them. */
   readonly lines: readonly string[];
+  /** The scenario file could not be read (an input error, exit 2). */
+  readonly unreadable: boolean;
 }
 
 /** Loads and compiles a scenario; the SDL and compiler modules load only when a scenario is asked for. */
 async function compileScenarioFile(path: string): Promise<ScenarioOutcome> {
   const {
+    DiagnosticCode,
     formatDiagnostic: formatScenarioDiagnostic,
     hasErrors,
     loadScenario,
@@ -28,8 +31,9 @@ async function compileScenarioFile(path: string): Promise<ScenarioOutcome> {
   const { compileScenario } = await import("../../compiler/index.js");
   const { scenario, diagnostics } = loadScenario(path, { source: "path" });
   const lines = diagnostics.map((diagnostic) => formatScenarioDiagnostic(diagnostic, path));
-  if (hasErrors(diagnostics) || scenario === undefined) return { diagnostics, lines };
-  return { model: compileScenario(scenario), diagnostics, lines };
+  const unreadable = diagnostics.some((d) => d.code === DiagnosticCode.fileUnreadable);
+  if (hasErrors(diagnostics) || scenario === undefined) return { diagnostics, lines, unreadable };
+  return { model: compileScenario(scenario), diagnostics, lines, unreadable };
 }
 
 function formatDiagnostic(file: string, diagnostic: ManifestDiagnostic): string {
@@ -39,6 +43,7 @@ function formatDiagnostic(file: string, diagnostic: ManifestDiagnostic): string 
 
 async function checkCommand(file: string, options: CheckOptions): Promise<void> {
   const scenario = options.scenario === undefined ? undefined : await compileScenarioFile(options.scenario);
+  const { checkManifestFile, ManifestDiagnosticCode } = await import("../../manifest/index.js");
   const check = await checkManifestFile(file, scenario?.model);
   const scenarioFailed = scenario !== undefined && scenario.model === undefined;
   const clean = check.ok && !scenarioFailed;
@@ -65,7 +70,11 @@ async function checkCommand(file: string, options: CheckOptions): Promise<void> 
     if (clean) out += `${file}: ok\n`;
     process.stdout.write(out);
   }
-  process.exitCode = clean ? ExitCode.ok : ExitCode.findings;
+  // A file that cannot be read is an input error (exit 2), like a directory or a missing store.
+  const unreadable =
+    scenario?.unreadable === true ||
+    check.diagnostics.some((d) => d.code === ManifestDiagnosticCode.file_unreadable);
+  process.exitCode = clean ? ExitCode.ok : unreadable ? ExitCode.usage : ExitCode.findings;
 }
 
 /** Registers `raes manifest check FILE [--scenario FILE] [--json]`. */

@@ -1,17 +1,24 @@
 import type { Command } from "commander";
-import { type Operation, operationFromToolAction } from "../../operations/index.js";
+import type { OperationOwner } from "../../operations/index.js";
+import { type Operation, operationFromToolAction } from "../../records/index.js";
+import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { formatDuration, isoTime } from "../html-timeline-time.js";
 import { storeOption, withStore } from "../store-option.js";
 
-/** The record times of the operation's kind: invocation start/end, or tool-action admit/dispatch/settle. */
+/**
+ * The record times of the operation's kind: invocation start/end, or tool-action admit/dispatch/settle;
+ * and `recovered_at`, when recovery settled it after its process ended (its end is then unknown: null).
+ */
 function timesToWire(operation: Operation): Record<string, string | null> {
+  const recovered = { recovered_at: operation.recoveredAt ?? null };
   if (operation.kind === "scheduler_invocation")
-    return { started_at: operation.startedAt ?? null, ended_at: operation.endedAt ?? null };
+    return { started_at: operation.startedAt ?? null, ended_at: operation.endedAt ?? null, ...recovered };
   return {
     admitted_at: operation.admittedAt ?? null,
     dispatched_at: operation.dispatchedAt ?? null,
     settled_at: operation.settledAt ?? null,
+    ...recovered,
   };
 }
 
@@ -61,6 +68,26 @@ export function operationToWire(operation: Operation): Record<string, unknown> {
   };
 }
 
+/** Who owns an in-flight operation's participant, and what recovery makes of it when that owner is gone. */
+async function ownerOf(
+  store: ControlPlaneStore,
+  operation: Operation,
+): Promise<{ owner: OperationOwner; onRecovery?: string } | undefined> {
+  const { inFlight, OwnerStatus, participantOwner, recoveredState } = await import(
+    "../../operations/index.js"
+  );
+  if (!inFlight(operation.state)) return undefined;
+  const participant =
+    operation.kind === "scheduler_invocation"
+      ? (await store.getInvocation(operation.id))?.participantAddress
+      : (await store.getToolAction(operation.id))?.participantAddress;
+  if (participant === undefined) return undefined;
+  const owner = await participantOwner(store, participant);
+  const after =
+    owner.status === OwnerStatus.live ? undefined : recoveredState(operation.kind, operation.state);
+  return { owner, ...(after === undefined ? {} : { onRecovery: after }) };
+}
+
 /** `raes operation ID`: one scheduler or tool-action operation. */
 export function registerOperationCommand(program: Command): void {
   storeOption(
@@ -78,7 +105,7 @@ export function registerOperationCommand(program: Command): void {
           operation?.kind === "scheduler_invocation"
             ? (await store.listToolActions({ invocationId: id })).map(operationFromToolAction)
             : [];
-        return operation && { operation, children };
+        return operation && { operation, children, owned: await ownerOf(store, operation) };
       },
       { create: false },
     );
@@ -92,6 +119,14 @@ export function registerOperationCommand(program: Command): void {
     const children = found?.children ?? [];
     const wire = operationToWire(operation);
     if (operation.kind === "scheduler_invocation") wire.children = children.map((c) => c.id);
+    const owned = found?.owned;
+    if (owned) {
+      const { ownerToWire } = await import("./operations.js");
+      const { ownerPhrase } = await import("../../operations/index.js");
+      if (options.json) wire.owner = ownerToWire(owned.owner);
+      else wire.owner = ownerPhrase(owned.owner);
+      if (owned.onRecovery) wire.on_recovery = owned.onRecovery;
+    }
     if (options.json) return printJson(wire);
     for (const [key, value] of Object.entries(wire)) {
       if (value === null || key === "children") continue;

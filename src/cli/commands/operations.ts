@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
+import type { OperationOwner, OwnedOperationEntry } from "../../operations/index.js";
 import {
   DEFAULT_OPERATION_LIMIT,
-  type OperationEntry,
   OperationKind,
   type OperationQuery,
   OperationState,
@@ -47,22 +47,43 @@ function positiveLimit(value: string): number {
   return n;
 }
 
-/** The wire form of a listed operation: the `raes operation` form plus participant and creation time. */
-export function operationEntryToWire(entry: OperationEntry): Record<string, unknown> {
+/** The owner of an in-flight operation, snake_case. */
+export function ownerToWire(owner: OperationOwner): Record<string, unknown> {
+  return {
+    status: owner.status,
+    owner_id: owner.ownerId ?? null,
+    host: owner.host ?? null,
+    pid: owner.pid ?? null,
+    lease_expires_at: owner.leaseExpiresAt ?? null,
+  };
+}
+
+/**
+ * The wire form of a listed operation: the `raes operation` form plus participant and creation time; one in
+ * flight adds its `owner`, and `on_recovery` (the state recovery gives it) when that owner is gone.
+ */
+export function operationEntryToWire(entry: OwnedOperationEntry): Record<string, unknown> {
   return {
     ...operationToWire(entry),
     participant_address: entry.participantAddress,
     created_at: entry.createdAt,
+    ...(entry.owner === undefined ? {} : { owner: ownerToWire(entry.owner) }),
+    ...(entry.onRecovery === undefined ? {} : { on_recovery: entry.onRecovery }),
   };
 }
 
-const KIND_LABEL: Readonly<Record<OperationKind, string>> = {
-  scheduler_invocation: "invocation",
-  tool_action: "tool",
-};
+/** The state for people: with its settlement, and for an in-flight one whose owner is gone, who and what next. */
+export function stateText(entry: OwnedOperationEntry, phrase: (owner: OperationOwner) => string): string {
+  const state =
+    entry.settlement && entry.settlement !== entry.state
+      ? `${entry.state} (${entry.settlement})`
+      : entry.state;
+  if (entry.owner === undefined || entry.onRecovery === undefined) return state;
+  return `${state} (${phrase(entry.owner)}; ${entry.onRecovery} on recovery)`;
+}
 
 /** What a row adds for its kind: the MCP tool name and unknown reason, or the refusal counts. */
-function detail(entry: OperationEntry): string {
+function detail(entry: OwnedOperationEntry): string {
   const parts: string[] = [];
   if (entry.toolName) parts.push(`tool=${entry.toolName}`);
   if (entry.unknownReason) parts.push(`reason=${entry.unknownReason}`);
@@ -70,12 +91,15 @@ function detail(entry: OperationEntry): string {
   return parts.join(" ");
 }
 
-/** One line per operation for people: time, kind, state (settlement), participant, id, detail. */
-function printTable(entries: readonly OperationEntry[]): void {
+/** One line per operation for people: time, kind (as `--kind` names it), state, participant, id, detail. */
+function printTable(
+  entries: readonly OwnedOperationEntry[],
+  phrase: (owner: OperationOwner) => string,
+): void {
   const rows = entries.map((e) => [
     e.createdAt,
-    KIND_LABEL[e.kind],
-    e.settlement && e.settlement !== e.state ? `${e.state} (${e.settlement})` : e.state,
+    e.kind,
+    stateText(e, phrase),
     e.participantAddress,
     e.id,
     detail(e),
@@ -116,9 +140,18 @@ export function registerOperationsCommand(program: Command): void {
       ...(options.since === undefined ? {} : { since: options.since }),
       limit: options.limit,
     };
-    const entries = await withStore(options.store, (store) => store.listOperations(query), { create: false });
+    const { listOperationsWithOwners, ownerPhrase } = await import("../../operations/index.js");
+    const entries = await withStore(options.store, (store) => listOperationsWithOwners(store, query), {
+      create: false,
+    });
     if (options.json) return printJson({ operations: entries.map(operationEntryToWire) });
     if (entries.length === 0) process.stderr.write(`raes: no operations match in ${options.store}\n`);
-    else printTable(entries);
+    else printTable(entries, ownerPhrase);
+    const gone = entries.filter((e) => e.onRecovery !== undefined).length;
+    if (gone > 0)
+      process.stderr.write(
+        `raes: ${gone === 1 ? "1 operation is" : `${gone} operations are`} in doubt: the runtime that ran ${gone === 1 ? "it" : "them"} is gone; ` +
+          "`raes run` with the same scenario and --store recovers them (nothing is retried), then `raes resolve`\n",
+      );
   });
 }

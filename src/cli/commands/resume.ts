@@ -1,6 +1,10 @@
 import type { Command } from "commander";
-import { resumeDecision, unresolvedIndeterminateActions } from "../../operations/index.js";
-import { newOwnerId, RuntimeErrorCode, takeParticipantLease } from "../../runtime/index.js";
+import {
+  newOwnerId,
+  resumeDecision,
+  takeParticipantLease,
+  unresolvedIndeterminateActions,
+} from "../../operations/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { resolveCommands } from "../shell.js";
@@ -30,12 +34,15 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
   // The bound each record carries (schema step 7) completes a v1 schedule whose attempts are used up.
   const decisions = records.map((record) => resumeDecision(record, at));
   const reasons = decisions.flatMap((d) => (d.kind === "not_resumable" ? [d.reason] : []));
-  if (reasons.length > 0)
+  if (reasons.length > 0) {
+    // The runtime module loads only for this answer, so `raes --help` does not pay for it.
+    const { RuntimeErrorCode } = await import("../../runtime/index.js");
     return {
       error: RuntimeErrorCode.scheduler_not_resumable,
       message: `${participant} cannot be resumed`,
       reasons,
     };
+  }
   const stopped = decisions.flatMap((d) => (d.kind === "resumed" ? [d.record] : []));
   // Taking the lease fences out a live owner: its scheduler is resumed there, not behind its back.
   // An owner that provably died on this host (as `raes run` judges it) holds nothing.

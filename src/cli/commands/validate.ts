@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import { formatDiagnostic, hasErrors, loadScenario } from "../../sdl/index.js";
-import { ExitCode, printJson } from "../exit.js";
+import { counted, ExitCode, printJson } from "../exit.js";
 import { inputFile } from "../input-files.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -8,7 +7,9 @@ interface ValidateOptions {
   readonly json?: boolean;
 }
 
-function validateCommand(file: string, options: ValidateOptions): void {
+async function validateCommand(file: string, options: ValidateOptions): Promise<void> {
+  // Loaded here, not at the top, so `raes --help` does not load the SDL loader and YAML.
+  const { DiagnosticCode, formatDiagnostic, hasErrors, loadScenario } = await import("../../sdl/index.js");
   const { diagnostics } = loadScenario(file, { source: "path" });
   const ok = !hasErrors(diagnostics);
   if (options.json === true) {
@@ -18,10 +19,14 @@ function validateCommand(file: string, options: ValidateOptions): void {
     for (const diagnostic of diagnostics) out += `${formatDiagnostic(diagnostic, file)}\n`;
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error").length;
     const warnings = diagnostics.length - errors;
-    out += ok ? `${file}: ok (${warnings} warnings)\n` : `${file}: ${errors} errors, ${warnings} warnings\n`;
+    out += ok
+      ? `${file}: ok (${counted(warnings, "warning")})\n`
+      : `${file}: ${counted(errors, "error")}, ${counted(warnings, "warning")}\n`;
     process.stdout.write(out);
   }
-  process.exitCode = ok ? ExitCode.ok : ExitCode.findings;
+  // A file that cannot be read is an input error (exit 2), like a directory or a missing store.
+  const unreadable = diagnostics.some((d) => d.code === DiagnosticCode.fileUnreadable);
+  process.exitCode = ok ? ExitCode.ok : unreadable ? ExitCode.usage : ExitCode.findings;
 }
 
 /** Registers `raes validate FILE [--json]`. */

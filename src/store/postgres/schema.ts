@@ -133,6 +133,11 @@ CREATE INDEX tool_actions_by_participant_settlement ON tool_actions (participant
 ALTER TABLE schedulers ADD COLUMN attempt_bound bigint;
 ALTER TABLE schedulers ADD COLUMN stream_fingerprint text;
 `,
+  // Rows recovered before this step keep the recovery time as their end, as they were written.
+  8: `
+ALTER TABLE invocations ADD COLUMN recovered_at text;
+ALTER TABLE tool_actions ADD COLUMN recovered_at text;
+`,
 });
 
 /** Serializes migrations of every raes-ts process sharing the database. */

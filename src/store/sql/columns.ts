@@ -43,6 +43,7 @@ export const INVOCATION_COLUMNS: readonly Column[] = [
   ["state", "text"],
   ["started_at", "text"],
   ["ended_at", "text"],
+  ["recovered_at", "text"],
   ["refusals", "text"],
   ["created_at", "text"],
   ["updated_at", "text"],
@@ -65,6 +66,7 @@ export const TOOL_ACTION_COLUMNS: readonly Column[] = [
   ["admitted_at", "text"],
   ["dispatched_at", "text"],
   ["settled_at", "text"],
+  ["recovered_at", "text"],
   ["created_at", "text"],
   ["updated_at", "text"],
 ];

@@ -19,6 +19,7 @@ const STEPS = {
   5: "record times: invocation start and end, tool-action admission, dispatch and settlement",
   6: "operation listing: indexes by creation time per state, settlement and participant; refusal counts per invocation",
   7: "scheduler run identity: the policy's attempt bound and a one-way fingerprint of a v2 schedule's stochastic control",
+  8: "recovery time: when recovery settled a tool action or consumed an invocation of a process that ended",
 } as const;
 
 /** A store's SQL for every step, by version. */

@@ -74,6 +74,7 @@ export interface InvocationRow {
   state: string;
   started_at: string | null;
   ended_at: string | null;
+  recovered_at: string | null;
   /** Refusal counts per code as JSON text; null when there were none. */
   refusals: string | null;
   created_at: string;
@@ -99,6 +100,7 @@ export interface ToolActionRow<AsText extends boolean> {
   admitted_at: string | null;
   dispatched_at: string | null;
   settled_at: string | null;
+  recovered_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -149,6 +151,7 @@ export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsT
       admitted_at: a.admittedAt,
       dispatched_at: a.dispatchedAt ?? null,
       settled_at: a.settledAt ?? null,
+      recovered_at: a.recoveredAt ?? null,
       created_at: a.createdAt,
       updated_at: a.updatedAt,
     }),
@@ -169,6 +172,7 @@ export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsT
       admittedAt: r.admitted_at ?? r.created_at,
       ...(r.dispatched_at === null ? {} : { dispatchedAt: r.dispatched_at }),
       ...(r.settled_at === null ? {} : { settledAt: r.settled_at }),
+      ...(r.recovered_at === null ? {} : { recoveredAt: r.recovered_at }),
       createdAt: r.created_at,
       updatedAt: r.updated_at,
     }),
@@ -238,6 +242,7 @@ export function invocationRow(i: InvocationRecord): InvocationRow {
     state: i.state,
     started_at: i.startedAt,
     ended_at: i.endedAt ?? null,
+    recovered_at: i.recoveredAt ?? null,
     refusals: i.refusals === undefined ? null : JSON.stringify(i.refusals),
     created_at: i.createdAt,
     updated_at: i.updatedAt,
@@ -263,6 +268,7 @@ export function invocationRecord(r: InvocationRow): InvocationRecord {
     state: r.state as InvocationRecord["state"],
     startedAt: r.started_at ?? r.created_at,
     ...(r.ended_at === null ? {} : { endedAt: r.ended_at }),
+    ...(r.recovered_at === null ? {} : { recoveredAt: r.recovered_at }),
     ...(r.refusals === null ? {} : { refusals: JSON.parse(r.refusals) as Record<string, number> }),
     createdAt: r.created_at,
     updatedAt: r.updated_at,

@@ -127,6 +127,11 @@ CREATE INDEX tool_actions_by_participant_settlement ON tool_actions (participant
 ALTER TABLE schedulers ADD COLUMN attempt_bound INTEGER;
 ALTER TABLE schedulers ADD COLUMN stream_fingerprint TEXT;
 `,
+  // Rows recovered before this step keep the recovery time as their end, as they were written.
+  8: `
+ALTER TABLE invocations ADD COLUMN recovered_at TEXT;
+ALTER TABLE tool_actions ADD COLUMN recovered_at TEXT;
+`,
 });
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */

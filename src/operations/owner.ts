@@ -75,3 +75,10 @@ export async function takeParticipantLease(
   if (!holder || !isDeadLocalOwner(holder.ownerId)) return undefined;
   return store.acquireLease(participant, ownerId, ttlMs, { replacing: holder.ownerId });
 }
+
+/** The host and pid an owner id names, or undefined for an id of another form. */
+export function ownerProcess(ownerId: string): { readonly host: string; readonly pid: number } | undefined {
+  const [host, pidText] = ownerId.split("/");
+  if (host === undefined || !/^[1-9][0-9]{0,9}$/.test(pidText ?? "")) return undefined;
+  return { host, pid: Number(pidText) };
+}

@@ -1,0 +1,199 @@
+import { CommanderError } from "commander";
+import { compileScenario, type RuntimeModel } from "../compiler/index.js";
+import { readInputFile } from "../input/index.js";
+import { checkManifestFile, ManifestDiagnosticCode } from "../manifest/index.js";
+import {
+  type PacedRunSummary,
+  parseStochasticControl,
+  RuntimeManager,
+  type StochasticControl,
+} from "../runtime/index.js";
+import { DiagnosticCode, loadScenario } from "../sdl/index.js";
+import type { SchedulerRecord } from "../store/index.js";
+import { buildRuntime, runtimeChoiceProblem } from "./agent-runtime.js";
+import type { RunOptions } from "./commands/run.js";
+import { ExitCode, printJson } from "./exit.js";
+import { installOtlp } from "./otlp.js";
+import { pacingJson, pacingLine, RunProgress } from "./progress.js";
+import { resolveCommands } from "./shell.js";
+
+function parseControls(values: readonly string[]): StochasticControl[] {
+  return values.map((value) => {
+    try {
+      return parseStochasticControl(value);
+    } catch (error) {
+      // Not InvalidArgumentError: commander would echo the value, and the value holds the seed.
+      const code = (error as { code?: string }).code ?? "usage";
+      process.stderr.write(`raes run: --stochastic-control: ${code}: ${(error as Error).message}\n`);
+      throw new CommanderError(ExitCode.usage, code, (error as Error).message);
+    }
+  });
+}
+
+/** Reports why the run did not start; a file that cannot be read is an input error (exit 2). */
+function fail(message: string, unreadable = false): void {
+  process.stderr.write(`raes run: ${message}\n`);
+  process.exitCode = unreadable ? ExitCode.usage : ExitCode.findings;
+}
+
+/** What a thrown value says, for one line on stderr. */
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The compiled model, or the findings printed and whether the file could not be read at all. */
+function compile(path: string): { model?: RuntimeModel; unreadable: boolean } {
+  const { scenario, diagnostics } = loadScenario(path);
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  for (const d of errors)
+    process.stderr.write(`${path}:${d.line}:${d.column}: error ${d.code} ${d.message}\n`);
+  const unreadable = errors.some((d) => d.code === DiagnosticCode.fileUnreadable);
+  return errors.length > 0 || !scenario ? { unreadable } : { model: compileScenario(scenario), unreadable };
+}
+
+/** Runs `raes run SCENARIO` with its parsed options; `--otlp` exports spans until it returns. */
+export async function runScenario(scenarioPath: string, options: RunOptions): Promise<void> {
+  const stochasticControls = parseControls(options.stochasticControl);
+  const otlp = options.otlp === undefined ? undefined : await installOtlp(options.otlp, "raes-ts");
+  try {
+    await runParsed(scenarioPath, options, stochasticControls);
+  } finally {
+    await otlp?.shutdown();
+  }
+}
+
+async function runParsed(
+  scenarioPath: string,
+  options: RunOptions,
+  stochasticControls: StochasticControl[],
+): Promise<void> {
+  const problem = runtimeChoiceProblem(options);
+  if (problem) {
+    process.stderr.write(`raes run: ${problem}\n`);
+    process.exitCode = ExitCode.usage;
+    return;
+  }
+  const { model, unreadable } = compile(scenarioPath);
+  if (!model) return fail("the scenario has errors", unreadable);
+  const check = await checkManifestFile(options.manifest, model);
+  for (const d of check.diagnostics)
+    process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
+  const manifestUnreadable = check.diagnostics.some((d) => d.code === ManifestDiagnosticCode.file_unreadable);
+  if (!check.ok) return fail("the manifest has errors", manifestUnreadable);
+  // Read again through the same bounded reader; the check above proved it is a small regular file.
+  const read = readInputFile(options.manifest, 1_000_000);
+  if (!read.ok) return fail(read.message);
+  const manifest = JSON.parse(read.text) as unknown;
+  const runtime = await buildRuntime(options);
+  const progress = new RunProgress({
+    tty: process.stdout.isTTY === true && !options.json,
+    write: (text) => (options.json ? undefined : process.stdout.write(text)),
+  });
+  // Before open: the actions due at the start tick run inside it.
+  const interrupt = new AbortController();
+  const onSignal = () => {
+    if (interrupt.signal.aborted) process.exit(130);
+    interrupt.abort();
+    process.stderr.write("\nraes run: stopping after the open invocation closes (signal again to abort)\n");
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  // Invocations that failed for a runtime error (the harness threw or answered an invalid result),
+  // as opposed to a failed native outcome: each is printed, and any makes the run exit 1.
+  const errors: { invocation: string; error: string }[] = [];
+  const manager = await RuntimeManager.open({
+    model,
+    manifest,
+    runtime,
+    store: options.store,
+    log: (line) => process.stderr.write(`raes run: ${line}\n`),
+    stochasticControls,
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    observer: {
+      invocationClosed: (s) => {
+        progress.invocationClosed(s);
+        if (s.error === undefined) return;
+        errors.push({ invocation: s.invocationId, error: String(s.error) });
+        process.stderr.write(`raes run: ${s.invocationId} failed: ${messageOf(s.error)}\n`);
+      },
+      toolActionRefused: (code) => progress.refused(code),
+    },
+  });
+  const owned = new Set(manager.schedulers().map((s) => s.participantAddress));
+  const elsewhere = Object.values(model.autonomousPolicies)
+    .flatMap((p) => p.participantAddresses)
+    .filter((p) => !owned.has(p));
+  for (const p of new Set(elsewhere)) {
+    process.stderr.write(
+      `raes run: ${p} is owned by another live runtime (its scheduler lease is held); skipping it\n`,
+    );
+  }
+  if (owned.size === 0 && elsewhere.length > 0) {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await manager.close();
+    return fail("no participant could be taken: every one is owned by a live runtime");
+  }
+  let paced: PacedRunSummary | undefined;
+  try {
+    if (options.tickMs === undefined) {
+      const steps = options.steps ?? 1;
+      for (let i = 0; i < steps && !interrupt.signal.aborted; i += 1) await manager.step(1);
+    } else {
+      paced = await manager.run({
+        tickMs: options.tickMs,
+        signal: interrupt.signal,
+        ...(options.steps === undefined ? {} : { steps: options.steps }),
+        onStep: (step) => progress.paced(step),
+      });
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    progress.finish();
+  }
+  const schedulers = manager.schedulers();
+  const stopped = schedulers.filter((s) => s.lifecycle === "stopped");
+  const idle = idleLine(schedulers);
+  const unresolved = await manager.store.listToolActions({ phase: "settled" });
+  const indeterminate = unresolved
+    .filter((a) => a.settlement === "indeterminate" && !a.resolution)
+    .map((a) => a.id);
+  await manager.close();
+  const summary = {
+    ...progress.toJSON(),
+    errors,
+    ...(paced ? { pacing: pacingJson(paced) } : {}),
+    stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
+    ...(idle ? { idle } : {}),
+    resolve: indeterminate.flatMap((id) => {
+      const commands = resolveCommands(id, options.store);
+      return [commands.confirmed, commands.absent];
+    }),
+  };
+  if (options.json) printJson(summary);
+  else {
+    process.stdout.write(`${progress.line()}\n`);
+    if (paced) process.stdout.write(`${pacingLine(paced)}\n`);
+    for (const s of stopped)
+      process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
+    if (idle) process.stdout.write(`${idle}\n`);
+    if (summary.resolve.length > 0)
+      process.stdout.write(
+        "resolve each indeterminate action with one of (the effect happened / did not):\n",
+      );
+    for (const command of summary.resolve) process.stdout.write(`  ${command}\n`);
+  }
+  // A stop that waits for the operator (an indeterminate action, a harness error) is a finding.
+  if (errors.length > 0 || stopped.some((s) => OPERATOR_STOPS.has(s.stopReason ?? "")))
+    process.exitCode = ExitCode.findings;
+}
+
+const OPERATOR_STOPS = new Set<string>(["tool_action_indeterminate", "harness_error"]);
+
+/** When no scheduler can run any more (each stopped or completed), the line that says so. */
+function idleLine(schedulers: readonly SchedulerRecord[]): string | undefined {
+  if (schedulers.length === 0 || schedulers.some((s) => s.lifecycle === "running")) return undefined;
+  const count = (l: string) => schedulers.filter((s) => s.lifecycle === l).length;
+  return `nothing left to run: every scheduler is stopped or completed (${count("stopped")} stopped, ${count("completed")} completed)`;
+}
