@@ -4,6 +4,8 @@
  * (node -e 0, raes --help, raes operations --help, raes operations on an empty SQLite store,
  * raes --version), after the same warm-up, so machine load hits every side alike; it reports the
  * median wall time of each side, its time above the floor, and the ratio (goal: under 200 ms wall).
+ * `--against PATH` adds the same commands from another build's `cli/main.js` (e.g. one made from an
+ * earlier commit), in the same rounds, for a before/after.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -35,14 +37,18 @@ export async function runCliBench(argv: readonly string[]): Promise<void> {
   const scratch = scratchDir("raes-bench-cli-");
   const store = `sqlite:${join(scratch.dir, "control-plane.db")}`;
   await (await openControlPlaneStore(store)).close();
-  const sides: [string, readonly string[]][] = [
-    ["node -e 0 (floor)", ["-e", "0"]],
-    ["raes --version", [cli, "--version"]],
-    ["raes --help", [cli, "--help"]],
-    ["raes operations --help", [cli, "operations", "--help"]],
-    ["raes operations (empty SQLite store)", [cli, "operations", "--store", store]],
-    ["raes validate --help", [cli, "validate", "--help"]],
-  ];
+  const against = argv[argv.indexOf("--against") + 1];
+  const builds: [string, string][] = [["", cli]];
+  if (argv.includes("--against") && against !== undefined) builds.push([" (--against)", against]);
+  const sides: [string, readonly string[]][] = [["node -e 0 (floor)", ["-e", "0"]]];
+  for (const [tag, main] of builds) {
+    sides.push(
+      [`raes --version${tag}`, [main, "--version"]],
+      [`raes --help${tag}`, [main, "--help"]],
+      [`raes operations --help${tag}`, [main, "operations", "--help"]],
+      [`raes operations (empty SQLite store)${tag}`, [main, "operations", "--store", store]],
+    );
+  }
   try {
     const timed = await rotate(
       sides.map(([, args]) => processBlock(args, 3)),
