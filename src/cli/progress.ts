@@ -1,4 +1,10 @@
-import type { InvocationSummary, PacedRunSummary, PacedStep } from "../runtime/index.js";
+import type { InvocationSummary, PacedRunSummary, PacedStep, ParticipantShare } from "../runtime/index.js";
+
+/** This process's share, as `raes run` prints it: `owns 16/64 participants (4 processes)`. */
+export function shareLine(share: ParticipantShare): string {
+  const processes = `${share.processes} process${share.processes === 1 ? "" : "es"}`;
+  return `owns ${share.owned}/${share.participants} participants (${processes})`;
+}
 
 /** Running counts a run reports: invocations, tool actions by settlement, refusals by code. */
 export class RunProgress {
@@ -8,6 +14,8 @@ export class RunProgress {
   readonly #tty: boolean;
   readonly #write: (text: string) => void;
   #status = "";
+  #share: ParticipantShare | undefined;
+  #shared = false;
 
   constructor(options: { readonly tty: boolean; readonly write: (text: string) => void }) {
     this.#tty = options.tty;
@@ -38,8 +46,23 @@ export class RunProgress {
       next.set(name, was === undefined ? tick : tick === undefined ? was : Math.min(was, tick));
     }
     const due = [...next].map(([name, tick]) => `${name}@${tick ?? "done"}`).join(" ");
-    this.#status = `step ${step.index} | tick ${clock} | next ${due || "none"} | late ${step.latenessMs.toFixed(0)} ms | `;
+    const share =
+      this.#share && this.#shared ? `${this.#share.owned}/${this.#share.participants} owned | ` : "";
+    this.#status = `step ${step.index} | tick ${clock} | ${share}next ${due || "none"} | late ${step.latenessMs.toFixed(0)} ms | `;
     this.#write(`\r\x1b[K${this.#status}${this.line()}`);
+  }
+
+  /** This process's share changed: a line off a TTY, part of the status line on one. */
+  share(share: ParticipantShare): void {
+    // A lone process owning everything says so once, in the summary; a shared store shows every change.
+    this.#shared ||= share.processes > 1 || share.owned !== share.participants;
+    this.#share = share;
+    if (!this.#tty && this.#shared) this.#write(`share: ${shareLine(share)}\n`);
+  }
+
+  /** The last share told, as a line for the summary. */
+  shareLine(): string | undefined {
+    return this.#share && shareLine(this.#share);
   }
 
   /** Counts one refusal. */
@@ -63,6 +86,15 @@ export class RunProgress {
       invocations: this.invocations,
       tool_actions: Object.fromEntries(this.settlements),
       refusals: Object.fromEntries(this.refusals),
+      ...(this.#share
+        ? {
+            share: {
+              owned: this.#share.owned,
+              participants: this.#share.participants,
+              processes: this.#share.processes,
+            },
+          }
+        : {}),
     };
   }
 }

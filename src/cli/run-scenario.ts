@@ -14,7 +14,7 @@ import { buildRuntime, runtimeChoiceProblem } from "./agent-runtime.js";
 import type { RunOptions } from "./commands/run.js";
 import { ExitCode, printJson } from "./exit.js";
 import { installOtlp } from "./otlp.js";
-import { pacingJson, pacingLine, RunProgress } from "./progress.js";
+import { pacingJson, pacingLine, RunProgress, shareLine } from "./progress.js";
 import { resolveCommands } from "./shell.js";
 
 function parseControls(values: readonly string[]): StochasticControl[] {
@@ -109,6 +109,7 @@ async function runParsed(
     log: (line) => process.stderr.write(`raes run: ${line}\n`),
     stochasticControls,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
     observer: {
       invocationClosed: (s) => {
         progress.invocationClosed(s);
@@ -117,18 +118,17 @@ async function runParsed(
         process.stderr.write(`raes run: ${s.invocationId} failed: ${messageOf(s.error)}\n`);
       },
       toolActionRefused: (code) => progress.refused(code),
+      shareChanged: (share) => progress.share(share),
     },
   });
-  const owned = new Set(manager.schedulers().map((s) => s.participantAddress));
-  const elsewhere = Object.values(model.autonomousPolicies)
-    .flatMap((p) => p.participantAddresses)
-    .filter((p) => !owned.has(p));
-  for (const p of new Set(elsewhere)) {
+  const opened = manager.share();
+  if (opened.owned < opened.participants) {
     process.stderr.write(
-      `raes run: ${p} is owned by another live runtime (its scheduler lease is held); skipping it\n`,
+      `raes run: ${shareLine(opened)}; the others are owned by other live runtimes (their scheduler leases are held)\n`,
     );
   }
-  if (owned.size === 0 && elsewhere.length > 0) {
+  // Nothing to own now and no share to wait for: more processes than participants.
+  if (opened.owned === 0 && opened.target === 0 && opened.participants > 0) {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await manager.close();
@@ -174,6 +174,8 @@ async function runParsed(
   if (options.json) printJson(summary);
   else {
     process.stdout.write(`${progress.line()}\n`);
+    const share = progress.shareLine();
+    if (share) process.stdout.write(`${share}\n`);
     if (paced) process.stdout.write(`${pacingLine(paced)}\n`);
     for (const s of stopped)
       process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);

@@ -28,10 +28,12 @@ export {
   type PacedRunSummary,
   type PacedStep,
 } from "./paced-run.js";
+export type { ParticipantShare } from "./participant-leases.js";
 export type { SchedulePosition } from "./positions.js";
 export { type RecoveredInvocation, recoverInterruptedInvocations, settleInterrupted } from "./recovery.js";
 export { type ModelActionContext, ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export { dueTicks, episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
+export { planShare, type SharePlan, type ShareView } from "./share.js";
 export { type RuntimeTimers, sleep, systemTimers } from "./timers.js";
 export {
   type ClockState,

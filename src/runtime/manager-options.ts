@@ -4,6 +4,7 @@ import type { ControlPlaneStore } from "../store/index.js";
 import type { StochasticControl } from "./activity-controls.js";
 import type { LateOutcome } from "./deadline.js";
 import type { InvocationSummary } from "./invocation.js";
+import type { ParticipantShare } from "./participant-leases.js";
 import type { RuntimeTimers } from "./timers.js";
 import type { ParticipantRuntime } from "./types.js";
 
@@ -18,6 +19,8 @@ export interface RuntimeObserver {
   toolActionRefused?(refusal: ParticipantToolActionRefusal): void;
   /** A timed-out invocation's harness ended after all; its result was discarded. Told once per invocation. */
   lateResultDiscarded?(invocationId: string, how: LateOutcome): void;
+  /** This process's share of the participants changed (processes joined or left, leases handed over). */
+  shareChanged?(share: ParticipantShare): void;
 }
 
 /** Options of `RuntimeManager.open`. */
@@ -32,6 +35,7 @@ export interface RuntimeManagerOptions {
   /** Wall clock in epoch milliseconds, for timestamps and leases. */
   readonly now?: () => number;
   readonly ownerId?: string;
+  /** How long a scheduler lease and a process heartbeat last without renewal (default 30000). */
   readonly leaseTtlMs?: number;
   readonly observer?: RuntimeObserver;
   /** Where operator notes go, such as why a ledger write failed; default: one line on stderr. */

@@ -19,6 +19,7 @@ import { policyFrames } from "./event-frame.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import type { RuntimeManagerOptions, RuntimeObserver, StepOptions, StepSummary } from "./manager-options.js";
 import { type PacedRunOptions, type PacedRunSummary, runPaced } from "./paced-run.js";
+import type { ParticipantShare } from "./participant-leases.js";
 import { planSchedules, type ScheduleSpec } from "./plan.js";
 import { schedulePositions } from "./positions.js";
 import { consumedLine, recoverInterruptedInvocations } from "./recovery.js";
@@ -136,6 +137,7 @@ export class RuntimeManager {
       const activity = v2.activityOrder(specs);
       const manager = new RuntimeManager(store, ownsStore, book, ctx, activity, inFlight, options.observer);
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
+      manager.#tellShare();
       await manager.#exclusive(async () => manager.#run(await book.dueNow()));
       return manager;
     } catch (error) {
@@ -152,6 +154,7 @@ export class RuntimeManager {
       let steps = 0;
       for (let i = 0; i < n; i += 1) {
         const due = await this.#book.advance();
+        this.#tellShare();
         if (due === undefined) break;
         steps += 1;
         invocations.push(...(await this.#run(due, concurrency)));
@@ -163,7 +166,11 @@ export class RuntimeManager {
   /** Steps in real time, one step per `tickMs` without drift, until `steps`, `signal` or all finish. */
   run(options: PacedRunOptions & StepOptions): Promise<PacedRunSummary> {
     const positions = () => schedulePositions(this.#ctx.model, this.#book.describe());
-    return runPaced({ step: () => this.step(1, options), positions, timers: this.#ctx.timers }, options);
+    const awaitingShare = () => this.share().owned < this.share().target;
+    return runPaced(
+      { step: () => this.step(1, options), positions, awaitingShare, timers: this.#ctx.timers },
+      options,
+    );
   }
 
   /** Pauses the shared clock: steps do nothing until `resume`. */
@@ -214,6 +221,11 @@ export class RuntimeManager {
   /** Wire history events, for `getParticipantHistoryView`. */
   listEvents(query: { participantAddress?: string; episodeId?: string }): Promise<HistoryEvent[]> {
     return this.store.listEvents(query);
+  }
+
+  /** How many participants this process owns, of how many, among how many live processes (as of its last step). */
+  share(): ParticipantShare {
+    return this.#book.share();
   }
 
   /** The participants this manager owns, with their scheduler lifecycle. */
@@ -285,6 +297,23 @@ export class RuntimeManager {
     }
     await this.#book.finishWindow(participantAddress, policyAddress);
     return out;
+  }
+
+  #lastShare: ParticipantShare | undefined;
+
+  /** Tells the observer when this process's share changed. */
+  #tellShare(): void {
+    const share = this.#book.share();
+    const last = this.#lastShare;
+    if (
+      last &&
+      last.owned === share.owned &&
+      last.processes === share.processes &&
+      last.target === share.target
+    )
+      return;
+    this.#lastShare = share;
+    this.#observer?.shareChanged?.(share);
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {

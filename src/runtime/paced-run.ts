@@ -57,6 +57,8 @@ export interface PacedRunSummary {
 export interface PacedRunTarget {
   step(): Promise<StepSummary>;
   positions(): readonly SchedulePosition[];
+  /** True while this process waits for participants other processes are handing over; it does not end then. */
+  awaitingShare?(): boolean;
   readonly timers: RuntimeTimers;
 }
 
@@ -79,7 +81,7 @@ export async function runPaced(target: PacedRunTarget, options: PacedRunOptions)
       ended = PacedRunEnd.steps;
       break;
     }
-    if (target.positions().every((p) => p.finished)) {
+    if (target.positions().every((p) => p.finished) && !target.awaitingShare?.()) {
       ended = PacedRunEnd.schedulers_finished;
       break;
     }

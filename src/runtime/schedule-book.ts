@@ -1,7 +1,7 @@
-import { takeParticipantLease } from "../operations/index.js";
-import type { ClockChange, ClockRecord, Fence, Lease, SchedulerRecord } from "../store/index.js";
+import type { ClockChange, ClockRecord, Fence, SchedulerRecord } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
+import { ParticipantLeases, type ParticipantShare } from "./participant-leases.js";
 import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
@@ -15,12 +15,15 @@ export class ScheduleBook {
   readonly #o: ScheduleBookOptions;
   readonly #clocks = new Map<string, ClockRecord>();
   readonly #schedulers = new Map<string, SchedulerRecord>();
-  readonly #leases = new Map<string, Lease>();
+  readonly #leases: ParticipantLeases;
   readonly #uncertain = new Set<string>();
-  readonly #renewedAt = new Map<string, number>();
 
   private constructor(options: ScheduleBookOptions) {
     this.#o = options;
+    this.#leases = new ParticipantLeases({
+      ...options,
+      participants: [...new Set(options.specs.map((s) => s.participantAddress))],
+    });
   }
 
   /** Loads or initialises clocks, takes leases, recovers what it took and loads scheduler records. */
@@ -41,23 +44,31 @@ export class ScheduleBook {
 
   /** Participants whose scheduler lease this manager holds. */
   ownedParticipants(): ReadonlySet<string> {
-    return new Set(this.#leases.keys());
+    return this.#leases.owned();
+  }
+
+  /** This process's share of the participants, as of its last step boundary. */
+  share(): ParticipantShare {
+    return this.#leases.share();
   }
 
   /** The fencing token writes for this participant must present. */
   fenceFor(participantAddress: string): Fence | undefined {
-    const lease = this.#leases.get(participantAddress);
-    return lease ? { participantAddress, token: lease.token } : undefined;
+    return this.#leases.fenceFor(participantAddress);
   }
 
   /**
    * Reads the owned schedulers' records from the store, creating missing ones. A watermark behind
    * the clock skips the ticks it missed; when `catchUp`, the current tick itself stays due, so the
-   * run at open executes it (its invocation never opened, or the watermark would be at it).
+   * run at open executes it (its invocation never opened, or the watermark would be at it). A running
+   * schedule `handedOver` at a step boundary keeps a watermark at most `keepSteps` steps behind, so
+   * the ticks between its old owner's last step and this one's run here instead of being lost.
    */
   async reloadSchedulers(
     participants: ReadonlySet<string> = this.ownedParticipants(),
     catchUp = false,
+    handedOver: ReadonlySet<string> = new Set(),
+    keepSteps = 0,
   ): Promise<void> {
     for (const spec of this.#o.specs) {
       if (!participants.has(spec.participantAddress)) continue;
@@ -85,7 +96,12 @@ export class ScheduleBook {
         await this.#saveScheduler(record);
       }
       // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
-      if (clock && record.segment === clock.segment && record.tick < from) record = { ...record, tick: from };
+      const kept =
+        handedOver.has(spec.participantAddress) &&
+        record.lifecycle === "running" &&
+        (clock?.tick ?? 0) - record.tick <= keepSteps * spec.progression.stepTicks;
+      if (clock && record.segment === clock.segment && record.tick < from && !kept)
+        record = { ...record, tick: from };
       this.#schedulers.set(key(spec.participantAddress, spec.policy.address), record);
       this.#uncertain.delete(key(spec.participantAddress, spec.policy.address));
     }
@@ -225,40 +241,20 @@ export class ScheduleBook {
     return [...this.#schedulers.values()].filter((r) => this.#leases.has(r.participantAddress));
   }
 
-  /** Gives up every lease so another process can take over at once. */
+  /** Gives up every lease and leaves the live processes, so another process can take over at once. */
   async releaseLeases(): Promise<void> {
-    for (const lease of this.#leases.values()) await this.#o.store.releaseLease(lease).catch(() => undefined);
-    this.#leases.clear();
-    this.#renewedAt.clear();
+    await this.#leases.releaseAll();
   }
 
+  /** At a step boundary: moves to this process's share, then recovers and loads what it took. */
   async #takeLeases(catchUp = false): Promise<void> {
-    const taken = new Set<string>();
-    for (const participant of new Set(this.#o.specs.map((s) => s.participantAddress))) {
-      const before = this.#leases.get(participant);
-      const renewed = this.#renewedAt.get(participant);
-      // Every write is fenced, so a lease fresher than half its lifetime needs no write to keep.
-      if (before && renewed !== undefined && this.#o.nowMs() - renewed < this.#o.leaseTtlMs / 2) continue;
-      const lease = await this.#acquire(participant);
-      if (!lease) {
-        this.#leases.delete(participant);
-        this.#renewedAt.delete(participant);
-        continue;
-      }
-      this.#leases.set(participant, lease);
-      this.#renewedAt.set(participant, this.#o.nowMs());
-      if (!before || before.token !== lease.token) taken.add(participant);
-    }
+    const { taken, handedOver } = await this.#leases.rebalance();
     if (taken.size > 0) {
       await assertSameControls(this.#o.store, this.#o.specs, taken);
       await this.#o.recover(taken, (p) => this.fenceFor(p));
-      await this.reloadSchedulers(taken, catchUp);
+      // Between the old owner's last step and this one, each live process stepped the clock about once.
+      await this.reloadSchedulers(taken, catchUp, handedOver, 2 * this.#leases.share().processes);
     }
-  }
-
-  async #acquire(participant: string): Promise<Lease | undefined> {
-    const { store, ownerId, leaseTtlMs } = this.#o;
-    return takeParticipantLease(store, participant, ownerId, leaseTtlMs);
   }
 
   async #changeClock(address: string, change: Omit<ClockChange, "at">): Promise<void> {

@@ -16,6 +16,7 @@ import type {
   InvocationCommit,
   InvocationRecord,
   Lease,
+  ProcessMember,
   SchedulerRecord,
   ToolActionQuery,
   ToolActionRecord,
@@ -69,6 +70,9 @@ export interface StoreLeases {
     replacing: string | undefined,
   ): Answer<Lease | undefined>;
   release(lease: Lease): Answer<void>;
+  list(): Answer<Lease[]>;
+  heartbeat(ownerId: string, ttlMs: number): Answer<ProcessMember[]>;
+  leave(ownerId: string): Answer<void>;
 }
 
 /** What a store is made of, and how it reports a failure of its driver. */
@@ -205,6 +209,18 @@ export abstract class DelegatingStore implements ControlPlaneStore {
 
   releaseLease(lease: Lease): Promise<void> {
     return this.#guard(() => this.#leases.release(lease));
+  }
+
+  listLeases(): Promise<Lease[]> {
+    return this.#guard(() => this.#leases.list());
+  }
+
+  heartbeatProcess(ownerId: string, ttlMs: number): Promise<ProcessMember[]> {
+    return this.#guard(() => this.#leases.heartbeat(ownerId, ttlMs));
+  }
+
+  leaveProcesses(ownerId: string): Promise<void> {
+    return this.#guard(() => this.#leases.leave(ownerId));
   }
 
   /** Runs a part's work; whether it throws or rejects, the caller gets a rejection with the store's error. */

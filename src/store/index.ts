@@ -15,6 +15,7 @@ export {
   type Lease,
   type OperationEntry,
   type OperationQuery,
+  type ProcessMember,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,

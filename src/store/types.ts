@@ -55,6 +55,12 @@ export interface Lease {
   readonly expiresAt: number;
 }
 
+/** A runtime process sharing the store: live until `expiresAt` (ms, the store's clock) unless it heartbeats again. */
+export interface ProcessMember {
+  readonly ownerId: string;
+  readonly expiresAt: number;
+}
+
 /** Which owner is writing; stores refuse writes whose token is no longer current. */
 export interface Fence {
   readonly participantAddress: string;
@@ -130,6 +136,16 @@ export interface ControlPlaneStore {
     options?: { readonly replacing?: string },
   ): Promise<Lease | undefined>;
   releaseLease(lease: Lease): Promise<void>;
+  /** Every held lease (live or expired), ordered by participant: how the participants are shared out. */
+  listLeases(): Promise<Lease[]>;
+
+  /**
+   * Marks `ownerId` live for `ttlMs` more (joining when new) and returns every live process, itself
+   * included, ordered by owner id; processes whose heartbeat expired long ago are forgotten.
+   */
+  heartbeatProcess(ownerId: string, ttlMs: number): Promise<ProcessMember[]>;
+  /** Removes `ownerId` from the live processes, so the others take its share at once. */
+  leaveProcesses(ownerId: string): Promise<void>;
 
   close(): Promise<void>;
 }

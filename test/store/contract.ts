@@ -5,6 +5,7 @@ import { commitCases } from "./contract-commit.js";
 import { durabilityCases } from "./contract-durability.js";
 import { inDoubtCases } from "./contract-in-doubt.js";
 import { leaseCases } from "./contract-leases.js";
+import { membershipCases } from "./contract-membership.js";
 import { operationCases, refusalCountCases } from "./contract-operations.js";
 import { recordCases } from "./contract-records.js";
 import { recoveryCases } from "./contract-recovery.js";
@@ -38,6 +39,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("invocation commit", () => commitCases(current));
     describe("clock and scheduler watermark", () => clockCases(current));
     describe("leases and fencing", () => leaseCases(current));
+    describe("process membership", () => membershipCases(current));
     describe("operation listing", () => operationCases(current));
     describe("refusal counts", () => refusalCountCases(current));
     describe("in-doubt operations of a dead runtime", () => inDoubtCases(current));

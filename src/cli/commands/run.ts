@@ -11,6 +11,7 @@ export interface RunOptions extends RuntimeChoice {
   readonly steps?: number;
   readonly tickMs?: number;
   readonly concurrency?: number;
+  readonly leaseTtlMs?: number;
   readonly json?: boolean;
   readonly stochasticControl: string[];
 }
@@ -76,6 +77,11 @@ export function registerRunCommand(program: Command): void {
         "--concurrency <n>",
         "due participants whose invocations run at once within a step (default the manifest's max_autonomous_in_flight)",
         positiveInteger,
+      )
+      .option(
+        "--lease-ttl-ms <ms>",
+        "how long this process's participant leases and heartbeat outlive it when it dies (default 30000)",
+        positiveMs,
       )
       .option(
         "--stochastic-control <ID=NAMESPACE:SEED>",

@@ -1,5 +1,6 @@
 import { LeaseLostError } from "../errors.js";
-import type { Fence, Lease } from "../types.js";
+import { byteOrder, FORGET_PROCESS_AFTER_MS } from "../membership.js";
+import type { Fence, Lease, ProcessMember } from "../types.js";
 
 /** Scheduler ownership leases with fencing tokens, kept in process memory. */
 export class MemoryLeases {
@@ -7,6 +8,8 @@ export class MemoryLeases {
   readonly #now: () => number;
   /** Each participant's last token, kept past release so its next owner's token still grows (as the SQL stores). */
   readonly #lastTokens = new Map<string, number>();
+  /** Live runtime processes: owner id → heartbeat expiry. */
+  readonly #processes = new Map<string, number>();
 
   constructor(now: () => number) {
     this.#now = now;
@@ -38,6 +41,28 @@ export class MemoryLeases {
   release(lease: Lease): void {
     const current = this.#leases.get(lease.participantAddress);
     if (current?.token === lease.token) this.#leases.delete(lease.participantAddress);
+  }
+
+  /** Every held lease, ordered by participant. */
+  list(): Lease[] {
+    return [...this.#leases.values()].sort((a, b) => byteOrder(a.participantAddress, b.participantAddress));
+  }
+
+  /** Marks the process live for `ttlMs` more and returns the live ones by owner id. */
+  heartbeat(ownerId: string, ttlMs: number): ProcessMember[] {
+    const now = this.#now();
+    for (const [id, expiresAt] of this.#processes)
+      if (expiresAt <= now - FORGET_PROCESS_AFTER_MS) this.#processes.delete(id);
+    this.#processes.set(ownerId, now + ttlMs);
+    return [...this.#processes]
+      .filter(([, expiresAt]) => expiresAt > now)
+      .map(([id, expiresAt]) => ({ ownerId: id, expiresAt }))
+      .sort((a, b) => byteOrder(a.ownerId, b.ownerId));
+  }
+
+  /** Forgets the process. */
+  leave(ownerId: string): void {
+    this.#processes.delete(ownerId);
   }
 
   /** Throws `LeaseLostError` unless the fence's token is the participant's current one. */

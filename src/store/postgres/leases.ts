@@ -1,6 +1,15 @@
 import type { Pool } from "pg";
-import { type HeldLeaseRow, type LeaseRow, leaseOf, leaseStatements } from "../sql/leases.js";
-import type { Fence, Lease } from "../types.js";
+import { byteOrder, FORGET_PROCESS_AFTER_MS } from "../membership.js";
+import {
+  type HeldLeaseRow,
+  type LeaseRow,
+  type ListedLeaseRow,
+  leaseOf,
+  leaseStatements,
+  type MemberRow,
+  memberOf,
+} from "../sql/leases.js";
+import type { Fence, Lease, ProcessMember } from "../types.js";
 
 /**
  * The first CTE of every fenced write: a row only when the fence's token is current. FOR SHARE
@@ -18,10 +27,26 @@ export function fenceValues(fence: Fence | undefined): [string | null, number | 
 }
 
 // Expiry follows the database clock, so every host agrees.
-const SQL = leaseStatements({
-  placeholder: (n, type) => `$${n}::${type}`,
-  now: "(extract(epoch FROM now()) * 1000)::bigint",
-});
+const NOW = "(extract(epoch FROM now()) * 1000)::bigint";
+const SQL = leaseStatements({ placeholder: (n, type) => `$${n}::${type}`, now: NOW });
+
+/**
+ * One round trip per heartbeat: forget long-expired processes (rows another heartbeat is deleting
+ * are skipped, so two never wait on each other), upsert this one, and list the live ones. The
+ * statement's snapshot does not see its own upsert, hence the UNION with it.
+ */
+const HEARTBEAT = `WITH stale AS (
+    SELECT owner_id FROM runtime_processes WHERE expires_at <= ${NOW} - ${FORGET_PROCESS_AFTER_MS}
+      AND owner_id <> $1::text FOR UPDATE SKIP LOCKED
+  ), forgotten AS (
+    DELETE FROM runtime_processes WHERE owner_id IN (SELECT owner_id FROM stale)
+  ), beat AS (
+    INSERT INTO runtime_processes (owner_id, expires_at) VALUES ($1::text, ${NOW} + $2::bigint)
+    ON CONFLICT (owner_id) DO UPDATE SET expires_at = excluded.expires_at
+    RETURNING owner_id, expires_at
+  )
+  SELECT owner_id, expires_at FROM runtime_processes WHERE expires_at > ${NOW} AND owner_id <> $1::text
+  UNION ALL SELECT owner_id, expires_at FROM beat`;
 
 /** Scheduler ownership leases; expiry follows the database clock so every host agrees. */
 export class PostgresLeases {
@@ -59,6 +84,29 @@ export class PostgresLeases {
     });
     const row = rows[0];
     return row && leaseOf(participantAddress, row.owner_id, row);
+  }
+
+  /** Every held lease, ordered by participant. */
+  async list(): Promise<Lease[]> {
+    const { rows } = await this.#pool.query<ListedLeaseRow>({ name: "raes_lease_list", text: SQL.list });
+    return rows
+      .map((row) => leaseOf(row.participant_address, row.owner_id, row))
+      .sort((a, b) => byteOrder(a.participantAddress, b.participantAddress));
+  }
+
+  /** Marks the process live for `ttlMs` more and lists the live ones, in one statement. */
+  async heartbeat(ownerId: string, ttlMs: number): Promise<ProcessMember[]> {
+    const { rows } = await this.#pool.query<MemberRow>({
+      name: "raes_process_heartbeat",
+      text: HEARTBEAT,
+      values: [ownerId, Math.round(ttlMs)],
+    });
+    return rows.map(memberOf).sort((a, b) => byteOrder(a.ownerId, b.ownerId));
+  }
+
+  /** Removes the process from the live ones. */
+  async leave(ownerId: string): Promise<void> {
+    await this.#pool.query({ name: "raes_process_leave", text: SQL.leave, values: [ownerId] });
   }
 
   /** Gives the lease up if its token is still current. */

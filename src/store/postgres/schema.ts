@@ -138,6 +138,12 @@ ALTER TABLE schedulers ADD COLUMN stream_fingerprint text;
 ALTER TABLE invocations ADD COLUMN recovered_at text;
 ALTER TABLE tool_actions ADD COLUMN recovered_at text;
 `,
+  9: `
+CREATE TABLE runtime_processes (
+  owner_id text PRIMARY KEY,
+  expires_at bigint NOT NULL
+);
+`,
 });
 
 /** Serializes migrations of every raes-ts process sharing the database. */

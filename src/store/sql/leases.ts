@@ -1,4 +1,5 @@
-import type { Lease } from "../types.js";
+import { FORGET_PROCESS_AFTER_MS } from "../membership.js";
+import type { Lease, ProcessMember } from "../types.js";
 
 /** How a dialect spells a lease statement's parameters and the current time in milliseconds. */
 export interface LeaseDialect {
@@ -8,8 +9,18 @@ export interface LeaseDialect {
   readonly now: string;
 }
 
-/** The three lease statements of a dialect. */
+/** The lease and membership statements of a dialect. */
 export interface LeaseStatements {
+  /** Every held lease. */
+  readonly list: string;
+  /** Parameters: owner, ttl in ms, and any for `now`. Inserts or extends the process's heartbeat. */
+  readonly heartbeat: string;
+  /** Parameters: owner, and any for `now`. The live processes; the caller's own row is always live. */
+  readonly members: string;
+  /** Parameters: any for `now`. Deletes processes whose heartbeat expired long ago. */
+  readonly forget: string;
+  /** Parameter: owner. */
+  readonly leave: string;
   /** Parameters: participant, owner, ttl in ms, the owner it replaces (or null), and any for `now`. */
   readonly acquire: string;
   /** Parameter: participant. */
@@ -49,7 +60,31 @@ export function leaseStatements(dialect: LeaseDialect): LeaseStatements {
     WHERE participant_address = ${p(1)} AND owner_id IS NOT NULL`;
   const release = `UPDATE leases SET owner_id = NULL, expires_at = 0
     WHERE participant_address = ${p(1)} AND token = ${p(2, "bigint")} AND owner_id IS NOT NULL`;
-  return { acquire, current, release };
+  const list = `SELECT participant_address, owner_id, token, expires_at FROM leases
+    WHERE owner_id IS NOT NULL ORDER BY participant_address`;
+  const heartbeat = `INSERT INTO runtime_processes (owner_id, expires_at) VALUES (${p(1)}, ${dialect.now} + ${p(2, "bigint")})
+    ON CONFLICT (owner_id) DO UPDATE SET expires_at = excluded.expires_at`;
+  const members = `SELECT owner_id, expires_at FROM runtime_processes
+    WHERE expires_at > ${dialect.now} OR owner_id = ${p(1)} ORDER BY owner_id`;
+  const forget = `DELETE FROM runtime_processes WHERE expires_at <= ${dialect.now} - ${FORGET_PROCESS_AFTER_MS}`;
+  const leave = `DELETE FROM runtime_processes WHERE owner_id = ${p(1)}`;
+  return { acquire, current, release, list, heartbeat, members, forget, leave };
+}
+
+/** A lease row as `list` returns it. */
+export interface ListedLeaseRow extends HeldLeaseRow {
+  readonly participant_address: string;
+}
+
+/** A membership row. */
+export interface MemberRow {
+  readonly owner_id: string;
+  readonly expires_at: number;
+}
+
+/** The member a row describes. */
+export function memberOf(row: MemberRow): ProcessMember {
+  return { ownerId: row.owner_id, expiresAt: Number(row.expires_at) };
 }
 
 /** The lease `ownerId` holds by `row`. */

@@ -20,6 +20,7 @@ const STEPS = {
   6: "operation listing: indexes by creation time per state, settlement and participant; refusal counts per invocation",
   7: "scheduler run identity: the policy's attempt bound and a one-way fingerprint of a v2 schedule's stochastic control",
   8: "recovery time: when recovery settled a tool action or consumed an invocation of a process that ended",
+  9: "runtime processes: a heartbeat per process, so processes share the participants evenly",
 } as const;
 
 /** A store's SQL for every step, by version. */

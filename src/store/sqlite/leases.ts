@@ -1,7 +1,16 @@
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import { LeaseLostError } from "../errors.js";
-import { type HeldLeaseRow, type LeaseRow, leaseOf, leaseStatements } from "../sql/leases.js";
-import type { Fence, Lease } from "../types.js";
+import { byteOrder } from "../membership.js";
+import {
+  type HeldLeaseRow,
+  type LeaseRow,
+  type ListedLeaseRow,
+  leaseOf,
+  leaseStatements,
+  type MemberRow,
+  memberOf,
+} from "../sql/leases.js";
+import type { Fence, Lease, ProcessMember } from "../types.js";
 
 type Numbered = Record<string, string | number | null>;
 
@@ -20,6 +29,12 @@ export class SqliteLeases {
   readonly #acquire: Statement<[Numbered], LeaseRow>;
   readonly #release: Statement<[Numbered]>;
   readonly #current: Statement<[Numbered], HeldLeaseRow>;
+  readonly #list: Statement<[], ListedLeaseRow>;
+  readonly #heartbeat: Statement<[Numbered]>;
+  readonly #members: Statement<[Numbered], MemberRow>;
+  readonly #forget: Statement<[Numbered]>;
+  readonly #leave: Statement<[Numbered]>;
+  readonly #membership: Transaction<(work: () => ProcessMember[]) => ProcessMember[]>;
 
   constructor(db: Database, now: () => number) {
     this.#now = now;
@@ -27,6 +42,12 @@ export class SqliteLeases {
     this.#acquire = db.prepare(SQL.acquire);
     this.#release = db.prepare(SQL.release);
     this.#current = db.prepare(SQL.current);
+    this.#list = db.prepare(SQL.list);
+    this.#heartbeat = db.prepare(SQL.heartbeat);
+    this.#members = db.prepare(SQL.members);
+    this.#forget = db.prepare(SQL.forget);
+    this.#leave = db.prepare(SQL.leave);
+    this.#membership = db.transaction((work: () => ProcessMember[]) => work());
   }
 
   /** Takes or renews the lease in its own write transaction; `replacing` names a dead owner to take it from. */
@@ -55,6 +76,31 @@ export class SqliteLeases {
       this.#release.run(numbered(lease.participantAddress, lease.token));
       return undefined;
     });
+  }
+
+  /** Every held lease, ordered by participant. */
+  list(): Lease[] {
+    return this.#list
+      .all()
+      .map((row) => leaseOf(row.participant_address, row.owner_id, row))
+      .sort((a, b) => byteOrder(a.participantAddress, b.participantAddress));
+  }
+
+  /** Forgets long-expired processes, marks this one live for `ttlMs` more, and lists the live ones. */
+  heartbeat(ownerId: string, ttlMs: number): ProcessMember[] {
+    return this.#membership.immediate(() => {
+      const now = this.#now();
+      // @p5 is `now` in every statement of this dialect; the unused slots stay null.
+      this.#forget.run(numbered(null, null, null, null, now));
+      this.#heartbeat.run(numbered(ownerId, ttlMs, null, null, now));
+      const rows = this.#members.all(numbered(ownerId, null, null, null, now));
+      return rows.map(memberOf).sort((a, b) => byteOrder(a.ownerId, b.ownerId));
+    });
+  }
+
+  /** Removes the process from the live ones. */
+  leave(ownerId: string): void {
+    this.#leave.run(numbered(ownerId));
   }
 
   /** Throws `LeaseLostError` unless the fence's token is current; call inside the write's transaction. */

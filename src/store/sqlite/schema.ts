@@ -132,6 +132,12 @@ ALTER TABLE schedulers ADD COLUMN stream_fingerprint TEXT;
 ALTER TABLE invocations ADD COLUMN recovered_at TEXT;
 ALTER TABLE tool_actions ADD COLUMN recovered_at TEXT;
 `,
+  9: `
+CREATE TABLE runtime_processes (
+  owner_id TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+);
+`,
 });
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */

@@ -1,0 +1,147 @@
+import { isDeadLocalOwner, takeParticipantLease } from "../operations/index.js";
+import type { ControlPlaneStore, Fence, Lease } from "../store/index.js";
+import { planShare } from "./share.js";
+
+/** This process's part of the participants, as `raes run` reports it. */
+export interface ParticipantShare {
+  /** Participants whose lease this process holds. */
+  readonly owned: number;
+  /** Participants of the scenario this process can schedule. */
+  readonly participants: number;
+  /** Live processes sharing them, this one included. */
+  readonly processes: number;
+  /** How many it should own once the division is stable. */
+  readonly target: number;
+}
+
+/** What a rebalance changed. */
+export interface Rebalance {
+  /** Participants newly taken: their interrupted invocations need recovery and their records a reload. */
+  readonly taken: ReadonlySet<string>;
+  /** Of those, the ones taken from a free lease (handed over or never held), not from an expired owner. */
+  readonly handedOver: ReadonlySet<string>;
+}
+
+/** Options of `ParticipantLeases`. */
+export interface ParticipantLeasesOptions {
+  readonly store: ControlPlaneStore;
+  readonly ownerId: string;
+  readonly leaseTtlMs: number;
+  /** Wall clock in epoch milliseconds, to renew leases only when half their lifetime has passed. */
+  readonly nowMs: () => number;
+  /** Every participant this process can schedule, in plan order. */
+  readonly participants: readonly string[];
+}
+
+/**
+ * The leases this process holds, and its fair share of the participants among the live processes
+ * sharing the store (a heartbeat per step). All changes happen at step boundaries, when no
+ * invocation of this process is open, so a hand-over never splits an invocation.
+ */
+export class ParticipantLeases {
+  readonly #o: ParticipantLeasesOptions;
+  readonly #leases = new Map<string, Lease>();
+  readonly #renewedAt = new Map<string, number>();
+  #share: ParticipantShare;
+
+  constructor(options: ParticipantLeasesOptions) {
+    this.#o = options;
+    const participants = options.participants.length;
+    this.#share = { owned: 0, participants, processes: 1, target: participants };
+  }
+
+  /** Participants whose lease this process holds. */
+  owned(): ReadonlySet<string> {
+    return new Set(this.#leases.keys());
+  }
+
+  has(participant: string): boolean {
+    return this.#leases.has(participant);
+  }
+
+  /** The fencing token writes for this participant must present. */
+  fenceFor(participantAddress: string): Fence | undefined {
+    const lease = this.#leases.get(participantAddress);
+    return lease ? { participantAddress, token: lease.token } : undefined;
+  }
+
+  /** The share as of the last rebalance. */
+  share(): ParticipantShare {
+    return this.#share;
+  }
+
+  /**
+   * Beats, renews held leases, then moves towards this process's share: releases its surplus or
+   * takes free participants (and ones whose owner is gone once their lease expired, at once when
+   * that owner is provably dead on this host).
+   */
+  async rebalance(): Promise<Rebalance> {
+    const { store, ownerId, leaseTtlMs } = this.#o;
+    const members = (await store.heartbeatProcess(ownerId, leaseTtlMs)).filter(
+      (m) => m.ownerId === ownerId || !isDeadLocalOwner(m.ownerId),
+    );
+    const taken = new Set<string>();
+    const handedOver = new Set<string>();
+    for (const participant of [...this.#leases.keys()]) {
+      const renewed = this.#renewedAt.get(participant);
+      // Every write is fenced, so a lease fresher than half its lifetime needs no write to keep.
+      if (renewed !== undefined && this.#o.nowMs() - renewed < leaseTtlMs / 2) continue;
+      const before = this.#leases.get(participant);
+      const lease = await this.#take(participant);
+      if (lease && before && lease.token !== before.token) taken.add(participant);
+    }
+    const leases = await store.listLeases();
+    const plan = planShare({
+      ownerId,
+      participants: this.#o.participants,
+      members,
+      leases,
+      owned: this.owned(),
+    });
+    for (const participant of plan.release) {
+      const lease = this.#leases.get(participant);
+      this.#drop(participant);
+      if (lease) await store.releaseLease(lease);
+    }
+    const held = new Set(leases.map((l) => l.participantAddress));
+    for (const participant of plan.acquire) {
+      if (this.#leases.size >= plan.target) break;
+      if (!(await this.#take(participant))) continue;
+      taken.add(participant);
+      if (!held.has(participant)) handedOver.add(participant);
+    }
+    this.#share = {
+      owned: this.#leases.size,
+      participants: this.#o.participants.length,
+      processes: members.length,
+      target: plan.target,
+    };
+    return { taken, handedOver };
+  }
+
+  /** Gives up every lease and leaves the live processes, so the others take over at once. */
+  async releaseAll(): Promise<void> {
+    const { store, ownerId } = this.#o;
+    for (const lease of this.#leases.values()) await store.releaseLease(lease).catch(() => undefined);
+    this.#leases.clear();
+    this.#renewedAt.clear();
+    await store.leaveProcesses(ownerId).catch(() => undefined);
+  }
+
+  async #take(participant: string): Promise<Lease | undefined> {
+    const { store, ownerId, leaseTtlMs } = this.#o;
+    const lease = await takeParticipantLease(store, participant, ownerId, leaseTtlMs);
+    if (!lease) {
+      this.#drop(participant);
+      return undefined;
+    }
+    this.#leases.set(participant, lease);
+    this.#renewedAt.set(participant, this.#o.nowMs());
+    return lease;
+  }
+
+  #drop(participant: string): void {
+    this.#leases.delete(participant);
+    this.#renewedAt.delete(participant);
+  }
+}
