@@ -7,6 +7,7 @@ import {
   parseStochasticControl,
   RuntimeManager,
   type StochasticControl,
+  survivedLeaseLoss,
 } from "../runtime/index.js";
 import { DiagnosticCode, loadScenario } from "../sdl/index.js";
 import type { SchedulerRecord } from "../store/index.js";
@@ -138,7 +139,9 @@ async function runParsed(
   try {
     if (options.tickMs === undefined) {
       const steps = options.steps ?? 1;
-      for (let i = 0; i < steps && !interrupt.signal.aborted; i += 1) await manager.step(1);
+      const log = (line: string) => process.stderr.write(`raes run: ${line}\n`);
+      for (let i = 0; i < steps && !interrupt.signal.aborted; i += 1)
+        await manager.step(1).catch((e: unknown) => survivedLeaseLoss(e, log));
     } else {
       paced = await manager.run({
         tickMs: options.tickMs,

@@ -1,3 +1,4 @@
+import { LeaseLostError } from "../store/index.js";
 /** Codes of errors the runtime manager raises (refusals of the port are answers, not errors). */
 export const RuntimeErrorCode = {
   /** The manifest claims the composition but the runtime cannot take a port (or cannot admit actions). */
@@ -86,4 +87,19 @@ export class ParticipantsFailedError extends AggregateError {
     const [shared] = codes;
     this.code = codes.size === 1 && shared !== undefined ? shared : RuntimeErrorCode.participants_failed;
   }
+}
+
+/**
+ * A step that failed only because leases were taken over (they expired during a slow step) cost this
+ * process those participants, whose new owners recover them; it logs that and answers an empty step.
+ * Any other failure is thrown again.
+ */
+export function survivedLeaseLoss(
+  error: unknown,
+  log: (line: string) => void,
+): { readonly steps: number; readonly invocations: readonly never[] } {
+  const errors = error instanceof ParticipantsFailedError ? error.errors : [error];
+  if (!errors.every((e) => e instanceof LeaseLostError)) throw error;
+  log(`a participant's lease was taken over by another process; it continues there (${String(error)})`);
+  return { steps: 1, invocations: [] };
 }

@@ -12,6 +12,7 @@ export {
   ParticipantsFailedError,
   RuntimeError,
   RuntimeErrorCode,
+  survivedLeaseLoss,
 } from "./errors.js";
 export type { InvocationSummary } from "./invocation.js";
 export { RuntimeManager } from "./manager.js";

@@ -14,12 +14,12 @@ import * as v2 from "./activity-run.js";
 import { checkedConcurrency, settleBounded } from "./bounded.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
 import { lateResultLine } from "./deadline.js";
-import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode, survivedLeaseLoss } from "./errors.js";
 import { policyFrames } from "./event-frame.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import type { RuntimeManagerOptions, RuntimeObserver, StepOptions, StepSummary } from "./manager-options.js";
 import { type PacedRunOptions, type PacedRunSummary, runPaced } from "./paced-run.js";
-import type { ParticipantShare } from "./participant-leases.js";
+import { type ParticipantShare, shareChanged } from "./participant-leases.js";
 import { planSchedules, type ScheduleSpec } from "./plan.js";
 import { schedulePositions } from "./positions.js";
 import { consumedLine, recoverInterruptedInvocations } from "./recovery.js";
@@ -37,6 +37,7 @@ export class RuntimeManager {
   readonly #concurrency: number;
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #lastShare: ParticipantShare | undefined;
 
   private constructor(
     store: ControlPlaneStore,
@@ -157,7 +158,8 @@ export class RuntimeManager {
         this.#tellShare();
         if (due === undefined) break;
         steps += 1;
-        invocations.push(...(await this.#run(due, concurrency)));
+        const lost = (e: unknown) => this.#book.dropLost().then(() => Promise.reject(e));
+        invocations.push(...(await this.#run(due, concurrency).catch(lost)));
       }
       return { steps, invocations };
     });
@@ -167,10 +169,8 @@ export class RuntimeManager {
   run(options: PacedRunOptions & StepOptions): Promise<PacedRunSummary> {
     const positions = () => schedulePositions(this.#ctx.model, this.#book.describe());
     const awaitingShare = () => this.share().owned < this.share().target;
-    return runPaced(
-      { step: () => this.step(1, options), positions, awaitingShare, timers: this.#ctx.timers },
-      options,
-    );
+    const step = () => this.step(1, options).catch((e: unknown) => survivedLeaseLoss(e, this.#ctx.log));
+    return runPaced({ step, positions, awaitingShare, timers: this.#ctx.timers }, options);
   }
 
   /** Pauses the shared clock: steps do nothing until `resume`. */
@@ -299,19 +299,10 @@ export class RuntimeManager {
     return out;
   }
 
-  #lastShare: ParticipantShare | undefined;
-
   /** Tells the observer when this process's share changed. */
   #tellShare(): void {
     const share = this.#book.share();
-    const last = this.#lastShare;
-    if (
-      last &&
-      last.owned === share.owned &&
-      last.processes === share.processes &&
-      last.target === share.target
-    )
-      return;
+    if (!shareChanged(this.#lastShare, share)) return;
     this.#lastShare = share;
     this.#observer?.shareChanged?.(share);
   }

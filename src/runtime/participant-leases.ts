@@ -1,5 +1,5 @@
 import { isDeadLocalOwner, takeParticipantLease } from "../operations/index.js";
-import type { ControlPlaneStore, Fence, Lease } from "../store/index.js";
+import { type ControlPlaneStore, type Fence, type Lease, LeaseLostError } from "../store/index.js";
 import { planShare } from "./share.js";
 
 /** This process's part of the participants, as `raes run` reports it. */
@@ -12,6 +12,13 @@ export interface ParticipantShare {
   readonly processes: number;
   /** How many it should own once the division is stable. */
   readonly target: number;
+}
+
+/** Whether a share differs from the last one told (none told yet counts as a change). */
+export function shareChanged(last: ParticipantShare | undefined, next: ParticipantShare): boolean {
+  return (
+    !last || last.owned !== next.owned || last.processes !== next.processes || last.target !== next.target
+  );
 }
 
 /** What a rebalance changed. */
@@ -117,6 +124,37 @@ export class ParticipantLeases {
       target: plan.target,
     };
     return { taken, handedOver };
+  }
+
+  /**
+   * Rebalances, then lets `load` recover and load what it took. A lease that expired while this
+   * process took the others (a slow step) may be another's already: it is dropped and the rest loaded.
+   */
+  async takeShare(
+    load: (taken: ReadonlySet<string>, handedOver: ReadonlySet<string>, keepSteps: number) => Promise<void>,
+  ): Promise<void> {
+    const { taken, handedOver } = await this.rebalance();
+    // Between the old owner's last step and this one, each live process stepped the clock about once.
+    const keepSteps = 2 * this.#share.processes;
+    let pending: ReadonlySet<string> = taken;
+    for (let attempt = 0; pending.size > 0; attempt += 1) {
+      try {
+        return await load(pending, handedOver, keepSteps);
+      } catch (error) {
+        if (!(error instanceof LeaseLostError) || attempt >= 2) throw error;
+        await this.dropLost();
+        pending = new Set([...pending].filter((p) => this.#leases.has(p)));
+      }
+    }
+  }
+
+  /** Forgets every lease the store no longer gives this process (taken over after it expired). */
+  async dropLost(): Promise<void> {
+    for (const [participant, lease] of [...this.#leases]) {
+      const current = await this.#o.store.getLease(participant);
+      if (current?.ownerId !== lease.ownerId || current.token !== lease.token) this.#drop(participant);
+    }
+    this.#share = { ...this.#share, owned: this.#leases.size };
   }
 
   /** Gives up every lease and leaves the live processes, so the others take over at once. */

@@ -241,6 +241,11 @@ export class ScheduleBook {
     return [...this.#schedulers.values()].filter((r) => this.#leases.has(r.participantAddress));
   }
 
+  /** Forgets the leases another process took over (after they expired during a slow step). */
+  dropLost(): Promise<void> {
+    return this.#leases.dropLost();
+  }
+
   /** Gives up every lease and leaves the live processes, so another process can take over at once. */
   async releaseLeases(): Promise<void> {
     await this.#leases.releaseAll();
@@ -248,13 +253,11 @@ export class ScheduleBook {
 
   /** At a step boundary: moves to this process's share, then recovers and loads what it took. */
   async #takeLeases(catchUp = false): Promise<void> {
-    const { taken, handedOver } = await this.#leases.rebalance();
-    if (taken.size > 0) {
+    await this.#leases.takeShare(async (taken, handedOver, keepSteps) => {
       await assertSameControls(this.#o.store, this.#o.specs, taken);
       await this.#o.recover(taken, (p) => this.fenceFor(p));
-      // Between the old owner's last step and this one, each live process stepped the clock about once.
-      await this.reloadSchedulers(taken, catchUp, handedOver, 2 * this.#leases.share().processes);
-    }
+      await this.reloadSchedulers(taken, catchUp, handedOver, keepSteps);
+    });
   }
 
   async #changeClock(address: string, change: Omit<ClockChange, "at">): Promise<void> {
