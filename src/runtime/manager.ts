@@ -19,7 +19,7 @@ import { policyFrames } from "./event-frame.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import type { RuntimeManagerOptions, RuntimeObserver, StepOptions, StepSummary } from "./manager-options.js";
 import { type PacedRunOptions, type PacedRunSummary, runPaced } from "./paced-run.js";
-import { type ParticipantShare, shareChanged } from "./participant-leases.js";
+import { type ParticipantShare, shareTeller } from "./participant-leases.js";
 import { planSchedules, type ScheduleSpec } from "./plan.js";
 import { schedulePositions } from "./positions.js";
 import { consumedLine, recoverInterruptedInvocations } from "./recovery.js";
@@ -37,7 +37,8 @@ export class RuntimeManager {
   readonly #concurrency: number;
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
-  #lastShare: ParticipantShare | undefined;
+  /** Tells the observer when this process's share changed. */
+  readonly #tellShare: () => void;
 
   private constructor(
     store: ControlPlaneStore,
@@ -55,6 +56,7 @@ export class RuntimeManager {
     this.#ctx = ctx;
     this.#observer = observer;
     this.#activity = activity;
+    this.#tellShare = shareTeller(book, observer);
   }
 
   /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
@@ -297,14 +299,6 @@ export class RuntimeManager {
     }
     await this.#book.finishWindow(participantAddress, policyAddress);
     return out;
-  }
-
-  /** Tells the observer when this process's share changed. */
-  #tellShare(): void {
-    const share = this.#book.share();
-    if (!shareChanged(this.#lastShare, share)) return;
-    this.#lastShare = share;
-    this.#observer?.shareChanged?.(share);
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {

@@ -21,6 +21,20 @@ export function shareChanged(last: ParticipantShare | undefined, next: Participa
   );
 }
 
+/** A function that tells the observer the source's share whenever it differs from the last one told. */
+export function shareTeller(
+  source: { share(): ParticipantShare },
+  observer: { shareChanged?(share: ParticipantShare): void } | undefined,
+): () => void {
+  let last: ParticipantShare | undefined;
+  return () => {
+    const share = source.share();
+    if (!shareChanged(last, share)) return;
+    last = share;
+    observer?.shareChanged?.(share);
+  };
+}
+
 /** What a rebalance changed. */
 export interface Rebalance {
   /** Participants newly taken: their interrupted invocations need recovery and their records a reload. */
