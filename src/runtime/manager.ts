@@ -2,7 +2,7 @@ import type { HistoryEvent } from "../history/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../manifest/index.js";
 import type { Operation } from "../operations/index.js";
 import { newOwnerId } from "../operations/index.js";
-import type { ParticipantToolActionRefusal, ToolActionLimits } from "../port/index.js";
+import type { ParticipantToolActionRefusal } from "../port/index.js";
 import {
   type ControlPlaneStore,
   MemoryControlPlaneStore,
@@ -19,12 +19,13 @@ import { policyFrames } from "./event-frame.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "./invocation.js";
 import type { RuntimeManagerOptions, RuntimeObserver, StepOptions, StepSummary } from "./manager-options.js";
 import { type PacedRunOptions, type PacedRunSummary, runPaced } from "./paced-run.js";
-import { type ParticipantShare, shareTeller } from "./participant-leases.js";
+import type { ParticipantShare } from "./participant-leases.js";
 import { planSchedules, type ScheduleSpec } from "./plan.js";
 import { schedulePositions } from "./positions.js";
 import { consumedLine, recoverInterruptedInvocations } from "./recovery.js";
 import { ScheduleBook } from "./schedule-book.js";
 import type { DueWork } from "./schedule-book-options.js";
+import { claimedLimits } from "./tool-limits.js";
 
 /** Owns the shared clock and one scheduler per participant, and runs every due autonomous action. */
 export class RuntimeManager {
@@ -37,8 +38,6 @@ export class RuntimeManager {
   readonly #concurrency: number;
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
-  /** Tells the observer when this process's share changed. */
-  readonly #tellShare: () => void;
 
   private constructor(
     store: ControlPlaneStore,
@@ -56,7 +55,6 @@ export class RuntimeManager {
     this.#ctx = ctx;
     this.#observer = observer;
     this.#activity = activity;
-    this.#tellShare = shareTeller(book, observer);
   }
 
   /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
@@ -75,13 +73,7 @@ export class RuntimeManager {
       options.concurrency ?? check.manifest.participantRuntime.maxAutonomousInFlight,
     );
     const claim = check.manifest.participantRuntime.invocationToolActions;
-    const limits: ToolActionLimits | undefined =
-      toolActionsClaimed && claim
-        ? {
-            maxToolActionsPerInvocation: claim.maxToolActionsPerInvocation,
-            maxConcurrentToolActionsPerInvocation: claim.maxConcurrentToolActionsPerInvocation,
-          }
-        : undefined;
+    const limits = toolActionsClaimed ? claimedLimits(claim) : undefined;
     const activityControls = resolveActivityControls(options.model, options.stochasticControls ?? []);
     const offers = indexExecutionOffers(check.manifest);
     const specs = planSchedules({
@@ -107,6 +99,7 @@ export class RuntimeManager {
         now,
         ownerId: options.ownerId ?? newOwnerId(),
         leaseTtlMs: options.leaseTtlMs ?? 30_000,
+        onShare: (share) => options.observer?.shareChanged?.(share),
         nowMs,
         ...v2.activityHooks,
         recover: async (participants, fenceFor) => {
@@ -140,7 +133,6 @@ export class RuntimeManager {
       const activity = v2.activityOrder(specs);
       const manager = new RuntimeManager(store, ownsStore, book, ctx, activity, inFlight, options.observer);
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
-      manager.#tellShare();
       await manager.#exclusive(async () => manager.#run(await book.dueNow()));
       return manager;
     } catch (error) {
@@ -157,11 +149,9 @@ export class RuntimeManager {
       let steps = 0;
       for (let i = 0; i < n; i += 1) {
         const due = await this.#book.advance();
-        this.#tellShare();
         if (due === undefined) break;
         steps += 1;
-        const lost = (e: unknown) => this.#book.dropLost().then(() => Promise.reject(e));
-        invocations.push(...(await this.#run(due, concurrency).catch(lost)));
+        invocations.push(...(await this.#run(due, concurrency).catch((e) => this.#book.dropLost(e))));
       }
       return { steps, invocations };
     });
@@ -226,9 +216,7 @@ export class RuntimeManager {
   }
 
   /** How many participants this process owns, of how many, among how many live processes (as of its last step). */
-  share(): ParticipantShare {
-    return this.#book.share();
-  }
+  share = (): ParticipantShare => this.#book.share();
 
   /** The participants this manager owns, with their scheduler lifecycle. */
   schedulers(): ReturnType<ScheduleBook["describe"]> {

@@ -1,4 +1,5 @@
 import type { ActivityContinuation, ControlPlaneStore, Fence } from "../store/index.js";
+import type { ParticipantShare } from "./participant-leases.js";
 import type { ScheduleSpec } from "./plan.js";
 
 /** Actions that became due for one schedule in one step. */
@@ -17,6 +18,8 @@ export interface ScheduleBookOptions {
   readonly leaseTtlMs: number;
   /** Wall clock in epoch milliseconds, to renew leases only when half their lifetime has passed. */
   readonly nowMs: () => number;
+  /** Told this process's share of the participants whenever it changed, at a step boundary. */
+  readonly onShare?: (share: ParticipantShare) => void;
   /** Settles interrupted invocations of participants this owner has just taken. */
   readonly recover: (
     participants: ReadonlySet<string>,

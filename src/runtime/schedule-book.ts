@@ -1,7 +1,7 @@
 import type { ClockChange, ClockRecord, Fence, SchedulerRecord } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
-import { ParticipantLeases, type ParticipantShare } from "./participant-leases.js";
+import { ParticipantLeases, type ParticipantShare, shareTeller } from "./participant-leases.js";
 import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
@@ -17,6 +17,7 @@ export class ScheduleBook {
   readonly #schedulers = new Map<string, SchedulerRecord>();
   readonly #leases: ParticipantLeases;
   readonly #uncertain = new Set<string>();
+  readonly #tellShare: () => void;
 
   private constructor(options: ScheduleBookOptions) {
     this.#o = options;
@@ -24,6 +25,7 @@ export class ScheduleBook {
       ...options,
       participants: [...new Set(options.specs.map((s) => s.participantAddress))],
     });
+    this.#tellShare = shareTeller(this.#leases, { shareChanged: (share) => options.onShare?.(share) });
   }
 
   /** Loads or initialises clocks, takes leases, recovers what it took and loads scheduler records. */
@@ -241,9 +243,10 @@ export class ScheduleBook {
     return [...this.#schedulers.values()].filter((r) => this.#leases.has(r.participantAddress));
   }
 
-  /** Forgets the leases another process took over (after they expired during a slow step). */
-  dropLost(): Promise<void> {
-    return this.#leases.dropLost();
+  /** After a failed step: forgets the leases another process took over, then throws the step's error. */
+  async dropLost(error: unknown): Promise<never> {
+    await this.#leases.dropLost();
+    throw error;
   }
 
   /** Gives up every lease and leaves the live processes, so another process can take over at once. */
@@ -258,6 +261,7 @@ export class ScheduleBook {
       await this.#o.recover(taken, (p) => this.fenceFor(p));
       await this.reloadSchedulers(taken, catchUp, handedOver, keepSteps);
     });
+    this.#tellShare();
   }
 
   async #changeClock(address: string, change: Omit<ClockChange, "at">): Promise<void> {
