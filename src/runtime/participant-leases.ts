@@ -149,7 +149,8 @@ export class ParticipantLeases {
   ): Promise<void> {
     const { taken, handedOver } = await this.rebalance();
     // Between the old owner's last step and this one, each live process stepped the clock about once.
-    const keepSteps = 2 * this.#share.processes;
+    // A process alone keeps the single-process rule: a schedule it takes starts from now.
+    const keepSteps = this.#share.processes > 1 ? 2 * this.#share.processes : 0;
     let pending: ReadonlySet<string> = taken;
     for (let attempt = 0; pending.size > 0; attempt += 1) {
       try {
