@@ -6,13 +6,14 @@ import {
   type DispatchReceipt,
   type InvocationToolActionPort,
 } from "../port/index.js";
+import { describe, UNKNOWN_CODES } from "./call-errors.js";
 import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
 import { GatewayErrorCode, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
 import { toolCallIdFor } from "./tool-call-id.js";
 import { callFingerprint, toolActionOutcome, toolActionRequest } from "./tool-request.js";
 import { metaFromContext, ToolCallSpan } from "./tracing.js";
-import { type Upstream, UpstreamCallError, type UpstreamFailureKind } from "./upstream.js";
+import { type Upstream, UpstreamCallError } from "./upstream.js";
 
 /** One MCP `tools/call` as the gateway receives it. */
 export interface ToolCall {
@@ -35,14 +36,6 @@ interface Settled {
 
 /** The deepest tool arguments forwarded; MCP tool inputs are shallow JSON objects. */
 const MAX_ARGUMENT_DEPTH = 64;
-
-const UNKNOWN_CODES: Readonly<Record<UpstreamFailureKind, GatewayErrorCode>> = {
-  timeout: GatewayErrorCode.upstream_timeout,
-  lost: GatewayErrorCode.upstream_lost,
-  invalid: GatewayErrorCode.upstream_result_invalid,
-  cancelled: GatewayErrorCode.cancelled_by_client,
-  shutdown: GatewayErrorCode.gateway_shutdown,
-};
 
 /**
  * Runs each MCP tool call as a governed tool action: admit, dispatch, forward, settle. It keeps, in
@@ -239,6 +232,16 @@ export class GovernedCalls {
     }
     span.dispatched();
     stamps.dispatched = performance.now();
+    // Cancelled while the dispatch was being written: the upstream never saw the call, so its
+    // effects are known (none) and the action is not indeterminate.
+    if (call.signal.aborted) {
+      span.outcome = { settlement: "failed" };
+      await this.#complete(id, entry, "failed");
+      return toolError(GatewayErrorCode.cancelled_by_client, "cancelled before the tool ran", {
+        actionInstanceId: id,
+        settlement: "failed",
+      });
+    }
     let result: CallToolResult;
     try {
       result = await this.#upstream.call(call.name, call.arguments, {
@@ -292,8 +295,4 @@ export class GovernedCalls {
       },
     );
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
