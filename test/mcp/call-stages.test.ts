@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { describe, it } from "node:test";
-import { type CallStages, GovernedCalls, newSessionId, stagesLine, Upstream } from "../../src/mcp/index.js";
-import { ROOT } from "../helpers/example.js";
+import { type CallStages, stagesLine } from "../../src/mcp/index.js";
 import { oneInvocation } from "../port/support/invocation.js";
-import { rawMap } from "./fixtures/raw-map.js";
-
-const RAW = join(ROOT, "test", "mcp", "fixtures", "raw-upstream.ts");
+import { withRawGateway } from "./fixtures/raw-gateway.js";
 
 /** Runs the calls through a real GovernedCalls, port and raw upstream process; returns the stage reports. */
 async function stagesOf(names: readonly string[]): Promise<{ stages: CallStages[]; settlements: string[] }> {
@@ -14,37 +10,25 @@ async function stagesOf(names: readonly string[]): Promise<{ stages: CallStages[
   const { actions } = await oneInvocation(
     {
       body: async (port) => {
-        const upstream = await Upstream.start({
-          command: process.execPath,
-          args: ["--import", "tsx", RAW],
-          env: { PATH: process.env.PATH ?? "" },
-        });
-        try {
-          const calls = new GovernedCalls({
-            port,
-            map: rawMap(),
-            upstream,
-            sessionId: newSessionId(),
-            timeoutMs: 600_000,
-            log: () => undefined,
-            onStages: (s) => stages.push(s),
-          });
-          for (const [index, name] of names.entries()) {
-            const signal = new AbortController().signal;
-            await calls
-              .handle({ name, arguments: undefined, requestId: index, signal })
-              .catch(() => undefined);
-          }
-          // A retried request id is answered from the first decision: it never reaches the upstream.
-          await calls.handle({
-            name: names[0] ?? "echo",
-            arguments: undefined,
-            requestId: 0,
-            signal: new AbortController().signal,
-          });
-        } finally {
-          await upstream.close();
-        }
+        await withRawGateway(
+          port,
+          async (calls) => {
+            for (const [index, name] of names.entries()) {
+              const signal = new AbortController().signal;
+              await calls
+                .handle({ name, arguments: undefined, requestId: index, signal })
+                .catch(() => undefined);
+            }
+            // A retried request id is answered from the first decision: it never reaches the upstream.
+            await calls.handle({
+              name: names[0] ?? "echo",
+              arguments: undefined,
+              requestId: 0,
+              signal: new AbortController().signal,
+            });
+          },
+          (s) => stages.push(s),
+        );
       },
     },
     async ({ store }) => ({ actions: await store.listToolActions({}) }),

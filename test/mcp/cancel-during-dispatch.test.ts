@@ -1,13 +1,8 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { it } from "node:test";
 import type { ControlPlaneStore } from "../../src/index.js";
-import { GovernedCalls, newSessionId, Upstream } from "../../src/mcp/index.js";
-import { ROOT } from "../helpers/example.js";
 import { oneInvocation } from "../port/support/invocation.js";
-import { rawMap } from "./fixtures/raw-map.js";
-
-const RAW = join(ROOT, "test", "mcp", "fixtures", "raw-upstream.ts");
+import { withRawGateway } from "./fixtures/raw-gateway.js";
 
 /** A store whose tool-action insert waits until `release` is called, so a cancel lands mid-write. */
 function heldInsert(store: ControlPlaneStore, started: () => void, gate: Promise<void>): ControlPlaneStore {
@@ -38,20 +33,7 @@ it("a client cancel during the combined admit+dispatch write settles failed, not
     {
       wrapStore: (store) => heldInsert(store, inserting, gate),
       body: async (port) => {
-        const upstream = await Upstream.start({
-          command: process.execPath,
-          args: ["--import", "tsx", RAW],
-          env: { PATH: process.env.PATH ?? "" },
-        });
-        try {
-          const calls = new GovernedCalls({
-            port,
-            map: rawMap(),
-            upstream,
-            sessionId: newSessionId(),
-            timeoutMs: 600_000,
-            log: () => {},
-          });
+        await withRawGateway(port, async (calls) => {
           const ac = new AbortController();
           const answer = calls.handle({
             name: "echo",
@@ -66,9 +48,7 @@ it("a client cancel during the combined admit+dispatch write settles failed, not
           assert.equal(meta["raes/code"], "cancelled_by_client");
           assert.equal(meta["raes/settlement"], "failed");
           assert.equal(JSON.stringify(meta).includes("indeterminate"), false);
-        } finally {
-          await upstream.close();
-        }
+        });
       },
     },
     async ({ store, invocationId, manager }) => {

@@ -1,34 +1,16 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { GovernedCalls, META_CODE, newSessionId, Upstream } from "../../src/mcp/index.js";
-import { ROOT } from "../helpers/example.js";
+import { META_CODE } from "../../src/mcp/index.js";
 import { oneInvocation } from "../port/support/invocation.js";
-import { rawMap } from "./fixtures/raw-map.js";
-
-const RAW = join(ROOT, "test", "mcp", "fixtures", "raw-upstream.ts");
+import { withRawGateway } from "./fixtures/raw-gateway.js";
 
 /** Runs the calls through a real GovernedCalls, port and raw upstream process; returns answers and settlements. */
 async function governed(calls: readonly { name: string; arguments?: Record<string, unknown> }[]) {
   return oneInvocation(
     {
       body: async (port) => {
-        const upstream = await Upstream.start({
-          command: process.execPath,
-          args: ["--import", "tsx", RAW],
-          env: { PATH: process.env.PATH ?? "" },
-        });
-        try {
-          const governedCalls = new GovernedCalls({
-            port,
-            map: rawMap(),
-            upstream,
-            sessionId: newSessionId(),
-            // Long, so an answer that came back is never a timeout.
-            timeoutMs: 600_000,
-            log: () => undefined,
-          });
+        return withRawGateway(port, async (governedCalls) => {
           const answers: unknown[] = [];
           for (const [index, call] of calls.entries()) {
             const signal = new AbortController().signal;
@@ -39,9 +21,7 @@ async function governed(calls: readonly { name: string; arguments?: Record<strin
             );
           }
           return answers;
-        } finally {
-          await upstream.close();
-        }
+        });
       },
     },
     async ({ store, value, manager }) => ({
