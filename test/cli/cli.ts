@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { ROOT } from "../helpers/example.js";
+import { EXAMPLE_MANIFEST, EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 
 /** What a `raes` process printed and how it ended. */
 export interface CliRun {
@@ -26,4 +26,22 @@ export function raes(
     child.stderr.on("data", (d) => (stderr += d));
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The probe harness every CLI run test drives the shared v1 example with. */
+export const PROBE_HARNESS = join(ROOT, "test", "fixtures", "runtimes", "probe-harness.ts");
+
+/** `raes run` of the shared v1 example with the probe harness on `store`, then `extra`. */
+export function exampleRunArgs(store: string, ...extra: string[]): string[] {
+  return [
+    "run",
+    EXAMPLE_SCENARIO,
+    "--manifest",
+    EXAMPLE_MANIFEST,
+    "--runtime",
+    PROBE_HARNESS,
+    "--store",
+    store,
+    ...extra,
+  ];
 }

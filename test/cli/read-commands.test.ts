@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { EXAMPLE_MANIFEST, EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 import { adminQuery, freshSchema, postgresAvailable } from "../store/pg-available.js";
-import { type CliRun, raes } from "./cli.js";
+import { type CliRun, exampleRunArgs, raes } from "./cli.js";
 
 const P = "participant.behavior.participant-agent";
 const HARNESS = join(ROOT, "test", "fixtures", "runtimes", "probe-harness.ts");
@@ -80,18 +80,7 @@ describe("read commands never create a store", () => {
 describe("raes resolve is idempotent for the same decision", () => {
   it("same decision again: exit 0, 'already resolved'; a different one: exit 1, refused", async () => {
     const store = `sqlite:${join(dir, "resolve.db")}`;
-    const run = await builtRaes([
-      "run",
-      EXAMPLE_SCENARIO,
-      "--manifest",
-      EXAMPLE_MANIFEST,
-      "--runtime",
-      HARNESS,
-      "--store",
-      store,
-      "--steps",
-      "5",
-    ]);
+    const run = await builtRaes(exampleRunArgs(store, "--steps", "5"));
     assert.equal(run.code, 1, run.stderr);
     const printed = run.stdout.split("\n").map((line) => line.trim());
     const absent = `raes resolve ${ID} --effect absent --store ${store}`;

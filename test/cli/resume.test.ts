@@ -5,28 +5,15 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { openControlPlaneStore } from "../../src/index.js";
 import type { SchedulerRecord } from "../../src/store/index.js";
-import { EXAMPLE_MANIFEST, EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
-import { raes } from "./cli.js";
+import { exampleRunArgs, raes } from "./cli.js";
 
-const HARNESS = join(ROOT, "test", "fixtures", "runtimes", "probe-harness.ts");
 const P = "participant.behavior.participant-agent";
 const POLICY = "participant.autonomous-execution.participant-behavior";
 
 /** A v1 store whose scheduler stopped on its last attempt (the example allows 2). */
 async function stoppedOnLastAttempt(bound: boolean): Promise<string> {
   const store = `sqlite:${join(mkdtempSync(join(tmpdir(), "raes-resume-v1-")), "cp.db")}`;
-  const run = await raes([
-    "run",
-    EXAMPLE_SCENARIO,
-    "--manifest",
-    EXAMPLE_MANIFEST,
-    "--runtime",
-    HARNESS,
-    "--store",
-    store,
-    "--steps",
-    "5",
-  ]);
+  const run = await raes(exampleRunArgs(store, "--steps", "5"));
   assert.equal(run.code, 0, run.stderr);
   const s = await openControlPlaneStore(store);
   try {
@@ -61,17 +48,7 @@ describe("raes resume knows the v1 attempt bound without a manager", () => {
     const store = await stoppedOnLastAttempt(false);
     const resumed = await raes(["resume", P, "--store", store, "--json"]);
     assert.deepEqual(JSON.parse(resumed.stdout), { resumed: [POLICY] });
-    const run = await raes([
-      "run",
-      EXAMPLE_SCENARIO,
-      "--manifest",
-      EXAMPLE_MANIFEST,
-      "--runtime",
-      HARNESS,
-      "--store",
-      store,
-      "--json",
-    ]);
+    const run = await raes(exampleRunArgs(store, "--json"));
     assert.equal(run.code, 0, run.stderr);
     const summary = JSON.parse(run.stdout);
     assert.equal(summary.invocations, 0);

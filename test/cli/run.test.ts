@@ -5,25 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { openControlPlaneStore } from "../../src/index.js";
-import { EXAMPLE_MANIFEST, EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
+import { EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 import { raesStringFields } from "../helpers/raes-fields.js";
-import { raes } from "./cli.js";
+import { exampleRunArgs, raes } from "./cli.js";
 
 const HARNESS = join(ROOT, "test", "fixtures", "runtimes", "probe-harness.ts");
 const P = "participant.behavior.participant-agent";
 const storeUrl = () => `sqlite:${join(mkdtempSync(join(tmpdir(), "raes-run-")), "cp.db")}`;
-const runArgs = (store: string, steps = 5) => [
-  "run",
-  EXAMPLE_SCENARIO,
-  "--manifest",
-  EXAMPLE_MANIFEST,
-  "--runtime",
-  HARNESS,
-  "--store",
-  store,
-  "--steps",
-  String(steps),
-];
+const runArgs = (store: string, steps = 5) => exampleRunArgs(store, "--steps", String(steps));
 
 describe("raes run / history / operation / resolve / resume", () => {
   it("runs the example on SQLite and reports invocations and tool actions (--json)", async () => {
