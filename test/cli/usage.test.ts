@@ -60,7 +60,7 @@ describe("every usage error exits 2", () => {
     ["demo", "--html", "X"],
   ];
 
-  it("each command fed /dev/zero, a FIFO or a directory exits 2 within 1 s with a clear message", async () => {
+  it("each command fed /dev/zero, a FIFO or a directory exits 2 at once with a clear message", async () => {
     process.env.RAES_PORT_TOKEN = "t";
     try {
       for (const command of commands) {
@@ -70,7 +70,9 @@ describe("every usage error exits 2", () => {
           const what = argv.join(" ");
           assert.equal(code, 2, `${what}: ${stderr}`);
           assert.match(stderr, /is a (character device|FIFO|directory), not a regular file/, what);
-          assert.ok(ms < 1_000, `${what} took ${Math.round(ms)} ms`);
+          // A FIFO read would hang for ever and /dev/zero read whole aborts the process; 5 s leaves
+          // room for a loaded CI machine without hiding either.
+          assert.ok(ms < 5_000, `${what} took ${Math.round(ms)} ms`);
         }
       }
     } finally {

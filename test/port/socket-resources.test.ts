@@ -35,7 +35,7 @@ describe("an unauthenticated flood against one served port (issue 9, resource bo
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it(`${CONNECTIONS} connections, ${SENDERS} of them sending 1 MB without a newline: RSS grows under 50 MB, token holders are served within 100 ms (median of 5)`, {
+  it(`${CONNECTIONS} connections, ${SENDERS} of them sending 1 MB without a newline: RSS grows under 50 MB, token holders are served well before the 2 s authentication deadline (median of 5 under 500 ms)`, {
     timeout: 120_000,
   }, async (t) => {
     // The flood holds its sockets in its own process; the server holds at most its caps. Both
@@ -110,7 +110,9 @@ describe("an unauthenticated flood against one served port (issue 9, resource bo
         );
         assert.equal(done.closedByServer, CONNECTIONS, "the server closed every unauthenticated connection");
         assert.ok(growth < 50, `RSS grew ${growth.toFixed(1)} MB`);
-        assert.ok(elapsed < 100, `the token holders waited ${waits.map((w) => w.toFixed(1)).join(", ")} ms`);
+        // A starved holder would wait out the 2 s authentication deadline of the flood; 500 ms leaves
+        // room for a loaded CI machine without hiding that.
+        assert.ok(elapsed < 500, `the token holders waited ${waits.map((w) => w.toFixed(1)).join(", ")} ms`);
         assert.ok(
           held - heldBefore <= BridgeLimits.maxPendingConnections + 8,
           `the server held ${held - heldBefore} more pipes than before the flood`,

@@ -15,6 +15,28 @@ import { RecordingRuntime } from "./harnesses.js";
 
 const idOf = (n: number) => `${EXAMPLE.policy}:${EXAMPLE.participant}:${n}`;
 
+/** One 200-step run at 20 ms: what missed the pacing bounds, or undefined when it held. */
+async function pacedTry(): Promise<string | undefined> {
+  const runtime = new RecordingRuntime();
+  const manager = await RuntimeManager.open({ model: liveModel(), manifest: exampleManifest(), runtime });
+  const steps: PacedStep[] = [];
+  const started = performance.now();
+  const summary = await manager.run({ tickMs: 20, steps: 200, onStep: (s) => steps.push(s) });
+  const wall = performance.now() - started;
+  await manager.close();
+  // Completeness is not a matter of timing: it must hold on every try.
+  assert.equal(summary.steps, 200);
+  assertContiguous(steps, 200);
+  assert.equal(runtime.requests.length, 200);
+  // Medians ignore the odd late wake-up.
+  const quarter = steps.length / 4;
+  const first = median(steps.slice(0, quarter).map((s) => s.latenessMs));
+  const last = median(steps.slice(-quarter).map((s) => s.latenessMs));
+  if (Math.abs(wall - 4000) > 200) return `wall time ${wall.toFixed(0)} ms`;
+  if (Math.abs(last - first) >= 10) return `median lateness ${first.toFixed(1)} → ${last.toFixed(1)} ms`;
+  return undefined;
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
@@ -156,24 +178,16 @@ describe("manager.run paces the shared clock by the wall clock", () => {
   });
 
   it("200 steps at 20 ms take 4 s within 5 %, with no drift trend in lateness", async () => {
-    const runtime = new RecordingRuntime();
-    const manager = await RuntimeManager.open({ model: liveModel(), manifest: exampleManifest(), runtime });
-    const steps: PacedStep[] = [];
-    const started = performance.now();
-    const summary = await manager.run({ tickMs: 20, steps: 200, onStep: (s) => steps.push(s) });
-    const wall = performance.now() - started;
-    assert.ok(Math.abs(wall - 4000) <= 200, `wall time ${wall.toFixed(0)} ms`);
-    assert.equal(summary.steps, 200);
-    assertContiguous(steps, 200);
     // A loop that waited tickMs after each step would gain ≥ 1 ms per step (≥ 150 ms between the
-    // first and last quarter); timer jitter on a busy machine is noise without a trend. Medians
-    // ignore the odd late wake-up.
-    const quarter = steps.length / 4;
-    const first = median(steps.slice(0, quarter).map((s) => s.latenessMs));
-    const last = median(steps.slice(-quarter).map((s) => s.latenessMs));
-    assert.ok(Math.abs(last - first) < 10, `median lateness ${first.toFixed(1)} → ${last.toFixed(1)} ms`);
-    assert.equal(runtime.requests.length, 200);
-    await manager.close();
+    // first and last quarter, ≥ 200 ms in all) on every try; a shared CI machine that stalls this
+    // process for a moment spoils one try at most, so up to three tries are taken and one must hold.
+    const failures: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const failure = await pacedTry();
+      if (failure === undefined) return;
+      failures.push(failure);
+    }
+    assert.fail(`every try missed: ${failures.join("; ")}`);
   });
 
   it("a harness that sometimes takes 50 ms: the lateness is reported and no step is skipped", async () => {
