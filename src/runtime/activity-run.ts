@@ -7,6 +7,7 @@ import type { ScheduleSpec } from "./plan.js";
 import { episodeIdFor } from "./schedule.js";
 import type { ScheduleBook } from "./schedule-book.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
+import { specOf } from "./spec-index.js";
 
 /** The ScheduleBook hook that gives v2 schedules their continuation. */
 export const activityHooks: Pick<ScheduleBookOptions, "segmentStart"> = {
@@ -30,7 +31,15 @@ export const activityHooks: Pick<ScheduleBookOptions, "segmentStart"> = {
  */
 export function activityOrder(specs: readonly ScheduleSpec[]): ScheduleSpec[] {
   const v2 = specs.filter((s) => s.activity);
-  const rank = (s: ScheduleSpec) => s.policy.participantAddresses.indexOf(s.participantAddress);
+  const ranks = new Map<ScheduleSpec["policy"], Map<string, number>>();
+  const rank = (s: ScheduleSpec) => {
+    let byPolicy = ranks.get(s.policy);
+    if (!byPolicy) {
+      byPolicy = new Map(s.policy.participantAddresses.map((address, i) => [address, i]));
+      ranks.set(s.policy, byPolicy);
+    }
+    return byPolicy.get(s.participantAddress) ?? -1;
+  };
   return v2.sort((a, b) =>
     a.policy.address < b.policy.address ? -1 : a.policy.address > b.policy.address ? 1 : rank(a) - rank(b),
   );
@@ -117,9 +126,7 @@ export async function pauseActivities(
 
 /** True when this due work belongs to a v2 schedule. */
 export function isActivityWork(specs: readonly ScheduleSpec[], d: DueWork): boolean {
-  return specs.some(
-    (s) => s.participantAddress === d.participantAddress && s.policy.address === d.policyAddress,
-  );
+  return specOf(specs, d.participantAddress, d.policyAddress) !== undefined;
 }
 
 /** Runs every v2 schedule's due work serially in RAES's order (`specs` as `activityOrder` sorts them). */
@@ -131,8 +138,10 @@ export async function runActivityWork(
   onClosed?: (summary: InvocationSummary) => void,
 ): Promise<InvocationSummary[]> {
   const out: InvocationSummary[] = [];
+  // Due work looked up by schedule, so a step stays linear in the due participants.
+  const byKey = new Map(due.map((d) => [`${d.participantAddress}\u0000${d.policyAddress}`, d]));
   for (const spec of specs) {
-    const work = due.find((d) => isActivityWork([spec], d));
+    const work = byKey.get(`${spec.participantAddress}\u0000${spec.policy.address}`);
     for (const tick of work?.ticks ?? [])
       out.push(...(await runActivityDue(ctx, book, spec, tick, onClosed)));
   }
