@@ -31,7 +31,12 @@ export {
 } from "./paced-run.js";
 export type { ParticipantShare } from "./participant-leases.js";
 export type { SchedulePosition } from "./positions.js";
-export { type RecoveredInvocation, recoverInterruptedInvocations, settleInterrupted } from "./recovery.js";
+export {
+  consumedLine,
+  type RecoveredInvocation,
+  recoverInterruptedInvocations,
+  settleInterrupted,
+} from "./recovery.js";
 export { type ModelActionContext, ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export { dueTicks, episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
 export { planShare, type SharePlan, type ShareView } from "./share.js";

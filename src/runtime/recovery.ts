@@ -32,11 +32,22 @@ export interface RecoveryOptions {
   readonly frameOf: (policyAddress: string) => EventFrame;
 }
 
-/** The operator's line after recovery: how many attempts the interrupted run consumed, and which. */
+/** How many consumed attempts the recovery line names before it only counts the rest. */
+const NAMED_ATTEMPTS = 5;
+
+/**
+ * The operator's line after recovery: how many attempts the interrupted run consumed, and which. Past
+ * a few, it names the first ones and says how to list all (ten thousand ids would be a megabyte).
+ */
 export function consumedLine(recovered: readonly RecoveredInvocation[]): string {
   const n = recovered.length;
   const stopped = recovered.filter((r) => r.stopped).length;
-  return `recovered an interrupted run: ${n} attempt${n === 1 ? " was" : "s were"} consumed by the crash or lost commit (never retried)${stopped > 0 ? `, ${stopped} stopped its scheduler` : ""}: ${recovered.map((r) => r.invocationId).join(", ")}`;
+  const named = recovered.slice(0, NAMED_ATTEMPTS).map((r) => r.invocationId);
+  const more =
+    n > NAMED_ATTEMPTS
+      ? ` and ${n - NAMED_ATTEMPTS} more (list them: raes operations --kind scheduler_invocation --state failed; their dispatched tool actions: raes operations --state indeterminate)`
+      : "";
+  return `recovered an interrupted run: ${n} attempt${n === 1 ? " was" : "s were"} consumed by the crash or lost commit (never retried)${stopped > 0 ? `, ${stopped} stopped its scheduler` : ""}: ${named.join(", ")}${more}`;
 }
 
 /**
@@ -126,7 +137,8 @@ async function recoverParticipant(
   const commits: InvocationCommit[] = [];
   const recovered: RecoveredInvocation[] = [];
   for (const invocation of invocations) {
-    const settled = settleInterrupted(read.actions.get(invocation.id) ?? [], at);
+    const before = new Set(read.actions.get(invocation.id));
+    const settled = settleInterrupted([...before], at);
     const key = schedulerKey(participantAddress, invocation.policyAddress);
     const scheduler = schedulers.get(key);
     if (!scheduler) throw new Error(`no scheduler record for ${participantAddress}`);
@@ -148,7 +160,8 @@ async function recoverParticipant(
       // The process died mid-invocation: its end is unknown, so endedAt stays absent and recovery's
       // time is recoveredAt. Like RAES for an attempt without a valid result, no outer triple.
       invocation: { ...invocation, state: "failed", recoveredAt: at, updatedAt: at },
-      toolActions: settled,
+      // An action whose outcome was recorded is already stored as it stays: only the others are written.
+      toolActions: settled.filter((a) => !before.has(a)),
       events: settled.flatMap((a) => toolActionTriple(frame, a, invocation)),
       scheduler: next,
     });

@@ -1,13 +1,12 @@
 import type { PoolClient } from "pg";
 import { LeaseLostError, StoreConflictError } from "../errors.js";
 import { fromExcluded } from "../sql/clauses.js";
-import { columnNames } from "../sql/columns.js";
-import type { Fence, InvocationCommit, SchedulerRecord } from "../types.js";
+import { columnNames, INVOCATION_CLOSE_COLUMNS, TOOL_ACTION_SETTLE_COLUMNS } from "../sql/columns.js";
+import { invocationRow } from "../sql/records.js";
+import type { Fence, InvocationCommit, InvocationRecord, SchedulerRecord } from "../types.js";
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {
   type Column,
-  INVOCATION_COLUMNS,
-  invocationValues,
   SCHEDULER_COLUMNS,
   schedulerValues,
   TOOL_ACTION_COLUMNS,
@@ -19,40 +18,45 @@ const BATCH_SIZE = 500;
 
 const list = (columns: readonly Column[]) => columnNames(columns).join(", ");
 const typed = (columns: readonly Column[]) => columns.map(([n, t]) => `${n} ${t}`).join(", ");
-const excluded = (columns: readonly Column[], key: readonly string[]) =>
-  fromExcluded(columnNames(columns), key);
+const assign = (columns: readonly Column[]) => columns.map(([n]) => `${n} = t.${n}`).join(", ");
 const recordset = (param: number, columns: readonly Column[]) =>
   `json_to_recordset($${param}::json) AS t(${typed(columns)})`;
-
+const ID: Column = ["id", "text"];
+/** What a close writes of an invocation: its id and the columns a close changes. */
+const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
 // Every part after the invocations' update runs only when that update closed every invocation of
-// the batch; otherwise the caller rolls the transaction back. Sequences are assigned from the
-// history_head row lock, as the single commit does, so they stay commit order without gaps.
+// the batch; otherwise the caller rolls the transaction back. Rows change by the columns a close or
+// a settlement changes; a stored tool action is updated in place (no ON CONFLICT, whose row lock is
+// one more WAL record per row) and only one never stored is inserted. Sequences are assigned from
+// the history_head row lock, so they stay commit order without gaps.
 const COMMIT_BATCH = (fence: string) => `WITH ${fence},
-  written AS (UPDATE invocations AS i SET (${list(INVOCATION_COLUMNS.slice(1))}) =
-      (${columnNames(INVOCATION_COLUMNS.slice(1))
-        .map((c) => `t.${c}`)
-        .join(", ")})
-    FROM ${recordset(3, INVOCATION_COLUMNS)}
+  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
+    FROM ${recordset(3, CLOSE_COLUMNS)}
     WHERE i.id = t.id AND i.state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
   complete AS (SELECT count(*) = $4::bigint AS ok FROM written),
-  settled AS (
+  settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
+    FROM ${recordset(5, TOOL_ACTION_COLUMNS)}
+    WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING 1),
+  added AS (
     INSERT INTO tool_actions (${list(TOOL_ACTION_COLUMNS)})
     SELECT ${list(TOOL_ACTION_COLUMNS)} FROM ${recordset(5, TOOL_ACTION_COLUMNS)}
-    WHERE (SELECT ok FROM complete)
-    ON CONFLICT (id) DO UPDATE SET ${excluded(TOOL_ACTION_COLUMNS, ["id"])} RETURNING 1),
+    WHERE (SELECT ok FROM complete) AND NOT EXISTS (SELECT 1 FROM tool_actions AS s WHERE s.id = t.id)
+    RETURNING 1),
   head AS (UPDATE history_head SET last_sequence = last_sequence + $6::bigint
     WHERE $6::bigint > 0 AND (SELECT ok FROM complete) RETURNING last_sequence),
   appended AS (
     INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body)
-    SELECT head.last_sequence - $6::bigint + e.position, e.body->>'participant_address',
-      e.body->>'episode_id', e.body->>'action_instance_id', e.body
-    FROM head CROSS JOIN json_array_elements($7::json) WITH ORDINALITY AS e(body, position) RETURNING 1),
+    SELECT head.last_sequence - $6::bigint + e.n, e.participant_address, e.episode_id,
+      e.action_instance_id, e.body
+    FROM head CROSS JOIN ROWS FROM (json_array_elements($7::json), unnest($9::text[]),
+      unnest($10::text[]), unnest($11::text[])) WITH ORDINALITY
+      AS e(body, participant_address, episode_id, action_instance_id, n) RETURNING 1),
   scheduled AS (
     INSERT INTO schedulers (${list(SCHEDULER_COLUMNS)})
     SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(8, SCHEDULER_COLUMNS)}
     WHERE (SELECT ok FROM complete)
     ON CONFLICT (participant_address, policy_address)
-    DO UPDATE SET ${excluded(SCHEDULER_COLUMNS, ["participant_address", "policy_address"])} RETURNING 1)
+    DO UPDATE SET ${fromExcluded(columnNames(SCHEDULER_COLUMNS), ["participant_address", "policy_address"])} RETURNING 1)
   SELECT EXISTS (SELECT 1 FROM fence) AS fenced, (SELECT ok FROM complete) AS written`;
 
 const STATEMENT = {
@@ -69,12 +73,27 @@ export async function commitBatches(
   commits: readonly InvocationCommit[],
   fence: Fence | undefined,
 ): Promise<void> {
-  for (let i = 0; i < commits.length; i += BATCH_SIZE) {
-    const { fenced, written } = await commitBatch(client, commits.slice(i, i + BATCH_SIZE), fence);
-    if (!fenced) {
+  const slices: InvocationCommit[][] = [];
+  for (let i = 0; i < commits.length; i += BATCH_SIZE) slices.push(commits.slice(i, i + BATCH_SIZE));
+  // One statement ahead: the next slice's parameters are built while the server runs this one.
+  let next = slices.length > 0 ? batchQuery(slices[0] ?? [], fence) : undefined;
+  for (let k = 0; next !== undefined; k += 1) {
+    const running = client.query<BatchResult>(next);
+    const slice = slices[k + 1];
+    // The statement in flight settles before a build failure is thrown, so no rejection goes unheard.
+    let built: ReturnType<typeof batchQuery> | Error | undefined;
+    try {
+      built = slice ? batchQuery(slice, fence) : undefined;
+    } catch (error) {
+      built = error instanceof Error ? error : new Error(String(error));
+    }
+    const { rows } = await running;
+    if (!rows[0]?.fenced) {
       throw new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
     }
-    if (!written) throw new StoreConflictError("an invocation of the batch is not open");
+    if (!rows[0].written) throw new StoreConflictError("an invocation of the batch is not open");
+    if (built instanceof Error) throw built;
+    next = built;
   }
 }
 
@@ -94,22 +113,31 @@ export async function commitBatch(
   commits: readonly InvocationCommit[],
   fence: Fence | undefined,
 ): Promise<BatchResult> {
+  const { rows } = await client.query<BatchResult>(batchQuery(commits, fence));
+  return { fenced: rows[0]?.fenced === true, written: rows[0]?.written === true };
+}
+
+/** The statement and parameters of one slice; refuses a slice that closes one invocation twice. */
+function batchQuery(commits: readonly InvocationCommit[], fence: Fence | undefined) {
   const ids = new Set(commits.map((c) => c.invocation.id));
   if (ids.size !== commits.length) throw new StoreConflictError("a batch closes one invocation twice");
   const events = commits.flatMap((c) => c.events);
-  const { rows } = await client.query<BatchResult>({
+  return {
     ...(fence ? STATEMENT.fenced : STATEMENT.unfenced),
     values: [
       ...fenceValues(fence),
-      JSON.stringify(commits.map((c) => named(INVOCATION_COLUMNS, invocationValues(c.invocation)))),
+      JSON.stringify(commits.map((c) => closeRow(c.invocation))),
       commits.length,
       JSON.stringify(commits.flatMap((c) => c.toolActions.map(toolActionRow))),
       events.length,
       JSON.stringify(events),
       JSON.stringify(lastSchedulers(commits).map((s) => named(SCHEDULER_COLUMNS, schedulerValues(s)))),
+      // Each event's key columns beside the bodies, so the server parses a body once, not per key.
+      events.map((e) => e.participant_address),
+      events.map((e) => e.episode_id),
+      events.map((e) => e.action_instance_id),
     ],
-  });
-  return { fenced: rows[0]?.fenced === true, written: rows[0]?.written === true };
+  };
 }
 
 /** Each scheduler's state after the last commit that carries it: one upsert may touch a row only once. */
@@ -119,6 +147,11 @@ function lastSchedulers(commits: readonly InvocationCommit[]): SchedulerRecord[]
     last.set(JSON.stringify([scheduler.participantAddress, scheduler.policyAddress]), scheduler);
   }
   return [...last.values()];
+}
+
+function closeRow(invocation: InvocationRecord): Record<string, unknown> {
+  const row = invocationRow(invocation);
+  return Object.fromEntries(CLOSE_COLUMNS.map(([name]) => [name, row[name as keyof typeof row]]));
 }
 
 function named(columns: readonly Column[], values: readonly unknown[]): Record<string, unknown> {

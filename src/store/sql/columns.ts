@@ -71,6 +71,27 @@ export const TOOL_ACTION_COLUMNS: readonly Column[] = [
   ["updated_at", "text"],
 ];
 
+/** What an invocation's close changes; the rest is fixed when it opens. */
+export const INVOCATION_CLOSE_COLUMNS: readonly Column[] = INVOCATION_COLUMNS.filter(([name]) =>
+  ["state", "ended_at", "recovered_at", "refusals", "updated_at"].includes(name),
+);
+
+/** What a tool action's later steps (dispatch, settlement, recovery) change; the rest is fixed at its claim. */
+export const TOOL_ACTION_SETTLE_COLUMNS: readonly Column[] = TOOL_ACTION_COLUMNS.filter(([name]) =>
+  [
+    "phase",
+    "settlement",
+    "failure_class",
+    "evidence_refs",
+    "unknown_reason",
+    "resolution",
+    "dispatched_at",
+    "settled_at",
+    "recovered_at",
+    "updated_at",
+  ].includes(name),
+);
+
 /** The row's values in `columns` order, for positional parameters. */
 export function columnValues(columns: readonly Column[], row: object): unknown[] {
   return columns.map(([name]) => (row as Record<string, unknown>)[name]);

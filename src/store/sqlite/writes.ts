@@ -6,9 +6,11 @@ import { fromExcluded } from "../sql/clauses.js";
 import {
   CLOCK_COLUMNS,
   columnNames,
+  INVOCATION_CLOSE_COLUMNS,
   INVOCATION_COLUMNS,
   SCHEDULER_COLUMNS,
   TOOL_ACTION_COLUMNS,
+  TOOL_ACTION_SETTLE_COLUMNS,
 } from "../sql/columns.js";
 import type {
   ClockChange,
@@ -38,6 +40,8 @@ const CLOCK = columnNames(CLOCK_COLUMNS);
 const SCHEDULER = columnNames(SCHEDULER_COLUMNS);
 const INVOCATION = columnNames(INVOCATION_COLUMNS);
 const TOOL_ACTION = columnNames(TOOL_ACTION_COLUMNS);
+const CLOSE_COLUMNS = columnNames(INVOCATION_CLOSE_COLUMNS);
+const SETTLE_COLUMNS = columnNames(TOOL_ACTION_SETTLE_COLUMNS);
 
 /** The write transactions of the SQLite store; each runs under `BEGIN IMMEDIATE`. */
 export class SqliteWrites {
@@ -50,7 +54,7 @@ export class SqliteWrites {
   readonly #closeInvocation: Statement<[InvocationRow]>;
   readonly #insertToolAction: Statement<[ToolActionRow]>;
   readonly #casToolAction: Statement<[ToolActionRow & { expected_phase: string }]>;
-  readonly #upsertToolAction: Statement<[ToolActionRow]>;
+  readonly #settleToolAction: Statement<[ToolActionRow]>;
   readonly #insertEvent: Statement<[Omit<EventRow, "sequence">]>;
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
   readonly #syncNormal: Statement<[]>;
@@ -67,14 +71,18 @@ export class SqliteWrites {
       upsert("schedulers", SCHEDULER, ["participant_address", "policy_address"]),
     );
     this.#insertInvocation = db.prepare(insert("invocations", INVOCATION));
+    // A close sets only the columns a close changes: SQLite rewrites an index only when a column it
+    // holds is assigned, so the identity and time indexes stay untouched.
     this.#closeInvocation = db.prepare(
-      `UPDATE invocations SET ${assignments(INVOCATION, ["id"])} WHERE id = @id AND state = 'running'`,
+      `UPDATE invocations SET ${assignments(CLOSE_COLUMNS, [])} WHERE id = @id AND state = 'running'`,
     );
     this.#insertToolAction = db.prepare(insert("tool_actions", TOOL_ACTION));
     this.#casToolAction = db.prepare(
-      `UPDATE tool_actions SET ${assignments(TOOL_ACTION, ["id"])} WHERE id = @id AND phase = @expected_phase`,
+      `UPDATE tool_actions SET ${assignments(SETTLE_COLUMNS, [])} WHERE id = @id AND phase = @expected_phase`,
     );
-    this.#upsertToolAction = db.prepare(upsert("tool_actions", TOOL_ACTION, ["id"]));
+    this.#settleToolAction = db.prepare(
+      `UPDATE tool_actions SET ${assignments(SETTLE_COLUMNS, [])} WHERE id = @id`,
+    );
     this.#insertEvent = db.prepare(
       insert("history_events", ["participant_address", "episode_id", "action_instance_id", "body"]),
     );
@@ -160,7 +168,11 @@ export class SqliteWrites {
         if (this.#closeInvocation.run(invocationRow(commit.invocation)).changes === 0) {
           throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
         }
-        for (const action of commit.toolActions) this.#upsertToolAction.run(toolActionRow(action));
+        for (const action of commit.toolActions) {
+          // A claim settles in place (its settlement columns only); one never claimed is inserted whole.
+          const row = toolActionRow(action);
+          if (this.#settleToolAction.run(row).changes === 0) this.#insertToolAction.run(row);
+        }
         // INTEGER PRIMARY KEY assigns max+1 under the write lock, so sequence is commit order without gaps.
         for (const draft of commit.events) this.#insertEvent.run(eventRow(draft));
       }
