@@ -1,4 +1,5 @@
 import type { ClockChange, ClockRecord, Fence, SchedulerRecord } from "../store/index.js";
+import { clockStep } from "./clock-step.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
 import { ParticipantLeases, type ParticipantShare, shareTeller } from "./participant-leases.js";
@@ -109,7 +110,7 @@ export class ScheduleBook {
     }
   }
 
-  /** Moves every clock one step in the store, then finds each owned schedule's due ticks; undefined while paused. */
+  /** Moves every clock to this process's next step in the store, then finds each owned schedule's due ticks; undefined while paused. */
   async advance(): Promise<DueWork[] | undefined> {
     const stepTicks = new Map<string, number>();
     for (const spec of this.#o.specs) {
@@ -118,7 +119,8 @@ export class ScheduleBook {
     }
     await this.#takeLeases();
     await this.#settleUncertain();
-    for (const [address, ticks] of stepTicks) await this.#changeClock(address, { advanceTicks: ticks });
+    for (const [address, ticks] of stepTicks)
+      await this.#changeClock(address, clockStep(this.#clocks.get(address), ticks));
     if ([...this.#clocks.values()].some((c) => c.paused)) return undefined;
     // A segment this schedule has not seen began at most one step ago (else its reset would have run it).
     return this.#due((spec, clock) => Math.max(-1, clock.tick - spec.progression.stepTicks));

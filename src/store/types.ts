@@ -30,6 +30,12 @@ export {
 export interface ClockChange {
   /** Ticks to advance by; nothing moves while the clock is, or becomes, paused. */
   readonly advanceTicks?: number;
+  /**
+   * Moves the tick up to this one (never back) if the clock is still in this segment and generation
+   * and not paused: processes sharing the clock each ask for one step past the clock they saw, so
+   * it moves once per step of scenario time, not once per process.
+   */
+  readonly advanceTo?: { readonly segment: number; readonly generation: number; readonly tick: number };
   readonly paused?: boolean;
   /** A new segment at tick 0 with the next generation (applied before any advance). */
   readonly reset?: boolean;

@@ -76,6 +76,38 @@ export function clockCases(fixture: FixtureSource): void {
     assert.deepEqual(await store.getClock(ADDRESS), pausedReset);
   });
 
+  it("moves up to a target tick in the same segment and generation, never back, not while paused, not across a reset", async () => {
+    const { store } = fixture();
+    const to = (tick: number, segment = 1, generation = 2) => ({ advanceTo: { segment, generation, tick } });
+    await store.saveClock(clock({ segment: 1, tick: 5, generation: 2 }));
+    assert.equal((await store.updateClock(clock(), { ...to(8), at: T1 })).tick, 8, "up to the target");
+    assert.equal(
+      (await store.updateClock(clock(), { ...to(6), at: T1 })).tick,
+      8,
+      "a target behind moves nothing",
+    );
+    assert.equal(
+      (await store.updateClock(clock(), { ...to(20, 0), at: T1 })).tick,
+      8,
+      "another segment's target",
+    );
+    assert.equal(
+      (await store.updateClock(clock(), { ...to(20, 1, 1), at: T1 })).tick,
+      8,
+      "another generation's",
+    );
+    const paused = await store.updateClock(clock(), { paused: true, ...to(20), at: T1 });
+    assert.deepEqual([paused.tick, paused.paused], [8, true], "paused in the same change");
+    assert.equal((await store.updateClock(clock(), { ...to(20), at: T1 })).tick, 8, "still paused");
+    const reset = await store.updateClock(clock(), { paused: false, reset: true, ...to(20), at: T2 });
+    assert.deepEqual(
+      [reset.segment, reset.generation, reset.tick],
+      [2, 3, 0],
+      "the old segment's target is void",
+    );
+    assert.deepEqual(await store.getClock(ADDRESS), reset);
+  });
+
   it("applies every combination of clock state and change as the table below says", async () => {
     const { store } = fixture();
     // Written out by hand from the rule (reset, then pause state, then an advance unless paused),
