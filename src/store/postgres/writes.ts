@@ -3,7 +3,7 @@ import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
 import { applyClockChange } from "../clock.js";
 import { LeaseLostError, StoreConflictError } from "../errors.js";
 import { fromExcluded } from "../sql/clauses.js";
-import { columnNames } from "../sql/columns.js";
+import { columnNames, TOOL_ACTION_SETTLE_COLUMNS } from "../sql/columns.js";
 import type {
   ClockChange,
   ClockRecord,
@@ -13,7 +13,7 @@ import type {
   SchedulerRecord,
   ToolActionRecord,
 } from "../types.js";
-import { commitBatches } from "./batch.js";
+import { commitBatch, commitBatches } from "./batch.js";
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {
   CLOCK_COLUMNS,
@@ -26,7 +26,6 @@ import {
   SCHEDULER_COLUMNS,
   schedulerValues,
   TOOL_ACTION_COLUMNS,
-  toolActionRow,
   toolActionValues,
 } from "./rows.js";
 
@@ -36,9 +35,9 @@ const RESULT = "SELECT EXISTS (SELECT 1 FROM fence) AS fenced, EXISTS (SELECT 1 
 const SCHEDULER_KEY = "participant_address, policy_address";
 // Parameter numbers after the fence's $1, $2: an invocation's columns, then its scheduler's, then the rest.
 const SCHEDULER_FIRST = 3 + INVOCATION_COLUMNS.length;
-const ACTIONS_PARAM = SCHEDULER_FIRST + SCHEDULER_COLUMNS.length;
-const COUNT_PARAM = ACTIONS_PARAM + 1;
-const EVENTS_PARAM = ACTIONS_PARAM + 2;
+// A tool action's later steps write its id ($3), the columns they change, then the expected phase.
+const SETTLE: readonly Column[] = [["id", "text"], ...TOOL_ACTION_SETTLE_COLUMNS];
+const SETTLE_AT = SETTLE.map(([name]) => TOOL_ACTION_COLUMNS.findIndex(([n]) => n === name));
 
 const SAVE_SCHEDULER = (fence: string) => `WITH ${fence},
   written AS (${upsert("schedulers", SCHEDULER_COLUMNS, 3, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM fence)")})
@@ -54,29 +53,8 @@ const INSERT_TOOL_ACTION = (fence: string) => `WITH ${fence},
   ${RESULT}`;
 
 const UPDATE_TOOL_ACTION = (fence: string) => `WITH ${fence},
-  written AS (UPDATE tool_actions SET ${assignments(TOOL_ACTION_COLUMNS, 3)}
-    WHERE id = $3::text AND phase = $${3 + TOOL_ACTION_COLUMNS.length}::text AND EXISTS (SELECT 1 FROM fence) RETURNING 1)
-  ${RESULT}`;
-
-// The history_head row lock orders commits, so sequence is commit order, and it is assigned
-// by hand so a rolled-back or killed commit leaves no gap.
-const COMMIT_INVOCATION = (fence: string) => `WITH ${fence},
-  written AS (UPDATE invocations SET ${assignments(INVOCATION_COLUMNS, 3)}
-    WHERE id = $3::text AND state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
-  settled AS (
-    INSERT INTO tool_actions (${names(TOOL_ACTION_COLUMNS)})
-    SELECT ${names(TOOL_ACTION_COLUMNS)} FROM json_to_recordset($${ACTIONS_PARAM}::json)
-      AS t(${TOOL_ACTION_COLUMNS.map(([n, t]) => `${n} ${t}`).join(", ")})
-    WHERE EXISTS (SELECT 1 FROM written)
-    ON CONFLICT (id) DO UPDATE SET ${excluded(TOOL_ACTION_COLUMNS, "id")} RETURNING 1),
-  head AS (UPDATE history_head SET last_sequence = last_sequence + $${COUNT_PARAM}::bigint
-    WHERE $${COUNT_PARAM}::bigint > 0 AND EXISTS (SELECT 1 FROM written) RETURNING last_sequence),
-  appended AS (
-    INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body)
-    SELECT head.last_sequence - $${COUNT_PARAM}::bigint + e.position, e.body->>'participant_address',
-      e.body->>'episode_id', e.body->>'action_instance_id', e.body
-    FROM head CROSS JOIN json_array_elements($${EVENTS_PARAM}::json) WITH ORDINALITY AS e(body, position) RETURNING 1),
-  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
+  written AS (UPDATE tool_actions SET ${assignments(SETTLE, 3)}
+    WHERE id = $3::text AND phase = $${3 + SETTLE.length}::text AND EXISTS (SELECT 1 FROM fence) RETURNING 1)
   ${RESULT}`;
 
 const SAVE_CLOCK = `${insert("clocks", CLOCK_COLUMNS, 1, "true")}
@@ -106,7 +84,6 @@ const STATEMENTS = {
   openInvocation: statement("raes_open_invocation", OPEN_INVOCATION),
   insertToolAction: statement("raes_insert_tool_action", INSERT_TOOL_ACTION),
   updateToolAction: statement("raes_update_tool_action", UPDATE_TOOL_ACTION),
-  commitInvocation: statement("raes_commit_invocation", COMMIT_INVOCATION),
 };
 
 /** The write statements of the PostgreSQL store, one round trip each. */
@@ -186,14 +163,21 @@ export class PostgresWrites {
     expectedPhase: ToolActionPhase,
     fence: Fence | undefined,
   ): Promise<boolean> {
-    return this.#fenced(STATEMENTS.updateToolAction, fence, [...toolActionValues(action), expectedPhase]);
+    const values = toolActionValues(action);
+    return this.#fenced(STATEMENTS.updateToolAction, fence, [
+      ...SETTLE_AT.map((k) => values[k]),
+      expectedPhase,
+    ]);
   }
 
   /** Closes an open invocation with its settlements, events and scheduler, all or nothing. */
   async commitInvocation(commit: InvocationCommit, fence: Fence | undefined): Promise<void> {
-    if (!(await this.#fenced(STATEMENTS.commitInvocation, fence, commitValues(commit)))) {
-      throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+    // The batch statement with one close: one round trip, its own implicit transaction.
+    const { fenced, written } = await commitBatch(this.#pool, [commit], fence);
+    if (!fenced) {
+      throw new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
     }
+    if (!written) throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
   }
 
   /** Closes several open invocations in one transaction on one connection, in batches, all or nothing. */
@@ -281,14 +265,4 @@ function assignments(columns: readonly Column[], first: number): string {
     .slice(1)
     .map(([name], i) => `${name} = ${values[i + 1]}`)
     .join(", ");
-}
-
-function commitValues(commit: InvocationCommit): unknown[] {
-  return [
-    ...invocationValues(commit.invocation),
-    ...schedulerValues(commit.scheduler),
-    JSON.stringify(commit.toolActions.map(toolActionRow)),
-    commit.events.length,
-    JSON.stringify(commit.events),
-  ];
 }
