@@ -1,4 +1,6 @@
 import { RuntimeManager, type RuntimeModel } from "../src/index.js";
+import { openControlPlaneStore } from "../src/store/index.js";
+import { countingStore } from "./store-counts.js";
 import { manifestWithToolLimit, ToolCallRuntime } from "./store-harness.js";
 
 /** Figures of one measured round of invocations. */
@@ -9,6 +11,10 @@ export interface PortRound {
   readonly portMs: number;
   /** Time of the whole `step` calls: lease, clock, invocation open, the cycles and the close commit. */
   readonly stepMs: number;
+  /** Store transactions and PostgreSQL round trips of the whole steps, and of the tool-action writes alone. */
+  readonly transactions: number;
+  readonly roundTrips: number;
+  readonly toolActionTransactions: number;
 }
 
 /** A manager on a real store whose harness runs `cyclesPerInvocation` tool cycles in every invocation. */
@@ -24,16 +30,21 @@ export async function openPortRun(
   cyclesPerInvocation: number,
 ): Promise<PortRun> {
   const runtime = new ToolCallRuntime(cyclesPerInvocation);
+  const opened = await openControlPlaneStore(url);
+  const { store, counts } = countingStore(opened, url.startsWith("sqlite:") ? "sqlite" : "postgres");
+  const toolActionWrites = () =>
+    (counts.calls.get("insertToolAction") ?? 0) + (counts.calls.get("updateToolAction") ?? 0);
   const manager = await RuntimeManager.open({
     model,
     manifest: manifestWithToolLimit(Math.max(16, cyclesPerInvocation)),
     runtime,
-    store: url,
+    store,
   });
   return {
     round: async (invocations) => {
       const portBefore = runtime.portNs;
       const cyclesBefore = runtime.cycles;
+      const before = { ...counts, toolActions: toolActionWrites() };
       const start = performance.now();
       for (let i = 0; i < invocations; i += 1) {
         const [summary] = (await manager.step(1)).invocations;
@@ -43,8 +54,14 @@ export async function openPortRun(
         cycles: runtime.cycles - cyclesBefore,
         portMs: Number(runtime.portNs - portBefore) / 1e6,
         stepMs: performance.now() - start,
+        transactions: counts.transactions - before.transactions,
+        roundTrips: counts.roundTrips - before.roundTrips,
+        toolActionTransactions: toolActionWrites() - before.toolActions,
       };
     },
-    close: () => manager.close(),
+    close: async () => {
+      await manager.close();
+      await opened.close();
+    },
   };
 }

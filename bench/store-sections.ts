@@ -8,7 +8,7 @@ import { alternate, type BlockTime, fmt, median } from "./lib.js";
 import { type Floor, pgFloor, sqliteFloor } from "./store-floor.js";
 import { PG_URL, pgSchema, scratchDir } from "./store-harness.js";
 import { fillPgHistory, fillSqliteHistory, historyTemplates, settleStore } from "./store-history.js";
-import { openPortRun, type PortRun } from "./store-port.js";
+import { openPortRun, type PortRound, type PortRun } from "./store-port.js";
 import { exampleRecords } from "./store-records.js";
 import { seedPgInterrupted, seedSqliteInterrupted, timeRecovery } from "./store-recovery.js";
 
@@ -72,8 +72,10 @@ export async function portSection(backend: Backend, places: Places, sizes: Sizes
   const real = await openPortRun(places.make(backend, "port").url, MODEL, sizes.cyclesPerInvocation);
   try {
     const stepMs: number[] = [];
+    const rounds: PortRound[] = [];
     const port = async (): Promise<BlockTime> => {
       const round = await real.round(1);
+      rounds.push(round);
       stepMs.push(round.stepMs / round.cycles);
       return { ms: round.portMs, units: round.cycles };
     };
@@ -98,11 +100,26 @@ export async function portSection(backend: Backend, places: Places, sizes: Sizes
       judged(1 / run.pairedRatio, 0.8),
       fmt(endToEnd, 0),
       fmt(endToEnd / floorRate, 3),
+      perToolAction(rounds, backend),
     ];
   } finally {
     await real.close();
     await floor.close();
   }
+}
+
+/**
+ * Store transactions and round trips per tool action: in the cycles (claim, dispatch, settle) and in
+ * the whole steps (adding the heartbeat, clock, invocation open and close, shared by its tool actions).
+ * The floor's are 3 and 3 (SQLite: 3 and none, in-process).
+ */
+function perToolAction(rounds: readonly PortRound[], backend: Backend): string {
+  const sum = (pick: (r: PortRound) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  const cycles = sum((r) => r.cycles);
+  const port = sum((r) => r.toolActionTransactions) / cycles;
+  const steps = sum((r) => r.transactions) / cycles;
+  const trips = backend === "sqlite" ? "0" : `${fmt(port, 2)}; ${fmt(sum((r) => r.roundTrips) / cycles, 2)}`;
+  return `${fmt(port, 2)}; ${fmt(steps, 2)} / ${trips}`;
 }
 
 /** Invocations with one tool cycle each on a store pre-filled with history, next to an empty one. */

@@ -68,13 +68,24 @@ function printTables(sizes: Sizes, port: string[][], history: string[][], recove
     printTable(
       `store / port: admit→dispatch→complete cycles per second, median block; ${sizes.blocks} blocks of ` +
         `${sizes.cyclesPerInvocation} cycles (one invocation) alternated with the floor after one warm-up block each (goal: port ≥ 0.8 × floor)`,
-      ["store", "cycles", "floor/s", "port/s", "port/floor", "median block", "end-to-end/s", "e2e/floor"],
+      [
+        "store",
+        "cycles",
+        "floor/s",
+        "port/s",
+        "port/floor",
+        "median block",
+        "end-to-end/s",
+        "e2e/floor",
+        "per tool action: tx (cycle; step) / round trips (cycle; step)",
+      ],
       port,
     );
     console.log(
       "floor = the same tool_actions row inserted, then updated twice, by hand (same driver), one transaction per step;\n" +
         "port = timed by the harness around its cycles inside admitAction; end-to-end = whole step() calls\n" +
-        "(lease, clock, invocation open, the cycles, close commit).",
+        "(lease, clock, invocation open, the cycles, close commit). Per tool action: store transactions and\n" +
+        "PostgreSQL round trips in its cycle and in whole steps (floor: 3 and 3; SQLite is in-process, 0 round trips).",
     );
   }
   if (history.length > 0) {
