@@ -60,7 +60,10 @@ function columnExpression(table: string, column: string, text: boolean, time: st
     const k = `(${g} * 3 + t.admission_ordinal)`;
     return `CASE WHEN ${k} % 1000 = 7 THEN 'indeterminate' WHEN ${k} % 20 = 3 THEN 'failed' WHEN ${k} % 31 = 5 THEN 'withheld' ELSE t.settlement END`;
   }
-  return text ? `replace(replace(t.${column}, '${N}', ${g}), '${P}', ${g} % 8)` : `t.${column}`;
+  // CAST: PostgreSQL's replace takes text only (SQLite converts by itself).
+  return text
+    ? `replace(replace(t.${column}, '${N}', CAST(${g} AS TEXT)), '${P}', CAST(${g} % 8 AS TEXT))`
+    : `t.${column}`;
 }
 
 /** SQLite: fills the store file; returns the operations it now holds. */
