@@ -14,18 +14,10 @@ import type { Browser } from "playwright-core";
 import { renderTimelineHtml } from "../src/cli/html-timeline.js";
 import { launchChromium } from "../test/fixtures/history/chromium.js";
 import { largeHistory } from "../test/fixtures/history/large.js";
+import { MEASURE_FILTER, MEASURE_LOAD } from "../test/fixtures/history/timing.js";
 import { type BlockTime, fmt, median, printTable, rotate } from "./lib.js";
 
 const say = (line: string) => process.stderr.write(`[timeline bench] ${line}\n`);
-
-/** Milliseconds from navigation start to the first page drawn and painted, then for one filter. */
-const MEASURE_LOAD = `new Promise((done) => requestAnimationFrame(() => setTimeout(() => done(performance.now()))))`;
-const MEASURE_FILTER = `(async () => {
-  const start = performance.now();
-  document.querySelector('[data-filter-settlement="succeeded"]').click();
-  await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));
-  return performance.now() - start;
-})()`;
 
 interface Sample {
   readonly load: number;

@@ -1,34 +1,22 @@
-import { activityAttributes, activityMeta, activityOf, continuationText } from "./html-timeline-activity.js";
-import { invocationSpan, timeAxis } from "./html-timeline-axis.js";
-import type { DetailPanels } from "./html-timeline-data.js";
-import {
-  invocationDetail,
-  invocationStatus,
-  refusalRows,
-  resolveCommandsHtml,
-  settlementClass,
-  statusClass,
-  toolActionDetail,
-} from "./html-timeline-details.js";
+import { continuationText } from "./html-timeline-activity.js";
+import { refusalRows, resolveCommandsHtml } from "./html-timeline-details.js";
 import { escapeHtml } from "./html-timeline-escape.js";
 import {
   needsResolution,
   SETTLEMENTS,
   settlementOf,
-  type TimelineInvocation,
   type TimelineParticipant,
   type TimelineScheduler,
   type TimelineToolAction,
 } from "./html-timeline-model.js";
-import { formatDuration } from "./html-timeline-time.js";
+import { GLYPHS } from "./html-timeline-render.js";
 
-const GLYPHS: Readonly<Record<string, string>> = {
-  succeeded: "✓",
-  failed: "✕",
-  partial_success: "◐",
-  withheld: "–",
-  indeterminate: "?",
-  other: "•",
+/** What each stop reason reads as on the badge (the code itself stays in `data-stop-reason`). */
+const STOP_LABELS: Readonly<Record<string, string>> = {
+  tool_action_indeterminate: "a tool action is indeterminate",
+  failure_policy: "an invocation failed",
+  harness_error: "the harness failed",
+  attempts_exhausted: "attempts used up",
 };
 
 const STOP_REASONS: Readonly<Record<string, string>> = {
@@ -39,85 +27,11 @@ const STOP_REASONS: Readonly<Record<string, string>> = {
   attempts_exhausted: "the policy's max_action_attempts is used up",
 };
 
-/** A short clock time for an ISO timestamp, or the value itself when it is not one. */
-function clockTime(timestamp: string | undefined): string {
-  if (timestamp === undefined) return "";
-  return /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/.test(timestamp) ? timestamp.slice(11, 19) : timestamp;
-}
-
-function mark(action: TimelineToolAction, position: number, details: DetailPanels): string {
-  const settlement = settlementOf(action);
-  const kind = settlementClass(settlement);
-  const resolution =
-    settlement !== "indeterminate" ? "" : needsResolution(action) ? " needs-resolution" : " resolved";
-  const ordinal = escapeHtml(action.context.admission_ordinal);
-  const tool = action.operation?.toolName ? ` (${action.operation.toolName})` : "";
-  const label = `tool action #${action.context.admission_ordinal} ${action.context.tool_call_id}${tool}: ${settlement}`;
-  return [
-    `<li class="mark-slot"><button type="button" id="${escapeHtml(action.id)}" class="mark s-${kind}${resolution}"`,
-    ` data-tool-action="${escapeHtml(action.id)}" data-settlement="${escapeHtml(settlement)}"`,
-    ` data-admission-ordinal="${ordinal}" data-detail="${details.add(toolActionDetail(action, position, details.storeUrl))}"`,
-    ` aria-pressed="false" aria-label="${escapeHtml(label)}" title="${escapeHtml(label)}">`,
-    `<span aria-hidden="true">${GLYPHS[kind] ?? "•"}</span></button>`,
-    `<span class="ordinal" aria-hidden="true">${ordinal}</span></li>`,
-  ].join("");
-}
-
-/** Marks per settlement in the row, as `settlement:count` words, for the page's filters and legend. */
-function rowCounts(invocation: TimelineInvocation): string {
-  const counts = new Map<string, number>();
-  let open = 0;
-  let resolved = 0;
-  for (const action of invocation.toolActions) {
-    const settlement = settlementOf(action);
-    counts.set(settlement, (counts.get(settlement) ?? 0) + 1);
-    if (settlement !== "indeterminate") continue;
-    if (needsResolution(action)) open += 1;
-    else resolved += 1;
-  }
-  const words = [...counts].map(([settlement, count]) => `${encodeURIComponent(settlement)}:${count}`);
-  return ` data-counts="${escapeHtml(words.join(" "))}" data-open-count="${open}" data-resolved-count="${resolved}"`;
-}
-
-function refusalBadge(invocation: TimelineInvocation): string {
-  const rows = refusalRows(invocation);
-  const total = rows.reduce((sum, [, count]) => sum + Number(count), 0);
-  if (total === 0) return "";
-  const codes = rows.map(([code, count]) => `${code} ×${count}`).join(", ");
-  return `<span class="refused" data-refusals="${total}" title="${escapeHtml(codes)}">${total} refused: ${escapeHtml(codes)}</span>`;
-}
-
-function invocationRow(invocation: TimelineInvocation, position: number, details: DetailPanels): string {
-  const status = invocationStatus(invocation);
-  const time = clockTime((invocation.outerEvents[0] ?? invocation.toolActions[0]?.events[0])?.timestamp);
-  const span = invocationSpan(invocation);
-  const duration = span === undefined ? "" : ` · ${formatDuration(span.end - span.start)}`;
-  const durationAttribute = span === undefined ? "" : ` data-duration-ms="${span.end - span.start}"`;
-  const count = invocation.toolActions.length;
-  const activity = activityOf(invocation);
-  const marks =
-    count > 0
-      ? `<ol class="marks">${invocation.toolActions.map((action) => mark(action, position, details)).join("")}</ol>`
-      : `<span class="muted">no tool actions</span>`;
-  return [
-    `<li class="invocation" id="${escapeHtml(invocation.id)}" data-invocation="${escapeHtml(invocation.id)}" data-episode="${escapeHtml(invocation.episodeId)}" data-invocation-status="${escapeHtml(status.key)}"${durationAttribute}${rowCounts(invocation)}${activity ? activityAttributes(activity) : ""}>`,
-    `<button type="button" class="invocation-label" data-detail="${details.add(invocationDetail(invocation, position))}"`,
-    ` aria-pressed="false" title="${escapeHtml(invocation.id)}">`,
-    `<span class="invocation-name">Invocation ${position}</span>`,
-    `<span class="invocation-meta">${escapeHtml(time)}${escapeHtml(duration)} · ${count} tool action${count === 1 ? "" : "s"}</span>`,
-    activity ? `<span class="invocation-meta activity">${escapeHtml(activityMeta(activity))}</span>` : "",
-    "</button>",
-    `<div class="track">${marks}${timeAxis(invocation)}</div>`,
-    `<div class="badges"><span class="status st-${escapeHtml(statusClass(status.key))}">${escapeHtml(status.label)}</span>${refusalBadge(invocation)}</div>`,
-    "</li>",
-  ].join("");
-}
-
 function schedulerBadge(scheduler: TimelineScheduler): string {
   const stopped = scheduler.lifecycle === "stopped";
   const reason = scheduler.stopReason;
   const text = stopped
-    ? `scheduler stopped${reason ? `: ${reason}` : ""}`
+    ? `scheduler stopped${reason ? `: ${STOP_LABELS[reason] ?? reason}` : ""}`
     : `scheduler ${scheduler.lifecycle}`;
   const why =
     stopped && reason
@@ -163,11 +77,11 @@ function resolutionSummary(participant: TimelineParticipant, storeUrl: string): 
 }
 
 /**
- * One participant's section: scheduler state, pending resolutions and its invocations. The rows wait
- * as text in a data block (all data in them is escaped, so no `<` but the rows' own tags); the page
- * script shows one page of them at a time, filtered, with episode titles.
+ * One participant's section: scheduler state, pending resolutions and an empty list for its
+ * invocations, which the page script draws from the rows block one page at a time, filtered, with
+ * episode titles.
  */
-export function participantSection(participant: TimelineParticipant, details: DetailPanels): string {
+export function participantSection(participant: TimelineParticipant, storeUrl: string): string {
   const toolActions = participant.invocations.reduce(
     (sum, invocation) => sum + invocation.toolActions.length,
     0,
@@ -176,9 +90,7 @@ export function participantSection(participant: TimelineParticipant, details: De
     participant.schedulers.length > 0
       ? participant.schedulers.map(schedulerBadge).join("")
       : `<div class="scheduler unknown" data-scheduler="unknown"><span class="scheduler-state">scheduler not recorded</span></div>`;
-  const rows = participant.invocations.map((invocation, index) =>
-    invocationRow(invocation, index + 1, details),
-  );
+  const rows = participant.invocations;
   const empty = participant.invocations.length === 0 ? `<p class="muted">No history events yet.</p>` : "";
   const pager =
     rows.length === 0
@@ -189,11 +101,8 @@ export function participantSection(participant: TimelineParticipant, details: De
     `<header class="participant-head"><div><h2><code>${escapeHtml(participant.address)}</code></h2>`,
     `<p class="muted">${participant.invocations.length} invocation${participant.invocations.length === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
     `<div class="schedulers">${schedulers}</div></header>`,
-    resolutionSummary(participant, details.storeUrl),
-    // Raw text, not markup: the browser builds no elements for rows until a page shows them.
-    rows.length === 0
-      ? ""
-      : `<ol class="invocations"></ol><script type="text/html" class="rows">${rows.join("\n")}</script>`,
+    resolutionSummary(participant, storeUrl),
+    rows.length === 0 ? "" : `<ol class="invocations"></ol>`,
     pager,
     empty,
     "</section>",

@@ -1,63 +1,72 @@
+import { ROW_RENDERER } from "./html-timeline-render.js";
+
 /**
- * The page's inline script. Rows wait in inert templates and are shown one page at a time (so a page
- * of 10 000 invocations lays out 100 rows, not all of them); the settlement and participant
- * checkboxes filter them and recount the legend over every page; a mark's or invocation's details
- * panel is drawn from the JSON data block, as text, when it is clicked or linked (#id).
+ * The page's inline script. The rows are data (one JSON block, strings in a shared table) and are
+ * drawn as markup one page at a time (so a page of 10 000 invocations lays out 100 rows, not all of
+ * them); the settlement and participant checkboxes filter that data and recount the legend over
+ * every page without touching the DOM; a mark's or invocation's details panel is drawn from the
+ * details block, as text, when it is clicked or linked (#id), and that block is parsed on first use.
  */
 export const TIMELINE_SCRIPT = `
 (() => {
   const PAGE = 100;
   const body = document.getElementById("details-body");
   const empty = body.innerHTML;
+  const rowsBlock = document.getElementById("timeline-rows");
+  const table = rowsBlock ? JSON.parse(rowsBlock.textContent) : { s: [], p: [] };
+  const drawer = ${ROW_RENDERER};
+  const R = drawer(table.s);
+  const str = R.str;
   // Parsed on the first click, not at load: the page is usable before its panels are read.
   let data = null;
-  let S = [];
-  const el = (tag, cls, text) => {
+  let text = null;
+  const el = (tag, cls, content) => {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
+    if (content !== undefined) e.textContent = content;
     return e;
   };
   const panel = (detailId) => {
     if (!data) {
       data = JSON.parse(document.getElementById("timeline-details").textContent);
-      S = data.s;
+      text = drawer(data.s).str;
     }
     const d = data.d[Number(detailId.slice("detail-".length)) - 1];
     if (!d) return null;
     const [kind, id, title, pillClass, pillText, notice, needs, sections] = d;
     const article = el("article", "detail");
-    article.setAttribute(kind === 0 ? "data-detail-tool-action" : "data-detail-invocation", S[id]);
+    article.setAttribute(kind === 0 ? "data-detail-tool-action" : "data-detail-invocation", text(id));
     if (needs) article.setAttribute("data-needs-resolution", "");
     const head = el("header", "detail-head");
-    head.append(el("h3", "", S[title]), el("span", "pill " + S[pillClass], S[pillText]));
+    head.append(el("h3", "", text(title)), el("span", "pill " + text(pillClass), text(pillText)));
     const idLine = el("p", "detail-id");
     const link = el("a", "permalink", "link");
-    link.setAttribute("href", "#" + encodeURIComponent(S[id]));
-    idLine.append(el("code", "", S[id]), " ", link);
+    link.setAttribute("href", "#" + encodeURIComponent(text(id)));
+    idLine.append(el("code", "", text(id)), " ", link);
     article.append(head, idLine);
-    if (S[notice]) {
+    if (text(notice)) {
       // The notice is HTML the page generator escaped (resolve commands); every other value is set as text.
       const t = document.createElement("template");
-      t.innerHTML = S[notice];
+      t.innerHTML = text(notice);
       article.append(t.content);
     }
     for (const [sectionTitle, emptyLine, rows] of sections) {
       const section = el("section", "detail-section");
-      section.append(el("h4", "", S[sectionTitle]));
-      if (rows.length === 0 && emptyLine >= 0) section.append(el("p", "muted", S[emptyLine]));
+      section.append(el("h4", "", text(sectionTitle)));
+      if (rows.length === 0 && emptyLine >= 0) section.append(el("p", "muted", text(emptyLine)));
       else {
         const dl = el("dl", "fields");
-        for (const [field, value] of rows) {
+        for (let i = 0; i + 1 < rows.length; i += 2) {
+          const field = rows[i], value = rows[i + 1];
           const dd = el("dd");
-          dd.dataset.field = S[field];
+          dd.dataset.field = text(field);
           const code = el("code");
           (typeof value === "number" ? [value] : value).forEach((v, i) => {
             if (i > 0) code.append(el("br"));
-            code.append(S[v]);
+            code.append(text(v));
           });
           dd.append(code);
-          dl.append(el("dt", "", S[field]), dd);
+          dl.append(el("dt", "", text(field)), dd);
         }
         section.append(dl);
       }
@@ -77,40 +86,20 @@ export const TIMELINE_SCRIPT = `
     trigger.setAttribute("aria-pressed", "true");
   };
 
-  const countsOf = (text) => {
-    const counts = {};
-    for (const word of (text || "").split(" ")) {
-      const at = word.lastIndexOf(":");
-      if (at > 0) counts[decodeURIComponent(word.slice(0, at))] = Number(word.slice(at + 1));
+  const sections = [...document.querySelectorAll("section.participant")].map((section, k) => {
+    const rows = (table.p[k] || []).map((data, index) => {
+      const c = R.counts(data[10]);
+      return { data, position: index + 1, counts: c.byKind, open: c.open, resolved: c.resolved, episode: data[1] };
+    });
+    // What the legend counts for a shown section does not depend on the settlement filter: summed once.
+    const totals = new Map();
+    let open = 0, resolved = 0;
+    for (const r of rows) {
+      for (const [k, n] of r.counts) totals.set(k, (totals.get(k) || 0) + n);
+      open += r.open;
+      resolved += r.resolved;
     }
-    return counts;
-  };
-  // Each row's first tag carries its counts and episode; data in it is escaped, so its first ">" ends it.
-  const ROW = '<li class="invocation" ';
-  const attribute = (tag, name) => {
-    const at = tag.indexOf(" " + name + '="');
-    if (at < 0) return "";
-    const from = at + name.length + 3;
-    return tag.slice(from, tag.indexOf('"', from));
-  };
-  const ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-  const sections = [...document.querySelectorAll("section.participant")].map((section) => {
-    const block = section.querySelector("script.rows");
-    const rows = block
-      ? block.textContent.split(ROW).slice(1).map((rest) => {
-          const html = ROW + rest;
-          const tag = html.slice(0, html.indexOf(">"));
-          return {
-            html,
-            tag,
-            counts: countsOf(attribute(tag, "data-counts").replace(/&#39;/g, "'")),
-            open: Number(attribute(tag, "data-open-count") || 0),
-            resolved: Number(attribute(tag, "data-resolved-count") || 0),
-            episode: attribute(tag, "data-episode"),
-          };
-        })
-      : [];
-    return { section, list: section.querySelector("ol.invocations"), rows, shown: rows, page: 0 };
+    return { section, list: section.querySelector("ol.invocations"), rows, shown: rows, page: 0, totals, open, resolved };
   });
   const settlementBoxes = [...document.querySelectorAll("[data-filter-settlement]")];
   const participantBoxes = [...document.querySelectorAll("[data-filter-participant]")];
@@ -127,12 +116,11 @@ export const TIMELINE_SCRIPT = `
     const items = [];
     let episode = null;
     for (const r of slice) {
-      // The episode is still escaped, as it was in the row's tag.
       if (r.episode !== episode) {
         episode = r.episode;
-        items.push('<li class="episode-title">Episode <code>' + episode + "</code></li>");
+        items.push(R.episodeTitle(episode));
       }
-      items.push(r.html);
+      items.push(R.row(r.data, r.position));
     }
     s.list.innerHTML = items.join("");
     for (const mark of s.list.querySelectorAll(".mark")) mark.classList.toggle("dim", !on.has(mark.dataset.settlement));
@@ -159,14 +147,12 @@ export const TIMELINE_SCRIPT = `
       const visible = participantBoxes.length === 0 || people.has(s.section.dataset.participant);
       s.section.hidden = !visible;
       if (!visible) { s.shown = []; continue; }
-      for (const r of s.rows) {
-        for (const k in r.counts) totals[k] = (totals[k] || 0) + r.counts[k];
-        open += r.open;
-        resolved += r.resolved;
-      }
+      for (const [k, n] of s.totals) totals[k] = (totals[k] || 0) + n;
+      open += s.open;
+      resolved += s.resolved;
       s.shown = allOn ? s.rows : s.rows.filter((r) => {
-        const keys = Object.keys(r.counts);
-        return keys.length === 0 ? false : keys.some((k) => on.has(k));
+        for (const k of r.counts.keys()) if (on.has(k)) return true;
+        return false;
       });
       shown += s.shown.length;
       render(s);
@@ -210,9 +196,8 @@ export const TIMELINE_SCRIPT = `
     try { id = decodeURIComponent(location.hash.slice(1)); } catch { return; }
     if (!id) return;
     if (!document.getElementById(id)) {
-      // The row's markup holds the id as the page generator escaped it.
-      const escaped = ' id="' + id.replace(/[&<>"']/g, (c) => ENTITIES[c]) + '"';
-      const named = (x) => x.html.includes(escaped);
+      // Found in the data, not the DOM: the row may be on another page, or hidden by a filter.
+      const named = (x) => str(x.data[0]) === id || x.data[10].some((m) => str(m[0]) === id);
       for (const s of sections) {
         const r = s.rows.find(named);
         if (!r) continue;

@@ -10,7 +10,9 @@ import {
   type TimelineScheduler,
 } from "./html-timeline-model.js";
 import { legend, participantFilter, participantSection, refusalSummary } from "./html-timeline-parts.js";
+import { type EncodedRows, encodeRows } from "./html-timeline-rows.js";
 import { TIMELINE_SCRIPT } from "./html-timeline-script.js";
+import { dataBlockJson, StringTable } from "./html-timeline-strings.js";
 import { TIMELINE_CSS } from "./html-timeline-style.js";
 import { formatDuration, timeSpan } from "./html-timeline-time.js";
 
@@ -60,8 +62,12 @@ function summary(
 /** Renders the behavior history as one self-contained HTML page that loads nothing from the network. */
 export function renderTimelineHtml(input: TimelineInput): string {
   const timeline = buildTimeline(input.events, input.operations, input.schedulers ?? []);
-  const details = new DetailPanels(input.storeUrl ?? DEFAULT_STORE_URL);
-  const sections = timeline.participants.map((participant) => participantSection(participant, details));
+  const storeUrl = input.storeUrl ?? DEFAULT_STORE_URL;
+  const strings = new StringTable();
+  const details = new DetailPanels(storeUrl);
+  const p = timeline.participants.map((participant) => encodeRows(participant, strings, details));
+  const rows: EncodedRows = { s: strings.entries(), p };
+  const sections = timeline.participants.map((participant) => participantSection(participant, storeUrl));
   const invocations = timeline.participants.reduce((sum, p) => sum + p.invocations.length, 0);
   const counts = countBySettlement(timeline);
   const toolActions = [...counts.values()].reduce((sum, count) => sum + count, 0);
@@ -98,6 +104,7 @@ ${body}
 <div id="details-body">${EMPTY_DETAILS}</div>
 </aside>
 </div>
+<script type="application/json" id="timeline-rows">${dataBlockJson(rows)}</script>
 <script type="application/json" id="timeline-details">${details.json()}</script>
 <script>${TIMELINE_SCRIPT}</script>
 </body>

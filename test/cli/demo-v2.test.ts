@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import type { DemoSummary } from "../../src/demo/index.js";
 import type { HistoryEvent } from "../../src/history/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
-import { attributeValues } from "../fixtures/history/html.js";
+import { attributeValues, withRows } from "../fixtures/history/html.js";
 import { raes } from "./cli.js";
 
 const POLICY = "participant.autonomous-execution.participant-behavior";
@@ -83,7 +83,7 @@ describe("raes demo --profile v2", () => {
   });
 
   it("draws the timeline with candidate, disposition and continuation; the public demo seed is stored nowhere", () => {
-    const page = readFileSync(html, "utf8");
+    const page = withRows(readFileSync(html, "utf8"));
     assert.equal(attributeValues(page, "data-candidate").length, summary.invocations);
     assert.ok(
       attributeValues(page, "data-disposition").every((d) =>

@@ -8,7 +8,7 @@ import { readTimelineInput } from "../../src/cli/html-timeline-read.js";
 import type { HistoryEvent } from "../../src/history/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { captureCli } from "../fixtures/history/capture.js";
-import { attributeValues } from "../fixtures/history/html.js";
+import { attributeValues, withRows } from "../fixtures/history/html.js";
 import { KNOWN_COUNTS, type KnownRun, runKnownHistory } from "../fixtures/history/scripted-run.js";
 import { raesStringFields } from "../helpers/raes-fields.js";
 
@@ -171,8 +171,9 @@ describe("raes history --html", () => {
     } finally {
       await store.close();
     }
-    assert.equal(attributeValues(written, "data-tool-action").length, KNOWN_COUNTS.toolActions);
-    assert.equal(attributeValues(written, "data-invocation").length, KNOWN_COUNTS.invocations);
+    const drawn = withRows(written);
+    assert.equal(attributeValues(drawn, "data-tool-action").length, KNOWN_COUNTS.toolActions);
+    assert.equal(attributeValues(drawn, "data-invocation").length, KNOWN_COUNTS.invocations);
     assert.deepEqual(attributeValues(written, "data-unresolved"), [run.unresolvedId]);
     assert.deepEqual(attributeValues(written, "data-resolved"), [run.resolvedId]);
     assert.deepEqual(attributeValues(written, "data-scheduler"), ["stopped"]);
@@ -195,7 +196,7 @@ describe("raes history --html", () => {
       written,
       /<title>RAES behavior history — participant participant\.behavior\.nobody<\/title>/,
     );
-    assert.deepEqual(attributeValues(written, "data-tool-action"), []);
+    assert.deepEqual(attributeValues(withRows(written), "data-tool-action"), []);
     assert.deepEqual(attributeValues(written, "data-participant"), []);
   });
 

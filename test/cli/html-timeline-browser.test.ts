@@ -8,6 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { renderTimelineHtml } from "../../src/cli/html-timeline.js";
 import { browserSkipReason, launchChromium } from "../fixtures/history/chromium.js";
 import { LARGE_TOOL_NAMES, largeHistory, largeRefusals } from "../fixtures/history/large.js";
+import { MEASURE_FILTER, MEASURE_LOAD } from "../fixtures/history/timing.js";
 
 const SETTLEMENTS = ["succeeded", "failed", "partial_success", "withheld", "indeterminate"];
 
@@ -161,12 +162,28 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     }
   });
 
-  it("at 10 000 invocations every row is reachable page by page, filters count right, a link opens a late action", {
+  it("at 10 000 invocations every row is reachable page by page, filters count right, a link opens a late action; timings and screenshots saved", {
     skip,
-  }, async () => {
+  }, async (t) => {
     const history = largeHistory(10_000);
     const markup = renderTimelineHtml(history);
     const page = await open("large.html", markup);
+    // Timings are recorded, never asserted (a shared machine); bench/timeline.ts holds the figures.
+    const loadMs = Number(await page.evaluate(MEASURE_LOAD));
+    const filterMs = Number(await page.evaluate(MEASURE_FILTER));
+    assert.notEqual(await page.locator("[data-shown]").getAttribute("data-shown"), "10000");
+    await page.locator('[data-filter-settlement="succeeded"]').check();
+    t.diagnostic(
+      `10 000 invocations, ${(Buffer.byteLength(markup) / 1e6).toFixed(1)} MB: first page painted ${Math.round(loadMs)} ms after navigation start, settlement filter painted in ${Math.round(filterMs)} ms (load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`,
+    );
+    for (const width of [1400, 360]) {
+      await page.setViewportSize({ width, height: 900 });
+      const shot = join(dir, `timeline-10000-${width}.png`);
+      await page.screenshot({ path: shot });
+      assert.deepEqual([...readFileSync(shot).subarray(1, 4)], [...Buffer.from("PNG")]);
+      t.diagnostic(`screenshot: ${shot}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
     const ids: string[] = await page.evaluate(`(() => {
       const seen = [];
       for (const section of document.querySelectorAll("section.participant")) {

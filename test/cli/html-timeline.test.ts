@@ -19,12 +19,20 @@ import {
   sequenced,
   toolOperation,
 } from "../fixtures/history/crafted.js";
-import { attributeValues, decodeHtml, detailTemplate, visibleMarkup } from "../fixtures/history/html.js";
+import {
+  attributeValues,
+  decodeHtml,
+  detailTemplate,
+  visibleMarkup,
+  withRows,
+} from "../fixtures/history/html.js";
 import { largeHistory } from "../fixtures/history/large.js";
 import { KNOWN_COUNTS, type KnownRun, runKnownHistory } from "../fixtures/history/scripted-run.js";
 
 let run: KnownRun;
 let input: TimelineInput;
+/** The page as written, and with every row drawn as its script draws them (`withRows`). */
+let written: string;
 let html: string;
 let storeActions: ToolActionRecord[];
 
@@ -33,7 +41,8 @@ before(async () => {
   run = await runKnownHistory(store);
   input = await readTimelineInput(store);
   storeActions = await store.listToolActions({ phase: "settled" });
-  html = renderTimelineHtml(input);
+  written = renderTimelineHtml(input);
+  html = withRows(written);
   await store.close();
 });
 
@@ -130,18 +139,18 @@ describe("renderTimelineHtml on a history the real runtime wrote", () => {
     assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${TIMELINE_CSP}">`));
     assert.equal(TIMELINE_CSP, "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'");
     assert.doesNotMatch(html, /\s(src|href)=|<link\b|@import|url\(|https?:\/\//i);
-    // One script runs; the others are data blocks (rows as text, detail panels as JSON) that never run.
-    assert.equal(html.match(/<script>/g)?.length, 1);
+    // One script runs; the others are data blocks (rows and detail panels as JSON) that never run.
+    assert.equal(written.match(/<script>/g)?.length, 1);
     assert.deepEqual(
-      [...html.matchAll(/<script\b([^>]*)>/g)].map((m) => m[1]).filter((a) => a !== ""),
-      [' type="text/html" class="rows"', ' type="application/json" id="timeline-details"'],
+      [...written.matchAll(/<script\b([^>]*)>/g)].map((m) => m[1]).filter((a) => a !== ""),
+      [' type="application/json" id="timeline-rows"', ' type="application/json" id="timeline-details"'],
     );
   });
 });
 
 describe("renderTimelineHtml on crafted histories", () => {
   it("escapes every string from the data", () => {
-    const page = renderTimelineHtml({ ...hostileHistory(), title: "<b>history</b>" });
+    const page = withRows(renderTimelineHtml({ ...hostileHistory(), title: "<b>history</b>" }));
     assert.equal(page.match(/<script>/g)?.length, 1, "only the page's own script");
     assert.equal(page.match(/<script\b/g)?.length, 3, "and its two data blocks");
     // In the JSON block no string can close the block or open a tag.
@@ -177,18 +186,20 @@ describe("renderTimelineHtml on crafted histories", () => {
       ...committedDrafts(alpha, alphaActions, "succeeded"),
       ...committedDrafts(beta, betaActions, undefined),
     ]);
-    const page = renderTimelineHtml({
-      events: [...events].reverse(),
-      operations: [...alphaActions, ...betaActions].map(toolOperation),
-      schedulers: [
-        { participantAddress: "participant.behavior.alpha", lifecycle: "running" },
-        {
-          participantAddress: "participant.behavior.gamma",
-          lifecycle: "stopped",
-          stopReason: "attempts_exhausted",
-        },
-      ],
-    });
+    const page = withRows(
+      renderTimelineHtml({
+        events: [...events].reverse(),
+        operations: [...alphaActions, ...betaActions].map(toolOperation),
+        schedulers: [
+          { participantAddress: "participant.behavior.alpha", lifecycle: "running" },
+          {
+            participantAddress: "participant.behavior.gamma",
+            lifecycle: "stopped",
+            stopReason: "attempts_exhausted",
+          },
+        ],
+      }),
+    );
     assert.deepEqual(attributeValues(page, "data-participant"), [
       "participant.behavior.alpha",
       "participant.behavior.beta",
@@ -217,7 +228,7 @@ describe("renderTimelineHtml on crafted histories", () => {
 
 describe("the time axis", () => {
   it("shows each invocation's real duration, from its first to its last event, and each tool action's", () => {
-    const page = renderTimelineHtml(largeHistory(6));
+    const page = withRows(renderTimelineHtml(largeHistory(6)));
     // The fixture spreads invocation n over 1 + n % 4 seconds, alternating participants (alpha: 0, 2, 4).
     assert.deepEqual(attributeValues(page, "data-duration-ms"), [
       "1000",
@@ -272,7 +283,7 @@ describe("the timeline page in headless Chromium", () => {
   it("draws one visible mark per tool action, per settlement; a click shows its context; screenshot saved", {
     skip,
   }, async (t) => {
-    const { page, requests, errors } = await load("known.html", html);
+    const { page, requests, errors } = await load("known.html", written);
     const marks = page.locator("[data-tool-action]");
     assert.equal(await marks.count(), storeActions.length);
     for (const [settlement, count] of Object.entries(countBy(storeActions.map((a) => a.settlement ?? "")))) {

@@ -1,0 +1,146 @@
+import { activityMeta, activityOf } from "./html-timeline-activity.js";
+import { actionTimes, invocationSpan } from "./html-timeline-axis.js";
+import type { DetailPanels } from "./html-timeline-data.js";
+import {
+  invocationDetail,
+  invocationStatus,
+  refusalRows,
+  settlementClass,
+  statusClass,
+  toolActionDetail,
+} from "./html-timeline-details.js";
+import {
+  needsResolution,
+  settlementOf,
+  type TimelineInvocation,
+  type TimelineParticipant,
+  type TimelineToolAction,
+} from "./html-timeline-model.js";
+import type { StringTable } from "./html-timeline-strings.js";
+import { isoTime } from "./html-timeline-time.js";
+
+/**
+ * One tool action as the page script draws its mark and lane (strings as table indexes, times in ms
+ * from the invocation's start, null when unknown):
+ * [id, settlement, settlement class, 0 | 1 needs resolution | 2 resolved, admission ordinal,
+ *  tool_call_id, MCP tool name or -1, details panel, admitted, dispatched, settled].
+ */
+export type EncodedMark = [
+  number,
+  number,
+  number,
+  0 | 1 | 2,
+  number,
+  number,
+  number,
+  number,
+  number | null,
+  number | null,
+  number | null,
+];
+
+/**
+ * One invocation row: [id, episode, status key, status class, status label, clock time, duration
+ * in ms or null, details panel, refusals as [code, count]…, v2 [candidate, disposition,
+ * predecessor, meta line] or 0, marks].
+ */
+export type EncodedRow = [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number | null,
+  number,
+  [number, number][],
+  [number, number, number, number] | 0,
+  EncodedMark[],
+];
+
+/** What the page's rows block holds: the shared string table and each participant section's rows. */
+export interface EncodedRows {
+  readonly s: readonly unknown[];
+  readonly p: EncodedRow[][];
+}
+
+/** A short clock time for an ISO timestamp, or the value itself when it is not one. */
+function clockTime(timestamp: string | undefined): string {
+  if (timestamp === undefined) return "";
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/.test(timestamp) ? timestamp.slice(11, 19) : timestamp;
+}
+
+function encodeMark(
+  action: TimelineToolAction,
+  position: number,
+  start: number | undefined,
+  strings: StringTable,
+  details: DetailPanels,
+): EncodedMark {
+  const settlement = settlementOf(action);
+  const times = actionTimes(action);
+  const offset = (iso: string | undefined): number | null => {
+    const at = isoTime(iso);
+    return at === undefined || start === undefined ? null : at - start;
+  };
+  const tool = action.operation?.toolName;
+  return [
+    strings.intern(action.id),
+    strings.intern(settlement),
+    strings.intern(settlementClass(settlement)),
+    settlement !== "indeterminate" ? 0 : needsResolution(action) ? 1 : 2,
+    action.context.admission_ordinal,
+    strings.intern(action.context.tool_call_id),
+    tool ? strings.intern(tool) : -1,
+    details.add(() => toolActionDetail(action, position, details.storeUrl)),
+    offset(times.admitted),
+    offset(times.dispatched),
+    offset(times.settled),
+  ];
+}
+
+function encodeRow(
+  invocation: TimelineInvocation,
+  position: number,
+  strings: StringTable,
+  details: DetailPanels,
+): EncodedRow {
+  const status = invocationStatus(invocation);
+  const span = invocationSpan(invocation);
+  const marks = invocation.toolActions.map((action) =>
+    encodeMark(action, position, span?.start, strings, details),
+  );
+  const activity = activityOf(invocation);
+  const first = invocation.outerEvents[0] ?? invocation.toolActions[0]?.events[0];
+  return [
+    strings.intern(invocation.id),
+    strings.intern(invocation.episodeId),
+    strings.intern(status.key),
+    strings.intern(statusClass(status.key)),
+    strings.intern(status.label),
+    strings.intern(clockTime(first?.timestamp)),
+    span === undefined ? null : span.end - span.start,
+    details.add(() => invocationDetail(invocation, position)),
+    refusalRows(invocation).map(([code, count]) => [strings.intern(code), Number(count)]),
+    activity
+      ? [
+          strings.intern(activity.candidate_id),
+          strings.intern(activity.timing_disposition),
+          strings.intern(activity.predecessor_attempt_id ?? ""),
+          strings.intern(activityMeta(activity)),
+        ]
+      : 0,
+    marks,
+  ];
+}
+
+/** A participant's invocation rows as data for the page script, their panels added to `details`. */
+export function encodeRows(
+  participant: TimelineParticipant,
+  strings: StringTable,
+  details: DetailPanels,
+): EncodedRow[] {
+  return participant.invocations.map((invocation, index) =>
+    encodeRow(invocation, index + 1, strings, details),
+  );
+}
