@@ -83,49 +83,68 @@ interface TripleBase {
 }
 
 function triple(frame: EventFrame, invocation: InvocationRecord, base: TripleBase): HistoryEventDraft[] {
-  const head = (type: HistoryEventType, timestamp: string) => ({
-    event_id: `${base.actionInstanceId}#${type}`,
-    event_type: type,
-    timestamp,
-    participant_address: invocation.participantAddress,
-    episode_id: invocation.episodeId,
-    action_instance_id: base.actionInstanceId,
-    action_contract_address: base.actionContractAddress,
-  });
-  const tail = {
-    temporal_contexts: temporalContexts(frame, invocation),
-    execution_scope_ref: invocation.executionScopeRef,
-    execution_generation: invocation.executionGeneration,
-    ...(base.toolContext ? { invocation_tool_context: base.toolContext } : {}),
-  };
+  // Plain literals in RAES's key order (head, the event's own fields, then the shared tail): spreading
+  // the shared parts made each event a slow dictionary object, built and serialised per event.
+  const temporal = temporalContexts(frame, invocation);
+  const { actionInstanceId: id, actionContractAddress: contract } = base;
+  const { participantAddress, episodeId, executionScopeRef, executionGeneration } = invocation;
   const [attemptedAt, transitionAt, observedAt] = base.times;
+  const attempted = {
+    event_id: `${id}#${HistoryEventType.action_attempted}`,
+    event_type: HistoryEventType.action_attempted,
+    timestamp: attemptedAt,
+    participant_address: participantAddress,
+    episode_id: episodeId,
+    action_instance_id: id,
+    action_contract_address: contract,
+    actor_provenance: frame.actorProvenance,
+    lifecycle_phase: LifecyclePhase.selection_or_admission,
+    phase_realization: RUNTIME_MEDIATED,
+    admission_disposition: ADMITTED,
+    temporal_contexts: temporal,
+    execution_scope_ref: executionScopeRef,
+    execution_generation: executionGeneration,
+  };
+  const transition = {
+    event_id: `${id}#${HistoryEventType.state_transition_recorded}`,
+    event_type: HistoryEventType.state_transition_recorded,
+    timestamp: transitionAt,
+    participant_address: participantAddress,
+    episode_id: episodeId,
+    action_instance_id: id,
+    action_contract_address: contract,
+    lifecycle_phase: LifecyclePhase.state_update_commit,
+    phase_realization: RUNTIME_MEDIATED,
+    state_transition_kind: ACTION_ADMITTED,
+    post_state_digest: base.postStateDigest,
+    temporal_contexts: temporal,
+    execution_scope_ref: executionScopeRef,
+    execution_generation: executionGeneration,
+  };
+  const observed = {
+    event_id: `${id}#${HistoryEventType.observation_emitted}`,
+    event_type: HistoryEventType.observation_emitted,
+    timestamp: observedAt,
+    participant_address: participantAddress,
+    episode_id: episodeId,
+    action_instance_id: id,
+    action_contract_address: contract,
+    observation_boundary_address: base.observationBoundaryAddress,
+    observation_status: base.observationStatus,
+    lifecycle_phase: LifecyclePhase.observation_emission,
+    phase_realization: RUNTIME_MEDIATED,
+    post_state_digest: base.postStateDigest,
+    action_result: base.actionResult,
+    temporal_contexts: temporal,
+    execution_scope_ref: executionScopeRef,
+    execution_generation: executionGeneration,
+  };
+  const context = base.toolContext;
+  if (context === undefined) return [attempted, transition, observed];
   return [
-    {
-      ...head(HistoryEventType.action_attempted, attemptedAt),
-      actor_provenance: frame.actorProvenance,
-      lifecycle_phase: LifecyclePhase.selection_or_admission,
-      phase_realization: RUNTIME_MEDIATED,
-      admission_disposition: ADMITTED,
-      ...tail,
-    },
-    {
-      ...head(HistoryEventType.state_transition_recorded, transitionAt),
-      lifecycle_phase: LifecyclePhase.state_update_commit,
-      phase_realization: RUNTIME_MEDIATED,
-      state_transition_kind: ACTION_ADMITTED,
-      post_state_digest: base.postStateDigest,
-      ...tail,
-    },
-    {
-      ...head(HistoryEventType.observation_emitted, observedAt),
-      observation_boundary_address: base.observationBoundaryAddress,
-      observation_status: base.observationStatus,
-      lifecycle_phase: LifecyclePhase.observation_emission,
-      phase_realization: RUNTIME_MEDIATED,
-      post_state_digest: base.postStateDigest,
-      action_result: base.actionResult,
-      ...tail,
-    },
+    { ...attempted, invocation_tool_context: context },
+    { ...transition, invocation_tool_context: context },
+    { ...observed, invocation_tool_context: context },
   ];
 }
 

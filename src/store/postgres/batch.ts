@@ -1,9 +1,9 @@
 import type { PoolClient } from "pg";
 import { LeaseLostError, StoreConflictError } from "../errors.js";
+import { invocationCloseRow } from "../sql/changed-rows.js";
 import { fromExcluded } from "../sql/clauses.js";
 import { columnNames, INVOCATION_CLOSE_COLUMNS, TOOL_ACTION_SETTLE_COLUMNS } from "../sql/columns.js";
-import { invocationRow } from "../sql/records.js";
-import type { Fence, InvocationCommit, InvocationRecord, SchedulerRecord } from "../types.js";
+import type { Fence, InvocationCommit, SchedulerRecord } from "../types.js";
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {
   type Column,
@@ -126,7 +126,7 @@ function batchQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
     ...(fence ? STATEMENT.fenced : STATEMENT.unfenced),
     values: [
       ...fenceValues(fence),
-      JSON.stringify(commits.map((c) => closeRow(c.invocation))),
+      JSON.stringify(commits.map((c) => invocationCloseRow(c.invocation))),
       commits.length,
       JSON.stringify(commits.flatMap((c) => c.toolActions.map(toolActionRow))),
       events.length,
@@ -147,11 +147,6 @@ function lastSchedulers(commits: readonly InvocationCommit[]): SchedulerRecord[]
     last.set(JSON.stringify([scheduler.participantAddress, scheduler.policyAddress]), scheduler);
   }
   return [...last.values()];
-}
-
-function closeRow(invocation: InvocationRecord): Record<string, unknown> {
-  const row = invocationRow(invocation);
-  return Object.fromEntries(CLOSE_COLUMNS.map(([name]) => [name, row[name as keyof typeof row]]));
 }
 
 function named(columns: readonly Column[], values: readonly unknown[]): Record<string, unknown> {

@@ -1,9 +1,11 @@
+import { toolActionSettleRows } from "../sql/changed-rows.js";
 import {
   CLOCK_COLUMNS,
   columnValues,
   INVOCATION_COLUMNS,
   SCHEDULER_COLUMNS,
   TOOL_ACTION_COLUMNS,
+  TOOL_ACTION_SETTLE_COLUMNS,
 } from "../sql/columns.js";
 import {
   type Cells,
@@ -44,6 +46,19 @@ export type ClockRow = ClockCells<boolean>;
 export type ToolActionRow = ToolActionCells<false>;
 
 export const { clockRow, clockRecord, toolActionRow, toolActionRecord } = rowMappings(CELLS);
+const settleRow = toolActionSettleRows(CELLS);
+
+/** Parameters of a tool action's later step: its id, then `TOOL_ACTION_SETTLE_COLUMNS`; json as JSON text. */
+export function toolActionSettleValues(a: ToolActionRecord): unknown[] {
+  const row = settleRow(a);
+  return [
+    row.id,
+    ...TOOL_ACTION_SETTLE_COLUMNS.map(([name, type]) => {
+      const value = row[name as keyof typeof row];
+      return type === "json" && value !== null ? JSON.stringify(value) : value;
+    }),
+  ];
+}
 
 /** Parameters of a clock write, in `CLOCK_COLUMNS` order. */
 export function clockValues(c: ClockRecord): unknown[] {

@@ -26,6 +26,7 @@ import {
   SCHEDULER_COLUMNS,
   schedulerValues,
   TOOL_ACTION_COLUMNS,
+  toolActionSettleValues,
   toolActionValues,
 } from "./rows.js";
 
@@ -37,7 +38,6 @@ const SCHEDULER_KEY = "participant_address, policy_address";
 const SCHEDULER_FIRST = 3 + INVOCATION_COLUMNS.length;
 // A tool action's later steps write its id ($3), the columns they change, then the expected phase.
 const SETTLE: readonly Column[] = [["id", "text"], ...TOOL_ACTION_SETTLE_COLUMNS];
-const SETTLE_AT = SETTLE.map(([name]) => TOOL_ACTION_COLUMNS.findIndex(([n]) => n === name));
 
 const SAVE_SCHEDULER = (fence: string) => `WITH ${fence},
   written AS (${upsert("schedulers", SCHEDULER_COLUMNS, 3, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM fence)")})
@@ -163,9 +163,8 @@ export class PostgresWrites {
     expectedPhase: ToolActionPhase,
     fence: Fence | undefined,
   ): Promise<boolean> {
-    const values = toolActionValues(action);
     return this.#fenced(STATEMENTS.updateToolAction, fence, [
-      ...SETTLE_AT.map((k) => values[k]),
+      ...toolActionSettleValues(action),
       expectedPhase,
     ]);
   }

@@ -1,4 +1,5 @@
 import type { HistoryEventDraft } from "../../records/index.js";
+import { type ToolActionSettleRow as SettleCells, toolActionSettleRows } from "../sql/changed-rows.js";
 import {
   type Cells,
   type ClockRow as ClockCells,
@@ -7,6 +8,7 @@ import {
   type ToolActionRow as ToolActionCells,
 } from "../sql/records.js";
 
+export { type InvocationCloseRow, invocationCloseRow } from "../sql/changed-rows.js";
 export {
   type EventRow,
   historyEvent,
@@ -30,8 +32,12 @@ const CELLS: Cells<number, true> = {
 export type ClockRow = ClockCells<number>;
 /** A `tool_actions` row; `request`, `evidence_refs` and `resolution` hold JSON. */
 export type ToolActionRow = ToolActionCells<true>;
+/** The later-step columns of a `tool_actions` row. */
+export type ToolActionSettleRow = SettleCells<true>;
 
 export const { clockRow, clockRecord, toolActionRow, toolActionRecord } = rowMappings(CELLS);
+/** A tool action's later-step columns (JSON as text). */
+export const toolActionSettleRow = toolActionSettleRows(CELLS);
 
 /** History draft to row parameters; the store assigns `sequence`. */
 export function eventRow(e: HistoryEventDraft): Omit<EventRow, "sequence"> {

@@ -28,12 +28,16 @@ import {
   clockRow,
   type EventRow,
   eventRow,
+  type InvocationCloseRow,
   type InvocationRow,
+  invocationCloseRow,
   invocationRow,
   type SchedulerRow,
   schedulerRow,
   type ToolActionRow,
+  type ToolActionSettleRow,
   toolActionRow,
+  toolActionSettleRow,
 } from "./rows.js";
 
 const CLOCK = columnNames(CLOCK_COLUMNS);
@@ -51,10 +55,10 @@ export class SqliteWrites {
   readonly #selectClock: Statement<[string], ClockRow>;
   readonly #upsertScheduler: Statement<[SchedulerRow]>;
   readonly #insertInvocation: Statement<[InvocationRow]>;
-  readonly #closeInvocation: Statement<[InvocationRow]>;
+  readonly #closeInvocation: Statement<[InvocationCloseRow]>;
   readonly #insertToolAction: Statement<[ToolActionRow]>;
-  readonly #casToolAction: Statement<[ToolActionRow & { expected_phase: string }]>;
-  readonly #settleToolAction: Statement<[ToolActionRow]>;
+  readonly #casToolAction: Statement<[ToolActionSettleRow & { expected_phase: string }]>;
+  readonly #settleToolAction: Statement<[ToolActionSettleRow]>;
   readonly #insertEvent: Statement<[Omit<EventRow, "sequence">]>;
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
   readonly #syncNormal: Statement<[]>;
@@ -140,7 +144,8 @@ export class SqliteWrites {
       this.#immediate(() => {
         this.#leases.check(fence);
         return (
-          this.#casToolAction.run({ ...toolActionRow(action), expected_phase: expectedPhase }).changes > 0
+          this.#casToolAction.run({ ...toolActionSettleRow(action), expected_phase: expectedPhase }).changes >
+          0
         );
       });
     // A settlement need not wait for fsync. Lost to power failure (never to a crashed process), it
@@ -165,13 +170,14 @@ export class SqliteWrites {
         last.set(JSON.stringify([scheduler.participantAddress, scheduler.policyAddress]), scheduler);
       }
       for (const commit of commits) {
-        if (this.#closeInvocation.run(invocationRow(commit.invocation)).changes === 0) {
+        if (this.#closeInvocation.run(invocationCloseRow(commit.invocation)).changes === 0) {
           throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
         }
         for (const action of commit.toolActions) {
           // A claim settles in place (its settlement columns only); one never claimed is inserted whole.
-          const row = toolActionRow(action);
-          if (this.#settleToolAction.run(row).changes === 0) this.#insertToolAction.run(row);
+          if (this.#settleToolAction.run(toolActionSettleRow(action)).changes === 0) {
+            this.#insertToolAction.run(toolActionRow(action));
+          }
         }
         // INTEGER PRIMARY KEY assigns max+1 under the write lock, so sequence is commit order without gaps.
         for (const draft of commit.events) this.#insertEvent.run(eventRow(draft));

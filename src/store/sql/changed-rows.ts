@@ -1,0 +1,57 @@
+import type { ResolutionRecord } from "../../records/index.js";
+import type { InvocationRecord, ToolActionRecord } from "../types.js";
+import type { Cells, JsonCell } from "./records.js";
+
+/** What a close writes of an invocation (INVOCATION_CLOSE_COLUMNS and its id). */
+export interface InvocationCloseRow {
+  id: string;
+  state: string;
+  ended_at: string | null;
+  recovered_at: string | null;
+  refusals: string | null;
+  updated_at: string;
+}
+
+/** What a tool action's later steps write (TOOL_ACTION_SETTLE_COLUMNS and its id). */
+export interface ToolActionSettleRow<AsText extends boolean> {
+  id: string;
+  phase: string;
+  settlement: string | null;
+  failure_class: string | null;
+  evidence_refs: JsonCell<readonly string[], AsText> | null;
+  unknown_reason: string | null;
+  resolution: JsonCell<ResolutionRecord, AsText> | null;
+  dispatched_at: string | null;
+  settled_at: string | null;
+  recovered_at: string | null;
+  updated_at: string;
+}
+
+/** The close's columns of an invocation, without building (and serialising) the rest of its row. */
+export function invocationCloseRow(i: InvocationRecord): InvocationCloseRow {
+  return {
+    id: i.id,
+    state: i.state,
+    ended_at: i.endedAt ?? null,
+    recovered_at: i.recoveredAt ?? null,
+    refusals: i.refusals === undefined ? null : JSON.stringify(i.refusals),
+    updated_at: i.updatedAt,
+  };
+}
+
+/** The later steps' columns of a tool action, for a driver's cells; its request is not serialised. */
+export function toolActionSettleRows<Flag, AsText extends boolean>(cells: Cells<Flag, AsText>) {
+  return (a: ToolActionRecord): ToolActionSettleRow<AsText> => ({
+    id: a.id,
+    phase: a.phase,
+    settlement: a.settlement ?? null,
+    failure_class: a.failureClass ?? null,
+    evidence_refs: a.evidenceRefs === undefined ? null : cells.json(a.evidenceRefs),
+    unknown_reason: a.unknownReason ?? null,
+    resolution: a.resolution === undefined ? null : cells.json(a.resolution),
+    dispatched_at: a.dispatchedAt ?? null,
+    settled_at: a.settledAt ?? null,
+    recovered_at: a.recoveredAt ?? null,
+    updated_at: a.updatedAt,
+  });
+}
