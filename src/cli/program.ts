@@ -1,17 +1,40 @@
-import { Command, CommanderError } from "commander";
-import { commandLoaders } from "./commands/index.js";
+import { Command, CommanderError, Help } from "commander";
+import { commandLoaders, commandSummaries } from "./commands/index.js";
 import { ExitCode } from "./exit.js";
 
-/** Builds the `raes` program with the named command, or with every command when none is named. */
-export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
+/** The command argv names: its first word, or the word after `help`. */
+function namedCommand(argv: readonly string[]): string | undefined {
+  const [first, second] = argv;
+  const name = first === "help" ? second : first;
+  return name !== undefined && Object.hasOwn(commandLoaders, name) ? name : undefined;
+}
+
+/**
+ * Builds the `raes` program. With a command named, only that command is loaded; without one
+ * (`raes --help`, `--version`, a mistyped command) every command is listed from its summary and
+ * none is loaded, so those answer on commander alone. `all` loads every command (for tests).
+ */
+export async function buildProgram(argv: readonly string[] = [], all = false): Promise<Command> {
   const program = new Command("raes")
     .description("RAES participant runtime: govern every agent tool call as a participant action")
     .version("0.1.0")
     .showHelpAfterError()
     .exitOverride();
-  const named = argv[0] === undefined ? undefined : commandLoaders[argv[0]];
-  const loaders = named ? [named] : Object.values(commandLoaders);
-  for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
+  const named = namedCommand(argv);
+  if (named === undefined && !all) {
+    const terms = new Map<string, string>();
+    for (const [name, [term, description]] of Object.entries(commandSummaries)) {
+      program.command(name).description(description);
+      terms.set(name, term);
+    }
+    const standard = new Help();
+    program.configureHelp({
+      subcommandTerm: (command) => terms.get(command.name()) ?? standard.subcommandTerm(command),
+    });
+    return program;
+  }
+  const loaders = named === undefined ? Object.values(commandLoaders) : [commandLoaders[named]];
+  for (const load of loaders) if (load) (await load())(program);
   return program;
 }
 

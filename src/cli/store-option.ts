@@ -1,6 +1,12 @@
 import { type Command, InvalidArgumentError } from "commander";
-import { type ControlPlaneStore, DEFAULT_STORE_URL, openControlPlaneStore } from "../store/index.js";
+import type { ControlPlaneStore } from "../store/index.js";
 import { inputFile } from "./input-files.js";
+
+/**
+ * The store's `DEFAULT_STORE_URL`, spelled here (a test holds them equal) so that a command's
+ * `--help` loads no store module: the store is imported when a command opens it.
+ */
+export const DEFAULT_STORE_URL = "sqlite:.raes/control-plane.db";
 
 /** Parses a `--store` value: a URL naming no known store, or a SQLite path that is not a file, is a usage error. */
 export function storeUrl(value: string): string {
@@ -31,6 +37,7 @@ export async function withStore<T>(
   work: (store: ControlPlaneStore) => Promise<T>,
   options: { readonly create?: boolean } = {},
 ): Promise<T> {
+  const { openControlPlaneStore } = await import("../store/index.js");
   const store = await openControlPlaneStore(url, options.create === false ? { create: false } : {});
   try {
     return await work(store);

@@ -20,3 +20,42 @@ export const commandLoaders: Readonly<Record<string, () => Promise<RegisterComma
   "mcp-gateway": async () => (await import("./mcp-gateway.js")).registerMcpGatewayCommand,
   demo: async () => (await import("./demo.js")).registerDemoCommand,
 };
+
+/**
+ * What `raes --help` lists for each command: [term, description], as the command itself reads (a
+ * test holds them equal), so `raes --help`, `raes --version` and a mistyped command load no command.
+ */
+export const commandSummaries: Readonly<Record<string, readonly [term: string, description: string]>> = {
+  validate: [
+    "validate [options] <file>",
+    "load a RAES scenario and report every syntax, shape and semantic finding",
+  ],
+  compile: [
+    "compile [options] <file>",
+    "compile a RAES scenario into the address-keyed runtime model (wire JSON)",
+  ],
+  manifest: ["manifest", "work with backend manifests"],
+  run: [
+    "run [options] <scenario>",
+    "run a scenario's autonomous participants against a participant runtime module or an agent command",
+  ],
+  history: ["history [options]", "print behavior history events in commit order"],
+  operation: ["operation [options] <id>", "show one operation (an outer invocation or a tool action)"],
+  operations: ["operations [options]", "list operations (outer invocations and tool actions), newest first"],
+  resolve: [
+    "resolve [options] <id>",
+    "resolve an indeterminate tool action; the effect is never repeated (the same decision again is a no-op)",
+  ],
+  resume: [
+    "resume [options] <participant>",
+    "restart a participant's stopped scheduler (refused while indeterminate actions are unresolved)",
+  ],
+  "mcp-gateway": [
+    "mcp-gateway [options] <upstream...>",
+    "MCP server (stdio, or Streamable HTTP with --http) that admits each tool call through the invocation's port before forwarding it upstream",
+  ],
+  demo: [
+    "demo [options]",
+    "run the example scenario with a scripted MCP agent behind raes mcp-gateway; needs nothing else",
+  ],
+};
