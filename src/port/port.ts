@@ -1,5 +1,5 @@
 import type { ToolActionRecord } from "../records/index.js";
-import { canonicalDigest, toolActionAt } from "../records/index.js";
+import { canonicalDigest, toolActionAt, UnknownReason } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
@@ -122,7 +122,12 @@ export class InvocationToolActionPortCore {
           settled.push(record);
           continue;
         }
-        const closed = toolActionAt(record, result.state, this.#options.now());
+        const at = toolActionAt(record, result.state, this.#options.now());
+        // Dispatched with no outcome and no reportUnknown: the record says why its effects are unknown.
+        const closed =
+          at.settlement === "indeterminate" && at.unknownReason === undefined
+            ? { ...at, unknownReason: UnknownReason.invocation_returned_without_outcome }
+            : at;
         settled.push(closed);
         this.#options.observer?.settled(closed);
       }

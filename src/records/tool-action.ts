@@ -20,6 +20,11 @@ export type ToolActionSettlement = (typeof ToolActionSettlement)[keyof typeof To
 export const UnknownReason = {
   /** The runtime process ended (killed, crashed, lost power) after dispatch and before an outcome; recovery settled it. */
   runtime_interrupted: "runtime_interrupted",
+  /**
+   * The invocation returned after dispatch and before an outcome or `reportUnknown` (DESIGN §5: the
+   * port settles it at close); the harness never said what happened.
+   */
+  invocation_returned_without_outcome: "invocation_returned_without_outcome",
 } as const;
 /** An unknown reason raes-ts gives. */
 export type UnknownReason = (typeof UnknownReason)[keyof typeof UnknownReason];

@@ -133,6 +133,8 @@ describe("failure table", () => {
       },
       async (closed) => {
         await expectSettled(closed, "a", "indeterminate", "indeterminate");
+        const [record] = await closed.store.listToolActions({ phase: "settled" });
+        assert.equal(record?.unknownReason, "timeout", "the harness's own reason is kept");
         const observed = observationOf(closed.events, "a");
         assert.equal(observed?.observation_status, "orphaned_action");
         assert.equal(observed?.action_result?.status, "unknown");
@@ -214,6 +216,15 @@ describe("failure table", () => {
         assert.deepEqual(attemptOrder(closed.events, closed.invocationId), ["a", "b", "outer"]);
         assert.equal(schedulerOf(closed)?.lifecycle, "stopped");
         assert.equal(closed.summary.state, "succeeded", "the outer invocation itself succeeded");
+        // The record says why its effects are unknown, as recovery's runtime_interrupted does.
+        const reasons = (await closed.store.listToolActions({ phase: "settled" })).map((r) => [
+          r.toolCallId,
+          r.unknownReason,
+        ]);
+        assert.deepEqual(reasons, [
+          ["a", "invocation_returned_without_outcome"],
+          ["b", undefined],
+        ]);
       },
     );
   });
