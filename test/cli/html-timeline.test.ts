@@ -214,6 +214,26 @@ describe("renderTimelineHtml on crafted histories", () => {
     assert.match(page, /No history events yet/);
   });
 
+  it("names each stop reason in words on the scheduler badge, keeping the code as data", () => {
+    const page = renderTimelineHtml({
+      events: [],
+      operations: [],
+      schedulers: ["harness_error", "tool_action_indeterminate"].map((stopReason, i) => ({
+        participantAddress: `participant.behavior.p${i}`,
+        lifecycle: "stopped",
+        stopReason,
+      })),
+    });
+    assert.deepEqual(attributeValues(page, "data-stop-reason"), [
+      "harness_error",
+      "tool_action_indeterminate",
+    ]);
+    assert.deepEqual(
+      [...page.matchAll(/<span class="scheduler-state">([^<]*)<\/span>/g)].map((m) => m[1]),
+      ["scheduler stopped: the harness failed", "scheduler stopped: a tool action is indeterminate"],
+    );
+  });
+
   it("says so when an operation is missing, and still asks for the resolution of an indeterminate action", () => {
     const invocation = craftedInvocation("participant.behavior.alpha", 0);
     const action = craftedToolAction(invocation, 1, "lost", "indeterminate");
