@@ -21,6 +21,7 @@ const STEPS = {
   7: "scheduler run identity: the policy's attempt bound and a one-way fingerprint of a v2 schedule's stochastic control",
   8: "recovery time: when recovery settled a tool action or consumed an invocation of a process that ended",
   9: "runtime processes: a heartbeat per process, so processes share the participants evenly",
+  10: "history bodies compressed with lz4 where PostgreSQL has it (SQLite: nothing to change)",
 } as const;
 
 /** A store's SQL for every step, by version. */

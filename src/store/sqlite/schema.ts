@@ -138,6 +138,7 @@ CREATE TABLE runtime_processes (
   expires_at INTEGER NOT NULL
 );
 `,
+  10: "-- SQLite does not compress: history bodies stay as they are.",
 });
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */
