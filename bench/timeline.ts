@@ -3,8 +3,9 @@
  * in headless Chromium. Renders the page once (time and size), then in alternating blocks against a
  * 100-invocation floor page (A B A B, same warm-up, same browser): the load to first usable render
  * (navigation start to the page script's first page drawn, then one animation frame painted) and one
- * settlement filter (uncheck, recount over every page, redraw, next frame). Bars (issue 15): load < 3 s,
- * filter < 200 ms on an idle machine; the ratio to the floor says how much of a figure is machine load.
+ * settlement filter (uncheck, recount over every page, redraw, next frame), then one search over the
+ * data (every third invocation matches). Bars (issue 15): load < 3 s, filter < 200 ms on an idle
+ * machine; the ratio to the floor says how much of a figure is machine load.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +15,7 @@ import type { Browser } from "playwright-core";
 import { renderTimelineHtml } from "../src/cli/html-timeline.js";
 import { launchChromium } from "../test/fixtures/history/chromium.js";
 import { largeHistory } from "../test/fixtures/history/large.js";
-import { MEASURE_FILTER, MEASURE_LOAD } from "../test/fixtures/history/timing.js";
+import { MEASURE_FILTER, MEASURE_LOAD, MEASURE_SEARCH } from "../test/fixtures/history/timing.js";
 import { type BlockTime, fmt, median, printTable, rotate } from "./lib.js";
 
 const say = (line: string) => process.stderr.write(`[timeline bench] ${line}\n`);
@@ -23,6 +24,7 @@ interface Sample {
   readonly load: number;
   readonly ready: number;
   readonly filter: number;
+  readonly search: number;
 }
 
 async function sample(browser: Browser, file: string): Promise<Sample> {
@@ -32,7 +34,8 @@ async function sample(browser: Browser, file: string): Promise<Sample> {
     const load = Number(await page.evaluate(MEASURE_LOAD));
     const ready = Number(await page.evaluate("document.documentElement.dataset.readyMs"));
     const filter = Number(await page.evaluate(MEASURE_FILTER));
-    return { load, ready, filter };
+    const search = Number(await page.evaluate(MEASURE_SEARCH("fetch_page")));
+    return { load, ready, filter, search };
   } finally {
     await page.close();
   }
@@ -74,12 +77,14 @@ export async function runTimelineBench(argv: readonly string[]): Promise<void> {
   // The warm-up block of each side is dropped: it pays for the browser's first page.
   const timed = samples.map((list) => list.slice(1));
   const med = (k: number, key: keyof Sample) => median((timed[k] ?? []).map((s) => s[key]));
-  const rows = (["load", "ready", "filter"] as const).map((key) => [
-    key === "load"
-      ? "load to first usable render (painted)"
-      : key === "ready"
-        ? "load to page script done"
-        : "settlement filter (painted)",
+  const labels: Record<keyof Sample, string> = {
+    load: "load to first usable render (painted)",
+    ready: "load to page script done",
+    filter: "settlement filter (painted)",
+    search: 'search "fetch_page" (painted)',
+  };
+  const rows = (["load", "ready", "filter", "search"] as const).map((key) => [
+    labels[key],
     fmt(med(0, key), 0),
     fmt(med(1, key), 0),
     fmt(med(0, key) / med(1, key), 2),

@@ -155,3 +155,9 @@ export function refusalSummary(participants: readonly TimelineParticipant[]): st
     );
   return `<div class="refusal-summary"><span>Refused port calls:</span><ul>${items.join("")}</ul></div>`;
 }
+
+/** A search over the rows' ids, episodes, statuses, call ids, tool names and settlements (the page script filters its data). */
+export function searchBox(invocations: number): string {
+  if (invocations === 0) return "";
+  return `<p class="search"><label>Search <input type="search" data-search placeholder="id, tool, call id, episode, settlement" autocomplete="off" spellcheck="false"></label></p>`;
+}

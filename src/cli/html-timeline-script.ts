@@ -105,6 +105,21 @@ export const TIMELINE_SCRIPT = `
   const participantBoxes = [...document.querySelectorAll("[data-filter-participant]")];
   const legendItems = [...document.querySelectorAll("[data-legend-settlement]")];
   const shownLine = document.querySelector("[data-shown]");
+  const searchBox = document.querySelector("[data-search]");
+  // A search matches strings of the table, each once (rows share ids' prefixes, tools and
+  // settlements), then rows by index: its ids, episode, status, and each action's call id, tool and settlement.
+  let lower = null;
+  const matcher = (query) => {
+    if (!lower) lower = table.s.map((_, i) => str(i).toLowerCase());
+    const hit = new Uint8Array(lower.length);
+    lower.forEach((text, i) => { if (text.includes(query)) hit[i] = 1; });
+    return (r) => {
+      const [id, episode, , , label, , , , , , marks] = r.data;
+      if (hit[id] || hit[episode] || hit[label]) return true;
+      for (const m of marks) if (hit[m[0]] || hit[m[1]] || hit[m[5]] || (m[6] >= 0 && hit[m[6]])) return true;
+      return false;
+    };
+  };
   let on = new Set();
 
   const render = (s) => {
@@ -140,6 +155,8 @@ export const TIMELINE_SCRIPT = `
     on = new Set(settlementBoxes.filter((b) => b.checked).map((b) => b.dataset.filterSettlement));
     const allOn = on.size === settlementBoxes.length;
     const people = new Set(participantBoxes.filter((b) => b.checked).map((b) => b.dataset.filterParticipant));
+    const query = searchBox ? searchBox.value.trim().toLowerCase() : "";
+    const matches = query === "" ? null : matcher(query);
     const totals = {};
     let open = 0, resolved = 0, shown = 0, total = 0;
     for (const s of sections) {
@@ -147,10 +164,19 @@ export const TIMELINE_SCRIPT = `
       const visible = participantBoxes.length === 0 || people.has(s.section.dataset.participant);
       s.section.hidden = !visible;
       if (!visible) { s.shown = []; continue; }
-      for (const [k, n] of s.totals) totals[k] = (totals[k] || 0) + n;
-      open += s.open;
-      resolved += s.resolved;
-      s.shown = allOn ? s.rows : s.rows.filter((r) => {
+      // A search narrows the rows the legend counts; the settlement filter only dims and hides.
+      const found = matches ? s.rows.filter(matches) : s.rows;
+      if (query === "") {
+        for (const [k, n] of s.totals) totals[k] = (totals[k] || 0) + n;
+        open += s.open;
+        resolved += s.resolved;
+      } else
+        for (const r of found) {
+          for (const [k, n] of r.counts) totals[k] = (totals[k] || 0) + n;
+          open += r.open;
+          resolved += r.resolved;
+        }
+      s.shown = allOn ? found : found.filter((r) => {
         for (const k of r.counts.keys()) if (on.has(k)) return true;
         return false;
       });
@@ -173,6 +199,7 @@ export const TIMELINE_SCRIPT = `
     }
   };
 
+  if (searchBox) searchBox.addEventListener("input", () => apply());
   document.addEventListener("change", (event) => {
     if (event.target instanceof HTMLInputElement && (event.target.dataset.filterSettlement !== undefined || event.target.dataset.filterParticipant !== undefined)) apply();
   });
@@ -202,8 +229,9 @@ export const TIMELINE_SCRIPT = `
         const r = s.rows.find(named);
         if (!r) continue;
         if (!s.shown.includes(r)) {
-          // The link names it, so show it even when a filter hid it.
+          // The link names it, so show it even when a filter or a search hid it.
           for (const box of [...settlementBoxes, ...participantBoxes]) box.checked = true;
+          if (searchBox) searchBox.value = "";
           apply();
         }
         s.page = Math.floor(s.shown.indexOf(r) / PAGE);

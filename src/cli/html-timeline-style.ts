@@ -48,6 +48,9 @@ ol, ul { list-style: none; margin: 0; padding: 0; }
 .episode-title code { text-transform: none; letter-spacing: 0; }
 .invocation { display: grid; grid-template-columns: 190px minmax(0, 1fr) minmax(0, max-content); gap: 14px; align-items: start; padding: 8px 0; border-top: 1px solid #eaeef2; }
 .episode-title { padding-top: 10px; }
+/* Rows out of view are not laid out or painted until scrolled to (a page draws 100 per participant). */
+.invocations > .invocation { content-visibility: auto; contain-intrinsic-size: auto 96px; }
+@media print { .invocations > .invocation { content-visibility: visible; } }
 .invocations > .episode-title:first-child { padding-top: 0; }
 .invocation-label { all: unset; cursor: pointer; display: flex; flex-direction: column; border-radius: 6px; padding: 2px 6px; margin-left: -6px; }
 .invocation-label:hover { background: var(--ground); }
@@ -87,6 +90,9 @@ ol, ul { list-style: none; margin: 0; padding: 0; }
 .filters label, .legend label { display: flex; align-items: center; gap: 6px; cursor: pointer; }
 .refusal-summary { margin: 8px 0 0; display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 13px; }
 .refusal-summary ul { display: flex; flex-wrap: wrap; gap: 4px 12px; }
+.search { margin: 10px 0 0; }
+.search label { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 8px; color: var(--muted); }
+.search input { font: inherit; color: var(--ink); padding: 3px 8px; border: 1px solid var(--line); border-radius: 6px; width: min(100%, 360px); }
 .shown { margin: 8px 0 0; color: var(--muted); font-size: 13px; }
 .pager { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-content: space-between; margin-top: 10px; padding-top: 8px; border-top: 1px solid #eaeef2; }
 .pager button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); border-radius: 6px; background: var(--paper); cursor: pointer; }

@@ -9,7 +9,13 @@ import {
   indeterminateCounts,
   type TimelineScheduler,
 } from "./html-timeline-model.js";
-import { legend, participantFilter, participantSection, refusalSummary } from "./html-timeline-parts.js";
+import {
+  legend,
+  participantFilter,
+  participantSection,
+  refusalSummary,
+  searchBox,
+} from "./html-timeline-parts.js";
 import { type EncodedRows, encodeRows } from "./html-timeline-rows.js";
 import { TIMELINE_SCRIPT } from "./html-timeline-script.js";
 import { dataBlockJson, StringTable } from "./html-timeline-strings.js";
@@ -92,6 +98,7 @@ export function renderTimelineHtml(input: TimelineInput): string {
 ${summary(timeline.events, timeline.participants.length, invocations, toolActions)}
 ${legend(counts, indeterminateCounts(timeline))}
 ${participantFilter(timeline.participants)}
+${searchBox(invocations)}
 ${refusalSummary(timeline.participants)}
 <p class="shown" data-shown aria-live="polite"></p>
 </header>

@@ -6,9 +6,9 @@ import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { renderTimelineHtml } from "../../src/cli/html-timeline.js";
-import { browserSkipReason, launchChromium } from "../fixtures/history/chromium.js";
+import { browserSkipReason, drawAllRows, launchChromium } from "../fixtures/history/chromium.js";
 import { LARGE_TOOL_NAMES, largeHistory, largeRefusals } from "../fixtures/history/large.js";
-import { MEASURE_FILTER, MEASURE_LOAD } from "../fixtures/history/timing.js";
+import { MEASURE_FILTER, MEASURE_LOAD, MEASURE_SEARCH } from "../fixtures/history/timing.js";
 
 const SETTLEMENTS = ["succeeded", "failed", "partial_success", "withheld", "indeterminate"];
 
@@ -155,6 +155,8 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
       })()`);
       assert.deepEqual(overlaps, [], `width ${width}`);
       const shot = join(dir, `timeline-${width}.png`);
+      await drawAllRows(page);
+      await drawAllRows(page);
       await page.screenshot({ path: shot, fullPage: true });
       assert.deepEqual([...readFileSync(shot).subarray(1, 4)], [...Buffer.from("PNG")]);
       t.diagnostic(`screenshot: ${shot}`);
@@ -232,6 +234,23 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
       await page.locator('[data-participant="participant.behavior.beta"]').getAttribute("data-page-number"),
       "50",
     );
+
+    // A search over the data: invocation n calls LARGE_TOOL_NAMES[n % 3], so "fetch_page" finds every third.
+    const searchMs = Number(await page.evaluate(MEASURE_SEARCH("fetch_page")));
+    t.diagnostic(`search "fetch_page" over 10 000 invocations painted in ${Math.round(searchMs)} ms`);
+    assert.equal(await page.locator("[data-shown]").getAttribute("data-shown"), "3333");
+    const fetched: Record<string, number> = {};
+    for (const e of history.events)
+      if (e.event_type === "observation_emitted" && e.invocation_tool_context) {
+        const n =
+          Number(/:(\d+):tool=/.exec(e.action_instance_id)?.[1]) * 2 +
+          (e.participant_address.endsWith("beta") ? 1 : 0);
+        const s = e.invocation_tool_context.settlement;
+        if (n % 3 === 2) fetched[s] = (fetched[s] ?? 0) + 1;
+      }
+    assert.deepEqual(await legendCounts(page), fetched, "the legend counts the rows the search found");
+    const lanes = await page.locator("li.invocation .lane-name").allTextContents();
+    assert.ok(lanes.length > 0 && lanes.every((name) => name.endsWith(" fetch_page")), lanes.join());
     await page.close();
   });
 });

@@ -8,7 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { renderTimelineHtml, TIMELINE_CSP, type TimelineInput } from "../../src/cli/html-timeline.js";
 import { readTimelineInput } from "../../src/cli/html-timeline-read.js";
 import { MemoryControlPlaneStore, type ToolActionRecord } from "../../src/store/index.js";
-import { browserSkipReason, launchChromium } from "../fixtures/history/chromium.js";
+import { browserSkipReason, drawAllRows, launchChromium } from "../fixtures/history/chromium.js";
 import {
   committedDrafts,
   craftedInvocation,
@@ -348,6 +348,7 @@ describe("the timeline page in headless Chromium", () => {
     await linked.close();
 
     const shot = join(dir, "timeline.png");
+    await drawAllRows(page);
     await page.screenshot({ path: shot, fullPage: true });
     assert.deepEqual([...readFileSync(shot).subarray(1, 4)], [...Buffer.from("PNG")]);
     t.diagnostic(`screenshot: ${shot}`);
