@@ -44,12 +44,12 @@ const SAVE_SCHEDULER = (fence: string) => `WITH ${fence},
   ${RESULT}`;
 
 const OPEN_INVOCATION = (fence: string) => `WITH ${fence},
-  written AS (${insert("invocations", INVOCATION_COLUMNS, 3, "EXISTS (SELECT 1 FROM fence)")} ON CONFLICT (id) DO NOTHING RETURNING 1),
+  written AS (${insert("invocations", INVOCATION_COLUMNS, 3, "EXISTS (SELECT 1 FROM fence)")} RETURNING 1),
   scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
   ${RESULT}`;
 
 const INSERT_TOOL_ACTION = (fence: string) => `WITH ${fence},
-  written AS (${insert("tool_actions", TOOL_ACTION_COLUMNS, 3, "EXISTS (SELECT 1 FROM fence)")} ON CONFLICT DO NOTHING RETURNING 1)
+  written AS (${insert("tool_actions", TOOL_ACTION_COLUMNS, 3, "EXISTS (SELECT 1 FROM fence)")} RETURNING 1)
   ${RESULT}`;
 
 const UPDATE_TOOL_ACTION = (fence: string) => `WITH ${fence},
@@ -67,6 +67,9 @@ const LOCK_CLOCK = `${insert("clocks", CLOCK_COLUMNS, 1, "true")}
 
 const RECORD_RESOLUTION = `UPDATE tool_actions SET resolution = $2::json, updated_at = $3::text
   WHERE id = $1::text AND settlement = 'indeterminate' AND resolution IS NULL`;
+
+/** PostgreSQL's SQLSTATE for a duplicate key. */
+const UNIQUE_VIOLATION = "23505";
 
 /** One statement in its fenced and unfenced forms, each prepared once per connection. */
 interface Statement {
@@ -145,16 +148,17 @@ export class PostgresWrites {
     fence: Fence | undefined,
   ): Promise<void> {
     const values = [...invocationValues(invocation), ...schedulerValues(scheduler)];
-    if (!(await this.#fenced(STATEMENTS.openInvocation, fence, values))) {
-      throw new StoreConflictError(`invocation ${invocation.id} exists`);
-    }
+    await this.#inserted(STATEMENTS.openInvocation, fence, values, `invocation ${invocation.id} exists`);
   }
 
   /** Inserts a tool action claim; conflict when its id or tool call exists. */
   async insertToolAction(action: ToolActionRecord, fence: Fence | undefined): Promise<void> {
-    if (!(await this.#fenced(STATEMENTS.insertToolAction, fence, toolActionValues(action)))) {
-      throw new StoreConflictError(`tool action ${action.id} or tool call ${action.toolCallId} exists`);
-    }
+    await this.#inserted(
+      STATEMENTS.insertToolAction,
+      fence,
+      toolActionValues(action),
+      `tool action ${action.id} or tool call ${action.toolCallId} exists`,
+    );
   }
 
   /** Replaces a tool action only while it is in `expectedPhase`. */
@@ -210,6 +214,26 @@ export class PostgresWrites {
       values: [id, JSON.stringify(resolution), resolution.resolvedAt],
     });
     return (result.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Runs a fenced insert; a taken key is a `StoreConflictError` with `conflict` as its message. The
+   * insert has no ON CONFLICT: its speculative insertion cost a WAL record and an index probe on
+   * every claim to handle a duplicate that only a retry or a bug sends.
+   */
+  async #inserted(
+    statement: Statement,
+    fence: Fence | undefined,
+    values: unknown[],
+    conflict: string,
+  ): Promise<void> {
+    try {
+      await this.#fenced(statement, fence, values);
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION)
+        throw new StoreConflictError(conflict);
+      throw error;
+    }
   }
 
   /** Runs a fenced statement; throws `LeaseLostError` when the fence failed, else says whether it wrote. */
