@@ -21,6 +21,8 @@ export interface EncodedDetails {
 }
 
 const KINDS = ["tool-action", "invocation"] as const;
+/** The separator of the parts of a one-line value, stored apart. */
+const JOINED = " · ";
 
 /** The page's detail panels, kept as data until the page script draws one. */
 export class DetailPanels {
@@ -38,8 +40,15 @@ export class DetailPanels {
     return this.#strings.intern(value);
   }
 
+  /**
+   * A field's value: one line is its string's index, or, when it joins parts with " · " (event lines,
+   * tool-action summaries), [-1, each part's index…], so times, phases and tool names are stored
+   * once; several lines are their indexes.
+   */
   #value(value: DetailValue): number | number[] {
-    return typeof value === "string" ? this.#intern(value) : value.map((v) => this.#intern(v));
+    if (typeof value !== "string") return value.map((v) => this.#intern(v));
+    const parts = value.split(JOINED);
+    return parts.length < 2 ? this.#intern(value) : [-1, ...parts.map((p) => this.#intern(p))];
   }
 
   /**
@@ -85,7 +94,7 @@ export class DetailPanels {
         if (section.empty !== undefined) use(section.empty);
         for (const [field, value] of section.rows) {
           use(field);
-          if (typeof value === "string") use(value);
+          if (typeof value === "string") for (const part of value.split(JOINED)) use(part);
           else for (const v of value) use(v);
         }
       }
@@ -115,7 +124,14 @@ export function decodeDetail(json: string, id: string): DetailSpec {
       const fields: (readonly [string, string | string[]])[] = [];
       for (let i = 0; i + 1 < rows.length; i += 2) {
         const value = rows[i + 1] ?? [];
-        fields.push([text(Number(rows[i])), typeof value === "number" ? text(value) : value.map(text)]);
+        fields.push([
+          text(Number(rows[i])),
+          typeof value === "number"
+            ? text(value)
+            : value[0] === -1
+              ? value.slice(1).map(text).join(JOINED)
+              : value.map(text),
+        ]);
       }
       return empty === -1
         ? { title: text(sectionTitle), rows: fields }

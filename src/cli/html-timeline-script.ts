@@ -61,7 +61,10 @@ export const TIMELINE_SCRIPT = `
           const dd = el("dd");
           dd.dataset.field = text(field);
           const code = el("code");
-          (typeof value === "number" ? [value] : value).forEach((v, i) => {
+          // [-1, parts…] is one line whose parts are joined by " · "; other lists are lines.
+          if (typeof value === "number") code.append(text(value));
+          else if (value[0] === -1) code.append(value.slice(1).map(text).join(" · "));
+          else value.forEach((v, i) => {
             if (i > 0) code.append(el("br"));
             code.append(text(v));
           });

@@ -114,6 +114,13 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     );
     await page.locator("[data-tool-action]").first().click();
     assert.equal(await page.locator('#details-body [data-field="tool_name"]').textContent(), "search_docs");
+    // Event lines are stored as parts (type, phase, time) and drawn joined, as the panel spells them.
+    const lines = await page.locator('#details-body dd[data-field^="#"]').allTextContents();
+    assert.deepEqual(
+      lines.map((line) => line.replace(/ · \S+ · \S+$/, "")),
+      ["action_attempted", "state_transition_recorded", "observation_emitted"],
+    );
+    assert.match(lines[2] ?? "", / · 2025-06-01T10:00:00\.\d{6}Z$/);
 
     // Bars are to scale: an action's bar is its share of the invocation's span, in pixels.
     const lanes: { span: number; bars: { ms: number; px: number; track: number }[] }[] = await page.evaluate(
