@@ -1,6 +1,5 @@
 import type { Pool } from "pg";
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
-import { applyClockChange } from "../clock.js";
 import { LeaseLostError, StoreConflictError } from "../errors.js";
 import { fromExcluded } from "../sql/clauses.js";
 import { columnNames, TOOL_ACTION_SETTLE_COLUMNS } from "../sql/columns.js";
@@ -14,13 +13,10 @@ import type {
   ToolActionRecord,
 } from "../types.js";
 import { commitBatch, commitBatches } from "./batch.js";
+import { PostgresClockWrites } from "./clock-writes.js";
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {
-  CLOCK_COLUMNS,
-  type ClockRow,
   type Column,
-  clockRecord,
-  clockValues,
   INVOCATION_COLUMNS,
   invocationValues,
   SCHEDULER_COLUMNS,
@@ -57,14 +53,6 @@ const UPDATE_TOOL_ACTION = (fence: string) => `WITH ${fence},
     WHERE id = $3::text AND phase = $${3 + SETTLE.length}::text AND EXISTS (SELECT 1 FROM fence) RETURNING 1)
   ${RESULT}`;
 
-const SAVE_CLOCK = `${insert("clocks", CLOCK_COLUMNS, 1, "true")}
-  ON CONFLICT (clock_address) DO UPDATE SET ${excluded(CLOCK_COLUMNS, "clock_address")}`;
-
-// Creates the clock as `initial` when absent and row-locks it either way: a concurrent first
-// update waits on the key, then finds the committed row instead of overwriting it.
-const LOCK_CLOCK = `${insert("clocks", CLOCK_COLUMNS, 1, "true")}
-  ON CONFLICT (clock_address) DO UPDATE SET updated_at = clocks.updated_at RETURNING *`;
-
 const RECORD_RESOLUTION = `UPDATE tool_actions SET resolution = $2::json, updated_at = $3::text
   WHERE id = $1::text AND settlement = 'indeterminate' AND resolution IS NULL`;
 
@@ -92,48 +80,21 @@ const STATEMENTS = {
 /** The write statements of the PostgreSQL store, one round trip each. */
 export class PostgresWrites {
   readonly #pool: Pool;
+  readonly #clocks: PostgresClockWrites;
 
   constructor(pool: Pool) {
     this.#pool = pool;
+    this.#clocks = new PostgresClockWrites(pool);
   }
 
   /** Upserts the clock. */
-  async saveClock(clock: ClockRecord): Promise<void> {
-    await this.#pool.query({ name: "raes_save_clock", text: SAVE_CLOCK, values: clockValues(clock) });
+  saveClock(clock: ClockRecord): Promise<void> {
+    return this.#clocks.saveClock(clock);
   }
 
-  /**
-   * Locks, changes and writes the clock in one transaction on one connection, so concurrent changes
-   * queue on the row; the semantics stay in `applyClockChange`. A failed connection is discarded.
-   */
-  async updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord> {
-    const client = await this.#pool.connect();
-    // A checked-out client reports a lost connection as an event too; the pending query's rejection
-    // is what fails this call, and an unheard event would crash the process.
-    const lost = (): void => undefined;
-    client.on("error", lost);
-    let failure: Error | undefined;
-    try {
-      await client.query("BEGIN");
-      const { rows } = await client.query<ClockRow>({
-        name: "raes_lock_clock",
-        text: LOCK_CLOCK,
-        values: clockValues(initial),
-      });
-      const current = rows[0];
-      if (!current) throw new Error(`clock ${initial.clockAddress} was neither found nor created`);
-      const next = applyClockChange(clockRecord(current), change);
-      await client.query({ name: "raes_save_clock", text: SAVE_CLOCK, values: clockValues(next) });
-      await client.query("COMMIT");
-      return next;
-    } catch (error) {
-      failure = error instanceof Error ? error : new Error(String(error));
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.off("error", lost);
-      client.release(failure);
-    }
+  /** Applies a change to the stored clock (PostgresClockWrites: a compare-and-swap, one round trip). */
+  updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord> {
+    return this.#clocks.updateClock(initial, change);
   }
 
   /** Upserts a scheduler under the fence. */

@@ -1,0 +1,83 @@
+import type { Pool } from "pg";
+import { applyClockChange } from "../clock.js";
+import { fromExcluded } from "../sql/clauses.js";
+import { columnNames } from "../sql/columns.js";
+import type { ClockChange, ClockRecord } from "../types.js";
+import { CLOCK_COLUMNS, type ClockRow, clockRecord, clockValues } from "./rows.js";
+
+const COLUMNS = columnNames(CLOCK_COLUMNS).join(", ");
+const PARAMS = CLOCK_COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(", ");
+
+const SAVE_CLOCK = `INSERT INTO clocks (${COLUMNS}) VALUES (${PARAMS})
+  ON CONFLICT (clock_address) DO UPDATE SET ${fromExcluded(columnNames(CLOCK_COLUMNS), ["clock_address"])}`;
+
+// Creates the clock as `initial` when absent, else leaves it; either way returns the stored row.
+const FIND_OR_CREATE = `WITH created AS (INSERT INTO clocks (${COLUMNS}) VALUES (${PARAMS})
+    ON CONFLICT (clock_address) DO NOTHING RETURNING *)
+  SELECT * FROM created UNION ALL SELECT * FROM clocks WHERE clock_address = $1::text
+    AND NOT EXISTS (SELECT 1 FROM created)`;
+
+// Writes the changed clock only if the row is still the one the change was computed from.
+const SWAP = `UPDATE clocks SET ${CLOCK_COLUMNS.slice(1)
+  .map(([name, type], i) => `${name} = $${i + 2}::${type}`)
+  .join(", ")}
+  WHERE clock_address = $1::text AND segment = $7::bigint AND tick = $8::bigint
+    AND generation = $9::bigint AND paused = $10::boolean AND updated_at = $11::text`;
+
+/**
+ * The clock writes of the PostgreSQL store. A change is compare-and-swap on the row this process last
+ * saw: one statement and one round trip when nobody else moved the clock (it was a transaction of four:
+ * BEGIN, lock, write, COMMIT), a re-read and another try when someone did. Concurrent changes still
+ * apply one after another, each to the clock the other left; the semantics stay in `applyClockChange`.
+ */
+export class PostgresClockWrites {
+  readonly #pool: Pool;
+  /** The clock row this process last read or wrote, by address: the expected row of the next swap. */
+  readonly #seen = new Map<string, ClockRecord>();
+
+  constructor(pool: Pool) {
+    this.#pool = pool;
+  }
+
+  /** Upserts the clock. */
+  async saveClock(clock: ClockRecord): Promise<void> {
+    this.#seen.delete(clock.clockAddress);
+    await this.#pool.query({ name: "raes_save_clock", text: SAVE_CLOCK, values: clockValues(clock) });
+    this.#seen.set(clock.clockAddress, clock);
+  }
+
+  /** Applies the change to the stored clock (created as `initial` when absent) and returns the result. */
+  async updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord> {
+    const address = initial.clockAddress;
+    let current = this.#seen.get(address);
+    for (;;) {
+      if (current === undefined) current = await this.#findOrCreate(initial);
+      const next = applyClockChange(current, change);
+      this.#seen.delete(address);
+      const { rowCount } = await this.#pool.query({
+        name: "raes_swap_clock",
+        text: SWAP,
+        values: [...clockValues(next), ...clockValues(current).slice(1)],
+      });
+      if ((rowCount ?? 0) > 0) {
+        this.#seen.set(address, next);
+        return next;
+      }
+      current = undefined;
+    }
+  }
+
+  async #findOrCreate(initial: ClockRecord): Promise<ClockRecord> {
+    // A creation racing another waits for it, then sees no row in its own snapshot: ask once more.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const { rows } = await this.#pool.query<ClockRow>({
+        name: "raes_find_clock",
+        text: FIND_OR_CREATE,
+        values: clockValues(initial),
+      });
+      const row = rows[0];
+      if (row) return clockRecord(row);
+    }
+    throw new Error(`clock ${initial.clockAddress} was neither found nor created`);
+  }
+}
