@@ -4,7 +4,7 @@
  * 100-invocation floor page (A B A B, same warm-up, same browser): the load to first usable render
  * (navigation start to the page script's first page drawn, then one animation frame painted) and one
  * settlement filter (uncheck, recount over every page, redraw, next frame), then one search over the
- * data (every third invocation matches). Bars (issue 15): load < 3 s, filter < 200 ms on an idle
+ * data (every third invocation matches), then the first details panel opened. Bars (issue 15): load < 3 s, filter < 200 ms on an idle
  * machine; the ratio to the floor says how much of a figure is machine load.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -15,7 +15,12 @@ import type { Browser } from "playwright-core";
 import { renderTimelineHtml } from "../src/cli/html-timeline.js";
 import { launchChromium } from "../test/fixtures/history/chromium.js";
 import { largeHistory } from "../test/fixtures/history/large.js";
-import { MEASURE_FILTER, MEASURE_LOAD, MEASURE_SEARCH } from "../test/fixtures/history/timing.js";
+import {
+  MEASURE_DETAIL,
+  MEASURE_FILTER,
+  MEASURE_LOAD,
+  MEASURE_SEARCH,
+} from "../test/fixtures/history/timing.js";
 import { type BlockTime, fmt, median, printTable, rotate } from "./lib.js";
 
 const say = (line: string) => process.stderr.write(`[timeline bench] ${line}\n`);
@@ -25,6 +30,7 @@ interface Sample {
   readonly ready: number;
   readonly filter: number;
   readonly search: number;
+  readonly detail: number;
 }
 
 async function sample(browser: Browser, file: string): Promise<Sample> {
@@ -35,7 +41,8 @@ async function sample(browser: Browser, file: string): Promise<Sample> {
     const ready = Number(await page.evaluate("document.documentElement.dataset.readyMs"));
     const filter = Number(await page.evaluate(MEASURE_FILTER));
     const search = Number(await page.evaluate(MEASURE_SEARCH("fetch_page")));
-    return { load, ready, filter, search };
+    const detail = Number(await page.evaluate(MEASURE_DETAIL));
+    return { load, ready, filter, search, detail };
   } finally {
     await page.close();
   }
@@ -82,8 +89,9 @@ export async function runTimelineBench(argv: readonly string[]): Promise<void> {
     ready: "load to page script done",
     filter: "settlement filter (painted)",
     search: 'search "fetch_page" (painted)',
+    detail: "first details panel opened (painted)",
   };
-  const rows = (["load", "ready", "filter", "search"] as const).map((key) => [
+  const rows = (["load", "ready", "filter", "search", "detail"] as const).map((key) => [
     labels[key],
     fmt(med(0, key), 0),
     fmt(med(1, key), 0),

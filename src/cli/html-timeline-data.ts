@@ -24,11 +24,62 @@ const KINDS = ["tool-action", "invocation"] as const;
 /** The separator of the parts of a one-line value, stored apart. */
 const JOINED = " · ";
 
+/** Panels per details block: the first panel opened parses one block of this many, not all of them. */
+export const PANELS_PER_BLOCK = 500;
+
+/** Every string a panel names, with repeats: a one-line value counts as its parts. */
+function* panelStrings(spec: DetailSpec): Generator<string> {
+  yield* [spec.id, spec.title, ...spec.pill, spec.notice];
+  for (const section of spec.sections) {
+    yield section.title;
+    if (section.empty !== undefined) yield section.empty;
+    for (const [field, value] of section.rows) {
+      yield field;
+      if (typeof value === "string") yield* value.split(JOINED);
+      else yield* value;
+    }
+  }
+}
+
+/** One details block: its own string table (most used strings first, so they get short indexes) and panels. */
+function encodeBlock(specs: readonly DetailSpec[]): EncodedDetails {
+  const strings = new StringTable();
+  const uses = new Map<string, number>();
+  for (const spec of specs)
+    for (const value of panelStrings(spec)) uses.set(value, (uses.get(value) ?? 0) + 1);
+  for (const [value] of [...uses].sort((a, b) => b[1] - a[1])) strings.intern(value);
+  const intern = (value: string) => strings.intern(value);
+  // One line is its string's index, or, when it joins parts with " · " (event lines, tool-action
+  // summaries), [-1, each part's index…], so times, phases and tool names are stored once.
+  const encodeValue = (value: DetailValue): number | number[] => {
+    if (typeof value !== "string") return value.map(intern);
+    const parts = value.split(JOINED);
+    return parts.length < 2 ? intern(value) : [-1, ...parts.map(intern)];
+  };
+  const d = specs.map(
+    (spec): EncodedDetail => [
+      KINDS.indexOf(spec.kind),
+      intern(spec.id),
+      intern(spec.title),
+      intern(spec.pill[0]),
+      intern(spec.pill[1]),
+      intern(spec.notice),
+      spec.needsResolution ? 1 : 0,
+      spec.sections.map(
+        (section): EncodedSection => [
+          intern(section.title),
+          section.empty === undefined ? -1 : intern(section.empty),
+          section.rows.flatMap(([field, value]) => [intern(field), encodeValue(value)]),
+        ],
+      ),
+    ],
+  );
+  return { s: strings.entries(), d };
+}
+
 /** The page's detail panels, kept as data until the page script draws one. */
 export class DetailPanels {
-  readonly #details: EncodedDetail[] = [];
   readonly #waiting: (() => DetailSpec)[] = [];
-  readonly #strings = new StringTable();
   /** The store the page was read from, named in every printed command. */
   readonly storeUrl: string;
 
@@ -36,80 +87,30 @@ export class DetailPanels {
     this.storeUrl = storeUrl;
   }
 
-  #intern(value: string): number {
-    return this.#strings.intern(value);
-  }
-
   /**
-   * A field's value: one line is its string's index, or, when it joins parts with " · " (event lines,
-   * tool-action summaries), [-1, each part's index…], so times, phases and tool names are stored
-   * once; several lines are their indexes.
-   */
-  #value(value: DetailValue): number | number[] {
-    if (typeof value !== "string") return value.map((v) => this.#intern(v));
-    const parts = value.split(JOINED);
-    return parts.length < 2 ? this.#intern(value) : [-1, ...parts.map((p) => this.#intern(p))];
-  }
-
-  /**
-   * Takes one panel, made when the block is written (its strings are then numbered most used
-   * first), and returns its number
-   * (its trigger names it as `data-detail="detail-N"`).
+   * Takes one panel, made when the blocks are written, and returns its number (its trigger names it
+   * as `data-detail="detail-N"`; it is in block ⌊(N − 1) / PANELS_PER_BLOCK⌋).
    */
   add(make: () => DetailSpec): number {
     this.#waiting.push(make);
-    return this.#details.length + this.#waiting.length;
+    return this.#waiting.length;
   }
 
-  #encode(spec: DetailSpec): void {
-    const sections = spec.sections.map(
-      (section): EncodedSection => [
-        this.#intern(section.title),
-        section.empty === undefined ? -1 : this.#intern(section.empty),
-        section.rows.flatMap(([field, value]) => [this.#intern(field), this.#value(value)]),
-      ],
-    );
-    this.#details.push([
-      KINDS.indexOf(spec.kind),
-      this.#intern(spec.id),
-      this.#intern(spec.title),
-      this.#intern(spec.pill[0]),
-      this.#intern(spec.pill[1]),
-      this.#intern(spec.notice),
-      spec.needsResolution ? 1 : 0,
-      sections,
-    ]);
-  }
-
-  /** The panels and their strings as a JSON data block's text. */
-  json(): string {
-    const specs = this.#waiting.splice(0).map((make) => make());
-    // The panels' strings enter the table most used first, so field names and titles get short indexes.
-    const uses = new Map<string, number>();
-    const use = (value: string) => uses.set(value, (uses.get(value) ?? 0) + 1);
-    for (const spec of specs) {
-      for (const value of [spec.id, spec.title, ...spec.pill, spec.notice]) use(value);
-      for (const section of spec.sections) {
-        use(section.title);
-        if (section.empty !== undefined) use(section.empty);
-        for (const [field, value] of section.rows) {
-          use(field);
-          if (typeof value === "string") for (const part of value.split(JOINED)) use(part);
-          else for (const v of value) use(v);
-        }
-      }
+  /** The panels as JSON data blocks' texts, PANELS_PER_BLOCK to a block. */
+  blocks(): string[] {
+    const out: string[] = [];
+    for (let from = 0; from < this.#waiting.length; from += PANELS_PER_BLOCK) {
+      const specs = this.#waiting.slice(from, from + PANELS_PER_BLOCK).map((make) => make());
+      out.push(dataBlockJson(encodeBlock(specs)));
     }
-    for (const [value] of [...uses].sort((a, b) => b[1] - a[1])) this.#intern(value);
-    for (const spec of specs) this.#encode(spec);
-    const encoded: EncodedDetails = { s: this.#strings.entries(), d: this.#details };
-    return dataBlockJson(encoded);
+    return out;
   }
 }
 
-/** The panel with id `detail-N` from the details block's text (what the page script draws). */
+/** The panel with id `detail-N` from the text of the details block that holds it (what the page script draws). */
 export function decodeDetail(json: string, id: string): DetailSpec {
   const { s, d } = JSON.parse(json) as EncodedDetails;
-  const encoded = d[Number(id.replace(/^detail-/, "")) - 1];
+  const encoded = d[(Number(id.replace(/^detail-/, "")) - 1) % PANELS_PER_BLOCK];
   if (!encoded) throw new Error(`no detail ${id}`);
   const text = stringReader(s);
   const [kind, panelId, title, pillClass, pillText, notice, needs, sections] = encoded;

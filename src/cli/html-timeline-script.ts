@@ -1,3 +1,4 @@
+import { PANELS_PER_BLOCK } from "./html-timeline-data.js";
 import { ROW_RENDERER } from "./html-timeline-render.js";
 
 /**
@@ -17,9 +18,9 @@ export const TIMELINE_SCRIPT = `
   const drawer = ${ROW_RENDERER};
   const R = drawer(table.s);
   const str = R.str;
-  // Parsed on the first click, not at load: the page is usable before its panels are read.
-  let data = null;
-  let text = null;
+  // A details block is parsed when one of its panels is first shown, not at load.
+  const PANELS = ${PANELS_PER_BLOCK};
+  const blocks = [];
   const el = (tag, cls, content) => {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -27,11 +28,16 @@ export const TIMELINE_SCRIPT = `
     return e;
   };
   const panel = (detailId) => {
-    if (!data) {
-      data = JSON.parse(document.getElementById("timeline-details").textContent);
-      text = drawer(data.s).str;
+    const n = Number(detailId.slice("detail-".length)) - 1;
+    const k = Math.floor(n / PANELS);
+    if (!blocks[k]) {
+      const block = document.getElementById("timeline-details-" + k);
+      if (!block) return null;
+      const data = JSON.parse(block.textContent);
+      blocks[k] = { d: data.d, text: drawer(data.s).str };
     }
-    const d = data.d[Number(detailId.slice("detail-".length)) - 1];
+    const text = blocks[k].text;
+    const d = blocks[k].d[n % PANELS];
     if (!d) return null;
     const [kind, id, title, pillClass, pillText, notice, needs, sections] = d;
     const article = el("article", "detail");

@@ -112,7 +112,10 @@ ${body}
 </aside>
 </div>
 <script type="application/json" id="timeline-rows">${dataBlockJson(rows)}</script>
-<script type="application/json" id="timeline-details">${details.json()}</script>
+${details
+  .blocks()
+  .map((block, k) => `<script type="application/json" id="timeline-details-${k}">${block}</script>`)
+  .join("\n")}
 <script>${TIMELINE_SCRIPT}</script>
 </body>
 </html>

@@ -8,7 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { renderTimelineHtml } from "../../src/cli/html-timeline.js";
 import { browserSkipReason, drawAllRows, launchChromium } from "../fixtures/history/chromium.js";
 import { LARGE_TOOL_NAMES, largeHistory, largeRefusals } from "../fixtures/history/large.js";
-import { MEASURE_FILTER, MEASURE_LOAD, MEASURE_SEARCH } from "../fixtures/history/timing.js";
+import { MEASURE_DETAIL, MEASURE_FILTER, MEASURE_LOAD, MEASURE_SEARCH } from "../fixtures/history/timing.js";
 
 const SETTLEMENTS = ["succeeded", "failed", "partial_success", "withheld", "indeterminate"];
 
@@ -244,7 +244,10 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
 
     // A search over the data: invocation n calls LARGE_TOOL_NAMES[n % 3], so "fetch_page" finds every third.
     const searchMs = Number(await page.evaluate(MEASURE_SEARCH("fetch_page")));
-    t.diagnostic(`search "fetch_page" over 10 000 invocations painted in ${Math.round(searchMs)} ms`);
+    const detailMs = Number(await page.evaluate(MEASURE_DETAIL));
+    t.diagnostic(
+      `search "fetch_page" over 10 000 invocations painted in ${Math.round(searchMs)} ms; a details panel opened in ${Math.round(detailMs)} ms`,
+    );
     assert.equal(await page.locator("[data-shown]").getAttribute("data-shown"), "3333");
     const fetched: Record<string, number> = {};
     for (const e of history.events)

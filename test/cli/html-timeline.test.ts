@@ -143,7 +143,7 @@ describe("renderTimelineHtml on a history the real runtime wrote", () => {
     assert.equal(written.match(/<script>/g)?.length, 1);
     assert.deepEqual(
       [...written.matchAll(/<script\b([^>]*)>/g)].map((m) => m[1]).filter((a) => a !== ""),
-      [' type="application/json" id="timeline-rows"', ' type="application/json" id="timeline-details"'],
+      [' type="application/json" id="timeline-rows"', ' type="application/json" id="timeline-details-0"'],
     );
   });
 });
