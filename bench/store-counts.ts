@@ -24,7 +24,7 @@ const WRITES = new Set([
 /** Invocation closes per statement of a PostgreSQL `commitInvocations` (src/store/postgres/batch.ts). */
 const PG_BATCH = 500;
 
-/** PostgreSQL round trips of one call: one statement each, but for the two multi-statement transactions. */
+/** PostgreSQL round trips of one call: one statement each, but for a batch of invocation closes. */
 function pgRoundTrips(method: string, args: readonly unknown[]): number {
   // A compare-and-swap on the clock row this process last saw (src/store/postgres/clock-writes.ts);
   // another process having moved it costs a re-read and a second swap, not counted here.
