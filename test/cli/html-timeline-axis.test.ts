@@ -90,4 +90,26 @@ describe("the timeline's time axis, tool names and refusals", () => {
       ["target_outside_binding", "1"],
     ]);
   });
+
+  it("shows when recovery settled an action whose process ended (recovered_at), its settlement time unknown", () => {
+    const invocation = craftedInvocation("participant.behavior.alpha", 0);
+    const action = craftedToolAction(invocation, 1, "c-1", "indeterminate");
+    const page = renderTimelineHtml({
+      events: sequenced(committedDrafts(invocation, [action], undefined)),
+      operations: [
+        {
+          ...toolOperation(action),
+          admittedAt: at(1),
+          dispatchedAt: at(2),
+          recoveredAt: at(30),
+          unknownReason: "runtime_interrupted",
+        },
+      ],
+    });
+    const [detail] = attributeValues(visibleMarkup(page), "data-detail").filter((_, i) => i === 1);
+    const rows = Object.fromEntries(detailSpec(page, detail ?? "").sections.flatMap((s) => s.rows));
+    assert.equal(rows.recovered_at, at(30));
+    assert.equal(rows.unknown_reason, "runtime_interrupted");
+    assert.equal(rows.settled_at, undefined);
+  });
 });
