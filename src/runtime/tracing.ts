@@ -65,8 +65,12 @@ export class InvocationTrace implements ToolActionObserver {
     return carrier.traceparent === undefined ? {} : { traceContext: carrier };
   }
 
-  /** Starts the tool action's span as a child of the invocation's. */
+  /**
+   * Starts the tool action's span as a child of the invocation's. An invocation span nobody records
+   * (no tracer installed, or sampled out) gets no children: building them cost each claim ~10 µs.
+   */
   admitted(record: ToolActionRecord): void {
+    if (!this.#span.isRecording()) return;
     const parent = trace.setSpan(ROOT_CONTEXT, this.#span);
     const span = trace
       .getTracer(TRACER_NAME)
