@@ -55,3 +55,12 @@ export function toolActionSettleRows<Flag, AsText extends boolean>(cells: Cells<
     updated_at: a.updatedAt,
   });
 }
+
+/**
+ * The later-step columns a step writes: those it sets. A tool action's fields are only ever added as it
+ * moves on (claimed, dispatched, settled, resolved), so an absent one is absent in the stored row too,
+ * and leaving it out spares rewriting the indexes that hold it (a dispatch leaves the settlement's).
+ */
+export function setColumns(row: object, columns: readonly string[]): string[] {
+  return columns.filter((column) => (row as Record<string, unknown>)[column] !== null);
+}

@@ -2,6 +2,7 @@ import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
 import { applyClockChange } from "../clock.js";
 import { StoreConflictError } from "../errors.js";
+import { setColumns } from "../sql/changed-rows.js";
 import { fromExcluded } from "../sql/clauses.js";
 import {
   CLOCK_COLUMNS,
@@ -57,7 +58,9 @@ export class SqliteWrites {
   readonly #insertInvocation: Statement<[InvocationRow]>;
   readonly #closeInvocation: Statement<[InvocationCloseRow]>;
   readonly #insertToolAction: Statement<[ToolActionRow]>;
-  readonly #casToolAction: Statement<[ToolActionSettleRow & { expected_phase: string }]>;
+  readonly #db: Database;
+  /** Compare-and-set updates of a tool action, one per set of columns a step writes. */
+  readonly #casToolAction = new Map<string, Statement<[ToolActionSettleRow & { expected_phase: string }]>>();
   readonly #settleToolAction: Statement<[ToolActionSettleRow]>;
   readonly #insertEvent: Statement<[Omit<EventRow, "sequence">]>;
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
@@ -65,6 +68,7 @@ export class SqliteWrites {
   readonly #syncFull: Statement<[]>;
 
   constructor(db: Database, leases: SqliteLeases) {
+    this.#db = db;
     this.#transaction = db.transaction((work: () => unknown) => work());
     this.#leases = leases;
     this.#syncNormal = db.prepare("PRAGMA synchronous = NORMAL");
@@ -81,9 +85,6 @@ export class SqliteWrites {
       `UPDATE invocations SET ${assignments(CLOSE_COLUMNS, [])} WHERE id = @id AND state = 'running'`,
     );
     this.#insertToolAction = db.prepare(insert("tool_actions", TOOL_ACTION));
-    this.#casToolAction = db.prepare(
-      `UPDATE tool_actions SET ${assignments(SETTLE_COLUMNS, [])} WHERE id = @id AND phase = @expected_phase`,
-    );
     this.#settleToolAction = db.prepare(
       `UPDATE tool_actions SET ${assignments(SETTLE_COLUMNS, [])} WHERE id = @id`,
     );
@@ -140,13 +141,11 @@ export class SqliteWrites {
     expectedPhase: ToolActionPhase,
     fence: Fence | undefined,
   ): boolean {
+    const row = toolActionSettleRow(action);
     const write = () =>
       this.#immediate(() => {
         this.#leases.check(fence);
-        return (
-          this.#casToolAction.run({ ...toolActionSettleRow(action), expected_phase: expectedPhase }).changes >
-          0
-        );
+        return this.#cas(row).run({ ...row, expected_phase: expectedPhase }).changes > 0;
       });
     // A settlement need not wait for fsync. Lost to power failure (never to a crashed process), it
     // leaves the action admitted or dispatched, and a restart settles those as withheld or
@@ -193,6 +192,20 @@ export class SqliteWrites {
         this.#resolve.run({ id, resolution: JSON.stringify(resolution), updated_at: resolution.resolvedAt })
           .changes > 0,
     );
+  }
+
+  /** The compare-and-set update writing the columns `row` sets (prepared once per set). */
+  #cas(row: ToolActionSettleRow) {
+    const columns = setColumns(row, SETTLE_COLUMNS);
+    const key = columns.join(",");
+    let statement = this.#casToolAction.get(key);
+    if (statement === undefined) {
+      statement = this.#db.prepare(
+        `UPDATE tool_actions SET ${assignments(columns, [])} WHERE id = @id AND phase = @expected_phase`,
+      );
+      this.#casToolAction.set(key, statement);
+    }
+    return statement;
   }
 
   /** Runs `work` with synchronous=NORMAL (WAL order kept, no fsync at commit), then FULL again. */
