@@ -24,7 +24,8 @@ ol, ul { list-style: none; margin: 0; padding: 0; }
 .legend .count { color: var(--muted); font-variant-numeric: tabular-nums; }
 .swatch { width: 20px; height: 20px; border-radius: 50%; display: inline-grid; place-items: center; color: #fff; font-size: 11px; font-weight: 700; }
 .layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(340px, 430px); gap: 20px; padding: 20px 28px 40px; align-items: start; }
-@media (max-width: 980px) { .layout { grid-template-columns: 1fr; } }
+/* minmax(0, …), not 1fr: rows out of view keep their last layout, which must not hold the column wide. */
+@media (max-width: 980px) { .layout { grid-template-columns: minmax(0, 1fr); } }
 .participant { background: var(--paper); border: 1px solid var(--line); border-radius: 10px; padding: 16px 18px; margin-bottom: 20px; }
 .participant-head { display: flex; justify-content: space-between; gap: 16px; flex-wrap: wrap; align-items: flex-start; margin-bottom: 12px; }
 .participant-head h2 code { font-size: 15px; font-weight: 600; }
@@ -48,8 +49,9 @@ ol, ul { list-style: none; margin: 0; padding: 0; }
 .episode-title code { text-transform: none; letter-spacing: 0; }
 .invocation { display: grid; grid-template-columns: 190px minmax(0, 1fr) minmax(0, max-content); gap: 14px; align-items: start; padding: 8px 0; border-top: 1px solid #eaeef2; }
 .episode-title { padding-top: 10px; }
-/* Rows out of view are not laid out or painted until scrolled to (a page draws 100 per participant). */
-.invocations > .invocation { content-visibility: auto; contain-intrinsic-size: auto 96px; }
+/* Rows out of view are not laid out or painted until scrolled to (a page draws 100 per participant).
+   Only their height is stood in for: their width is the list's, so a narrower window never keeps an old one. */
+.invocations > .invocation { content-visibility: auto; contain-intrinsic-block-size: auto 96px; }
 @media print { .invocations > .invocation { content-visibility: visible; } }
 .invocations > .episode-title:first-child { padding-top: 0; }
 .invocation-label { all: unset; cursor: pointer; display: flex; flex-direction: column; border-radius: 6px; padding: 2px 6px; margin-left: -6px; }

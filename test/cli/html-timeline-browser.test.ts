@@ -187,6 +187,11 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     );
     for (const width of [1400, 360]) {
       await page.setViewportSize({ width, height: 900 });
+      // Rows out of view keep no width of a wider window: nothing scrolls sideways.
+      assert.ok(
+        Number(await page.evaluate("document.documentElement.scrollWidth")) <= width,
+        `scrolls sideways at ${width} px`,
+      );
       const shot = join(dir, `timeline-10000-${width}.png`);
       await page.screenshot({ path: shot });
       assert.deepEqual([...readFileSync(shot).subarray(1, 4)], [...Buffer.from("PNG")]);
