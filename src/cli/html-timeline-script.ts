@@ -2,11 +2,12 @@ import { PANELS_PER_BLOCK } from "./html-timeline-data.js";
 import { ROW_RENDERER } from "./html-timeline-render.js";
 
 /**
- * The page's inline script. The rows are data (one JSON block, strings in a shared table) and are
- * drawn as markup one page at a time (so a page of 10 000 invocations lays out 100 rows, not all of
- * them); the settlement and participant checkboxes filter that data and recount the legend over
- * every page without touching the DOM; a mark's or invocation's details panel is drawn from the
- * details block, as text, when it is clicked or linked (#id), and that block is parsed on first use.
+ * The page's inline script. The rows are data (one JSON block, strings in a shared table) drawn as
+ * markup one page at a time (so a page of 10 000 invocations draws 100 rows per participant, and the
+ * browser lays out only those in view); the settlement and participant checkboxes and the search
+ * filter that data and recount the legend over every page without touching the DOM; a mark's or
+ * invocation's details panel is drawn, as text, from its details block (parsed when one of its panels
+ * is first shown) when it is clicked or linked (#id).
  */
 export const TIMELINE_SCRIPT = `
 (() => {
