@@ -1,4 +1,3 @@
-import type { PoolClient } from "pg";
 import { LeaseLostError, StoreConflictError } from "../errors.js";
 import { invocationCloseRow } from "../sql/changed-rows.js";
 import { fromExcluded } from "../sql/clauses.js";
@@ -12,6 +11,7 @@ import {
   TOOL_ACTION_COLUMNS,
   toolActionRow,
 } from "./rows.js";
+import type { Queryable } from "./sticky.js";
 
 /** Invocation closes per statement: large enough that round trips vanish, small enough to bound the JSON. */
 const BATCH_SIZE = 500;
@@ -69,7 +69,7 @@ const STATEMENT = {
  * per invocation, so recovering thousands stays seconds; throws when the fence or any close fails.
  */
 export async function commitBatches(
-  client: Pick<PoolClient, "query">,
+  client: Pick<Queryable, "query">,
   commits: readonly InvocationCommit[],
   fence: Fence | undefined,
 ): Promise<void> {
@@ -109,7 +109,7 @@ export interface BatchResult {
  * A slice that closes one invocation twice is refused before anything is sent.
  */
 export async function commitBatch(
-  client: Pick<PoolClient, "query">,
+  client: Pick<Queryable, "query">,
   commits: readonly InvocationCommit[],
   fence: Fence | undefined,
 ): Promise<BatchResult> {

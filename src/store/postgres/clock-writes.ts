@@ -1,9 +1,9 @@
-import type { Pool } from "pg";
 import { applyClockChange } from "../clock.js";
 import { fromExcluded } from "../sql/clauses.js";
 import { columnNames } from "../sql/columns.js";
 import type { ClockChange, ClockRecord } from "../types.js";
 import { CLOCK_COLUMNS, type ClockRow, clockRecord, clockValues } from "./rows.js";
+import type { Queryable } from "./sticky.js";
 
 const COLUMNS = columnNames(CLOCK_COLUMNS).join(", ");
 const PARAMS = CLOCK_COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(", ");
@@ -31,11 +31,11 @@ const SWAP = `UPDATE clocks SET ${CLOCK_COLUMNS.slice(1)
  * apply one after another, each to the clock the other left; the semantics stay in `applyClockChange`.
  */
 export class PostgresClockWrites {
-  readonly #pool: Pool;
+  readonly #pool: Queryable;
   /** The clock row this process last read or wrote, by address: the expected row of the next swap. */
   readonly #seen = new Map<string, ClockRecord>();
 
-  constructor(pool: Pool) {
+  constructor(pool: Queryable) {
     this.#pool = pool;
   }
 

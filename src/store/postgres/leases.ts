@@ -1,4 +1,3 @@
-import type { Pool } from "pg";
 import { byteOrder, FORGET_PROCESS_AFTER_MS } from "../membership.js";
 import {
   type HeldLeaseRow,
@@ -10,6 +9,7 @@ import {
   memberOf,
 } from "../sql/leases.js";
 import type { Fence, Lease, ProcessMember } from "../types.js";
+import type { Queryable } from "./sticky.js";
 
 /**
  * The first CTE of every fenced write: a row only when the fence's token is current. FOR SHARE
@@ -50,9 +50,9 @@ const HEARTBEAT = `WITH stale AS (
 
 /** Scheduler ownership leases; expiry follows the database clock so every host agrees. */
 export class PostgresLeases {
-  readonly #pool: Pool;
+  readonly #pool: Queryable;
 
-  constructor(pool: Pool) {
+  constructor(pool: Queryable) {
     this.#pool = pool;
   }
 

@@ -1,10 +1,11 @@
-import type { Pool, QueryResultRow } from "pg";
+import type { QueryResultRow } from "pg";
 import { SqlReads } from "../sql/reads.js";
 import { clockRecord, toolActionRecord } from "./rows.js";
+import type { Queryable } from "./sticky.js";
 
 /** The reads of the PostgreSQL store; each filter combination is its own prepared, indexed statement. */
 export class PostgresReads extends SqlReads<boolean, false> {
-  constructor(pool: Pool) {
+  constructor(pool: Queryable) {
     const names = new Map<string, string>();
     /** Runs a read as a named prepared statement (one name per distinct SQL text). */
     const rows = async <Row>(text: string, values: readonly string[]): Promise<Row[]> => {

@@ -5,6 +5,7 @@ import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/erro
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
 import { migrate } from "./schema.js";
+import { StickyPool } from "./sticky.js";
 import { PostgresWrites } from "./writes.js";
 
 /** Options for the PostgreSQL store. */
@@ -27,15 +28,17 @@ const INT8_OID = 20;
 /** A control plane shared by several runtime processes on several hosts, through one pooled database. */
 export class PostgresControlPlaneStore extends DelegatingStore {
   readonly #pool: pg.Pool;
+  readonly #db: StickyPool;
 
-  private constructor(url: string, pool: pg.Pool) {
+  private constructor(url: string, pool: pg.Pool, db = new StickyPool(pool)) {
     super(url, {
-      reads: new PostgresReads(pool),
-      writes: new PostgresWrites(pool),
-      leases: new PostgresLeases(pool),
+      reads: new PostgresReads(db),
+      writes: new PostgresWrites(db),
+      leases: new PostgresLeases(db),
       error: (error) => postgresError(url, error),
     });
     this.#pool = pool;
+    this.#db = db;
   }
 
   /** Connects, creates the schema if asked and missing, and migrates; `StoreUnavailableError` when the server is down. */
@@ -90,6 +93,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
   }
 
   async close(): Promise<void> {
+    this.#db.release();
     if (!this.#pool.ended) await this.#pool.end();
   }
 }

@@ -1,4 +1,3 @@
-import type { Pool } from "pg";
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
 import { LeaseLostError, StoreConflictError } from "../errors.js";
 import { fromExcluded } from "../sql/clauses.js";
@@ -25,6 +24,7 @@ import {
   toolActionSettleValues,
   toolActionValues,
 } from "./rows.js";
+import type { Queryable } from "./sticky.js";
 
 // Every write is ONE statement (one round trip, one implicit transaction): data-modifying CTEs
 // guarded by the fence CTE, reporting whether the fence held and whether the write happened.
@@ -79,10 +79,10 @@ const STATEMENTS = {
 
 /** The write statements of the PostgreSQL store, one round trip each. */
 export class PostgresWrites {
-  readonly #pool: Pool;
+  readonly #pool: Queryable;
   readonly #clocks: PostgresClockWrites;
 
-  constructor(pool: Pool) {
+  constructor(pool: Queryable) {
     this.#pool = pool;
     this.#clocks = new PostgresClockWrites(pool);
   }
@@ -202,7 +202,7 @@ export class PostgresWrites {
     statement: Statement,
     fence: Fence | undefined,
     values: unknown[],
-    on: Pick<Pool, "query"> = this.#pool,
+    on: Pick<Queryable, "query"> = this.#pool,
   ): Promise<boolean> {
     const { rows } = await on.query<{ fenced: boolean; written: boolean }>({
       name: fence ? `${statement.name}_fenced` : statement.name,
