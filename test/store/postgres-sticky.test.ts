@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import pg from "pg";
+import { StickyPool } from "../../src/store/postgres/sticky.js";
+import { POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
+
+const available = await postgresAvailable("postgres kept connection");
+
+const PID = { text: "SELECT pg_backend_pid() AS pid" };
+const SLOW_PID = { text: "SELECT pg_backend_pid() AS pid, pg_sleep(0.05)" };
+
+async function pidOf(db: StickyPool, config: { text: string } = PID): Promise<number> {
+  const { rows } = await db.query<{ pid: number }>(config);
+  return Number(rows[0]?.pid);
+}
+
+if (!available) {
+  it("postgres kept connection", { skip: "POSTGRES UNAVAILABLE" }, () => undefined);
+} else {
+  describe("postgres: the kept connection (StickyPool)", () => {
+    it("runs statements one after another on one connection, concurrent ones on others", async () => {
+      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
+      const db = new StickyPool(pool);
+      try {
+        const first = await pidOf(db);
+        assert.equal(await pidOf(db), first);
+        const pids = await Promise.all([pidOf(db, SLOW_PID), pidOf(db, SLOW_PID), pidOf(db, SLOW_PID)]);
+        assert.equal(pids[0], first, "the first finds the kept connection idle");
+        assert.equal(new Set(pids).size, 3, "the others run on pooled connections at the same time");
+      } finally {
+        db.release();
+        await pool.end();
+      }
+    });
+
+    it("replaces the kept connection after a failed statement, as the pool would", async () => {
+      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
+      const db = new StickyPool(pool);
+      try {
+        const before = await pidOf(db);
+        await assert.rejects(db.query({ text: "SELECT 1 / 0" }), /division by zero/);
+        const after = await pidOf(db);
+        assert.notEqual(after, before);
+        assert.equal(await pidOf(db), after);
+      } finally {
+        db.release();
+        await pool.end();
+      }
+    });
+
+    it("gives the kept connection back on release, even while a statement runs on it", async () => {
+      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
+      const db = new StickyPool(pool);
+      await pidOf(db);
+      const running = pidOf(db, SLOW_PID);
+      db.release();
+      assert.ok((await running) > 0);
+      assert.equal(pool.totalCount - pool.idleCount, 0, "no connection is left checked out");
+      await pool.end();
+    });
+  });
+}
