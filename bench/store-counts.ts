@@ -31,7 +31,7 @@ function pgRoundTrips(method: string, args: readonly unknown[]): number {
   if (method === "updateClock") return 1;
   if (method === "commitInvocations") {
     const n = Array.isArray(args[0]) ? args[0].length : 0;
-    return 2 + Math.ceil(n / PG_BATCH);
+    return n === 1 ? 1 : 2 + Math.ceil(n / PG_BATCH);
   }
   return 1;
 }

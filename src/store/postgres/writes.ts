@@ -146,6 +146,9 @@ export class PostgresWrites {
 
   /** Closes several open invocations in one transaction on one connection, in batches, all or nothing. */
   async commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): Promise<void> {
+    // One close is one statement, all or nothing by itself: no BEGIN and COMMIT round trips.
+    const [only] = commits;
+    if (commits.length === 1 && only) return this.commitInvocation(only, fence);
     const client = await this.#pool.connect();
     const lost = (): void => undefined;
     client.on("error", lost);
