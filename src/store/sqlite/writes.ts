@@ -102,12 +102,18 @@ export class SqliteWrites {
 
   /** Reads, changes and writes the clock under one write lock, so concurrent changes never overwrite each other. */
   updateClock(initial: ClockRecord, change: ClockChange): ClockRecord {
-    return this.#immediate(() => {
-      const row = this.#selectClock.get(initial.clockAddress);
-      const next = applyClockChange(row ? clockRecord(row) : initial, change);
-      this.#upsertClock.run(clockRow(next));
-      return next;
-    });
+    // No fsync, as for a settlement: nothing durable may rest on an advance the WAL lost to power
+    // failure, because whatever acts on it (an invocation opening at the new tick, in this process
+    // or another) commits with fsync after it in the same WAL, which makes the advance durable too.
+    // Lost alone, the clock restarts from the last durable tick, where no one was running.
+    return this.#withoutFsync(() =>
+      this.#immediate(() => {
+        const row = this.#selectClock.get(initial.clockAddress);
+        const next = applyClockChange(row ? clockRecord(row) : initial, change);
+        this.#upsertClock.run(clockRow(next));
+        return next;
+      }),
+    );
   }
 
   /** Upserts a scheduler under the fence. */
