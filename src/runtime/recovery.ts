@@ -136,6 +136,8 @@ async function recoverParticipant(
   const { schedulers } = read;
   const commits: InvocationCommit[] = [];
   const recovered: RecoveredInvocation[] = [];
+  // One frame per policy, not per invocation: its strings are the same for all of them.
+  const frames = new Map<string, EventFrame>();
   for (const invocation of invocations) {
     const before = new Set(read.actions.get(invocation.id));
     const settled = settleInterrupted([...before], at);
@@ -155,7 +157,11 @@ async function recoverParticipant(
       at,
     );
     schedulers.set(key, next);
-    const frame = options.frameOf(invocation.policyAddress);
+    let frame = frames.get(invocation.policyAddress);
+    if (frame === undefined) {
+      frame = options.frameOf(invocation.policyAddress);
+      frames.set(invocation.policyAddress, frame);
+    }
     commits.push({
       // The process died mid-invocation: its end is unknown, so endedAt stays absent and recovery's
       // time is recoveredAt. Like RAES for an attempt without a valid result, no outer triple.
