@@ -8,7 +8,7 @@
  * `raes run --agent-command` serves it. It then breaks the gateway calls down by stage (the
  * gateway's `--log-timings` lines, the store writes) and measures the floors on the same disk in
  * blocks between them: one fdatasync, one SQLite commit.
- * GW_PROF=DIR writes a V8 CPU profile of each HTTP server process there.
+ * GW_PROF=DIR writes a V8 CPU profile of each gateway and HTTP server process there.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -27,25 +27,21 @@ import {
   RuntimeManager,
   serveToolActionPort,
 } from "../src/index.js";
-import { parseTimings, quantile, rawFloors, Samples, timedStore } from "./gateway-stages.js";
-import { fmt } from "./lib.js";
+import { report, type Series } from "./gateway-report.js";
+import { parseTimings, rawFloors, Samples, timedStore } from "./gateway-stages.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const LIVE = join(ROOT, "test", "fixtures", "live");
 const TSX = import.meta.resolve("tsx");
 const node = (file: string) => [process.execPath, "--import", TSX, file];
+const PROFILE = process.env.GW_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.GW_PROF}`] : [];
 const UPSTREAM = node(join(LIVE, "counting-upstream.ts"));
 const CLIENT = join(ROOT, "bench", "gateway-client.ts");
 const HTTP_ECHO = join(ROOT, "bench", "http-echo-server.ts");
 
 const WARMUP = 20;
-
-interface Series {
-  readonly label: string;
-  readonly samples: number[];
-  /** Gateway stages and store writes; empty for the direct series. */
-  readonly stages: Samples;
-}
+/** Blocks per series (GW_BLOCKS, default 10): more, shorter blocks spread a noisy machine evenly. */
+const BLOCKS = Math.max(1, Number(process.env.GW_BLOCKS ?? 10) || 10);
 
 /** The bench's MCP client in its own process: `block(n)` times n sequential calls. */
 class ClientProcess {
@@ -110,7 +106,7 @@ function startHttpServer(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: URL; stderr: Promise<string> }> {
   const [command, ...args] = commandLine;
-  if (process.env.GW_PROF) args.unshift("--cpu-prof", `--cpu-prof-dir=${process.env.GW_PROF}`);
+  args.unshift(...PROFILE);
   const child = spawn(command as string, args, {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -195,7 +191,10 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     try {
       await add("direct", ["stdio", ...UPSTREAM], {});
       await add("direct http", ["http", echo.url.href], {});
-      await add("gateway stdio", ["stdio", ...gateway], { RAES_PORT_TOKEN: served.token });
+      const [exec, ...rest] = gateway;
+      await add("gateway stdio", ["stdio", exec as string, ...PROFILE, ...rest], {
+        RAES_PORT_TOKEN: served.token,
+      });
       await add("gateway http", ["http", http.url.href], {}, () => http.stderr);
       const discard = new Samples();
       // The same warm-up for every series (JIT, first writes, connections), then blocks in turn.
@@ -203,10 +202,12 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
         this.served.current = discard;
         await s.client.block(WARMUP);
       }
-      const blocks = 10;
+      const blocks = BLOCKS;
       const perBlock = Math.max(1, Math.round(this.calls / blocks));
       for (let b = 0; b < blocks; b += 1) {
-        for (const s of series) {
+        // Each block starts one series later, so no series always follows the same one.
+        for (let i = 0; i < series.length; i += 1) {
+          const s = series[(b + i) % series.length] as Running;
           this.served.current = s.stages;
           s.samples.push(...(await s.client.block(perBlock)));
         }
@@ -215,7 +216,7 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     } finally {
       for (const s of series) {
         const stderr = await s.client.close();
-        if (s.label === "gateway stdio") parseTimings(stderr, s.stages, WARMUP);
+        if (s.label.startsWith("gateway stdio")) parseTimings(stderr, s.stages, WARMUP);
       }
       echo.child.kill("SIGTERM");
       http.child.kill("SIGTERM");
@@ -269,65 +270,4 @@ export async function runGatewayBench(argv: readonly string[]): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-const p50 = (samples: readonly number[]) => quantile(samples, 0.5);
-
-/** The latency table, the stage breakdown of each gateway series, and the floors. */
-function report(
-  calls: number,
-  storeName: string,
-  sqlite: boolean,
-  series: readonly Series[],
-  floors: Samples,
-): void {
-  const out = (line: string) => process.stdout.write(`${line}\n`);
-  const [direct, directHttp] = series;
-  const governed = series.filter((row) => row.stages.names().length > 0);
-  if (!direct || !directHttp) throw new Error("no series ran");
-  const d50 = p50(direct.samples);
-  const d99 = quantile(direct.samples, 0.99);
-  out(
-    `tools/call latency, ${calls} sequential calls per series in 10 blocks taken in turn, store ${storeName} (ms)`,
-  );
-  out("series           p50      p99   added p50   added p99");
-  for (const row of series) {
-    const [r50, r99] = [p50(row.samples), quantile(row.samples, 0.99)];
-    const added = row === direct ? ["", ""] : [fmt(r50 - d50, 3), fmt(r99 - d99, 3)];
-    out(
-      `${row.label.padEnd(14)} ${fmt(r50, 3).padStart(7)} ${fmt(r99, 3).padStart(8)} ${added[0]?.padStart(11)} ${added[1]?.padStart(11)}`,
-    );
-  }
-  const overHttp = series.find((row) => row.label === "gateway http");
-  if (overHttp) {
-    out(
-      `gateway http over direct http (the same SDK HTTP transport, no governance): added p50 ${fmt(p50(overHttp.samples) - p50(directHttp.samples), 3)}`,
-    );
-  }
-  out("");
-  out(`stage breakdown, p50 (ms)${governed.map((g) => g.label.padStart(15)).join("")}`);
-  const rows: [string, (g: Series) => number][] = [
-    ["client round trip", (g) => p50(g.samples)],
-    ["  client<->gateway transport", (g) => p50(g.samples) - p50(g.stages.get("total"))],
-    ["  gateway handler total", (g) => p50(g.stages.get("total"))],
-    ["    admit+dispatch (port round trip)", (g) => p50(g.stages.get("admit"))],
-    ["      store commit (claim, dispatched)", (g) => p50(g.stages.get("store insert dispatched"))],
-    ["    upstream call", (g) => p50(g.stages.get("upstream"))],
-    ["    settle (port round trip)", (g) => p50(g.stages.get("settle"))],
-    ["      store commit (settled)", (g) => p50(g.stages.get("store settled"))],
-  ];
-  for (const [name, value] of rows)
-    out(`${name.padEnd(34)}${governed.map((g) => fmt(value(g), 3).padStart(15)).join("")}`);
-  out("");
-  const fsync = p50(floors.get("fdatasync"));
-  const commit = p50(floors.get("sqlite commit"));
-  out(
-    `floors on this disk, same run, p50 (ms): direct upstream call ${fmt(d50, 3)}, 4 KiB write+fdatasync ${fmt(fsync, 3)}, one SQLite commit (WAL, FULL) ${fmt(commit, 3)}`,
-  );
-  if (!sqlite) return;
-  // The claim, written already dispatched, waits for an fsync; the settlement does not
-  // (src/store/sqlite/writes.ts). One commit is the least a dispatch receipt can wait for.
-  out(
-    `floor of a durable governed call: direct call + 1 fsynced commit (the claim, dispatched) = ${fmt(d50 + commit, 3)} ms (added ${fmt(commit, 3)}); stdio gateway p50 is ${fmt(p50(governed[0]?.samples ?? []) - d50 - commit, 3)} ms above it`,
-  );
 }

@@ -6,14 +6,17 @@ import {
   type DispatchReceipt,
   type InvocationToolActionPort,
 } from "../port/index.js";
-import { describe, UNKNOWN_CODES } from "./call-errors.js";
+import { describe } from "./call-errors.js";
 import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
 import { GatewayErrorCode, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
+import { type GatewayLog, Settles } from "./settle.js";
 import { toolCallIdFor } from "./tool-call-id.js";
-import { callFingerprint, toolActionOutcome, toolActionRequest } from "./tool-request.js";
+import { callFingerprint, toolActionRequest } from "./tool-request.js";
 import { metaFromContext, ToolCallSpan } from "./tracing.js";
 import { type Upstream, UpstreamCallError } from "./upstream.js";
+
+export type { GatewayLog } from "./settle.js";
 
 /** One MCP `tools/call` as the gateway receives it. */
 export interface ToolCall {
@@ -24,9 +27,6 @@ export interface ToolCall {
   /** The request's `_meta`; only its W3C trace context (`traceparent`, `tracestate`) is read. */
   readonly meta?: unknown;
 }
-
-/** Where the gateway writes operator notes; never tool arguments or results. */
-export type GatewayLog = (line: string) => void;
 
 interface Settled {
   /** Digest of tool name and arguments, kept in memory only, to tell a retry from a reused id. */
@@ -40,6 +40,13 @@ const MAX_ARGUMENT_DEPTH = 64;
 /**
  * Runs each MCP tool call as a governed tool action: admit, dispatch, forward, settle. It keeps, in
  * memory only, the answer per admitted action, so a retried request never reaches the upstream twice.
+ *
+ * The upstream's answer goes to the client as soon as it arrives; its outcome (`complete`) is issued
+ * to the port first but committed behind the answer. Waiting for that commit would add a port round
+ * trip to every call and guard nothing: the dispatch record is already durable, so a crash before the
+ * outcome commits leaves the action dispatched, which recovery settles indeterminate, the honest
+ * state when RAES does not know the outcome. `drain` waits for those settles, and both gateways drain
+ * before they exit. Answers that name a settlement (cancelled, indeterminate) still wait for it.
  */
 export class GovernedCalls {
   readonly #port: InvocationToolActionPort;
@@ -48,6 +55,7 @@ export class GovernedCalls {
   readonly #sessionId: string;
   readonly #timeoutMs: number;
   readonly #log: GatewayLog;
+  readonly #settles: Settles;
   readonly #settled = new Map<string, Settled>();
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -69,6 +77,7 @@ export class GovernedCalls {
     this.#sessionId = options.sessionId;
     this.#timeoutMs = options.timeoutMs;
     this.#log = options.log;
+    this.#settles = new Settles(options.port, options.log);
     this.#onStages = options.onStages;
   }
 
@@ -100,6 +109,7 @@ export class GovernedCalls {
     const answer = previous.then(() => this.#govern(call, entry, toolCallId, span, stamps));
     answer.then(
       (result) => {
+        this.#stamp(stamps, "replied");
         const code = result._meta?.[META_CODE];
         const settlement = result._meta?.[META_SETTLEMENT];
         span.end({
@@ -108,13 +118,11 @@ export class GovernedCalls {
           ...(typeof settlement === "string" ? { settlement } : {}),
         });
       },
-      () => span.end(span.outcome),
+      () => {
+        this.#stamp(stamps, "replied");
+        span.end(span.outcome);
+      },
     );
-    if (this.#onStages)
-      void answer.then(
-        () => this.#report(stamps),
-        () => this.#report(stamps),
-      );
     const tail = answer.catch(() => undefined);
     this.#queues.set(toolCallId, tail);
     this.#inFlight.add(tail);
@@ -125,14 +133,28 @@ export class GovernedCalls {
     return answer;
   }
 
-  /** Resolves when every call in flight has been answered. */
+  /** Resolves once every call in flight is answered, every settle acknowledged and every stage report made. */
   async drain(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    while (this.#inFlight.size > 0 || this.#settles.busy) {
+      await Promise.all([...this.#inFlight]);
+      await this.#settles.drain();
+    }
   }
 
-  #report(stamps: Stamps): void {
-    const stages = stagesOf(stamps);
-    if (stages) this.#onStages?.(stages);
+  /** Stamps `replied` or `settled`; the later of the two reports the stages, after the answer is out. */
+  #stamp(stamps: Stamps, at: "replied" | "settled"): void {
+    stamps[at] = performance.now();
+    const stages = this.#onStages && stagesOf(stamps);
+    if (!stages) return;
+    // On a later turn, so the log line never delays the answer it describes; drain waits for it.
+    const reported = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.#inFlight.delete(reported);
+        resolve();
+        this.#onStages?.(stages);
+      }),
+    );
+    this.#inFlight.add(reported);
   }
 
   async #govern(
@@ -162,12 +184,16 @@ export class GovernedCalls {
     const port = this.#port;
     const request = toolActionRequest(port, call.name, entry, toolCallId);
     let answer: AdmitDispatchAnswer;
+    let fingerprint: string;
     try {
       // One step and one durable write when the port can: the receipt comes only once the record
       // says dispatched. A client that already gave up is admitted alone, so the action is withheld.
-      answer = call.signal.aborted
-        ? { decision: await port.admit(request) }
-        : await admitAndDispatch(port, request);
+      const asked = call.signal.aborted
+        ? port.admit(request).then((decision) => ({ decision }))
+        : admitAndDispatch(port, request);
+      // Work the answer does not change is done while the port writes, not after.
+      fingerprint = callFingerprint(call.name, call.arguments);
+      answer = await asked;
     } catch (error) {
       return toolError(GatewayErrorCode.port_unavailable, describe(error));
     }
@@ -180,7 +206,6 @@ export class GovernedCalls {
     }
     const id = decision.actionInstanceId;
     span.admitted(id);
-    const fingerprint = callFingerprint(call.name, call.arguments);
     const known = this.#settled.get(id);
     if (known) {
       if (known.fingerprint === fingerprint) return known.answer;
@@ -236,7 +261,8 @@ export class GovernedCalls {
     // effects are known (none) and the action is not indeterminate.
     if (call.signal.aborted) {
       span.outcome = { settlement: "failed" };
-      await this.#complete(id, entry, "failed");
+      await this.#settles.complete(id, entry, "failed");
+      this.#stamp(stamps, "settled");
       return toolError(GatewayErrorCode.cancelled_by_client, "cancelled before the tool ran", {
         actionInstanceId: id,
         settlement: "failed",
@@ -254,45 +280,18 @@ export class GovernedCalls {
       if (!(error instanceof UpstreamCallError)) {
         // The upstream answered with a JSON-RPC error: it reported the call as failed.
         span.outcome = { settlement: "failed" };
-        await this.#complete(id, entry, "failed");
+        this.#settles.completeBehind(id, entry, "failed", () => this.#stamp(stamps, "settled"));
         throw error;
       }
       span.outcome = { settlement: "indeterminate" };
-      return this.#reportUnknown(id, error);
+      const unknown = await this.#settles.reportUnknown(id, error);
+      this.#stamp(stamps, "settled");
+      return unknown;
     }
     stamps.answered = performance.now();
     const status = result.isError === true ? "failed" : "succeeded";
     span.outcome = { settlement: status };
-    await this.#complete(id, entry, status);
+    this.#settles.completeBehind(id, entry, status, () => this.#stamp(stamps, "settled"));
     return result;
-  }
-
-  async #complete(id: string, entry: ToolMapEntry, status: "succeeded" | "failed"): Promise<void> {
-    const port = this.#port;
-    const ack = await port
-      .complete(id, toolActionOutcome(port, entry, id, status))
-      .catch((error: unknown) => ({ ok: false as const, refusal: describe(error) }));
-    if (ack.ok) return;
-    this.#log(`complete of ${id} refused: ${ack.refusal}`);
-    // The seed page's rule: when the outcome cannot be recorded, report unknown effects instead.
-    if (ack.refusal === "outcome_invalid")
-      await port.reportUnknown(id, "outcome_invalid").catch(() => undefined);
-  }
-
-  async #reportUnknown(id: string, error: UpstreamCallError): Promise<CallToolResult> {
-    const code = UNKNOWN_CODES[error.kind];
-    const ack = await this.#port
-      .reportUnknown(id, code)
-      .catch((e: unknown) => ({ ok: false as const, refusal: describe(e) }));
-    if (!ack.ok) this.#log(`reportUnknown of ${id} refused: ${ack.refusal}`);
-    this.#log(`${id} is indeterminate: ${code}`);
-    return toolError(
-      code,
-      `${error.message}; the tool's effects are unknown and the action is indeterminate`,
-      {
-        actionInstanceId: id,
-        settlement: "indeterminate",
-      },
-    );
   }
 }

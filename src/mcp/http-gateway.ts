@@ -67,6 +67,9 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
   }
   const log = options.log ?? (() => undefined);
   const sessions = new Map<string, Session>();
+  // Every session's calls until they are drained: one the client closed may still have settles behind
+  // its last answers, and the gateway must not exit before the port has them.
+  const unsettled = new Set<GovernedCalls>();
   const upstream = await Upstream.start(options.upstream, () => {
     for (const s of sessions.values()) s.server.sendToolListChanged().catch(() => undefined);
   });
@@ -88,14 +91,21 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
       enableJsonResponse: true,
       sessionIdGenerator: () => sessionId,
       onsessioninitialized: () => void sessions.set(sessionId, session),
-      onsessionclosed: () => void sessions.delete(sessionId),
+      onsessionclosed: () => {
+        sessions.delete(sessionId);
+        void calls.drain().then(() => unsettled.delete(calls));
+      },
     });
+    unsettled.add(calls);
     const server = governedServer({ upstream, map: options.map, calls });
     const session: Session = { transport, server, calls };
     await server.connect(transport);
     await transport.handleRequest(request, response);
     // Not an initialize request: the SDK answered it with an error and no session began.
-    if (!sessions.has(sessionId)) await server.close().catch(() => undefined);
+    if (!sessions.has(sessionId)) {
+      unsettled.delete(calls);
+      await server.close().catch(() => undefined);
+    }
   };
 
   const http: HttpServer = createServer((request, response) => {
@@ -136,7 +146,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       await upstream.close();
-      for (const s of sessions.values()) await s.calls.drain();
+      for (const calls of unsettled) await calls.drain();
       for (const s of sessions.values()) await s.server.close().catch(() => undefined);
       sessions.clear();
       http.closeAllConnections();

@@ -221,6 +221,10 @@ export async function serveToolActionPort(
     socketPath: options.socketPath,
     token,
     close: async () => {
+      // Lines a peer wrote before the close are read first: a gateway writes an outcome just
+      // before it answers its client, so an agent that exits on that answer must not get the port
+      // closed ahead of a line already in the socket. Two turns hold one full I/O poll.
+      for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
       // Calls already read are answered first; then each peer is told the invocation closed, so
       // its later calls answer invocation_closed instead of failing as a lost connection.
       closing.closing = true;

@@ -42,16 +42,16 @@ describe("stage times of governed calls (raes mcp-gateway --log-timings)", () =>
     assert.deepEqual(settlements, ["succeeded", "indeterminate", "failed"]);
     assert.equal(stages.length, 3);
     for (const s of stages) {
-      for (const value of [s.admit, s.dispatch, s.upstream, s.settle]) assert.ok(value >= 0);
-      // The stages tile the handler's time: nothing between them goes uncounted.
-      assert.ok(Math.abs(s.admit + s.dispatch + s.upstream + s.settle - s.total) < 1e-6);
+      for (const value of [s.admit, s.dispatch, s.upstream, s.reply, s.settle]) assert.ok(value >= 0);
+      // The stages tile the handler's time up to the answer: nothing between them goes uncounted.
+      assert.ok(Math.abs(s.admit + s.dispatch + s.upstream + s.reply - s.total) < 1e-6);
     }
   });
 
   it("formats one log line with every stage in milliseconds", () => {
     assert.equal(
-      stagesLine({ admit: 0.5, dispatch: 0.25, upstream: 1, settle: 0.125, total: 1.875 }),
-      "timing admit=0.500 dispatch=0.250 upstream=1.000 settle=0.125 total=1.875",
+      stagesLine({ admit: 0.5, dispatch: 0.25, upstream: 1, reply: 0.125, settle: 0.5, total: 1.875 }),
+      "timing admit=0.500 dispatch=0.250 upstream=1.000 reply=0.125 settle=0.500 total=1.875",
     );
   });
 });

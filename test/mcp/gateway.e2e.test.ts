@@ -189,7 +189,7 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
     for (const line of run?.timings ?? [])
       assert.match(
         line,
-        /^raes mcp-gateway: timing admit=[\d.]+ dispatch=[\d.]+ upstream=[\d.]+ settle=[\d.]+ total=[\d.]+$/,
+        /^raes mcp-gateway: timing admit=[\d.]+ dispatch=[\d.]+ upstream=[\d.]+ reply=[\d.]+ settle=[\d.]+ total=[\d.]+$/,
       );
   });
 

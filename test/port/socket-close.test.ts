@@ -78,4 +78,27 @@ describe("closing a served port", () => {
       },
     );
   });
+
+  it("serves a line already written to the socket when the close begins: an outcome sent just before the peer's client got its answer", async () => {
+    await oneInvocation(
+      {
+        body: async (port) => {
+          const served = await serveToolActionPort(port, { socketPath: join(dir, "late.sock") });
+          const remote = await connectToolActionPort({ socketPath: served.socketPath, token: served.token });
+          const admitted = await remote.admit(requestFor(remote, "late"));
+          assert.ok(admitted.admitted);
+          const id = admitted.actionInstanceId;
+          assert.equal(codeOf(await remote.dispatch(id)), "accepted");
+          // The line is in the socket when this returns; the port has not read it yet.
+          const completed = remote.complete(id, outcomeFor(remote, id));
+          await served.close();
+          assert.equal(codeOf(await completed), "ok");
+          return id;
+        },
+      },
+      async ({ value: id = "", manager }) => {
+        assert.equal((await manager.getOperation(id))?.settlement, "succeeded");
+      },
+    );
+  });
 });

@@ -25,7 +25,8 @@ The gateway is an MCP server on stdio for one agent. It spawns UPSTREAM_COMMAND 
 upstream MCP server and lists only the upstream tools the map names. Each tools/call is
 admitted and dispatched through the invocation's tool-action port before it reaches the
 upstream, then completed (isError → failed) or reported unknown (timeout, crash, lost
-connection). Refused calls come back as MCP tool errors naming the refusal code; the
+connection). A completion is sent to the port before the client's answer and committed
+behind it; the gateway exits only once the port has acknowledged every one. Refused calls come back as MCP tool errors naming the refusal code; the
 upstream never sees them. Tool arguments and results pass through; they are never
 written to disk, logged or sent to the port.
 
@@ -232,7 +233,7 @@ export function registerMcpGatewayCommand(program: Command): void {
     .option("--otlp <url>", "export the gateway's spans with OTLP/HTTP to URL/v1/traces", otlpUrl)
     .option(
       "--log-timings",
-      "log each forwarded call's stage times (admit, dispatch, upstream, settle, total; ms) on stderr",
+      "log each forwarded call's stage times (admit, dispatch, upstream, reply, settle, total; ms) on stderr",
     )
     .addHelpText("after", HELP)
     .action(async (upstream: string[], options: GatewayCliOptions) => {

@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { ControlPlaneStore } from "../../src/index.js";
+import type { GovernedCalls } from "../../src/mcp/index.js";
+import { exampleManifest } from "../helpers/example.js";
+import { oneInvocation } from "../port/support/invocation.js";
+import { withRawGateway } from "./fixtures/raw-gateway.js";
+
+/** A store whose settling writes wait until `release` is called; every other write goes through. */
+function heldSettles(store: ControlPlaneStore, gate: Promise<void>, started: () => void): ControlPlaneStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      if (property !== "updateToolAction") return value.bind(target);
+      return async (...args: unknown[]) => {
+        if ((args[0] as { phase?: string }).phase === "settled") {
+          started();
+          await gate;
+        }
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
+/** One deferred: a promise and its resolver. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Lets `n` turns of the event loop pass: whatever only needed microtasks has happened by then. */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+const signal = () => new AbortController().signal;
+
+describe("the outcome is recorded behind the answer", () => {
+  it("answers the client while the settle commit is still held, and drain waits for that commit", async () => {
+    const gate = deferred();
+    const settling = deferred();
+    let drained = false;
+    const heldCall = async (calls: GovernedCalls) => {
+      let answered = false;
+      const answer = calls
+        .handle({ name: "echo", arguments: undefined, requestId: 1, signal: signal() })
+        .then((result) => {
+          answered = true;
+          return result;
+        });
+      // The outcome has reached the store and is held there, uncommitted: the answer is out anyway.
+      await settling.promise;
+      await turns(5);
+      assert.equal(answered, true, "the client must not wait for the settle commit");
+      assert.notEqual((await answer).isError, true);
+      const drain = calls.drain().then(() => {
+        drained = true;
+      });
+      await turns(5);
+      assert.equal(drained, false, "drain must wait for the held settle");
+      gate.resolve();
+      await drain;
+    };
+    await oneInvocation(
+      {
+        wrapStore: (store) => heldSettles(store, gate.promise, settling.resolve),
+        body: (port) =>
+          withRawGateway(port, async (calls) => {
+            // Released at the end in any case, so a failed check cannot leave the invocation hanging.
+            try {
+              await heldCall(calls);
+            } finally {
+              gate.resolve();
+            }
+          }),
+      },
+      async ({ store, invocationId, manager }) => {
+        const actions = await store.listToolActions({ invocationId });
+        assert.deepEqual(
+          actions.map((a) => a.settlement),
+          ["succeeded"],
+        );
+        assert.equal(
+          manager.schedulers().some((s) => s.lifecycle === "stopped"),
+          false,
+        );
+      },
+    );
+  });
+
+  it("issues the settle before answering: sequential calls at a concurrency limit of 1 are all admitted", async () => {
+    const manifest = exampleManifest();
+    manifest.participant_runtime.invocation_tool_actions.max_concurrent_tool_actions_per_invocation = 1;
+    await oneInvocation(
+      {
+        manifest,
+        body: (port) =>
+          withRawGateway(port, async (calls) => {
+            for (let id = 1; id <= 4; id += 1) {
+              // rpc_error is answered failed behind its answer too.
+              const name = id === 3 ? "rpc_error" : "echo";
+              const result = await calls
+                .handle({ name, arguments: undefined, requestId: id, signal: signal() })
+                .catch(() => undefined);
+              assert.notEqual(result?._meta?.["raes/code"], "concurrency_limit_exhausted");
+            }
+          }),
+      },
+      async ({ store, invocationId }) => {
+        const actions = await store.listToolActions({ invocationId });
+        assert.deepEqual(
+          actions.map((a) => a.settlement),
+          ["succeeded", "succeeded", "failed", "succeeded"],
+        );
+      },
+    );
+  });
+});
