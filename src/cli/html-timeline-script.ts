@@ -173,7 +173,9 @@ export const TIMELINE_SCRIPT = `
       total += s.rows.length;
       const visible = participantBoxes.length === 0 || people.has(s.section.dataset.participant);
       s.section.hidden = !visible;
-      if (!visible) { s.shown = []; continue; }
+      // A hidden section's rows leave the DOM too, so a #id link finds them only in the data (and shows them).
+      // (Its page is kept for when it is shown again.)
+      if (!visible) { s.shown = []; if (s.list) s.list.replaceChildren(); continue; }
       // A search narrows the rows the legend counts; the settlement filter only dims and hides.
       const found = matches ? s.rows.filter(matches) : s.rows;
       if (query === "") {

@@ -88,6 +88,28 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     await page.close();
   });
 
+  it("a link to a row of a participant the filter hid shows that participant and the row", {
+    skip,
+  }, async () => {
+    const page = await open("hidden-link.html", renderTimelineHtml(largeHistory(40)));
+    const beta = '[data-participant="participant.behavior.beta"]';
+    // The row was drawn before its participant was unchecked, so it may still be in the DOM.
+    const id = await page.locator(`${beta} li.invocation`).first().getAttribute("id");
+    assert.ok(id);
+    await page.locator('[data-filter-participant="participant.behavior.beta"]').uncheck();
+    assert.equal(await page.locator(beta).isVisible(), false);
+    // The page follows the link in its own hashchange listener, registered before this one.
+    await page.evaluate(`new Promise((done) => {
+      addEventListener("hashchange", () => done(), { once: true });
+      location.hash = ${JSON.stringify(encodeURIComponent(id))};
+    })`);
+    const label = page.locator(`li.invocation[data-invocation="${id}"] .invocation-label`);
+    assert.equal(await label.getAttribute("aria-pressed"), "true", "the link opens the row's details");
+    assert.equal(await page.locator(beta).isVisible(), true, "the linked participant is shown again");
+    assert.equal(await label.isVisible(), true, "and so is the linked row");
+    await page.close();
+  });
+
   it("shows the MCP tool name, refusal counts per code, and real durations on the time axis", {
     skip,
   }, async () => {
