@@ -1,8 +1,21 @@
 import { shellWord } from "./html-timeline-escape.js";
 
+/**
+ * The store URL as a printed command names it: a PostgreSQL password dropped, because printed
+ * commands land in logs, terminals and shared pages (the command then takes PGPASSWORD or ~/.pgpass).
+ */
+export function printableStoreUrl(url: string): string {
+  if (!/^postgres(?:ql)?:\/\//.test(url)) return url;
+  const parsed = new URL(url);
+  if (parsed.password === "") return url;
+  parsed.password = "";
+  return parsed.toString();
+}
+
 /** The `raes resolve` commands an operator can run for an indeterminate action: one per decision, each runnable as printed. */
 export function resolveCommands(id: string, storeUrl: string): { confirmed: string; absent: string } {
+  const store = printableStoreUrl(storeUrl);
   const command = (effect: string) =>
-    ["raes", "resolve", id, "--effect", effect, "--store", storeUrl].map(shellWord).join(" ");
+    ["raes", "resolve", id, "--effect", effect, "--store", store].map(shellWord).join(" ");
   return { confirmed: command("confirmed"), absent: command("absent") };
 }

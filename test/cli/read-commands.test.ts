@@ -77,6 +77,26 @@ describe("read commands never create a store", () => {
   });
 });
 
+describe("read commands on PostgreSQL", () => {
+  it("a missing database is no store (exit 2), and no message prints the URL's password", async (t) => {
+    if (!(await postgresAvailable("read commands on a missing database"))) return t.skip();
+    const { url } = freshSchema("raes_nodb");
+    // Trust or password auth alike: the server never sees this database, so the password is never checked.
+    const withPassword = new URL(url);
+    withPassword.password = "s3cret-canary";
+    withPassword.pathname = `/raes_missing_${process.pid}`;
+    const missingDb = await raes(["operations", "--store", withPassword.toString()]);
+    assert.equal(missingDb.code, 2, missingDb.stderr);
+    assert.match(missingDb.stderr, /no store at .*does not exist/);
+    assert.doesNotMatch(missingDb.stdout + missingDb.stderr, /s3cret-canary/);
+    const missingSchema = new URL(url);
+    missingSchema.password = "s3cret-canary";
+    const noSchema = await raes(["history", "--store", missingSchema.toString()]);
+    assert.equal(noSchema.code, 2, noSchema.stderr);
+    assert.doesNotMatch(noSchema.stdout + noSchema.stderr, /s3cret-canary/);
+  });
+});
+
 describe("raes resolve is idempotent for the same decision", () => {
   it("same decision again: exit 0, 'already resolved'; a different one: exit 1, refused", async () => {
     const store = `sqlite:${join(dir, "resolve.db")}`;

@@ -6,6 +6,7 @@ import type { ActivityContinuation } from "../../records/index.js";
 import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
 import { printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
+import { printableStoreUrl } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 interface HistoryOptions {
@@ -47,10 +48,7 @@ async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file:
  */
 function absoluteStoreUrl(url: string): string {
   if (url.startsWith("sqlite:")) return `sqlite:${resolve(url.slice("sqlite:".length))}`;
-  if (!/^postgres(?:ql)?:\/\//.test(url)) return url;
-  const parsed = new URL(url);
-  parsed.password = "";
-  return parsed.toString();
+  return printableStoreUrl(url);
 }
 
 function describeEvent(event: HistoryEvent): string {

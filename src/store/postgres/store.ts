@@ -70,12 +70,17 @@ export class PostgresControlPlaneStore extends DelegatingStore {
     // An idle connection the server drops is removed by the pool; the next query reconnects.
     pool.on("error", () => undefined);
     try {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error: unknown) => {
+        // A database that does not exist (SQLSTATE 3D000) holds no store; raes run does not create databases.
+        if (options.create === false && (error as { code?: unknown } | null)?.code === "3D000")
+          throw new StoreMissingError(`no store at ${redact(url)} (${describeError(error)})`);
+        throw error;
+      });
       let failure: unknown;
       try {
         if (options.create === false && !(await hasSchema(client, schema))) {
           throw new StoreMissingError(
-            `no store at ${url} (${schema === undefined ? "no control-plane tables on the search_path" : `schema ${schema} has no control-plane tables`})`,
+            `no store at ${redact(url)} (${schema === undefined ? "no control-plane tables on the search_path" : `schema ${schema} has no control-plane tables`})`,
           );
         }
         await migrate(client, schema);
@@ -147,6 +152,10 @@ function classifyPostgresFailure(failure: unknown): DriverFailure {
 /** The store's error for a driver failure; the URL is shown without its password. */
 function postgresError(url: string, error: unknown): Error {
   return storeError(redact(url), error, classifyPostgresFailure);
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function redact(url: string): string {
