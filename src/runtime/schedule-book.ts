@@ -268,14 +268,8 @@ export class ScheduleBook {
 
   async #changeClock(address: string, change: Omit<ClockChange, "at">): Promise<void> {
     const at = this.#o.now();
-    const initial: ClockRecord = {
-      clockAddress: address,
-      segment: 0,
-      tick: 0,
-      generation: 1,
-      paused: false,
-      updatedAt: at,
-    };
+    const fresh = { segment: 0, tick: 0, generation: 1, paused: false };
+    const initial: ClockRecord = { clockAddress: address, ...fresh, updatedAt: at };
     const clock = await this.#o.store.updateClock(initial, { ...change, at });
     this.#clocks.set(address, clock);
   }

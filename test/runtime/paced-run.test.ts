@@ -201,11 +201,17 @@ describe("manager.run paces the shared clock by the wall clock", () => {
       runtime.requests.map((r) => r.actionInstanceId),
       Array.from({ length: 50 }, (_, n) => idOf(n)),
     );
-    // Each 50 ms step overruns its 20 ms slot by at least 30 ms, so the step after it is late.
+    // Each 50 ms step overruns its 20 ms slot by about 30 ms, so the step after it is late. Node's
+    // timers run off a millisecond loop clock and may fire up to ~1 ms early by performance.now().
     const afterSlow = steps.filter((s) => s.index % 10 === 5);
-    assert.ok(afterSlow.every((s) => s.late && s.latenessMs >= 30));
+    const missed = afterSlow.filter((s) => !(s.late && s.latenessMs >= 25));
+    assert.deepEqual(
+      missed.map((s) => [s.index, s.latenessMs]),
+      [],
+      "every step after a 50 ms one is late by about 30 ms",
+    );
     assert.ok(summary.lateSteps >= 5, `late steps ${summary.lateSteps}`);
-    assert.ok(summary.worstLatenessMs >= 30);
+    assert.ok(summary.worstLatenessMs >= 25);
     await manager.close();
   });
 });
