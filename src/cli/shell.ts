@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { shellWord } from "./html-timeline-escape.js";
 
 /**
@@ -10,6 +11,12 @@ export function printableStoreUrl(url: string): string {
   if (parsed.password === "") return url;
   parsed.password = "";
   return parsed.toString();
+}
+
+/** The store URL a page prints: a SQLite path made absolute, so its commands run from any directory; no password. */
+export function absoluteStoreUrl(url: string): string {
+  if (url.startsWith("sqlite:")) return `sqlite:${resolve(url.slice("sqlite:".length))}`;
+  return printableStoreUrl(url);
 }
 
 /** The `raes resolve` commands an operator can run for an indeterminate action: one per decision, each runnable as printed. */

@@ -68,7 +68,6 @@ export interface DemoSummary {
   readonly portal_requests: Record<string, number>;
   readonly stopped: readonly { readonly participant: string; readonly reason: string | null }[];
   readonly indeterminate: readonly string[];
-  readonly resolve: readonly string[];
 }
 
 const MAX_STEPS = 50;
@@ -166,9 +165,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
         portal_requests: portal.requests(),
         stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
         indeterminate,
-        resolve: indeterminate.map(
-          (id) => `raes resolve ${id} --effect confirmed|absent --store ${options.storeUrl}`,
-        ),
       };
     } finally {
       await manager.close();

@@ -21,7 +21,7 @@ describe("raes demo --profile v2", () => {
   const html = join(dir, "demo.html");
   let code: number | null;
   let stderr: string;
-  let summary: DemoSummary & { html: string };
+  let summary: DemoSummary & { html: string; resolve: string[] };
   let events: HistoryEvent[];
 
   before(async () => {
@@ -76,8 +76,10 @@ describe("raes demo --profile v2", () => {
     assert.equal(attempts.size, summary.invocations);
     assert.deepEqual(
       summary.resolve,
-      summary.indeterminate.map(
-        (id) => `raes resolve ${id} --effect confirmed|absent --store sqlite:${file}`,
+      summary.indeterminate.flatMap((id) =>
+        ["confirmed", "absent"].map(
+          (effect) => `raes resolve ${id} --effect ${effect} --store sqlite:${file}`,
+        ),
       ),
     );
   });

@@ -53,7 +53,7 @@ function tally(values: readonly (string | undefined)[]): Record<string, number> 
 describe("raes demo in a fresh clone", () => {
   let clone: string;
   let first: Outcome;
-  let summary: DemoSummary & { html: string; elapsed_ms: number };
+  let summary: DemoSummary & { html: string; elapsed_ms: number; resolve: string[] };
   let store: ControlPlaneStore;
   // The clone's own store code reads the store: this working tree may already know a newer schema.
   let openStore: () => Promise<ControlPlaneStore>;
@@ -100,7 +100,11 @@ describe("raes demo in a fresh clone", () => {
     for (const id of indeterminate) assert.equal((await store.getOperation(id))?.state, "indeterminate");
     assert.deepEqual(
       summary.resolve,
-      indeterminate.map((id) => `raes resolve ${id} --effect confirmed|absent --store sqlite:.raes/demo.db`),
+      indeterminate.flatMap((id) =>
+        ["confirmed", "absent"].map(
+          (effect) => `raes resolve ${id} --effect ${effect} --store sqlite:.raes/demo.db`,
+        ),
+      ),
     );
     const schedulers = await store.listSchedulers();
     assert.deepEqual(
@@ -129,10 +133,17 @@ describe("raes demo in a fresh clone", () => {
     const html = readFileSync(summary.html, "utf8");
     const total = Object.values(summary.tool_actions).reduce((a, b) => a + b, 0);
     assert.match(html, new RegExp(`data-invocations="${summary.invocations}" data-tool-actions="${total}"`));
+    // Its resolve commands name the demo's store, by absolute path, so they run as printed from anywhere.
+    const store = `--store sqlite:${join(clone, ".raes", "demo.db")}`;
+    const commands = [...html.matchAll(/data-effect="(?:confirmed|absent)">([^<]+)<\/code>/g)].map(
+      (m) => m[1],
+    );
+    assert.ok(commands.length > 0);
+    for (const command of commands) assert.ok(command?.endsWith(store), command);
   });
 
   it("prints a resolve command that works", async () => {
-    const command = summary.resolve[0]?.replace("confirmed|absent", "absent") ?? "";
+    const command = summary.resolve.find((c) => c.includes("--effect absent")) ?? "";
     const args = command.split(" ").slice(1);
     await store.close();
     const outcome = await raes(clone, args);

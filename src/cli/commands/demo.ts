@@ -4,6 +4,7 @@ import { type Command, Option } from "commander";
 import type { DemoInvocation, DemoSummary } from "../../demo/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
+import { absoluteStoreUrl, resolveCommands } from "../shell.js";
 import { storeUrl } from "../store-option.js";
 
 /**
@@ -68,7 +69,16 @@ function printInvocation({ summary, run }: DemoInvocation): void {
   }
 }
 
+/** Each indeterminate action's `raes resolve` commands, one per decision, each runnable as printed. */
+function resolveLines(summary: DemoSummary): string[] {
+  return summary.indeterminate.flatMap((id) => {
+    const commands = resolveCommands(id, summary.store);
+    return [commands.confirmed, commands.absent];
+  });
+}
+
 function printSummary(summary: DemoSummary, html: string, elapsedMs: number): void {
+  const resolveWith = resolveLines(summary);
   const lines = [
     "",
     `store: ${summary.store}${summary.removed_previous_store ? " (the previous demo store was deleted first)" : ""}`,
@@ -78,7 +88,10 @@ function printSummary(summary: DemoSummary, html: string, elapsedMs: number): vo
     ...(summary.agent_failures > 0 ? [`agent runs that failed: ${summary.agent_failures} (see above)`] : []),
     `timeline: ${html}`,
     `history: raes history --store ${summary.store}`,
-    ...summary.resolve.map((command) => `resolve with: ${command}`),
+    ...(resolveWith.length > 0
+      ? ["resolve each indeterminate action with one of (the effect happened / did not):"]
+      : []),
+    ...resolveWith.map((command) => `  ${command}`),
     `took ${(elapsedMs / 1000).toFixed(1)} s`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -116,11 +129,16 @@ export function registerDemoCommand(program: Command): void {
         inspect: async (store) => {
           mkdirSync(dirname(html), { recursive: true });
           const input = await readTimelineInput(store);
-          writeFileSync(html, renderTimelineHtml({ ...input, title: "raes demo" }));
+          // The page's resolve commands name the demo's store, from any directory.
+          writeFileSync(
+            html,
+            renderTimelineHtml({ ...input, title: "raes demo", storeUrl: absoluteStoreUrl(options.store) }),
+          );
         },
       });
       const elapsedMs = Date.now() - started;
-      if (options.json) printJson({ ...summary, html, elapsed_ms: elapsedMs });
+      if (options.json)
+        printJson({ ...summary, resolve: resolveLines(summary), html, elapsed_ms: elapsedMs });
       else printSummary(summary, options.html, elapsedMs);
       const findings = summary.stopped.length > 0 || summary.agent_failures > 0;
       process.exitCode = findings ? ExitCode.findings : ExitCode.ok;

@@ -6,7 +6,7 @@ import type { ActivityContinuation } from "../../records/index.js";
 import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
 import { printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
-import { printableStoreUrl } from "../shell.js";
+import { absoluteStoreUrl } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 interface HistoryOptions {
@@ -40,15 +40,6 @@ async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file:
     }),
   );
   process.stdout.write(`${path}\n`);
-}
-
-/**
- * The store URL the page prints: a SQLite path made absolute, so its commands run from any directory, and
- * a PostgreSQL password dropped, because a page gets shared (the command then takes PGPASSWORD).
- */
-function absoluteStoreUrl(url: string): string {
-  if (url.startsWith("sqlite:")) return `sqlite:${resolve(url.slice("sqlite:".length))}`;
-  return printableStoreUrl(url);
 }
 
 function describeEvent(event: HistoryEvent): string {
