@@ -1,31 +1,27 @@
-import type { ResolutionRecord } from "../../records/index.js";
 import type { InvocationRecord, ToolActionRecord } from "../types.js";
-import type { Cells, JsonCell } from "./records.js";
+import type { Cells, InvocationRow, ToolActionRow } from "./records.js";
 
 /** What a close writes of an invocation (INVOCATION_CLOSE_COLUMNS and its id). */
-export interface InvocationCloseRow {
-  id: string;
-  state: string;
-  ended_at: string | null;
-  recovered_at: string | null;
-  refusals: string | null;
-  updated_at: string;
-}
+export type InvocationCloseRow = Pick<
+  InvocationRow,
+  "id" | "state" | "ended_at" | "recovered_at" | "refusals" | "updated_at"
+>;
 
 /** What a tool action's later steps write (TOOL_ACTION_SETTLE_COLUMNS and its id). */
-export interface ToolActionSettleRow<AsText extends boolean> {
-  id: string;
-  phase: string;
-  settlement: string | null;
-  failure_class: string | null;
-  evidence_refs: JsonCell<readonly string[], AsText> | null;
-  unknown_reason: string | null;
-  resolution: JsonCell<ResolutionRecord, AsText> | null;
-  dispatched_at: string | null;
-  settled_at: string | null;
-  recovered_at: string | null;
-  updated_at: string;
-}
+export type ToolActionSettleRow<AsText extends boolean> = Pick<
+  ToolActionRow<AsText>,
+  | "id"
+  | "phase"
+  | "settlement"
+  | "failure_class"
+  | "evidence_refs"
+  | "unknown_reason"
+  | "resolution"
+  | "dispatched_at"
+  | "settled_at"
+  | "recovered_at"
+  | "updated_at"
+>;
 
 /** The close's columns of an invocation, without building (and serialising) the rest of its row. */
 export function invocationCloseRow(i: InvocationRecord): InvocationCloseRow {
