@@ -1,13 +1,20 @@
 /**
  * The raw floors of the store bench: the rows one admit→dispatch→complete writes, written by hand
- * with the same driver, schema and durability as the store, one transaction per step.
+ * with the same driver, schema and durability as the store, one transaction per step. Between its
+ * timed blocks a floor also opens and closes an invocation holding the block's tool actions through
+ * the store itself, as the port's step does around its timed cycles: the close's ~150 history events
+ * land in the same file or database, so both sides' timed commits share the same WAL and checkpoint
+ * load (without them, the port's blocks paid for checkpointing history the floor never wrote).
  */
 import Database from "better-sqlite3";
 import pg from "pg";
-import { openControlPlaneStore } from "../src/store/index.js";
+import type { RuntimeModel } from "../src/index.js";
+import { closeEvents, policyFrames } from "../src/runtime/event-frame.js";
+import { type ControlPlaneStore, openControlPlaneStore } from "../src/store/index.js";
 import { toolActionValues } from "../src/store/postgres/rows.js";
-import { invocationRow, toolActionRow } from "../src/store/sqlite/rows.js";
-import type { ToolActionRecord } from "../src/store/types.js";
+import { toolActionRow } from "../src/store/sqlite/rows.js";
+import type { InvocationRecord, ToolActionRecord } from "../src/store/types.js";
+import { EXAMPLE } from "../test/helpers/example.js";
 import type { ExampleRecords } from "./store-records.js";
 
 /** A floor: runs `cycles` admit→dispatch→complete row sequences and returns the elapsed milliseconds. */
@@ -31,17 +38,72 @@ function claim(base: ToolActionRecord, k: number): ToolActionRecord {
   };
 }
 
+/** A block's settled tool action: the claim with the times its dispatch and settlement wrote. */
+interface Settled {
+  readonly action: ToolActionRecord;
+  readonly dispatchedAt: string;
+  readonly settledAt: string;
+}
+
+/** The untimed part of a floor block, through the store: the invocation's open before, its close after. */
+interface Steps {
+  open(): Promise<InvocationRecord>;
+  close(invocation: InvocationRecord, settled: readonly Settled[]): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** Opens the store at `url` for a floor's untimed invocation opens and closes (unfenced, as a lone owner). */
+async function storeSteps(url: string, model: RuntimeModel, records: ExampleRecords): Promise<Steps> {
+  const store: ControlPlaneStore = await openControlPlaneStore(url);
+  const frameOf = policyFrames(model, {});
+  let ordinal = 0;
+  return {
+    open: async () => {
+      const invocation = records.invocation(ordinal);
+      ordinal += 1;
+      await store.openInvocation(invocation, records.scheduler(ordinal), undefined);
+      return invocation;
+    },
+    close: async (invocation, settled) => {
+      const at = new Date().toISOString();
+      const closed: InvocationRecord = { ...invocation, state: "succeeded", endedAt: at, updatedAt: at };
+      const toolActions = settled.map(({ action, dispatchedAt, settledAt }) => ({
+        ...action,
+        phase: "settled" as const,
+        settlement: "succeeded" as const,
+        dispatchedAt,
+        settledAt,
+        updatedAt: settledAt,
+      }));
+      // The outer result the bench harness answers (store-harness noopResult).
+      const outer = { status: "succeeded", postStateDigest: "bench-noop" };
+      await store.commitInvocation(
+        {
+          invocation: closed,
+          toolActions,
+          events: closeEvents(frameOf(EXAMPLE.policy), closed, toolActions, outer),
+          scheduler: records.scheduler(ordinal),
+        },
+        undefined,
+      );
+    },
+    dispose: () => store.close(),
+  };
+}
+
 /** SQLite floor: WAL, synchronous=FULL (NORMAL for the settlement), foreign keys on, `BEGIN IMMEDIATE` per step, as the store does. */
-export async function sqliteFloor(path: string, records: ExampleRecords): Promise<Floor> {
-  await (await openControlPlaneStore(`sqlite:${path}`)).close();
+export async function sqliteFloor(
+  path: string,
+  model: RuntimeModel,
+  records: ExampleRecords,
+): Promise<Floor> {
+  const steps = await storeSteps(`sqlite:${path}`, model, records);
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
-  const invocation = records.invocation(0);
-  db.prepare(insertSql("invocations", Object.keys(invocationRow(invocation)))).run(invocationRow(invocation));
-  const base = records.toolAction(invocation, "admitted");
-  const insert = db.prepare(insertSql("tool_actions", Object.keys(toolActionRow(base))));
+  const template = records.toolAction(records.invocation(0), "admitted");
+  const insert = db.prepare(insertSql("tool_actions", Object.keys(toolActionRow(template))));
   const dispatch = db.prepare("UPDATE tool_actions SET phase = 'dispatched', updated_at = ? WHERE id = ?");
   const complete = db.prepare(
     "UPDATE tool_actions SET phase = 'settled', settlement = 'succeeded', updated_at = ? WHERE id = ?",
@@ -52,20 +114,29 @@ export async function sqliteFloor(path: string, records: ExampleRecords): Promis
   let next = 1;
   return {
     run: async (cycles) => {
+      const invocation = await steps.open();
+      const base = records.toolAction(invocation, "admitted");
+      const settled: Settled[] = [];
       const start = performance.now();
       for (let i = 0; i < cycles; i += 1) {
         const action = claim(base, next++);
         inTransaction(() => insert.run(toolActionRow(action)));
-        inTransaction(() => dispatch.run(new Date().toISOString(), action.id));
+        const dispatchedAt = new Date().toISOString();
+        inTransaction(() => dispatch.run(dispatchedAt, action.id));
         // As the store: a settlement commits with synchronous=NORMAL (no fsync), then FULL again.
         syncNormal.run();
-        inTransaction(() => complete.run(new Date().toISOString(), action.id));
+        const settledAt = new Date().toISOString();
+        inTransaction(() => complete.run(settledAt, action.id));
         syncFull.run();
+        settled.push({ action, dispatchedAt, settledAt });
       }
-      return performance.now() - start;
+      const ms = performance.now() - start;
+      await steps.close(invocation, settled);
+      return ms;
     },
     close: async () => {
       db.close();
+      await steps.dispose();
     },
   };
 }
@@ -74,45 +145,47 @@ export async function sqliteFloor(path: string, records: ExampleRecords): Promis
 export async function pgFloor(
   connectionString: string,
   schema: string,
+  model: RuntimeModel,
   records: ExampleRecords,
 ): Promise<Floor> {
-  await (
-    await openControlPlaneStore(
-      `${connectionString}${connectionString.includes("?") ? "&" : "?"}schema=${schema}`,
-    )
-  ).close();
+  const url = `${connectionString}${connectionString.includes("?") ? "&" : "?"}schema=${schema}`;
+  const steps = await storeSteps(url, model, records);
   const client = new pg.Client({ connectionString, options: `-c search_path=${schema}` });
   await client.connect();
-  const invocation = records.invocation(0);
-  const invocationColumns = Object.keys(invocationRow(invocation));
-  await client.query(
-    `INSERT INTO invocations (${invocationColumns.join(", ")}) VALUES (${invocationColumns.map((_, i) => `$${i + 1}`).join(", ")})`,
-    Object.values(invocationRow(invocation)),
-  );
-  const base = records.toolAction(invocation, "admitted");
-  const columns = Object.keys(toolActionRow(base));
+  const columns = Object.keys(toolActionRow(records.toolAction(records.invocation(0), "admitted")));
   const insert = `INSERT INTO tool_actions (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`;
   let next = 1;
   return {
     run: async (cycles) => {
+      const invocation = await steps.open();
+      const base = records.toolAction(invocation, "admitted");
+      const settled: Settled[] = [];
       const start = performance.now();
       for (let i = 0; i < cycles; i += 1) {
         const action = claim(base, next++);
         await client.query({ name: "floor_insert", text: insert, values: toolActionValues(action) });
+        const dispatchedAt = new Date().toISOString();
         await client.query({
           name: "floor_dispatch",
           text: "UPDATE tool_actions SET phase = 'dispatched', updated_at = $2 WHERE id = $1",
-          values: [action.id, new Date().toISOString()],
+          values: [action.id, dispatchedAt],
         });
+        const settledAt = new Date().toISOString();
         await client.query({
           name: "floor_complete",
           text: "UPDATE tool_actions SET phase = 'settled', settlement = 'succeeded', updated_at = $2 WHERE id = $1",
-          values: [action.id, new Date().toISOString()],
+          values: [action.id, settledAt],
         });
+        settled.push({ action, dispatchedAt, settledAt });
       }
-      return performance.now() - start;
+      const ms = performance.now() - start;
+      await steps.close(invocation, settled);
+      return ms;
     },
-    close: () => client.end(),
+    close: async () => {
+      await client.end();
+      await steps.dispose();
+    },
   };
 }
 

@@ -67,8 +67,8 @@ export async function portSection(backend: Backend, places: Places, sizes: Sizes
   const records = exampleRecords(MODEL);
   const floor: Floor =
     backend === "sqlite"
-      ? await sqliteFloor(floorPlace.path, records)
-      : await pgFloor(PG_URL, floorPlace.schema, records);
+      ? await sqliteFloor(floorPlace.path, MODEL, records)
+      : await pgFloor(PG_URL, floorPlace.schema, MODEL, records);
   const real = await openPortRun(places.make(backend, "port").url, MODEL, sizes.cyclesPerInvocation);
   try {
     const stepMs: number[] = [];

@@ -5,7 +5,8 @@
  *  2. history: invocations per second with 1 000 000 history events already stored vs empty.
  *  3. recovery: time of `RuntimeManager.open` recovering 10 000 interrupted invocations.
  * `--quick` (or RAES_BENCH_QUICK=1) shrinks every size; `--only=port,history,recovery` and
- * `--backends=sqlite,postgres` pick parts; RAES_BENCH_HISTORY_EVENTS and RAES_BENCH_RECOVERY set sizes.
+ * `--backends=sqlite,postgres` pick parts; RAES_BENCH_HISTORY_EVENTS, RAES_BENCH_RECOVERY and
+ * RAES_BENCH_BLOCKS (port blocks, default 12: more steady a noisy machine's median) set sizes.
  */
 import { fmt, printTable } from "./lib.js";
 import { PG_URL, pgAvailable, quickMode } from "./store-harness.js";
@@ -22,7 +23,7 @@ function sizesFor(quick: boolean): Sizes {
   const env = (name: string, fallback: number) => Number(process.env[name] ?? "") || fallback;
   return {
     cyclesPerInvocation: 50,
-    blocks: quick ? 4 : 12,
+    blocks: env("RAES_BENCH_BLOCKS", quick ? 4 : 12),
     historyEvents: env("RAES_BENCH_HISTORY_EVENTS", quick ? 100_000 : 1_000_000),
     historyBlock: quick ? 20 : 40,
     recovery: env("RAES_BENCH_RECOVERY", quick ? 1_000 : 10_000),
