@@ -59,6 +59,13 @@ describe("crash recovery through the CLI", () => {
     const invocations = await raes(["operations", "--kind", "scheduler_invocation", "--store", store]);
     assert.match(invocations.stdout, /^CREATED +KIND +STATE/m);
     assert.match(invocations.stdout, /scheduler_invocation +running \(owner dead: .*; failed on recovery\)/);
+    // Resolving it before recovery is refused, and the refusal says how to get there.
+    const early = await raes(["resolve", `${FIRST}:tool=1`, "--effect", "absent", "--store", store]);
+    assert.equal(early.code, 1, early.stderr);
+    assert.match(
+      early.stderr,
+      /still running: .*`raes run` with the same scenario and --store recovers it first/,
+    );
 
     const restarted = ChildScript.start(CLI, [...run, "--steps", "1", "--json"]);
     const exit = await restarted.exited;

@@ -7,6 +7,7 @@ import {
   resolveToolAction,
   ToolActionResolution,
 } from "../../operations/index.js";
+import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { storeOption, withStore } from "../store-option.js";
 import { operationToWire } from "./operation.js";
@@ -33,6 +34,22 @@ type ResolveAnswer =
   | { readonly resolved: Operation; readonly again: boolean }
   | { readonly error: ResolutionError };
 
+/**
+ * A dispatched action whose runtime died is still `running` until a restart recovers it: the refusal
+ * says so and how, instead of leaving the operator at "is dispatched".
+ */
+async function stillRunning(
+  store: ControlPlaneStore,
+  id: string,
+  error: ResolutionError,
+): Promise<ResolutionError> {
+  if ((await store.getOperation(id))?.state !== "running") return error;
+  return new ResolutionError(
+    error.code,
+    `${error.message}; it is still running: if its runtime is gone, \`raes run\` with the same scenario and --store recovers it first (indeterminate when it was dispatched; nothing is retried), then resolve it`,
+  );
+}
+
 /** Resolves once; asking again for the decision already recorded is answered, not refused (a retried script). */
 async function resolve(id: string, options: ResolveOptions): Promise<ResolveAnswer> {
   return withStore(
@@ -46,6 +63,8 @@ async function resolve(id: string, options: ResolveOptions): Promise<ResolveAnsw
         return { resolved: operation, again: false };
       } catch (error) {
         if (!(error instanceof ResolutionError)) throw error;
+        if (error.code === ResolutionRefusal.not_indeterminate)
+          return { error: await stillRunning(store, id, error) };
         if (error.code !== ResolutionRefusal.already_resolved) return { error };
         const existing = await store.getOperation(id);
         const recorded = existing?.resolution;
