@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { CommanderError } from "commander";
 import { compileScenario, type RuntimeModel } from "../compiler/index.js";
 import { readInputFile } from "../input/index.js";
@@ -74,6 +75,8 @@ async function runParsed(
     process.exitCode = ExitCode.usage;
     return;
   }
+  if (options.runtime !== undefined && !statSync(options.runtime, { throwIfNoEntry: false })?.isFile())
+    return fail(`--runtime ${options.runtime}: no such file (give the harness module's path)`, true);
   const { model, unreadable } = compile(scenarioPath);
   if (!model) return fail("the scenario has errors", unreadable);
   const check = await checkManifestFile(options.manifest, model);

@@ -177,6 +177,20 @@ describe("raes run / history / operation / resolve / resume", () => {
     const missing = await raes(["operation", "nope", "--store", store, "--json"]);
     assert.equal(missing.code, 1);
     assert.equal(JSON.parse(missing.stdout).error, "operation.not-found");
+    const empty = await raes(["operation", "", "--store", store]);
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /no operation "" in /, "an empty id is shown quoted");
+  });
+
+  it("a --runtime module that is not there is a usage error (exit 2) before anything opens", async () => {
+    const store = storeUrl();
+    const args = exampleRunArgs(store).map((arg) =>
+      arg.endsWith("probe-harness.ts") ? "./missing.mjs" : arg,
+    );
+    const run = await raes(args);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /--runtime \.\/missing\.mjs: no such file/);
+    assert.doesNotMatch(run.stderr, /Cannot find module/);
   });
 
   it("SIGINT mid-invocation: the open invocation closes by the seed's rules and everything commits", async () => {

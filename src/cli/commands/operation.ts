@@ -4,6 +4,7 @@ import { type Operation, operationFromToolAction } from "../../records/index.js"
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { formatDuration, isoTime } from "../html-timeline-time.js";
+import { printableStoreUrl } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 /**
@@ -112,7 +113,10 @@ export function registerOperationCommand(program: Command): void {
     const operation = found?.operation;
     if (!operation) {
       if (options.json) printJson({ error: "operation.not-found", id });
-      else process.stderr.write(`raes: no operation ${id} in ${options.store}\n`);
+      else
+        process.stderr.write(
+          `raes: no operation ${JSON.stringify(id)} in ${printableStoreUrl(options.store)}\n`,
+        );
       process.exitCode = ExitCode.findings;
       return;
     }

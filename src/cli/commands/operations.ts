@@ -7,6 +7,7 @@ import {
   OperationState,
 } from "../../records/index.js";
 import { printJson } from "../exit.js";
+import { printableStoreUrl } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 import { operationToWire } from "./operation.js";
 
@@ -145,7 +146,8 @@ export function registerOperationsCommand(program: Command): void {
       create: false,
     });
     if (options.json) return printJson({ operations: entries.map(operationEntryToWire) });
-    if (entries.length === 0) process.stderr.write(`raes: no operations match in ${options.store}\n`);
+    if (entries.length === 0)
+      process.stderr.write(`raes: no operations match in ${printableStoreUrl(options.store)}\n`);
     else printTable(entries, ownerPhrase);
     const gone = entries.filter((e) => e.onRecovery !== undefined).length;
     if (gone > 0)
