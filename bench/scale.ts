@@ -177,7 +177,7 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
         const run = await runOnce(n, dir, options);
         runs.get(n)?.push(run);
         process.stderr.write(
-          `round ${round + 1} ${n} process(es): ${fmt(run.perSecond, 1)} invocations/s, shares ${run.shares.join("/")}, even ${fmt(run.settleMs / 1000, 2)} s after the last open\n`,
+          `round ${round + 1} ${n} process(es): ${fmt(run.perSecond, 1)} invocations/s, shares ${run.shares.join("/")}${n === 1 ? "" : `, even ${fmt(run.settleMs / 1000, 2)} s after the last open`}\n`,
         );
       }
     }
