@@ -104,9 +104,11 @@ export async function sqliteFloor(
   db.pragma("foreign_keys = ON");
   const template = records.toolAction(records.invocation(0), "admitted");
   const insert = db.prepare(insertSql("tool_actions", Object.keys(toolActionRow(template))));
-  const dispatch = db.prepare("UPDATE tool_actions SET phase = 'dispatched', updated_at = ? WHERE id = ?");
+  const dispatch = db.prepare(
+    "UPDATE tool_actions SET phase = 'dispatched', dispatched_at = @at, updated_at = @at WHERE id = @id",
+  );
   const complete = db.prepare(
-    "UPDATE tool_actions SET phase = 'settled', settlement = 'succeeded', updated_at = ? WHERE id = ?",
+    "UPDATE tool_actions SET phase = 'settled', settlement = 'succeeded', settled_at = @at, updated_at = @at WHERE id = @id",
   );
   const inTransaction = (work: () => unknown) => db.transaction(work).immediate();
   const syncNormal = db.prepare("PRAGMA synchronous = NORMAL");
@@ -122,11 +124,11 @@ export async function sqliteFloor(
         const action = claim(base, next++);
         inTransaction(() => insert.run(toolActionRow(action)));
         const dispatchedAt = new Date().toISOString();
-        inTransaction(() => dispatch.run(dispatchedAt, action.id));
+        inTransaction(() => dispatch.run({ at: dispatchedAt, id: action.id }));
         // As the store: a settlement commits with synchronous=NORMAL (no fsync), then FULL again.
         syncNormal.run();
         const settledAt = new Date().toISOString();
-        inTransaction(() => complete.run(settledAt, action.id));
+        inTransaction(() => complete.run({ at: settledAt, id: action.id }));
         syncFull.run();
         settled.push({ action, dispatchedAt, settledAt });
       }
@@ -167,13 +169,13 @@ export async function pgFloor(
         const dispatchedAt = new Date().toISOString();
         await client.query({
           name: "floor_dispatch",
-          text: "UPDATE tool_actions SET phase = 'dispatched', updated_at = $2 WHERE id = $1",
+          text: "UPDATE tool_actions SET phase = 'dispatched', dispatched_at = $2, updated_at = $2 WHERE id = $1",
           values: [action.id, dispatchedAt],
         });
         const settledAt = new Date().toISOString();
         await client.query({
           name: "floor_complete",
-          text: "UPDATE tool_actions SET phase = 'settled', settlement = 'succeeded', updated_at = $2 WHERE id = $1",
+          text: "UPDATE tool_actions SET phase = 'settled', settlement = 'succeeded', settled_at = $2, updated_at = $2 WHERE id = $1",
           values: [action.id, settledAt],
         });
         settled.push({ action, dispatchedAt, settledAt });
