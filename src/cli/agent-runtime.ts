@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from "commander";
 import type { ParticipantRuntime } from "../runtime/index.js";
+import { makeDirectories } from "./directories.js";
 import { loadRuntimeModule } from "./load-runtime.js";
 
 /** The `raes run` options that choose the participant runtime. */
@@ -40,6 +41,7 @@ export async function buildRuntime(choice: RuntimeChoice): Promise<ParticipantRu
   const { AgentCommandRuntime, parseMcpUpstream } = await import("../agent/index.js");
   const { loadToolMap, formatToolMapDiagnostic } = await import("../mcp/index.js");
   const mapPath = choice.map as string;
+  makeDirectories(choice.agentLogs ?? DEFAULT_AGENT_LOGS, 0o700);
   const loaded = loadToolMap(mapPath);
   if (!loaded.ok)
     throw new Error(loaded.diagnostics.map((d) => formatToolMapDiagnostic(mapPath, d)).join("\n"));

@@ -18,6 +18,7 @@ import { ExitCode, printJson } from "./exit.js";
 import { installOtlp } from "./otlp.js";
 import { pacingJson, pacingLine, RunProgress, shareLine } from "./progress.js";
 import { resolveCommands } from "./shell.js";
+import { makeStoreFolder } from "./store-option.js";
 
 function parseControls(values: readonly string[]): StochasticControl[] {
   return values.map((value) => {
@@ -88,6 +89,7 @@ async function runParsed(
   const read = readInputFile(options.manifest, 1_000_000);
   if (!read.ok) return fail(read.message);
   const manifest = JSON.parse(read.text) as unknown;
+  makeStoreFolder(options.store);
   const runtime = await buildRuntime(options);
   const progress = new RunProgress({
     tty: process.stdout.isTTY === true && !options.json,

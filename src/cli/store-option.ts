@@ -1,5 +1,7 @@
+import { dirname } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import type { ControlPlaneStore } from "../store/index.js";
+import { makeDirectories } from "./directories.js";
 import { inputFile } from "./input-files.js";
 
 /**
@@ -16,6 +18,11 @@ export function storeUrl(value: string): string {
   const path = value.slice("sqlite:".length);
   if (path === "") throw new InvalidArgumentError(`sqlite: needs a file path (e.g. ${DEFAULT_STORE_URL})`);
   return `sqlite:${inputFile(path)}`;
+}
+
+/** Makes a SQLite store's folder (failing fast where none can be made); other stores need none. */
+export function makeStoreFolder(url: string): void {
+  if (url.startsWith("sqlite:")) makeDirectories(dirname(url.slice("sqlite:".length)));
 }
 
 /** Adds `--store URL` to a command. */
@@ -38,6 +45,7 @@ export async function withStore<T>(
   options: { readonly create?: boolean } = {},
 ): Promise<T> {
   const { openControlPlaneStore } = await import("../store/index.js");
+  if (options.create !== false) makeStoreFolder(url);
   const store = await openControlPlaneStore(url, options.create === false ? { create: false } : {});
   try {
     return await work(store);

@@ -1,11 +1,12 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { DemoInvocation, DemoSummary } from "../../demo/index.js";
+import { makeDirectories } from "../directories.js";
 import { ExitCode, printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
 import { absoluteStoreUrl, resolveCommands } from "../shell.js";
-import { storeUrl } from "../store-option.js";
+import { makeStoreFolder, storeUrl } from "../store-option.js";
 
 /**
  * The demo's store, as the demo module's DEMO_STORE_URL (a test holds them equal): named here so the help
@@ -122,12 +123,13 @@ export function registerDemoCommand(program: Command): void {
       const { renderTimelineHtml } = await import("../html-timeline.js");
       const { readTimelineInput } = await import("../html-timeline-read.js");
       const html = resolve(options.html);
+      makeStoreFolder(options.store);
       const summary = await runDemo({
         storeUrl: options.store,
         profile: options.profile,
         ...(options.json ? {} : { onInvocation: printInvocation }),
         inspect: async (store) => {
-          mkdirSync(dirname(html), { recursive: true });
+          makeDirectories(dirname(html));
           const input = await readTimelineInput(store);
           // The page's resolve commands name the demo's store, from any directory.
           writeFileSync(

@@ -1,9 +1,10 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { HistoryEvent } from "../../history/index.js";
 import type { ActivityContinuation } from "../../records/index.js";
 import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
+import { makeDirectories } from "../directories.js";
 import { printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
 import { absoluteStoreUrl } from "../shell.js";
@@ -30,7 +31,7 @@ async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file:
   const { readTimelineInput } = await import("../html-timeline-read.js");
   const input = await withStore(options.store, (store) => readTimelineInput(store, query), { create: false });
   const path = resolve(file);
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirectories(dirname(path));
   writeFileSync(
     path,
     renderTimelineHtml({
