@@ -37,3 +37,26 @@ export function withWriteFaults(
   });
   return { store, failing };
 }
+
+/**
+ * A real store whose `method` runs through `around`, which gets the call's arguments and the real
+ * call: to hold a write at a gate, or never let it commit. Every other method goes straight through.
+ */
+export function aroundStoreMethod(
+  inner: ControlPlaneStore,
+  method: keyof ControlPlaneStore,
+  around: (args: unknown[], call: () => Promise<unknown>) => Promise<unknown>,
+): ControlPlaneStore {
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      if (property !== method) return value.bind(target);
+      return (...args: unknown[]) => around(args, async () => value.apply(target, args));
+    },
+  });
+}
+
+/** True when an `updateToolAction` call writes the settlement. */
+export const isSettleWrite = (args: unknown[]): boolean =>
+  (args[0] as { phase?: string }).phase === "settled";

@@ -1,22 +1,16 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { ControlPlaneStore } from "../../src/index.js";
+import { aroundStoreMethod } from "../helpers/faulty-store.js";
 import { oneInvocation } from "../port/support/invocation.js";
 import { withRawGateway } from "./fixtures/raw-gateway.js";
 
 /** A store whose tool-action insert waits until `release` is called, so a cancel lands mid-write. */
 function heldInsert(store: ControlPlaneStore, started: () => void, gate: Promise<void>): ControlPlaneStore {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== "function") return value;
-      if (property !== "insertToolAction") return value.bind(target);
-      return async (...args: unknown[]) => {
-        started();
-        await gate;
-        return value.apply(target, args);
-      };
-    },
+  return aroundStoreMethod(store, "insertToolAction", async (_args, call) => {
+    started();
+    await gate;
+    return call();
   });
 }
 

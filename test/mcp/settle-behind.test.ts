@@ -3,24 +3,18 @@ import { describe, it } from "node:test";
 import type { ControlPlaneStore } from "../../src/index.js";
 import type { GovernedCalls } from "../../src/mcp/index.js";
 import { exampleManifest } from "../helpers/example.js";
+import { aroundStoreMethod, isSettleWrite } from "../helpers/faulty-store.js";
 import { oneInvocation } from "../port/support/invocation.js";
 import { withRawGateway } from "./fixtures/raw-gateway.js";
 
 /** A store whose settling writes wait until `release` is called; every other write goes through. */
 function heldSettles(store: ControlPlaneStore, gate: Promise<void>, started: () => void): ControlPlaneStore {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== "function") return value;
-      if (property !== "updateToolAction") return value.bind(target);
-      return async (...args: unknown[]) => {
-        if ((args[0] as { phase?: string }).phase === "settled") {
-          started();
-          await gate;
-        }
-        return value.apply(target, args);
-      };
-    },
+  return aroundStoreMethod(store, "updateToolAction", async (args, call) => {
+    if (isSettleWrite(args)) {
+      started();
+      await gate;
+    }
+    return call();
   });
 }
 
