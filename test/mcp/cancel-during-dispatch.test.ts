@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { ControlPlaneStore } from "../../src/index.js";
 import { aroundStoreMethod } from "../helpers/faulty-store.js";
-import { oneInvocation } from "../port/support/invocation.js";
+import { assertSettledStillRunning, oneInvocation } from "../port/support/invocation.js";
 import { withRawGateway } from "./fixtures/raw-gateway.js";
 
 /** A store whose tool-action insert waits until `release` is called, so a cancel lands mid-write. */
@@ -45,16 +45,6 @@ it("a client cancel during the combined admit+dispatch write settles failed, not
         });
       },
     },
-    async ({ store, invocationId, manager }) => {
-      const actions = await store.listToolActions({ invocationId });
-      assert.deepEqual(
-        actions.map((a) => a.settlement),
-        ["failed"],
-      );
-      assert.equal(
-        manager.schedulers().some((s) => s.lifecycle === "stopped"),
-        false,
-      );
-    },
+    (closed) => assertSettledStillRunning(closed, ["failed"]),
   );
 });

@@ -4,7 +4,7 @@ import type { ControlPlaneStore } from "../../src/index.js";
 import type { GovernedCalls } from "../../src/mcp/index.js";
 import { exampleManifest } from "../helpers/example.js";
 import { aroundStoreMethod, isSettleWrite } from "../helpers/faulty-store.js";
-import { oneInvocation } from "../port/support/invocation.js";
+import { assertSettledStillRunning, oneInvocation } from "../port/support/invocation.js";
 import { withRawGateway } from "./fixtures/raw-gateway.js";
 
 /** A store whose settling writes wait until `release` is called; every other write goes through. */
@@ -73,17 +73,7 @@ describe("the outcome is recorded behind the answer", () => {
             }
           }),
       },
-      async ({ store, invocationId, manager }) => {
-        const actions = await store.listToolActions({ invocationId });
-        assert.deepEqual(
-          actions.map((a) => a.settlement),
-          ["succeeded"],
-        );
-        assert.equal(
-          manager.schedulers().some((s) => s.lifecycle === "stopped"),
-          false,
-        );
-      },
+      (closed) => assertSettledStillRunning(closed, ["succeeded"]),
     );
   });
 

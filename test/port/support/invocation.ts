@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import {
   type ControlPlaneStore,
   type HistoryEvent,
@@ -172,4 +173,20 @@ export function attemptOrder(events: readonly HistoryEvent[], invocationId: stri
     .map((e) =>
       e.action_instance_id === invocationId ? "outer" : (e.invocation_tool_context?.tool_call_id ?? "?"),
     );
+}
+
+/** Asserts the invocation's tool actions settled as `settlements`, and that no scheduler stopped. */
+export async function assertSettledStillRunning(
+  { store, invocationId, manager }: ClosedInvocation<unknown>,
+  settlements: readonly string[],
+): Promise<void> {
+  const actions = await store.listToolActions({ invocationId });
+  assert.deepEqual(
+    actions.map((a) => a.settlement),
+    settlements,
+  );
+  assert.equal(
+    manager.schedulers().some((s) => s.lifecycle === "stopped"),
+    false,
+  );
 }
