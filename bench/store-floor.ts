@@ -12,6 +12,7 @@ import type { RuntimeModel } from "../src/index.js";
 import { closeEvents, policyFrames } from "../src/runtime/event-frame.js";
 import { type ControlPlaneStore, openControlPlaneStore } from "../src/store/index.js";
 import { toolActionValues } from "../src/store/postgres/rows.js";
+import { TOOL_ACTION_COLUMNS } from "../src/store/sql/columns.js";
 import { toolActionRow } from "../src/store/sqlite/rows.js";
 import type { InvocationRecord, ToolActionRecord } from "../src/store/types.js";
 import { EXAMPLE } from "../test/helpers/example.js";
@@ -154,7 +155,8 @@ export async function pgFloor(
   const steps = await storeSteps(url, model, records);
   const client = new pg.Client({ connectionString, options: `-c search_path=${schema}` });
   await client.connect();
-  const columns = Object.keys(toolActionRow(records.toolAction(records.invocation(0), "admitted")));
+  // In toolActionValues' order: the columns as the store lists them, not a row object's key order.
+  const columns = TOOL_ACTION_COLUMNS.map(([name]) => name);
   const insert = `INSERT INTO tool_actions (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`;
   let next = 1;
   return {

@@ -15,6 +15,7 @@ import type {
   SchedulerStopReason,
   ToolActionRecord,
 } from "../types.js";
+import { invocationCloseRow, toolActionSettleRows } from "./changed-rows.js";
 
 /** A json column's cell: the value itself where the driver parses JSON (PostgreSQL), else its text (SQLite). */
 export type JsonCell<T, AsText extends boolean> = AsText extends true ? string : T;
@@ -116,6 +117,7 @@ export interface EventRow {
 
 /** Record ↔ row mappings for one driver's cells. */
 export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsText>) {
+  const settleRow = toolActionSettleRows(cells);
   return {
     clockRow: (c: ClockRecord): ClockRow<Flag> => ({
       clock_address: c.clockAddress,
@@ -134,26 +136,17 @@ export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsT
       updatedAt: r.updated_at,
     }),
     // The request is stored as JSON and has no argument fields.
+    // The later-step columns come from the settle row, so a full row and a step's write agree.
     toolActionRow: (a: ToolActionRecord): ToolActionRow<AsText> => ({
-      id: a.id,
+      ...settleRow(a),
       invocation_id: a.invocationId,
       participant_address: a.participantAddress,
       tool_call_id: a.toolCallId,
       admission_ordinal: a.admissionOrdinal,
       request_digest: a.requestDigest,
       request: cells.json(a.request),
-      phase: a.phase,
-      settlement: a.settlement ?? null,
-      failure_class: a.failureClass ?? null,
-      evidence_refs: a.evidenceRefs === undefined ? null : cells.json(a.evidenceRefs),
-      unknown_reason: a.unknownReason ?? null,
-      resolution: a.resolution === undefined ? null : cells.json(a.resolution),
       admitted_at: a.admittedAt,
-      dispatched_at: a.dispatchedAt ?? null,
-      settled_at: a.settledAt ?? null,
-      recovered_at: a.recoveredAt ?? null,
       created_at: a.createdAt,
-      updated_at: a.updatedAt,
     }),
     toolActionRecord: (r: ToolActionRow<AsText>): ToolActionRecord => ({
       id: r.id,
@@ -225,8 +218,9 @@ export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
 
 /** Invocation record to row. */
 export function invocationRow(i: InvocationRecord): InvocationRow {
+  // The closing columns come from the close row, so an insert and a close write them alike.
   return {
-    id: i.id,
+    ...invocationCloseRow(i),
     policy_address: i.policyAddress,
     participant_address: i.participantAddress,
     action_contract_address: i.actionContractAddress,
@@ -239,13 +233,8 @@ export function invocationRow(i: InvocationRecord): InvocationRow {
     execution_generation: i.executionGeneration,
     observation_point: i.observationPoint,
     participant_implementation_ref: i.participantImplementationRef,
-    state: i.state,
     started_at: i.startedAt,
-    ended_at: i.endedAt ?? null,
-    recovered_at: i.recoveredAt ?? null,
-    refusals: i.refusals === undefined ? null : JSON.stringify(i.refusals),
     created_at: i.createdAt,
-    updated_at: i.updatedAt,
   };
 }
 
