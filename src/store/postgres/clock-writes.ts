@@ -17,12 +17,15 @@ const FIND_OR_CREATE = `WITH created AS (INSERT INTO clocks (${COLUMNS}) VALUES 
   SELECT * FROM created UNION ALL SELECT * FROM clocks WHERE clock_address = $1::text
     AND NOT EXISTS (SELECT 1 FROM created)`;
 
-// Writes the changed clock only if the row is still the one the change was computed from.
+// Writes the changed clock only if the row is still the one the change was computed from: $1 and the
+// new values in column order, then the expected values of every column but the address.
+const EXPECTED_FROM = CLOCK_COLUMNS.length + 1;
 const SWAP = `UPDATE clocks SET ${CLOCK_COLUMNS.slice(1)
   .map(([name, type], i) => `${name} = $${i + 2}::${type}`)
   .join(", ")}
-  WHERE clock_address = $1::text AND segment = $7::bigint AND tick = $8::bigint
-    AND generation = $9::bigint AND paused = $10::boolean AND updated_at = $11::text`;
+  WHERE clock_address = $1::text AND ${CLOCK_COLUMNS.slice(1)
+    .map(([name, type], i) => `${name} = $${i + EXPECTED_FROM}::${type}`)
+    .join(" AND ")}`;
 
 /**
  * The clock writes of the PostgreSQL store. A change is compare-and-swap on the row this process last
