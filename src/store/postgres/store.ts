@@ -61,7 +61,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
       // A dead network never answers; give up a little after the server would have.
       query_timeout: statementTimeout + 5_000,
       keepAlive: true,
-      ...(server.options === undefined ? {} : { options: server.options }),
+      options: server.options,
       types: {
         getTypeParser: ((oid: number, format?: "text" | "binary") =>
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -112,17 +112,25 @@ async function hasSchema(client: pg.PoolClient, schema: string | undefined): Pro
   return rows[0]?.found != null;
 }
 
-/** Moves the URL's own `options` into the startup options, so they and the schema's search_path both apply. */
-function withSearchPath(
+/**
+ * Every statement is prepared once per connection and mostly keyed by a primary key. PostgreSQL
+ * plans a prepared statement's first five runs for their values and then keeps a generic plan only
+ * if it looks no dearer: a connection that prepared while the tables were empty could keep
+ * replanning each fenced write for ever (~150 µs per statement here, measured), one connection in
+ * four or so. A generic plan is chosen at once, so every connection runs the same plan.
+ */
+const SESSION_SETTINGS = "-c plan_cache_mode=force_generic_plan";
+
+/** Startup options: the URL's own `options`, then the schema's search_path and the session settings. */
+export function withSearchPath(
   connectionString: string,
   schema: string | undefined,
-): { connectionString: string; options?: string } {
-  if (schema === undefined) return { connectionString };
+): { connectionString: string; options: string } {
   const url = new URL(connectionString);
   const own = url.searchParams.get("options");
   url.searchParams.delete("options");
-  const searchPath = `-c search_path=${schema}`;
-  return { connectionString: url.toString(), options: own ? `${own} ${searchPath}` : searchPath };
+  const settings = [own, schema === undefined ? undefined : `-c search_path=${schema}`, SESSION_SETTINGS];
+  return { connectionString: url.toString(), options: settings.filter(Boolean).join(" ") };
 }
 
 /**
