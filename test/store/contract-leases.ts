@@ -152,6 +152,24 @@ export function leaseCases(fixture: FixtureSource): void {
     assert.equal(await store.updateToolAction(dispatched, "admitted", fresh), true);
   });
 
+  it("tells a settlement in the wrong phase (false) from one under a lost lease (LeaseLostError)", async () => {
+    const { store } = fixture();
+    const old = await store.acquireLease(P1, "host-a", 0);
+    assert.ok(old);
+    const stale = { participantAddress: P1, token: old.token };
+    const inv = invocation();
+    const action = toolAction(inv, 1);
+    await store.openInvocation(inv, scheduler({ attempts: 1 }), stale);
+    await store.insertToolAction(action, stale);
+    const settled = { ...action, phase: "settled" as const, settlement: "succeeded" as const };
+    assert.equal(await store.updateToolAction(settled, "dispatched", stale), false, "held, wrong phase");
+    const current = await store.acquireLease(P1, "host-b", LONG);
+    assert.ok(current);
+    await assert.rejects(store.updateToolAction(settled, "dispatched", stale), LeaseLostError);
+    await assert.rejects(store.updateToolAction(settled, "admitted", stale), LeaseLostError);
+    assert.deepEqual(await store.getToolAction(action.id), action);
+  });
+
   it("refuses writes fenced by a released lease or for a participant never leased", async () => {
     const { store } = fixture();
     const lease = await store.acquireLease(P1, "host-a", LONG);

@@ -21,6 +21,15 @@ export const FENCED =
 /** The first CTE of an unfenced write: always one row. */
 export const UNFENCED = "fence AS (SELECT 1 WHERE $1::text IS NULL AND $2::bigint IS NULL)";
 
+/** The fence as a plain statement's condition, locked as `FENCED` is. */
+export const FENCE_HOLDS =
+  "EXISTS (SELECT 1 FROM leases WHERE participant_address = $1::text AND token = $2::bigint AND owner_id IS NOT NULL FOR SHARE)";
+/** No fence: a condition that always holds. */
+export const NO_FENCE = "$1::text IS NULL AND $2::bigint IS NULL";
+/** Whether the token is still the participant's current one (`$1`, `$2` as every write). */
+export const FENCE_HELD =
+  "SELECT 1 FROM leases WHERE participant_address = $1::text AND token = $2::bigint AND owner_id IS NOT NULL";
+
 /** The `$1, $2` parameters every write statement starts with. */
 export function fenceValues(fence: Fence | undefined): [string | null, number | null] {
   return fence ? [fence.participantAddress, fence.token] : [null, null];

@@ -13,7 +13,7 @@ import type {
 } from "../types.js";
 import { commitBatch, commitBatches } from "./batch.js";
 import { PostgresClockWrites } from "./clock-writes.js";
-import { FENCED, fenceValues, UNFENCED } from "./leases.js";
+import { FENCE_HELD, FENCE_HOLDS, FENCED, fenceValues, NO_FENCE, UNFENCED } from "./leases.js";
 import {
   type Column,
   INVOCATION_COLUMNS,
@@ -44,14 +44,12 @@ const OPEN_INVOCATION = (fence: string) => `WITH ${fence},
   scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
   ${RESULT}`;
 
-const INSERT_TOOL_ACTION = (fence: string) => `WITH ${fence},
-  written AS (${insert("tool_actions", TOOL_ACTION_COLUMNS, 3, "EXISTS (SELECT 1 FROM fence)")} RETURNING 1)
-  ${RESULT}`;
+// The claims and settlements, the hot path, are plain statements guarded by the fence's condition:
+// a data-modifying CTE with its report row cost ~100 µs more per statement (measured).
+const INSERT_TOOL_ACTION = (guard: string) => insert("tool_actions", TOOL_ACTION_COLUMNS, 3, guard);
 
-const UPDATE_TOOL_ACTION = (fence: string) => `WITH ${fence},
-  written AS (UPDATE tool_actions SET ${assignments(SETTLE, 3)}
-    WHERE id = $3::text AND phase = $${3 + SETTLE.length}::text AND EXISTS (SELECT 1 FROM fence) RETURNING 1)
-  ${RESULT}`;
+const UPDATE_TOOL_ACTION = (guard: string) => `UPDATE tool_actions SET ${assignments(SETTLE, 3)}
+  WHERE id = $3::text AND phase = $${3 + SETTLE.length}::text AND ${guard}`;
 
 const RECORD_RESOLUTION = `UPDATE tool_actions SET resolution = $2::json, updated_at = $3::text
   WHERE id = $1::text AND settlement = 'indeterminate' AND resolution IS NULL`;
@@ -70,11 +68,16 @@ function statement(name: string, text: (fence: string) => string): Statement {
   return { name, fenced: text(FENCED), unfenced: text(UNFENCED) };
 }
 
+/** A plain statement in its fenced and unfenced forms: it reports only how many rows it wrote. */
+function guarded(name: string, text: (guard: string) => string): Statement {
+  return { name, fenced: text(FENCE_HOLDS), unfenced: text(NO_FENCE) };
+}
+
 const STATEMENTS = {
   saveScheduler: statement("raes_save_scheduler", SAVE_SCHEDULER),
   openInvocation: statement("raes_open_invocation", OPEN_INVOCATION),
-  insertToolAction: statement("raes_insert_tool_action", INSERT_TOOL_ACTION),
-  updateToolAction: statement("raes_update_tool_action", UPDATE_TOOL_ACTION),
+  insertToolAction: guarded("raes_insert_tool_action", INSERT_TOOL_ACTION),
+  updateToolAction: guarded("raes_update_tool_action", UPDATE_TOOL_ACTION),
 };
 
 /** The write statements of the PostgreSQL store, one round trip each. */
@@ -114,12 +117,16 @@ export class PostgresWrites {
 
   /** Inserts a tool action claim; conflict when its id or tool call exists. */
   async insertToolAction(action: ToolActionRecord, fence: Fence | undefined): Promise<void> {
-    await this.#inserted(
+    const conflict = `tool action ${action.id} or tool call ${action.toolCallId} exists`;
+    const written = await this.#guardedWrite(
       STATEMENTS.insertToolAction,
       fence,
       toolActionValues(action),
-      `tool action ${action.id} or tool call ${action.toolCallId} exists`,
-    );
+    ).catch((error: unknown) => {
+      throw uniqueViolation(error) ? new StoreConflictError(conflict) : error;
+    });
+    // The fence is the insert's only condition.
+    if (!written) throw leaseLost(fence);
   }
 
   /** Replaces a tool action only while it is in `expectedPhase`. */
@@ -128,19 +135,19 @@ export class PostgresWrites {
     expectedPhase: ToolActionPhase,
     fence: Fence | undefined,
   ): Promise<boolean> {
-    return this.#fenced(STATEMENTS.updateToolAction, fence, [
-      ...toolActionSettleValues(action),
-      expectedPhase,
-    ]);
+    const values = [...toolActionSettleValues(action), expectedPhase];
+    if (await this.#guardedWrite(STATEMENTS.updateToolAction, fence, values)) return true;
+    // Nothing written: the phase moved on, or the fence failed. A token once replaced never holds
+    // again, so a fence that holds now held when the update ran.
+    if (fence && !(await this.#held(fence))) throw leaseLost(fence);
+    return false;
   }
 
   /** Closes an open invocation with its settlements, events and scheduler, all or nothing. */
   async commitInvocation(commit: InvocationCommit, fence: Fence | undefined): Promise<void> {
     // The batch statement with one close: one round trip, its own implicit transaction.
     const { fenced, written } = await commitBatch(this.#pool, [commit], fence);
-    if (!fenced) {
-      throw new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
-    }
+    if (!fenced) throw leaseLost(fence);
     if (!written) throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
   }
 
@@ -194,8 +201,7 @@ export class PostgresWrites {
     try {
       await this.#fenced(statement, fence, values);
     } catch (error) {
-      if ((error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION)
-        throw new StoreConflictError(conflict);
+      if (uniqueViolation(error)) throw new StoreConflictError(conflict);
       throw error;
     }
   }
@@ -212,11 +218,36 @@ export class PostgresWrites {
       text: fence ? statement.fenced : statement.unfenced,
       values: [...fenceValues(fence), ...values],
     });
-    if (!rows[0]?.fenced) {
-      throw new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
-    }
+    if (!rows[0]?.fenced) throw leaseLost(fence);
     return rows[0].written;
   }
+
+  async #held(fence: Fence): Promise<boolean> {
+    const held = await this.#pool.query({
+      name: "raes_fence_held",
+      text: FENCE_HELD,
+      values: fenceValues(fence),
+    });
+    return (held.rowCount ?? 0) > 0;
+  }
+
+  /** Runs a plain guarded statement; true when it wrote a row. */
+  async #guardedWrite(statement: Statement, fence: Fence | undefined, values: unknown[]): Promise<boolean> {
+    const result = await this.#pool.query({
+      name: fence ? `${statement.name}_fenced` : statement.name,
+      text: fence ? statement.fenced : statement.unfenced,
+      values: [...fenceValues(fence), ...values],
+    });
+    return (result.rowCount ?? 0) > 0;
+  }
+}
+
+function uniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
+}
+
+function leaseLost(fence: Fence | undefined): LeaseLostError {
+  return new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
 }
 
 function names(columns: readonly Column[]): string {
