@@ -85,7 +85,10 @@ export interface StoreParts {
 
 /**
  * A `ControlPlaneStore` answered by its parts. A part that answers at once is called synchronously,
- * so a SQLite or memory call still does all its work before the call returns.
+ * so a memory call does all its work before the call returns. So does a SQLite call, except a write
+ * issued after another commit in the same event-loop turn: it joins the turn's group commit and is
+ * done when its promise settles; any later SQLite read or lease call commits it first, so every call
+ * still sees every write issued before it.
  */
 export abstract class DelegatingStore implements ControlPlaneStore {
   readonly url: string;

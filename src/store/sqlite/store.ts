@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { DelegatingStore } from "../delegating.js";
+import { DelegatingStore, type StoreLeases, type StoreReads } from "../delegating.js";
 import { StoreMissingError, StoreUnavailableError } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/errors.js";
+import { GroupCommit } from "./group-commit.js";
 import { SqliteLeases } from "./leases.js";
 import { SqliteReads } from "./reads.js";
 import { assertSchemaCurrent, migrate } from "./schema.js";
@@ -19,21 +20,35 @@ export interface SqliteStoreOptions {
   readonly readOnly?: boolean;
   /** When false, the file must exist with the schema; otherwise `StoreMissingError` and nothing is created. */
   readonly create?: boolean;
+  /**
+   * When false, every write commits at once in its own transaction; by default writes issued after
+   * a commit in the same event-loop turn commit together at the turn's end (group commit).
+   */
+  readonly groupCommit?: boolean;
 }
 
 /** The default control plane: one SQLite file in WAL mode, shareable by several processes. */
 export class SqliteControlPlaneStore extends DelegatingStore {
   readonly #db: Database.Database;
+  readonly #commits: GroupCommit;
 
-  private constructor(url: string, db: Database.Database, now: () => number) {
+  private constructor(url: string, db: Database.Database, now: () => number, groupCommit: boolean) {
     const leases = new SqliteLeases(db, now);
+    const commits = new GroupCommit(db, groupCommit);
     super(url, {
-      reads: new SqliteReads(db),
-      writes: new SqliteWrites(db, leases),
-      leases,
+      // A read or a lease first commits the queued writes, so it sees every write issued before it.
+      reads: flushingFirst<StoreReads>(new SqliteReads(db), commits),
+      writes: new SqliteWrites(db, leases, commits),
+      leases: flushingFirst<StoreLeases>(leases, commits),
       error: (error) => sqliteError(url, error),
     });
     this.#db = db;
+    this.#commits = commits;
+  }
+
+  /** Write transactions this store committed (a group commit counts once); lease writes are not counted. */
+  get commits(): number {
+    return this.#commits.commits;
   }
 
   /** Opens (creating and migrating when writable) the database file at `path`, relative to the cwd. */
@@ -59,16 +74,33 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         db.pragma("foreign_keys = ON");
         migrate(db);
       }
-      return new SqliteControlPlaneStore(url, db, options.now ?? Date.now);
+      return new SqliteControlPlaneStore(url, db, options.now ?? Date.now, options.groupCommit !== false);
     } catch (error) {
       db?.close();
       throw sqliteError(url, error);
     }
   }
 
+  /** Commits the queued writes (their callers learn the outcome), then closes the file. */
   async close(): Promise<void> {
-    if (this.#db.open) this.#db.close();
+    if (!this.#db.open) return;
+    this.#commits.close();
+    this.#db.close();
   }
+}
+
+/** `part` with each method committing the queued writes before it runs. */
+function flushingFirst<T extends object>(part: T, commits: GroupCommit): T {
+  return new Proxy(part, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        commits.flush();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
 }
 
 /** The driver's open fails (even with a TypeError) only when the file or its folder cannot be reached. */

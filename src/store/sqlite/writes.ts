@@ -1,6 +1,7 @@
-import type { Database, Statement, Transaction } from "better-sqlite3";
+import type { Database, Statement } from "better-sqlite3";
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
 import { applyClockChange } from "../clock.js";
+import type { Answer } from "../delegating.js";
 import { StoreConflictError } from "../errors.js";
 import { setColumns } from "../sql/changed-rows.js";
 import { fromExcluded } from "../sql/clauses.js";
@@ -22,6 +23,7 @@ import type {
   SchedulerRecord,
   ToolActionRecord,
 } from "../types.js";
+import type { Durability, GroupCommit } from "./group-commit.js";
 import type { SqliteLeases } from "./leases.js";
 import {
   type ClockRow,
@@ -48,9 +50,9 @@ const TOOL_ACTION = columnNames(TOOL_ACTION_COLUMNS);
 const CLOSE_COLUMNS = columnNames(INVOCATION_CLOSE_COLUMNS);
 const SETTLE_COLUMNS = columnNames(TOOL_ACTION_SETTLE_COLUMNS);
 
-/** The write transactions of the SQLite store; each runs under `BEGIN IMMEDIATE`. */
+/** The writes of the SQLite store; each runs under `BEGIN IMMEDIATE`, alone or in a group commit. */
 export class SqliteWrites {
-  readonly #transaction: Transaction<(work: () => unknown) => unknown>;
+  readonly #commits: GroupCommit;
   readonly #leases: SqliteLeases;
   readonly #upsertClock: Statement<[ClockRow]>;
   readonly #selectClock: Statement<[string], ClockRow>;
@@ -64,15 +66,11 @@ export class SqliteWrites {
   readonly #settleToolAction: Statement<[ToolActionSettleRow]>;
   readonly #insertEvent: Statement<[Omit<EventRow, "sequence">]>;
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
-  readonly #syncNormal: Statement<[]>;
-  readonly #syncFull: Statement<[]>;
 
-  constructor(db: Database, leases: SqliteLeases) {
+  constructor(db: Database, leases: SqliteLeases, commits: GroupCommit) {
     this.#db = db;
-    this.#transaction = db.transaction((work: () => unknown) => work());
+    this.#commits = commits;
     this.#leases = leases;
-    this.#syncNormal = db.prepare("PRAGMA synchronous = NORMAL");
-    this.#syncFull = db.prepare("PRAGMA synchronous = FULL");
     this.#upsertClock = db.prepare(upsert("clocks", CLOCK, ["clock_address"]));
     this.#selectClock = db.prepare("SELECT * FROM clocks WHERE clock_address = ?");
     this.#upsertScheduler = db.prepare(
@@ -96,37 +94,41 @@ export class SqliteWrites {
   }
 
   /** Upserts the clock. */
-  saveClock(clock: ClockRecord): void {
-    this.#immediate(() => this.#upsertClock.run(clockRow(clock)));
+  saveClock(clock: ClockRecord): Answer<void> {
+    return this.#immediate(() => {
+      this.#upsertClock.run(clockRow(clock));
+    });
   }
 
   /** Reads, changes and writes the clock under one write lock, so concurrent changes never overwrite each other. */
-  updateClock(initial: ClockRecord, change: ClockChange): ClockRecord {
+  updateClock(initial: ClockRecord, change: ClockChange): Answer<ClockRecord> {
     // No fsync, as for a settlement: nothing durable may rest on an advance the WAL lost to power
     // failure, because whatever acts on it (an invocation opening at the new tick, in this process
     // or another) commits with fsync after it in the same WAL, which makes the advance durable too.
     // Lost alone, the clock restarts from the last durable tick, where no one was running.
-    return this.#withoutFsync(() =>
-      this.#immediate(() => {
-        const row = this.#selectClock.get(initial.clockAddress);
-        const next = applyClockChange(row ? clockRecord(row) : initial, change);
-        this.#upsertClock.run(clockRow(next));
-        return next;
-      }),
-    );
+    return this.#immediate(() => {
+      const row = this.#selectClock.get(initial.clockAddress);
+      const next = applyClockChange(row ? clockRecord(row) : initial, change);
+      this.#upsertClock.run(clockRow(next));
+      return next;
+    }, "normal");
   }
 
   /** Upserts a scheduler under the fence. */
-  saveScheduler(scheduler: SchedulerRecord, fence: Fence | undefined): void {
-    this.#immediate(() => {
+  saveScheduler(scheduler: SchedulerRecord, fence: Fence | undefined): Answer<void> {
+    return this.#immediate(() => {
       this.#leases.check(fence);
       this.#upsertScheduler.run(schedulerRow(scheduler));
     });
   }
 
   /** Inserts the running invocation and its scheduler together. */
-  openInvocation(invocation: InvocationRecord, scheduler: SchedulerRecord, fence: Fence | undefined): void {
-    this.#immediate(() => {
+  openInvocation(
+    invocation: InvocationRecord,
+    scheduler: SchedulerRecord,
+    fence: Fence | undefined,
+  ): Answer<void> {
+    return this.#immediate(() => {
       this.#leases.check(fence);
       this.#insertInvocation.run(invocationRow(invocation));
       this.#upsertScheduler.run(schedulerRow(scheduler));
@@ -134,8 +136,8 @@ export class SqliteWrites {
   }
 
   /** Inserts a tool action claim; the unique keys refuse a duplicate. */
-  insertToolAction(action: ToolActionRecord, fence: Fence | undefined): void {
-    this.#immediate(() => {
+  insertToolAction(action: ToolActionRecord, fence: Fence | undefined): Answer<void> {
+    return this.#immediate(() => {
       this.#leases.check(fence);
       this.#insertToolAction.run(toolActionRow(action));
     });
@@ -146,28 +148,29 @@ export class SqliteWrites {
     action: ToolActionRecord,
     expectedPhase: ToolActionPhase,
     fence: Fence | undefined,
-  ): boolean {
+  ): Answer<boolean> {
     const row = toolActionSettleRow(action);
-    const write = () =>
-      this.#immediate(() => {
-        this.#leases.check(fence);
-        return this.#cas(row).run({ ...row, expected_phase: expectedPhase }).changes > 0;
-      });
     // A settlement need not wait for fsync. Lost to power failure (never to a crashed process), it
     // leaves the action admitted or dispatched, and a restart settles those as withheld or
     // indeterminate: the close rules, never a second effect. The claim and the dispatch stay FULL,
     // and their fsync also makes every earlier commit in the WAL durable.
-    return action.phase === "settled" ? this.#withoutFsync(write) : write();
+    return this.#immediate(
+      () => {
+        this.#leases.check(fence);
+        return this.#cas(row).run({ ...row, expected_phase: expectedPhase }).changes > 0;
+      },
+      action.phase === "settled" ? "normal" : "full",
+    );
   }
 
   /** Closes an open invocation with its settlements, events and scheduler, all or nothing. */
-  commitInvocation(commit: InvocationCommit, fence: Fence | undefined): void {
-    this.commitInvocations([commit], fence);
+  commitInvocation(commit: InvocationCommit, fence: Fence | undefined): Answer<void> {
+    return this.commitInvocations([commit], fence);
   }
 
   /** Closes several open invocations in one transaction, all or nothing. */
-  commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): void {
-    this.#immediate(() => {
+  commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): Answer<void> {
+    return this.#immediate(() => {
       this.#leases.check(fence);
       // Within the transaction only each scheduler's last state is ever seen: write that one alone.
       const last = new Map<string, SchedulerRecord>();
@@ -192,7 +195,7 @@ export class SqliteWrites {
   }
 
   /** Records a resolution on an indeterminate, unresolved tool action. */
-  recordResolution(id: string, resolution: ResolutionRecord): boolean {
+  recordResolution(id: string, resolution: ResolutionRecord): Answer<boolean> {
     return this.#immediate(
       () =>
         this.#resolve.run({ id, resolution: JSON.stringify(resolution), updated_at: resolution.resolvedAt })
@@ -214,19 +217,12 @@ export class SqliteWrites {
     return statement;
   }
 
-  /** Runs `work` with synchronous=NORMAL (WAL order kept, no fsync at commit), then FULL again. */
-  #withoutFsync<T>(work: () => T): T {
-    this.#syncNormal.run();
-    try {
-      return work();
-    } finally {
-      this.#syncFull.run();
-    }
-  }
-
-  /** Runs `work` in its own `BEGIN IMMEDIATE` transaction, so a writer waits for the lock up front. */
-  #immediate<T>(work: () => T): T {
-    return this.#transaction.immediate(work) as T;
+  /**
+   * Runs `work` under `BEGIN IMMEDIATE` (a writer waits for the lock up front), at once or grouped
+   * with this turn's other writes; `normal` commits without fsync (WAL order kept).
+   */
+  #immediate<T>(work: () => T, durability: Durability = "full"): Answer<T> {
+    return this.#commits.write(work, durability);
   }
 }
 

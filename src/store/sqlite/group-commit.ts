@@ -1,0 +1,156 @@
+import type { Database, Statement, Transaction } from "better-sqlite3";
+
+/** How a write's commit must reach the disk: `full` fsyncs the WAL; `normal` only orders it. */
+export type Durability = "full" | "normal";
+
+/** A queued write and its caller's settlement. */
+interface Queued {
+  readonly work: () => unknown;
+  readonly durability: Durability;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit on one SQLite connection. The first write of an event-loop turn commits at once, in
+ * its own `BEGIN IMMEDIATE` transaction, as a lone writer expects. Writes that arrive after a commit
+ * in the same turn wait for the turn's end (setImmediate) and then commit together in one
+ * transaction, each inside its own savepoint, so a write that throws rolls back only itself and
+ * rejects only its caller; the one COMMIT (one fsync) then resolves every other caller. Nothing
+ * resolves before its commit returned, so an acknowledged write is as durable as a lone one.
+ */
+export class GroupCommit {
+  readonly #db: Database;
+  readonly #batching: boolean;
+  readonly #begin: Statement<[]>;
+  readonly #commit: Statement<[]>;
+  readonly #rollback: Statement<[]>;
+  readonly #syncNormal: Statement<[]>;
+  readonly #syncFull: Statement<[]>;
+  /** Runs a write inside the open transaction: better-sqlite3 nests it as a savepoint. */
+  readonly #savepoint: Transaction<(work: () => unknown) => unknown>;
+  #queue: Queued[] = [];
+  #turnEnd: NodeJS.Immediate | undefined;
+  #commits = 0;
+
+  /** `batching` false commits every write at once, as before group commit (the bench's baseline). */
+  constructor(db: Database, batching: boolean) {
+    this.#db = db;
+    this.#batching = batching;
+    this.#begin = db.prepare("BEGIN IMMEDIATE");
+    this.#commit = db.prepare("COMMIT");
+    this.#rollback = db.prepare("ROLLBACK");
+    this.#syncNormal = db.prepare("PRAGMA synchronous = NORMAL");
+    this.#syncFull = db.prepare("PRAGMA synchronous = FULL");
+    this.#savepoint = db.transaction((work: () => unknown) => work());
+  }
+
+  /** Transactions committed on this connection so far (lease writes excepted). */
+  get commits(): number {
+    return this.#commits;
+  }
+
+  /** Commits `work` at once when no commit happened yet this turn, else at the turn's end with the others. */
+  write<T>(work: () => T, durability: Durability): T | Promise<T> {
+    if (!this.#batching || this.#turnEnd === undefined) {
+      const result = this.#transaction(work, durability);
+      if (this.#batching) this.#turnEnd = setImmediate(() => this.#endTurn());
+      return result;
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, durability, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  /**
+   * Commits the queued writes now. Every other use of the connection (a read, a lease) calls this
+   * first, so it sees every write issued before it, as when each write committed at once.
+   */
+  flush(): void {
+    const queue = this.#queue;
+    if (queue.length === 0) return;
+    this.#queue = [];
+    if (queue.length === 1) {
+      const [only] = queue as [Queued];
+      try {
+        only.resolve(this.#transaction(only.work, only.durability));
+      } catch (error) {
+        only.reject(error);
+      }
+      return;
+    }
+    this.#batch(queue);
+  }
+
+  /** Commits what is queued and stops batching; later writes commit at once (and fail on a closed file). */
+  close(): void {
+    if (this.#turnEnd !== undefined) clearImmediate(this.#turnEnd);
+    this.#turnEnd = undefined;
+    this.flush();
+  }
+
+  #endTurn(): void {
+    this.#turnEnd = undefined;
+    if (this.#queue.length === 0 || !this.#db.open) return;
+    // The batch's callers resume in this turn and write again: they queue for the next one.
+    this.#turnEnd = setImmediate(() => this.#endTurn());
+    this.flush();
+  }
+
+  #batch(queue: readonly Queued[]): void {
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.#run(queue.some((q) => q.durability === "full") ? "full" : "normal", () => {
+        for (const { work } of queue) {
+          // Some failures (a full disk, an I/O error) roll back the whole transaction: a later
+          // write would then commit alone, outside the batch, so the batch ends here.
+          if (!this.#db.inTransaction) throw (outcomes.at(-1) as { value: unknown }).value;
+          try {
+            outcomes.push({ ok: true, value: this.#savepoint(work) });
+          } catch (error) {
+            outcomes.push({ ok: false, value: error });
+          }
+        }
+      });
+    } catch (error) {
+      // BEGIN or COMMIT failed: nothing of the batch is on disk, so every caller learns it.
+      queue.forEach((q, i) => {
+        const outcome = outcomes[i];
+        q.reject(outcome !== undefined && !outcome.ok ? outcome.value : error);
+      });
+      return;
+    }
+    queue.forEach((q, i) => {
+      const outcome = outcomes[i] as { ok: boolean; value: unknown };
+      if (outcome.ok) q.resolve(outcome.value);
+      else q.reject(outcome.value);
+    });
+  }
+
+  #transaction<T>(work: () => T, durability: Durability): T {
+    let result: T | undefined;
+    this.#run(durability, () => {
+      result = work();
+    });
+    return result as T;
+  }
+
+  /** One `BEGIN IMMEDIATE` … COMMIT (rolled back when anything throws), at the durability asked for. */
+  #run(durability: Durability, work: () => void): void {
+    // The safety level cannot change inside a transaction: set it around the whole of it.
+    if (durability === "normal") this.#syncNormal.run();
+    try {
+      this.#begin.run();
+      try {
+        work();
+        this.#commit.run();
+        this.#commits += 1;
+      } catch (error) {
+        if (this.#db.inTransaction) this.#rollback.run();
+        throw error;
+      }
+    } finally {
+      if (durability === "normal") this.#syncFull.run();
+    }
+  }
+}
