@@ -96,7 +96,8 @@ export class MemoryReads {
   operations(query: OperationQuery): OperationEntry[] {
     const kinds = queriedKinds(query);
     const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
-    const { byCreation, invocations, toolActions } = this.#tables;
+    const { invocations, toolActions } = this.#tables;
+    const byCreation = this.#tables.byCreation();
     const found: OperationEntry[] = [];
     for (let i = byCreation.length - 1; i >= 0 && found.length < limit; i -= 1) {
       const key = byCreation[i] as CreationKey;

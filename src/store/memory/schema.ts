@@ -10,15 +10,25 @@ export class MemoryTables {
   readonly toolCallKeys = new Set<string>();
   readonly actionsByInvocation = new Map<string, string[]>();
   readonly events: HistoryEvent[] = [];
-  /** Every invocation and tool action by creation time then id, oldest first: the listing's index. */
-  readonly byCreation: CreationKey[] = [];
+  readonly #byCreation: CreationKey[] = [];
+  #sorted = true;
 
-  /** Adds an operation to `byCreation`; nearly always at the end, as records are created in time order. */
+  /** Adds an operation to the creation-order index, which is sorted when next read. */
   indexCreation(key: CreationKey): void {
-    const list = this.byCreation;
-    let at = list.length;
-    while (at > 0 && isBefore(key, list[at - 1] as CreationKey)) at -= 1;
-    list.splice(at, 0, key);
+    const last = this.#byCreation[this.#byCreation.length - 1];
+    // Records sharing a timestamp (an injected clock) arrive out of id order: placing each one on
+    // arrival walked back over its equals and made a long run quadratic, so one sort waits for a read.
+    if (last && isBefore(key, last)) this.#sorted = false;
+    this.#byCreation.push(key);
+  }
+
+  /** Every invocation and tool action by creation time then id, oldest first: the listing's index. */
+  byCreation(): readonly CreationKey[] {
+    if (!this.#sorted) {
+      this.#byCreation.sort((a, b) => (isBefore(a, b) ? -1 : isBefore(b, a) ? 1 : 0));
+      this.#sorted = true;
+    }
+    return this.#byCreation;
   }
 }
 
