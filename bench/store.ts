@@ -4,11 +4,14 @@
  *     floor (bench/store-floor.ts) measured in the same run, blocks alternated.
  *  2. history: invocations per second with 1 000 000 history events already stored vs empty.
  *  3. recovery: time of `RuntimeManager.open` recovering 10 000 interrupted invocations.
- * `--quick` (or RAES_BENCH_QUICK=1) shrinks every size; `--only=port,history,recovery` and
+ *  4. concurrent: SQLite invocations per second and transactions per invocation at concurrency 1, 8
+ *     and 32 (64 I/O-bound participants), group commit vs every write at once (bench/store-concurrent.ts).
+ * `--quick` (or RAES_BENCH_QUICK=1) shrinks every size; `--only=port,history,recovery,concurrent` and
  * `--backends=sqlite,postgres` pick parts; RAES_BENCH_HISTORY_EVENTS, RAES_BENCH_RECOVERY and
  * RAES_BENCH_BLOCKS (port blocks, default 12: more steady a noisy machine's median) set sizes.
  */
 import { fmt, printTable } from "./lib.js";
+import { CONCURRENT_COLUMNS, concurrentSection } from "./store-concurrent.js";
 import { PG_URL, pgAvailable, quickMode } from "./store-harness.js";
 import {
   type Backend,
@@ -38,7 +41,7 @@ export async function runStoreBench(argv: readonly string[] = []): Promise<void>
       ?.split("=")[1]
       ?.split(",");
   const sizes = sizesFor(quickMode(argv));
-  const only = new Set(option("only") ?? ["port", "history", "recovery"]);
+  const only = new Set(option("only") ?? ["port", "history", "recovery", "concurrent"]);
   let backends = (option("backends") ?? ["sqlite", "postgres"]) as Backend[];
   if (backends.includes("postgres") && !(await pgAvailable())) {
     console.log(`\n!!! PostgreSQL at ${PG_URL} is not reachable: every PostgreSQL figure is SKIPPED !!!`);
@@ -49,15 +52,31 @@ export async function runStoreBench(argv: readonly string[] = []): Promise<void>
   const port: string[][] = [];
   const history: string[][] = [];
   const recovery: string[][] = [];
+  let concurrent: string[][] = [];
   try {
     for (const b of backends) if (only.has("port")) port.push(await portSection(b, places, sizes));
     for (const b of backends) if (only.has("history")) history.push(await historySection(b, places, sizes));
     for (const b of backends)
       if (only.has("recovery")) recovery.push(await recoverySection(b, places, sizes));
+    if (only.has("concurrent") && backends.includes("sqlite"))
+      concurrent = await concurrentSection(places, {
+        participants: 64,
+        sleepMs: 2,
+        concurrency: [1, 8, 32],
+        blocks: sizes.blocks,
+      });
   } finally {
     await places.dispose();
   }
   printTables(sizes, port, history, recovery);
+  if (concurrent.length > 0)
+    printTable(
+      `store / concurrent (SQLite): 64 participants, one invocation each per step with one tool call after a 2 ms ` +
+        `timer wait; invocations per second and committed transactions per invocation (clock, open, claim, ` +
+        `dispatch, settlement, close), median of ${sizes.blocks} alternated one-step blocks, group commit vs one by one`,
+      CONCURRENT_COLUMNS,
+      concurrent,
+    );
   console.log(`\nstore bench took ${fmt((performance.now() - started) / 1000, 1)} s`);
 }
 
