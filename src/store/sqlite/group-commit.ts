@@ -17,7 +17,9 @@ interface Queued {
  * in the same turn wait for the turn's end (setImmediate) and then commit together in one
  * transaction, each inside its own savepoint, so a write that throws rolls back only itself and
  * rejects only its caller; the one COMMIT (one fsync) then resolves every other caller. Nothing
- * resolves before its commit returned, so an acknowledged write is as durable as a lone one.
+ * resolves before its commit returned, so an acknowledged write is as durable as a lone one. A write
+ * that waited and found no company marks its caller a lone writer, whose next writes in the same run
+ * of microtasks commit at once again (a sequential writer waits one turn, not one per write).
  */
 export class GroupCommit {
   readonly #db: Database;
@@ -31,6 +33,8 @@ export class GroupCommit {
   readonly #savepoint: Transaction<(work: () => unknown) => unknown>;
   #queue: Queued[] = [];
   #turnEnd: NodeJS.Immediate | undefined;
+  /** Set while the caller of a write flushed alone runs on: it writes at once, as a lone writer. */
+  #alone = false;
   #commits = 0;
 
   /** `batching` false commits every write at once, as before group commit (the bench's baseline). */
@@ -52,9 +56,9 @@ export class GroupCommit {
 
   /** Commits `work` at once when no commit happened yet this turn, else at the turn's end with the others. */
   write<T>(work: () => T, durability: Durability): T | Promise<T> {
-    if (!this.#batching || this.#turnEnd === undefined) {
+    if (!this.#batching || this.#turnEnd === undefined || this.#alone) {
       const result = this.#transaction(work, durability);
-      if (this.#batching) this.#turnEnd = setImmediate(() => this.#endTurn());
+      if (this.#batching && this.#turnEnd === undefined) this.#turnEnd = setImmediate(() => this.#endTurn());
       return result;
     }
     return new Promise<T>((resolve, reject) => {
@@ -72,6 +76,7 @@ export class GroupCommit {
     this.#queue = [];
     if (queue.length === 1) {
       const [only] = queue as [Queued];
+      this.#writeAlone();
       try {
         only.resolve(this.#transaction(only.work, only.durability));
       } catch (error) {
@@ -87,6 +92,22 @@ export class GroupCommit {
     if (this.#turnEnd !== undefined) clearImmediate(this.#turnEnd);
     this.#turnEnd = undefined;
     this.flush();
+  }
+
+  /**
+   * A write that waited a turn and found no company comes from a lone writer (a sequential one:
+   * the store bench's port cycles, one invocation at a time): its caller's following writes in the
+   * same run of microtasks commit at once instead of each waiting a turn. The mark ends once those
+   * microtasks ran (a tick queued from a microtask runs after them all).
+   */
+  #writeAlone(): void {
+    if (this.#alone) return;
+    this.#alone = true;
+    queueMicrotask(() =>
+      process.nextTick(() => {
+        this.#alone = false;
+      }),
+    );
   }
 
   #endTurn(): void {

@@ -69,6 +69,29 @@ describe("SQLite group commit", () => {
     await assertPresent(open(file), invs);
   });
 
+  it("a lone sequential writer waits a turn once: after a write that found no company, its next writes commit at once", async () => {
+    const store = open();
+    await nextTurn();
+    const [a, b, c, d] = invocations(4) as [
+      InvocationRecord,
+      InvocationRecord,
+      InvocationRecord,
+      InvocationRecord,
+    ];
+    await opening(store, a);
+    let before = store.commits;
+    const waiting = opening(store, b);
+    assert.equal(store.commits, before, "the second write of the turn waits for the turn's end");
+    await waiting;
+    for (const inv of [c, d]) {
+      before = store.commits;
+      const write = opening(store, inv);
+      assert.equal(store.commits, before + 1, `${inv.id} committed before its call returned`);
+      await write;
+    }
+    await assertPresent(store, [a, b, c, d]);
+  });
+
   it("with groupCommit false every write is its own transaction", async () => {
     const commits = spy("COMMIT");
     const store = open(undefined, false);
