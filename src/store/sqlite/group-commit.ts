@@ -112,7 +112,8 @@ export class GroupCommit {
 
   #endTurn(): void {
     this.#turnEnd = undefined;
-    if (this.#queue.length === 0 || !this.#db.open) return;
+    // On a file closed under it the queued writes fail (and are rejected), never left waiting.
+    if (this.#queue.length === 0) return;
     // The batch's callers resume in this turn and write again: they queue for the next one.
     this.#turnEnd = setImmediate(() => this.#endTurn());
     this.flush();
@@ -148,6 +149,12 @@ export class GroupCommit {
     });
   }
 
+  #rollbackQuietly(): void {
+    try {
+      this.#rollback.run();
+    } catch {}
+  }
+
   #transaction<T>(work: () => T, durability: Durability): T {
     let result: T | undefined;
     this.#run(durability, () => {
@@ -167,7 +174,8 @@ export class GroupCommit {
         this.#commit.run();
         this.#commits += 1;
       } catch (error) {
-        if (this.#db.inTransaction) this.#rollback.run();
+        // The caller must learn what failed, not a failure of the rollback after it.
+        if (this.#db.open && this.#db.inTransaction) this.#rollbackQuietly();
         throw error;
       }
     } finally {
