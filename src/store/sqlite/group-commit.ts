@@ -1,4 +1,4 @@
-import type { Database, Statement, Transaction } from "better-sqlite3";
+import type { Database, Statement } from "better-sqlite3";
 
 /** How a write's commit must reach the disk: `full` fsyncs the WAL; `normal` only orders it. */
 export type Durability = "full" | "normal";
@@ -29,8 +29,9 @@ export class GroupCommit {
   readonly #rollback: Statement<[]>;
   readonly #syncNormal: Statement<[]>;
   readonly #syncFull: Statement<[]>;
-  /** Runs a write inside the open transaction: better-sqlite3 nests it as a savepoint. */
-  readonly #savepoint: Transaction<(work: () => unknown) => unknown>;
+  readonly #savepoint: Statement<[]>;
+  readonly #release: Statement<[]>;
+  readonly #rollbackTo: Statement<[]>;
   #queue: Queued[] = [];
   #turnEnd: NodeJS.Immediate | undefined;
   /** Set while the caller of a write flushed alone runs on: it writes at once, as a lone writer. */
@@ -46,7 +47,9 @@ export class GroupCommit {
     this.#rollback = db.prepare("ROLLBACK");
     this.#syncNormal = db.prepare("PRAGMA synchronous = NORMAL");
     this.#syncFull = db.prepare("PRAGMA synchronous = FULL");
-    this.#savepoint = db.transaction((work: () => unknown) => work());
+    this.#savepoint = db.prepare("SAVEPOINT write");
+    this.#release = db.prepare("RELEASE write");
+    this.#rollbackTo = db.prepare("ROLLBACK TO write");
   }
 
   /** Transactions committed on this connection so far (lease writes excepted). */
@@ -124,18 +127,26 @@ export class GroupCommit {
     try {
       this.#run(queue.some((q) => q.durability === "full") ? "full" : "normal", () => {
         for (const { work } of queue) {
-          // Some failures (a full disk, an I/O error) roll back the whole transaction: a later
-          // write would then commit alone, outside the batch, so the batch ends here.
-          if (!this.#db.inTransaction) throw (outcomes.at(-1) as { value: unknown }).value;
           try {
-            outcomes.push({ ok: true, value: this.#savepoint(work) });
+            this.#savepoint.run();
+            const value = work();
+            this.#release.run();
+            outcomes.push({ ok: true, value });
           } catch (error) {
             outcomes.push({ ok: false, value: error });
+            // Some failures (a full disk, an I/O error) roll back the whole transaction, the writes
+            // before this one too: the batch ends here, a later write must not commit alone, and
+            // the COMMIT that would find no transaction must not become everyone's error.
+            if (!this.#db.inTransaction) throw error;
+            // Undone here, or the batch fails whole: a COMMIT would keep what the write did before
+            // it threw (the first of two closes) while its caller is told it failed.
+            this.#rollbackTo.run();
+            this.#release.run();
           }
         }
       });
     } catch (error) {
-      // BEGIN or COMMIT failed: nothing of the batch is on disk, so every caller learns it.
+      // BEGIN, an undo or COMMIT failed: nothing of the batch is on disk, so every caller learns it.
       queue.forEach((q, i) => {
         const outcome = outcomes[i];
         q.reject(outcome !== undefined && !outcome.ok ? outcome.value : error);
