@@ -90,6 +90,15 @@ export class GroupCommit {
     this.#batch(queue);
   }
 
+  /**
+   * Makes the connection ready for a read or a lease call: ends any transaction a failed ROLLBACK
+   * left open (throwing while it cannot), then commits the queued writes.
+   */
+  beforeUse(): void {
+    this.#endLeftover();
+    this.flush();
+  }
+
   /** Commits what is queued and stops batching; later writes commit at once (and fail on a closed file). */
   close(): void {
     if (this.#turnEnd !== undefined) clearImmediate(this.#turnEnd);
@@ -160,6 +169,15 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * A ROLLBACK that failed leaves its transaction open: the writes in it, refused to their callers,
+   * would be read back, would commit with the next write (a lease taken inside it never would), and
+   * its lock would hold off every other process. It is rolled back before the connection is used.
+   */
+  #endLeftover(): void {
+    if (this.#db.open && this.#db.inTransaction) this.#rollback.run();
+  }
+
   #rollbackQuietly(): void {
     try {
       this.#rollback.run();
@@ -176,6 +194,7 @@ export class GroupCommit {
 
   /** One `BEGIN IMMEDIATE` … COMMIT (rolled back when anything throws), at the durability asked for. */
   #run(durability: Durability, work: () => void): void {
+    this.#endLeftover();
     // The safety level cannot change inside a transaction: set it around the whole of it.
     if (durability === "normal") this.#syncNormal.run();
     try {

@@ -89,14 +89,14 @@ export class SqliteControlPlaneStore extends DelegatingStore {
   }
 }
 
-/** `part` with each method committing the queued writes before it runs. */
+/** `part` with each method committing the queued writes (after any leftover rollback) before it runs. */
 function flushingFirst<T extends object>(part: T, commits: GroupCommit): T {
   return new Proxy(part, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
-        commits.flush();
+        commits.beforeUse();
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },

@@ -6,8 +6,8 @@ import { after, afterEach, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { type InvocationRecord, StoreUnavailableError } from "../../../src/store/index.js";
 import { SqliteControlPlaneStore } from "../../../src/store/sqlite/index.js";
-import { closeCommit, invocation, scheduler } from "../records.js";
-import { ioError } from "./statement-spy.js";
+import { closeCommit, invocation, P1, scheduler } from "../records.js";
+import { ioError, spyOnStatement } from "./statement-spy.js";
 
 const dir = mkdtempSync(join(tmpdir(), "raes-group-commit-failures-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -124,5 +124,35 @@ describe("SQLite group commit failures", () => {
       assert.equal(await reader.getInvocation(c.id), undefined);
       assert.deepEqual(await reader.getInvocation(b.id), b);
     }
+  });
+
+  it("a ROLLBACK that failed after a failing COMMIT leaves no transaction behind: its write is neither read back nor committed later, and the store writes again", async () => {
+    const file = join(dir, `store-${++files}.db`);
+    const commit = spyOnStatement("COMMIT");
+    const rollback = spyOnStatement("ROLLBACK");
+    // Restored in the reverse order of installing: each wraps the `prepare` installed before it.
+    restores.push(rollback.restore, commit.restore);
+    const { store } = openWithConnection(file);
+    const [a, b] = [1, 2].map((n) => invocation({ id: `inv-${n}`, ordinal: n })) as [
+      InvocationRecord,
+      InvocationRecord,
+    ];
+    await nextTurn();
+    commit.failWith = ioError();
+    rollback.failWith = ioError();
+    await assert.rejects(opening(store, a), StoreUnavailableError);
+    commit.failWith = undefined;
+    rollback.failWith = undefined;
+    assert.equal(await store.getInvocation(a.id), undefined, "a refused write is not read back");
+    const lease = await store.acquireLease(P1, "host-a", 60_000);
+    assert.ok(lease);
+    await nextTurn();
+    await opening(store, b);
+    await store.close();
+    const reader = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
+    stores.push(reader);
+    assert.equal(await reader.getInvocation(a.id), undefined);
+    assert.deepEqual(await reader.getInvocation(b.id), b);
+    assert.equal((await reader.getLease(P1))?.token, lease.token, "the lease taken after it was committed");
   });
 });
