@@ -6,7 +6,15 @@ import { openControlPlaneStore } from "../../src/store/open.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
 import { runStoreContract } from "./contract.js";
 import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
-import { assertSchedulerUpgraded, clock, closeCommit, invocation, P1, scheduler } from "./records.js";
+import {
+  assertSchedulerUpgraded,
+  clock,
+  closeCommit,
+  invocation,
+  P1,
+  scheduler,
+  toolAction,
+} from "./records.js";
 import { assertTimesUpgraded, step4RowsSql } from "./upgrade-times.js";
 
 /** Polls (no deadline assertion) until a backend with this application_name waits on a lock. */
@@ -172,6 +180,59 @@ if (!available) {
         assert.ok(taken && taken.token > lease.token);
         assert.equal((await owner.getInvocation(inv.id))?.state, "succeeded");
         await assert.rejects(owner.saveScheduler(scheduler(), fence), LeaseLostError);
+      } finally {
+        await admin.end();
+        await owner.close();
+        await rival.close();
+      }
+    });
+
+    it("makes a takeover wait for the old owner's in-flight claim and settlement (plain guarded statements)", async () => {
+      const { schema, url, drop } = freshSchema();
+      dropAtEnd.push(drop);
+      const owner = await openControlPlaneStore(`${url}&application_name=${schema}_a`);
+      const rival = await openControlPlaneStore(`${url}&application_name=${schema}_b`);
+      const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL });
+      await admin.connect();
+      /** Holds `lockSql`'s row while `write` runs into it, then checks that a takeover waited for the write. */
+      const heldUp = async (lockSql: string, write: () => Promise<unknown>, token: number) => {
+        await admin.query("BEGIN");
+        await admin.query(lockSql);
+        const written = write();
+        await waitForLock(`${schema}_a`);
+        const takeover = rival.acquireLease(P1, "host-b", 0);
+        await waitForLock(`${schema}_b`);
+        await admin.query("ROLLBACK");
+        const result = await written;
+        const taken = await takeover;
+        assert.ok(taken && taken.token > token);
+        return result;
+      };
+      try {
+        const lease = await owner.acquireLease(P1, "host-a", 0);
+        assert.ok(lease);
+        const inv = invocation();
+        await owner.openInvocation(inv, scheduler({ attempts: 1 }), {
+          participantAddress: P1,
+          token: lease.token,
+        });
+        const action = toolAction(inv, 1, { phase: "dispatched" });
+        // The claim's foreign key check waits for the invocation row, after the fence's row lock.
+        await heldUp(
+          `SELECT 1 FROM ${schema}.invocations WHERE id = '${inv.id}' FOR UPDATE`,
+          () => owner.insertToolAction(action, { participantAddress: P1, token: lease.token }),
+          lease.token,
+        );
+        const again = await owner.acquireLease(P1, "host-a", 0);
+        assert.ok(again);
+        const settled = { ...action, phase: "settled" as const, settlement: "succeeded" as const };
+        const wrote = await heldUp(
+          `SELECT 1 FROM ${schema}.tool_actions WHERE id = '${action.id}' FOR UPDATE`,
+          () => owner.updateToolAction(settled, "dispatched", { participantAddress: P1, token: again.token }),
+          again.token,
+        );
+        assert.equal(wrote, true);
+        assert.deepEqual(await owner.getToolAction(action.id), settled);
       } finally {
         await admin.end();
         await owner.close();
