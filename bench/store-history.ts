@@ -7,10 +7,12 @@
  */
 import Database from "better-sqlite3";
 import pg from "pg";
+import type { HistoryEventDraft } from "../src/history/index.js";
 import { RuntimeManager, type RuntimeModel } from "../src/index.js";
 import { MemoryControlPlaneStore, openControlPlaneStore } from "../src/store/index.js";
 import { toolActionRow as pgToolActionRow } from "../src/store/postgres/rows.js";
 import { invocationRow } from "../src/store/sql/records.js";
+import { packBody } from "../src/store/sqlite/packed-body.js";
 import { toolActionRow as sqliteToolActionRow } from "../src/store/sqlite/rows.js";
 import type { InvocationRecord, ToolActionRecord } from "../src/store/types.js";
 import { EXAMPLE } from "../test/helpers/example.js";
@@ -103,7 +105,15 @@ export async function fillSqliteHistory(path: string, all: Templates, count: num
     db.exec("CREATE TEMP TABLE bench_templates (pos INTEGER, aid TEXT, body TEXT)");
     const add = db.prepare("INSERT INTO bench_templates VALUES (@pos, @aid, @body)");
     db.transaction(() => {
-      for (const t of templates) add.run(t);
+      // Packed as the store packs a body (schema step 11), against the columns each copy gets.
+      for (const t of templates) {
+        const keys = {
+          participant_address: EXAMPLE.participant,
+          episode_id: EPISODE,
+          action_instance_id: t.aid,
+        };
+        add.run({ ...t, body: packBody(JSON.parse(t.body) as HistoryEventDraft, keys) });
+      }
       for (const index of indexes) db.exec(`DROP INDEX ${index.name}`);
       // CROSS JOIN keeps the series as the outer loop, so each group's events get adjacent sequences.
       db.prepare(`WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x + 1 < @groups)

@@ -3,6 +3,7 @@ import type { ControlPlaneStore } from "../../src/store/index.js";
 import { clockCases } from "./contract-clock.js";
 import { commitCases } from "./contract-commit.js";
 import { durabilityCases } from "./contract-durability.js";
+import { historyBodyCases } from "./contract-history.js";
 import { inDoubtCases } from "./contract-in-doubt.js";
 import { leaseCases } from "./contract-leases.js";
 import { membershipCases } from "./contract-membership.js";
@@ -45,5 +46,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("in-doubt operations of a dead runtime", () => inDoubtCases(current));
     describe("durability", () => durabilityCases(current));
     describe("recovery reads and batches", () => recoveryCases(current));
+    describe("history bodies", () => historyBodyCases(current));
   });
 }

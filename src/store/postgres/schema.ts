@@ -153,6 +153,8 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN NULL;
 END $$;
 `,
+  // SQLite's packing: PostgreSQL's json column and lz4 keep bodies as they are.
+  11: "SELECT 1",
 });
 
 /** Serializes migrations of every raes-ts process sharing the database. */

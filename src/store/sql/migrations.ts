@@ -22,6 +22,7 @@ const STEPS = {
   8: "recovery time: when recovery settled a tool action or consumed an invocation of a process that ended",
   9: "runtime processes: a heartbeat per process, so processes share the participants evenly",
   10: "history bodies compressed with lz4 where PostgreSQL has it (SQLite: nothing to change)",
+  11: "history bodies packed in SQLite: key names and repeated strings left out (PostgreSQL: nothing to change)",
 } as const;
 
 /** A store's SQL for every step, by version. */

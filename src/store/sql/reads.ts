@@ -21,6 +21,7 @@ import type {
 import { eventFilters, toolActionFilters, where } from "./clauses.js";
 import {
   type ClockRow,
+  type EventRow,
   historyEvent,
   type InvocationRow,
   invocationRecord,
@@ -40,8 +41,10 @@ export interface SqlReadDriver<Flag, AsText extends boolean> {
   readonly openedOrder: string;
   /** The collation suffix that orders text bytewise (empty where that is the default). */
   readonly bytewise: string;
-  /** The select expression of an event's body as JSON text. */
+  /** The select list of an event's row beside its sequence: at least the body as text. */
   readonly bodyText: string;
+  /** The committed event of a row, where the store keeps bodies other than as the draft's JSON. */
+  readonly historyEvent?: (row: EventRow) => HistoryEvent;
   readonly clockRecord: (row: ClockRow<Flag>) => ClockRecord;
   readonly toolActionRecord: (row: ToolActionRow<AsText>) => ToolActionRecord;
 }
@@ -180,7 +183,7 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     const values: string[] = [];
     const select = `SELECT sequence, ${this.#driver.bodyText} FROM history_events`;
     const sql = `${where(select, eventFilters(query), this.#bind(values))} ORDER BY sequence`;
-    return this.#all<{ sequence: number; body: string }, HistoryEvent>(sql, values, historyEvent);
+    return this.#all<EventRow, HistoryEvent>(sql, values, this.#driver.historyEvent ?? historyEvent);
   }
 
   /** Binds each set filter to the next placeholder. */

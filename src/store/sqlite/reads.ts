@@ -1,6 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import { SqlReads } from "../sql/reads.js";
-import { clockRecord, toolActionRecord } from "./rows.js";
+import { clockRecord, historyEvent, toolActionRecord } from "./rows.js";
 
 type Named = Record<string, string>;
 
@@ -24,7 +24,8 @@ export class SqliteReads extends SqlReads<number, true> {
       savedOrder: "rowid",
       openedOrder: "rowid",
       bytewise: "",
-      bodyText: "body",
+      bodyText: "participant_address, episode_id, action_instance_id, body",
+      historyEvent,
       clockRecord,
       toolActionRecord,
     });

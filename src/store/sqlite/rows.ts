@@ -1,4 +1,4 @@
-import type { HistoryEventDraft } from "../../records/index.js";
+import type { HistoryEvent, HistoryEventDraft } from "../../records/index.js";
 import { type ToolActionSettleRow as SettleCells, toolActionSettleRows } from "../sql/changed-rows.js";
 import {
   type Cells,
@@ -7,11 +7,11 @@ import {
   rowMappings,
   type ToolActionRow as ToolActionCells,
 } from "../sql/records.js";
+import { packBody, unpackEvent } from "./packed-body.js";
 
 export { type InvocationCloseRow, invocationCloseRow } from "../sql/changed-rows.js";
 export {
   type EventRow,
-  historyEvent,
   type InvocationRow,
   invocationRecord,
   invocationRow,
@@ -39,12 +39,17 @@ export const { clockRow, clockRecord, toolActionRow, toolActionRecord } = rowMap
 /** A tool action's later-step columns (JSON as text). */
 export const toolActionSettleRow = toolActionSettleRows(CELLS);
 
-/** History draft to row parameters; the store assigns `sequence`. */
+/** History draft to row parameters, the body packed (packed-body.ts); the store assigns `sequence`. */
 export function eventRow(e: HistoryEventDraft): Omit<EventRow, "sequence"> {
   return {
     participant_address: e.participant_address,
     episode_id: e.episode_id,
     action_instance_id: e.action_instance_id,
-    body: JSON.stringify(e),
+    body: packBody(e, e),
   };
+}
+
+/** History row, packed or written before schema step 11, to committed event. */
+export function historyEvent(r: EventRow): HistoryEvent {
+  return unpackEvent(r.body, r, r.sequence);
 }

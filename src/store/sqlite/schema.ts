@@ -139,6 +139,9 @@ CREATE TABLE runtime_processes (
 );
 `,
   10: "-- SQLite does not compress: history bodies stay as they are.",
+  // Bodies written from this step are packed (packed-body.ts); older ones stay JSON objects and are
+  // read as they are. The step is what keeps an older raes-ts, which could not read them, out.
+  11: "-- History bodies written from here are packed; nothing to change in the tables.",
 });
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */

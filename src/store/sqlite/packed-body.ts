@@ -1,0 +1,161 @@
+import type { HistoryEvent, HistoryEventDraft } from "../../records/index.js";
+import { SHAPES_1, STRINGS_1 } from "./packed-vocabulary.js";
+
+/**
+ * The stored form of a history body in SQLite from schema step 11: `[1, value]`, the draft without
+ * its key names and repeated strings, under half the bytes every close writes. A row written before
+ * holds the draft's JSON object and is read as it is.
+ *
+ * A value is stored as: a primitive as itself; an array as `[0, ...items]`; an object whose keys are
+ * one of the format's shapes as `[shape, ...values]`; another object as an object; a string the row's
+ * key columns, the vocabulary or the body before it already hold as `[-index]`; one that extends or
+ * begins the action instance id as `[-3, "what follows"]` or `[-3, -characters cut]`. Reading rebuilds
+ * each object with its keys in their order, so the event exports as the same JSON text.
+ */
+const FORMAT = 1;
+
+/** Strings shorter than this are never referred back to: a reference would save nothing. */
+const SHORTEST_REFERENCED = 8;
+
+/** The row's key cells: a body refers to them rather than repeating them. */
+export interface EventKeys {
+  readonly participant_address: string;
+  readonly episode_id: string;
+  readonly action_instance_id: string;
+}
+
+/** Reference indexes (from 1): the three key columns, then the vocabulary, then the body's own strings. */
+const FIRST_VOCABULARY = 4;
+const FIRST_OWN = FIRST_VOCABULARY + STRINGS_1.length;
+const VOCABULARY = new Map(STRINGS_1.map((s, i) => [s, FIRST_VOCABULARY + i]));
+
+/** The shapes by key count and first key, so matching an object compares few keys. */
+const SHAPES = new Map<string, { readonly keys: readonly string[]; readonly tag: number }[]>();
+SHAPES_1.forEach((keys, i) => {
+  const at = `${keys.length}:${keys[0]}`;
+  SHAPES.set(at, [...(SHAPES.get(at) ?? []), { keys, tag: i + 1 }]);
+});
+
+/** What packing one body has seen: its row's keys and its own strings, by reference index. */
+interface Packing {
+  readonly keys: EventKeys;
+  readonly own: Map<string, number>;
+}
+
+/** The stored body of `draft` in its row with `keys`; its plain JSON if it holds other than plain data. */
+export function packBody(draft: HistoryEventDraft, keys: EventKeys): string {
+  try {
+    return JSON.stringify([FORMAT, pack(draft, { keys, own: new Map() })]);
+  } catch (error) {
+    if (error instanceof NotPlainData) return JSON.stringify(draft);
+    throw error;
+  }
+}
+
+function pack(value: unknown, packing: Packing): unknown {
+  if (typeof value === "string") return packString(value, packing);
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const items: unknown[] = [0];
+    for (const item of value) items.push(item === undefined ? null : pack(item, packing));
+    return items;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) throw new NotPlainData();
+  const record = value as Record<string, unknown>;
+  let names = Object.keys(record);
+  if (!names.every((k) => kept(record[k]))) names = names.filter((k) => kept(record[k]));
+  const tag = shapeOf(names);
+  if (tag === 0) {
+    const out: Record<string, unknown> = {};
+    for (const k of names) define(out, k, pack(record[k], packing));
+    return out;
+  }
+  const values: unknown[] = [tag];
+  for (const k of names) values.push(pack(record[k], packing));
+  return values;
+}
+
+function packString(value: string, { keys, own }: Packing): unknown {
+  if (value === keys.participant_address) return [-1];
+  if (value === keys.episode_id) return [-2];
+  if (value === keys.action_instance_id) return [-3];
+  const at = VOCABULARY.get(value) ?? own.get(value);
+  if (at !== undefined) return [-at];
+  if (value.length < SHORTEST_REFERENCED) return value;
+  // Ids are built from the action instance id: the event id extends it, the scope and the
+  // invocation's id are its beginnings. Such a string is stored as the id and what differs.
+  const id = keys.action_instance_id;
+  if (value.length > id.length && value.startsWith(id)) return [-3, value.slice(id.length)];
+  if (value.length < id.length && id.startsWith(value)) return [-3, value.length - id.length];
+  own.set(value, FIRST_OWN + own.size);
+  return value;
+}
+
+/** The shape tag of exactly these keys in this order, or 0. */
+function shapeOf(names: readonly string[]): number {
+  const candidates = SHAPES.get(`${names.length}:${names[0]}`);
+  if (candidates === undefined) return 0;
+  for (const { keys, tag } of candidates) {
+    let i = 0;
+    while (i < keys.length && keys[i] === names[i]) i += 1;
+    if (i === keys.length) return tag;
+  }
+  return 0;
+}
+
+/** The committed event stored as `body` at `sequence` in its row with `keys`. */
+export function unpackEvent(body: string, keys: EventKeys, sequence: number): HistoryEvent {
+  const stored = JSON.parse(body) as unknown;
+  if (!Array.isArray(stored)) return { ...(stored as HistoryEventDraft), sequence };
+  if (stored[0] !== FORMAT) throw new Error(`history body in an unknown format: ${String(stored[0])}`);
+  const seen = [keys.participant_address, keys.episode_id, keys.action_instance_id, ...STRINGS_1];
+  return { ...(unpack(stored[1], seen) as HistoryEventDraft), sequence };
+}
+
+/** `seen` holds every referable string by index - 1, and grows as the body's own strings are read. */
+function unpack(value: unknown, seen: string[]): unknown {
+  if (typeof value === "string") {
+    if (value.length >= SHORTEST_REFERENCED && !VOCABULARY.has(value)) seen.push(value);
+    return value;
+  }
+  if (typeof value !== "object" || value === null) return value;
+  if (!Array.isArray(value)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value)) define(out, k, unpack((value as Record<string, unknown>)[k], seen));
+    return out;
+  }
+  const tag = value[0] as number;
+  if (tag < 0) {
+    const known = seen[-tag - 1] as string;
+    const rest = value[1] as string | number | undefined;
+    if (rest === undefined) return known;
+    return typeof rest === "string" ? known + rest : known.slice(0, rest);
+  }
+  if (tag === 0) {
+    const items: unknown[] = [];
+    for (let i = 1; i < value.length; i += 1) items.push(unpack(value[i], seen));
+    return items;
+  }
+  const keys = SHAPES_1[tag - 1];
+  if (keys === undefined) throw new Error(`history body with an unknown shape: ${tag}`);
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i += 1) out[keys[i] as string] = unpack(value[i + 1], seen);
+  return out;
+}
+
+/** A value JSON.stringify writes in an object (it leaves the others' keys out). */
+function kept(value: unknown): boolean {
+  return value !== undefined && typeof value !== "function" && typeof value !== "symbol";
+}
+
+/** Sets an own property even for `__proto__`, as JSON.parse does. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
+/** A draft holding other than plain data (a class instance): stored as its plain JSON. */
+class NotPlainData extends Error {}

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import Database from "better-sqlite3";
+import type { HistoryEventDraft } from "../../src/history/index.js";
+import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
+import { ROOT } from "../helpers/example.js";
+import { closeCommit, invocation, scheduler } from "./records.js";
+
+const LINES = readFileSync(join(ROOT, "test", "fixtures", "golden", "history-v1.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean);
+const DRAFTS = LINES.map((line) => {
+  const { sequence: _sequence, ...draft } = JSON.parse(line) as HistoryEventDraft & { sequence: number };
+  return draft;
+});
+const HALF = Math.ceil(DRAFTS.length / 2);
+
+function tempDb(): { file: string; url: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "raes-sqlite-history-"));
+  const file = join(dir, "control-plane.db");
+  return { file, url: `sqlite:${file}`, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Commits `drafts` as the close of a fresh invocation `id`. */
+async function commit(
+  store: SqliteControlPlaneStore,
+  id: string,
+  ordinal: number,
+  drafts: HistoryEventDraft[],
+) {
+  const inv = invocation({ id, ordinal });
+  await store.openInvocation(inv, scheduler({ attempts: ordinal + 1, nextOrdinal: ordinal + 1 }));
+  await store.commitInvocation({ ...closeCommit(inv), events: drafts });
+}
+
+/** The stored bodies, in commit order. */
+function bodies(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare("SELECT body FROM history_events ORDER BY sequence").all() as { body: string }[]).map(
+      (r) => r.body,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+const exported = async (store: SqliteControlPlaneStore) =>
+  (await store.listEvents({})).map((e) => JSON.stringify(e));
+
+describe("sqlite history bodies, packed from schema step 11", () => {
+  it("stores each body packed in under half its JSON's bytes and reads it back as written, read-only too", async () => {
+    const { file, url, remove } = tempDb();
+    try {
+      const store = SqliteControlPlaneStore.open(url, file);
+      await commit(store, "inv-a", 0, DRAFTS);
+      await store.close();
+      const stored = bodies(file);
+      assert.ok(stored.every((b) => b.startsWith("[1,")));
+      const packed = stored.reduce((n, b) => n + Buffer.byteLength(b), 0);
+      const plain = DRAFTS.reduce((n, d) => n + Buffer.byteLength(JSON.stringify(d)), 0);
+      assert.ok(packed < plain / 2, `${packed} bytes packed of ${plain}`);
+      const reader = SqliteControlPlaneStore.open(url, file, { readOnly: true });
+      assert.deepEqual(await exported(reader), LINES);
+      await reader.close();
+    } finally {
+      remove();
+    }
+  });
+
+  it("upgrades a database left at version 10: its JSON bodies read as they were, new ones packed after them", async () => {
+    const { file, url, remove } = tempDb();
+    try {
+      const old = new Database(file);
+      old.exec(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+      );
+      for (const migration of MIGRATIONS.filter((m) => m.version <= 10)) {
+        old.exec(migration.sql);
+        old
+          .prepare("INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01')")
+          .run(migration.version, migration.name);
+      }
+      // As the step-10 store wrote them: the draft's JSON, keyed by its columns.
+      const insert = old.prepare(
+        "INSERT INTO history_events (participant_address, episode_id, action_instance_id, body) VALUES (?, ?, ?, ?)",
+      );
+      for (const d of DRAFTS.slice(0, HALF)) {
+        insert.run(d.participant_address, d.episode_id, d.action_instance_id, JSON.stringify(d));
+      }
+      old.close();
+      const store = SqliteControlPlaneStore.open(url, file);
+      assert.deepEqual(await exported(store), LINES.slice(0, HALF));
+      await commit(store, "inv-b", 1, DRAFTS.slice(HALF));
+      assert.deepEqual(await exported(store), LINES);
+      await store.close();
+      const stored = bodies(file);
+      assert.ok(stored.slice(0, HALF).every((b) => b.startsWith("{")));
+      assert.ok(stored.slice(HALF).every((b) => b.startsWith("[1,")));
+      const db = new Database(file, { readonly: true });
+      assert.equal(
+        (db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number }).v,
+        11,
+      );
+      assert.equal(SCHEMA_VERSION, 11);
+      db.close();
+    } finally {
+      remove();
+    }
+  });
+});
