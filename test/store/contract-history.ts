@@ -83,6 +83,33 @@ function oddEvents(): HistoryEventDraft[] {
   ];
 }
 
+/**
+ * Events of one close sharing their objects, as the runtime builds a tool action's triple and the
+ * invocation's: the shared context names the invocation's id, which begins the tool action's id.
+ */
+function sharedFrameEvents(): HistoryEventDraft[] {
+  const outer = invocation({ id: "inv-shared:participant-a:0" });
+  const tool = `${outer.id}:tool=1`;
+  const context = {
+    invocation_action_instance_id: outer.id,
+    invocation_action_contract_address: outer.actionContractAddress,
+    tool_affordance_address: "tool:green/portal-client",
+    tool_call_id: "call-0",
+    admission_ordinal: 1,
+    settlement: "succeeded",
+    execution_scope_ref: outer.executionScopeRef,
+    execution_generation: outer.executionGeneration,
+  };
+  const temporal = event(outer, "action_attempted").temporal_contexts;
+  const shared = { temporal_contexts: temporal, invocation_tool_context: context };
+  return [
+    { ...event(outer, "action_attempted", { action_instance_id: tool, event_id: `${tool}#a` }), ...shared },
+    { ...event(outer, "observation_emitted", { action_instance_id: tool }), ...shared },
+    { ...event(outer, "action_attempted"), ...shared },
+    { ...event(outer, "observation_emitted", { participant_address: "participant:other" }), ...shared },
+  ];
+}
+
 /** History bodies: whatever form a store keeps them in, each event reads back as the same JSON. */
 export function historyBodyCases(fixture: FixtureSource): void {
   it("keeps every golden history event byte for byte in its exported JSON", async () => {
@@ -92,6 +119,14 @@ export function historyBodyCases(fixture: FixtureSource): void {
       return draft;
     });
     assert.deepEqual(await roundTrip(fixture, drafts), lines);
+  });
+
+  it("keeps the events of a close that share objects across action instance ids, as written", async () => {
+    const drafts = sharedFrameEvents();
+    assert.deepEqual(
+      await roundTrip(fixture, drafts),
+      drafts.map((d, i) => exported(d, i + 1)),
+    );
   });
 
   it("keeps RAES's v2 events and events of shapes the runtime never writes, as written", async () => {

@@ -3,18 +3,19 @@ import { SHAPES_1, STRINGS_1 } from "./packed-vocabulary.js";
 
 /**
  * The stored form of a history body in SQLite from schema step 11: `[1, value]`, the draft without
- * its key names and repeated strings, under half the bytes every close writes. A row written before
- * holds the draft's JSON object and is read as it is.
+ * its key names and the strings its row or the vocabulary already hold, about a third of the bytes
+ * every close writes. A row written before holds the draft's JSON object and is read as it is.
  *
  * A value is stored as: a primitive as itself; an array as `[0, ...items]`; an object whose keys are
- * one of the format's shapes as `[shape, ...values]`; another object as an object; a string the row's
- * key columns, the vocabulary or the body before it already hold as `[-index]`; one that extends or
- * begins the action instance id as `[-3, "what follows"]` or `[-3, -characters cut]`. Reading rebuilds
- * each object with its keys in their order, so the event exports as the same JSON text.
+ * one of the format's shapes as `[shape, ...values]`; another object as an object; a string one of
+ * the row's key columns or the vocabulary holds as `[-index]`; one that extends or begins the action
+ * instance id as `[-3, "what follows"]` or `[-3, -characters cut]`. Reading rebuilds each object with
+ * its keys in their order, so the event exports as the same JSON text. No value's form depends on what
+ * came before it in the body, so an object several events of a close share is packed once.
  */
 const FORMAT = 1;
 
-/** Strings shorter than this are never referred back to: a reference would save nothing. */
+/** Strings shorter than this are not matched against the action instance id. */
 const SHORTEST_REFERENCED = 8;
 
 /** The row's key cells: a body refers to them rather than repeating them. */
@@ -24,41 +25,49 @@ export interface EventKeys {
   readonly action_instance_id: string;
 }
 
-/** Reference indexes (from 1): the three key columns, then the vocabulary, then the body's own strings. */
-const FIRST_VOCABULARY = 4;
-const FIRST_OWN = FIRST_VOCABULARY + STRINGS_1.length;
-const VOCABULARY = new Map(STRINGS_1.map((s, i) => [s, FIRST_VOCABULARY + i]));
+/** Reference indexes (from 1): the three key columns, then the vocabulary. */
+const VOCABULARY = new Map(STRINGS_1.map((s, i) => [s, 4 + i]));
 
-/** The shapes by key count and first key, so matching an object compares few keys. */
+/** The shapes by first key, so matching an object compares few keys. */
 const SHAPES = new Map<string, { readonly keys: readonly string[]; readonly tag: number }[]>();
 SHAPES_1.forEach((keys, i) => {
-  const at = `${keys.length}:${keys[0]}`;
-  SHAPES.set(at, [...(SHAPES.get(at) ?? []), { keys, tag: i + 1 }]);
+  const first = keys[0] as string;
+  SHAPES.set(first, [...(SHAPES.get(first) ?? []), { keys, tag: i + 1 }]);
 });
 
-/** What packing one body has seen: its row's keys and its own strings, by reference index. */
-interface Packing {
-  readonly keys: EventKeys;
-  readonly own: Map<string, number>;
-}
+/**
+ * Packed texts of the objects one close's events share, for one commit: nothing can change them
+ * while it runs. An object's text depends on the row's keys only, so each entry keeps those.
+ */
+export type PackCache = Map<object, { readonly keys: EventKeys; readonly text: string }>;
 
 /** The stored body of `draft` in its row with `keys`; its plain JSON if it holds other than plain data. */
-export function packBody(draft: HistoryEventDraft, keys: EventKeys): string {
+export function packBody(draft: HistoryEventDraft, keys: EventKeys, cache: PackCache = new Map()): string {
   try {
-    return JSON.stringify([FORMAT, pack(draft, { keys, own: new Map() })]);
+    // Written as text straight away: building the packed value first and stringifying it costs twice.
+    return `[${FORMAT},${packObject(draft, keys, cache)}]`;
   } catch (error) {
     if (error instanceof NotPlainData) return JSON.stringify(draft);
     throw error;
   }
 }
 
-function pack(value: unknown, packing: Packing): unknown {
-  if (typeof value === "string") return packString(value, packing);
-  if (typeof value !== "object" || value === null) return value;
+/** The packed JSON text of `value` (defined: the caller leaves out what JSON leaves out). */
+function pack(value: unknown, keys: EventKeys, cache: PackCache): string {
+  if (typeof value === "string") return packString(value, keys);
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  const cached = cache.get(value);
+  if (cached !== undefined && sameKeys(cached.keys, keys)) return cached.text;
+  const text = packObject(value, keys, cache);
+  cache.set(value, { keys, text });
+  return text;
+}
+
+function packObject(value: object, keys: EventKeys, cache: PackCache): string {
   if (Array.isArray(value)) {
-    const items: unknown[] = [0];
-    for (const item of value) items.push(item === undefined ? null : pack(item, packing));
-    return items;
+    let text = "[0";
+    for (const item of value) text += `,${kept(item) ? pack(item, keys, cache) : "null"}`;
+    return `${text}]`;
   }
   if (Object.getPrototypeOf(value) !== Object.prototype) throw new NotPlainData();
   const record = value as Record<string, unknown>;
@@ -66,36 +75,47 @@ function pack(value: unknown, packing: Packing): unknown {
   if (!names.every((k) => kept(record[k]))) names = names.filter((k) => kept(record[k]));
   const tag = shapeOf(names);
   if (tag === 0) {
-    const out: Record<string, unknown> = {};
-    for (const k of names) define(out, k, pack(record[k], packing));
-    return out;
+    let text = "";
+    for (const k of names) {
+      text += `${text === "" ? "" : ","}${JSON.stringify(k)}:${pack(record[k], keys, cache)}`;
+    }
+    return `{${text}}`;
   }
-  const values: unknown[] = [tag];
-  for (const k of names) values.push(pack(record[k], packing));
-  return values;
+  let text = `[${tag}`;
+  for (const k of names) text += `,${pack(record[k], keys, cache)}`;
+  return `${text}]`;
 }
 
-function packString(value: string, { keys, own }: Packing): unknown {
-  if (value === keys.participant_address) return [-1];
-  if (value === keys.episode_id) return [-2];
-  if (value === keys.action_instance_id) return [-3];
-  const at = VOCABULARY.get(value) ?? own.get(value);
-  if (at !== undefined) return [-at];
-  if (value.length < SHORTEST_REFERENCED) return value;
+function packString(value: string, keys: EventKeys): string {
+  if (value === keys.participant_address) return "[-1]";
+  if (value === keys.episode_id) return "[-2]";
+  if (value === keys.action_instance_id) return "[-3]";
+  const at = VOCABULARY.get(value);
+  if (at !== undefined) return `[-${at}]`;
+  if (value.length < SHORTEST_REFERENCED) return JSON.stringify(value);
   // Ids are built from the action instance id: the event id extends it, the scope and the
   // invocation's id are its beginnings. Such a string is stored as the id and what differs.
   const id = keys.action_instance_id;
-  if (value.length > id.length && value.startsWith(id)) return [-3, value.slice(id.length)];
-  if (value.length < id.length && id.startsWith(value)) return [-3, value.length - id.length];
-  own.set(value, FIRST_OWN + own.size);
-  return value;
+  if (value.length > id.length && value.startsWith(id))
+    return `[-3,${JSON.stringify(value.slice(id.length))}]`;
+  if (value.length < id.length && id.startsWith(value)) return `[-3,${value.length - id.length}]`;
+  return JSON.stringify(value);
+}
+
+function sameKeys(a: EventKeys, b: EventKeys): boolean {
+  return (
+    a.action_instance_id === b.action_instance_id &&
+    a.participant_address === b.participant_address &&
+    a.episode_id === b.episode_id
+  );
 }
 
 /** The shape tag of exactly these keys in this order, or 0. */
 function shapeOf(names: readonly string[]): number {
-  const candidates = SHAPES.get(`${names.length}:${names[0]}`);
+  const candidates = SHAPES.get(names[0] as string);
   if (candidates === undefined) return 0;
   for (const { keys, tag } of candidates) {
+    if (keys.length !== names.length) continue;
     let i = 0;
     while (i < keys.length && keys[i] === names[i]) i += 1;
     if (i === keys.length) return tag;
@@ -108,16 +128,12 @@ export function unpackEvent(body: string, keys: EventKeys, sequence: number): Hi
   const stored = JSON.parse(body) as unknown;
   if (!Array.isArray(stored)) return { ...(stored as HistoryEventDraft), sequence };
   if (stored[0] !== FORMAT) throw new Error(`history body in an unknown format: ${String(stored[0])}`);
-  const seen = [keys.participant_address, keys.episode_id, keys.action_instance_id, ...STRINGS_1];
-  return { ...(unpack(stored[1], seen) as HistoryEventDraft), sequence };
+  const known = [keys.participant_address, keys.episode_id, keys.action_instance_id, ...STRINGS_1];
+  return { ...(unpack(stored[1], known) as HistoryEventDraft), sequence };
 }
 
-/** `seen` holds every referable string by index - 1, and grows as the body's own strings are read. */
-function unpack(value: unknown, seen: string[]): unknown {
-  if (typeof value === "string") {
-    if (value.length >= SHORTEST_REFERENCED && !VOCABULARY.has(value)) seen.push(value);
-    return value;
-  }
+/** `seen` holds every string a reference names, by index - 1. */
+function unpack(value: unknown, seen: readonly string[]): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (!Array.isArray(value)) {
     const out: Record<string, unknown> = {};

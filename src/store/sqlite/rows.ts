@@ -7,7 +7,7 @@ import {
   rowMappings,
   type ToolActionRow as ToolActionCells,
 } from "../sql/records.js";
-import { packBody, unpackEvent } from "./packed-body.js";
+import { type PackCache, packBody, unpackEvent } from "./packed-body.js";
 
 export { type InvocationCloseRow, invocationCloseRow } from "../sql/changed-rows.js";
 export {
@@ -39,13 +39,16 @@ export const { clockRow, clockRecord, toolActionRow, toolActionRecord } = rowMap
 /** A tool action's later-step columns (JSON as text). */
 export const toolActionSettleRow = toolActionSettleRows(CELLS);
 
-/** History draft to row parameters, the body packed (packed-body.ts); the store assigns `sequence`. */
-export function eventRow(e: HistoryEventDraft): Omit<EventRow, "sequence"> {
+/**
+ * History draft to row parameters, the body packed (packed-body.ts), with `cache` shared by one
+ * commit's events; the store assigns `sequence`.
+ */
+export function eventRow(e: HistoryEventDraft, cache?: PackCache): Omit<EventRow, "sequence"> {
   return {
     participant_address: e.participant_address,
     episode_id: e.episode_id,
     action_instance_id: e.action_instance_id,
-    body: packBody(e, e),
+    body: packBody(e, e, cache),
   };
 }
 

@@ -25,6 +25,7 @@ import type {
 } from "../types.js";
 import type { Durability, GroupCommit } from "./group-commit.js";
 import type { SqliteLeases } from "./leases.js";
+import type { PackCache } from "./packed-body.js";
 import {
   type ClockRow,
   clockRecord,
@@ -188,7 +189,9 @@ export class SqliteWrites {
           }
         }
         // INTEGER PRIMARY KEY assigns max+1 under the write lock, so sequence is commit order without gaps.
-        for (const draft of commit.events) this.#insertEvent.run(eventRow(draft));
+        // The events of a close share their frame's objects: each is packed once per close.
+        const packed: PackCache = new Map();
+        for (const draft of commit.events) this.#insertEvent.run(eventRow(draft, packed));
       }
       for (const scheduler of last.values()) this.#upsertScheduler.run(schedulerRow(scheduler));
     });
