@@ -118,7 +118,7 @@ export class RuntimeManager {
       const ctx = buildContext({
         model: options.model,
         runtime: options.runtime,
-        store,
+        store: book.store,
         limits,
         now,
         log,
@@ -148,10 +148,10 @@ export class RuntimeManager {
       const invocations: InvocationSummary[] = [];
       let steps = 0;
       for (let i = 0; i < n; i += 1) {
-        const due = await this.#book.advance();
-        if (due === undefined) break;
+        const ran = await this.#book.step((due) => this.#run(due, concurrency));
+        if (ran === undefined) break;
         steps += 1;
-        invocations.push(...(await this.#run(due, concurrency).catch((e) => this.#book.dropLost(e))));
+        invocations.push(...ran);
       }
       return { steps, invocations };
     });

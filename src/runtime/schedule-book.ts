@@ -1,12 +1,12 @@
-import type { ClockChange, ClockRecord, Fence, SchedulerRecord } from "../store/index.js";
-import { clockStep } from "./clock-step.js";
+import type { ClockRecord, ControlPlaneStore, Fence, SchedulerRecord } from "../store/index.js";
+import { BookClocks } from "./book-clocks.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
 import { ParticipantLeases, type ParticipantShare, shareTeller } from "./participant-leases.js";
 import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
-import { assertSameControls, resumedRecords, scheduleIdentity, upgradedRecord } from "./schedule-identity.js";
+import { assertSameControls, firstRecord, resumedRecords, upgradedRecord } from "./schedule-identity.js";
 import { specOf } from "./spec-index.js";
 
 const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
@@ -14,7 +14,7 @@ const key = (participant: string, policy: string) => `${participant}\u0000${poli
 /** The manager's durable bookkeeping: clocks, scheduler records and leases of owned participants. */
 export class ScheduleBook {
   readonly #o: ScheduleBookOptions;
-  readonly #clocks = new Map<string, ClockRecord>();
+  readonly #clocks: BookClocks;
   readonly #schedulers = new Map<string, SchedulerRecord>();
   readonly #leases: ParticipantLeases;
   readonly #uncertain = new Set<string>();
@@ -22,6 +22,7 @@ export class ScheduleBook {
 
   private constructor(options: ScheduleBookOptions) {
     this.#o = options;
+    this.#clocks = new BookClocks(options.store, options.now);
     this.#leases = new ParticipantLeases({
       ...options,
       participants: [...new Set(options.specs.map((s) => s.participantAddress))],
@@ -33,7 +34,7 @@ export class ScheduleBook {
   static async load(options: ScheduleBookOptions): Promise<ScheduleBook> {
     const book = new ScheduleBook(options);
     for (const spec of options.specs) {
-      if (!book.#clocks.has(spec.policy.clockAddress)) await book.#changeClock(spec.policy.clockAddress, {});
+      await book.#clocks.load(spec.policy.clockAddress);
     }
     try {
       await book.#takeLeases(true);
@@ -43,6 +44,11 @@ export class ScheduleBook {
       throw error;
     }
     return book;
+  }
+
+  /** The store a step's writes go through: none commits before the step's clock change (StepClock). */
+  get store(): ControlPlaneStore {
+    return this.#clocks.store;
   }
 
   /** Participants whose scheduler lease this manager holds. */
@@ -78,21 +84,8 @@ export class ScheduleBook {
       const clock = this.#clocks.get(spec.policy.clockAddress);
       const from = (clock?.tick ?? 0) - (catchUp ? 1 : 0);
       let record = await this.#o.store.getScheduler(spec.participantAddress, spec.policy.address);
-      const identity = scheduleIdentity(spec);
       if (!record) {
-        record = {
-          ...this.#o.segmentStart?.(spec, clock?.segment ?? 0, clock?.tick ?? 0),
-          ...identity,
-          participantAddress: spec.participantAddress,
-          policyAddress: spec.policy.address,
-          lifecycle: "running",
-          nextOrdinal: 0,
-          attempts: 0,
-          cursor: 0,
-          segment: clock?.segment ?? 0,
-          tick: from,
-          updatedAt: this.#o.now(),
-        };
+        record = firstRecord(spec, clock, from, this.#o);
         await this.#saveScheduler(record);
       } else if (upgradedRecord(record, spec, "")) {
         record = upgradedRecord(record, spec, this.#o.now()) ?? record;
@@ -110,20 +103,40 @@ export class ScheduleBook {
     }
   }
 
-  /** Moves every clock to this process's next step in the store, then finds each owned schedule's due ticks; undefined while paused. */
-  async advance(): Promise<DueWork[] | undefined> {
-    const stepTicks = new Map<string, number>();
-    for (const spec of this.#o.specs) {
-      if (!stepTicks.has(spec.policy.clockAddress))
-        stepTicks.set(spec.policy.clockAddress, spec.progression.stepTicks);
-    }
+  /**
+   * One step of every clock, then `run` on each owned schedule's due ticks; undefined while paused.
+   * The due work is found from the clock the step is expected to reach and its first write commits
+   * the clock change (BookClocks.step); when the clock moved elsewhere first, nothing was written and
+   * the due work is found and run again from the clock as it stands.
+   */
+  async step<T>(run: (due: DueWork[]) => Promise<T>): Promise<T | undefined> {
     await this.#takeLeases();
     await this.#settleUncertain();
-    for (const [address, ticks] of stepTicks)
-      await this.#changeClock(address, clockStep(this.#clocks.get(address), ticks));
-    if ([...this.#clocks.values()].some((c) => c.paused)) return undefined;
+    await this.#clocks.step(this.#o.specs);
+    for (;;) {
+      try {
+        const due = await this.#dueAfterStep();
+        const ran = due && (await run(due));
+        await this.#clocks.finish();
+        return ran;
+      } catch (error) {
+        if (this.#clocks.moved) {
+          this.#clocks.again();
+          continue;
+        }
+        await this.#clocks.abandon();
+        return this.dropLost(error);
+      }
+    }
+  }
+
+  async #dueAfterStep(): Promise<DueWork[] | undefined> {
+    if (this.#clocks.paused()) return undefined;
     // A segment this schedule has not seen began at most one step ago (else its reset would have run it).
-    return this.#due((spec, clock) => Math.max(-1, clock.tick - spec.progression.stepTicks));
+    const due = await this.#due((spec, clock) => Math.max(-1, clock.tick - spec.progression.stepTicks));
+    // Schedules with nothing due only move their watermark: last, so that a step's first write is an
+    // invocation open, which carries the step's clock change.
+    return [...due.filter((d) => d.ticks.length > 0), ...due.filter((d) => d.ticks.length === 0)];
   }
 
   /**
@@ -133,7 +146,7 @@ export class ScheduleBook {
   async dueNow(): Promise<DueWork[]> {
     await this.#takeLeases();
     await this.#settleUncertain();
-    if ([...this.#clocks.values()].some((c) => c.paused)) return [];
+    if (this.#clocks.paused()) return [];
     return this.#due((_spec, clock) => clock.tick - 1);
   }
 
@@ -195,13 +208,7 @@ export class ScheduleBook {
 
   /** Where the shared clock stands for an invocation of this schedule at this tick. */
   clockFor(spec: ScheduleSpec, tick: number): InvocationClock {
-    const clock = this.#clocks.get(spec.policy.clockAddress);
-    return {
-      clockAddress: spec.policy.clockAddress,
-      segment: clock?.segment ?? 0,
-      tick,
-      generation: clock?.generation ?? 1,
-    };
+    return this.#clocks.clockFor(spec, tick);
   }
 
   /** Records the scheduler state an invocation committed. */
@@ -211,17 +218,18 @@ export class ScheduleBook {
 
   /** A commit failed: the store's view of this schedule is unknown until recovery runs. */
   markUncertain(participantAddress: string, policyAddress: string): void {
-    this.#uncertain.add(key(participantAddress, policyAddress));
+    // A step whose clock moved elsewhere before its first write wrote nothing: it runs again.
+    if (!this.#clocks.moved) this.#uncertain.add(key(participantAddress, policyAddress));
   }
 
   /** Pauses or resumes every clock. */
   async setPaused(paused: boolean): Promise<void> {
-    for (const address of [...this.#clocks.keys()]) await this.#changeClock(address, { paused });
+    await this.#clocks.setPaused(paused);
   }
 
   /** New segment at tick 0 and next generation; each schedule starts its new episode at its next due run. */
   async reset(): Promise<void> {
-    for (const address of [...this.#clocks.keys()]) await this.#changeClock(address, { reset: true });
+    await this.#clocks.reset();
   }
 
   /** Restarts a stopped participant once every indeterminate tool action of it is resolved. */
@@ -266,14 +274,6 @@ export class ScheduleBook {
     this.#tellShare();
   }
 
-  async #changeClock(address: string, change: Omit<ClockChange, "at">): Promise<void> {
-    const at = this.#o.now();
-    const fresh = { segment: 0, tick: 0, generation: 1, paused: false };
-    const initial: ClockRecord = { clockAddress: address, ...fresh, updatedAt: at };
-    const clock = await this.#o.store.updateClock(initial, { ...change, at });
-    this.#clocks.set(address, clock);
-  }
-
   async #settleUncertain(): Promise<void> {
     if (this.#uncertain.size === 0) return;
     const participants = new Set<string>();
@@ -290,6 +290,6 @@ export class ScheduleBook {
 
   async #saveScheduler(record: SchedulerRecord): Promise<void> {
     const fence = this.fenceFor(record.participantAddress);
-    await this.#o.store.saveScheduler(record, ...(fence ? [fence] : []));
+    await this.#clocks.store.saveScheduler(record, ...(fence ? [fence] : []));
   }
 }

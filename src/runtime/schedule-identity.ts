@@ -1,7 +1,8 @@
 import { resumeDecision, unresolvedIndeterminateActions } from "../operations/index.js";
-import type { ControlPlaneStore, SchedulerRecord } from "../store/index.js";
+import type { ClockRecord, ControlPlaneStore, SchedulerRecord } from "../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { ScheduleSpec } from "./plan.js";
+import type { ScheduleBookOptions } from "./schedule-book-options.js";
 
 /** What a scheduler record carries about its run: the attempt bound and, for v2, the control fingerprint. */
 export function scheduleIdentity(
@@ -11,6 +12,28 @@ export function scheduleIdentity(
   return {
     maxActionAttempts: spec.policy.maxActionAttempts,
     ...(fingerprint === undefined ? {} : { streamFingerprint: fingerprint }),
+  };
+}
+
+/** A schedule's first record: running in the clock's segment from `tick`, nothing consumed yet. */
+export function firstRecord(
+  spec: ScheduleSpec,
+  clock: ClockRecord | undefined,
+  tick: number,
+  o: Pick<ScheduleBookOptions, "now" | "segmentStart">,
+): SchedulerRecord {
+  return {
+    ...o.segmentStart?.(spec, clock?.segment ?? 0, clock?.tick ?? 0),
+    ...scheduleIdentity(spec),
+    participantAddress: spec.participantAddress,
+    policyAddress: spec.policy.address,
+    lifecycle: "running",
+    nextOrdinal: 0,
+    attempts: 0,
+    cursor: 0,
+    segment: clock?.segment ?? 0,
+    tick,
+    updatedAt: o.now(),
   };
 }
 

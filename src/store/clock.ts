@@ -1,4 +1,5 @@
-import type { ClockChange, ClockRecord } from "./types.js";
+import { ClockMovedError } from "./errors.js";
+import type { ClockChange, ClockFold, ClockRecord } from "./types.js";
 
 /** The clock after a change: reset first, then pause state, then an advance (by ticks, or up to a target) unless paused. */
 export function applyClockChange(clock: ClockRecord, change: ClockChange): ClockRecord {
@@ -16,4 +17,27 @@ export function applyClockChange(clock: ClockRecord, change: ClockChange): Clock
     paused,
     updatedAt: change.at,
   };
+}
+
+/** True when two records of a clock stand at the same place: segment, tick, generation and pause. */
+export function sameClock(a: ClockRecord | undefined, b: ClockRecord | undefined): boolean {
+  if (!a || !b) return a === b;
+  return (
+    a.clockAddress === b.clockAddress &&
+    a.segment === b.segment &&
+    a.tick === b.tick &&
+    a.generation === b.generation &&
+    a.paused === b.paused
+  );
+}
+
+/** The clock an open's change writes: the expected one, or `ClockMovedError` when the stored clock yields another. */
+export function foldClock(stored: ClockRecord | undefined, fold: ClockFold): ClockRecord {
+  if (!stored || !sameClock(applyClockChange(stored, fold.change), fold.expected)) {
+    throw new ClockMovedError(
+      `clock ${fold.expected.clockAddress} is not where the open expected it`,
+      stored,
+    );
+  }
+  return { ...fold.expected, updatedAt: fold.change.at };
 }

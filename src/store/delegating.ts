@@ -9,6 +9,7 @@ import {
 } from "../records/index.js";
 import type {
   ClockChange,
+  ClockFold,
   ClockRecord,
   ControlPlaneStore,
   Fence,
@@ -48,6 +49,7 @@ export interface StoreWrites {
     invocation: InvocationRecord,
     scheduler: SchedulerRecord,
     fence: Fence | undefined,
+    clock: ClockFold | undefined,
   ): Answer<void>;
   insertToolAction(action: ToolActionRecord, fence: Fence | undefined): Answer<void>;
   updateToolAction(
@@ -169,8 +171,13 @@ export abstract class DelegatingStore implements ControlPlaneStore {
     return this.#guard(() => this.#writes.saveScheduler(scheduler, fence));
   }
 
-  openInvocation(invocation: InvocationRecord, scheduler: SchedulerRecord, fence?: Fence): Promise<void> {
-    return this.#guard(() => this.#writes.openInvocation(invocation, scheduler, fence));
+  openInvocation(
+    invocation: InvocationRecord,
+    scheduler: SchedulerRecord,
+    fence?: Fence,
+    clock?: ClockFold,
+  ): Promise<void> {
+    return this.#guard(() => this.#writes.openInvocation(invocation, scheduler, fence, clock));
   }
 
   insertToolAction(action: ToolActionRecord, fence?: Fence): Promise<void> {

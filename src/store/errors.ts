@@ -1,3 +1,5 @@
+import type { ClockRecord } from "./types.js";
+
 /** The store could not be reached or could not commit; nothing was written. */
 export class StoreUnavailableError extends Error {
   readonly code = "ledger_unavailable";
@@ -31,5 +33,19 @@ export class StoreMissingError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "StoreMissingError";
+  }
+}
+
+/**
+ * An invocation open's clock change would not yield the clock the opener expected (another process
+ * paused, reset or advanced it further): nothing was written. `stored` is the clock as the store saw it.
+ */
+export class ClockMovedError extends Error {
+  readonly code = "clock_moved";
+  readonly stored: ClockRecord | undefined;
+  constructor(message: string, stored: ClockRecord | undefined) {
+    super(message);
+    this.name = "ClockMovedError";
+    this.stored = stored;
   }
 }

@@ -1,11 +1,18 @@
-export { applyClockChange } from "./clock.js";
-export { LeaseLostError, StoreConflictError, StoreMissingError, StoreUnavailableError } from "./errors.js";
+export { applyClockChange, sameClock } from "./clock.js";
+export {
+  ClockMovedError,
+  LeaseLostError,
+  StoreConflictError,
+  StoreMissingError,
+  StoreUnavailableError,
+} from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";
 export { DEFAULT_STORE_URL, type OpenStoreOptions, openControlPlaneStore, StoreUrlError } from "./open.js";
 export {
   type ActivityContinuation,
   type ActivityLifecycle,
   type ClockChange,
+  type ClockFold,
   type ClockRecord,
   type ControlPlaneStore,
   type Fence,

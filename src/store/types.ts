@@ -42,6 +42,18 @@ export interface ClockChange {
   readonly at: string;
 }
 
+/**
+ * A clock change an invocation open commits in its own transaction, and the clock the opener expects
+ * it to yield (the change applied to the clock it last saw): a step's first open carries the step's
+ * clock advance. The open is written only if the change, applied to the stored clock, yields
+ * `expected` (segment, tick, generation and pause; not `updatedAt`); else nothing is written and the
+ * store throws `ClockMovedError` with the clock as stored.
+ */
+export interface ClockFold {
+  readonly change: ClockChange;
+  readonly expected: ClockRecord;
+}
+
 /** Everything one invocation close (or its recovery) commits, all or nothing. */
 export interface InvocationCommit {
   /** The invocation in its final state; the store refuses if it is no longer `running`. */
@@ -117,8 +129,16 @@ export interface ControlPlaneStore {
    */
   updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord>;
   saveScheduler(scheduler: SchedulerRecord, fence?: Fence): Promise<void>;
-  /** Inserts the running invocation and the scheduler's consumed attempt together. */
-  openInvocation(invocation: InvocationRecord, scheduler: SchedulerRecord, fence?: Fence): Promise<void>;
+  /**
+   * Inserts the running invocation and the scheduler's consumed attempt together, and the clock's
+   * change when given (`ClockMovedError`, nothing written, when it does not yield the expected clock).
+   */
+  openInvocation(
+    invocation: InvocationRecord,
+    scheduler: SchedulerRecord,
+    fence?: Fence,
+    clock?: ClockFold,
+  ): Promise<void>;
   /** Inserts a claim; `StoreConflictError` when its id or (invocation, tool call) already exists. */
   insertToolAction(action: ToolActionRecord, fence?: Fence): Promise<void>;
   /** Replaces a tool action only while it is still in `expectedPhase`; false when it was not. */

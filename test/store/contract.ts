@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from "node:test";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { clockCases } from "./contract-clock.js";
+import { clockFoldCases } from "./contract-clock-fold.js";
 import { commitCases } from "./contract-commit.js";
 import { durabilityCases } from "./contract-durability.js";
 import { historyBodyCases } from "./contract-history.js";
@@ -39,6 +40,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("records", () => recordCases(current));
     describe("invocation commit", () => commitCases(current));
     describe("clock and scheduler watermark", () => clockCases(current));
+    describe("invocation open carrying a clock change", () => clockFoldCases(current));
     describe("leases and fencing", () => leaseCases(current));
     describe("process membership", () => membershipCases(current));
     describe("operation listing", () => operationCases(current));

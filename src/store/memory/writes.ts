@@ -1,8 +1,9 @@
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
-import { applyClockChange } from "../clock.js";
+import { applyClockChange, foldClock } from "../clock.js";
 import { StoreConflictError } from "../errors.js";
 import type {
   ClockChange,
+  ClockFold,
   ClockRecord,
   Fence,
   InvocationCommit,
@@ -42,12 +43,20 @@ export class MemoryWrites {
     this.#putScheduler(scheduler);
   }
 
-  /** Inserts a running invocation with its scheduler; conflict when the id exists. */
-  openInvocation(invocation: InvocationRecord, scheduler: SchedulerRecord, fence: Fence | undefined): void {
+  /** Inserts a running invocation with its scheduler (and clock change); conflict when the id exists. */
+  openInvocation(
+    invocation: InvocationRecord,
+    scheduler: SchedulerRecord,
+    fence: Fence | undefined,
+    clock: ClockFold | undefined,
+  ): void {
     this.#leases.check(fence);
     const tables = this.#tables;
+    // The clock first, as the SQL stores do: a moved clock refuses the open before its id is looked at.
+    const folded = clock && foldClock(tables.clocks.get(clock.expected.clockAddress), clock);
     if (tables.invocations.has(invocation.id))
       throw new StoreConflictError(`invocation ${invocation.id} exists`);
+    if (folded) tables.clocks.set(folded.clockAddress, folded);
     tables.invocations.set(invocation.id, invocation);
     tables.indexCreation({ createdAt: invocation.createdAt, id: invocation.id, invocation: true });
     this.#putScheduler(scheduler);

@@ -1,7 +1,7 @@
 import { applyClockChange } from "../clock.js";
 import { fromExcluded } from "../sql/clauses.js";
 import { columnNames } from "../sql/columns.js";
-import type { ClockChange, ClockRecord } from "../types.js";
+import type { ClockChange, ClockFold, ClockRecord } from "../types.js";
 import { CLOCK_COLUMNS, type ClockRow, clockRecord, clockValues } from "./rows.js";
 import type { Queryable } from "./sticky.js";
 
@@ -28,6 +28,46 @@ const SWAP = `UPDATE clocks SET ${CLOCK_COLUMNS.slice(1)
     .join(" AND ")}`;
 
 /**
+ * A CTE writing an open's clock change (`ClockFold`), from parameter `$first` on (`foldValues`): the
+ * expected clock's columns, then the change. The row is written only where the change, applied to it
+ * as `applyClockChange` does, yields the expected clock; under READ COMMITTED the condition is
+ * evaluated again on the newest row when a concurrent change committed first.
+ */
+export function foldClockCte(first: number, guard: string): string {
+  const p = (i: number, type: string) => `$${first + i}::${type}`;
+  const [reset, paused, ticks, toSegment, toGeneration, toTick] = [6, 7, 8, 9, 10, 11].map((i) =>
+    p(i, i <= 7 ? "boolean" : "bigint"),
+  );
+  const bump = `CASE WHEN ${reset} THEN 1 ELSE 0 END`;
+  const nowPaused = `COALESCE(${paused}, paused)`;
+  const target = `CASE WHEN ${toTick} IS NOT NULL AND NOT ${nowPaused} AND ${toSegment} = segment + ${bump}
+      AND ${toGeneration} = generation + ${bump} THEN ${toTick} ELSE 0 END`;
+  const advanced = `CASE WHEN ${reset} THEN 0 ELSE tick END + CASE WHEN ${nowPaused} THEN 0 ELSE COALESCE(${ticks}, 0) END`;
+  return `clocked AS (UPDATE clocks SET ${CLOCK_COLUMNS.slice(1)
+    .map(([name, type], i) => `${name} = ${p(i + 1, type)}`)
+    .join(", ")}
+    WHERE clock_address = ${p(0, "text")} AND ${guard}
+      AND segment + ${bump} = ${p(1, "bigint")} AND generation + ${bump} = ${p(3, "bigint")}
+      AND ${nowPaused} = ${p(4, "boolean")} AND GREATEST(${advanced}, ${target}) = ${p(2, "bigint")}
+    RETURNING 1)`;
+}
+
+/** The parameters of `foldClockCte`: the clock it writes, then the change. */
+export function foldValues(fold: ClockFold): unknown[] {
+  const { change } = fold;
+  const to = change.advanceTo;
+  return [
+    ...clockValues({ ...fold.expected, updatedAt: change.at }),
+    change.reset === true,
+    change.paused ?? null,
+    change.advanceTicks ?? null,
+    to?.segment ?? null,
+    to?.generation ?? null,
+    to?.tick ?? null,
+  ];
+}
+
+/**
  * The clock writes of the PostgreSQL store. A change is compare-and-swap on the row this process last
  * saw: one statement and one round trip when nobody else moved the clock (it was a transaction of four:
  * BEGIN, lock, write, COMMIT), a re-read and another try when someone did. Concurrent changes still
@@ -40,6 +80,12 @@ export class PostgresClockWrites {
 
   constructor(pool: Queryable) {
     this.#pool = pool;
+  }
+
+  /** The row to expect at `address` in the next swap (after an open that carried a change), or none: read it. */
+  remember(address: string, clock: ClockRecord | undefined): void {
+    if (clock) this.#seen.set(address, clock);
+    else this.#seen.delete(address);
   }
 
   /** Upserts the clock. */

@@ -1,9 +1,9 @@
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
-import { LeaseLostError, StoreConflictError } from "../errors.js";
-import { fromExcluded } from "../sql/clauses.js";
-import { columnNames, TOOL_ACTION_SETTLE_COLUMNS } from "../sql/columns.js";
+import { ClockMovedError, LeaseLostError, StoreConflictError } from "../errors.js";
+import { TOOL_ACTION_SETTLE_COLUMNS } from "../sql/columns.js";
 import type {
   ClockChange,
+  ClockFold,
   ClockRecord,
   Fence,
   InvocationCommit,
@@ -12,10 +12,13 @@ import type {
   ToolActionRecord,
 } from "../types.js";
 import { commitBatch, commitBatches } from "./batch.js";
-import { PostgresClockWrites } from "./clock-writes.js";
+import { foldClockCte, foldValues, PostgresClockWrites } from "./clock-writes.js";
 import { FENCE_HELD, FENCE_HOLDS, FENCED, fenceValues, NO_FENCE, UNFENCED } from "./leases.js";
 import {
+  CLOCK_COLUMNS,
+  type ClockRow,
   type Column,
+  clockRecord,
   INVOCATION_COLUMNS,
   invocationValues,
   SCHEDULER_COLUMNS,
@@ -24,6 +27,7 @@ import {
   toolActionSettleValues,
   toolActionValues,
 } from "./rows.js";
+import { assignments, insert, names, upsert } from "./statements.js";
 import type { Queryable } from "./sticky.js";
 
 // Every write is ONE statement (one round trip, one implicit transaction): data-modifying CTEs
@@ -43,6 +47,17 @@ const OPEN_INVOCATION = (fence: string) => `WITH ${fence},
   written AS (${insert("invocations", INVOCATION_COLUMNS, 3, "EXISTS (SELECT 1 FROM fence)")} RETURNING 1),
   scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
   ${RESULT}`;
+
+// The open carrying a clock change: the invocation is inserted only where the clock was written, and
+// the clock row as the statement found it comes back (all NULL when there is none).
+const CLOCK_FIRST = SCHEDULER_FIRST + SCHEDULER_COLUMNS.length;
+const OPEN_INVOCATION_CLOCKED = (fence: string) => `WITH ${fence},
+  ${foldClockCte(CLOCK_FIRST, "EXISTS (SELECT 1 FROM fence)")},
+  written AS (${insert("invocations", INVOCATION_COLUMNS, 3, "EXISTS (SELECT 1 FROM clocked)")} RETURNING 1),
+  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
+  SELECT EXISTS (SELECT 1 FROM fence) AS fenced, EXISTS (SELECT 1 FROM written) AS written,
+    ${names(CLOCK_COLUMNS.map(([name, type]) => [`stored.${name}`, type]))}
+  FROM (SELECT 1) AS one LEFT JOIN clocks AS stored ON stored.clock_address = $${CLOCK_FIRST}::text`;
 
 // The claims and settlements, the hot path, are plain statements guarded by the fence's condition:
 // a data-modifying CTE with its report row cost ~100 µs more per statement (measured).
@@ -76,6 +91,7 @@ function guarded(name: string, text: (guard: string) => string): Statement {
 const STATEMENTS = {
   saveScheduler: statement("raes_save_scheduler", SAVE_SCHEDULER),
   openInvocation: statement("raes_open_invocation", OPEN_INVOCATION),
+  openInvocationClocked: statement("raes_open_invocation_clocked", OPEN_INVOCATION_CLOCKED),
   insertToolAction: guarded("raes_insert_tool_action", INSERT_TOOL_ACTION),
   updateToolAction: guarded("raes_update_tool_action", UPDATE_TOOL_ACTION),
 };
@@ -105,14 +121,32 @@ export class PostgresWrites {
     await this.#fenced(STATEMENTS.saveScheduler, fence, schedulerValues(scheduler));
   }
 
-  /** Inserts the running invocation and its scheduler together. */
+  /** Inserts the running invocation and its scheduler together, with the clock's change when given. */
   async openInvocation(
     invocation: InvocationRecord,
     scheduler: SchedulerRecord,
     fence: Fence | undefined,
+    clock?: ClockFold,
   ): Promise<void> {
     const values = [...invocationValues(invocation), ...schedulerValues(scheduler)];
-    await this.#inserted(STATEMENTS.openInvocation, fence, values, `invocation ${invocation.id} exists`);
+    const conflict = `invocation ${invocation.id} exists`;
+    if (!clock) {
+      await this.#inserted(STATEMENTS.openInvocation, fence, values, conflict);
+      return;
+    }
+    const address = clock.expected.clockAddress;
+    // Until the answer is in, the row this process last saw may or may not have been replaced.
+    this.#clocks.remember(address, undefined);
+    const row = await this.#inserted(
+      STATEMENTS.openInvocationClocked,
+      fence,
+      [...values, ...foldValues(clock)],
+      conflict,
+    );
+    if (row.written) return this.#clocks.remember(address, { ...clock.expected, updatedAt: clock.change.at });
+    const stored = row.clock_address == null ? undefined : clockRecord(row as unknown as ClockRow);
+    this.#clocks.remember(address, stored);
+    throw new ClockMovedError(`clock ${address} is not where the open expected it`, stored);
   }
 
   /** Inserts a tool action claim; conflict when its id or tool call exists. */
@@ -197,9 +231,9 @@ export class PostgresWrites {
     fence: Fence | undefined,
     values: unknown[],
     conflict: string,
-  ): Promise<void> {
+  ): Promise<WriteRow> {
     try {
-      await this.#fenced(statement, fence, values);
+      return await this.#row(statement, fence, values);
     } catch (error) {
       if (uniqueViolation(error)) throw new StoreConflictError(conflict);
       throw error;
@@ -207,19 +241,19 @@ export class PostgresWrites {
   }
 
   /** Runs a fenced statement; throws `LeaseLostError` when the fence failed, else says whether it wrote. */
-  async #fenced(
-    statement: Statement,
-    fence: Fence | undefined,
-    values: unknown[],
-    on: Pick<Queryable, "query"> = this.#pool,
-  ): Promise<boolean> {
-    const { rows } = await on.query<{ fenced: boolean; written: boolean }>({
+  async #fenced(statement: Statement, fence: Fence | undefined, values: unknown[]): Promise<boolean> {
+    return (await this.#row(statement, fence, values)).written;
+  }
+
+  /** Runs a fenced statement and returns its row; throws `LeaseLostError` when the fence failed. */
+  async #row(statement: Statement, fence: Fence | undefined, values: unknown[]): Promise<WriteRow> {
+    const { rows } = await this.#pool.query<WriteRow>({
       name: fence ? `${statement.name}_fenced` : statement.name,
       text: fence ? statement.fenced : statement.unfenced,
       values: [...fenceValues(fence), ...values],
     });
     if (!rows[0]?.fenced) throw leaseLost(fence);
-    return rows[0].written;
+    return rows[0];
   }
 
   async #held(fence: Fence): Promise<boolean> {
@@ -250,37 +284,5 @@ function leaseLost(fence: Fence | undefined): LeaseLostError {
   return new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
 }
 
-function names(columns: readonly Column[]): string {
-  return columnNames(columns).join(", ");
-}
-
-function placeholders(columns: readonly Column[], first: number): string[] {
-  return columns.map(([, type], i) => `$${first + i}::${type}`);
-}
-
-function insert(table: string, columns: readonly Column[], first: number, guard: string): string {
-  return `INSERT INTO ${table} (${names(columns)}) SELECT ${placeholders(columns, first).join(", ")} WHERE ${guard}`;
-}
-
-function upsert(
-  table: string,
-  columns: readonly Column[],
-  first: number,
-  key: string,
-  guard: string,
-): string {
-  return `${insert(table, columns, first, guard)} ON CONFLICT (${key}) DO UPDATE SET ${excluded(columns, key)} RETURNING 1`;
-}
-
-function excluded(columns: readonly Column[], key: string): string {
-  return fromExcluded(columnNames(columns), key.split(", "));
-}
-
-/** `SET` list for every column but the first (the key), numbered from the key's parameter. */
-function assignments(columns: readonly Column[], first: number): string {
-  const values = placeholders(columns, first);
-  return columns
-    .slice(1)
-    .map(([name], i) => `${name} = ${values[i + 1]}`)
-    .join(", ");
-}
+/** A write statement's answer: whether the fence held and the write happened, and any columns it adds. */
+type WriteRow = { fenced: boolean; written: boolean } & Record<string, unknown>;

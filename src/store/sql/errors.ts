@@ -1,4 +1,10 @@
-import { LeaseLostError, StoreConflictError, StoreMissingError, StoreUnavailableError } from "../errors.js";
+import {
+  ClockMovedError,
+  LeaseLostError,
+  StoreConflictError,
+  StoreMissingError,
+  StoreUnavailableError,
+} from "../errors.js";
 
 /** What a driver failure means: a constraint conflict, a store out of reach, or a bug to show as it is. */
 export type DriverFailure = "conflict" | "unavailable" | "bug";
@@ -37,6 +43,7 @@ export function isSystemUnavailable(error: unknown): boolean {
  */
 export function storeError(url: string, error: unknown, classify: (error: unknown) => DriverFailure): Error {
   if (
+    error instanceof ClockMovedError ||
     error instanceof StoreConflictError ||
     error instanceof LeaseLostError ||
     error instanceof StoreUnavailableError ||

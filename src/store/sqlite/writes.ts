@@ -1,6 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
-import { applyClockChange } from "../clock.js";
+import { applyClockChange, foldClock } from "../clock.js";
 import type { Answer } from "../delegating.js";
 import { StoreConflictError } from "../errors.js";
 import { setColumns } from "../sql/changed-rows.js";
@@ -16,6 +16,7 @@ import {
 } from "../sql/columns.js";
 import type {
   ClockChange,
+  ClockFold,
   ClockRecord,
   Fence,
   InvocationCommit,
@@ -123,14 +124,19 @@ export class SqliteWrites {
     });
   }
 
-  /** Inserts the running invocation and its scheduler together. */
+  /** Inserts the running invocation and its scheduler together, with the clock's change when given. */
   openInvocation(
     invocation: InvocationRecord,
     scheduler: SchedulerRecord,
     fence: Fence | undefined,
+    clock: ClockFold | undefined,
   ): Answer<void> {
     return this.#immediate(() => {
       this.#leases.check(fence);
+      if (clock) {
+        const row = this.#selectClock.get(clock.expected.clockAddress);
+        this.#upsertClock.run(clockRow(foldClock(row && clockRecord(row), clock)));
+      }
       this.#insertInvocation.run(invocationRow(invocation));
       this.#upsertScheduler.run(schedulerRow(scheduler));
     });

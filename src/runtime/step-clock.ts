@@ -1,0 +1,158 @@
+import {
+  type ClockFold,
+  ClockMovedError,
+  type ClockRecord,
+  type ControlPlaneStore,
+  sameClock,
+} from "../store/index.js";
+
+/** A step's clock change, not yet committed: what it is expected to yield, and how to commit it alone. */
+export interface PendingClock {
+  readonly fold: ClockFold;
+  /** Commits the change in a transaction of its own and returns the clock it left. */
+  readonly commitAlone: () => Promise<ClockRecord>;
+}
+
+/** Thrown to every write of a step whose clock change did not yield the expected clock: the step runs again. */
+export class StepClockMovedError extends Error {
+  constructor() {
+    super("the shared clock moved elsewhere before this step's first write");
+    this.name = "StepClockMovedError";
+  }
+}
+
+// The writes that may depend on the clock; lease and membership bookkeeping, which a step does
+// before it moves the clock, pass at once.
+const WRITES = new Set([
+  "saveClock",
+  "updateClock",
+  "saveScheduler",
+  "openInvocation",
+  "insertToolAction",
+  "updateToolAction",
+  "commitInvocation",
+  "commitInvocations",
+  "recordResolution",
+]);
+
+/**
+ * Holds a step's clock advance until the step's first write, so that write commits it: the first
+ * invocation open carries it in its own transaction (one transaction fewer per step); any other first
+ * write, or the end of a step that wrote nothing, commits it alone first. Every other write of the
+ * step waits until the change is committed, so nothing commits against a clock that has not moved.
+ * When the stored clock would not yield what the step expected (another process paused, reset or
+ * stepped further), nothing of the step is written: the change is committed alone, the actual clock
+ * recorded, and every write of the step fails with `StepClockMovedError` so the step starts over.
+ */
+export class StepClock {
+  readonly #store: ControlPlaneStore;
+  readonly #record: (clock: ClockRecord) => void;
+  #pending: PendingClock | undefined;
+  /** The write committing the pending change, while one is under way; the others wait for it. */
+  #committing: Promise<unknown> | undefined;
+  #moved = false;
+  /** The store every write of a step goes through. */
+  readonly store: ControlPlaneStore;
+
+  constructor(store: ControlPlaneStore, record: (clock: ClockRecord) => void) {
+    this.#store = store;
+    this.#record = record;
+    this.store = gatedStore(store, this);
+  }
+
+  /** True once the step's clock change turned out not to yield the expected clock. */
+  get moved(): boolean {
+    return this.#moved;
+  }
+
+  /** Holds `pending` until the step's first write. */
+  hold(pending: PendingClock): void {
+    this.#pending = pending;
+    this.#moved = false;
+  }
+
+  /** Forgets the step: no change held, and writes pass again (the step runs from the recorded clock). */
+  clear(): void {
+    this.#pending = undefined;
+    this.#moved = false;
+  }
+
+  /** True when a write may go straight to the store. */
+  get open(): boolean {
+    return this.#pending === undefined && !this.#moved;
+  }
+
+  /** Commits a held change alone, unless a write committed it; `StepClockMovedError` if the clock moved elsewhere. */
+  async settle(): Promise<void> {
+    for (;;) {
+      if (this.#moved) throw new StepClockMovedError();
+      if (this.#committing) {
+        await this.#committing.catch(() => undefined);
+        continue;
+      }
+      const pending = this.#pending;
+      if (!pending) return;
+      await this.#commit(pending.commitAlone);
+    }
+  }
+
+  /** An invocation open: the first of a step carries the held change in its transaction. */
+  async openInvocation(args: Parameters<ControlPlaneStore["openInvocation"]>): Promise<void> {
+    const [invocation, scheduler, fence] = args;
+    for (;;) {
+      if (this.#moved) throw new StepClockMovedError();
+      if (this.#committing) {
+        await this.#committing.catch(() => undefined);
+        continue;
+      }
+      const pending = this.#pending;
+      if (!pending) return this.#store.openInvocation(...args);
+      let opened = false;
+      await this.#commit(async () => {
+        try {
+          await this.#store.openInvocation(invocation, scheduler, fence, pending.fold);
+          opened = true;
+          return pending.fold.expected;
+        } catch (error) {
+          if (!(error instanceof ClockMovedError)) throw error;
+          return pending.commitAlone();
+        }
+      });
+      if (opened) return;
+    }
+  }
+
+  /** Runs the write that commits the held change; records where the clock is, or that it moved. */
+  async #commit(write: () => Promise<ClockRecord>): Promise<void> {
+    const pending = this.#pending;
+    const committing = write();
+    this.#committing = committing;
+    try {
+      const clock = await committing;
+      this.#record(clock);
+      this.#pending = undefined;
+      if (pending && !sameClock(clock, pending.fold.expected)) this.#moved = true;
+    } finally {
+      this.#committing = undefined;
+    }
+  }
+}
+
+/** The store with every clock-dependent write held behind the step's clock change. */
+function gatedStore(store: ControlPlaneStore, clock: StepClock): ControlPlaneStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function" || typeof property !== "string") return value;
+      if (property === "openInvocation") {
+        return (...args: Parameters<ControlPlaneStore["openInvocation"]>) =>
+          clock.open ? target.openInvocation(...args) : clock.openInvocation(args);
+      }
+      if (!WRITES.has(property)) return value.bind(target);
+      return (...args: unknown[]) => {
+        const call = () => (value as (...a: unknown[]) => unknown).apply(target, args);
+        return clock.open ? call() : clock.settle().then(call);
+      };
+    },
+  });
+}
