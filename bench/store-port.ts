@@ -15,6 +15,12 @@ export interface PortRound {
   readonly transactions: number;
   readonly roundTrips: number;
   readonly toolActionTransactions: number;
+  /** Transactions of the steps' lease and membership bookkeeping (a heartbeat per step), not of the invocations. */
+  readonly leaseTransactions: number;
+  /** Calls (one round trip each on PostgreSQL) of that bookkeeping: its writes and reads (the lease list). */
+  readonly leaseCalls: number;
+  /** Invocations the round ran (one per step). */
+  readonly invocations: number;
 }
 
 /** A manager on a real store whose harness runs `cyclesPerInvocation` tool cycles in every invocation. */
@@ -32,8 +38,10 @@ export async function openPortRun(
   const runtime = new ToolCallRuntime(cyclesPerInvocation);
   const opened = await openControlPlaneStore(url);
   const { store, counts } = countingStore(opened, url.startsWith("sqlite:") ? "sqlite" : "postgres");
-  const toolActionWrites = () =>
-    (counts.calls.get("insertToolAction") ?? 0) + (counts.calls.get("updateToolAction") ?? 0);
+  const calls = (...methods: string[]) => methods.reduce((n, m) => n + (counts.calls.get(m) ?? 0), 0);
+  const toolActionWrites = () => calls("insertToolAction", "updateToolAction");
+  const leaseWrites = () => calls("heartbeatProcess", "acquireLease", "releaseLease", "leaveProcesses");
+  const leaseCalls = () => leaseWrites() + calls("listLeases", "getLease");
   const manager = await RuntimeManager.open({
     model,
     manifest: manifestWithToolLimit(Math.max(16, cyclesPerInvocation)),
@@ -44,7 +52,12 @@ export async function openPortRun(
     round: async (invocations) => {
       const portBefore = runtime.portNs;
       const cyclesBefore = runtime.cycles;
-      const before = { ...counts, toolActions: toolActionWrites() };
+      const before = {
+        ...counts,
+        toolActions: toolActionWrites(),
+        leases: leaseWrites(),
+        leaseCalls: leaseCalls(),
+      };
       const start = performance.now();
       for (let i = 0; i < invocations; i += 1) {
         const [summary] = (await manager.step(1)).invocations;
@@ -57,6 +70,9 @@ export async function openPortRun(
         transactions: counts.transactions - before.transactions,
         roundTrips: counts.roundTrips - before.roundTrips,
         toolActionTransactions: toolActionWrites() - before.toolActions,
+        leaseTransactions: leaseWrites() - before.leases,
+        leaseCalls: leaseCalls() - before.leaseCalls,
+        invocations,
       };
     },
     close: async () => {

@@ -101,10 +101,29 @@ export async function portSection(backend: Backend, places: Places, sizes: Sizes
       fmt(endToEnd, 0),
       fmt(endToEnd / floorRate, 3),
       perToolAction(rounds, backend),
+      await perOneCallInvocation(backend, places),
     ];
   } finally {
     await real.close();
     await floor.close();
+  }
+}
+
+/**
+ * Store transactions and PostgreSQL round trips per invocation of one tool call, counted (untimed)
+ * over 20 steps of one invocation each, without the step's lease bookkeeping (heartbeat, lease list): the clock step rides in
+ * the open, so open, claim, dispatch, complete and close.
+ */
+async function perOneCallInvocation(backend: Backend, places: Places): Promise<string> {
+  const single = await openPortRun(places.make(backend, "single").url, MODEL, 1);
+  try {
+    await single.round(1);
+    const r = await single.round(20);
+    const tx = (r.transactions - r.leaseTransactions) / r.invocations;
+    const trips = backend === "sqlite" ? "0" : fmt((r.roundTrips - r.leaseCalls) / r.invocations, 2);
+    return `${fmt(tx, 2)} / ${trips}`;
+  } finally {
+    await single.close();
   }
 }
 

@@ -98,6 +98,7 @@ function printTables(sizes: Sizes, port: string[][], history: string[][], recove
         "end-to-end/s",
         "e2e/floor",
         "per tool action: tx (cycle; step) / round trips (cycle; step)",
+        "per 1-call invocation: tx / round trips",
       ],
       port,
     );
@@ -105,7 +106,9 @@ function printTables(sizes: Sizes, port: string[][], history: string[][], recove
       "floor = the same tool_actions row inserted, then updated twice, by hand (same driver), one transaction per step;\n" +
         "port = timed by the harness around its cycles inside admitAction; end-to-end = whole step() calls\n" +
         "(lease, clock, invocation open, the cycles, close commit). Per tool action: store transactions and\n" +
-        "PostgreSQL round trips in its cycle and in whole steps (floor: 3 and 3; SQLite is in-process, 0 round trips).",
+        "PostgreSQL round trips in its cycle and in whole steps (floor: 3 and 3; SQLite is in-process, 0 round trips);\n" +
+        "per 1-call invocation: the same, counted over steps of one invocation with one tool call, without the\n" +
+        "step's lease bookkeeping (heartbeat, lease list): open carrying the clock step, claim, dispatch, complete, close.",
     );
   }
   if (history.length > 0) {
