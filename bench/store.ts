@@ -72,8 +72,8 @@ export async function runStoreBench(argv: readonly string[] = []): Promise<void>
   if (concurrent.length > 0)
     printTable(
       `store / concurrent (SQLite): 64 participants, one invocation each per step with one tool call after a 2 ms ` +
-        `timer wait; invocations per second and committed transactions per invocation (clock, open, claim, ` +
-        `dispatch, settlement, close), median of ${sizes.blocks} alternated one-step blocks, group commit vs one by one`,
+        `timer wait; invocations per second and committed transactions per invocation (open, carrying the ` +
+        `step's clock change in the step's first, claim, dispatch, settlement, close), median of ${sizes.blocks} alternated one-step blocks, group commit vs one by one`,
       CONCURRENT_COLUMNS,
       concurrent,
     );
@@ -105,7 +105,7 @@ function printTables(sizes: Sizes, port: string[][], history: string[][], recove
     console.log(
       "floor = the same tool_actions row inserted, then updated twice, by hand (same driver), one transaction per step;\n" +
         "port = timed by the harness around its cycles inside admitAction; end-to-end = whole step() calls\n" +
-        "(lease, clock, invocation open, the cycles, close commit). Per tool action: store transactions and\n" +
+        "(lease, invocation open with the clock step, the cycles, close commit). Per tool action: store transactions and\n" +
         "PostgreSQL round trips in its cycle and in whole steps (floor: 3 and 3; SQLite is in-process, 0 round trips);\n" +
         "per 1-call invocation: the same, counted over steps of one invocation with one tool call, without the\n" +
         "step's lease bookkeeping (heartbeat, lease list): open carrying the clock step, claim, dispatch, complete, close.",
