@@ -103,3 +103,20 @@ export function survivedLeaseLoss(
   log(`a participant's lease was taken over by another process; it continues there (${String(error)})`);
   return { steps: 1, invocations: [] };
 }
+
+/** The participants' failures an error of a step's run stands for, less those `skip` picks. */
+export function failuresOf(
+  error: unknown,
+  skip: (error: unknown) => boolean = () => false,
+): ParticipantFailure[] {
+  const failures =
+    error instanceof ParticipantsFailedError
+      ? error.errors.map((e: unknown, i) => ({ participant: error.participants[i] ?? "?", error: e }))
+      : [{ participant: "?", error }];
+  return failures.filter((f) => !skip(f.error));
+}
+
+/** One error for `failures`: the only one as it is, several as `ParticipantsFailedError`. */
+export function failureOf(failures: readonly ParticipantFailure[]): unknown {
+  return failures.length === 1 ? failures[0]?.error : new ParticipantsFailedError(failures);
+}

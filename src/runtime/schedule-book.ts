@@ -1,6 +1,6 @@
 import type { ClockRecord, ControlPlaneStore, Fence, SchedulerRecord } from "../store/index.js";
 import { BookClocks } from "./book-clocks.js";
-import { RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { failureOf, failuresOf, type ParticipantFailure, RuntimeError, RuntimeErrorCode } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
 import { ParticipantLeases, type ParticipantShare, shareTeller } from "./participant-leases.js";
 import type { ScheduleSpec } from "./plan.js";
@@ -8,6 +8,7 @@ import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
 import { assertSameControls, firstRecord, resumedRecords, upgradedRecord } from "./schedule-identity.js";
 import { specOf } from "./spec-index.js";
+import { StepClockMovedError } from "./step-clock.js";
 
 const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
 
@@ -113,20 +114,25 @@ export class ScheduleBook {
     await this.#takeLeases();
     await this.#settleUncertain();
     await this.#clocks.step(this.#o.specs);
+    // Work that failed on its own before the moved clock was found is marked uncertain and skipped
+    // when the step runs again; its error is still the step's.
+    const earlier: ParticipantFailure[] = [];
     for (;;) {
+      let ran: T | undefined;
       try {
         const due = await this.#dueAfterStep();
-        const ran = due && (await run(due));
+        ran = due && (await run(due));
         await this.#clocks.finish();
-        return ran;
       } catch (error) {
         if (this.#clocks.moved) {
+          earlier.push(...failuresOf(error, (e) => e instanceof StepClockMovedError));
           this.#clocks.again();
           continue;
         }
         await this.#clocks.abandon();
-        return this.dropLost(error);
+        return this.dropLost(earlier.length > 0 ? failureOf([...earlier, ...failuresOf(error)]) : error);
       }
+      return earlier.length > 0 ? this.dropLost(failureOf(earlier)) : ran;
     }
   }
 
