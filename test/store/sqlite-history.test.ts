@@ -49,6 +49,28 @@ function bodies(file: string): string[] {
   }
 }
 
+/** A database as a raes-ts at schema step 10 left it, holding the first half of the golden history. */
+function stepTen(file: string): void {
+  const old = new Database(file);
+  old.exec(
+    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+  );
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 10)) {
+    old.exec(migration.sql);
+    old
+      .prepare("INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01')")
+      .run(migration.version, migration.name);
+  }
+  // As the step-10 store wrote them: the draft's JSON, keyed by its columns.
+  const insert = old.prepare(
+    "INSERT INTO history_events (participant_address, episode_id, action_instance_id, body) VALUES (?, ?, ?, ?)",
+  );
+  for (const d of DRAFTS.slice(0, HALF)) {
+    insert.run(d.participant_address, d.episode_id, d.action_instance_id, JSON.stringify(d));
+  }
+  old.close();
+}
+
 const exported = async (store: SqliteControlPlaneStore) =>
   (await store.listEvents({})).map((e) => JSON.stringify(e));
 
@@ -75,24 +97,7 @@ describe("sqlite history bodies, packed from schema step 11", () => {
   it("upgrades a database left at version 10: its JSON bodies read as they were, new ones packed after them", async () => {
     const { file, url, remove } = tempDb();
     try {
-      const old = new Database(file);
-      old.exec(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-      );
-      for (const migration of MIGRATIONS.filter((m) => m.version <= 10)) {
-        old.exec(migration.sql);
-        old
-          .prepare("INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01')")
-          .run(migration.version, migration.name);
-      }
-      // As the step-10 store wrote them: the draft's JSON, keyed by its columns.
-      const insert = old.prepare(
-        "INSERT INTO history_events (participant_address, episode_id, action_instance_id, body) VALUES (?, ?, ?, ?)",
-      );
-      for (const d of DRAFTS.slice(0, HALF)) {
-        insert.run(d.participant_address, d.episode_id, d.action_instance_id, JSON.stringify(d));
-      }
-      old.close();
+      stepTen(file);
       const store = SqliteControlPlaneStore.open(url, file);
       assert.deepEqual(await exported(store), LINES.slice(0, HALF));
       await commit(store, "inv-b", 1, DRAFTS.slice(HALF));
@@ -108,6 +113,42 @@ describe("sqlite history bodies, packed from schema step 11", () => {
       );
       assert.equal(SCHEMA_VERSION, 11);
       db.close();
+    } finally {
+      remove();
+    }
+  });
+
+  it("reads a database left at version 10 read-only (a write-protected copy): step 11 changed no table", async () => {
+    const { file, url, remove } = tempDb();
+    try {
+      stepTen(file);
+      const reader = SqliteControlPlaneStore.open(url, file, { readOnly: true });
+      assert.deepEqual(await exported(reader), LINES.slice(0, HALF));
+      await reader.close();
+      const db = new Database(file, { readonly: true });
+      const { v } = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number };
+      db.close();
+      assert.equal(v, 10, "nothing migrated");
+    } finally {
+      remove();
+    }
+  });
+
+  it("refuses a database a newer raes-ts migrated, read-only or not, naming the upgrade", () => {
+    const { file, url, remove } = tempDb();
+    try {
+      SqliteControlPlaneStore.open(url, file).close();
+      const db = new Database(file);
+      db.prepare("INSERT INTO schema_migrations VALUES (?, 'from the future', '2027-01-01')").run(
+        SCHEMA_VERSION + 1,
+      );
+      db.close();
+      for (const readOnly of [false, true]) {
+        assert.throws(
+          () => SqliteControlPlaneStore.open(url, file, { readOnly }),
+          /newer than this raes-ts knows/,
+        );
+      }
     } finally {
       remove();
     }

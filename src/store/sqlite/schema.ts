@@ -163,6 +163,13 @@ export function migrate(db: Database): void {
   }).immediate();
 }
 
+/**
+ * The oldest step a read-only open reads as it is: the later steps (10, 11) change no SQLite table,
+ * only how new bodies are written, and bodies of every step read back. A write-protected copy of an
+ * older store (evidence after a crash) is readable without being migrated.
+ */
+const READABLE_FROM = 9;
+
 /** Refuses a database whose schema this code does not fully know; used when opening read-only. */
 export function assertSchemaCurrent(db: Database): void {
   const exists = db
@@ -170,7 +177,7 @@ export function assertSchemaCurrent(db: Database): void {
     .get();
   const current = exists ? appliedVersion(db) : 0;
   if (current > SCHEMA_VERSION) throw schemaTooNew(current);
-  if (current < SCHEMA_VERSION) {
+  if (current < READABLE_FROM) {
     throw new StoreUnavailableError(
       `control-plane schema is at version ${current}, expected ${SCHEMA_VERSION}; open it writable once to migrate`,
     );
