@@ -153,4 +153,27 @@ describe("sqlite history bodies, packed from schema step 11", () => {
       remove();
     }
   });
+
+  it("keeps values with their own toJSON as JSON.stringify writes them", async () => {
+    const { file, url, remove } = tempDb();
+    try {
+      const store = SqliteControlPlaneStore.open(url, file);
+      const [first, second] = DRAFTS as [HistoryEventDraft, HistoryEventDraft];
+      const drafts = [
+        {
+          ...first,
+          action_result: { status: "succeeded", toJSON: () => ({ status: "as its toJSON says" }) },
+        },
+        { ...second, observations: Object.assign(["hidden"], { toJSON: () => ["shown"] }) },
+      ] as unknown as HistoryEventDraft[];
+      await commit(store, "inv-j", 0, drafts);
+      assert.deepEqual(
+        await exported(store),
+        drafts.map((d, i) => JSON.stringify({ ...d, sequence: i + 1 })),
+      );
+      await store.close();
+    } finally {
+      remove();
+    }
+  });
 });

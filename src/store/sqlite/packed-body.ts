@@ -64,6 +64,8 @@ function pack(value: unknown, keys: EventKeys, cache: PackCache): string {
 }
 
 function packObject(value: object, keys: EventKeys, cache: PackCache): string {
+  // A toJSON method (own, or of an array's prototype) writes other JSON than the value's items or keys.
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") throw new NotPlainData();
   if (Array.isArray(value)) {
     let text = "[0";
     for (const item of value) text += `,${kept(item) ? pack(item, keys, cache) : "null"}`;
