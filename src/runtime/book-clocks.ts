@@ -15,6 +15,8 @@ export class BookClocks {
   readonly #now: () => string;
   readonly #seen = new Map<string, ClockRecord>();
   readonly #step: StepClock;
+  /** The clock the held step was predicted from. */
+  #before: ClockRecord | undefined;
 
   constructor(store: ControlPlaneStore, now: () => string) {
     this.#store = store;
@@ -72,6 +74,7 @@ export class BookClocks {
     const step = clockStep(seen, only[1]);
     const change = { ...step, at: this.#now() };
     const expected = applyClockChange(seen, change);
+    this.#before = seen;
     this.#seen.set(expected.clockAddress, expected);
     this.#step.hold({ fold: { change, expected }, commitAlone: () => this.#change(only[0], step) });
   }
@@ -95,6 +98,10 @@ export class BookClocks {
   /** Ends a failed step: its change is still committed (as it was before the step ran), if it can be. */
   async abandon(): Promise<void> {
     await this.#step.settle().catch(() => undefined);
+    // Never committed as far as we know: the next step asks again from the clock before this one (a
+    // tick already reached moves nothing, should it have committed after all). Going on from the
+    // prediction would move the clock two steps at once and skip the tick in between.
+    if (this.#step.held && this.#before) this.#seen.set(this.#before.clockAddress, this.#before);
     this.#step.clear();
   }
 

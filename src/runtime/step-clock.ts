@@ -77,6 +77,11 @@ export class StepClock {
     this.#moved = false;
   }
 
+  /** True while a change is held that no write has committed yet. */
+  get held(): boolean {
+    return this.#pending !== undefined;
+  }
+
   /** True when a write may go straight to the store. */
   get open(): boolean {
     return this.#pending === undefined && !this.#moved;

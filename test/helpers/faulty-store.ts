@@ -3,6 +3,7 @@ import { StoreUnavailableError } from "../../src/index.js";
 
 const WRITE_METHODS = new Set([
   "saveClock",
+  "updateClock",
   "saveScheduler",
   "openInvocation",
   "insertToolAction",

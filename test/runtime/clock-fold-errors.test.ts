@@ -7,6 +7,7 @@ import {
   StoreUnavailableError,
 } from "../../src/store/index.js";
 import { exampleManifest, modelWithParticipants } from "../helpers/example.js";
+import { withWriteFaults } from "../helpers/faulty-store.js";
 import { RecordingRuntime } from "./harnesses.js";
 
 /** The store, whose next `openInvocation` fails (nothing written) once `failNextOpen` is set. */
@@ -61,4 +62,38 @@ describe("a step whose clock moved elsewhere after a participant's open failed",
       await b.close();
     });
   }
+});
+
+describe("a step that could not commit its clock change at all", () => {
+  it("leaves the next step to move the clock once, and run the tick the failed step never reached", async () => {
+    const model = modelWithParticipants(1, 1_000);
+    const inner = new MemoryControlPlaneStore();
+    const faults = withWriteFaults(inner);
+    const m = await RuntimeManager.open({
+      model,
+      manifest: exampleManifest(),
+      runtime: new RecordingRuntime(),
+      store: faults.store,
+      log: () => {},
+    });
+    const clockAddress = Object.values(model.autonomousPolicies)[0]?.clockAddress ?? "";
+    const tick = async () => (await inner.getClock(clockAddress))?.tick ?? assert.fail("no clock");
+    await m.step();
+    const before = await tick();
+    for (const method of ["openInvocation", "updateClock"]) faults.failing.add(method);
+    await assert.rejects(m.step(), /store unavailable/);
+    assert.equal(await tick(), before, "the store is down: the clock stayed");
+    faults.failing.clear();
+    const next = await m.step();
+    const after = await tick();
+    assert.ok(after > before, "the clock moved");
+    const ticks = await Promise.all(
+      next.invocations.map(async (i) => (await inner.getInvocation(i.invocationId))?.tick),
+    );
+    assert.deepEqual(ticks, [after], "the tick the clock moved to ran, once");
+    const { invocations: again } = await m.step();
+    assert.equal((await tick()) - after, after - before, "every step moves the clock by one step");
+    assert.equal(again.length, 1);
+    await m.close();
+  });
 });
