@@ -176,4 +176,19 @@ describe("sqlite history bodies, packed from schema step 11", () => {
       remove();
     }
   });
+
+  it("keeps an event whose row keys hold a lone surrogate (altered in a TEXT column) as written", async () => {
+    const { file, url, remove } = tempDb();
+    try {
+      const store = SqliteControlPlaneStore.open(url, file);
+      const [first] = DRAFTS as [HistoryEventDraft];
+      const odd = `${first.action_instance_id}\ud800`;
+      const drafts = [{ ...first, action_instance_id: odd, event_id: `${odd}#1`, observation_point: odd }];
+      await commit(store, "inv-s", 0, drafts as HistoryEventDraft[]);
+      assert.deepEqual(await exported(store), [JSON.stringify({ ...drafts[0], sequence: 1 })]);
+      await store.close();
+    } finally {
+      remove();
+    }
+  });
 });

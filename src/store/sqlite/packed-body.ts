@@ -15,6 +15,8 @@ import { SHAPES_1, STRINGS_1 } from "./packed-vocabulary.js";
  */
 const FORMAT = 1;
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /** Strings shorter than this are not matched against the action instance id. */
 const SHORTEST_REFERENCED = 8;
 
@@ -43,6 +45,9 @@ export type PackCache = Map<object, { readonly keys: EventKeys; readonly text: s
 
 /** The stored body of `draft` in its row with `keys`; its plain JSON if it holds other than plain data. */
 export function packBody(draft: HistoryEventDraft, keys: EventKeys, cache: PackCache = new Map()): string {
+  // A lone surrogate does not survive a TEXT column (UTF-8): a reference to such a key would read back altered.
+  if (LONE_SURROGATE.test(keys.participant_address + keys.episode_id + keys.action_instance_id))
+    return JSON.stringify(draft);
   try {
     // Written as text straight away: building the packed value first and stringifying it costs twice.
     return `[${FORMAT},${packObject(draft, keys, cache)}]`;
