@@ -7,7 +7,7 @@ import type { ScheduleSpec } from "./plan.js";
 import { episodeIdFor } from "./schedule.js";
 import type { ScheduleBook } from "./schedule-book.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
-import { specOf } from "./spec-index.js";
+import { scheduleKey, specOf } from "./spec-index.js";
 
 /** The ScheduleBook hook that gives v2 schedules their continuation. */
 export const activityHooks: Pick<ScheduleBookOptions, "segmentStart"> = {
@@ -139,9 +139,9 @@ export async function runActivityWork(
 ): Promise<InvocationSummary[]> {
   const out: InvocationSummary[] = [];
   // Due work looked up by schedule, so a step stays linear in the due participants.
-  const byKey = new Map(due.map((d) => [`${d.participantAddress}\u0000${d.policyAddress}`, d]));
+  const byKey = new Map(due.map((d) => [scheduleKey(d.participantAddress, d.policyAddress), d]));
   for (const spec of specs) {
-    const work = byKey.get(`${spec.participantAddress}\u0000${spec.policy.address}`);
+    const work = byKey.get(scheduleKey(spec.participantAddress, spec.policy.address));
     for (const tick of work?.ticks ?? [])
       out.push(...(await runActivityDue(ctx, book, spec, tick, onClosed)));
   }

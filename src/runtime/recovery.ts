@@ -11,6 +11,7 @@ import type {
   ToolActionRecord,
 } from "../store/index.js";
 import { schedulerAfterClose } from "./lifecycle.js";
+import { scheduleKey } from "./spec-index.js";
 
 /** How recovery settled one interrupted invocation. */
 export interface RecoveredInvocation {
@@ -105,7 +106,7 @@ export async function recoverInterruptedInvocations(
   }
   const schedulers = new Map<string, SchedulerRecord>();
   for (const scheduler of await store.listSchedulers()) {
-    schedulers.set(schedulerKey(scheduler.participantAddress, scheduler.policyAddress), scheduler);
+    schedulers.set(scheduleKey(scheduler.participantAddress, scheduler.policyAddress), scheduler);
   }
   const recovered: RecoveredInvocation[] = [];
   for (const [participant, invocations] of byParticipant) {
@@ -115,14 +116,10 @@ export async function recoverInterruptedInvocations(
   return recovered;
 }
 
-/** What recovery read up front: tool actions by invocation id, schedulers by `schedulerKey`. */
+/** What recovery read up front: tool actions by invocation id, schedulers by `scheduleKey`. */
 interface RecoveryReads {
   readonly actions: ReadonlyMap<string, readonly ToolActionRecord[]>;
   readonly schedulers: Map<string, SchedulerRecord>;
-}
-
-function schedulerKey(participantAddress: string, policyAddress: string): string {
-  return `${participantAddress}\u0000${policyAddress}`;
 }
 
 async function recoverParticipant(
@@ -141,7 +138,7 @@ async function recoverParticipant(
   for (const invocation of invocations) {
     const before = new Set(read.actions.get(invocation.id));
     const settled = settleInterrupted([...before], at);
-    const key = schedulerKey(participantAddress, invocation.policyAddress);
+    const key = scheduleKey(participantAddress, invocation.policyAddress);
     const scheduler = schedulers.get(key);
     if (!scheduler) throw new Error(`no scheduler record for ${participantAddress}`);
     const policy = options.policyOf(invocation.policyAddress);

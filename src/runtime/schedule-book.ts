@@ -7,10 +7,8 @@ import type { ScheduleSpec } from "./plan.js";
 import { dueTicks } from "./schedule.js";
 import type { DueWork, ScheduleBookOptions } from "./schedule-book-options.js";
 import { assertSameControls, firstRecord, resumedRecords, upgradedRecord } from "./schedule-identity.js";
-import { specOf } from "./spec-index.js";
+import { scheduleKey as key, specOf } from "./spec-index.js";
 import { StepClockMovedError } from "./step-clock.js";
-
-const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
 
 /** The manager's durable bookkeeping: clocks, scheduler records and leases of owned participants. */
 export class ScheduleBook {

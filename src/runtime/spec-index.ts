@@ -1,7 +1,10 @@
 import type { ScheduleSpec } from "./plan.js";
 
 const indexes = new WeakMap<readonly ScheduleSpec[], Map<string, ScheduleSpec>>();
-const key = (participant: string, policy: string) => `${participant}\u0000${policy}`;
+/** The key of a participant's schedule under a policy in the runtime's maps. */
+export function scheduleKey(participantAddress: string, policyAddress: string): string {
+  return `${participantAddress}\u0000${policyAddress}`;
+}
 
 /**
  * The schedule of a participant under a policy, from an index built once per list of specs: a scan
@@ -14,8 +17,8 @@ export function specOf(
 ): ScheduleSpec | undefined {
   let index = indexes.get(specs);
   if (!index) {
-    index = new Map(specs.map((s) => [key(s.participantAddress, s.policy.address), s]));
+    index = new Map(specs.map((s) => [scheduleKey(s.participantAddress, s.policy.address), s]));
     indexes.set(specs, index);
   }
-  return index.get(key(participantAddress, policyAddress));
+  return index.get(scheduleKey(participantAddress, policyAddress));
 }
