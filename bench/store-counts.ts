@@ -2,19 +2,11 @@
  * Transactions and round trips a store is asked for, counted by wrapping it: every write method is one
  * transaction; a round trip is one request to the PostgreSQL server (SQLite runs in-process: none).
  */
-import type { ControlPlaneStore } from "../src/store/index.js";
+import { type ControlPlaneStore, STORE_DATA_WRITES } from "../src/store/index.js";
 
 /** The store's write methods: each commits one transaction. */
 const WRITES = new Set([
-  "saveClock",
-  "updateClock",
-  "saveScheduler",
-  "openInvocation",
-  "insertToolAction",
-  "updateToolAction",
-  "commitInvocation",
-  "commitInvocations",
-  "recordResolution",
+  ...STORE_DATA_WRITES,
   "acquireLease",
   "releaseLease",
   "heartbeatProcess",

@@ -3,6 +3,7 @@ import {
   ClockMovedError,
   type ClockRecord,
   type ControlPlaneStore,
+  STORE_DATA_WRITES,
   sameClock,
 } from "../store/index.js";
 
@@ -20,20 +21,6 @@ export class StepClockMovedError extends Error {
     this.name = "StepClockMovedError";
   }
 }
-
-// The writes that may depend on the clock; lease and membership bookkeeping, which a step does
-// before it moves the clock, pass at once.
-const WRITES = new Set([
-  "saveClock",
-  "updateClock",
-  "saveScheduler",
-  "openInvocation",
-  "insertToolAction",
-  "updateToolAction",
-  "commitInvocation",
-  "commitInvocations",
-  "recordResolution",
-]);
 
 /**
  * Holds a step's clock advance until the step's first write, so that write commits it: the first
@@ -153,7 +140,8 @@ function gatedStore(store: ControlPlaneStore, clock: StepClock): ControlPlaneSto
         return (...args: Parameters<ControlPlaneStore["openInvocation"]>) =>
           clock.open ? target.openInvocation(...args) : clock.openInvocation(args);
       }
-      if (!WRITES.has(property)) return value.bind(target);
+      // Lease and membership bookkeeping, which a step does before it moves the clock, pass at once.
+      if (!STORE_DATA_WRITES.has(property)) return value.bind(target);
       return (...args: unknown[]) => {
         const call = () => (value as (...a: unknown[]) => unknown).apply(target, args);
         return clock.open ? call() : clock.settle().then(call);

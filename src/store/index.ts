@@ -26,6 +26,7 @@ export {
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,
+  STORE_DATA_WRITES,
   type TimingDisposition,
   type ToolActionQuery,
   type ToolActionRecord,

@@ -175,3 +175,16 @@ export interface ControlPlaneStore {
 
   close(): Promise<void>;
 }
+
+/** The store methods that write records (not leases or membership): each commits one transaction. */
+export const STORE_DATA_WRITES: ReadonlySet<string> = new Set<keyof ControlPlaneStore>([
+  "saveClock",
+  "updateClock",
+  "saveScheduler",
+  "openInvocation",
+  "insertToolAction",
+  "updateToolAction",
+  "commitInvocation",
+  "commitInvocations",
+  "recordResolution",
+]);

@@ -1,16 +1,6 @@
 import type { ControlPlaneStore } from "../../src/index.js";
 import { StoreUnavailableError } from "../../src/index.js";
-
-const WRITE_METHODS = new Set([
-  "saveClock",
-  "updateClock",
-  "saveScheduler",
-  "openInvocation",
-  "insertToolAction",
-  "updateToolAction",
-  "commitInvocation",
-  "recordResolution",
-]);
+import { STORE_DATA_WRITES } from "../../src/store/index.js";
 
 /**
  * A real store behind a switch that makes chosen writes fail the way an unreachable store does, or
@@ -29,7 +19,7 @@ export function withWriteFaults(
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
-        if (typeof property === "string" && WRITE_METHODS.has(property) && failing.has(property)) {
+        if (typeof property === "string" && STORE_DATA_WRITES.has(property) && failing.has(property)) {
           return Promise.reject(fault(property));
         }
         return value.apply(target, args);
