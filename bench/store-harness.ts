@@ -9,22 +9,14 @@ import type {
   ParticipantRuntime,
 } from "../src/index.js";
 import { exampleManifest } from "../test/helpers/example.js";
-import { oneToolCall } from "../test/helpers/tool-requests.js";
+import { oneToolCall, succeededResult } from "../test/helpers/tool-requests.js";
 
 /** The PostgreSQL server the project's tests and benches use. */
 export const PG_URL = process.env.RAES_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 /** A valid outer result for the request, built without hashing so the harness costs nothing. */
 export function noopResult(request: ParticipantActionRequest): ParticipantActionResult {
-  return {
-    status: "succeeded",
-    participantAddress: request.participantAddress,
-    episodeId: request.episodeId,
-    actionInstanceId: request.actionInstanceId,
-    actionContractAddress: request.actionContractAddress,
-    observationPoint: request.observationPoint,
-    postStateDigest: "bench-noop",
-  };
+  return succeededResult(request, "bench-noop");
 }
 
 /** A runtime with no tool actions: `admitAction` answers at once. */

@@ -91,6 +91,8 @@ export class StepClock {
   /** An invocation open: the first of a step carries the held change in its transaction. */
   async openInvocation(args: Parameters<ControlPlaneStore["openInvocation"]>): Promise<void> {
     const [invocation, scheduler, fence] = args;
+    // The same wait as settle's, kept inline: the check and the take must run without an await
+    // between them, or two concurrent opens would both take the held change.
     for (;;) {
       if (this.#moved) throw new StepClockMovedError();
       if (this.#committing) {

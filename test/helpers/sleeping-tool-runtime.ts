@@ -4,7 +4,7 @@ import type {
   ParticipantActionResult,
   ParticipantRuntime,
 } from "../../src/index.js";
-import { oneToolCall } from "./tool-requests.js";
+import { oneToolCall, succeededResult } from "./tool-requests.js";
 
 /**
  * An I/O-bound agent: each invocation waits `sleepMs` on a timer (as an agent waits on its model),
@@ -32,14 +32,6 @@ export class SleepingToolRuntime implements ParticipantRuntime {
     await new Promise((resolve) => setTimeout(resolve, this.#sleepMs));
     const id = await oneToolCall(port, "call-1");
     this.onToolCall?.(id);
-    return {
-      status: "succeeded",
-      participantAddress: request.participantAddress,
-      episodeId: request.episodeId,
-      actionInstanceId: request.actionInstanceId,
-      actionContractAddress: request.actionContractAddress,
-      observationPoint: request.observationPoint,
-      postStateDigest: "sleeping-tool-runtime",
-    };
+    return succeededResult(request, "sleeping-tool-runtime");
   }
 }

@@ -1,3 +1,4 @@
+import type { ParticipantActionRequest, ParticipantActionResult } from "../../src/index.js";
 import type {
   InvocationToolActionPort,
   ParticipantToolActionOutcome,
@@ -82,4 +83,20 @@ export function codeOf(answer: {
   if (answer.admitted === true) return "admitted";
   if (answer.accepted === true) return "accepted";
   return "ok";
+}
+
+/** A valid succeeded outer result for the request, built without hashing: a harness that costs nothing. */
+export function succeededResult(
+  request: ParticipantActionRequest,
+  postStateDigest: string,
+): ParticipantActionResult {
+  return {
+    status: "succeeded",
+    participantAddress: request.participantAddress,
+    episodeId: request.episodeId,
+    actionInstanceId: request.actionInstanceId,
+    actionContractAddress: request.actionContractAddress,
+    observationPoint: request.observationPoint,
+    postStateDigest,
+  };
 }

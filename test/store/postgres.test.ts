@@ -4,6 +4,7 @@ import pg from "pg";
 import { LeaseLostError, StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
+import type { ControlPlaneStore } from "../../src/store/types.js";
 import { runStoreContract } from "./contract.js";
 import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
 import {
@@ -18,6 +19,30 @@ import {
 import { assertTimesUpgraded, step4RowsSql } from "./upgrade-times.js";
 
 /** Polls (no deadline assertion) until a backend with this application_name waits on a lock. */
+/** Two stores on a fresh schema, told apart in pg_stat_activity, and an admin connection to hold rows. */
+async function withTakeoverRig(
+  body: (rig: {
+    schema: string;
+    owner: ControlPlaneStore;
+    rival: ControlPlaneStore;
+    admin: pg.Client;
+  }) => Promise<void>,
+): Promise<void> {
+  const { schema, url, drop } = freshSchema();
+  dropAtEnd.push(drop);
+  const owner = await openControlPlaneStore(`${url}&application_name=${schema}_a`);
+  const rival = await openControlPlaneStore(`${url}&application_name=${schema}_b`);
+  const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL });
+  await admin.connect();
+  try {
+    await body({ schema, owner, rival, admin });
+  } finally {
+    await admin.end();
+    await owner.close();
+    await rival.close();
+  }
+}
+
 async function waitForLock(applicationName: string): Promise<void> {
   for (let poll = 0; poll < 2_000; poll++) {
     // A fresh connection each time: pg_stat_activity is frozen for the rest of a transaction.
@@ -156,13 +181,7 @@ if (!available) {
     });
 
     it("makes a takeover wait for the old owner's in-flight fenced write", async () => {
-      const { schema, url, drop } = freshSchema();
-      dropAtEnd.push(drop);
-      const owner = await openControlPlaneStore(`${url}&application_name=${schema}_a`);
-      const rival = await openControlPlaneStore(`${url}&application_name=${schema}_b`);
-      const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL });
-      await admin.connect();
-      try {
+      await withTakeoverRig(async ({ schema, owner, rival, admin }) => {
         const lease = await owner.acquireLease(P1, "host-a", 0);
         assert.ok(lease);
         const fence = { participantAddress: P1, token: lease.token };
@@ -180,35 +199,25 @@ if (!available) {
         assert.ok(taken && taken.token > lease.token);
         assert.equal((await owner.getInvocation(inv.id))?.state, "succeeded");
         await assert.rejects(owner.saveScheduler(scheduler(), fence), LeaseLostError);
-      } finally {
-        await admin.end();
-        await owner.close();
-        await rival.close();
-      }
+      });
     });
 
     it("makes a takeover wait for the old owner's in-flight claim and settlement (plain guarded statements)", async () => {
-      const { schema, url, drop } = freshSchema();
-      dropAtEnd.push(drop);
-      const owner = await openControlPlaneStore(`${url}&application_name=${schema}_a`);
-      const rival = await openControlPlaneStore(`${url}&application_name=${schema}_b`);
-      const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL });
-      await admin.connect();
-      /** Holds `lockSql`'s row while `write` runs into it, then checks that a takeover waited for the write. */
-      const heldUp = async (lockSql: string, write: () => Promise<unknown>, token: number) => {
-        await admin.query("BEGIN");
-        await admin.query(lockSql);
-        const written = write();
-        await waitForLock(`${schema}_a`);
-        const takeover = rival.acquireLease(P1, "host-b", 0);
-        await waitForLock(`${schema}_b`);
-        await admin.query("ROLLBACK");
-        const result = await written;
-        const taken = await takeover;
-        assert.ok(taken && taken.token > token);
-        return result;
-      };
-      try {
+      await withTakeoverRig(async ({ schema, owner, rival, admin }) => {
+        /** Holds `lockSql`'s row while `write` runs into it, then checks that a takeover waited for the write. */
+        const heldUp = async (lockSql: string, write: () => Promise<unknown>, token: number) => {
+          await admin.query("BEGIN");
+          await admin.query(lockSql);
+          const written = write();
+          await waitForLock(`${schema}_a`);
+          const takeover = rival.acquireLease(P1, "host-b", 0);
+          await waitForLock(`${schema}_b`);
+          await admin.query("ROLLBACK");
+          const result = await written;
+          const taken = await takeover;
+          assert.ok(taken && taken.token > token);
+          return result;
+        };
         const lease = await owner.acquireLease(P1, "host-a", 0);
         assert.ok(lease);
         const inv = invocation();
@@ -233,11 +242,7 @@ if (!available) {
         );
         assert.equal(wrote, true);
         assert.deepEqual(await owner.getToolAction(action.id), settled);
-      } finally {
-        await admin.end();
-        await owner.close();
-        await rival.close();
-      }
+      });
     });
 
     it("expires leases by the database clock", async () => {
