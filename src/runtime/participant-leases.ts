@@ -63,6 +63,11 @@ export class ParticipantLeases {
   readonly #o: ParticipantLeasesOptions;
   readonly #leases = new Map<string, Lease>();
   readonly #renewedAt = new Map<string, number>();
+  /**
+   * Participants taken whose load has not succeeded yet, and whether each was handed over: a
+   * rebalance or load that fails part-way must not leave one leased (and renewed) but never loaded.
+   */
+  readonly #unloaded = new Map<string, boolean>();
   #share: ParticipantShare;
 
   constructor(options: ParticipantLeasesOptions) {
@@ -109,7 +114,10 @@ export class ParticipantLeases {
       if (renewed !== undefined && this.#o.nowMs() - renewed < leaseTtlMs / 2) continue;
       const before = this.#leases.get(participant);
       const lease = await this.#take(participant);
-      if (lease && before && lease.token !== before.token) taken.add(participant);
+      if (lease && before && lease.token !== before.token) {
+        taken.add(participant);
+        this.#unloaded.set(participant, false);
+      }
     }
     const leases = await store.listLeases();
     const plan = planShare({
@@ -130,6 +138,7 @@ export class ParticipantLeases {
       if (!(await this.#take(participant))) continue;
       taken.add(participant);
       if (!held.has(participant)) handedOver.add(participant);
+      this.#unloaded.set(participant, !held.has(participant));
     }
     this.#share = {
       owned: this.#leases.size,
@@ -141,24 +150,27 @@ export class ParticipantLeases {
   }
 
   /**
-   * Rebalances, then lets `load` recover and load what it took. A lease that expired while this
-   * process took the others (a slow step) may be another's already: it is dropped and the rest loaded.
+   * Rebalances, then lets `load` recover and load what it took, and what an earlier rebalance or
+   * load that failed part-way took but never loaded. A lease that expired while this process took
+   * the others (a slow step) may be another's already: it is dropped and the rest loaded.
    */
   async takeShare(
     load: (taken: ReadonlySet<string>, handedOver: ReadonlySet<string>, keepSteps: number) => Promise<void>,
   ): Promise<void> {
-    const { taken, handedOver } = await this.rebalance();
+    await this.rebalance();
     // Between the old owner's last step and this one, each live process stepped the clock about once.
     // A process alone keeps the single-process rule: a schedule it takes starts from now.
     const keepSteps = this.#share.processes > 1 ? 2 * this.#share.processes : 0;
-    let pending: ReadonlySet<string> = taken;
-    for (let attempt = 0; pending.size > 0; attempt += 1) {
+    for (let attempt = 0; this.#unloaded.size > 0; attempt += 1) {
+      const pending = new Set(this.#unloaded.keys());
+      const handedOver = new Set([...pending].filter((p) => this.#unloaded.get(p)));
       try {
-        return await load(pending, handedOver, keepSteps);
+        await load(pending, handedOver, keepSteps);
+        for (const participant of pending) this.#unloaded.delete(participant);
+        return;
       } catch (error) {
         if (!(error instanceof LeaseLostError) || attempt >= 2) throw error;
         await this.dropLost();
-        pending = new Set([...pending].filter((p) => this.#leases.has(p)));
       }
     }
   }
@@ -178,6 +190,7 @@ export class ParticipantLeases {
     for (const lease of this.#leases.values()) await store.releaseLease(lease).catch(() => undefined);
     this.#leases.clear();
     this.#renewedAt.clear();
+    this.#unloaded.clear();
     await store.leaveProcesses(ownerId).catch(() => undefined);
   }
 
@@ -196,5 +209,6 @@ export class ParticipantLeases {
   #drop(participant: string): void {
     this.#leases.delete(participant);
     this.#renewedAt.delete(participant);
+    this.#unloaded.delete(participant);
   }
 }

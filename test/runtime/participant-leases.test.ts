@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ParticipantLeases } from "../../src/runtime/participant-leases.js";
+import { openControlPlaneStore, StoreUnavailableError } from "../../src/store/index.js";
+import type { ControlPlaneStore } from "../../src/store/types.js";
+
+const A = "participant:share/a";
+const B = "participant:share/b";
+
+/** The store, with `acquireLease` failing on the listed calls (1-based). */
+function failingAcquires(store: ControlPlaneStore, failOn: readonly number[]): ControlPlaneStore {
+  let calls = 0;
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== "acquireLease") return typeof value === "function" ? value.bind(target) : value;
+      return (...args: Parameters<ControlPlaneStore["acquireLease"]>) => {
+        calls += 1;
+        if (failOn.includes(calls)) return Promise.reject(new StoreUnavailableError("store went away"));
+        return target.acquireLease(...args);
+      };
+    },
+  });
+}
+
+function leasesOn(store: ControlPlaneStore): ParticipantLeases {
+  return new ParticipantLeases({
+    store,
+    ownerId: "owner-1",
+    leaseTtlMs: 60_000,
+    nowMs: Date.now,
+    participants: [A, B],
+  });
+}
+
+/** Every set `takeShare` hands its load, in order; `fail` makes the load throw once, on that call. */
+function recorder(fail?: number) {
+  const loads: string[][] = [];
+  const load = async (taken: ReadonlySet<string>) => {
+    loads.push([...taken].sort());
+    if (loads.length === fail) throw new StoreUnavailableError("store went away while loading");
+  };
+  return { loads, load };
+}
+
+describe("ParticipantLeases.takeShare", () => {
+  it("loads a participant taken by a rebalance that failed part-way, at the next step", async () => {
+    const store = await openControlPlaneStore("memory:");
+    const leases = leasesOn(failingAcquires(store, [2]));
+    const { loads, load } = recorder();
+    await assert.rejects(leases.takeShare(load), StoreUnavailableError);
+    assert.equal(leases.owned().size, 1, "one lease was taken before the failure");
+    await leases.takeShare(load);
+    assert.deepEqual(loads, [[A, B]]);
+    await leases.takeShare(load);
+    assert.deepEqual(loads, [[A, B]], "nothing is loaded twice once loaded");
+  });
+
+  it("loads again what a load that failed did not finish", async () => {
+    const store = await openControlPlaneStore("memory:");
+    const leases = leasesOn(store);
+    const { loads, load } = recorder(1);
+    await assert.rejects(leases.takeShare(load), StoreUnavailableError);
+    await leases.takeShare(load);
+    assert.deepEqual(loads, [
+      [A, B],
+      [A, B],
+    ]);
+  });
+});
