@@ -1,15 +1,50 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { withSearchPath } from "../../src/store/postgres/store.js";
+import pg from "pg";
+import { StoreUnavailableError } from "../../src/store/index.js";
+import { openControlPlaneStore } from "../../src/store/open.js";
+import { assertReadCommitted, withSearchPath } from "../../src/store/postgres/store.js";
+import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
 
 test("every store connection plans its prepared statements generically, beside the URL's own options and the schema", () => {
   const url = "postgres://u:p@127.0.0.1:5432/test?options=-c%20work_mem%3D4MB&application_name=x";
   const { connectionString, options } = withSearchPath(url, "raes_s");
-  assert.equal(options, "-c work_mem=4MB -c search_path=raes_s -c plan_cache_mode=force_generic_plan");
+  assert.equal(
+    options,
+    "-c work_mem=4MB -c search_path=raes_s -c plan_cache_mode=force_generic_plan -c default_transaction_isolation=read\\ committed",
+  );
   assert.equal(new URL(connectionString).searchParams.get("options"), null);
   assert.equal(new URL(connectionString).searchParams.get("application_name"), "x");
   assert.equal(
     withSearchPath("postgres://127.0.0.1/test", undefined).options,
-    "-c plan_cache_mode=force_generic_plan",
+    "-c plan_cache_mode=force_generic_plan -c default_transaction_isolation=read\\ committed",
   );
+});
+
+test("every store connection runs at read committed, whatever the role or server default", async (t) => {
+  if (!(await postgresAvailable("postgres isolation"))) return t.skip("POSTGRES UNAVAILABLE");
+  const { url, drop } = freshSchema();
+  await adminQuery(`CREATE SCHEMA IF NOT EXISTS ${new URL(url).searchParams.get("schema")}`);
+  const serializable = new URL(url);
+  serializable.searchParams.set("options", "-c default_transaction_isolation=serializable");
+  const store = await openControlPlaneStore(serializable.toString());
+  try {
+    const client = new pg.Client(withSearchPath(serializable.toString(), undefined));
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT current_setting('transaction_isolation') AS level");
+      assert.equal(rows[0]?.level, "read committed");
+      // A connection whose startup options were dropped (a pooler) is refused, naming the level.
+      await client.query("SET default_transaction_isolation = 'repeatable read'");
+      await assert.rejects(
+        assertReadCommitted(client as unknown as pg.PoolClient),
+        (error: Error) => error instanceof StoreUnavailableError && /repeatable read/.test(error.message),
+      );
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await store.close();
+    await drop();
+  }
 });

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { DelegatingStore } from "../delegating.js";
-import { StoreMissingError } from "../errors.js";
+import { StoreMissingError, StoreUnavailableError } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/errors.js";
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
@@ -84,6 +84,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
           );
         }
         await migrate(client, schema);
+        await assertReadCommitted(client);
       } catch (error) {
         failure = error;
         throw error;
@@ -103,6 +104,19 @@ export class PostgresControlPlaneStore extends DelegatingStore {
   }
 }
 
+/** Refuses a connection whose statements would not run at read committed (a pooler that drops startup options). */
+export async function assertReadCommitted(client: pg.PoolClient): Promise<void> {
+  const { rows } = await client.query<{ level: string }>(
+    "SELECT current_setting('transaction_isolation') AS level",
+  );
+  const level = rows[0]?.level;
+  if (level !== "read committed") {
+    throw new StoreUnavailableError(
+      `the server runs this connection's statements at ${level} isolation; raes-ts needs read committed (its startup option default_transaction_isolation was dropped or overridden)`,
+    );
+  }
+}
+
 /** Whether the schema (or the search_path) holds a control plane: its migrations table. */
 async function hasSchema(client: pg.PoolClient, schema: string | undefined): Promise<boolean> {
   const name = schema === undefined ? "schema_migrations" : `${schema}.schema_migrations`;
@@ -119,7 +133,12 @@ async function hasSchema(client: pg.PoolClient, schema: string | undefined): Pro
  * replanning each fenced write for ever (~150 µs per statement here, measured), one connection in
  * four or so. A generic plan is chosen at once, so every connection runs the same plan.
  */
-const SESSION_SETTINGS = "-c plan_cache_mode=force_generic_plan";
+const SESSION_SETTINGS = [
+  "-c plan_cache_mode=force_generic_plan",
+  // Fencing and the clock's compare-and-swap rely on each statement seeing what committed before
+  // it: a role or server default of repeatable read or serializable must not apply here.
+  "-c default_transaction_isolation=read\\ committed",
+].join(" ");
 
 /** Startup options: the URL's own `options`, then the schema's search_path and the session settings. */
 export function withSearchPath(
