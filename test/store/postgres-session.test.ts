@@ -21,6 +21,31 @@ test("every store connection plans its prepared statements generically, beside t
   );
 });
 
+test("a store's transaction left idle (its process died between two statements) is ended by the server", async (t) => {
+  assert.match(
+    withSearchPath("postgres://127.0.0.1/test", undefined, 12_000).options,
+    / -c idle_in_transaction_session_timeout=12000$/,
+  );
+  if (!(await postgresAvailable("postgres idle transactions"))) return t.skip("POSTGRES UNAVAILABLE");
+  const { url, drop } = freshSchema();
+  const store = await openControlPlaneStore(url, { statementTimeoutMs: 2_000 });
+  const client = new pg.Client(withSearchPath(url, undefined, 10_000));
+  await client.connect();
+  client.on("error", () => undefined);
+  try {
+    const { rows } = await client.query("SHOW idle_in_transaction_session_timeout");
+    assert.equal(rows[0]?.idle_in_transaction_session_timeout, "10s");
+    await client.query("SET idle_in_transaction_session_timeout = 200");
+    await client.query("BEGIN");
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await assert.rejects(client.query("SELECT 1"));
+  } finally {
+    await client.end().catch(() => undefined);
+    await store.close();
+    await drop();
+  }
+});
+
 test("every store connection runs at read committed, whatever the role or server default", async (t) => {
   if (!(await postgresAvailable("postgres isolation"))) return t.skip("POSTGRES UNAVAILABLE");
   const { url, drop } = freshSchema();

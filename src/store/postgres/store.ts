@@ -52,7 +52,8 @@ export class PostgresControlPlaneStore extends DelegatingStore {
       throw new Error(`schema ${JSON.stringify(schema)} is not a lowercase SQL identifier`);
     }
     const statementTimeout = options.statementTimeoutMs ?? 10_000;
-    const server = withSearchPath(connectionString, schema);
+    // The store never waits between two statements of its own transactions: a statement timeout is ample.
+    const server = withSearchPath(connectionString, schema, Math.max(statementTimeout, 10_000));
     const pool = new pg.Pool({
       connectionString: server.connectionString,
       max: options.poolSize ?? 10,
@@ -140,15 +141,28 @@ const SESSION_SETTINGS = [
   "-c default_transaction_isolation=read\\ committed",
 ].join(" ");
 
-/** Startup options: the URL's own `options`, then the schema's search_path and the session settings. */
+/**
+ * Startup options: the URL's own `options`, then the schema's search_path and the session settings.
+ * With `idleMs`, a transaction of this store left open that long is ended by the server: a process
+ * that died or lost its network between two statements of a transaction would otherwise keep its
+ * locks (the lease row among them, so no takeover) until TCP keepalive notices, hours by default.
+ */
 export function withSearchPath(
   connectionString: string,
   schema: string | undefined,
+  idleMs?: number,
 ): { connectionString: string; options: string } {
   const url = new URL(connectionString);
   const own = url.searchParams.get("options");
   url.searchParams.delete("options");
-  const settings = [own, schema === undefined ? undefined : `-c search_path=${schema}`, SESSION_SETTINGS];
+  const idle =
+    idleMs === undefined ? undefined : `-c idle_in_transaction_session_timeout=${Math.round(idleMs)}`;
+  const settings = [
+    own,
+    schema === undefined ? undefined : `-c search_path=${schema}`,
+    SESSION_SETTINGS,
+    idle,
+  ];
   return { connectionString: url.toString(), options: settings.filter(Boolean).join(" ") };
 }
 
