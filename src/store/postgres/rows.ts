@@ -1,6 +1,7 @@
-import { toolActionSettleRows } from "../sql/changed-rows.js";
+import { setColumns, toolActionSettleRows } from "../sql/changed-rows.js";
 import {
   CLOCK_COLUMNS,
+  type Column,
   columnValues,
   INVOCATION_COLUMNS,
   SCHEDULER_COLUMNS,
@@ -48,16 +49,29 @@ export type ToolActionRow = ToolActionCells<false>;
 export const { clockRow, clockRecord, toolActionRow, toolActionRecord } = rowMappings(CELLS);
 const settleRow = toolActionSettleRows(CELLS);
 
-/** Parameters of a tool action's later step: its id, then `TOOL_ACTION_SETTLE_COLUMNS`; json as JSON text. */
-export function toolActionSettleValues(a: ToolActionRecord): unknown[] {
+/** A tool action's later step: the `TOOL_ACTION_SETTLE_COLUMNS` it sets (`setColumns`), and their parameters. */
+export interface ToolActionChange {
+  readonly columns: readonly Column[];
+  /** The columns' names, comma-separated: one statement per distinct set. */
+  readonly key: string;
+  /** Its id, then the columns' values in order; json as JSON text. */
+  readonly values: unknown[];
+}
+
+const SETTLE_NAMES = TOOL_ACTION_SETTLE_COLUMNS.map(([name]) => name);
+const SETTLE_BY_NAME = new Map(TOOL_ACTION_SETTLE_COLUMNS.map((column) => [column[0], column]));
+
+/** The columns a tool action's later step writes and their parameters. */
+export function toolActionChange(a: ToolActionRecord): ToolActionChange {
   const row = settleRow(a);
-  return [
-    row.id,
-    ...TOOL_ACTION_SETTLE_COLUMNS.map(([name, type]) => {
-      const value = row[name as keyof typeof row];
-      return type === "json" && value !== null ? JSON.stringify(value) : value;
-    }),
-  ];
+  const names = setColumns(row, SETTLE_NAMES);
+  const columns = names.map((name) => SETTLE_BY_NAME.get(name) as Column);
+  const values: unknown[] = [row.id];
+  for (const [name, type] of columns) {
+    const value = row[name as keyof typeof row];
+    values.push(type === "json" && value !== null ? JSON.stringify(value) : value);
+  }
+  return { columns, key: names.join(","), values };
 }
 
 /** Parameters of a clock write, in `CLOCK_COLUMNS` order. */

@@ -1,6 +1,5 @@
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
 import { ClockMovedError, LeaseLostError, StoreConflictError } from "../errors.js";
-import { TOOL_ACTION_SETTLE_COLUMNS } from "../sql/columns.js";
 import type {
   ClockChange,
   ClockFold,
@@ -24,7 +23,8 @@ import {
   SCHEDULER_COLUMNS,
   schedulerValues,
   TOOL_ACTION_COLUMNS,
-  toolActionSettleValues,
+  type ToolActionChange,
+  toolActionChange,
   toolActionValues,
 } from "./rows.js";
 import { assignments, insert, names, upsert } from "./statements.js";
@@ -36,8 +36,6 @@ const RESULT = "SELECT EXISTS (SELECT 1 FROM fence) AS fenced, EXISTS (SELECT 1 
 const SCHEDULER_KEY = "participant_address, policy_address";
 // Parameter numbers after the fence's $1, $2: an invocation's columns, then its scheduler's, then the rest.
 const SCHEDULER_FIRST = 3 + INVOCATION_COLUMNS.length;
-// A tool action's later steps write its id ($3), the columns they change, then the expected phase.
-const SETTLE: readonly Column[] = [["id", "text"], ...TOOL_ACTION_SETTLE_COLUMNS];
 
 const SAVE_SCHEDULER = (fence: string) => `WITH ${fence},
   written AS (${upsert("schedulers", SCHEDULER_COLUMNS, 3, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM fence)")})
@@ -63,8 +61,24 @@ const OPEN_INVOCATION_CLOCKED = (fence: string) => `WITH ${fence},
 // a data-modifying CTE with its report row cost ~100 µs more per statement (measured).
 const INSERT_TOOL_ACTION = (guard: string) => insert("tool_actions", TOOL_ACTION_COLUMNS, 3, guard);
 
-const UPDATE_TOOL_ACTION = (guard: string) => `UPDATE tool_actions SET ${assignments(SETTLE, 3)}
-  WHERE id = $3::text AND phase = $${3 + SETTLE.length}::text AND ${guard}`;
+// A tool action's later step writes its id ($3), the columns it sets, then the expected phase.
+const UPDATE_TOOL_ACTION = (set: readonly Column[]) => (guard: string) => {
+  const columns: readonly Column[] = [["id", "text"], ...set];
+  return `UPDATE tool_actions SET ${assignments(columns, 3)}
+  WHERE id = $3::text AND phase = $${3 + columns.length}::text AND ${guard}`;
+};
+
+/** The update statement of each set of columns a later step writes, named in the order first seen. */
+const UPDATES = new Map<string, Statement>();
+
+function updateStatement(change: ToolActionChange): Statement {
+  let found = UPDATES.get(change.key);
+  if (found === undefined) {
+    found = guarded(`raes_update_tool_action_${UPDATES.size + 1}`, UPDATE_TOOL_ACTION(change.columns));
+    UPDATES.set(change.key, found);
+  }
+  return found;
+}
 
 const RECORD_RESOLUTION = `UPDATE tool_actions SET resolution = $2::json, updated_at = $3::text
   WHERE id = $1::text AND settlement = 'indeterminate' AND resolution IS NULL`;
@@ -93,7 +107,6 @@ const STATEMENTS = {
   openInvocation: statement("raes_open_invocation", OPEN_INVOCATION),
   openInvocationClocked: statement("raes_open_invocation_clocked", OPEN_INVOCATION_CLOCKED),
   insertToolAction: guarded("raes_insert_tool_action", INSERT_TOOL_ACTION),
-  updateToolAction: guarded("raes_update_tool_action", UPDATE_TOOL_ACTION),
 };
 
 /** The write statements of the PostgreSQL store, one round trip each. */
@@ -169,8 +182,9 @@ export class PostgresWrites {
     expectedPhase: ToolActionPhase,
     fence: Fence | undefined,
   ): Promise<boolean> {
-    const values = [...toolActionSettleValues(action), expectedPhase];
-    if (await this.#guardedWrite(STATEMENTS.updateToolAction, fence, values)) return true;
+    const change = toolActionChange(action);
+    if (await this.#guardedWrite(updateStatement(change), fence, [...change.values, expectedPhase]))
+      return true;
     // Nothing written: the phase moved on, or the fence failed. A token once replaced never holds
     // again, so a fence that holds now held when the update ran.
     if (fence && !(await this.#held(fence))) throw leaseLost(fence);
