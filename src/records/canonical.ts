@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 
 /** JSON with object keys sorted at every depth, so equal values give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -18,7 +18,12 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
+/** Node's one-shot digest (from 20.12), cheaper than a Hash object per call; older Node builds one. */
+const oneShot = typeof crypto.hash === "function" ? crypto.hash : undefined;
+
 /** `sha256:<hex>` of the canonical JSON of a value. */
 export function canonicalDigest(value: unknown): string {
-  return `sha256:${createHash("sha256").update(canonicalJson(value)).digest("hex")}`;
+  const text = canonicalJson(value);
+  if (oneShot !== undefined) return `sha256:${oneShot("sha256", text, "hex")}`;
+  return `sha256:${crypto.createHash("sha256").update(text).digest("hex")}`;
 }
