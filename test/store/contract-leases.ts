@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { LeaseLostError } from "../../src/store/index.js";
+import { LeaseLostError, StoreConflictError } from "../../src/store/index.js";
 import type { FixtureSource } from "./contract.js";
 import { closeCommit, invocation, P1, P2, scheduler, toolAction } from "./records.js";
 
@@ -168,6 +168,28 @@ export function leaseCases(fixture: FixtureSource): void {
     await assert.rejects(store.updateToolAction(settled, "dispatched", stale), LeaseLostError);
     await assert.rejects(store.updateToolAction(settled, "admitted", stale), LeaseLostError);
     assert.deepEqual(await store.getToolAction(action.id), action);
+  });
+
+  it("tells a duplicate claim under the held lease (conflict) from one under a lost lease (LeaseLostError)", async () => {
+    const { store } = fixture();
+    const old = await store.acquireLease(P1, "host-a", 0);
+    assert.ok(old);
+    const stale = { participantAddress: P1, token: old.token };
+    const inv = invocation();
+    const action = toolAction(inv, 1);
+    await store.openInvocation(inv, scheduler({ attempts: 1 }), stale);
+    await store.insertToolAction(action, stale);
+    const again = { ...action, requestDigest: "sha256:other" };
+    await assert.rejects(store.insertToolAction(again, stale), StoreConflictError, "held, duplicate");
+    const current = await store.acquireLease(P1, "host-b", LONG);
+    assert.ok(current);
+    await assert.rejects(store.insertToolAction(again, stale), LeaseLostError);
+    await assert.rejects(
+      store.insertToolAction(toolAction(invocation({ id: "inv-x" }), 1), stale),
+      LeaseLostError,
+    );
+    assert.deepEqual(await store.getToolAction(action.id), action);
+    assert.equal(await store.getToolAction(toolAction(invocation({ id: "inv-x" }), 1).id), undefined);
   });
 
   it("refuses writes fenced by a released lease or for a participant never leased", async () => {

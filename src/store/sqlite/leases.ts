@@ -17,6 +17,18 @@ type Numbered = Record<string, string | number | null>;
 // Expiry follows the injected clock, bound as the fifth parameter.
 const SQL = leaseStatements({ placeholder: (n) => `@p${n}`, now: "@p5" });
 
+/**
+ * True while the fence's token is current (the test `check` makes), bound as two anonymous
+ * parameters: participant, then token. A write that carries it in its own WHERE needs no read first.
+ */
+export const FENCE_HELD =
+  "EXISTS (SELECT 1 FROM leases WHERE participant_address = ? AND owner_id IS NOT NULL AND token = ?)";
+
+/** The error of a write whose fence's token is no longer current. */
+export function leaseLost(fence: Fence): LeaseLostError {
+  return new LeaseLostError(`lease of ${fence.participantAddress} is not held by token ${fence.token}`);
+}
+
 /** Binds values to `@p1`, `@p2`, … (better-sqlite3 binds numbered `?n` parameters badly). */
 function numbered(...values: (string | number | null)[]): Numbered {
   return Object.fromEntries(values.map((value, i) => [`p${i + 1}`, value]));
@@ -107,8 +119,6 @@ export class SqliteLeases {
   check(fence: Fence | undefined): void {
     if (!fence) return;
     const row = this.#current.get(numbered(fence.participantAddress));
-    if (row?.token !== fence.token) {
-      throw new LeaseLostError(`lease of ${fence.participantAddress} is not held by token ${fence.token}`);
-    }
+    if (row?.token !== fence.token) throw leaseLost(fence);
   }
 }

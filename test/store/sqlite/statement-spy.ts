@@ -4,6 +4,8 @@ import Database from "better-sqlite3";
 export interface StatementSpy {
   /** Runs of the statement so far. */
   runs: number;
+  /** Reads of one row (`get`) by the statement so far. */
+  reads: number;
   /** When set, the next runs throw it instead of running. */
   failWith: Error | undefined;
   /** Puts `prepare` back. */
@@ -18,6 +20,7 @@ export function spyOnStatement(sql: string): StatementSpy {
   const original = Database.prototype.prepare;
   const spy: StatementSpy = {
     runs: 0,
+    reads: 0,
     failWith: undefined,
     restore: () => {
       Database.prototype.prepare = original;
@@ -27,6 +30,11 @@ export function spyOnStatement(sql: string): StatementSpy {
     const statement = original.call(this, source) as Database.Statement;
     if (source !== sql) return statement;
     const run = statement.run.bind(statement);
+    const get = statement.get.bind(statement);
+    statement.get = (...args: unknown[]) => {
+      spy.reads += 1;
+      return get(...(args as []));
+    };
     statement.run = (...args: unknown[]) => {
       spy.runs += 1;
       if (spy.failWith !== undefined) throw spy.failWith;
