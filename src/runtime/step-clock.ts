@@ -134,20 +134,36 @@ export class StepClock {
 
 /** The store with every clock-dependent write held behind the step's clock change. */
 function gatedStore(store: ControlPlaneStore, clock: StepClock): ControlPlaneStore {
+  // One wrapper per method, made on first use rather than on every access: each port write comes
+  // through here. A wrapper reads `clock.open` when called, and a method replaced on the store
+  // gets a new one.
+  const wrappers = new Map<string, { readonly method: unknown; readonly wrapper: unknown }>();
   return new Proxy(store, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== "function" || typeof property !== "string") return value;
-      if (property === "openInvocation") {
-        return (...args: Parameters<ControlPlaneStore["openInvocation"]>) =>
-          clock.open ? target.openInvocation(...args) : clock.openInvocation(args);
-      }
-      // Lease and membership bookkeeping, which a step does before it moves the clock, pass at once.
-      if (!STORE_DATA_WRITES.has(property)) return value.bind(target);
-      return (...args: unknown[]) => {
-        const call = () => (value as (...a: unknown[]) => unknown).apply(target, args);
-        return clock.open ? call() : clock.settle().then(call);
-      };
+      const known = wrappers.get(property);
+      if (known?.method === value) return known.wrapper;
+      const wrapper = gated(target, property, value as (...a: unknown[]) => unknown, clock);
+      wrappers.set(property, { method: value, wrapper });
+      return wrapper;
     },
   });
+}
+
+/** The method `property` of `store` (`method`) as a step writes through it. */
+function gated(
+  store: ControlPlaneStore,
+  property: string,
+  method: (...args: unknown[]) => unknown,
+  clock: StepClock,
+): unknown {
+  if (property === "openInvocation") {
+    return (...args: Parameters<ControlPlaneStore["openInvocation"]>) =>
+      clock.open ? store.openInvocation(...args) : clock.openInvocation(args);
+  }
+  // Lease and membership bookkeeping, which a step does before it moves the clock, pass at once.
+  if (!STORE_DATA_WRITES.has(property)) return method.bind(store);
+  return (...args: unknown[]) =>
+    clock.open ? method.apply(store, args) : clock.settle().then(() => method.apply(store, args));
 }

@@ -97,4 +97,24 @@ describe("StepClock: a step's clock change held for its first write", () => {
       "writes pass once the step starts over",
     );
   });
+  it("hands out one wrapper per method that still holds writes while a change is held, and follows a replaced method", async () => {
+    const store = new MemoryControlPlaneStore();
+    const seen = clock({ tick: 3 });
+    await store.saveClock(seen);
+    const { step, alone } = held(store, seen);
+    const save = step.store.saveScheduler;
+    assert.equal(step.store.saveScheduler, save, "the same wrapper on every access");
+    await save(scheduler());
+    assert.equal(alone(), 1, "a wrapper taken while the change was held still commits it first");
+    assert.ok(step.open);
+    const saved: unknown[] = [];
+    const original = store.saveScheduler;
+    store.saveScheduler = (...args) => {
+      saved.push(args[0]);
+      return original.apply(store, args);
+    };
+    await step.store.saveScheduler(scheduler({ cursor: 7 }));
+    assert.equal(saved.length, 1, "a method replaced on the store is the one called");
+    assert.equal((await store.getScheduler(P1, scheduler().policyAddress))?.cursor, 7);
+  });
 });
