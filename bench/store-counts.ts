@@ -42,16 +42,22 @@ export function countingStore(
   backend: "sqlite" | "postgres",
 ): { store: ControlPlaneStore; counts: StoreCounts } {
   const counts: StoreCounts = { transactions: 0, roundTrips: 0, calls: new Map() };
+  const counted = new Map<string, { readonly method: unknown; readonly wrapper: unknown }>();
   const wrapped = new Proxy(store, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== "function" || typeof property !== "string" || property === "close") return value;
-      return (...args: unknown[]) => {
+      const known = counted.get(property);
+      if (known?.method === value) return known.wrapper;
+      const write = WRITES.has(property);
+      const wrapper = (...args: unknown[]) => {
         counts.calls.set(property, (counts.calls.get(property) ?? 0) + 1);
-        if (WRITES.has(property)) counts.transactions += 1;
+        if (write) counts.transactions += 1;
         if (backend === "postgres") counts.roundTrips += pgRoundTrips(property, args);
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
+      counted.set(property, { method: value, wrapper });
+      return wrapper;
     },
   });
   return { store: wrapped, counts };
