@@ -1,11 +1,17 @@
 import type { ToolActionRecord } from "../records/index.js";
-import { canonicalDigest, toolActionAt, UnknownReason } from "../records/index.js";
+import { textDigest, toolActionAt, UnknownReason } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
 import { outcomeFits } from "./outcome-fit.js";
 import { type SettlementEvent, transition } from "./settlement.js";
-import { isBoundedId, outcomeFields, parseToolActionOutcome, parseToolActionRequest } from "./shapes.js";
+import {
+  isBoundedId,
+  outcomeFields,
+  parseToolActionOutcome,
+  parseToolActionRequest,
+  requestCanonicalJson,
+} from "./shapes.js";
 import type {
   AdmitDecision,
   DispatchReceipt,
@@ -158,7 +164,7 @@ export class InvocationToolActionPortCore {
     const gate = this.#gate();
     if (gate) return refusedAdmit(gate);
     return this.#serial(async () => {
-      const digest = canonicalDigest(request);
+      const digest = textDigest(requestCanonicalJson(request));
       const prior = this.#decisions.get(request.toolCallId);
       if (prior) {
         if (prior.digest !== digest) return refusedAdmit(Refusal.request_conflict);

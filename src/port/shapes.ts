@@ -88,6 +88,28 @@ export function parseToolActionRequest(value: unknown): ParticipantToolActionReq
   });
 }
 
+/**
+ * canonicalJson of a parsed request, without its sorted copy: the parse copies only the request's
+ * fields, all strings, a string list and an integer, so their sorted order is fixed and known here.
+ * The port digests every admitted request, and the copy and sort cost as much again as this.
+ */
+export function requestCanonicalJson(r: ParticipantToolActionRequest): string {
+  return JSON.stringify({
+    actionContractAddress: r.actionContractAddress,
+    episodeId: r.episodeId,
+    executionGeneration: r.executionGeneration,
+    executionScopeRef: r.executionScopeRef,
+    invocationActionInstanceId: r.invocationActionInstanceId,
+    observationBoundaryAddress: r.observationBoundaryAddress,
+    participantAddress: r.participantAddress,
+    participantImplementationRef: r.participantImplementationRef,
+    targetAddresses: r.targetAddresses,
+    toolAffordanceAddress: r.toolAffordanceAddress,
+    toolCallId: r.toolCallId,
+    toolName: r.toolName,
+  });
+}
+
 /** The outcome as a closed, well-typed shape, or undefined. */
 export function parseToolActionOutcome(value: unknown): ParticipantToolActionOutcome | undefined {
   if (!isPlainObject(value) || !hasOnlyKeys(value, OUTCOME_FIELDS)) return undefined;

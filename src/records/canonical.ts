@@ -23,7 +23,11 @@ const oneShot = typeof crypto.hash === "function" ? crypto.hash : undefined;
 
 /** `sha256:<hex>` of the canonical JSON of a value. */
 export function canonicalDigest(value: unknown): string {
-  const text = canonicalJson(value);
+  return textDigest(canonicalJson(value));
+}
+
+/** `sha256:<hex>` of a text: canonicalDigest for a value whose canonical JSON is already written. */
+export function textDigest(text: string): string {
   if (oneShot !== undefined) return `sha256:${oneShot("sha256", text, "hex")}`;
   return `sha256:${crypto.createHash("sha256").update(text).digest("hex")}`;
 }

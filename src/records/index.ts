@@ -1,5 +1,5 @@
 export { isAddress, isAddressSegment } from "./address.js";
-export { canonicalDigest, canonicalJson } from "./canonical.js";
+export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
 export {
   type ActivityProvenance,
   type ActivityRandomAddress,
