@@ -141,7 +141,10 @@ export interface ControlPlaneStore {
   ): Promise<void>;
   /** Inserts a claim; `StoreConflictError` when its id or (invocation, tool call) already exists. */
   insertToolAction(action: ToolActionRecord, fence?: Fence): Promise<void>;
-  /** Replaces a tool action only while it is still in `expectedPhase`; false when it was not. */
+  /**
+   * Moves a tool action on, only while it is still in `expectedPhase`; false when it was not. It
+   * sets the fields the record has and never clears one (a tool action only gains fields).
+   */
   updateToolAction(action: ToolActionRecord, expectedPhase: ToolActionPhase, fence?: Fence): Promise<boolean>;
   commitInvocation(commit: InvocationCommit, fence?: Fence): Promise<void>;
   /** Commits several invocation closes (one participant's recovery) in one transaction, all or nothing. */

@@ -3,8 +3,9 @@ import { test } from "node:test";
 import pg from "pg";
 import { StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
-import { assertReadCommitted, withSearchPath } from "../../src/store/postgres/store.js";
-import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
+import { migrate } from "../../src/store/postgres/schema.js";
+import { assertSessionSettings, withSearchPath } from "../../src/store/postgres/store.js";
+import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
 
 test("every store connection plans its prepared statements generically, beside the URL's own options and the schema", () => {
   const url = "postgres://u:p@127.0.0.1:5432/test?options=-c%20work_mem%3D4MB&application_name=x";
@@ -62,14 +63,46 @@ test("every store connection runs at read committed, whatever the role or server
       // A connection whose startup options were dropped (a pooler) is refused, naming the level.
       await client.query("SET default_transaction_isolation = 'repeatable read'");
       await assert.rejects(
-        assertReadCommitted(client as unknown as pg.PoolClient),
+        assertSessionSettings(client as unknown as pg.PoolClient, undefined),
         (error: Error) => error instanceof StoreUnavailableError && /repeatable read/.test(error.message),
+      );
+      // And one that lost its search_path would reach another schema's tables.
+      await client.query("SET default_transaction_isolation = 'read committed'");
+      await client.query("SET search_path = public");
+      await assert.rejects(
+        assertSessionSettings(client as unknown as pg.PoolClient, "raes_elsewhere"),
+        (error: Error) =>
+          error instanceof StoreUnavailableError && /search_path is public/.test(error.message),
       );
     } finally {
       await client.end();
     }
   } finally {
     await store.close();
+    await drop();
+  }
+});
+
+test("migrations run at read committed even on a session that defaults to repeatable read", async (t) => {
+  if (!(await postgresAvailable("postgres migrate isolation"))) return t.skip("POSTGRES UNAVAILABLE");
+  const { schema, drop } = freshSchema();
+  const clients = [new pg.Client(POSTGRES_TEST_URL), new pg.Client(POSTGRES_TEST_URL)];
+  try {
+    for (const client of clients) {
+      await client.connect();
+      await client.query("SET default_transaction_isolation = 'repeatable read'");
+    }
+    // Concurrent: the second waits on the first's advisory lock; at repeatable read its snapshot
+    // would predate the first's commit and it would apply migration 1 again.
+    const results = await Promise.allSettled(
+      clients.map((c) => migrate(c as unknown as pg.PoolClient, schema)),
+    );
+    assert.deepEqual(
+      results.map((r) => (r.status === "rejected" ? String(r.reason) : "ok")),
+      ["ok", "ok"],
+    );
+  } finally {
+    for (const client of clients) await client.end().catch(() => undefined);
     await drop();
   }
 });

@@ -162,7 +162,8 @@ const MIGRATION_LOCK = 0x7261_6573;
 
 /** Creates the schema if needed and applies every missing migration in one transaction under an advisory lock. */
 export async function migrate(client: PoolClient, schema: string | undefined): Promise<void> {
-  await client.query("BEGIN");
+  // At read committed whatever the session says: the advisory lock is taken before the snapshot.
+  await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
   try {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     if (schema !== undefined) {

@@ -79,13 +79,14 @@ export class PostgresControlPlaneStore extends DelegatingStore {
       });
       let failure: unknown;
       try {
+        // Before anything is read or migrated: a connection without the store's settings touches nothing.
+        await assertSessionSettings(client, schema);
         if (options.create === false && !(await hasSchema(client, schema))) {
           throw new StoreMissingError(
             `no store at ${redact(url)} (${schema === undefined ? "no control-plane tables on the search_path" : `schema ${schema} has no control-plane tables`})`,
           );
         }
         await migrate(client, schema);
-        await assertReadCommitted(client);
       } catch (error) {
         failure = error;
         throw error;
@@ -105,15 +106,26 @@ export class PostgresControlPlaneStore extends DelegatingStore {
   }
 }
 
-/** Refuses a connection whose statements would not run at read committed (a pooler that drops startup options). */
-export async function assertReadCommitted(client: pg.PoolClient): Promise<void> {
-  const { rows } = await client.query<{ level: string }>(
-    "SELECT current_setting('transaction_isolation') AS level",
+/**
+ * Refuses a connection that lost the store's startup options (a pooler that drops them): its
+ * statements must run at read committed and, with a schema, on that schema's tables.
+ */
+export async function assertSessionSettings(
+  client: pg.PoolClient,
+  schema: string | undefined,
+): Promise<void> {
+  const { rows } = await client.query<{ level: string; path: string }>(
+    "SELECT current_setting('transaction_isolation') AS level, current_setting('search_path') AS path",
   );
-  const level = rows[0]?.level;
+  const { level, path } = rows[0] ?? { level: "unknown", path: "unknown" };
   if (level !== "read committed") {
     throw new StoreUnavailableError(
       `the server runs this connection's statements at ${level} isolation; raes-ts needs read committed (its startup option default_transaction_isolation was dropped or overridden)`,
+    );
+  }
+  if (schema !== undefined && path !== schema) {
+    throw new StoreUnavailableError(
+      `the connection's search_path is ${path}, not schema ${schema} (its startup option was dropped or overridden): its statements would reach other tables`,
     );
   }
 }

@@ -209,7 +209,8 @@ export class PostgresWrites {
     client.on("error", lost);
     let failure: Error | undefined;
     try {
-      await client.query("BEGIN");
+      // At read committed whatever the session says: each statement sees what committed before it.
+      await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
       await commitBatches(client, commits, fence);
       await client.query("COMMIT");
     } catch (error) {
