@@ -6,6 +6,19 @@ import { closeCommit, invocation, P1, P2, scheduler, toolAction } from "./record
 
 const LONG = 60_000;
 
+/** A store with P1's lease taken with no lifetime (any owner may take it over) and one claim under it. */
+async function claimedUnderExpiringLease(fixture: FixtureSource) {
+  const { store } = fixture();
+  const old = await store.acquireLease(P1, "host-a", 0);
+  assert.ok(old);
+  const stale = { participantAddress: P1, token: old.token };
+  const inv = invocation();
+  const action = toolAction(inv, 1);
+  await store.openInvocation(inv, scheduler({ attempts: 1 }), stale);
+  await store.insertToolAction(action, stale);
+  return { store, stale, action };
+}
+
 /** Lease ownership, renewal, expiry, release and fencing of every fenced write. */
 export function leaseCases(fixture: FixtureSource): void {
   it("grants a free lease, refuses another owner while live and renews for its owner", async () => {
@@ -153,14 +166,7 @@ export function leaseCases(fixture: FixtureSource): void {
   });
 
   it("tells a settlement in the wrong phase (false) from one under a lost lease (LeaseLostError)", async () => {
-    const { store } = fixture();
-    const old = await store.acquireLease(P1, "host-a", 0);
-    assert.ok(old);
-    const stale = { participantAddress: P1, token: old.token };
-    const inv = invocation();
-    const action = toolAction(inv, 1);
-    await store.openInvocation(inv, scheduler({ attempts: 1 }), stale);
-    await store.insertToolAction(action, stale);
+    const { store, stale, action } = await claimedUnderExpiringLease(fixture);
     const settled = { ...action, phase: "settled" as const, settlement: "succeeded" as const };
     assert.equal(await store.updateToolAction(settled, "dispatched", stale), false, "held, wrong phase");
     const current = await store.acquireLease(P1, "host-b", LONG);
@@ -171,14 +177,7 @@ export function leaseCases(fixture: FixtureSource): void {
   });
 
   it("tells a duplicate claim under the held lease (conflict) from one under a lost lease (LeaseLostError)", async () => {
-    const { store } = fixture();
-    const old = await store.acquireLease(P1, "host-a", 0);
-    assert.ok(old);
-    const stale = { participantAddress: P1, token: old.token };
-    const inv = invocation();
-    const action = toolAction(inv, 1);
-    await store.openInvocation(inv, scheduler({ attempts: 1 }), stale);
-    await store.insertToolAction(action, stale);
+    const { store, stale, action } = await claimedUnderExpiringLease(fixture);
     const again = { ...action, requestDigest: "sha256:other" };
     await assert.rejects(store.insertToolAction(again, stale), StoreConflictError, "held, duplicate");
     const current = await store.acquireLease(P1, "host-b", LONG);
