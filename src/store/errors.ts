@@ -1,4 +1,4 @@
-import type { ClockRecord } from "./types.js";
+import type { ClockRecord, Fence } from "./types.js";
 
 /** The store could not be reached or could not commit; nothing was written. */
 export class StoreUnavailableError extends Error {
@@ -25,6 +25,11 @@ export class LeaseLostError extends Error {
     super(message);
     this.name = "LeaseLostError";
   }
+}
+
+/** The refusal of a write fenced by a token that is no longer the participant's current one. */
+export function leaseLost(fence: Fence | undefined): LeaseLostError {
+  return new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
 }
 
 /** The store was opened with `create: false` and there is none at its URL; nothing was created. */

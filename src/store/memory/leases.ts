@@ -1,4 +1,4 @@
-import { LeaseLostError } from "../errors.js";
+import { leaseLost } from "../errors.js";
 import { byteOrder, FORGET_PROCESS_AFTER_MS } from "../membership.js";
 import type { Fence, Lease, ProcessMember } from "../types.js";
 
@@ -70,7 +70,7 @@ export class MemoryLeases {
     if (!fence) return;
     const lease = this.#leases.get(fence.participantAddress);
     if (!lease || lease.token !== fence.token) {
-      throw new LeaseLostError(`lease of ${fence.participantAddress} is not held by token ${fence.token}`);
+      throw leaseLost(fence);
     }
   }
 }

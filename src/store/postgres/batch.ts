@@ -1,4 +1,4 @@
-import { LeaseLostError, StoreConflictError } from "../errors.js";
+import { leaseLost, StoreConflictError } from "../errors.js";
 import { invocationCloseRow } from "../sql/changed-rows.js";
 import { fromExcluded } from "../sql/clauses.js";
 import { columnNames, INVOCATION_CLOSE_COLUMNS, TOOL_ACTION_SETTLE_COLUMNS } from "../sql/columns.js";
@@ -89,7 +89,7 @@ export async function commitBatches(
     }
     const { rows } = await running;
     if (!rows[0]?.fenced) {
-      throw new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
+      throw leaseLost(fence);
     }
     if (!rows[0].written) throw new StoreConflictError("an invocation of the batch is not open");
     if (built instanceof Error) throw built;

@@ -1,5 +1,5 @@
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
-import { ClockMovedError, LeaseLostError, StoreConflictError } from "../errors.js";
+import { ClockMovedError, LeaseLostError, leaseLost, StoreConflictError } from "../errors.js";
 import type {
   ClockChange,
   ClockFold,
@@ -214,10 +214,6 @@ export class PostgresWrites {
 
 function uniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
-}
-
-function leaseLost(fence: Fence | undefined): LeaseLostError {
-  return new LeaseLostError(`lease of ${fence?.participantAddress} is not held by token ${fence?.token}`);
 }
 
 /** A write statement's answer: whether the fence held and the write happened, and any columns it adds. */

@@ -1,5 +1,5 @@
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import { LeaseLostError } from "../errors.js";
+import { leaseLost } from "../errors.js";
 import { byteOrder } from "../membership.js";
 import {
   type HeldLeaseRow,
@@ -23,11 +23,6 @@ const SQL = leaseStatements({ placeholder: (n) => `@p${n}`, now: "@p5" });
  */
 export const FENCE_HELD =
   "EXISTS (SELECT 1 FROM leases WHERE participant_address = ? AND owner_id IS NOT NULL AND token = ?)";
-
-/** The error of a write whose fence's token is no longer current. */
-export function leaseLost(fence: Fence): LeaseLostError {
-  return new LeaseLostError(`lease of ${fence.participantAddress} is not held by token ${fence.token}`);
-}
 
 /** Binds values to `@p1`, `@p2`, … (better-sqlite3 binds numbered `?n` parameters badly). */
 function numbered(...values: (string | number | null)[]): Numbered {
