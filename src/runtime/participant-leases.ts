@@ -35,14 +35,6 @@ export function shareTeller(
   };
 }
 
-/** What a rebalance changed. */
-export interface Rebalance {
-  /** Participants newly taken: their interrupted invocations need recovery and their records a reload. */
-  readonly taken: ReadonlySet<string>;
-  /** Of those, the ones taken from a free lease (handed over or never held), not from an expired owner. */
-  readonly handedOver: ReadonlySet<string>;
-}
-
 /** Options of `ParticipantLeases`. */
 export interface ParticipantLeasesOptions {
   readonly store: ControlPlaneStore;
@@ -99,25 +91,22 @@ export class ParticipantLeases {
   /**
    * Beats, renews held leases, then moves towards this process's share: releases its surplus or
    * takes free participants (and ones whose owner is gone once their lease expired, at once when
-   * that owner is provably dead on this host).
+   * that owner is provably dead on this host). What it takes waits in `#unloaded` for `takeShare`:
+   * its interrupted invocations need recovery and its records a reload.
    */
-  async rebalance(): Promise<Rebalance> {
+  async rebalance(): Promise<void> {
     const { store, ownerId, leaseTtlMs } = this.#o;
     const members = (await store.heartbeatProcess(ownerId, leaseTtlMs)).filter(
       (m) => m.ownerId === ownerId || !isDeadLocalOwner(m.ownerId),
     );
-    const taken = new Set<string>();
-    const handedOver = new Set<string>();
     for (const participant of [...this.#leases.keys()]) {
       const renewed = this.#renewedAt.get(participant);
       // Every write is fenced, so a lease fresher than half its lifetime needs no write to keep.
       if (renewed !== undefined && this.#o.nowMs() - renewed < leaseTtlMs / 2) continue;
       const before = this.#leases.get(participant);
       const lease = await this.#take(participant);
-      if (lease && before && lease.token !== before.token) {
-        taken.add(participant);
-        this.#unloaded.set(participant, false);
-      }
+      // Taken again after it expired and another owner held it: not handed over.
+      if (lease && before && lease.token !== before.token) this.#unloaded.set(participant, false);
     }
     const leases = await store.listLeases();
     const plan = planShare({
@@ -136,8 +125,7 @@ export class ParticipantLeases {
     for (const participant of plan.acquire) {
       if (this.#leases.size >= plan.target) break;
       if (!(await this.#take(participant))) continue;
-      taken.add(participant);
-      if (!held.has(participant)) handedOver.add(participant);
+      // Handed over: taken from a free lease (released or never held), not from an expired owner.
       this.#unloaded.set(participant, !held.has(participant));
     }
     this.#share = {
@@ -146,7 +134,6 @@ export class ParticipantLeases {
       processes: members.length,
       target: plan.target,
     };
-    return { taken, handedOver };
   }
 
   /**
