@@ -1,16 +1,25 @@
 /**
  * `npm run bench -- recovery`: `RuntimeManager.open` recovering 10³ and 10⁴ interrupted invocations
  * (one tool action each: a third admitted, a third dispatched, a third with an outcome) on SQLite and
- * PostgreSQL. Recovery consumes what it measures, so every round seeds a fresh store, reads the same
- * rows raw with the same driver (the floor: open invocations and their tool actions, no mapping), then
- * times the recovery. Reports the median round, cost per invocation (flat when reads are set-based)
- * and the ratio to the floor. `--quick` runs fewer rounds; `--sizes=1000,10000`, `--backends=...`.
+ * PostgreSQL. Recovery consumes what it measures, so every round seeds two identical fresh stores,
+ * times the recovery of one, then times the full floor on the other (recovery-floor.ts: the same raw
+ * reads, then the rows that recovery wrote, written by hand in one transaction). Reports the median
+ * round, cost per invocation (flat when reads are set-based), the floor and the ratio to it, and marks
+ * a goal that lies under the floor. `--quick` runs fewer rounds; `--sizes=1000,10000`, `--backends=...`.
  * Goals (issue #16): 10⁴ in ≤ 1 s on SQLite, ≤ 2 s on PostgreSQL.
  */
-import Database from "better-sqlite3";
-import pg from "pg";
+import { copyFileSync } from "node:fs";
 import { modelWithAttempts } from "../test/helpers/example.js";
 import { fmt, median, printTable } from "./lib.js";
+import {
+  type FloorTime,
+  pgFloor,
+  pgRecoveryWrites,
+  type RecoveryWrites,
+  rowCount,
+  sqliteFloor,
+  sqliteRecoveryWrites,
+} from "./recovery-floor.js";
 import { PG_URL, pgAvailable, pgSchema, quickMode, scratchDir } from "./store-harness.js";
 import { seedPgInterrupted, seedSqliteInterrupted, timeRecovery } from "./store-recovery.js";
 
@@ -18,57 +27,59 @@ type Backend = "sqlite" | "postgres";
 
 const MODEL = modelWithAttempts(100_000);
 const GOAL_S: Record<Backend, number> = { sqlite: 1, postgres: 2 };
-const OPEN_INVOCATIONS = "SELECT * FROM invocations WHERE state = 'running'";
-const OPEN_ACTIONS =
-  "SELECT t.* FROM invocations i JOIN tool_actions t ON t.invocation_id = i.id WHERE i.state = 'running'";
-
 const log = (message: string) => process.stderr.write(`[recovery bench] ${message}\n`);
 
-/** One round: the floor read and the recovery of the same freshly seeded rows. */
+/** One round: the recovery of freshly seeded rows, and the full floor on an identical copy. */
 interface Round {
-  readonly floorMs: number;
   readonly openMs: number;
+  readonly floor: FloorTime;
   readonly settled: string;
 }
 
 async function sqliteRound(dir: string, count: number, n: number): Promise<Round> {
   const path = `${dir}/recovery-${count}-${n}.db`;
+  const copy = `${dir}/floor-${count}-${n}.db`;
   await seedSqliteInterrupted(path, MODEL, count);
-  const db = new Database(path, { readonly: true });
-  const start = performance.now();
-  const rows = db.prepare(OPEN_INVOCATIONS).all().length + db.prepare(OPEN_ACTIONS).all().length;
-  const floorMs = performance.now() - start;
-  db.close();
-  if (rows !== 2 * count) throw new Error(`floor read ${rows} rows, expected ${2 * count}`);
-  return finish(`sqlite:${path}`, count, floorMs);
+  copyFileSync(path, copy);
+  const { openMs, settled } = await recovered(`sqlite:${path}`, count);
+  const writes = sqliteRecoveryWrites(path);
+  return { openMs, floor: checked(sqliteFloor(copy, writes), count, writes), settled };
 }
 
 async function pgRound(count: number, n: number): Promise<Round> {
   const place = pgSchema(`recovery_${count}_${n}`);
+  const copy = pgSchema(`recovery_floor_${count}_${n}`);
   try {
     await seedPgInterrupted(PG_URL, place.schema, MODEL, count);
-    const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${place.schema}` });
-    await client.connect();
-    const start = performance.now();
-    const rows =
-      (await client.query(OPEN_INVOCATIONS)).rows.length + (await client.query(OPEN_ACTIONS)).rows.length;
-    const floorMs = performance.now() - start;
-    await client.end();
-    if (rows !== 2 * count) throw new Error(`floor read ${rows} rows, expected ${2 * count}`);
-    return await finish(place.url, count, floorMs);
+    await seedPgInterrupted(PG_URL, copy.schema, MODEL, count);
+    const { openMs, settled } = await recovered(place.url, count);
+    const writes = await pgRecoveryWrites(PG_URL, place.schema);
+    return { openMs, floor: checked(await pgFloor(PG_URL, copy.schema, writes), count, writes), settled };
   } finally {
     await place.drop();
+    await copy.drop();
   }
 }
 
-async function finish(url: string, count: number, floorMs: number): Promise<Round> {
+function checked(floor: FloorTime, count: number, writes: RecoveryWrites): FloorTime {
+  if (floor.rowsRead !== 2 * count)
+    throw new Error(`floor read ${floor.rowsRead} rows, expected ${2 * count}`);
+  if (floor.rowsWritten !== rowCount(writes) || writes.events.length !== 3 * count) {
+    throw new Error(
+      `floor wrote ${floor.rowsWritten} rows of ${rowCount(writes)} (${writes.events.length} events)`,
+    );
+  }
+  return floor;
+}
+
+async function recovered(url: string, count: number): Promise<{ openMs: number; settled: string }> {
   const result = await timeRecovery(url, MODEL);
   const s = result.settlements;
   const settled = `${s.withheld ?? 0} / ${s.indeterminate ?? 0} / ${s.succeeded ?? 0}`;
   if (result.stillOpen !== 0 || result.events !== 3 * count) {
     throw new Error(`recovery left ${result.stillOpen} open and wrote ${result.events} events`);
   }
-  return { floorMs, openMs: result.openMs, settled };
+  return { openMs: result.openMs, settled };
 }
 
 /** Runs the recovery suite and prints its table. */
@@ -96,21 +107,29 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
         for (let n = 0; n < rounds; n += 1) {
           const round =
             backend === "sqlite" ? await sqliteRound(scratch.dir, count, n) : await pgRound(count, n);
-          log(`${backend} ${count}: floor ${fmt(round.floorMs, 0)} ms, recovery ${fmt(round.openMs, 0)} ms`);
+          const floorMs = round.floor.readMs + round.floor.writeMs;
+          log(
+            `${backend} ${count}: recovery ${fmt(round.openMs, 0)} ms, floor ${fmt(floorMs, 0)} ms (reads ${fmt(round.floor.readMs, 0)})`,
+          );
           if (n > 0) taken.push(round);
         }
         const openMs = median(taken.map((r) => r.openMs));
-        const floorMs = median(taken.map((r) => r.floorMs));
-        const goal = count === 10_000 ? (openMs / 1000 <= GOAL_S[backend] ? " met" : " MISSED") : "";
+        const floorMs = median(taken.map((r) => r.floor.readMs + r.floor.writeMs));
+        const readMs = median(taken.map((r) => r.floor.readMs));
+        const goalMs = GOAL_S[backend] * 1000;
+        const goal = count === 10_000 ? (openMs <= goalMs ? " met" : " MISSED") : "";
+        // A goal under the floor is out of reach of any implementation of this schema on this machine.
+        const reach = count === 10_000 ? (floorMs > goalMs ? " (floor > goal)" : "") : "";
         table.push([
           backend,
           fmt(count, 0),
           String(taken.length),
           `${fmt(openMs / 1000, 2)}${goal}`,
           fmt((openMs * 1000) / count, 0),
-          fmt(floorMs, 0),
-          fmt((floorMs * 1000) / count, 1),
-          fmt(openMs / floorMs, 1),
+          `${fmt(floorMs / 1000, 2)}${reach}`,
+          fmt((floorMs * 1000) / count, 0),
+          fmt(readMs, 0),
+          fmt(openMs / floorMs, 2),
           taken[0]?.settled ?? "",
         ]);
       }
@@ -126,15 +145,18 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
       "rounds",
       "open s (goal 10⁴: sqlite ≤ 1, pg ≤ 2)",
       "µs/invocation",
-      "floor ms",
+      "floor s",
       "floor µs/inv",
+      "floor reads ms",
       "open/floor",
       "withheld / indeterminate / succeeded",
     ],
     table,
   );
   console.log(
-    "floor = the same open invocations and tool actions read raw with the same driver (no mapping, no writes);\n" +
+    "floor = on an identical copy, the open invocations and their tool actions read raw with the same driver,\n" +
+      "then the rows this round's recovery wrote (closes, settlements, events, scheduler; same bytes, same indexes)\n" +
+      "written by hand in one transaction, same durability; what any implementation of this schema pays here.\n" +
       "open = the whole RuntimeManager.open: lease, three set-based reads, one fenced commit per participant.",
   );
 }
