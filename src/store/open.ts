@@ -14,7 +14,7 @@ export interface OpenStoreOptions {
    * schema with the tables); otherwise `StoreMissingError` and nothing is created. Default true.
    */
   readonly create?: boolean;
-  /** postgres: server-side statement limit; a write that hits it fails with `StoreUnavailableError`. Default 10000. */
+  /** postgres: server-side statement limit; a write that hits it fails with `StoreUnavailableError`. Default 10000; 0: none. */
   readonly statementTimeoutMs?: number;
   /** postgres: how long connecting may take. Default 5000. */
   readonly connectTimeoutMs?: number;
@@ -44,6 +44,7 @@ export async function openControlPlaneStore(
   url: string,
   options: OpenStoreOptions = {},
 ): Promise<ControlPlaneStore> {
+  checkOptions(options);
   if (url === "memory:") {
     return new MemoryControlPlaneStore(options.now === undefined ? {} : { now: options.now });
   }
@@ -74,6 +75,25 @@ export async function openControlPlaneStore(
   );
 }
 
+/** Whole milliseconds or connections each numeric option must be, at least this. */
+const LEAST: Readonly<Record<string, number>> = {
+  busyTimeoutMs: 0,
+  statementTimeoutMs: 0,
+  connectTimeoutMs: 0,
+  poolSize: 1,
+};
+
+/** Refuses a numeric option that is not a whole number at or above its least value, before anything opens. */
+function checkOptions(options: OpenStoreOptions): void {
+  for (const [name, least] of Object.entries(LEAST)) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < least) {
+      throw new RangeError(`store option ${name} must be a whole number ≥ ${least}, got ${String(value)}`);
+    }
+  }
+}
+
 /** Splits the `schema` parameter off a PostgreSQL URL; the rest goes to the driver unchanged. */
 function parsePostgresUrl(url: string): { connectionString: string; schema?: string } {
   let parsed: URL;
@@ -81,6 +101,14 @@ function parsePostgresUrl(url: string): { connectionString: string; schema?: str
     parsed = new URL(url);
   } catch {
     throw new StoreUrlError(`store URL is not a valid PostgreSQL URL`);
+  }
+  // The store appends its own startup options after these: a trailing unpaired backslash would
+  // escape the space between them and swallow the store's first option into the URL's last value.
+  const options = parsed.searchParams.get("options");
+  if (options !== null && /(^|[^\\])(\\\\)*\\$/.test(options)) {
+    throw new StoreUrlError(
+      `the URL's options ${JSON.stringify(options)} end in an unpaired backslash (write \\\\ for a backslash)`,
+    );
   }
   const schema = parsed.searchParams.get("schema");
   if (schema === null) return { connectionString: url };

@@ -69,4 +69,56 @@ describe("openControlPlaneStore", () => {
     await assert.rejects(openControlPlaneStore("sqlite:"), isUrlInvalid);
     await assert.rejects(openControlPlaneStore("postgres://127.0.0.1/test?schema=Drop;Table"), isUrlInvalid);
   });
+
+  it("refuses URL options ending in an unpaired backslash, which would swallow the store's own first option", async () => {
+    for (const options of ["-c%20application_name%3Dx%5C", "%5C", "-c%20a%3Db%5C%5C%5C"]) {
+      await assert.rejects(
+        openControlPlaneStore(`postgres://127.0.0.1:1/test?options=${options}`),
+        (error) => {
+          assert.ok(isUrlInvalid(error));
+          assert.match((error as Error).message, /unpaired backslash/);
+          return true;
+        },
+      );
+    }
+    // An escaped backslash is the user's own: the refusal is not for it (port 1 then refuses the connection).
+    await assert.rejects(
+      openControlPlaneStore("postgres://127.0.0.1:1/test?options=-c%20a%3Db%5C%5C", {
+        connectTimeoutMs: 500,
+      }),
+      StoreUnavailableError,
+    );
+  });
+
+  it("refuses a numeric option that is not a whole number at or above its least, before opening anything", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-open-options-"));
+    try {
+      const bad = [
+        { busyTimeoutMs: -1 },
+        { busyTimeoutMs: 1.5 },
+        { statementTimeoutMs: Number.NaN },
+        { statementTimeoutMs: -10 },
+        { connectTimeoutMs: Number.POSITIVE_INFINITY },
+        { poolSize: 0 },
+      ];
+      for (const options of bad) {
+        const file = join(dir, "never.db");
+        await assert.rejects(openControlPlaneStore(`sqlite:${file}`, options), (error) => {
+          assert.ok(error instanceof RangeError);
+          assert.match(
+            error.message,
+            new RegExp(`store option ${Object.keys(options)[0]} must be a whole number`),
+          );
+          return true;
+        });
+        assert.equal(existsSync(file), false);
+      }
+      await assert.rejects(openControlPlaneStore("memory:", { poolSize: -2 }), RangeError);
+      await (
+        await openControlPlaneStore("memory:", { poolSize: 1, statementTimeoutMs: 0, busyTimeoutMs: 0 })
+      ).close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -4,7 +4,7 @@ import pg from "pg";
 import { StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { migrate } from "../../src/store/postgres/schema.js";
-import { assertSessionSettings, withSearchPath } from "../../src/store/postgres/store.js";
+import { assertSessionSettings, statementTimeouts, withSearchPath } from "../../src/store/postgres/store.js";
 import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
 
 test("every store connection plans its prepared statements generically, beside the URL's own options and the schema", () => {
@@ -19,6 +19,16 @@ test("every store connection plans its prepared statements generically, beside t
   assert.equal(
     withSearchPath("postgres://127.0.0.1/test", undefined).options,
     "-c plan_cache_mode=force_generic_plan -c default_transaction_isolation=read\\ committed",
+  );
+});
+
+test("a statement limit of 0 is none on the server and none in the client (not the client's 5 s)", () => {
+  assert.deepEqual(statementTimeouts(0), { statement_timeout: 0 });
+  assert.deepEqual(statementTimeouts(10_000), { statement_timeout: 10_000, query_timeout: 15_000 });
+  // An idle transaction is still ended: with no statement limit, after the 10 s floor.
+  assert.match(
+    withSearchPath("postgres://127.0.0.1/test", undefined, Math.max(0, 10_000)).options,
+    /=10000$/,
   );
 });
 

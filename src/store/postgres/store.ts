@@ -12,7 +12,7 @@ import { PostgresWrites } from "./writes.js";
 export interface PostgresStoreOptions {
   /** Schema holding the tables (created if missing); default: the server's search_path. */
   readonly schema?: string;
-  /** Server-side limit per statement; a write that hits it rolls back and fails. Default 10000. */
+  /** Server-side limit per statement; a write that hits it rolls back and fails. Default 10000; 0: none. */
   readonly statementTimeoutMs?: number;
   /** How long opening a connection may take. Default 5000. */
   readonly connectTimeoutMs?: number;
@@ -58,9 +58,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
       connectionString: server.connectionString,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-      statement_timeout: statementTimeout,
-      // A dead network never answers; give up a little after the server would have.
-      query_timeout: statementTimeout + 5_000,
+      ...statementTimeouts(statementTimeout),
       keepAlive: true,
       options: server.options,
       types: {
@@ -152,6 +150,14 @@ const SESSION_SETTINGS = [
   // it: a role or server default of repeatable read or serializable must not apply here.
   "-c default_transaction_isolation=read\\ committed",
 ].join(" ");
+
+/**
+ * The pool's limits for a statement limit of `ms` (0: none). A dead network never answers, so the
+ * client gives up a little after the server would have; with no server limit, it never does.
+ */
+export function statementTimeouts(ms: number): { statement_timeout: number; query_timeout?: number } {
+  return ms === 0 ? { statement_timeout: 0 } : { statement_timeout: ms, query_timeout: ms + 5_000 };
+}
 
 /**
  * Startup options: the URL's own `options`, then the schema's search_path and the session settings.
