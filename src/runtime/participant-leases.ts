@@ -77,6 +77,11 @@ export class ParticipantLeases {
     return this.#leases.has(participant);
   }
 
+  /** Held, and loaded since it was taken: its records in memory are the store's. */
+  loaded(participant: string): boolean {
+    return this.#leases.has(participant) && !this.#unloaded.has(participant);
+  }
+
   /** The fencing token writes for this participant must present. */
   fenceFor(participantAddress: string): Fence | undefined {
     const lease = this.#leases.get(participantAddress);

@@ -239,10 +239,15 @@ export class ScheduleBook {
   /** Restarts a stopped participant once every indeterminate tool action of it is resolved. */
   async resumeParticipant(participantAddress: string): Promise<void> {
     const records = [...this.#schedulers.values()].filter((r) => r.participantAddress === participantAddress);
-    if (records.length === 0 || !this.#leases.has(participantAddress)) {
+    if (records.length === 0 || !this.#leases.loaded(participantAddress)) {
+      // Held but its load failed: these records may be older than the store's, and resuming from
+      // them would write that older state back under a valid fence.
+      const held = records.length > 0 && this.#leases.has(participantAddress);
       throw new RuntimeError(
         RuntimeErrorCode.unknown_participant,
-        `this manager does not schedule ${participantAddress}`,
+        held
+          ? `this manager holds ${participantAddress} but has not loaded it (its load failed); it loads at the next step`
+          : `this manager does not schedule ${participantAddress}`,
       );
     }
     const { store, specs, now } = this.#o;
