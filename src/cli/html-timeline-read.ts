@@ -4,10 +4,44 @@ import type { ControlPlaneStore, HistoryQuery } from "../store/types.js";
 import type { TimelineInput } from "./html-timeline.js";
 import type { TimelineScheduler } from "./html-timeline-model.js";
 
-/** Reads what the timeline shows: the events, the operation of every action in them, and the schedulers. */
+/** From this many actions on, the timeline lists operations in one read rather than one read each. */
+export const LISTED_FROM = 64;
+
+/**
+ * The operations of `ids`, in their order. Many (a long run) come from one listing of the shown
+ * participant's operations, or of all, which the history shown covers: not a round trip each. An
+ * episode's are read one by one, as a listing would hold every other episode's too.
+ */
+async function operationsOf(
+  store: ControlPlaneStore,
+  ids: ReadonlySet<string>,
+  query: HistoryQuery,
+  listedFrom: number,
+): Promise<Operation[]> {
+  let found: (Operation | undefined)[];
+  if (ids.size < listedFrom || query.episodeId !== undefined) {
+    found = await Promise.all([...ids].map((id) => store.getOperation(id)));
+  } else {
+    const listed = await store.listOperations({
+      ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
+      limit: Number.MAX_SAFE_INTEGER,
+    });
+    const byId = new Map<string, Operation>();
+    for (const { participantAddress: _, createdAt: __, ...operation } of listed)
+      byId.set(operation.id, operation);
+    found = [...ids].map((id) => byId.get(id));
+  }
+  return found.filter((operation): operation is Operation => operation !== undefined);
+}
+
+/**
+ * Reads what the timeline shows: the events, the operation of every action in them, and the
+ * schedulers; from `listedFrom` actions on, the operations in one listing.
+ */
 export async function readTimelineInput(
   store: ControlPlaneStore,
   query: HistoryQuery = {},
+  listedFrom = LISTED_FROM,
 ): Promise<TimelineInput> {
   const events = await store.listEvents(query);
   const ids = new Set<string>();
@@ -15,8 +49,7 @@ export async function readTimelineInput(
     ids.add(event.action_instance_id);
     if (event.invocation_tool_context) ids.add(event.invocation_tool_context.invocation_action_instance_id);
   }
-  const found = await Promise.all([...ids].map((id) => store.getOperation(id)));
-  const operations = found.filter((operation): operation is Operation => operation !== undefined);
+  const operations = await operationsOf(store, ids, query, listedFrom);
   const inHistory = new Set(events.map((event) => event.participant_address));
   // A participant filter keeps its scheduler even before its first event; an episode filter shows only participants in it.
   const shown = (address: string) =>

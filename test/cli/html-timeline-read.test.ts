@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { LISTED_FROM, readTimelineInput } from "../../src/cli/html-timeline-read.js";
+import { MemoryControlPlaneStore } from "../../src/store/index.js";
+import type { ControlPlaneStore } from "../../src/store/types.js";
+import { runKnownHistory } from "../fixtures/history/scripted-run.js";
+import { EXAMPLE } from "../helpers/example.js";
+
+/** The store, counting its `getOperation` calls. */
+function counting(store: ControlPlaneStore): { store: ControlPlaneStore; gets: () => number } {
+  let gets = 0;
+  const counted = new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "getOperation") return value.bind(target);
+      return (id: string) => {
+        gets += 1;
+        return target.getOperation(id);
+      };
+    },
+  });
+  return { store: counted, gets: () => gets };
+}
+
+describe("readTimelineInput", () => {
+  it("reads a long history's operations in one listing, not one read each, and finds the same ones", async () => {
+    assert.ok(LISTED_FROM > 1 && LISTED_FROM <= 100);
+    const inner = new MemoryControlPlaneStore();
+    await runKnownHistory(inner);
+    for (const query of [{}, { participantAddress: EXAMPLE.participant }]) {
+      const oneByOne = counting(inner);
+      const expected = await readTimelineInput(oneByOne.store, query, Number.POSITIVE_INFINITY);
+      assert.ok(oneByOne.gets() >= 10, "read one by one below the threshold");
+      assert.ok(expected.operations.length >= 10);
+      const listed = counting(inner);
+      const actual = await readTimelineInput(listed.store, query, 0);
+      assert.equal(listed.gets(), 0, "no read per operation from the threshold on");
+      assert.deepEqual(actual, expected);
+    }
+  });
+
+  it("reads an episode's operations one by one: a listing would hold every other episode's", async () => {
+    const inner = new MemoryControlPlaneStore();
+    await runKnownHistory(inner);
+    const [first] = await inner.listEvents();
+    assert.ok(first);
+    const episode = counting(inner);
+    const input = await readTimelineInput(episode.store, { episodeId: first.episode_id }, 0);
+    assert.ok(input.operations.length > 0);
+    assert.equal(episode.gets(), input.operations.length);
+  });
+});
