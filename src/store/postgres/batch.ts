@@ -27,20 +27,22 @@ const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
 // Every part after the invocations' update runs only when that update closed every invocation of
 // the batch; otherwise the caller rolls the transaction back. Rows change by the columns a close or
 // a settlement changes; a stored tool action is updated in place (no ON CONFLICT, whose row lock is
-// one more WAL record per row) and only one never stored is inserted. Sequences are assigned from
+// one more WAL record per row) and only one the update did not find is inserted (the actions' JSON
+// parsed once, no index probed again for those just updated). Sequences are assigned from
 // the history_head row lock, so they stay commit order without gaps.
 const COMMIT_BATCH = (fence: string) => `WITH ${fence},
   written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
     FROM ${recordset(3, CLOSE_COLUMNS)}
     WHERE i.id = t.id AND i.state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
   complete AS (SELECT count(*) = $4::bigint AS ok FROM written),
+  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, TOOL_ACTION_COLUMNS)}),
   settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
-    FROM ${recordset(5, TOOL_ACTION_COLUMNS)}
-    WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING 1),
+    FROM actions AS t
+    WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
   added AS (
     INSERT INTO tool_actions (${list(TOOL_ACTION_COLUMNS)})
-    SELECT ${list(TOOL_ACTION_COLUMNS)} FROM ${recordset(5, TOOL_ACTION_COLUMNS)}
-    WHERE (SELECT ok FROM complete) AND NOT EXISTS (SELECT 1 FROM tool_actions AS s WHERE s.id = t.id)
+    SELECT ${list(TOOL_ACTION_COLUMNS)} FROM actions AS t
+    WHERE (SELECT ok FROM complete) AND NOT EXISTS (SELECT 1 FROM settled AS s WHERE s.id = t.id)
     RETURNING 1),
   head AS (UPDATE history_head SET last_sequence = last_sequence + $6::bigint
     WHERE $6::bigint > 0 AND (SELECT ok FROM complete) RETURNING last_sequence),
