@@ -14,6 +14,13 @@ export interface ParticipantShare {
   readonly target: number;
 }
 
+/** Recovers and loads participants taken: which, which of them were handed over, and how many steps a hand-over keeps. */
+export type LoadTaken = (
+  taken: ReadonlySet<string>,
+  handedOver: ReadonlySet<string>,
+  keepSteps: number,
+) => Promise<void>;
+
 /** Whether a share differs from the last one told (none told yet counts as a change). */
 export function shareChanged(last: ParticipantShare | undefined, next: ParticipantShare): boolean {
   return (
@@ -96,7 +103,7 @@ export class ParticipantLeases {
   /**
    * Beats, renews held leases, then moves towards this process's share: releases its surplus or
    * takes free participants (and ones whose owner is gone once their lease expired, at once when
-   * that owner is provably dead on this host). What it takes waits in `#unloaded` for `takeShare`:
+   * that owner is provably dead on this host). What it takes waits in `#unloaded` for `loadPending`:
    * its interrupted invocations need recovery and its records a reload.
    */
   async rebalance(): Promise<void> {
@@ -142,14 +149,11 @@ export class ParticipantLeases {
   }
 
   /**
-   * Rebalances, then lets `load` recover and load what it took, and what an earlier rebalance or
-   * load that failed part-way took but never loaded. A lease that expired while this process took
-   * the others (a slow step) may be another's already: it is dropped and the rest loaded.
+   * Lets `load` recover and load what a rebalance took, and what an earlier rebalance or load that
+   * failed part-way took but never loaded. A lease that expired while this process took the others
+   * (a slow step) may be another's already: it is dropped and the rest loaded.
    */
-  async takeShare(
-    load: (taken: ReadonlySet<string>, handedOver: ReadonlySet<string>, keepSteps: number) => Promise<void>,
-  ): Promise<void> {
-    await this.rebalance();
+  async loadPending(load: LoadTaken): Promise<void> {
     // Between the old owner's last step and this one, each live process stepped the clock about once.
     // A process alone keeps the single-process rule: a schedule it takes starts from now.
     const keepSteps = this.#share.processes > 1 ? 2 * this.#share.processes : 0;

@@ -1,6 +1,6 @@
 import type { ClockRecord, ControlPlaneStore, Fence, SchedulerRecord } from "../store/index.js";
 import { BookClocks } from "./book-clocks.js";
-import { failureOf, failuresOf, type ParticipantFailure, RuntimeError, RuntimeErrorCode } from "./errors.js";
+import { failureOf, failuresOf, type ParticipantFailure } from "./errors.js";
 import type { InvocationClock } from "./invocation.js";
 import { ParticipantLeases, type ParticipantShare, shareTeller } from "./participant-leases.js";
 import type { ScheduleSpec } from "./plan.js";
@@ -226,8 +226,9 @@ export class ScheduleBook {
     if (!this.#clocks.moved) this.#uncertain.add(key(participantAddress, policyAddress));
   }
 
-  /** Pauses or resumes every clock. */
+  /** Pauses or resumes every clock, once what is held is loaded (pause then sees every continuation). */
   async setPaused(paused: boolean): Promise<void> {
+    await this.loadPending();
     await this.#clocks.setPaused(paused);
   }
 
@@ -238,28 +239,17 @@ export class ScheduleBook {
 
   /** Restarts a stopped participant once every indeterminate tool action of it is resolved. */
   async resumeParticipant(participantAddress: string): Promise<void> {
-    const records = [...this.#schedulers.values()].filter((r) => r.participantAddress === participantAddress);
-    if (records.length === 0 || !this.#leases.loaded(participantAddress)) {
-      // Held but its load failed: these records may be older than the store's, and resuming from
-      // them would write that older state back under a valid fence.
-      const held = records.length > 0 && this.#leases.has(participantAddress);
-      throw new RuntimeError(
-        RuntimeErrorCode.unknown_participant,
-        held
-          ? `this manager holds ${participantAddress} but has not loaded it (its load failed); it loads at the next step`
-          : `this manager does not schedule ${participantAddress}`,
-      );
-    }
-    const { store, specs, now } = this.#o;
-    for (const record of await resumedRecords(store, records, specs, participantAddress, now())) {
+    await this.loadPending(); // one held but not loaded has records older than the store's
+    const records = this.describe().filter((r) => r.participantAddress === participantAddress);
+    for (const record of await resumedRecords(this.#o, records, participantAddress)) {
       await this.#saveScheduler(record);
       this.updateScheduler(record);
     }
   }
 
-  /** Each owned schedule's lifecycle, for summaries. */
+  /** Each owned and loaded schedule's lifecycle (never a record older than the store's). */
   describe(): SchedulerRecord[] {
-    return [...this.#schedulers.values()].filter((r) => this.#leases.has(r.participantAddress));
+    return [...this.#schedulers.values()].filter((r) => this.#leases.loaded(r.participantAddress));
   }
 
   /** After a failed step: forgets the leases another process took over, then throws the step's error. */
@@ -273,13 +263,19 @@ export class ScheduleBook {
     await this.#leases.releaseAll();
   }
 
-  /** At a step boundary: moves to this process's share, then recovers and loads what it took. */
-  async #takeLeases(catchUp = false): Promise<void> {
-    await this.#leases.takeShare(async (taken, handedOver, keepSteps) => {
+  /** Outside a step, before acting on records: recovers and loads what is held but not loaded yet. */
+  async loadPending(catchUp = false): Promise<void> {
+    await this.#leases.loadPending(async (taken, handedOver, keepSteps) => {
       await assertSameControls(this.#o.store, this.#o.specs, taken);
       await this.#o.recover(taken, (p) => this.fenceFor(p));
       await this.reloadSchedulers(taken, catchUp, handedOver, keepSteps);
     });
+  }
+
+  /** At a step boundary: moves to this process's share, then recovers and loads what it took. */
+  async #takeLeases(catchUp = false): Promise<void> {
+    await this.#leases.rebalance();
+    await this.loadPending(catchUp);
     this.#tellShare();
   }
 

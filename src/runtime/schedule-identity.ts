@@ -85,16 +85,26 @@ export async function assertSameControls(
 
 /**
  * The records a resume writes: each stopped one running again (or completed), none for those not
- * stopped. Refused while an indeterminate tool action is unresolved, and (`state_conflict`) when a
- * v2 continuation ended failed.
+ * stopped. Refused when there are none (`records` are the participant's loaded ones), while an
+ * indeterminate tool action is unresolved, and (`state_conflict`) when a v2 continuation ended failed.
  */
 export async function resumedRecords(
-  store: ControlPlaneStore,
+  book: {
+    readonly store: ControlPlaneStore;
+    readonly specs: readonly ScheduleSpec[];
+    readonly now: () => string;
+  },
   records: readonly SchedulerRecord[],
-  specs: readonly ScheduleSpec[],
   participantAddress: string,
-  at: string,
 ): Promise<SchedulerRecord[]> {
+  const { store, specs } = book;
+  const at = book.now();
+  if (records.length === 0) {
+    throw new RuntimeError(
+      RuntimeErrorCode.unknown_participant,
+      `this manager does not schedule ${participantAddress}`,
+    );
+  }
   const open = await unresolvedIndeterminateActions(store, participantAddress);
   if (open.length > 0) {
     throw new RuntimeError(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ParticipantLeases } from "../../src/runtime/participant-leases.js";
+import { type LoadTaken, ParticipantLeases } from "../../src/runtime/participant-leases.js";
 import { openControlPlaneStore, StoreUnavailableError } from "../../src/store/index.js";
 import type { ControlPlaneStore } from "../../src/store/types.js";
 
@@ -33,7 +33,13 @@ function leasesOn(store: ControlPlaneStore): ParticipantLeases {
   });
 }
 
-/** Every set `takeShare` hands its load, in order; `fail` makes the load throw once, on that call. */
+/** A step boundary's take: rebalance, then load what is held but not loaded. */
+async function takeShare(leases: ParticipantLeases, load: LoadTaken): Promise<void> {
+  await leases.rebalance();
+  await leases.loadPending(load);
+}
+
+/** Every set a step boundary hands its load, in order; `fail` makes the load throw once, on that call. */
 function recorder(fail?: number) {
   const loads: string[][] = [];
   const load = async (taken: ReadonlySet<string>) => {
@@ -43,16 +49,16 @@ function recorder(fail?: number) {
   return { loads, load };
 }
 
-describe("ParticipantLeases.takeShare", () => {
+describe("ParticipantLeases.rebalance then loadPending", () => {
   it("loads a participant taken by a rebalance that failed part-way, at the next step", async () => {
     const store = await openControlPlaneStore("memory:");
     const leases = leasesOn(failingAcquires(store, [2]));
     const { loads, load } = recorder();
-    await assert.rejects(leases.takeShare(load), StoreUnavailableError);
+    await assert.rejects(takeShare(leases, load), StoreUnavailableError);
     assert.equal(leases.owned().size, 1, "one lease was taken before the failure");
-    await leases.takeShare(load);
+    await takeShare(leases, load);
     assert.deepEqual(loads, [[A, B]]);
-    await leases.takeShare(load);
+    await takeShare(leases, load);
     assert.deepEqual(loads, [[A, B]], "nothing is loaded twice once loaded");
   });
 
@@ -60,8 +66,8 @@ describe("ParticipantLeases.takeShare", () => {
     const store = await openControlPlaneStore("memory:");
     const leases = leasesOn(store);
     const { loads, load } = recorder(1);
-    await assert.rejects(leases.takeShare(load), StoreUnavailableError);
-    await leases.takeShare(load);
+    await assert.rejects(takeShare(leases, load), StoreUnavailableError);
+    await takeShare(leases, load);
     assert.deepEqual(loads, [
       [A, B],
       [A, B],

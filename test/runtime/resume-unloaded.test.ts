@@ -5,10 +5,12 @@ import { MemoryControlPlaneStore } from "../../src/store/index.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
 import { aroundStoreMethod } from "../helpers/faulty-store.js";
 import { ScriptedResultRuntime } from "./harnesses.js";
+import { EveryKthFails, v2Manifest } from "./v2/harness.js";
+import { compileFile, V2_EXAMPLE } from "./v2/trace.js";
 
 const TTL = 1_000;
 
-it("refuses to resume a participant held again but not loaded (its load failed), writing nothing; resumes once loaded", async () => {
+it("resumeParticipant loads a participant held again but not loaded (its load failed) before resuming it, never writing its older record", async () => {
   let t = 1_000_000;
   const store = new MemoryControlPlaneStore({ now: () => t });
   let failRecoveryReads = false;
@@ -51,20 +53,70 @@ it("refuses to resume a participant held again but not loaded (its load failed),
   // a takes the participant again (a new token), and its recovery read fails: held, not loaded.
   failRecoveryReads = true;
   await assert.rejects(a.step(1), StoreUnavailableError);
-  await assert.rejects(a.resumeParticipant(EXAMPLE.participant), (error: Error & { code?: string }) => {
-    assert.equal(error.code, "runtime.unknown-participant");
-    assert.match(error.message, /has not loaded it \(its load failed\); it loads at the next step/);
-    return true;
-  });
+  assert.deepEqual(a.schedulers(), [], "no record older than the store's is shown");
+  // Resuming loads it first; that load fails too, and nothing is written.
+  await assert.rejects(a.resumeParticipant(EXAMPLE.participant), StoreUnavailableError);
   assert.deepEqual(await store.listSchedulers(), storeState, "a's older record was not written back");
 
   failRecoveryReads = false;
-  await a.step(1);
+  // No step between: resuming loads the participant, then resumes the store's record.
   await a.resumeParticipant(EXAMPLE.participant);
   assert.deepEqual(
     (await store.listSchedulers()).map((s) => [s.lifecycle, s.attempts]),
     [["running", 2]],
     "resumed from the store's record, not a's older one",
   );
+  await a.close();
+});
+
+it("pause and resume load a participant held again but not loaded first, never writing its older continuation", async () => {
+  let t = 1_000_000;
+  const store = new MemoryControlPlaneStore({ now: () => t });
+  let failRecoveryReads = false;
+  const faulty = aroundStoreMethod(store, "listOpenInvocations", (_args, call) =>
+    failRecoveryReads ? Promise.reject(new StoreUnavailableError("injected: recovery read failed")) : call(),
+  );
+  const open = (ownerId: string, on: ControlPlaneStore) =>
+    RuntimeManager.open({
+      model: compileFile(V2_EXAMPLE),
+      manifest: v2Manifest(),
+      runtime: new EveryKthFails(3, "target_unavailable"),
+      stochasticControls: [
+        { controlId: "green-activity-policy", namespace: "green-activity", publicSeed: "42".repeat(32) },
+      ],
+      store: on,
+      ownerId,
+      leaseTtlMs: TTL,
+      now: () => t,
+      log: () => undefined,
+    });
+  const a = await open("host-a", faulty);
+  for (let i = 0; i < 5; i += 1) await a.step(1);
+  const older = a.schedulers()[0]?.activity?.attempted_actions;
+  t += 5 * TTL;
+  const b = await open("host-b", store);
+  for (let i = 0; i < 30; i += 1) await b.step(1);
+  await b.close();
+  const [stored] = await store.listSchedulers();
+  assert.ok(stored?.activity && older !== undefined && stored.activity.attempted_actions > older);
+
+  failRecoveryReads = true;
+  await assert.rejects(a.step(1), StoreUnavailableError);
+  await assert.rejects(a.pause(), StoreUnavailableError);
+  assert.deepEqual(
+    await store.listSchedulers(),
+    [stored],
+    "nothing written, the older continuation least of all",
+  );
+
+  failRecoveryReads = false;
+  await a.pause();
+  const [paused] = await store.listSchedulers();
+  assert.equal(paused?.activity?.lifecycle_state, "paused");
+  assert.equal(paused?.activity?.attempted_actions, stored.activity.attempted_actions);
+  await a.resume();
+  const [resumed] = await store.listSchedulers();
+  assert.notEqual(resumed?.activity?.lifecycle_state, "paused");
+  assert.ok((resumed?.activity?.attempted_actions ?? 0) >= stored.activity.attempted_actions);
   await a.close();
 });
