@@ -75,21 +75,27 @@ export async function openControlPlaneStore(
   );
 }
 
-/** Whole milliseconds or connections each numeric option must be, at least this. */
-const LEAST: Readonly<Record<string, number>> = {
-  busyTimeoutMs: 0,
-  statementTimeoutMs: 0,
-  connectTimeoutMs: 0,
-  poolSize: 1,
+/** The largest timer Node keeps (a longer one fires at once) and the server's largest timeout. */
+const MAX_MS = 2 ** 31 - 1;
+
+/** The whole numbers each numeric option may be: the statement limit leaves room for the client's 5 s more. */
+const RANGES: Readonly<Record<string, readonly [number, number]>> = {
+  busyTimeoutMs: [0, MAX_MS],
+  statementTimeoutMs: [0, MAX_MS - 5_000],
+  connectTimeoutMs: [0, MAX_MS],
+  poolSize: [1, 10_000],
 };
 
-/** Refuses a numeric option that is not a whole number at or above its least value, before anything opens. */
+/** Refuses a numeric option that is not a whole number in its range, before anything opens. */
 function checkOptions(options: OpenStoreOptions): void {
-  for (const [name, least] of Object.entries(LEAST)) {
+  for (const [name, [least, most]] of Object.entries(RANGES)) {
     const value = (options as Record<string, unknown>)[name];
     if (value === undefined) continue;
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < least) {
-      throw new RangeError(`store option ${name} must be a whole number ≥ ${least}, got ${String(value)}`);
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < least || value > most) {
+      const got = typeof value === "number" ? String(value) : `${typeof value} ${String(value)}`;
+      throw new RangeError(
+        `store option ${name} must be a whole number from ${least} to ${most}, got ${got}`,
+      );
     }
   }
 }

@@ -4,7 +4,7 @@ import pg from "pg";
 import { StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { migrate } from "../../src/store/postgres/schema.js";
-import { assertSessionSettings, statementTimeouts, withSearchPath } from "../../src/store/postgres/store.js";
+import { assertSessionSettings, clientTimeout, withSearchPath } from "../../src/store/postgres/store.js";
 import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
 
 test("every store connection plans its prepared statements generically, beside the URL's own options and the schema", () => {
@@ -22,25 +22,38 @@ test("every store connection plans its prepared statements generically, beside t
   );
 });
 
-test("a statement limit of 0 is none on the server and none in the client (not the client's 5 s)", () => {
-  assert.deepEqual(statementTimeouts(0), { statement_timeout: 0 });
-  assert.deepEqual(statementTimeouts(10_000), { statement_timeout: 10_000, query_timeout: 15_000 });
-  // An idle transaction is still ended: with no statement limit, after the 10 s floor.
+test("a statement limit of 0 is none on the server, whatever the URL or role says, and none in the client", async (t) => {
+  assert.deepEqual(clientTimeout(0), {});
+  assert.deepEqual(clientTimeout(10_000), { query_timeout: 15_000 });
+  const limits = { statementMs: 0, idleMs: 10_000 };
   assert.match(
-    withSearchPath("postgres://127.0.0.1/test", undefined, Math.max(0, 10_000)).options,
-    /=10000$/,
+    withSearchPath("postgres://127.0.0.1/test", undefined, limits).options,
+    / -c statement_timeout=0 -c idle_in_transaction_session_timeout=10000$/,
   );
+  if (!(await postgresAvailable("postgres statement limit 0"))) return t.skip("POSTGRES UNAVAILABLE");
+  // The driver sends no statement_timeout of 0 itself: a URL's (or role's) limit would then apply.
+  const url = new URL(POSTGRES_TEST_URL);
+  url.searchParams.set("options", "-c statement_timeout=150");
+  const client = new pg.Client(withSearchPath(url.toString(), undefined, limits));
+  await client.connect();
+  try {
+    const { rows } = await client.query("SHOW statement_timeout");
+    assert.equal(rows[0]?.statement_timeout, "0");
+    await client.query("SELECT pg_sleep(0.3)");
+  } finally {
+    await client.end();
+  }
 });
 
 test("a store's transaction left idle (its process died between two statements) is ended by the server", async (t) => {
   assert.match(
-    withSearchPath("postgres://127.0.0.1/test", undefined, 12_000).options,
+    withSearchPath("postgres://127.0.0.1/test", undefined, { statementMs: 2_000, idleMs: 12_000 }).options,
     / -c idle_in_transaction_session_timeout=12000$/,
   );
   if (!(await postgresAvailable("postgres idle transactions"))) return t.skip("POSTGRES UNAVAILABLE");
   const { url, drop } = freshSchema();
   const store = await openControlPlaneStore(url, { statementTimeoutMs: 2_000 });
-  const client = new pg.Client(withSearchPath(url, undefined, 10_000));
+  const client = new pg.Client(withSearchPath(url, undefined, { statementMs: 2_000, idleMs: 10_000 }));
   await client.connect();
   client.on("error", () => undefined);
   try {

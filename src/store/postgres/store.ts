@@ -51,14 +51,17 @@ export class PostgresControlPlaneStore extends DelegatingStore {
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
       throw new Error(`schema ${JSON.stringify(schema)} is not a lowercase SQL identifier`);
     }
-    const statementTimeout = options.statementTimeoutMs ?? 10_000;
+    const statementMs = options.statementTimeoutMs ?? 10_000;
     // The store never waits between two statements of its own transactions: a statement timeout is ample.
-    const server = withSearchPath(connectionString, schema, Math.max(statementTimeout, 10_000));
+    const server = withSearchPath(connectionString, schema, {
+      statementMs,
+      idleMs: Math.max(statementMs, 10_000),
+    });
     const pool = new pg.Pool({
       connectionString: server.connectionString,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-      ...statementTimeouts(statementTimeout),
+      ...clientTimeout(statementMs),
       keepAlive: true,
       options: server.options,
       types: {
@@ -152,34 +155,40 @@ const SESSION_SETTINGS = [
 ].join(" ");
 
 /**
- * The pool's limits for a statement limit of `ms` (0: none). A dead network never answers, so the
- * client gives up a little after the server would have; with no server limit, it never does.
+ * The client's limit for a server statement limit of `ms` (0: none). A dead network never answers,
+ * so the client gives up a little after the server would have; with no server limit, it never does.
  */
-export function statementTimeouts(ms: number): { statement_timeout: number; query_timeout?: number } {
-  return ms === 0 ? { statement_timeout: 0 } : { statement_timeout: ms, query_timeout: ms + 5_000 };
+export function clientTimeout(ms: number): { query_timeout?: number } {
+  return ms === 0 ? {} : { query_timeout: ms + 5_000 };
+}
+
+/** The server's limits on a store session: a statement (0: none), and a transaction left idle. */
+export interface SessionLimits {
+  readonly statementMs: number;
+  readonly idleMs: number;
 }
 
 /**
- * Startup options: the URL's own `options`, then the schema's search_path and the session settings.
- * With `idleMs`, a transaction of this store left open that long is ended by the server: a process
- * that died or lost its network between two statements of a transaction would otherwise keep its
- * locks (the lease row among them, so no takeover) until TCP keepalive notices, hours by default.
+ * Startup options: the URL's own `options`, then the schema's search_path, the session settings and
+ * the `limits`, which override the URL's, the role's and the server's (a limit of 0 too: the driver
+ * sends no statement_timeout of 0). A transaction of this store left idle `idleMs` is ended by the
+ * server: a process that died or lost its network between two statements of a transaction would
+ * otherwise keep its locks (the lease row among them, so no takeover) until TCP keepalive notices.
  */
 export function withSearchPath(
   connectionString: string,
   schema: string | undefined,
-  idleMs?: number,
+  limits?: SessionLimits,
 ): { connectionString: string; options: string } {
   const url = new URL(connectionString);
   const own = url.searchParams.get("options");
   url.searchParams.delete("options");
-  const idle =
-    idleMs === undefined ? undefined : `-c idle_in_transaction_session_timeout=${Math.round(idleMs)}`;
   const settings = [
     own,
     schema === undefined ? undefined : `-c search_path=${schema}`,
     SESSION_SETTINGS,
-    idle,
+    limits && `-c statement_timeout=${limits.statementMs}`,
+    limits && `-c idle_in_transaction_session_timeout=${limits.idleMs}`,
   ];
   return { connectionString: url.toString(), options: settings.filter(Boolean).join(" ") };
 }
