@@ -118,8 +118,10 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
         const readMs = median(taken.map((r) => r.floor.readMs));
         const goalMs = GOAL_S[backend] * 1000;
         const goal = count === 10_000 ? (openMs <= goalMs ? " met" : " MISSED") : "";
-        // A goal under the floor is out of reach of any implementation of this schema on this machine.
-        const reach = count === 10_000 ? (floorMs > goalMs ? " (floor > goal)" : "") : "";
+        // A goal under the floor's median of several rounds needs a faster way to write these rows
+        // than the floor's, a faster machine, or fewer rows and indexes; one round is too noisy to say.
+        const over = count === 10_000 && taken.length >= 3 && floorMs > goalMs;
+        const reach = over ? " (floor > goal)" : "";
         table.push([
           backend,
           fmt(count, 0),
@@ -156,7 +158,7 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
   console.log(
     "floor = on an identical copy, the open invocations and their tool actions read raw with the same driver,\n" +
       "then the rows this round's recovery wrote (closes, settlements, events, scheduler; same bytes, same indexes)\n" +
-      "written by hand in one transaction, same durability; what any implementation of this schema pays here.\n" +
+      "written by hand in one transaction, same durability (PostgreSQL: set-based updates, events by COPY).\n" +
       "open = the whole RuntimeManager.open: lease, three set-based reads, one fenced commit per participant.",
   );
 }

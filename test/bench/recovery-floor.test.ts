@@ -3,6 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
 import {
   pgFloor,
   pgRecoveryWrites,
@@ -15,6 +16,16 @@ import { modelWithAttempts } from "../helpers/example.js";
 import { freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "../store/pg-available.js";
 
 const MODEL = modelWithAttempts(100);
+
+/** Every row of a SQLite table, in rowid order. */
+function wholeTable(path: string, table: string): unknown[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all();
+  } finally {
+    db.close();
+  }
+}
 const COUNT = 30;
 
 // The floor is only a floor if it writes what recovery wrote: after it, the untouched copy must hold
@@ -35,6 +46,10 @@ describe("recovery bench floor", () => {
     assert.equal(floor.rowsRead, 2 * COUNT);
     assert.equal(floor.rowsWritten, rowCount(writes));
     assert.deepEqual(sqliteRecoveryWrites(copy), writes);
+    // Not only the columns the floor copies: every row of the tables recovery writes is the same.
+    for (const table of ["invocations", "tool_actions", "history_events", "schedulers"]) {
+      assert.deepEqual(wholeTable(copy, table), wholeTable(recovered, table), table);
+    }
   });
 
   it("PostgreSQL: the copy holds the recovered rows after the floor", async (t) => {
