@@ -68,7 +68,11 @@ export function sqliteRecoveryWrites(path: string): RecoveryWrites {
         .prepare(`${pick(SETTLE)} FROM tool_actions WHERE recovered_at IS NOT NULL ORDER BY id`)
         .all() as Row[],
       events: db.prepare(`SELECT ${EVENT.join(", ")} FROM history_events ORDER BY sequence`).all() as Row[],
-      schedulers: db.prepare(`SELECT ${SCHEDULER.join(", ")} FROM schedulers ORDER BY participant_address, policy_address`).all() as Row[],
+      schedulers: db
+        .prepare(
+          `SELECT ${SCHEDULER.join(", ")} FROM schedulers ORDER BY participant_address, policy_address`,
+        )
+        .all() as Row[],
     };
   } finally {
     db.close();
@@ -122,7 +126,9 @@ export async function pgRecoveryWrites(url: string, schema: string): Promise<Rec
       events: await rows(
         "SELECT participant_address, episode_id, action_instance_id, body::text AS body FROM history_events ORDER BY sequence",
       ),
-      schedulers: await rows(`SELECT ${SCHEDULER.join(", ")} FROM schedulers ORDER BY participant_address, policy_address`),
+      schedulers: await rows(
+        `SELECT ${SCHEDULER.join(", ")} FROM schedulers ORDER BY participant_address, policy_address`,
+      ),
     };
   } finally {
     await client.end();
