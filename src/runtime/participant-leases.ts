@@ -150,15 +150,15 @@ export class ParticipantLeases {
 
   /**
    * Lets `load` recover and load what a rebalance took, and what an earlier rebalance or load that
-   * failed part-way took but never loaded. A lease that expired while this process took the others
+   * failed part-way took but never loaded (of `only`, when given). A lease that expired while this process took the others
    * (a slow step) may be another's already: it is dropped and the rest loaded.
    */
-  async loadPending(load: LoadTaken): Promise<void> {
+  async loadPending(load: LoadTaken, only?: ReadonlySet<string>): Promise<void> {
     // Between the old owner's last step and this one, each live process stepped the clock about once.
     // A process alone keeps the single-process rule: a schedule it takes starts from now.
     const keepSteps = this.#share.processes > 1 ? 2 * this.#share.processes : 0;
-    for (let attempt = 0; this.#unloaded.size > 0; attempt += 1) {
-      const pending = new Set(this.#unloaded.keys());
+    for (let attempt = 0; this.unloaded(only).length > 0; attempt += 1) {
+      const pending = new Set(this.unloaded(only));
       const handedOver = new Set([...pending].filter((p) => this.#unloaded.get(p)));
       try {
         await load(pending, handedOver, keepSteps);
@@ -169,6 +169,11 @@ export class ParticipantLeases {
         await this.dropLost();
       }
     }
+  }
+
+  /** Participants held but not loaded yet (of `only`, when given). */
+  unloaded(only?: ReadonlySet<string>): string[] {
+    return [...this.#unloaded.keys()].filter((p) => only === undefined || only.has(p));
   }
 
   /** Forgets every lease the store no longer gives this process (taken over after it expired). */

@@ -226,9 +226,9 @@ export class ScheduleBook {
     if (!this.#clocks.moved) this.#uncertain.add(key(participantAddress, policyAddress));
   }
 
-  /** Pauses or resumes every clock, once what is held is loaded (pause then sees every continuation). */
+  /** Pauses or resumes every clock, once each held participant that can load is (a step says why one cannot). */
   async setPaused(paused: boolean): Promise<void> {
-    await this.loadPending();
+    for (const p of this.#leases.unloaded()) await this.loadPending(new Set([p])).catch(() => undefined);
     await this.#clocks.setPaused(paused);
   }
 
@@ -239,7 +239,7 @@ export class ScheduleBook {
 
   /** Restarts a stopped participant once every indeterminate tool action of it is resolved. */
   async resumeParticipant(participantAddress: string): Promise<void> {
-    await this.loadPending(); // one held but not loaded has records older than the store's
+    await this.loadPending(new Set([participantAddress])); // if held but not loaded: its records are older
     const records = this.describe().filter((r) => r.participantAddress === participantAddress);
     for (const record of await resumedRecords(this.#o, records, participantAddress)) {
       await this.#saveScheduler(record);
@@ -263,19 +263,19 @@ export class ScheduleBook {
     await this.#leases.releaseAll();
   }
 
-  /** Outside a step, before acting on records: recovers and loads what is held but not loaded yet. */
-  async loadPending(catchUp = false): Promise<void> {
+  /** Outside a step, before acting on records: recovers and loads what is held but not loaded yet (of `only`). */
+  async loadPending(only?: ReadonlySet<string>, catchUp = false): Promise<void> {
     await this.#leases.loadPending(async (taken, handedOver, keepSteps) => {
       await assertSameControls(this.#o.store, this.#o.specs, taken);
       await this.#o.recover(taken, (p) => this.fenceFor(p));
       await this.reloadSchedulers(taken, catchUp, handedOver, keepSteps);
-    });
+    }, only);
   }
 
   /** At a step boundary: moves to this process's share, then recovers and loads what it took. */
   async #takeLeases(catchUp = false): Promise<void> {
     await this.#leases.rebalance();
-    await this.loadPending(catchUp);
+    await this.loadPending(undefined, catchUp);
     this.#tellShare();
   }
 

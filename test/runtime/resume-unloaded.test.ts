@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { type ControlPlaneStore, RuntimeManager, StoreUnavailableError } from "../../src/index.js";
 import { MemoryControlPlaneStore } from "../../src/store/index.js";
-import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
+import { EXAMPLE, exampleManifest, modelWithAttempts, modelWithParticipants } from "../helpers/example.js";
 import { aroundStoreMethod } from "../helpers/faulty-store.js";
 import { ScriptedResultRuntime } from "./harnesses.js";
 import { EveryKthFails, v2Manifest } from "./v2/harness.js";
@@ -69,7 +69,7 @@ it("resumeParticipant loads a participant held again but not loaded (its load fa
   await a.close();
 });
 
-it("pause and resume load a participant held again but not loaded first, never writing its older continuation", async () => {
+it("pause and resume load a participant held again but not loaded first, or leave it out, never writing its older continuation", async () => {
   let t = 1_000_000;
   const store = new MemoryControlPlaneStore({ now: () => t });
   let failRecoveryReads = false;
@@ -102,7 +102,8 @@ it("pause and resume load a participant held again but not loaded first, never w
 
   failRecoveryReads = true;
   await assert.rejects(a.step(1), StoreUnavailableError);
-  await assert.rejects(a.pause(), StoreUnavailableError);
+  // It cannot load now: pause leaves it out (its next step says why) and writes nothing of it.
+  await a.pause();
   assert.deepEqual(
     await store.listSchedulers(),
     [stored],
@@ -110,6 +111,7 @@ it("pause and resume load a participant held again but not loaded first, never w
   );
 
   failRecoveryReads = false;
+  await a.resume();
   await a.pause();
   const [paused] = await store.listSchedulers();
   assert.equal(paused?.activity?.lifecycle_state, "paused");
@@ -118,5 +120,55 @@ it("pause and resume load a participant held again but not loaded first, never w
   const [resumed] = await store.listSchedulers();
   assert.notEqual(resumed?.activity?.lifecycle_state, "paused");
   assert.ok((resumed?.activity?.attempted_actions ?? 0) >= stored.activity.attempted_actions);
+  await a.close();
+});
+
+it("one participant whose load keeps failing blocks neither resumeParticipant nor pause of the others", async () => {
+  let t = 1_000_000;
+  const store = new MemoryControlPlaneStore({ now: () => t });
+  let failing: string | undefined;
+  const faulty = aroundStoreMethod(store, "getScheduler", (args, call) =>
+    args[0] === failing ? Promise.reject(new StoreUnavailableError("injected: its load failed")) : call(),
+  );
+  const open = (ownerId: string, on: ControlPlaneStore) =>
+    RuntimeManager.open({
+      model: modelWithParticipants(2, 10),
+      manifest: exampleManifest(),
+      runtime: new ScriptedResultRuntime(() => {
+        throw new Error("boom");
+      }),
+      store: on,
+      ownerId,
+      leaseTtlMs: TTL,
+      now: () => t,
+      log: () => undefined,
+    });
+  const a = await open("host-a", faulty);
+  const [first, second] = a.schedulers().map((s) => s.participantAddress);
+  assert.ok(first && second);
+  t += 5 * TTL;
+  await (await open("host-b", store)).close();
+
+  // a takes both again; the second's load fails, and with it the step.
+  failing = second;
+  await assert.rejects(a.step(1), StoreUnavailableError);
+  assert.deepEqual(a.schedulers(), []);
+  await a.resumeParticipant(first);
+  assert.deepEqual(
+    a.schedulers().map((s) => [s.participantAddress, s.lifecycle]),
+    [[first, "running"]],
+  );
+  await a.pause();
+  assert.equal((await store.getClock("time.clock.scenario-clock"))?.paused, true, "the clock paused");
+  await assert.rejects(a.resumeParticipant(second), StoreUnavailableError);
+  failing = undefined;
+  await a.resume();
+  assert.deepEqual(
+    a
+      .schedulers()
+      .map((s) => s.participantAddress)
+      .sort(),
+    [first, second].sort(),
+  );
   await a.close();
 });
