@@ -159,14 +159,20 @@ describe("raes run: processes on one PostgreSQL share the participants", {
           [victimOwner],
         )
       ).map((r) => r.participant_address);
-    // Mid-run: the victim has an invocation open.
+    // Mid-run: the victim has an invocation open. It is frozen before the look, so the invocation
+    // seen open cannot close before the kill (it did once, between a look and a kill).
     const orphans = await until("an open invocation of the victim", async () => {
+      victim.child.kill("SIGSTOP");
+      // A statement already sent still commits on the server: give it time, then look.
+      await new Promise((resolve) => setTimeout(resolve, 200));
       const mine = await victimParticipants();
       const [open] = await adminQuery<{ n: number }>(
         `SELECT count(*)::int AS n FROM ${schema}.invocations WHERE state = 'running' AND participant_address = ANY($1)`,
         [mine],
       );
-      return (open?.n ?? 0) > 0 ? mine : undefined;
+      if ((open?.n ?? 0) > 0) return mine;
+      victim.child.kill("SIGCONT");
+      return undefined;
     });
     victim.child.kill("SIGKILL");
     await victim.exited;
