@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { type ControlPlaneStore, RuntimeManager, StoreUnavailableError } from "../../src/index.js";
+import {
+  type ControlPlaneStore,
+  RuntimeManager,
+  type RuntimeManagerOptions,
+  StoreUnavailableError,
+} from "../../src/index.js";
 import { MemoryControlPlaneStore } from "../../src/store/index.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts, modelWithParticipants } from "../helpers/example.js";
 import { aroundStoreMethod } from "../helpers/faulty-store.js";
@@ -10,27 +15,41 @@ import { compileFile, V2_EXAMPLE } from "./v2/trace.js";
 
 const TTL = 1_000;
 
+/** The options every open shares but the store and owner: a fresh runtime each time. */
+type BaseOptions = () => Omit<RuntimeManagerOptions, "store" | "ownerId" | "leaseTtlMs" | "now" | "log">;
+
+/** A memory store on a clock the test moves, and `open` of a manager on it (or on a faulty view of it). */
+function hosts(base: BaseOptions) {
+  const clock = { t: 1_000_000 };
+  const store = new MemoryControlPlaneStore({ now: () => clock.t });
+  const open = (ownerId: string, on: ControlPlaneStore = store) =>
+    RuntimeManager.open({
+      ...base(),
+      store: on,
+      ownerId,
+      leaseTtlMs: TTL,
+      now: () => clock.t,
+      log: () => undefined,
+    });
+  return { clock, store, open };
+}
+
+/** Every outer attempt fails: each consumes one attempt and stops the scheduler (failure_policy). */
+const alwaysFails = () =>
+  new ScriptedResultRuntime(() => {
+    throw new Error("boom");
+  });
+
 it("resumeParticipant loads a participant held again but not loaded (its load failed) before resuming it, never writing its older record", async () => {
-  let t = 1_000_000;
-  const store = new MemoryControlPlaneStore({ now: () => t });
+  const { clock, store, open } = hosts(() => ({
+    model: modelWithAttempts(10),
+    manifest: exampleManifest(),
+    runtime: alwaysFails(),
+  }));
   let failRecoveryReads = false;
   const faulty = aroundStoreMethod(store, "listOpenInvocations", (_args, call) =>
     failRecoveryReads ? Promise.reject(new StoreUnavailableError("injected: recovery read failed")) : call(),
   );
-  const open = (ownerId: string, on: ControlPlaneStore) =>
-    RuntimeManager.open({
-      model: modelWithAttempts(10),
-      manifest: exampleManifest(),
-      // Every outer attempt fails: each consumes one attempt and stops the scheduler (failure_policy).
-      runtime: new ScriptedResultRuntime(() => {
-        throw new Error("boom");
-      }),
-      store: on,
-      ownerId,
-      leaseTtlMs: TTL,
-      now: () => t,
-      log: () => undefined,
-    });
   const a = await open("host-a", faulty);
   assert.deepEqual(
     a.schedulers().map((s) => [s.lifecycle, s.attempts]),
@@ -39,8 +58,8 @@ it("resumeParticipant loads a participant held again but not loaded (its load fa
 
   // a goes silent; after its lease expired, b takes the participant over, resumes it, runs one more
   // failing attempt and gives the participant up.
-  t += 5 * TTL;
-  const b = await open("host-b", store);
+  clock.t += 5 * TTL;
+  const b = await open("host-b");
   await b.resumeParticipant(EXAMPLE.participant);
   await b.step(1);
   await b.close();
@@ -70,31 +89,23 @@ it("resumeParticipant loads a participant held again but not loaded (its load fa
 });
 
 it("pause and resume load a participant held again but not loaded first, or leave it out, never writing its older continuation", async () => {
-  let t = 1_000_000;
-  const store = new MemoryControlPlaneStore({ now: () => t });
+  const { clock, store, open } = hosts(() => ({
+    model: compileFile(V2_EXAMPLE),
+    manifest: v2Manifest(),
+    runtime: new EveryKthFails(3, "target_unavailable"),
+    stochasticControls: [
+      { controlId: "green-activity-policy", namespace: "green-activity", publicSeed: "42".repeat(32) },
+    ],
+  }));
   let failRecoveryReads = false;
   const faulty = aroundStoreMethod(store, "listOpenInvocations", (_args, call) =>
     failRecoveryReads ? Promise.reject(new StoreUnavailableError("injected: recovery read failed")) : call(),
   );
-  const open = (ownerId: string, on: ControlPlaneStore) =>
-    RuntimeManager.open({
-      model: compileFile(V2_EXAMPLE),
-      manifest: v2Manifest(),
-      runtime: new EveryKthFails(3, "target_unavailable"),
-      stochasticControls: [
-        { controlId: "green-activity-policy", namespace: "green-activity", publicSeed: "42".repeat(32) },
-      ],
-      store: on,
-      ownerId,
-      leaseTtlMs: TTL,
-      now: () => t,
-      log: () => undefined,
-    });
   const a = await open("host-a", faulty);
   for (let i = 0; i < 5; i += 1) await a.step(1);
   const older = a.schedulers()[0]?.activity?.attempted_actions;
-  t += 5 * TTL;
-  const b = await open("host-b", store);
+  clock.t += 5 * TTL;
+  const b = await open("host-b");
   for (let i = 0; i < 30; i += 1) await b.step(1);
   await b.close();
   const [stored] = await store.listSchedulers();
@@ -124,30 +135,20 @@ it("pause and resume load a participant held again but not loaded first, or leav
 });
 
 it("one participant whose load keeps failing blocks neither resumeParticipant nor pause of the others", async () => {
-  let t = 1_000_000;
-  const store = new MemoryControlPlaneStore({ now: () => t });
+  const { clock, store, open } = hosts(() => ({
+    model: modelWithParticipants(2, 10),
+    manifest: exampleManifest(),
+    runtime: alwaysFails(),
+  }));
   let failing: string | undefined;
   const faulty = aroundStoreMethod(store, "getScheduler", (args, call) =>
     args[0] === failing ? Promise.reject(new StoreUnavailableError("injected: its load failed")) : call(),
   );
-  const open = (ownerId: string, on: ControlPlaneStore) =>
-    RuntimeManager.open({
-      model: modelWithParticipants(2, 10),
-      manifest: exampleManifest(),
-      runtime: new ScriptedResultRuntime(() => {
-        throw new Error("boom");
-      }),
-      store: on,
-      ownerId,
-      leaseTtlMs: TTL,
-      now: () => t,
-      log: () => undefined,
-    });
   const a = await open("host-a", faulty);
   const [first, second] = a.schedulers().map((s) => s.participantAddress);
   assert.ok(first && second);
-  t += 5 * TTL;
-  await (await open("host-b", store)).close();
+  clock.t += 5 * TTL;
+  await (await open("host-b")).close();
 
   // a takes both again; the second's load fails, and with it the step.
   failing = second;
