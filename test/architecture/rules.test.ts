@@ -14,8 +14,8 @@ import {
   folderGraph,
 } from "./rules.js";
 
-/** The forbidden arrows exactly as issue 11 lists them; the rule data must cover every one. */
-const ISSUE_ARROWS: readonly [string, string][] = [
+/** The forbidden arrows, listed one by one; the rule data must cover every one. */
+const LISTED_ARROWS: readonly [string, string][] = [
   ["port", "runtime"],
   ["port", "cli"],
   ["store", "port"],
@@ -37,6 +37,7 @@ const edge = (from: string, to: string): ImportEdge => ({
   to,
   file: `${from}/x.ts`,
   specifier: `../${to}/index.js`,
+  target: `${to}/index.ts`,
 });
 
 describe("the architecture rule engine", () => {
@@ -61,8 +62,8 @@ describe("the architecture rule engine", () => {
     assert.deepEqual(checkArchitecture([edge("store", "store")]), []);
   });
 
-  it("holds every forbidden arrow of issue 11 as data", () => {
-    for (const [from, to] of ISSUE_ARROWS) {
+  it("holds every listed forbidden arrow as data", () => {
+    for (const [from, to] of LISTED_ARROWS) {
       assert.ok(
         FORBIDDEN_ARROWS.some((rule) => rule.from === from && rule.to.includes(to)),
         `${from} → ${to} is missing from FORBIDDEN_ARROWS`,
@@ -70,7 +71,7 @@ describe("the architecture rule engine", () => {
     }
   });
 
-  for (const [from, to] of ISSUE_ARROWS) {
+  for (const [from, to] of LISTED_ARROWS) {
     it(`reports ${from} → ${to} as forbidden`, () => {
       const violations = checkArchitecture([edge(from, to), edge(to, "records")]);
       assert.deepEqual(

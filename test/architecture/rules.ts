@@ -1,6 +1,6 @@
-import type { ImportEdge } from "./graph.js";
+import { circles, type Graph, type ImportEdge } from "./graph.js";
 
-/** Arrows no folder may draw, whatever the documented layering allows: the issue-11 rules, as data. */
+/** Arrows no folder may draw, whatever the documented layering allows, as data. */
 export interface ForbiddenArrows {
   readonly from: string;
   readonly to: readonly string[];
@@ -8,7 +8,7 @@ export interface ForbiddenArrows {
   readonly why: string;
 }
 
-/** The forbidden arrows of issue 11, plus those the one-way layering of docs/architecture.md implies for the leaf. */
+/** The forbidden arrows: the layering of docs/architecture.md, spelled out where a wrong arrow would hurt most. */
 export const FORBIDDEN_ARROWS: readonly ForbiddenArrows[] = [
   { from: "port", to: ["runtime", "cli"], why: "the port is below the runtime and the CLI" },
   { from: "port", to: ["store"], why: "the port writes through its ledger interface, not a store" },
@@ -46,39 +46,8 @@ export function folderGraph(edges: readonly ImportEdge[]): Map<string, Set<strin
 }
 
 /** The strongly connected components with more than one folder (Tarjan), each sorted: the cycles. */
-export function folderCycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
-  let counter = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const cycles: string[][] = [];
-  const visit = (node: string): void => {
-    index.set(node, counter);
-    low.set(node, counter);
-    counter += 1;
-    stack.push(node);
-    onStack.add(node);
-    for (const next of graph.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node) ?? 0, low.get(next) ?? 0));
-      } else if (onStack.has(next)) {
-        low.set(node, Math.min(low.get(node) ?? 0, index.get(next) ?? 0));
-      }
-    }
-    if (low.get(node) !== index.get(node)) return;
-    const component: string[] = [];
-    for (;;) {
-      const member = stack.pop() as string;
-      onStack.delete(member);
-      component.push(member);
-      if (member === node) break;
-    }
-    if (component.length > 1) cycles.push(component.sort());
-  };
-  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
-  return cycles;
+export function folderCycles(graph: Graph): string[][] {
+  return circles(graph);
 }
 
 /**

@@ -1,21 +1,30 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ROOT } from "../helpers/example.js";
 import { allowedArrows, readLayerFile } from "./doc.js";
-import { scanImports } from "./graph.js";
+import { scanFiles, scanImports } from "./graph.js";
 import { checkArchitecture, describeViolation, FORBIDDEN_ARROWS } from "./rules.js";
+import {
+  crowdedFolders,
+  describeStructureViolation,
+  doorViolations,
+  fileCycles,
+  LIMITS,
+  longFiles,
+  subfolderCycles,
+} from "./structure.js";
 
 const SRC = join(ROOT, "src");
 const ROWS = readLayerFile(join(ROOT, "docs", "architecture.md"));
-const MAX_LINES = 300;
+const EDGES = scanImports(SRC);
+const FILES = scanFiles(SRC);
 
 describe("the import graph of src/", () => {
   it("has no cycle between folders, no forbidden arrow and no arrow docs/architecture.md does not list", () => {
-    const edges = scanImports(SRC);
-    assert.ok(edges.length > 100, `only ${edges.length} imports found; the scan is not reading src/`);
-    const violations = checkArchitecture(edges, FORBIDDEN_ARROWS, allowedArrows(ROWS));
+    assert.ok(EDGES.length > 100, `only ${EDGES.length} imports found; the scan is not reading src/`);
+    const violations = checkArchitecture(EDGES, FORBIDDEN_ARROWS, allowedArrows(ROWS));
     assert.deepEqual(violations.map(describeViolation), []);
   });
 
@@ -28,15 +37,34 @@ describe("the import graph of src/", () => {
   });
 
   it("keeps the record vocabulary a leaf: records imports nothing from src/", () => {
-    const out = scanImports(SRC).filter((edge) => edge.from === "records" && edge.to !== "records");
+    const out = EDGES.filter((edge) => edge.from === "records" && edge.to !== "records");
     assert.deepEqual(out, []);
   });
 
-  it(`has no file over ${MAX_LINES} lines`, () => {
-    const long = sourceFiles(SRC)
-      .map((path) => ({ path, lines: readFileSync(path, "utf8").split("\n").length - 1 }))
-      .filter((file) => file.lines > MAX_LINES);
+  it("reaches into a folder only through its door: no import names a file inside another folder", () => {
+    assert.deepEqual(doorViolations(EDGES).map(describeStructureViolation), []);
+  });
+
+  it("has no circle of files, type-only imports included", () => {
+    assert.deepEqual(fileCycles(EDGES).map(describeStructureViolation), []);
+  });
+
+  it("has no circle between sibling subfolders inside a folder", () => {
+    assert.deepEqual(subfolderCycles(EDGES).map(describeStructureViolation), []);
+  });
+
+  it(`has no file over ${LIMITS.hardLines} lines, and names each over ${LIMITS.softLines}`, (t) => {
+    for (const file of longFiles(FILES, LIMITS.softLines)) {
+      t.diagnostic(
+        `warning: src/${file.path} has ${file.lines} lines, over ${LIMITS.softLines}: does it hold two concepts?`,
+      );
+    }
+    const long = longFiles(FILES, LIMITS.hardLines).map((file) => `src/${file.path}: ${file.lines} lines`);
     assert.deepEqual(long, []);
+  });
+
+  it(`holds at most ${LIMITS.filesPerFolder} source files directly in any folder`, () => {
+    assert.deepEqual(crowdedFolders(FILES, LIMITS.filesPerFolder).map(describeStructureViolation), []);
   });
 });
 
@@ -65,11 +93,3 @@ describe("docs/architecture.md", () => {
     }
   });
 });
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") ? [path] : [];
-  });
-}
