@@ -65,17 +65,25 @@ describe("the door rule", () => {
     assert.equal(requiredDoor("runtime/manager.ts", "runtime/a/b/index.ts"), "runtime/a/index.ts");
   });
 
-  it("reports each importing file and specifier once, with the door to use", () => {
-    const violations = doorViolations([
+  it("reports each importing file and specifier once, with the door to use and whether it exists", () => {
+    const edges = [
       imports("cli/main.ts", "runtime/index.ts"),
       imports("cli/timeline.ts", "history/types.ts"),
       imports("cli/timeline.ts", "history/types.ts"),
       imports("store/postgres/rows.ts", "store/sql/records.ts"),
-    ]);
-    assert.deepEqual(violations.map(describeStructureViolation), [
-      "cli/timeline.ts imports ../history/types.js, a file inside history/: import its door history/index.ts",
-      "store/postgres/rows.ts imports ../sql/records.js, a file inside store/sql/: import its door store/sql/index.ts",
-    ]);
+    ];
+    const tree = ["cli/main.ts", "cli/timeline.ts", "history/index.ts", "history/types.ts"];
+    assert.deepEqual(
+      doorViolations(
+        edges,
+        tree.map((path) => sized(path, 1)),
+      ).map(describeStructureViolation),
+      [
+        "cli/timeline.ts imports ../history/types.js, a file inside history/: import its door history/index.ts",
+        "store/postgres/rows.ts imports ../sql/records.js, a file inside store/sql/: import its door store/sql/index.ts (which it does not have yet)",
+      ],
+    );
+    assert.equal(doorViolations(edges).length, 2);
   });
 });
 

@@ -18,7 +18,13 @@ export interface Hop {
 
 /** One broken rule of the shape of the tree: doors, circles of files and of subfolders, sizes. */
 export type StructureViolation =
-  | { readonly kind: "door"; readonly edge: ImportEdge; readonly door: string }
+  | {
+      readonly kind: "door";
+      readonly edge: ImportEdge;
+      readonly door: string;
+      /** The tree has no such door yet: the folder needs one. */
+      readonly missing: boolean;
+    }
   | { readonly kind: "file-cycle"; readonly files: readonly string[]; readonly circle: readonly Hop[] }
   | {
       readonly kind: "subfolder-cycle";
@@ -58,16 +64,21 @@ export function requiredDoor(file: string, target: string): string | undefined {
 
 /**
  * Every import that reaches into another folder past its door, once per importing file and
- * specifier (a value and a type import of one module are one violation).
+ * specifier (a value and a type import of one module are one violation). Given the tree's files,
+ * a door the tree does not have is marked missing.
  */
-export function doorViolations(edges: readonly ImportEdge[]): StructureViolation[] {
+export function doorViolations(
+  edges: readonly ImportEdge[],
+  files?: readonly SourceFile[],
+): StructureViolation[] {
+  const present = files === undefined ? undefined : new Set(files.map((file) => file.path));
   const seen = new Set<string>();
   return edges.flatMap((edge) => {
     const door = requiredDoor(edge.file, edge.target);
     const key = `${edge.file}\0${edge.specifier}`;
     if (door === undefined || seen.has(key)) return [];
     seen.add(key);
-    return [{ kind: "door" as const, edge, door }];
+    return [{ kind: "door" as const, edge, door, missing: present !== undefined && !present.has(door) }];
   });
 }
 
@@ -176,7 +187,7 @@ export function checkStructure(
   limits: Limits = LIMITS,
 ): StructureViolation[] {
   return [
-    ...doorViolations(edges),
+    ...doorViolations(edges, files),
     ...fileCycles(edges),
     ...subfolderCycles(edges),
     ...longFiles(files, limits.hardLines).map((file) => ({
@@ -222,7 +233,7 @@ const shown = (folder: string): string => (folder === "" ? "the root folder" : `
 export function describeStructureViolation(violation: StructureViolation): string {
   switch (violation.kind) {
     case "door":
-      return `${violation.edge.file} imports ${violation.edge.specifier}, a file inside ${dirOf(violation.door)}/: import its door ${violation.door}`;
+      return `${violation.edge.file} imports ${violation.edge.specifier}, a file inside ${dirOf(violation.door)}/: import its door ${violation.door}${violation.missing ? " (which it does not have yet)" : ""}`;
     case "file-cycle":
       return `circle of ${violation.files.length} files (${violation.files.join(", ")})${through(violation.circle, violation.files.length)}`;
     case "subfolder-cycle":
