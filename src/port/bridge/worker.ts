@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort } from "node:worker_threads";
+import type { InvocationToolActionPort } from "../types.js";
 import { helloFor, offersAdmitDispatch, type RemoteHello, remotePort, serveRemoteCall } from "./remote.js";
-import type { InvocationToolActionPort } from "./types.js";
 
 /** Returns a MessagePort to transfer to a worker thread; the worker connects with `connectToolActionPort`. */
 export function exposeToolActionPort(port: InvocationToolActionPort): MessagePort {

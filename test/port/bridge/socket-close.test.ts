@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { connectToolActionPort, serveToolActionPort } from "../../src/index.js";
-import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
-import { oneInvocation } from "./support/invocation.js";
+import { connectToolActionPort, serveToolActionPort } from "../../../src/index.js";
+import { codeOf, outcomeFor, requestFor } from "../../helpers/tool-requests.js";
+import { oneInvocation } from "../support/invocation.js";
 
 describe("closing a served port", () => {
   let dir = "";

@@ -1,13 +1,11 @@
 import { connect } from "node:net";
 import type { MessagePort } from "node:worker_threads";
-import { BridgeLimits } from "./bridge-limits.js";
-import { ParticipantToolActionRefusal as Refusal } from "./codes.js";
+import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
+import type { InvocationToolActionPort } from "../types.js";
+import { BridgeLimits } from "./limits.js";
+import { parseLine, readLines } from "./lines.js";
 import { offersAdmitDispatch, type RemoteEnd, type RemoteHello, remotePort } from "./remote.js";
-import { parseLine, readLines } from "./socket-lines.js";
-import type { InvocationToolActionPort } from "./types.js";
-import { connectMessagePort } from "./worker-bridge.js";
-
-export { type ServedToolActionPort, serveToolActionPort } from "./socket-server.js";
+import { connectMessagePort } from "./worker.js";
 
 /** Where a remote port lives: a MessagePort from `exposeToolActionPort`, or a served socket. */
 export type ToolActionPortAddress = MessagePort | { readonly socketPath: string; readonly token: string };

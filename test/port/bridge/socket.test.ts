@@ -11,11 +11,11 @@ import {
   connectToolActionPort,
   type InvocationToolActionPort,
   serveToolActionPort,
-} from "../../src/index.js";
-import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
-import { oneInvocation } from "./support/invocation.js";
+} from "../../../src/index.js";
+import { codeOf, outcomeFor, requestFor } from "../../helpers/tool-requests.js";
+import { oneInvocation } from "../support/invocation.js";
 
-const CLIENT = fileURLToPath(new URL("./support/socket-client.ts", import.meta.url));
+const CLIENT = fileURLToPath(new URL("../support/socket-client.ts", import.meta.url));
 
 /** Sends raw lines to a served socket and collects what comes back until the server closes it. */
 function rawExchange(socketPath: string, lines: readonly string[]): Promise<string> {

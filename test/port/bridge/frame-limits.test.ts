@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { type MessagePort, Worker } from "node:worker_threads";
-import { exposeToolActionPort, SocketRefusal, serveToolActionPort } from "../../src/port/index.js";
-import { exampleModel } from "../helpers/example.js";
-import { requestFor } from "../helpers/tool-requests.js";
-import { openCore } from "./support/core.js";
-import { RawSession, watchProcessFaults } from "./support/raw-socket.js";
+import { exposeToolActionPort, SocketRefusal, serveToolActionPort } from "../../../src/port/index.js";
+import { exampleModel } from "../../helpers/example.js";
+import { requestFor } from "../../helpers/tool-requests.js";
+import { openCore } from "../support/core.js";
+import { RawSession, watchProcessFaults } from "../support/raw-socket.js";
 
 /** The frame of the review: a cancel whose argument is `depth` arrays nested in one another. */
 function nestedCancel(id: number, depth: number): string {

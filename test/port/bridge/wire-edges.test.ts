@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { serveRemoteCall } from "../../src/port/remote.js";
-import { codeOf, requestFor } from "../helpers/tool-requests.js";
-import { oneInvocation } from "./support/invocation.js";
+import { serveRemoteCall } from "../../../src/port/bridge/remote.js";
+import { codeOf, requestFor } from "../../helpers/tool-requests.js";
+import { oneInvocation } from "../support/invocation.js";
 
 describe("edges of the request shape and the wire protocol", () => {
   it("a well-typed generation that is not the port's is generation_mismatch (rule 3b), not request_invalid", async () => {

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { threadId } from "node:worker_threads";
-import { codeOf, requestFor } from "../helpers/tool-requests.js";
-import { oneInvocation } from "./support/invocation.js";
-import { runVector, SPEC } from "./support/vectors.js";
-import { WorkerPortHost } from "./support/worker-host.js";
+import { codeOf, requestFor } from "../../helpers/tool-requests.js";
+import { oneInvocation } from "../support/invocation.js";
+import { runVector, SPEC } from "../support/vectors.js";
+import { WorkerPortHost } from "../support/worker-host.js";
 
 describe("worker-thread bridge: every conformance vector, every call made from a real worker", () => {
   let host: WorkerPortHost;

@@ -9,11 +9,11 @@ import {
   type ServedToolActionPort,
   SocketRefusal,
   serveToolActionPort,
-} from "../../src/port/index.js";
-import { exampleModel } from "../helpers/example.js";
-import { codeOf, requestFor } from "../helpers/tool-requests.js";
-import { openCore } from "./support/core.js";
-import { RawSession } from "./support/raw-socket.js";
+} from "../../../src/port/index.js";
+import { exampleModel } from "../../helpers/example.js";
+import { codeOf, requestFor } from "../../helpers/tool-requests.js";
+import { openCore } from "../support/core.js";
+import { RawSession } from "../support/raw-socket.js";
 
 /** Reads what the server says before it closes the connection: its refusal, then the end. */
 async function refusalThenClose(session: RawSession): Promise<unknown> {

@@ -4,14 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { serveToolActionPort } from "../../src/port/index.js";
-import { exampleModel } from "../helpers/example.js";
-import { fullRun, fuzzInputsPerTarget, processFigures, reportProgress } from "../helpers/fuzz-budget.js";
-import { openCore } from "./support/core.js";
-import { FRAME_FAMILIES, frameArbitrary } from "./support/fuzz-frames.js";
-import { MESSAGE_FAMILIES, messageArbitrary } from "./support/fuzz-messages.js";
-import { FuzzTally, socketBatch, workerBatch } from "./support/fuzz-runners.js";
-import { watchProcessFaults } from "./support/raw-socket.js";
+import { serveToolActionPort } from "../../../src/port/index.js";
+import { exampleModel } from "../../helpers/example.js";
+import { fullRun, fuzzInputsPerTarget, processFigures, reportProgress } from "../../helpers/fuzz-budget.js";
+import { openCore } from "../support/core.js";
+import { FRAME_FAMILIES, frameArbitrary } from "../support/fuzz-frames.js";
+import { MESSAGE_FAMILIES, messageArbitrary } from "../support/fuzz-messages.js";
+import { FuzzTally, socketBatch, workerBatch } from "../support/fuzz-runners.js";
+import { watchProcessFaults } from "../support/raw-socket.js";
 
 /** Inputs per bridge: 20 000 in CI, RAES_FUZZ_INPUTS for a long run (see README, "Hardening"). */
 const INPUTS = fuzzInputsPerTarget();

@@ -6,7 +6,7 @@
  * Both directions walk the value with an explicit stack and stop at the argument bounds: a peer
  * controls the shape, so nesting must never reach the call stack, and size must never reach memory.
  */
-import { BridgeLimits } from "./bridge-limits.js";
+import { BridgeLimits } from "./limits.js";
 
 const MARK = "$raes";
 const UNDEFINED = "undefined";

@@ -1,6 +1,6 @@
-import { admitAndDispatch, registerAdmitDispatch } from "./admit-dispatch.js";
-import { ParticipantToolActionRefusal as Refusal } from "./codes.js";
-import type { InvocationToolActionPort, ToolActionPortIdentity } from "./types.js";
+import { admitAndDispatch, registerAdmitDispatch } from "../admit-dispatch.js";
+import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
+import type { InvocationToolActionPort, ToolActionPortIdentity } from "../types.js";
 import { decodeWireValue, encodeWireValue } from "./wire-values.js";
 
 /** The port methods a remote peer may call; nothing else crosses a bridge. */

@@ -1,11 +1,11 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { BridgeLimits, SocketRefusal } from "./bridge-limits.js";
-import { ParticipantToolActionRefusal as Refusal } from "./codes.js";
+import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
+import type { InvocationToolActionPort } from "../types.js";
+import { BridgeLimits, SocketRefusal } from "./limits.js";
+import { parseLine, readLines } from "./lines.js";
 import { callId, helloFor, type RemoteEnd, refusalAnswer, serveRemoteCall } from "./remote.js";
-import { parseLine, readLines } from "./socket-lines.js";
-import type { InvocationToolActionPort } from "./types.js";
 
 /** A port served on a private Unix socket. */
 export interface ServedToolActionPort {

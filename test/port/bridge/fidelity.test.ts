@@ -7,11 +7,11 @@ import {
   connectToolActionPort,
   type InvocationToolActionPort,
   serveToolActionPort,
-} from "../../src/index.js";
-import { codeOf, requestFor } from "../helpers/tool-requests.js";
-import { oneInvocation } from "./support/invocation.js";
-import { malformedAnswers } from "./support/malformed.js";
-import { WorkerPortHost } from "./support/worker-host.js";
+} from "../../../src/index.js";
+import { codeOf, requestFor } from "../../helpers/tool-requests.js";
+import { oneInvocation } from "../support/invocation.js";
+import { malformedAnswers } from "../support/malformed.js";
+import { WorkerPortHost } from "../support/worker-host.js";
 
 type Bridge = (port: InvocationToolActionPort, admittedId: string) => Promise<string[]>;
 
