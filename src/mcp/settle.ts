@@ -1,8 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { InvocationToolActionPort } from "../port/index.js";
-import { describe, UNKNOWN_CODES } from "./call-errors.js";
 import type { ToolMapEntry } from "./map.js";
-import { toolError } from "./results.js";
+import { describe, toolError, UNKNOWN_CODES } from "./results.js";
 import { toolActionOutcome } from "./tool-request.js";
 import type { UpstreamCallError } from "./upstream.js";
 
