@@ -1,7 +1,7 @@
-import { DiagnosticCode } from "./codes.js";
-import type { Finding } from "./diagnostics.js";
-import { joinPointer } from "./diagnostics.js";
-import { isPortableIdentifier } from "./identifier.js";
+import { DiagnosticCode } from "../codes.js";
+import type { Finding } from "../diagnostics.js";
+import { joinPointer } from "../diagnostics.js";
+import { isPortableIdentifier } from "../identifier.js";
 
 /** Receives the findings a decoder makes. */
 export interface DecodeContext {

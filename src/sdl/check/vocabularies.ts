@@ -1,7 +1,7 @@
-import { DiagnosticCode } from "./codes.js";
-import type { Finding } from "./diagnostics.js";
-import { joinPointer } from "./diagnostics.js";
-import type { ScenarioIndex } from "./refs.js";
+import { DiagnosticCode } from "../codes.js";
+import type { Finding } from "../diagnostics.js";
+import { joinPointer } from "../diagnostics.js";
+import type { ScenarioIndex } from "../refs.js";
 
 /** RAES's governed-extension pattern (controlled-vocabularies-v1): `x-<namespace>:<term>`. */
 const EXTENSION = /^x-[a-z0-9]+(?:-[a-z0-9]+)*:[a-z0-9]+(?:-[a-z0-9]+)*$/;

@@ -1,19 +1,14 @@
-import { DiagnosticCode } from "./codes.js";
-import { joinPointer } from "./diagnostics.js";
-import { actionContractShape, agentShape } from "./schema-actions.js";
-import { behaviorSpecificationShape } from "./schema-behavior.js";
-import { observationBoundaryShape } from "./schema-boundaries.js";
-import {
-  clockShape,
-  progressionPolicyShape,
-  temporalConstraintShape,
-  timeDomainShape,
-} from "./schema-time.js";
-import { contentShape, entityShape, nodeShape } from "./schema-topology.js";
+import { DiagnosticCode } from "../codes.js";
+import { joinPointer } from "../diagnostics.js";
+import { actionContractShape, agentShape } from "./actions.js";
+import { behaviorSpecificationShape } from "./behavior.js";
+import { observationBoundaryShape } from "./boundaries.js";
 import type { DecodeContext, Infer } from "./shape.js";
 import { isMapping, opaque, record, text } from "./shape.js";
 import type { OptionalField } from "./struct.js";
 import { optional, required, struct, withDefault } from "./struct.js";
+import { clockShape, progressionPolicyShape, temporalConstraintShape, timeDomainShape } from "./time.js";
+import { contentShape, entityShape, nodeShape } from "./topology.js";
 
 /** RAES top-level sections that raes-ts keeps as authored but does not interpret. */
 export const UNINTERPRETED_SECTIONS = [

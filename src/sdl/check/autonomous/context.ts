@@ -1,7 +1,6 @@
-import type { Finding } from "./diagnostics.js";
-import type { ScenarioIndex } from "./refs.js";
-import type { BehaviorSpecification } from "./scenario.js";
-import type { AutonomousPolicy } from "./schema-behavior.js";
+import type { Finding } from "../../diagnostics.js";
+import type { ScenarioIndex } from "../../refs.js";
+import type { AutonomousPolicy, BehaviorSpecification } from "../../schema/index.js";
 
 /** Where a check reports what it finds. */
 export type Report = (finding: Finding) => void;

@@ -1,6 +1,6 @@
-import { DiagnosticCode } from "./codes.js";
-import type { Finding } from "./diagnostics.js";
-import { joinPointer } from "./diagnostics.js";
+import { DiagnosticCode } from "../codes.js";
+import type { Finding } from "../diagnostics.js";
+import { joinPointer } from "../diagnostics.js";
 import type { DecodeContext, Shape } from "./shape.js";
 import { isMapping } from "./shape.js";
 

@@ -1,8 +1,8 @@
-import { DiagnosticCode } from "./codes.js";
-import type { Finding } from "./diagnostics.js";
-import { joinPointer } from "./diagnostics.js";
-import { looksAddressable, resolveAddressableRef, type ScenarioIndex } from "./refs.js";
-import type { Agent } from "./scenario.js";
+import { DiagnosticCode } from "../codes.js";
+import type { Finding } from "../diagnostics.js";
+import { joinPointer } from "../diagnostics.js";
+import { looksAddressable, resolveAddressableRef, type ScenarioIndex } from "../refs.js";
+import type { Agent } from "../schema/index.js";
 
 type Report = (finding: Finding) => void;
 

@@ -1,5 +1,5 @@
-import { DiagnosticCode } from "./codes.js";
-import { FAILURE_CLASSES } from "./schema-actions.js";
+import { DiagnosticCode } from "../codes.js";
+import { FAILURE_CLASSES } from "./actions.js";
 import type { Infer, Shape } from "./shape.js";
 import { choice, integer, list, opaque, record, text } from "./shape.js";
 import { optional, reportNoncanonical, required, struct, variant, withDefault } from "./struct.js";

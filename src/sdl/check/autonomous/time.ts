@@ -1,9 +1,9 @@
-import { DiagnosticCode } from "./codes.js";
-import { joinPointer } from "./diagnostics.js";
-import type { PolicyContext } from "./policy-context.js";
-import { sectionRefName } from "./refs.js";
-import type { Clock, ProgressionPolicy, TemporalConstraint } from "./scenario.js";
-import { AutonomousProfile } from "./schema-behavior.js";
+import { DiagnosticCode } from "../../codes.js";
+import { joinPointer } from "../../diagnostics.js";
+import { sectionRefName } from "../../refs.js";
+import type { Clock, ProgressionPolicy, TemporalConstraint } from "../../schema/index.js";
+import { AutonomousProfile } from "../../schema/index.js";
+import type { PolicyContext } from "./context.js";
 
 /** Checks the policy's clock, progression policy and cadence constraints. */
 export function checkTime(ctx: PolicyContext): void {

@@ -1,10 +1,10 @@
-import { checkSpecificationRefs, checkToolAffordances } from "./check-affordances.js";
-import { checkAutonomousPolicies } from "./check-autonomous.js";
-import { checkAgents, checkBoundaries, checkContentAndActions } from "./check-references.js";
-import { checkTimeModel } from "./check-time.js";
-import type { Finding } from "./diagnostics.js";
-import { ScenarioIndex } from "./refs.js";
-import type { Scenario } from "./scenario.js";
+import type { Finding } from "../diagnostics.js";
+import { ScenarioIndex } from "../refs.js";
+import type { Scenario } from "../schema/index.js";
+import { checkSpecificationRefs, checkToolAffordances } from "./affordances.js";
+import { checkAutonomousPolicies } from "./autonomous/index.js";
+import { checkAgents, checkBoundaries, checkContentAndActions } from "./references.js";
+import { checkTimeModel } from "./time.js";
 import { checkVocabularies } from "./vocabularies.js";
 
 /** Runs every semantic check on a decoded scenario and reports all findings, never only the first. */

@@ -1,8 +1,8 @@
-import { DiagnosticCode } from "./codes.js";
-import type { Finding } from "./diagnostics.js";
-import { joinPointer } from "./diagnostics.js";
-import type { ScenarioIndex } from "./refs.js";
-import type { BehaviorSpecification, ToolAffordance } from "./scenario.js";
+import { DiagnosticCode } from "../codes.js";
+import type { Finding } from "../diagnostics.js";
+import { joinPointer } from "../diagnostics.js";
+import type { ScenarioIndex } from "../refs.js";
+import type { BehaviorSpecification, ToolAffordance } from "../schema/index.js";
 
 type Report = (finding: Finding) => void;
 

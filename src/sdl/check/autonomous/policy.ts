@@ -1,11 +1,11 @@
-import { checkTime } from "./check-autonomous-time.js";
-import { checkEvaluation } from "./check-evaluation.js";
-import { DiagnosticCode } from "./codes.js";
-import { joinPointer } from "./diagnostics.js";
-import type { PolicyContext, Report } from "./policy-context.js";
-import type { ScenarioIndex } from "./refs.js";
-import type { AutonomousPolicy } from "./schema-behavior.js";
-import { AutonomousProfile } from "./schema-behavior.js";
+import { DiagnosticCode } from "../../codes.js";
+import { joinPointer } from "../../diagnostics.js";
+import type { ScenarioIndex } from "../../refs.js";
+import type { AutonomousPolicy } from "../../schema/index.js";
+import { AutonomousProfile } from "../../schema/index.js";
+import type { PolicyContext, Report } from "./context.js";
+import { checkEvaluation } from "./evaluation.js";
+import { checkTime } from "./time.js";
 
 const REQUIRED_FEATURES = [
   "action_contracts",

@@ -1,8 +1,8 @@
-import { DiagnosticCode } from "./codes.js";
-import { joinPointer } from "./diagnostics.js";
-import type { PolicyContext } from "./policy-context.js";
-import type { ScenarioIndex } from "./refs.js";
-import { isMapping } from "./shape.js";
+import { DiagnosticCode } from "../../codes.js";
+import { joinPointer } from "../../diagnostics.js";
+import type { ScenarioIndex } from "../../refs.js";
+import { isMapping } from "../../schema/index.js";
+import type { PolicyContext } from "./context.js";
 
 /** Checks a policy's evaluation authority: non-evaluated participants are green and own no authority. */
 export function checkEvaluation(ctx: PolicyContext): void {

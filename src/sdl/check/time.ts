@@ -1,8 +1,8 @@
-import { resolvesNamed } from "./check-references.js";
-import { DiagnosticCode } from "./codes.js";
-import type { Finding } from "./diagnostics.js";
-import { joinPointer } from "./diagnostics.js";
-import type { ScenarioIndex } from "./refs.js";
+import { DiagnosticCode } from "../codes.js";
+import type { Finding } from "../diagnostics.js";
+import { joinPointer } from "../diagnostics.js";
+import type { ScenarioIndex } from "../refs.js";
+import { resolvesNamed } from "./references.js";
 
 type Report = (finding: Finding) => void;
 
