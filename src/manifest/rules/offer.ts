@@ -1,7 +1,7 @@
-import { isLimit } from "./claim.js";
-import { ManifestDiagnosticCode as Code } from "./codes.js";
-import { type DiagnosticSink, isCompiledAddress, pointer, reportDuplicates } from "./diagnostics.js";
-import type { OfferDraft, RuntimeDraft } from "./draft.js";
+import { isLimit } from "../claim.js";
+import { ManifestDiagnosticCode as Code } from "../codes.js";
+import { type DiagnosticSink, isCompiledAddress, pointer, reportDuplicates } from "../diagnostics.js";
+import type { OfferDraft, RuntimeDraft } from "../draft.js";
 
 const OFFER_LIMITS = [
   ["max_action_attempts", "maxActionAttempts", 1],

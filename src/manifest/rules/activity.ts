@@ -1,7 +1,7 @@
-import type { CompiledAutonomousPolicy } from "../compiler/index.js";
-import { ManifestDiagnosticCode as Code } from "./codes.js";
-import { type DiagnosticSink, pointer } from "./diagnostics.js";
-import type { ParticipantRuntimeCapabilities } from "./types.js";
+import type { CompiledAutonomousPolicy } from "../../compiler/index.js";
+import { ManifestDiagnosticCode as Code } from "../codes.js";
+import { type DiagnosticSink, pointer } from "../diagnostics.js";
+import type { ParticipantRuntimeCapabilities } from "../types.js";
 
 /** RAES's governed activity features; a v2 backend must declare every one. */
 const ACTIVITY_FEATURES = [

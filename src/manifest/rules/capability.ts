@@ -1,8 +1,8 @@
-import { isLimit } from "./claim.js";
-import { ManifestDiagnosticCode as Code } from "./codes.js";
-import { type DiagnosticSink, isCompiledAddress, pointer, reportDuplicates } from "./diagnostics.js";
-import type { RuntimeDraft } from "./draft.js";
-import { reportValuesOutside } from "./fields.js";
+import { isLimit } from "../claim.js";
+import { ManifestDiagnosticCode as Code } from "../codes.js";
+import { type DiagnosticSink, isCompiledAddress, pointer, reportDuplicates } from "../diagnostics.js";
+import type { RuntimeDraft } from "../draft.js";
+import { reportValuesOutside } from "../fields.js";
 
 /** The behavior feature that must agree with `supports_autonomous_execution`. */
 const AUTONOMOUS_FEATURE = "autonomous_execution";

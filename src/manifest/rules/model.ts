@@ -1,9 +1,9 @@
-import type { CompiledAutonomousPolicy, RuntimeModel } from "../compiler/index.js";
-import { checkActivityAdmission } from "./activity-rules.js";
-import { ManifestDiagnosticCode as Code } from "./codes.js";
-import { type DiagnosticSink, pointer } from "./diagnostics.js";
-import { type ExecutionOfferIndex, indexExecutionOffers } from "./offers.js";
-import type { BackendManifest, ParticipantRuntimeCapabilities } from "./types.js";
+import type { CompiledAutonomousPolicy, RuntimeModel } from "../../compiler/index.js";
+import { ManifestDiagnosticCode as Code } from "../codes.js";
+import { type DiagnosticSink, pointer } from "../diagnostics.js";
+import { type ExecutionOfferIndex, indexExecutionOffers } from "../offers.js";
+import type { BackendManifest, ParticipantRuntimeCapabilities } from "../types.js";
+import { checkActivityAdmission } from "./activity.js";
 
 const RUNTIME = "participant_runtime";
 
