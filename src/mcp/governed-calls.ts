@@ -14,7 +14,7 @@ import { type GatewayLog, Settles } from "./settle.js";
 import { toolCallIdFor } from "./tool-call-id.js";
 import { callFingerprint, toolActionRequest } from "./tool-request.js";
 import { metaFromContext, ToolCallSpan } from "./tracing.js";
-import { type Upstream, UpstreamCallError } from "./upstream.js";
+import { type Upstream, UpstreamCallError } from "./upstream/index.js";
 
 export type { GatewayLog } from "./settle.js";
 

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { UpstreamFailureKind } from "./upstream.js";
+import type { UpstreamFailureKind } from "./upstream/index.js";
 
 /** Why the gateway answered a call itself instead of with the upstream's result. */
 export const GatewayErrorCode = {

@@ -3,7 +3,7 @@ import type { InvocationToolActionPort } from "../port/index.js";
 import type { ToolMapEntry } from "./map.js";
 import { describe, toolError, UNKNOWN_CODES } from "./results.js";
 import { toolActionOutcome } from "./tool-request.js";
-import type { UpstreamCallError } from "./upstream.js";
+import type { UpstreamCallError } from "./upstream/index.js";
 
 /** Where the gateway writes operator notes; never tool arguments or results. */
 export type GatewayLog = (line: string) => void;

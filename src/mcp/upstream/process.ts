@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { valueDepthExceeds } from "../input/index.js";
+import { valueDepthExceeds } from "../../input/index.js";
 
 /** The longest line the upstream may send (the SDK's own stdio limit). */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;

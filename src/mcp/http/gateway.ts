@@ -8,13 +8,13 @@ import {
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { InvocationToolActionPort } from "../port/index.js";
-import type { CallStages } from "./call-stages.js";
-import { type GatewayLog, GovernedCalls } from "./governed-calls.js";
-import { governedServer } from "./governed-server.js";
-import { checkRequest, type HttpAddress, isLoopbackHost } from "./http-guard.js";
-import type { ToolMap } from "./map.js";
-import { Upstream, type UpstreamCommand } from "./upstream.js";
+import type { InvocationToolActionPort } from "../../port/index.js";
+import type { CallStages } from "../call-stages.js";
+import { type GatewayLog, GovernedCalls } from "../governed-calls.js";
+import { governedServer } from "../governed-server.js";
+import type { ToolMap } from "../map.js";
+import { Upstream, type UpstreamCommand } from "../upstream/index.js";
+import { checkRequest, type HttpAddress, isLoopbackHost } from "./guard.js";
 
 /** Everything `startHttpGateway` needs. */
 export interface HttpGatewayOptions {

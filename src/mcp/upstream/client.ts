@@ -6,9 +6,7 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type UpstreamCommand, UpstreamProcess } from "./upstream-process.js";
-
-export type { UpstreamCommand } from "./upstream-process.js";
+import { type UpstreamCommand, UpstreamProcess } from "./process.js";
 
 /** Why a forwarded call has no answer; in every case its effects are unknown. */
 export type UpstreamFailureKind = "timeout" | "lost" | "invalid" | "cancelled" | "shutdown";

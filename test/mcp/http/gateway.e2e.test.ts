@@ -16,9 +16,9 @@ import {
   ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
   serveToolActionPort,
-} from "../../src/index.js";
-import { modelStartingAt, ROOT } from "../helpers/example.js";
-import { manifestWithTimeout } from "../helpers/live-model.js";
+} from "../../../src/index.js";
+import { modelStartingAt, ROOT } from "../../helpers/example.js";
+import { manifestWithTimeout } from "../../helpers/live-model.js";
 
 const TSX = import.meta.resolve("tsx");
 const LIVE = join(ROOT, "test", "fixtures", "live");
@@ -259,8 +259,8 @@ describe("raes mcp-gateway --http guards", () => {
   });
 
   it("a loopback gateway answers 403 to a request whose Host is another name (DNS rebinding)", async () => {
-    const { startHttpGateway } = await import("../../src/mcp/index.js");
-    const { loadToolMap } = await import("../../src/mcp/index.js");
+    const { startHttpGateway } = await import("../../../src/mcp/index.js");
+    const { loadToolMap } = await import("../../../src/mcp/index.js");
     const loaded = loadToolMap(join(LIVE, "map.yaml"));
     assert.ok(loaded.ok);
     const [command, ...args] = node(join(LIVE, "counting-upstream.ts"));
