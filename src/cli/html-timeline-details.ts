@@ -1,5 +1,5 @@
-import type { HistoryEvent } from "../history/types.js";
-import type { Operation } from "../operations/types.js";
+import type { HistoryEvent } from "../history/index.js";
+import type { Operation } from "../operations/index.js";
 import { activityOf, activityRows } from "./html-timeline-activity.js";
 import { actionTimes, invocationSpan, timesLabel } from "./html-timeline-axis.js";
 import { escapeHtml } from "./html-timeline-escape.js";

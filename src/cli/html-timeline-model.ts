@@ -1,5 +1,5 @@
-import type { HistoryEvent, InvocationToolContext } from "../history/types.js";
-import type { Operation } from "../operations/types.js";
+import type { HistoryEvent, InvocationToolContext } from "../history/index.js";
+import type { Operation } from "../operations/index.js";
 import type { ContinuationView } from "../runtime/index.js";
 
 /** A participant's scheduler as the timeline shows it. */

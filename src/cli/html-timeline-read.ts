@@ -1,6 +1,6 @@
-import type { Operation } from "../operations/types.js";
+import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
-import type { ControlPlaneStore, HistoryQuery } from "../store/types.js";
+import type { ControlPlaneStore, HistoryQuery } from "../store/index.js";
 import type { TimelineInput } from "./html-timeline.js";
 import type { TimelineScheduler } from "./html-timeline-model.js";
 

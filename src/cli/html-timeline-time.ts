@@ -1,4 +1,4 @@
-import type { HistoryEvent } from "../history/types.js";
+import type { HistoryEvent } from "../history/index.js";
 
 /** Milliseconds since the epoch of an event's timestamp (microseconds kept as a fraction), or undefined. */
 export function eventTime(event: HistoryEvent | undefined): number | undefined {

@@ -1,5 +1,5 @@
-import type { HistoryEvent } from "../history/types.js";
-import type { Operation } from "../operations/types.js";
+import type { HistoryEvent } from "../history/index.js";
+import type { Operation } from "../operations/index.js";
 import { DEFAULT_STORE_URL } from "../store/index.js";
 import { DetailPanels } from "./html-timeline-data.js";
 import { escapeHtml } from "./html-timeline-escape.js";

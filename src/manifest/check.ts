@@ -1,13 +1,11 @@
 import type { RuntimeModel } from "../compiler/index.js";
 import { InputFileRefusal, MAX_JSON_DEPTH, parseStrictJson, readInputFile } from "../input/index.js";
-import { checkCapabilities } from "./capability-rules.js";
 import { claimDiagnostics } from "./claim.js";
 import { ManifestDiagnosticCode as Code, ManifestSeverity } from "./codes.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import type { ManifestDraft, OfferDraft, RuntimeDraft } from "./draft.js";
-import { checkAgainstModel } from "./model-rules.js";
-import { checkOffers } from "./offer-rules.js";
 import { parseManifestDocument } from "./parse.js";
+import { checkAgainstModel, checkCapabilities, checkOffers } from "./rules/index.js";
 import type {
   BackendManifest,
   ExecutionBindingOffer,

@@ -7,7 +7,7 @@ import type { CallStages } from "./call-stages.js";
 import { type GatewayLog, GovernedCalls } from "./governed-calls.js";
 import type { ToolMap } from "./map.js";
 import { newSessionId } from "./tool-call-id.js";
-import { Upstream, type UpstreamCommand } from "./upstream.js";
+import { Upstream, type UpstreamCommand } from "./upstream/index.js";
 
 /** Everything `startGateway` needs. */
 export interface GatewayOptions {

@@ -6,15 +6,15 @@ import {
   type DispatchReceipt,
   type InvocationToolActionPort,
 } from "../port/index.js";
-import { describe } from "./call-errors.js";
+
 import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
-import { GatewayErrorCode, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
+import { describe, GatewayErrorCode, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
 import { type GatewayLog, Settles } from "./settle.js";
 import { toolCallIdFor } from "./tool-call-id.js";
 import { callFingerprint, toolActionRequest } from "./tool-request.js";
 import { metaFromContext, ToolCallSpan } from "./tracing.js";
-import { type Upstream, UpstreamCallError } from "./upstream.js";
+import { type Upstream, UpstreamCallError } from "./upstream/index.js";
 
 export type { GatewayLog } from "./settle.js";
 

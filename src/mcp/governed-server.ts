@@ -2,7 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { GovernedCalls } from "./governed-calls.js";
 import type { ToolMap } from "./map.js";
-import type { Upstream } from "./upstream.js";
+import type { Upstream } from "./upstream/index.js";
 
 const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
 

@@ -3,12 +3,14 @@ export { type GatewayOptions, type RunningGateway, startGateway } from "./gatewa
 export { type GatewayLog, GovernedCalls, type ToolCall } from "./governed-calls.js";
 export { governedServer } from "./governed-server.js";
 export {
+  type HttpAddress,
   type HttpGatewayOptions,
   HttpGatewayRefusal,
+  isLoopbackHost,
+  parseHttpAddress,
   type RunningHttpGateway,
   startHttpGateway,
-} from "./http-gateway.js";
-export { type HttpAddress, isLoopbackHost, parseHttpAddress } from "./http-guard.js";
+} from "./http/index.js";
 export {
   formatToolMapDiagnostic,
   loadToolMap,
@@ -21,4 +23,9 @@ export {
 } from "./map.js";
 export { GatewayErrorCode, META_ACTION, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
 export { newSessionId, toolCallIdFor } from "./tool-call-id.js";
-export { Upstream, UpstreamCallError, type UpstreamCommand, type UpstreamFailureKind } from "./upstream.js";
+export {
+  Upstream,
+  UpstreamCallError,
+  type UpstreamCommand,
+  type UpstreamFailureKind,
+} from "./upstream/index.js";

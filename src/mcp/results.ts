@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { UpstreamFailureKind } from "./upstream/index.js";
 
 /** Why the gateway answered a call itself instead of with the upstream's result. */
 export const GatewayErrorCode = {
@@ -52,4 +53,18 @@ export function toolError(
       ...(extra.settlement === undefined ? {} : { [META_SETTLEMENT]: extra.settlement }),
     },
   };
+}
+
+/** The gateway code of each way an upstream call can end with its effects unknown. */
+export const UNKNOWN_CODES: Readonly<Record<UpstreamFailureKind, GatewayErrorCode>> = {
+  timeout: GatewayErrorCode.upstream_timeout,
+  lost: GatewayErrorCode.upstream_lost,
+  invalid: GatewayErrorCode.upstream_result_invalid,
+  cancelled: GatewayErrorCode.cancelled_by_client,
+  shutdown: GatewayErrorCode.gateway_shutdown,
+};
+
+/** A thrown value's message, for an operator note. */
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,10 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { InvocationToolActionPort } from "../port/index.js";
-import { describe, UNKNOWN_CODES } from "./call-errors.js";
 import type { ToolMapEntry } from "./map.js";
-import { toolError } from "./results.js";
+import { describe, toolError, UNKNOWN_CODES } from "./results.js";
 import { toolActionOutcome } from "./tool-request.js";
-import type { UpstreamCallError } from "./upstream.js";
+import type { UpstreamCallError } from "./upstream/index.js";
 
 /** Where the gateway writes operator notes; never tool arguments or results. */
 export type GatewayLog = (line: string) => void;

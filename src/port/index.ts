@@ -5,7 +5,15 @@ export {
   UNSUPPORTED_POLICY_PROFILE,
 } from "./admission.js";
 export { type AdmitDispatchAnswer, admitAndDispatch, combinesAdmitDispatch } from "./admit-dispatch.js";
-export { BridgeLimits, SocketRefusal } from "./bridge-limits.js";
+export {
+  BridgeLimits,
+  connectToolActionPort,
+  exposeToolActionPort,
+  type ServedToolActionPort,
+  SocketRefusal,
+  serveToolActionPort,
+  type ToolActionPortAddress,
+} from "./bridge/index.js";
 export {
   INVOCATION_TOOL_ACTIONS_V1,
   ParticipantToolActionRefusal,
@@ -26,12 +34,6 @@ export {
   transition,
 } from "./settlement.js";
 export { MAX_ID_LENGTH, MAX_TARGETS, parseToolActionOutcome, parseToolActionRequest } from "./shapes.js";
-export {
-  connectToolActionPort,
-  type ServedToolActionPort,
-  serveToolActionPort,
-  type ToolActionPortAddress,
-} from "./socket-bridge.js";
 export type {
   AdmitDecision,
   DispatchReceipt,
@@ -44,4 +46,3 @@ export type {
   ToolActionPortIdentity,
   ToolOutcomeStatus,
 } from "./types.js";
-export { exposeToolActionPort } from "./worker-bridge.js";

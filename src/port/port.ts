@@ -3,7 +3,6 @@ import { textDigest, toolActionAt, UnknownReason } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
-import { outcomeFits } from "./outcome-fit.js";
 import { type SettlementEvent, transition } from "./settlement.js";
 import {
   isBoundedId,
@@ -16,6 +15,7 @@ import type {
   AdmitDecision,
   DispatchReceipt,
   InvocationToolActionPort,
+  ParticipantToolActionOutcome,
   PortAck,
   PortCall,
   ToolActionObserver,
@@ -295,4 +295,38 @@ export class InvocationToolActionPortCore {
     if (next.phase === ToolActionPhase.settled) observer?.settled(next);
     return undefined;
   }
+}
+
+/**
+ * Whether an outcome may be recorded for `record` (DESIGN §5): its participant, episode, action
+ * instance, contract and observation point match, its evidence refs are declared evidence of the
+ * boundary, and its failure class is one the contract declares (any, when it declares none).
+ */
+export function outcomeFits(
+  options: Pick<ToolActionPortOptions, "identity" | "outcomeEvidence" | "failureClasses">,
+  record: ToolActionRecord,
+  outcome: ParticipantToolActionOutcome,
+): boolean {
+  const { identity } = options;
+  if (
+    outcome.participantAddress !== identity.participantAddress ||
+    outcome.episodeId !== identity.episodeId ||
+    outcome.actionInstanceId !== record.id ||
+    outcome.actionContractAddress !== record.request.actionContractAddress ||
+    outcome.observationPoint !== identity.observationPoint
+  ) {
+    return false;
+  }
+  const allowed = options.outcomeEvidence(record.request.observationBoundaryAddress);
+  if (outcome.evidenceRefs?.some((ref) => !allowed?.has(ref))) return false;
+  const classes = options.failureClasses(record.request.actionContractAddress);
+  if (
+    outcome.failureClass !== undefined &&
+    classes &&
+    classes.size > 0 &&
+    !classes.has(outcome.failureClass)
+  ) {
+    return false;
+  }
+  return true;
 }

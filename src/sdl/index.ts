@@ -1,5 +1,4 @@
-export { toolAffordanceRef } from "./check-affordances.js";
-export { policyActionRefs } from "./check-autonomous.js";
+export { policyActionRefs, toolAffordanceRef } from "./check/index.js";
 export { DiagnosticCode, Severity } from "./codes.js";
 export type { Diagnostic } from "./diagnostics.js";
 export { formatDiagnostic, hasErrors } from "./diagnostics.js";
@@ -11,8 +10,13 @@ export { flattenEntities, resolveAddressableRef, ScenarioIndex, sectionRefName }
 export type {
   ActionContract,
   Agent,
+  AutonomousPolicy,
+  AutonomousPolicyV1,
+  AutonomousPolicyV2,
+  AutonomousPolicyV3,
   BehaviorSpecification,
   Clock,
+  Entity,
   ObservationBoundary,
   ProgressionPolicy,
   Scenario,
@@ -21,15 +25,7 @@ export type {
   TemporalConstraint,
   TimeDomain,
   ToolAffordance,
-} from "./scenario.js";
-export { UNINTERPRETED_SECTIONS } from "./scenario.js";
-export type {
-  AutonomousPolicy,
-  AutonomousPolicyV1,
-  AutonomousPolicyV2,
-  AutonomousPolicyV3,
-} from "./schema-behavior.js";
-export { AutonomousProfile } from "./schema-behavior.js";
-export type { Entity } from "./schema-topology.js";
+} from "./schema/index.js";
+export { AutonomousProfile, UNINTERPRETED_SECTIONS } from "./schema/index.js";
 export type { SourceLimits } from "./source.js";
 export { DEFAULT_SOURCE_LIMITS } from "./source.js";

@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import { InputFileRefusal, readInputFile } from "../input/index.js";
+import { validateScenario } from "./check/index.js";
 import { DiagnosticCode } from "./codes.js";
 import type { Diagnostic, Finding } from "./diagnostics.js";
 import { DiagnosticSink } from "./diagnostics.js";
-import type { Scenario } from "./scenario.js";
-import { decodeScenario } from "./scenario.js";
+import type { Scenario } from "./schema/index.js";
+import { decodeScenario } from "./schema/index.js";
 import { DEFAULT_SOURCE_LIMITS, parseSource, type SourceLimits } from "./source.js";
-import { validateScenario } from "./validate.js";
 
 /** How `loadScenario` reads its input. */
 export interface LoadOptions {

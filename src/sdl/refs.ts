@@ -1,6 +1,5 @@
-import type { BehaviorSpecification, Scenario } from "./scenario.js";
-import type { Entity } from "./schema-topology.js";
-import { isMapping } from "./shape.js";
+import type { BehaviorSpecification, Entity, Scenario } from "./schema/index.js";
+import { isMapping } from "./schema/index.js";
 
 /** Resolves a bare (`x`) or section-qualified (`section.x`) ref to a declared name. */
 export function sectionRefName(

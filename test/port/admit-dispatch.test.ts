@@ -4,6 +4,8 @@ import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { readLines } from "../../src/port/bridge/lines.js";
+import { portIdentity, serveRemoteCall } from "../../src/port/bridge/remote.js";
 import {
   admitAndDispatch,
   combinesAdmitDispatch,
@@ -11,8 +13,6 @@ import {
   type InvocationToolActionPort,
   serveToolActionPort,
 } from "../../src/port/index.js";
-import { portIdentity, serveRemoteCall } from "../../src/port/remote.js";
-import { readLines } from "../../src/port/socket-lines.js";
 import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { oneInvocation } from "./support/invocation.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ControlPlaneStore, InvocationRecord, ToolActionRecord } from "../../src/store/index.js";
-import { invocationRow } from "../../src/store/sql/records.js";
+import { invocationRow } from "../../src/store/sql/index.js";
 import { invocation, toolAction } from "./records.js";
 
 /** A closed and a running invocation, and tool actions in every phase, as schema step 4 stored them. */

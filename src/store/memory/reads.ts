@@ -16,8 +16,7 @@ import type {
   ToolActionQuery,
   ToolActionRecord,
 } from "../types.js";
-import { schedulerKey } from "./rows.js";
-import type { CreationKey, MemoryTables } from "./schema.js";
+import { type CreationKey, type MemoryTables, schedulerKey } from "./schema.js";
 
 /** The reads of the in-memory store. */
 export class MemoryReads {

@@ -12,8 +12,7 @@ import type {
   ToolActionRecord,
 } from "../types.js";
 import type { MemoryLeases } from "./leases.js";
-import { schedulerKey, toolCallKey } from "./rows.js";
-import type { MemoryTables } from "./schema.js";
+import { type MemoryTables, schedulerKey, toolCallKey } from "./schema.js";
 
 /** The writes of the in-memory store; each checks its fence before it changes anything. */
 export class MemoryWrites {

@@ -1,7 +1,11 @@
 import { leaseLost, StoreConflictError } from "../errors.js";
-import { invocationCloseRow } from "../sql/changed-rows.js";
-import { fromExcluded } from "../sql/clauses.js";
-import { columnNames, INVOCATION_CLOSE_COLUMNS, TOOL_ACTION_SETTLE_COLUMNS } from "../sql/columns.js";
+import {
+  columnNames,
+  fromExcluded,
+  INVOCATION_CLOSE_COLUMNS,
+  invocationCloseRow,
+  TOOL_ACTION_SETTLE_COLUMNS,
+} from "../sql/index.js";
 import type { Fence, InvocationCommit, SchedulerRecord } from "../types.js";
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {

@@ -1,6 +1,5 @@
 import { applyClockChange } from "../clock.js";
-import { fromExcluded } from "../sql/clauses.js";
-import { columnNames } from "../sql/columns.js";
+import { columnNames, fromExcluded } from "../sql/index.js";
 import type { ClockChange, ClockFold, ClockRecord } from "../types.js";
 import { CLOCK_COLUMNS, type ClockRow, clockRecord, clockValues } from "./rows.js";
 import type { Queryable } from "./sticky.js";

@@ -7,7 +7,7 @@ import {
   leaseStatements,
   type MemberRow,
   memberOf,
-} from "../sql/leases.js";
+} from "../sql/index.js";
 import type { Fence, Lease, ProcessMember } from "../types.js";
 import type { Queryable } from "./sticky.js";
 

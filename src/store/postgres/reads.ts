@@ -1,5 +1,5 @@
 import type { QueryResultRow } from "pg";
-import { SqlReads } from "../sql/reads.js";
+import { SqlReads } from "../sql/index.js";
 import { clockRecord, toolActionRecord } from "./rows.js";
 import type { Queryable } from "./sticky.js";
 

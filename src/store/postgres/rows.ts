@@ -1,37 +1,34 @@
-import { setColumns, toolActionSettleRows } from "../sql/changed-rows.js";
 import {
+  type Cells,
   CLOCK_COLUMNS,
+  type ClockRow as ClockCells,
   type Column,
   columnValues,
   INVOCATION_COLUMNS,
-  SCHEDULER_COLUMNS,
-  TOOL_ACTION_COLUMNS,
-  TOOL_ACTION_SETTLE_COLUMNS,
-} from "../sql/columns.js";
-import {
-  type Cells,
-  type ClockRow as ClockCells,
   invocationRow,
   rowMappings,
+  SCHEDULER_COLUMNS,
   schedulerRow,
+  setColumns,
+  TOOL_ACTION_COLUMNS,
+  TOOL_ACTION_SETTLE_COLUMNS,
   type ToolActionRow as ToolActionCells,
-} from "../sql/records.js";
+  toolActionSettleRows,
+} from "../sql/index.js";
 import type { ClockRecord, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../types.js";
 
 export {
   CLOCK_COLUMNS,
   type Column,
-  INVOCATION_COLUMNS,
-  SCHEDULER_COLUMNS,
-  TOOL_ACTION_COLUMNS,
-} from "../sql/columns.js";
-export {
   historyEvent,
+  INVOCATION_COLUMNS,
   type InvocationRow,
   invocationRecord,
+  SCHEDULER_COLUMNS,
   type SchedulerRow,
   schedulerRecord,
-} from "../sql/records.js";
+  TOOL_ACTION_COLUMNS,
+} from "../sql/index.js";
 
 // The driver takes and returns booleans as they are, and parses the json columns it reads.
 const CELLS: Cells<boolean, false> = {

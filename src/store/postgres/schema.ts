@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
-import { type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "../sql/migrations.js";
+import { type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "../sql/index.js";
 
-export { type Migration, SCHEMA_VERSION } from "../sql/migrations.js";
+export { type Migration, SCHEMA_VERSION } from "../sql/index.js";
 
 /** Every schema step, oldest first, in this store's SQL. */
 export const MIGRATIONS: readonly Migration[] = migrations({

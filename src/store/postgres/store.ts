@@ -1,7 +1,7 @@
 import pg from "pg";
 import { DelegatingStore } from "../delegating.js";
 import { StoreMissingError, StoreUnavailableError } from "../errors.js";
-import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/errors.js";
+import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/index.js";
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
 import { migrate } from "./schema.js";

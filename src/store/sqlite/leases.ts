@@ -9,7 +9,7 @@ import {
   leaseStatements,
   type MemberRow,
   memberOf,
-} from "../sql/leases.js";
+} from "../sql/index.js";
 import type { Fence, Lease, ProcessMember } from "../types.js";
 
 type Numbered = Record<string, string | number | null>;

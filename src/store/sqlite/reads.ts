@@ -1,5 +1,5 @@
 import type { Database, Statement } from "better-sqlite3";
-import { SqlReads } from "../sql/reads.js";
+import { SqlReads } from "../sql/index.js";
 import { clockRecord, historyEvent, toolActionRecord } from "./rows.js";
 
 type Named = Record<string, string>;

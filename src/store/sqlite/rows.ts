@@ -1,24 +1,26 @@
 import type { HistoryEvent, HistoryEventDraft } from "../../records/index.js";
-import { type ToolActionSettleRow as SettleCells, toolActionSettleRows } from "../sql/changed-rows.js";
 import {
   type Cells,
   type ClockRow as ClockCells,
   type EventRow,
   rowMappings,
+  type ToolActionSettleRow as SettleCells,
   type ToolActionRow as ToolActionCells,
-} from "../sql/records.js";
+  toolActionSettleRows,
+} from "../sql/index.js";
 import { type PackCache, packBody, unpackEvent } from "./packed-body.js";
 
-export { type InvocationCloseRow, invocationCloseRow } from "../sql/changed-rows.js";
 export {
   type EventRow,
+  type InvocationCloseRow,
   type InvocationRow,
+  invocationCloseRow,
   invocationRecord,
   invocationRow,
   type SchedulerRow,
   schedulerRecord,
   schedulerRow,
-} from "../sql/records.js";
+} from "../sql/index.js";
 
 // SQLite has no boolean or json type: a flag is 0 or 1, and JSON is kept as its text.
 const CELLS: Cells<number, true> = {

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { DelegatingStore, type StoreLeases, type StoreReads } from "../delegating.js";
 import { StoreMissingError, StoreUnavailableError } from "../errors.js";
-import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/errors.js";
+import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/index.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteLeases } from "./leases.js";
 import { SqliteReads } from "./reads.js";

@@ -3,17 +3,17 @@ import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
 import { applyClockChange, foldClock } from "../clock.js";
 import type { Answer } from "../delegating.js";
 import { StoreConflictError } from "../errors.js";
-import { setColumns } from "../sql/changed-rows.js";
-import { fromExcluded } from "../sql/clauses.js";
 import {
   CLOCK_COLUMNS,
   columnNames,
+  fromExcluded,
   INVOCATION_CLOSE_COLUMNS,
   INVOCATION_COLUMNS,
   SCHEDULER_COLUMNS,
+  setColumns,
   TOOL_ACTION_COLUMNS,
   TOOL_ACTION_SETTLE_COLUMNS,
-} from "../sql/columns.js";
+} from "../sql/index.js";
 import type {
   ClockChange,
   ClockFold,

@@ -4,8 +4,8 @@
  * a safe integer id is refused `frame_invalid`; every other line gets exactly one fixed answer.
  */
 import fc from "fast-check";
+import { REMOTE_METHODS } from "../../../src/port/bridge/remote.js";
 import { BridgeLimits, SocketRefusal, type ToolActionPortIdentity } from "../../../src/port/index.js";
-import { REMOTE_METHODS } from "../../../src/port/remote.js";
 import { outcomeFor, requestFor } from "../../helpers/tool-requests.js";
 import { expectedId } from "./fuzz-answers.js";
 

@@ -3,8 +3,8 @@
  * call shape and the port's rules, plus deep, huge, wide and sparse values.
  */
 import fc from "fast-check";
+import { REMOTE_METHODS } from "../../../src/port/bridge/remote.js";
 import type { ToolActionPortIdentity } from "../../../src/port/index.js";
-import { REMOTE_METHODS } from "../../../src/port/remote.js";
 import { outcomeFor, requestFor } from "../../helpers/tool-requests.js";
 
 /** One generated message; it prints as its family and a short description, never as the value. */

@@ -4,7 +4,7 @@
  */
 import { type MessagePort, parentPort, threadId } from "node:worker_threads";
 import { connectToolActionPort, type InvocationToolActionPort } from "../../../src/index.js";
-import { REMOTE_METHODS } from "../../../src/port/remote.js";
+import { REMOTE_METHODS } from "../../../src/port/bridge/remote.js";
 import { malformedAnswers, refsAroundMalformedAdmit } from "./malformed.js";
 
 /** A message from the parent. */

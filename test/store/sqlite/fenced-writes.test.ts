@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { LeaseLostError } from "../../../src/store/index.js";
-import { leaseStatements } from "../../../src/store/sql/leases.js";
+import { leaseStatements } from "../../../src/store/sql/index.js";
 import { SqliteControlPlaneStore } from "../../../src/store/sqlite/index.js";
 import { invocation, P1, scheduler, toolAction } from "../records.js";
 import { spyOnStatement } from "./statement-spy.js";

@@ -1,0 +1,3 @@
+export { checkCapabilities } from "./capability.js";
+export { checkAgainstModel } from "./model.js";
+export { checkOffers } from "./offer.js";

@@ -1,0 +1,188 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { type UpstreamCommand, UpstreamProcess } from "./process.js";
+
+/** Why a forwarded call has no answer; in every case its effects are unknown. */
+export type UpstreamFailureKind = "timeout" | "lost" | "invalid" | "cancelled" | "shutdown";
+
+/** A forwarded call that ended without an answer from the upstream. */
+export class UpstreamCallError extends Error {
+  readonly kind: UpstreamFailureKind;
+
+  constructor(kind: UpstreamFailureKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.kind = kind;
+  }
+}
+
+const MAX_LIST_PAGES = 100;
+const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
+/** The prefix of the gateway's own `tools/call` ids; the SDK's requests use numbers, so they never meet. */
+const CALL_ID_PREFIX = "raes-call-";
+
+type Reply = { readonly result: CallToolResult } | { readonly error: Error };
+
+/**
+ * The upstream MCP server the gateway spawned. The SDK client does the handshake and lists tools;
+ * `tools/call` requests are the gateway's own, so where each outcome came from is known: a reply from
+ * the upstream (result or JSON-RPC error) is an answer, and only a local timeout, cancellation or
+ * lost connection leaves the effects unknown.
+ */
+export class Upstream {
+  readonly #client: Client;
+  readonly #transport: UpstreamProcess;
+  readonly #pending = new Map<string, (reply: Reply) => void>();
+  #nextId = 0;
+  #lost = false;
+  #names: ReadonlySet<string> | undefined;
+
+  private constructor(command: UpstreamCommand, onToolsChanged: () => void) {
+    this.#transport = new UpstreamProcess(command, (message, valid) => this.#take(message, valid));
+    this.#client = new Client(INFO, { capabilities: {} });
+    this.#client.onclose = () => this.#loseAll();
+    this.#client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.#names = undefined;
+      onToolsChanged();
+    });
+  }
+
+  /** Spawns the upstream and completes the MCP handshake; `onToolsChanged` follows its list_changed notices. */
+  static async start(
+    command: UpstreamCommand,
+    onToolsChanged: () => void = () => undefined,
+  ): Promise<Upstream> {
+    const upstream = new Upstream(command, onToolsChanged);
+    try {
+      await upstream.#client.connect(upstream.#transport);
+    } catch (error) {
+      await upstream.close();
+      throw error;
+    }
+    return upstream;
+  }
+
+  /** True once the upstream's connection closed. */
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /** Every tool the upstream offers, across all pages. */
+  async listTools(): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+      const result = await this.#client.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    this.#names = new Set(tools.map((t) => t.name));
+    return tools;
+  }
+
+  /** True when the upstream offers the tool; the list is fetched once and again after a change notice. */
+  async hasTool(name: string): Promise<boolean> {
+    if (this.#names?.has(name)) return true;
+    await this.listTools();
+    return this.#names?.has(name) ?? false;
+  }
+
+  /**
+   * Calls the tool. Resolves with the upstream's result; rejects with `McpError` when the upstream
+   * answered with a JSON-RPC error (an answer: the call failed), and with `UpstreamCallError` when
+   * there is no answer or the answer is not a tool result.
+   */
+  call(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: {
+      readonly timeoutMs: number;
+      readonly signal?: AbortSignal;
+      /** `_meta` for the request: the gateway span's trace context (SEP-414). */
+      readonly meta?: Readonly<Record<string, string>>;
+    },
+  ): Promise<CallToolResult> {
+    if (this.#lost) return Promise.reject(new UpstreamCallError("lost", "the upstream connection is closed"));
+    this.#nextId += 1;
+    const id = `${CALL_ID_PREFIX}${this.#nextId}`;
+    return new Promise<CallToolResult>((resolve, reject) => {
+      const settle = (reply: Reply) => {
+        if (!this.#pending.delete(id)) return;
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onCancel);
+        if ("result" in reply) resolve(reply.result);
+        else reject(reply.error);
+      };
+      // A call given up locally is cancelled upstream too, as the MCP cancellation notice says.
+      const giveUp = (kind: UpstreamFailureKind, message: string) => {
+        const params = { requestId: id, reason: kind };
+        this.#transport
+          .send({ jsonrpc: "2.0", method: "notifications/cancelled", params })
+          .catch(() => undefined);
+        settle({ error: new UpstreamCallError(kind, message) });
+      };
+      const onCancel = () => giveUp("cancelled", "the client cancelled the call");
+      const timer = setTimeout(
+        () => giveUp("timeout", `no answer within ${options.timeoutMs} ms`),
+        options.timeoutMs,
+      );
+      this.#pending.set(id, settle);
+      options.signal?.addEventListener("abort", onCancel, { once: true });
+      if (options.signal?.aborted) return onCancel();
+      const meta = options.meta && Object.keys(options.meta).length > 0 ? { _meta: options.meta } : {};
+      const params = { name, ...(args === undefined ? {} : { arguments: args }), ...meta };
+      this.#transport.send({ jsonrpc: "2.0", id, method: "tools/call", params }).catch((error: unknown) => {
+        settle({
+          error: new UpstreamCallError("lost", "the upstream could not be written to", { cause: error }),
+        });
+      });
+    });
+  }
+
+  /** Answers calls in flight `gateway_shutdown`, then closes the upstream and its process group. */
+  async close(): Promise<void> {
+    for (const settle of [...this.#pending.values()])
+      settle({ error: new UpstreamCallError("shutdown", "the gateway is shutting down") });
+    await this.#client.close();
+    await this.#transport.close();
+  }
+
+  /** A reply to one of the gateway's own calls: classified by what the upstream sent. */
+  #take(message: Record<string, unknown>, valid: boolean): boolean {
+    const id = message.id;
+    if (typeof id !== "string" || !id.startsWith(CALL_ID_PREFIX) || "method" in message) return false;
+    const settle = this.#pending.get(id);
+    if (!settle) return true;
+    const invalid = (why: string) =>
+      settle({ error: new UpstreamCallError("invalid", `the upstream's answer ${why}`) });
+    if (!valid) {
+      invalid("is not a well-formed JSON-RPC reply");
+      return true;
+    }
+    if ("error" in message) {
+      const {
+        code,
+        message: text,
+        data,
+      } = message.error as { code: number; message: string; data?: unknown };
+      settle({ error: new McpError(code, text, data) });
+      return true;
+    }
+    const parsed = CallToolResultSchema.safeParse(message.result);
+    if (parsed.success) settle({ result: parsed.data as CallToolResult });
+    else invalid("is not a tool result");
+    return true;
+  }
+
+  #loseAll(): void {
+    this.#lost = true;
+    for (const settle of [...this.#pending.values()])
+      settle({ error: new UpstreamCallError("lost", "the upstream connection closed during the call") });
+  }
+}

@@ -1,0 +1,2 @@
+export { Upstream, UpstreamCallError, type UpstreamFailureKind } from "./client.js";
+export type { UpstreamCommand } from "./process.js";

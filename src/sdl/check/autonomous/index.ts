@@ -1,0 +1,1 @@
+export { checkAutonomousPolicies, policyActionRefs } from "./policy.js";

@@ -1,0 +1,43 @@
+export { fromExcluded } from "./clauses.js";
+export {
+  CLOCK_COLUMNS,
+  type Column,
+  columnNames,
+  columnValues,
+  INVOCATION_CLOSE_COLUMNS,
+  INVOCATION_COLUMNS,
+  SCHEDULER_COLUMNS,
+  TOOL_ACTION_COLUMNS,
+  TOOL_ACTION_SETTLE_COLUMNS,
+} from "./columns.js";
+export { type DriverFailure, isSystemUnavailable, storeError } from "./errors.js";
+export {
+  type HeldLeaseRow,
+  type LeaseRow,
+  type ListedLeaseRow,
+  leaseOf,
+  leaseStatements,
+  type MemberRow,
+  memberOf,
+} from "./leases.js";
+export { type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "./migrations.js";
+export { SqlReads } from "./reads.js";
+export {
+  type Cells,
+  type ClockRow,
+  type EventRow,
+  historyEvent,
+  type InvocationCloseRow,
+  type InvocationRow,
+  invocationCloseRow,
+  invocationRecord,
+  invocationRow,
+  rowMappings,
+  type SchedulerRow,
+  schedulerRecord,
+  schedulerRow,
+  setColumns,
+  type ToolActionRow,
+  type ToolActionSettleRow,
+  toolActionSettleRows,
+} from "./records.js";

@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { connectToolActionPort, serveToolActionPort } from "../../../src/index.js";
+import { codeOf, outcomeFor, requestFor } from "../../helpers/tool-requests.js";
+import { oneInvocation } from "../support/invocation.js";
+
+describe("closing a served port", () => {
+  let dir = "";
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "raes-socket-close-"));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("serves on a fixed path with a fixed token (desktop MCP hosts), and refuses a malformed token", async () => {
+    await oneInvocation(
+      {
+        body: async (port) => {
+          const token = "fixed-token-for-a-desktop-config-0123456789";
+          const socketPath = join(dir, "fixed.sock");
+          await assert.rejects(serveToolActionPort(port, { socketPath, token: "short" }), TypeError);
+          const served = await serveToolActionPort(port, { socketPath, token });
+          try {
+            assert.equal(served.token, token);
+            const remote = await connectToolActionPort({ socketPath, token });
+            assert.equal(codeOf(await remote.admit(requestFor(remote, "fixed"))), "admitted");
+            await assert.rejects(connectToolActionPort({ socketPath, token: `${token}x` }), /refused/);
+          } finally {
+            await served.close();
+          }
+        },
+      },
+      async ({ manager }) => assert.equal((await manager.store.listToolActions({})).length, 1),
+    );
+  });
+
+  it("answers the calls it received, then every later call of a connected peer with invocation_closed, never a lost connection", async () => {
+    await oneInvocation(
+      {
+        body: async (port) => {
+          const served = await serveToolActionPort(port, { socketPath: join(dir, "end.sock") });
+          const remote = await connectToolActionPort({ socketPath: served.socketPath, token: served.token });
+          const first = await remote.admit(requestFor(remote, "a"));
+          assert.ok(first.admitted);
+          assert.equal(codeOf(await remote.dispatch(first.actionInstanceId)), "accepted");
+          // Pending when the close begins: the port answers it if the line arrived first, else the
+          // bridge does; either way the caller gets an answer, not a lost connection.
+          const pending = remote.admit(requestFor(remote, "pending"));
+          await served.close();
+          assert.ok(["admitted", "invocation_closed"].includes(codeOf(await pending)));
+          const id = first.actionInstanceId;
+          const later = await Promise.all([
+            remote.admit(requestFor(remote, "b")),
+            remote.dispatch(id),
+            remote.complete(id, outcomeFor(remote, id)),
+            remote.reportUnknown(id, "timeout"),
+            remote.cancel(id),
+          ]);
+          assert.deepEqual(later.map(codeOf), Array(5).fill("invocation_closed"));
+          assert.equal(
+            codeOf(await remote.admit(requestFor(remote, "c"))),
+            "invocation_closed",
+            "and after the connection is gone",
+          );
+          return id;
+        },
+      },
+      async ({ value: id = "", manager }) => {
+        assert.equal((await manager.getOperation(id))?.settlement, "indeterminate", "close settled it");
+        const admitted = await manager.store.listToolActions({});
+        assert.deepEqual(
+          admitted.filter((a) => a.toolCallId !== "pending").map((a) => a.toolCallId),
+          ["a"],
+          "nothing sent after the close was admitted",
+        );
+      },
+    );
+  });
+
+  it("serves a line already written to the socket when the close begins: an outcome sent just before the peer's client got its answer", async () => {
+    await oneInvocation(
+      {
+        body: async (port) => {
+          const served = await serveToolActionPort(port, { socketPath: join(dir, "late.sock") });
+          const remote = await connectToolActionPort({ socketPath: served.socketPath, token: served.token });
+          const admitted = await remote.admit(requestFor(remote, "late"));
+          assert.ok(admitted.admitted);
+          const id = admitted.actionInstanceId;
+          assert.equal(codeOf(await remote.dispatch(id)), "accepted");
+          // The line is in the socket when this returns; the port has not read it yet.
+          const completed = remote.complete(id, outcomeFor(remote, id));
+          await served.close();
+          assert.equal(codeOf(await completed), "ok");
+          return id;
+        },
+      },
+      async ({ value: id = "", manager }) => {
+        assert.equal((await manager.getOperation(id))?.settlement, "succeeded");
+      },
+    );
+  });
+});
