@@ -1,4 +1,4 @@
-import type { InvocationToolActionPort } from "../port/types.js";
+import type { InvocationToolActionPort } from "../port/index.js";
 
 /** RAES participant action result statuses. */
 export const ParticipantActionStatus = {
