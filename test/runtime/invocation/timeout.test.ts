@@ -14,7 +14,7 @@ import { liveModel, manifestWithTimeout, SECOND_PARTICIPANT } from "../../helper
 import { oneToolCall, requestFor } from "../../helpers/tool-requests.js";
 
 const TIMEOUT_SECONDS = 1;
-// The issue's bound: the step completes within timeout_seconds + 1 s.
+// The bound: the step completes within timeout_seconds + 1 s.
 const STEP_BOUND_MS = (TIMEOUT_SECONDS + 1) * 1000;
 
 type SlowMode = "hang" | "ignore-signal";
