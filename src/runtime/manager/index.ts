@@ -9,7 +9,6 @@ export {
   type PacedRunOptions,
   type PacedRunSummary,
   type PacedStep,
-  runPaced,
   type StepOptions,
   type StepSummary,
 } from "./paced-run.js";

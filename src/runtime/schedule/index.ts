@@ -10,15 +10,9 @@ export {
 export {
   type LoadTaken,
   ParticipantLeases,
-  type ParticipantLeasesOptions,
   type ParticipantShare,
   shareChanged,
-  shareTeller,
 } from "./leases.js";
-export { type PlanInput, planSchedules, type ScheduleSpec, scheduleKey, specOf } from "./plan.js";
-export {
-  type CloseFacts,
-  type SegmentStart,
-  schedulerAfterClose,
-} from "./scheduler-record.js";
+export { planSchedules, type ScheduleSpec, scheduleKey, specOf } from "./plan.js";
+export { schedulerAfterClose } from "./scheduler-record.js";
 export { planShare, type SharePlan, type ShareView } from "./share.js";

@@ -1,5 +1,4 @@
 export {
-  CONTINUATION_FIELDS,
   type ContinuationView,
   continuationView,
   pausedContinuation,
@@ -13,23 +12,14 @@ export {
   type StochasticControl,
 } from "./controls.js";
 export {
-  DrawCoordinate,
   drawAddress,
   drawV2Integer,
-  nextTiming,
-  selectCandidate,
-  type TimingSelection,
-  tickIsEligible,
   type V2Stream,
   v2AddressBytes,
 } from "./draws.js";
 export {
-  type AttemptOutcome,
-  attemptId,
   attemptOutcome,
   CONSUMED_ATTEMPT,
-  type DueDecision,
-  eligibleCandidates,
   type PlannedAttempt,
   planDue,
   settleAttempt,
