@@ -12,19 +12,21 @@ import { blake3 } from "@noble/hashes/blake3.js";
 import type { CompiledActivityPolicy } from "../src/compiler/index.js";
 import { decodePublicSeed, deriveStreamKey } from "../src/random/index.js";
 import {
-  type ActivityStream,
-  activityAddressBytes,
-  drawActivityInteger,
   drawAddress,
-} from "../src/runtime/activity-draws.js";
-import { type ActivityPlan, planDue, settleAttempt } from "../src/runtime/activity-engine.js";
-import { segmentStart } from "../src/runtime/activity-state.js";
+  drawV2Integer,
+  planDue,
+  segmentStart,
+  settleAttempt,
+  type V2Plan,
+  type V2Stream,
+  v2AddressBytes,
+} from "../src/runtime/v2/index.js";
 import { alternate, asFloorRow, callsBlock, fmt, printFloorTable, printTable } from "./lib.js";
 
 const STEP = 10;
 const quick = process.argv.includes("--quick");
 
-function plan(attempts: number): ActivityPlan {
+function plan(attempts: number): V2Plan {
   const activity: CompiledActivityPolicy = {
     workWindows: [
       {
@@ -61,7 +63,7 @@ function plan(attempts: number): ActivityPlan {
   return { activity, maxActionAttempts: attempts, failurePolicy: "continue", stream: stream() };
 }
 
-function stream(): ActivityStream {
+function stream(): V2Stream {
   return {
     controlId: "control",
     profileId: "blake3-xof-participant-v1",
@@ -125,10 +127,10 @@ export async function runV2Bench(): Promise<void> {
   const s = stream();
   let occurrence = 0;
   const batch = 1000;
-  const fixed = activityAddressBytes(drawAddress(s, 0, 123456, 1));
+  const fixed = v2AddressBytes(drawAddress(s, 0, 123456, 1));
   const drawsAndFloor = await alternate(
     callsBlock(() => {
-      for (let i = 0; i < batch; i += 1) drawActivityInteger(s, 0, occurrence++, 1, 0, 5);
+      for (let i = 0; i < batch; i += 1) drawV2Integer(s, 0, occurrence++, 1, 0, 5);
     }, 10),
     callsBlock(() => {
       for (let i = 0; i < batch; i += 1) blake3.create({ key: s.streamKey }).update(fixed).xof(32);

@@ -71,7 +71,7 @@ const MUTANTS: readonly Mutant[] = [
     find: "    event(HistoryEventType.action_attempted, base.attemptPhase),\n    event(HistoryEventType.state_transition_recorded, LifecyclePhase.state_update_commit),",
     replace:
       "    event(HistoryEventType.state_transition_recorded, LifecyclePhase.state_update_commit),\n    event(HistoryEventType.action_attempted, base.attemptPhase),",
-    tests: ["test/runtime/manager.test.ts"],
+    tests: ["test/runtime/manager/manager.test.ts"],
   },
   {
     name: "the memory store ignores lease fences",
@@ -84,7 +84,7 @@ const MUTANTS: readonly Mutant[] = [
     name: "an outer result without a post-state digest is accepted",
     find: "if (!isNonEmptyString(r.postStateDigest))",
     replace: "if (false)",
-    tests: ["test/runtime/outcomes.test.ts"],
+    tests: ["test/runtime/invocation/outcomes.test.ts"],
   },
   {
     name: "raes run drops a harness's error",
@@ -96,7 +96,7 @@ const MUTANTS: readonly Mutant[] = [
     name: "a step reports only the first failed participant",
     find: "if (failures.length > 1) throw new ParticipantsFailedError(failures);",
     replace: "",
-    tests: ["test/runtime/step-failures.test.ts"],
+    tests: ["test/runtime/manager/step-failures.test.ts"],
   },
   {
     name: "a failed ledger write's cause is not logged",

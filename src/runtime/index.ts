@@ -1,12 +1,6 @@
 // Owner ids and the dead-owner rule live with the operations, so read commands judge owners as `raes run` does.
 export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "../operations/index.js";
-export {
-  parseStochasticControl,
-  resolveActivityControls,
-  type StochasticControl,
-} from "./activity-controls.js";
-export { type ContinuationView, continuationView } from "./activity-state.js";
-export type { LateOutcome } from "./deadline.js";
+export { type RuntimeTimers, sleep, systemTimers } from "./clock/index.js";
 export {
   type ParticipantFailure,
   ParticipantsFailedError,
@@ -14,33 +8,38 @@ export {
   RuntimeErrorCode,
   survivedLeaseLoss,
 } from "./errors.js";
-export type { InvocationSummary } from "./invocation.js";
-export { RuntimeManager } from "./manager.js";
-export type {
-  ParticipantCrossingPolicy,
-  RuntimeManagerOptions,
-  RuntimeObserver,
-  StepOptions,
-  StepSummary,
-} from "./manager-options.js";
+export {
+  consumedLine,
+  type InvocationSummary,
+  type LateOutcome,
+  type RecoveredInvocation,
+  recoverInterruptedInvocations,
+  settleInterrupted,
+} from "./invocation/index.js";
 export {
   PacedRunEnd,
   type PacedRunOptions,
   type PacedRunSummary,
   type PacedStep,
-} from "./paced-run.js";
-export type { ParticipantShare } from "./participant-leases.js";
-export type { SchedulePosition } from "./positions.js";
-export {
-  consumedLine,
-  type RecoveredInvocation,
-  recoverInterruptedInvocations,
-  settleInterrupted,
-} from "./recovery.js";
+  type ParticipantCrossingPolicy,
+  RuntimeManager,
+  type RuntimeManagerOptions,
+  type RuntimeObserver,
+  type StepOptions,
+  type StepSummary,
+} from "./manager/index.js";
 export { type ModelActionContext, ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
-export { dueTicks, episodeIdFor, observationPointFor, outerActionInstanceId } from "./schedule.js";
-export { planShare, type SharePlan, type ShareView } from "./share.js";
-export { type RuntimeTimers, sleep, systemTimers } from "./timers.js";
+export {
+  dueTicks,
+  episodeIdFor,
+  observationPointFor,
+  outerActionInstanceId,
+  type ParticipantShare,
+  planShare,
+  type SchedulePosition,
+  type SharePlan,
+  type ShareView,
+} from "./schedule/index.js";
 export {
   type ClockState,
   type ImplementationIdentity,
@@ -53,3 +52,10 @@ export {
   type ParticipantRuntime,
   type ParticipantSnapshot,
 } from "./types.js";
+export {
+  type ContinuationView,
+  continuationView,
+  parseStochasticControl,
+  resolveActivityControls,
+  type StochasticControl,
+} from "./v2/index.js";

@@ -2,13 +2,19 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { canonicalAddressBytes, decodePublicSeed, deriveStreamKey } from "../../../src/random/index.js";
-import { activityAddressBytes, drawAddress } from "../../../src/runtime/activity-draws.js";
-import { type ActivityPlan, planDue, settleAttempt } from "../../../src/runtime/activity-engine.js";
-import { continuationView, segmentStart } from "../../../src/runtime/activity-state.js";
+import {
+  continuationView,
+  drawAddress,
+  planDue,
+  segmentStart,
+  settleAttempt,
+  type V2Plan,
+  v2AddressBytes,
+} from "../../../src/runtime/v2/index.js";
 import type { ActivityContinuation } from "../../../src/store/index.js";
 import { comparable, compileFile, readTrace, type TraceLine, V2_EXAMPLE, V2_FIXTURES } from "./trace.js";
 
-function examplePlan(seedHex: string): ActivityPlan {
+function examplePlan(seedHex: string): V2Plan {
   const model = compileFile(V2_EXAMPLE);
   const policy = Object.values(model.autonomousPolicies)[0];
   const participant = policy?.participantAddresses[0];
@@ -29,7 +35,7 @@ function examplePlan(seedHex: string): ActivityPlan {
 }
 
 /** Drives the pure engine as RAES's trace tool drives RAES: `steps` advances of step_ticks. */
-function simulate(plan: ActivityPlan, steps: number, failEvery: number, failClass: string): TraceLine[] {
+function simulate(plan: V2Plan, steps: number, failEvery: number, failClass: string): TraceLine[] {
   const step = plan.activity.stepTicks ?? 1;
   let c: ActivityContinuation = segmentStart(
     plan.activity,
@@ -92,7 +98,7 @@ describe("v2 scheduler engine (pure, no runtime)", () => {
       [12, 123456, 2],
     ] as const) {
       const address = drawAddress(plan.stream, segment, occurrence, coordinate);
-      assert.deepEqual(activityAddressBytes(address), canonicalAddressBytes(address));
+      assert.deepEqual(v2AddressBytes(address), canonicalAddressBytes(address));
     }
   });
 });

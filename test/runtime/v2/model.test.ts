@@ -3,8 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { CompiledActivityPolicy } from "../../../src/compiler/index.js";
 import { decodePublicSeed, deriveStreamKey } from "../../../src/random/index.js";
-import { type ActivityPlan, planDue, settleAttempt } from "../../../src/runtime/activity-engine.js";
-import { segmentStart } from "../../../src/runtime/activity-state.js";
+import { planDue, segmentStart, settleAttempt, type V2Plan } from "../../../src/runtime/v2/index.js";
 
 const STEP = 10;
 const CLASSES = ["target_unavailable", "timeout", "backend_error"] as const;
@@ -102,7 +101,7 @@ interface Attempt {
 
 /** Runs the engine over `steps` advances; outcome n comes from `outcomes` (cycled). */
 function schedule(raw: RawPolicy, seed: string, outcomes: number[], steps: number): Attempt[] {
-  const plan: ActivityPlan = {
+  const plan: V2Plan = {
     activity: compiled(raw),
     maxActionAttempts: raw.maxAttempts,
     failurePolicy: raw.stop ? "stop" : "continue",

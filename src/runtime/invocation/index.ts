@@ -1,0 +1,15 @@
+export { type LateOutcome, lateResultLine } from "./deadline.js";
+export {
+  consumedLine,
+  type RecoveredInvocation,
+  recoverInterruptedInvocations,
+  settleInterrupted,
+} from "./recovery.js";
+export {
+  buildContext,
+  closeEvents,
+  type InvocationContext,
+  type InvocationSummary,
+  policyFrames,
+  runInvocation,
+} from "./run.js";

@@ -1,0 +1,386 @@
+import type { CompiledAutonomousPolicy, RuntimeModel } from "../../compiler/index.js";
+import {
+  actorProvenance,
+  type EventFrame,
+  type HistoryEventDraft,
+  type OuterResult,
+  outerTriple,
+  toolActionTriple,
+} from "../../history/index.js";
+import type { ExecutionOfferIndex } from "../../manifest/index.js";
+import {
+  InvocationToolActionPortCore,
+  type ParticipantToolActionRefusal,
+  type ToolActionLimits,
+  type ToolActionObserver,
+} from "../../port/index.js";
+import type {
+  ActivityContinuation,
+  ControlPlaneStore,
+  Fence,
+  InvocationRecord,
+  SchedulerRecord,
+  ToolActionRecord,
+} from "../../store/index.js";
+import { type InvocationClock, type RuntimeTimers, systemTimers } from "../clock/index.js";
+import { RuntimeError, RuntimeErrorCode } from "../errors.js";
+import {
+  episodeIdFor,
+  observationPointFor,
+  outerActionInstanceId,
+  type ScheduleSpec,
+  schedulerAfterClose,
+} from "../schedule/index.js";
+import type { ParticipantActionRequest, ParticipantRuntime, ParticipantSnapshot } from "../types.js";
+import {
+  attemptOutcome,
+  CONSUMED_ATTEMPT,
+  type PlannedAttempt,
+  settleAttempt,
+  type V2Plan,
+  v2Provenance,
+  withProvenance,
+} from "../v2/index.js";
+import { type LateOutcome, outerTimeouts, runWithinDeadline } from "./deadline.js";
+import { ledgerFailureLine } from "./ledger-log.js";
+import { isSuccessfulStatus, timeoutResult, validateOuterResult } from "./outer-result.js";
+import { InvocationTrace } from "./tracing.js";
+
+/** Everything one invocation needs from the manager; nothing in it reaches back into the manager. */
+export interface InvocationContext {
+  readonly store: ControlPlaneStore;
+  readonly runtime: ParticipantRuntime;
+  readonly model: RuntimeModel;
+  readonly limits: ToolActionLimits | undefined;
+  readonly now: () => string;
+  readonly fence: Fence | undefined;
+  readonly outcomeEvidence: (boundaryAddress: string) => ReadonlySet<string> | undefined;
+  readonly failureClasses: (actionContractAddress: string) => ReadonlySet<string> | undefined;
+  readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
+  /** Where operator notes go (a failed ledger write's cause). */
+  readonly log: (line: string) => void;
+  readonly timers: RuntimeTimers;
+  /** The covering offer's timeout_seconds in ms for the outer request; undefined means unbounded. */
+  readonly outerTimeoutMs: (request: ParticipantActionRequest) => number | undefined;
+  /** Told once when a timed-out invocation's harness ends after all; its result was discarded. */
+  readonly onLate?: (invocationId: string, how: LateOutcome) => void;
+}
+
+/** What the manager hands every invocation. */
+export interface ContextInput {
+  readonly model: RuntimeModel;
+  readonly runtime: ParticipantRuntime;
+  readonly store: ControlPlaneStore;
+  readonly limits: ToolActionLimits | undefined;
+  readonly now: () => string;
+  readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
+  readonly log: (line: string) => void;
+  /** The manifest's offers: the covering one's timeout_seconds bounds each outer invocation. */
+  readonly offers: ExecutionOfferIndex;
+  readonly timers?: RuntimeTimers;
+  readonly onLate?: (invocationId: string, how: LateOutcome) => void;
+}
+
+/** The invocation context: the model's evidence and failure-class lookups, the store and the clock. */
+export function buildContext(input: ContextInput): InvocationContext {
+  const evidence = new Map<string, ReadonlySet<string>>();
+  for (const b of Object.values(input.model.observationBoundaries))
+    evidence.set(b.address, new Set(b.outcomeEvidenceRefs));
+  const classes = new Map<string, ReadonlySet<string>>();
+  for (const c of Object.values(input.model.actionContracts))
+    classes.set(c.address, new Set(c.failureClasses));
+  return {
+    store: input.store,
+    runtime: input.runtime,
+    model: input.model,
+    limits: input.limits,
+    now: input.now,
+    fence: undefined as Fence | undefined,
+    outcomeEvidence: (address) => evidence.get(address),
+    failureClasses: (address) => classes.get(address),
+    log: input.log,
+    ...(input.onRefusal ? { onRefusal: input.onRefusal } : {}),
+    timers: input.timers ?? systemTimers,
+    outerTimeoutMs: outerTimeouts(input.offers),
+    ...(input.onLate ? { onLate: input.onLate } : {}),
+  };
+}
+
+/** A v2 attempt the scheduler planned: the continuation it was planned from and the plan. */
+export interface V2Attempt {
+  readonly plan: V2Plan;
+  readonly state: ActivityContinuation;
+  readonly attempt: PlannedAttempt;
+}
+
+/** What one closed invocation produced. */
+export interface InvocationSummary {
+  readonly invocationId: string;
+  readonly participantAddress: string;
+  readonly state: "succeeded" | "failed";
+  /** The outer result's status; undefined when the invocation threw or returned an invalid result. */
+  readonly outerStatus: string | undefined;
+  readonly toolActions: readonly ToolActionRecord[];
+  readonly scheduler: SchedulerRecord;
+  readonly error?: unknown;
+  /** True when the covering offer's timeout expired first: the attempt failed with class `timeout`. */
+  readonly timedOut?: boolean;
+}
+
+/**
+ * The history frame of a policy's invocations: the runtime's implementation identity (RAES's
+ * implementation selection; without one, the policy's implementation ref at version `0`) and the
+ * policy's shared-time contracts on its clock.
+ */
+export function eventFrameFor(
+  model: RuntimeModel,
+  policy: CompiledAutonomousPolicy,
+  runtime: Pick<ParticipantRuntime, "implementationIdentity">,
+): EventFrame {
+  const identity = runtime.implementationIdentity ?? {
+    name: policy.participantImplementationRef,
+    version: "0",
+  };
+  return {
+    actorProvenance: actorProvenance(identity),
+    clockAuthority: policy.clockAddress,
+    timeDomain: model.clocks[policy.clockAddress]?.participantTimeDomain ?? "scenario_time",
+    temporalContractIds: policy.temporalConstraintAddresses,
+  };
+}
+
+/** The history frame of each of the model's policies, by policy address. */
+export function policyFrames(
+  model: RuntimeModel,
+  runtime: Pick<ParticipantRuntime, "implementationIdentity">,
+): (policyAddress: string) => EventFrame {
+  return (policyAddress) => {
+    const policy = model.autonomousPolicies[policyAddress];
+    if (!policy) throw new Error(`no autonomous policy ${policyAddress} in the model`);
+    return eventFrameFor(model, policy, runtime);
+  };
+}
+
+/** A closed invocation's events: its tool triples in admission order, then its outer triple if it has a result. */
+export function closeEvents(
+  frame: EventFrame,
+  invocation: InvocationRecord,
+  toolActions: readonly ToolActionRecord[],
+  outer: OuterResult | undefined,
+): HistoryEventDraft[] {
+  return [
+    ...toolActions.flatMap((a) => toolActionTriple(frame, a, invocation)),
+    ...(outer ? outerTriple(frame, invocation, outer) : []),
+  ];
+}
+
+function fenceArgs(fence: Fence | undefined): [] | [Fence] {
+  return fence ? [fence] : [];
+}
+
+/** Runs one due outer invocation end to end: open, attach, dispatch, close, one commit. */
+export async function runInvocation(
+  ctx: InvocationContext,
+  spec: ScheduleSpec,
+  scheduler: SchedulerRecord,
+  clock: InvocationClock,
+  v2?: V2Attempt,
+): Promise<InvocationSummary> {
+  const { policy, participantAddress } = spec;
+  const actionContractAddress =
+    v2?.attempt.candidate.actionContractAddress ??
+    policy.actionOrder[scheduler.cursor % policy.actionOrder.length] ??
+    "";
+  const binding = policy.executionBindings.find((b) => b.actionContractAddress === actionContractAddress);
+  const episodeId = episodeIdFor(participantAddress, clock.segment);
+  const observationPoint = observationPointFor(clock.clockAddress, clock.segment, clock.tick);
+  const id =
+    v2?.attempt.attemptId ?? outerActionInstanceId(policy.address, participantAddress, scheduler.nextOrdinal);
+  const openedAt = ctx.now();
+  const invocation: InvocationRecord = {
+    id,
+    policyAddress: policy.address,
+    participantAddress,
+    actionContractAddress,
+    observationBoundaryAddress: policy.observationBoundaryAddress,
+    episodeId,
+    segment: clock.segment,
+    tick: clock.tick,
+    ordinal: scheduler.nextOrdinal,
+    executionScopeRef: policy.address,
+    executionGeneration: clock.generation,
+    observationPoint,
+    participantImplementationRef: policy.participantImplementationRef,
+    state: "running",
+    startedAt: openedAt,
+    createdAt: openedAt,
+    updatedAt: openedAt,
+  };
+  const opened: SchedulerRecord = {
+    ...scheduler,
+    nextOrdinal: scheduler.nextOrdinal + 1,
+    attempts: scheduler.attempts + 1,
+    cursor: scheduler.cursor + 1,
+    segment: clock.segment,
+    tick: clock.tick,
+    // Committed with the open: if the process dies now, the attempt is consumed and the run goes on from here.
+    ...(v2 ? { activity: settleAttempt(v2.plan, v2.state, v2.attempt, CONSUMED_ATTEMPT) } : {}),
+    updatedAt: openedAt,
+  };
+  await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));
+  const tracing = new InvocationTrace(invocation);
+
+  const request: ParticipantActionRequest = {
+    actionInstanceId: id,
+    participantAddress,
+    actionContractAddress,
+    observationBoundaryAddress: policy.observationBoundaryAddress,
+    targetAddresses: binding?.targetAddresses ?? [],
+    executionScopeRef: policy.address,
+    executionGeneration: clock.generation,
+    observationPoint,
+    episodeId,
+    participantImplementationRef: policy.participantImplementationRef,
+    ordinal: invocation.ordinal,
+  };
+  const snapshot: ParticipantSnapshot = {
+    clockAddress: clock.clockAddress,
+    segment: clock.segment,
+    tick: clock.tick,
+    episodeId,
+    executionGeneration: clock.generation,
+    attempts: opened.attempts,
+  };
+  const core =
+    spec.toolActionsEnabled && ctx.limits
+      ? createPort(ctx, invocation, ctx.limits, spec, tracing)
+      : undefined;
+
+  const timeoutMs = ctx.outerTimeoutMs(request);
+  const ended = await runWithinDeadline(
+    {
+      timeoutMs,
+      timers: ctx.timers,
+      // The port closes before the signal fires, so an abort handler already sees invocation_closed.
+      onExpire: () => core?.close(),
+      onLate: (how) => ctx.onLate?.(id, how),
+    },
+    async (signal) => {
+      if (core) await ctx.runtime.attachInvocationToolActions?.(core.port);
+      core?.open();
+      return ctx.runtime.admitAction(request, snapshot, {
+        signal,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...tracing.control(),
+      });
+    },
+  );
+  core?.close();
+  const threw = ended.kind === "threw";
+  const timedOut = ended.kind === "timed_out";
+  const toolActions = core ? await core.settleForClose() : [];
+  const check =
+    ended.kind === "returned"
+      ? validateOuterResult(ended.value, request, ctx.outcomeEvidence(policy.observationBoundaryAddress))
+      : undefined;
+  const outer = check?.ok ? check.result : timedOut ? timeoutResult(request, snapshot) : undefined;
+  const closedAt = ctx.now();
+  const state = outer && isSuccessfulStatus(outer.status) ? "succeeded" : "failed";
+  // A harness that threw or answered an invalid result consumed its attempt as a crash does.
+  const harnessError = v2 !== undefined && outer === undefined;
+  const settled = v2
+    ? {
+        ...opened,
+        activity: settleAttempt(v2.plan, v2.state, v2.attempt, attemptOutcome(outer)),
+      }
+    : opened;
+  const next = schedulerAfterClose(
+    settled,
+    {
+      indeterminate: toolActions.some((a) => a.settlement === "indeterminate"),
+      // RAES counts only `succeeded` as success: partial_success stops a failure_policy `stop` scheduler.
+      outerFailed: outer?.status !== "succeeded",
+      // Under v2 the continuation carries failure_policy itself (lifecycle `failed`).
+      stopsOnFailure: !v2 && policy.failurePolicy === "stop",
+      harnessError,
+      maxActionAttempts: policy.maxActionAttempts,
+    },
+    closedAt,
+  );
+  const provenance = v2 && v2Provenance(v2.plan, policy.profile, v2.attempt, outer?.status ?? "unknown");
+  const close = { endedAt: closedAt, updatedAt: closedAt, ...tracing.refusals() };
+  const closed: InvocationRecord = { ...invocation, state, ...close };
+  // The invocation span ends whether or not the close commits, so no span is left open.
+  let committed = false;
+  try {
+    await ctx.store.commitInvocation(
+      {
+        invocation: closed,
+        toolActions,
+        events: withProvenance(
+          closeEvents(eventFrameFor(ctx.model, policy, ctx.runtime), closed, toolActions, outer),
+          provenance,
+        ),
+        scheduler: next,
+      },
+      ...fenceArgs(ctx.fence),
+    );
+    committed = true;
+  } finally {
+    tracing.end(committed ? state : "commit_failed", outer?.status);
+  }
+  return {
+    invocationId: id,
+    participantAddress,
+    state,
+    outerStatus: outer?.status,
+    toolActions,
+    scheduler: next,
+    ...(threw
+      ? { error: ended.error }
+      : check?.ok === false
+        ? { error: invalidResultError(check.problem) }
+        : {}),
+    ...(timedOut ? { timedOut } : {}),
+  };
+}
+
+function invalidResultError(problem: string): RuntimeError {
+  return new RuntimeError(
+    RuntimeErrorCode.outer_result_invalid,
+    `admitAction returned an invalid result: ${problem}`,
+  );
+}
+
+function createPort(
+  ctx: InvocationContext,
+  invocation: InvocationRecord,
+  limits: ToolActionLimits,
+  spec: ScheduleSpec,
+  observer: ToolActionObserver,
+): InvocationToolActionPortCore {
+  const fence = fenceArgs(ctx.fence);
+  return new InvocationToolActionPortCore({
+    identity: {
+      invocationActionInstanceId: invocation.id,
+      participantAddress: invocation.participantAddress,
+      episodeId: invocation.episodeId,
+      participantImplementationRef: invocation.participantImplementationRef,
+      executionScopeRef: invocation.executionScopeRef,
+      executionGeneration: invocation.executionGeneration,
+      observationPoint: invocation.observationPoint,
+    },
+    rules: spec.rules,
+    limits,
+    ledger: {
+      insert: (record) => ctx.store.insertToolAction(record, ...fence),
+      update: (record, expected) => ctx.store.updateToolAction(record, expected, ...fence),
+    },
+    outcomeEvidence: ctx.outcomeEvidence,
+    failureClasses: ctx.failureClasses,
+    now: ctx.now,
+    observer,
+    onLedgerFailure: (failure) => ctx.log(ledgerFailureLine(failure)),
+    ...(ctx.onRefusal ? { onRefusal: ctx.onRefusal } : {}),
+  });
+}

@@ -1,0 +1,127 @@
+import {
+  type Attributes,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  type Span,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import type { ParticipantToolActionRefusal, PortCall, ToolActionObserver } from "../../port/index.js";
+import { TRACER_NAME, TraceName } from "../../records/index.js";
+import type { InvocationRecord, ToolActionRecord } from "../../store/index.js";
+
+const propagator = new W3CTraceContextPropagator();
+
+function invocationAttributes(invocation: InvocationRecord): Attributes {
+  return {
+    "raes.invocation.id": invocation.id,
+    "raes.participant.address": invocation.participantAddress,
+    "raes.policy.address": invocation.policyAddress,
+    "raes.action_contract.address": invocation.actionContractAddress,
+    "raes.observation_boundary.address": invocation.observationBoundaryAddress,
+    "raes.episode.id": invocation.episodeId,
+    "raes.invocation.ordinal": invocation.ordinal,
+  };
+}
+
+function toolAttributes(record: ToolActionRecord): Attributes {
+  const { request } = record;
+  return {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": request.toolAffordanceAddress,
+    "gen_ai.tool.call.id": record.toolCallId,
+    "raes.tool_action.id": record.id,
+    "raes.invocation.id": record.invocationId,
+    "raes.participant.address": record.participantAddress,
+    "raes.action_contract.address": request.actionContractAddress,
+    "raes.observation_boundary.address": request.observationBoundaryAddress,
+    "raes.target.addresses": [...request.targetAddresses],
+    "raes.tool_action.ordinal": record.admissionOrdinal,
+  };
+}
+
+/**
+ * One invocation's observer: the invocation span and a child `execute_tool` span per tool action,
+ * open from admission to settlement, and the refusal counts committed with the close. Only ids,
+ * addresses, codes and settlements are recorded.
+ */
+export class InvocationTrace implements ToolActionObserver {
+  readonly #span: Span;
+  readonly #actions = new Map<string, Span>();
+  readonly #refusals = new Map<string, number>();
+
+  constructor(invocation: InvocationRecord) {
+    const tracer = trace.getTracer(TRACER_NAME);
+    this.#span = tracer.startSpan(`invoke_agent ${invocation.participantAddress}`, {
+      attributes: { "gen_ai.operation.name": "invoke_agent", ...invocationAttributes(invocation) },
+    });
+  }
+
+  /** The invocation span's W3C trace context for the harness; nothing when no tracer records it. */
+  control(): { readonly traceContext?: Readonly<Record<string, string>> } {
+    const carrier: Record<string, string> = {};
+    propagator.inject(trace.setSpan(ROOT_CONTEXT, this.#span), carrier, defaultTextMapSetter);
+    return carrier.traceparent === undefined ? {} : { traceContext: carrier };
+  }
+
+  /**
+   * Starts the tool action's span as a child of the invocation's. An invocation span nobody records
+   * (no tracer installed, or sampled out) gets no children: building them cost each claim ~10 µs.
+   */
+  admitted(record: ToolActionRecord): void {
+    if (!this.#span.isRecording()) return;
+    const parent = trace.setSpan(ROOT_CONTEXT, this.#span);
+    const span = trace
+      .getTracer(TRACER_NAME)
+      .startSpan(
+        `execute_tool ${record.request.toolAffordanceAddress}`,
+        { attributes: toolAttributes(record) },
+        parent,
+      );
+    this.#actions.set(record.id, span);
+  }
+
+  /** Marks the committed dispatch. */
+  dispatched(record: ToolActionRecord): void {
+    this.#actions.get(record.id)?.addEvent(TraceName.dispatch);
+  }
+
+  /** Ends the tool action's span with its settlement. */
+  settled(record: ToolActionRecord): void {
+    const span = this.#actions.get(record.id);
+    if (!span) return;
+    this.#actions.delete(record.id);
+    if (record.settlement) span.setAttribute("raes.tool_action.settlement", record.settlement);
+    if (record.failureClass) span.setAttribute("error.type", record.failureClass);
+    if (record.settlement === "failed" || record.settlement === "indeterminate") {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+  }
+
+  /** Records a refusal on the action's span when it named a live one, else on the invocation's. */
+  refused(refusal: ParticipantToolActionRefusal, call: PortCall, actionInstanceId: string | undefined): void {
+    const attributes: Attributes = { "raes.refusal.code": refusal, "raes.port.call": call };
+    if (actionInstanceId) attributes["raes.tool_action.id"] = actionInstanceId;
+    const target = (actionInstanceId && this.#actions.get(actionInstanceId)) || this.#span;
+    target.addEvent(TraceName.refusal, attributes);
+    this.#refusals.set(refusal, (this.#refusals.get(refusal) ?? 0) + 1);
+  }
+
+  /** The refusal counts per code so far, to commit with the invocation; nothing when none. */
+  refusals(): { readonly refusals?: Readonly<Record<string, number>> } {
+    if (this.#refusals.size === 0) return {};
+    return { refusals: Object.fromEntries([...this.#refusals].sort(([a], [b]) => (a < b ? -1 : 1))) };
+  }
+
+  /** Ends the invocation span once its close is committed (or failed to commit). */
+  end(state: string, outerStatus: string | undefined, error?: unknown): void {
+    for (const span of this.#actions.values()) span.end();
+    this.#actions.clear();
+    this.#span.setAttribute("raes.invocation.state", state);
+    if (outerStatus !== undefined) this.#span.setAttribute("raes.outer.status", outerStatus);
+    if (error !== undefined || state === "failed") this.#span.setStatus({ code: SpanStatusCode.ERROR });
+    this.#span.end();
+  }
+}

@@ -1,0 +1,14 @@
+export {
+  type ParticipantCrossingPolicy,
+  RuntimeManager,
+  type RuntimeManagerOptions,
+  type RuntimeObserver,
+} from "./manager.js";
+export {
+  PacedRunEnd,
+  type PacedRunOptions,
+  type PacedRunSummary,
+  type PacedStep,
+  type StepOptions,
+  type StepSummary,
+} from "./paced-run.js";

@@ -1,0 +1,373 @@
+import type { RuntimeModel } from "../../compiler/index.js";
+import type { HistoryEvent } from "../../history/index.js";
+import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../../manifest/index.js";
+import type { Operation } from "../../operations/index.js";
+import { newOwnerId } from "../../operations/index.js";
+import type { ParticipantToolActionRefusal, ToolActionLimits } from "../../port/index.js";
+import {
+  type ControlPlaneStore,
+  MemoryControlPlaneStore,
+  openControlPlaneStore,
+  StoreUnavailableError,
+} from "../../store/index.js";
+import { isoClock, preciseNow, type RuntimeTimers } from "../clock/index.js";
+import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode, survivedLeaseLoss } from "../errors.js";
+import {
+  buildContext,
+  consumedLine,
+  type InvocationContext,
+  type InvocationSummary,
+  type LateOutcome,
+  lateResultLine,
+  policyFrames,
+  recoverInterruptedInvocations,
+  runInvocation,
+} from "../invocation/index.js";
+import {
+  type DueWork,
+  type ParticipantShare,
+  planSchedules,
+  ScheduleBook,
+  type ScheduleSpec,
+  schedulePositions,
+} from "../schedule/index.js";
+import type { ParticipantRuntime } from "../types.js";
+import { resolveActivityControls, type StochasticControl } from "../v2/index.js";
+import { checkedConcurrency, settleBounded } from "./bounded.js";
+import {
+  type PacedRunOptions,
+  type PacedRunSummary,
+  runPaced,
+  type StepOptions,
+  type StepSummary,
+} from "./paced-run.js";
+import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
+
+/** An installed participant-crossing policy; while one is installed no tool action is admitted. */
+export interface ParticipantCrossingPolicy {
+  readonly name: string;
+}
+
+/** Callbacks for progress reporting; they observe and never steer. */
+export interface RuntimeObserver {
+  invocationClosed?(summary: InvocationSummary): void;
+  toolActionRefused?(refusal: ParticipantToolActionRefusal): void;
+  /** A timed-out invocation's harness ended after all; its result was discarded. Told once per invocation. */
+  lateResultDiscarded?(invocationId: string, how: LateOutcome): void;
+  /** This process's share of the participants changed (processes joined or left, leases handed over). */
+  shareChanged?(share: ParticipantShare): void;
+}
+
+/** Options of `RuntimeManager.open`. */
+export interface RuntimeManagerOptions {
+  readonly model: RuntimeModel;
+  /** The backend manifest JSON (snake_case, as in the file). */
+  readonly manifest: unknown;
+  readonly runtime: ParticipantRuntime;
+  /** A store, or a URL (`memory:`, `sqlite:PATH`, `postgres://…`). Default: memory. */
+  readonly store?: ControlPlaneStore | string;
+  readonly crossingPolicy?: ParticipantCrossingPolicy;
+  /** Wall clock in epoch milliseconds, for timestamps and leases. */
+  readonly now?: () => number;
+  readonly ownerId?: string;
+  /** How long a scheduler lease and a process heartbeat last without renewal (default 30000). */
+  readonly leaseTtlMs?: number;
+  readonly observer?: RuntimeObserver;
+  /** Where operator notes go, such as why a ledger write failed; default: one line on stderr. */
+  readonly log?: (line: string) => void;
+  /** Run-supplied `agent-policy` controls for v2 policies; seeds are never stored. */
+  readonly stochasticControls?: readonly StochasticControl[];
+  /** Timers for invocation timeouts and real-time pacing; default the process clock. */
+  readonly timers?: RuntimeTimers;
+  /**
+   * How many due participants' invocations may run at once within a step (I/O-bound agents overlap);
+   * default the manifest's `max_autonomous_in_flight`, unbounded when it declares none.
+   */
+  readonly concurrency?: number;
+}
+
+/** The per-invocation tool-action limits a manifest's composition claim declares, when it has one. */
+function claimedLimits(
+  claim:
+    | {
+        readonly maxToolActionsPerInvocation: number;
+        readonly maxConcurrentToolActionsPerInvocation: number;
+      }
+    | undefined,
+): ToolActionLimits | undefined {
+  return claim
+    ? {
+        maxToolActionsPerInvocation: claim.maxToolActionsPerInvocation,
+        maxConcurrentToolActionsPerInvocation: claim.maxConcurrentToolActionsPerInvocation,
+      }
+    : undefined;
+}
+
+/** Owns the shared clock and one scheduler per participant, and runs every due autonomous action. */
+export class RuntimeManager {
+  readonly store: ControlPlaneStore;
+  readonly #ownsStore: boolean;
+  readonly #book: ScheduleBook;
+  readonly #ctx: InvocationContext;
+  readonly #observer: RuntimeObserver | undefined;
+  readonly #v2: readonly ScheduleSpec[];
+  readonly #concurrency: number;
+  #serial: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  private constructor(
+    store: ControlPlaneStore,
+    ownsStore: boolean,
+    book: ScheduleBook,
+    ctx: InvocationContext,
+    v2: readonly ScheduleSpec[],
+    concurrency: number,
+    observer?: RuntimeObserver,
+  ) {
+    this.#concurrency = concurrency;
+    this.store = store;
+    this.#ownsStore = ownsStore;
+    this.#book = book;
+    this.#ctx = ctx;
+    this.#observer = observer;
+    this.#v2 = v2;
+  }
+
+  /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
+  static async open(options: RuntimeManagerOptions): Promise<RuntimeManager> {
+    const check = checkManifest(options.manifest);
+    // Registration first: an invalid claim is a contract mismatch, not just a bad manifest.
+    const registration = check.manifest
+      ? registerParticipantRuntime(check.manifest, options.runtime)
+      : undefined;
+    if (!check.ok || !check.manifest || !registration) {
+      const details = check.diagnostics.map((d) => `${d.code} ${d.path}: ${d.message}`);
+      throw new RuntimeError(RuntimeErrorCode.manifest_invalid, "the backend manifest is invalid", details);
+    }
+    const { toolActionsClaimed } = registration;
+    const inFlight = checkedConcurrency(
+      options.concurrency ?? check.manifest.participantRuntime.maxAutonomousInFlight,
+    );
+    const claim = check.manifest.participantRuntime.invocationToolActions;
+    const limits = toolActionsClaimed ? claimedLimits(claim) : undefined;
+    const v2Controls = resolveActivityControls(options.model, options.stochasticControls ?? []);
+    const offers = indexExecutionOffers(check.manifest);
+    const specs = planSchedules({
+      v2Controls,
+      model: options.model,
+      offers,
+      toolActionLimits: limits,
+      crossingPolicyInstalled: options.crossingPolicy !== undefined,
+    });
+    const ownsStore = typeof options.store === "string" || options.store === undefined;
+    const store =
+      typeof options.store === "string"
+        ? await openControlPlaneStore(options.store)
+        : (options.store ?? new MemoryControlPlaneStore());
+    const nowMs = options.now ?? preciseNow;
+    const now = isoClock(nowMs);
+    const log = options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`));
+    try {
+      const policyOf = (policy: string) => options.model.autonomousPolicies[policy];
+      const book = await ScheduleBook.load({
+        store,
+        specs,
+        now,
+        ownerId: options.ownerId ?? newOwnerId(),
+        leaseTtlMs: options.leaseTtlMs ?? 30_000,
+        onShare: (share) => options.observer?.shareChanged?.(share),
+        nowMs,
+        ...v2Hooks,
+        recover: async (participants, fenceFor) => {
+          const frameOf = policyFrames(options.model, options.runtime);
+          const consumed = await recoverInterruptedInvocations(store, {
+            participants,
+            now,
+            fenceFor,
+            policyOf,
+            frameOf,
+          });
+          if (consumed.length > 0) log(consumedLine(consumed));
+        },
+      });
+      const refused = options.observer?.toolActionRefused;
+      const ctx = buildContext({
+        model: options.model,
+        runtime: options.runtime,
+        store: book.store,
+        limits,
+        now,
+        log,
+        offers,
+        ...(options.timers ? { timers: options.timers } : {}),
+        ...(refused ? { onRefusal: (refusal: ParticipantToolActionRefusal) => refused(refusal) } : {}),
+        onLate: (id, how) => {
+          log(lateResultLine(id, how));
+          options.observer?.lateResultDiscarded?.(id, how);
+        },
+      });
+      const v2 = v2Order(specs);
+      const manager = new RuntimeManager(store, ownsStore, book, ctx, v2, inFlight, options.observer);
+      // As RAES's apply: actions due at the clock's current tick run before it next advances.
+      await manager.#exclusive(async () => manager.#run(await book.dueNow()));
+      return manager;
+    } catch (error) {
+      if (ownsStore) await store.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Advances the policy clock by n progression steps and runs every due action, at most `concurrency` at once. */
+  step(n = 1, options: StepOptions = {}): Promise<StepSummary> {
+    return this.#exclusive(async () => {
+      const concurrency = checkedConcurrency(options.concurrency, this.#concurrency);
+      const invocations: InvocationSummary[] = [];
+      let steps = 0;
+      for (let i = 0; i < n; i += 1) {
+        const ran = await this.#book.step((due) => this.#run(due, concurrency));
+        if (ran === undefined) break;
+        steps += 1;
+        invocations.push(...ran);
+      }
+      return { steps, invocations };
+    });
+  }
+
+  /** Steps in real time, one step per `tickMs` without drift, until `steps`, `signal` or all finish. */
+  run(options: PacedRunOptions & StepOptions): Promise<PacedRunSummary> {
+    const positions = () => schedulePositions(this.#ctx.model, this.#book.describe());
+    const awaitingShare = () => this.share().owned < this.share().target;
+    const step = () => this.step(1, options).catch((e: unknown) => survivedLeaseLoss(e, this.#ctx.log));
+    return runPaced({ step, positions, awaitingShare, timers: this.#ctx.timers }, options);
+  }
+
+  /** Pauses the shared clock: steps do nothing until `resume`. */
+  pause(): Promise<void> {
+    return this.#exclusive(() => this.#book.setPaused(true).then(() => pauseV2(this.#ctx, this.#book, true)));
+  }
+
+  /** Resumes the shared clock; actions due at its current tick that have not run yet run now. */
+  resume(): Promise<void> {
+    return this.#exclusive(async () => {
+      await this.#book.setPaused(false);
+      await pauseV2(this.#ctx, this.#book, false);
+      await this.#run(await this.#book.dueNow());
+    });
+  }
+
+  /**
+   * Starts a new clock segment and episode at tick 0 and increments the execution generation; the
+   * actions due at tick 0 of the new segment run at once (RAES runs them before the clock next advances).
+   */
+  reset(): Promise<void> {
+    return this.#exclusive(async () => {
+      await this.#book.reset();
+      await this.#run(await this.#book.dueNow());
+    });
+  }
+
+  /** Restarts a stopped participant's scheduler; refused while indeterminate actions are unresolved. */
+  resumeParticipant(participantAddress: string): Promise<void> {
+    return this.#exclusive(() => this.#book.resumeParticipant(participantAddress));
+  }
+
+  /** The scheduler or tool-action operation with this id. */
+  getOperation(id: string): Promise<Operation | undefined> {
+    return this.store.getOperation(id);
+  }
+
+  /** Wire history events in commit order. */
+  history(query: { readonly participant?: string; readonly episode?: string } = {}): Promise<HistoryEvent[]> {
+    return this.store.listEvents({
+      ...(query.participant === undefined ? {} : { participantAddress: query.participant }),
+      ...(query.episode === undefined ? {} : { episodeId: query.episode }),
+    });
+  }
+
+  /** Wire history events, for `getParticipantHistoryView`. */
+  listEvents(query: { participantAddress?: string; episodeId?: string }): Promise<HistoryEvent[]> {
+    return this.store.listEvents(query);
+  }
+
+  /** How many participants this process owns, of how many, among how many live processes (as of its last step). */
+  share = (): ParticipantShare => this.#book.share();
+
+  /** The participants this manager owns, with their scheduler lifecycle. */
+  schedulers(): ReturnType<ScheduleBook["describe"]> {
+    return this.#book.describe();
+  }
+
+  /** Releases leases and closes a store the manager opened. */
+  close(): Promise<void> {
+    return this.#exclusive(async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      await this.#book.releaseLeases();
+      if (this.#ownsStore) await this.store.close();
+    });
+  }
+
+  /**
+   * Runs every participant's due work, at most `concurrency` participants at once, started in due
+   * order; settles all of it before failing, so no invocation outlives the call.
+   */
+  async #run(due: readonly DueWork[], concurrency = this.#concurrency): Promise<InvocationSummary[]> {
+    const v1 = due.filter((d) => !isV2Work(this.#v2, d));
+    const results = await settleBounded(v1, concurrency, (d) =>
+      this.#runDue(d.participantAddress, d.policyAddress, d.ticks),
+    );
+    const invocations: InvocationSummary[] = [];
+    for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);
+    const failures = results.flatMap((r, index) =>
+      r.status === "rejected" ? [{ participant: v1[index]?.participantAddress ?? "?", error: r.reason }] : [],
+    );
+    const [only] = failures;
+    if (failures.length > 1) throw new ParticipantsFailedError(failures);
+    if (only) throw only.error;
+    // v2 participants run serially in RAES's order, each finishing its due attempts first.
+    const closed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
+    invocations.push(...(await runV2Work(this.#ctx, this.#book, this.#v2, due, closed)));
+    return invocations;
+  }
+
+  async #runDue(
+    participantAddress: string,
+    policyAddress: string,
+    ticks: readonly number[],
+  ): Promise<InvocationSummary[]> {
+    const out: InvocationSummary[] = [];
+    for (const tick of ticks) {
+      const entry = this.#book.runnable(participantAddress, policyAddress);
+      if (!entry) break;
+      let summary: InvocationSummary;
+      try {
+        summary = await runInvocation(
+          { ...this.#ctx, fence: this.#book.fenceFor(participantAddress) },
+          entry.spec,
+          entry.scheduler,
+          this.#book.clockFor(entry.spec, tick),
+        );
+      } catch (error) {
+        this.#book.markUncertain(participantAddress, policyAddress);
+        throw error instanceof StoreUnavailableError
+          ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
+              cause: error,
+            })
+          : error;
+      }
+      this.#book.updateScheduler(summary.scheduler);
+      this.#observer?.invocationClosed?.(summary);
+      out.push(summary);
+    }
+    await this.#book.finishWindow(participantAddress, policyAddress);
+    return out;
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#closed)
+      return Promise.reject(new RuntimeError(RuntimeErrorCode.manager_closed, "the manager is closed"));
+    const next = this.#serial.then(work, work);
+    this.#serial = next.catch(() => undefined);
+    return next;
+  }
+}

@@ -1,0 +1,147 @@
+import { type ActivityContinuation, type SchedulerRecord, StoreUnavailableError } from "../../store/index.js";
+import { RuntimeError, RuntimeErrorCode } from "../errors.js";
+import { type InvocationContext, type InvocationSummary, runInvocation } from "../invocation/index.js";
+import {
+  type DueWork,
+  episodeIdFor,
+  type ScheduleBook,
+  type ScheduleBookOptions,
+  type ScheduleSpec,
+  scheduleKey,
+  specOf,
+} from "../schedule/index.js";
+import { pausedContinuation, planDue, resumedContinuation, segmentStart } from "../v2/index.js";
+
+/** The ScheduleBook hook that gives v2 schedules their continuation. */
+export const v2Hooks: Pick<ScheduleBookOptions, "segmentStart"> = {
+  segmentStart: (spec, segment, tick) =>
+    spec.v2
+      ? {
+          activity: segmentStart(
+            spec.v2.activity,
+            spec.v2.stream,
+            segment,
+            episodeIdFor(spec.participantAddress, segment),
+            tick,
+          ),
+        }
+      : {},
+};
+
+/**
+ * The v2 schedules that may have work at `tick`, in RAES's order: policies by address, each
+ * policy's participants in participant_refs order.
+ */
+export function v2Order(specs: readonly ScheduleSpec[]): ScheduleSpec[] {
+  const v2 = specs.filter((s) => s.v2);
+  const ranks = new Map<ScheduleSpec["policy"], Map<string, number>>();
+  const rank = (s: ScheduleSpec) => {
+    let byPolicy = ranks.get(s.policy);
+    if (!byPolicy) {
+      byPolicy = new Map(s.policy.participantAddresses.map((address, i) => [address, i]));
+      ranks.set(s.policy, byPolicy);
+    }
+    return byPolicy.get(s.participantAddress) ?? -1;
+  };
+  return v2.sort((a, b) =>
+    a.policy.address < b.policy.address ? -1 : a.policy.address > b.policy.address ? 1 : rank(a) - rank(b),
+  );
+}
+
+/** Runs one v2 participant's due attempts at `tick` serially (bursts and retries), committing each. */
+export async function runV2Due(
+  ctx: InvocationContext,
+  book: ScheduleBook,
+  spec: ScheduleSpec,
+  tick: number,
+  onClosed?: (summary: InvocationSummary) => void,
+): Promise<InvocationSummary[]> {
+  const out: InvocationSummary[] = [];
+  const plan = spec.v2;
+  if (!plan) return out;
+  for (;;) {
+    const entry = book.runnable(spec.participantAddress, spec.policy.address);
+    const state = entry?.scheduler.activity;
+    if (!entry || !state) break;
+    const due = planDue(plan, state, tick);
+    if (due.kind === "none") break;
+    if (due.kind === "idle") {
+      await saveContinuation(ctx, book, entry.scheduler, due.state);
+      break;
+    }
+    let summary: InvocationSummary;
+    try {
+      summary = await runInvocation(
+        { ...ctx, fence: book.fenceFor(spec.participantAddress) },
+        spec,
+        entry.scheduler,
+        book.clockFor(spec, tick),
+        { plan, state: due.state, attempt: due.attempt },
+      );
+    } catch (error) {
+      book.markUncertain(spec.participantAddress, spec.policy.address);
+      throw error instanceof StoreUnavailableError
+        ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
+            cause: error,
+          })
+        : error;
+    }
+    book.updateScheduler(summary.scheduler);
+    onClosed?.(summary);
+    out.push(summary);
+  }
+  await book.finishWindow(spec.participantAddress, spec.policy.address);
+  return out;
+}
+
+/** Commits a continuation that changed outside an invocation (empty eligible set, pause, resume), fenced. */
+async function saveContinuation(
+  ctx: InvocationContext,
+  book: ScheduleBook,
+  record: SchedulerRecord,
+  activity: ActivityContinuation,
+): Promise<void> {
+  // A `complete` disposition on an empty eligible set completes the record with its continuation.
+  const completes = record.lifecycle === "running" && activity.lifecycle_state === "completed";
+  const next: SchedulerRecord = {
+    ...record,
+    ...(completes ? { lifecycle: "completed" as const } : {}),
+    activity,
+    updatedAt: ctx.now(),
+  };
+  const fence = book.fenceFor(record.participantAddress);
+  await ctx.store.saveScheduler(next, ...(fence ? [fence] : []));
+  book.updateScheduler(next);
+}
+
+/** Pause (true) moves running continuations to `paused`; resume moves them back. */
+export async function pauseV2(ctx: InvocationContext, book: ScheduleBook, paused: boolean): Promise<void> {
+  for (const record of book.describe()) {
+    if (!record.activity) continue;
+    const activity = paused ? pausedContinuation(record.activity) : resumedContinuation(record.activity);
+    if (activity !== record.activity) await saveContinuation(ctx, book, record, activity);
+  }
+}
+
+/** True when this due work belongs to a v2 schedule. */
+export function isV2Work(specs: readonly ScheduleSpec[], d: DueWork): boolean {
+  return specOf(specs, d.participantAddress, d.policyAddress) !== undefined;
+}
+
+/** Runs every v2 schedule's due work serially in RAES's order (`specs` as `v2Order` sorts them). */
+export async function runV2Work(
+  ctx: InvocationContext,
+  book: ScheduleBook,
+  specs: readonly ScheduleSpec[],
+  due: readonly DueWork[],
+  onClosed?: (summary: InvocationSummary) => void,
+): Promise<InvocationSummary[]> {
+  const out: InvocationSummary[] = [];
+  // Due work looked up by schedule, so a step stays linear in the due participants.
+  const byKey = new Map(due.map((d) => [scheduleKey(d.participantAddress, d.policyAddress), d]));
+  for (const spec of specs) {
+    const work = byKey.get(scheduleKey(spec.participantAddress, spec.policy.address));
+    for (const tick of work?.ticks ?? []) out.push(...(await runV2Due(ctx, book, spec, tick, onClosed)));
+  }
+  return out;
+}

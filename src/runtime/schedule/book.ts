@@ -1,0 +1,329 @@
+import type { ClockRecord, ControlPlaneStore, Fence, SchedulerRecord } from "../../store/index.js";
+import { BookClocks, type InvocationClock, StepClockMovedError } from "../clock/index.js";
+import { failureOf, failuresOf, type ParticipantFailure } from "../errors.js";
+import { dueTicks } from "./cadence.js";
+import { ParticipantLeases, type ParticipantShare, shareTeller } from "./leases.js";
+import { scheduleKey as key, type ScheduleSpec, specOf } from "./plan.js";
+import {
+  assertSameControls,
+  firstRecord,
+  resumedRecords,
+  type SegmentStart,
+  upgradedRecord,
+} from "./scheduler-record.js";
+
+/** Actions that became due for one schedule in one step. */
+export interface DueWork {
+  readonly participantAddress: string;
+  readonly policyAddress: string;
+  readonly ticks: readonly number[];
+}
+
+/** Options of `ScheduleBook.load`. */
+export interface ScheduleBookOptions {
+  readonly store: ControlPlaneStore;
+  readonly specs: readonly ScheduleSpec[];
+  readonly now: () => string;
+  readonly ownerId: string;
+  readonly leaseTtlMs: number;
+  /** Wall clock in epoch milliseconds, to renew leases only when half their lifetime has passed. */
+  readonly nowMs: () => number;
+  /** Told this process's share of the participants whenever it changed, at a step boundary. */
+  readonly onShare?: (share: ParticipantShare) => void;
+  /** Settles interrupted invocations of participants this owner has just taken. */
+  readonly recover: (
+    participants: ReadonlySet<string>,
+    fenceFor: (p: string) => Fence | undefined,
+  ) => Promise<void>;
+  /** A v2 schedule's continuation at the start of a segment (drawn from `tick`), to spread into its record. */
+  readonly segmentStart?: SegmentStart;
+}
+
+/** The manager's durable bookkeeping: clocks, scheduler records and leases of owned participants. */
+export class ScheduleBook {
+  readonly #o: ScheduleBookOptions;
+  readonly #clocks: BookClocks;
+  readonly #schedulers = new Map<string, SchedulerRecord>();
+  readonly #leases: ParticipantLeases;
+  readonly #uncertain = new Set<string>();
+  readonly #tellShare: () => void;
+
+  private constructor(options: ScheduleBookOptions) {
+    this.#o = options;
+    this.#clocks = new BookClocks(options.store, options.now);
+    this.#leases = new ParticipantLeases({
+      ...options,
+      participants: [...new Set(options.specs.map((s) => s.participantAddress))],
+    });
+    this.#tellShare = shareTeller(this.#leases, { shareChanged: (share) => options.onShare?.(share) });
+  }
+
+  /** Loads or initialises clocks, takes leases, recovers what it took and loads scheduler records. */
+  static async load(options: ScheduleBookOptions): Promise<ScheduleBook> {
+    const book = new ScheduleBook(options);
+    for (const spec of options.specs) {
+      await book.#clocks.load(spec.policy.clockAddress);
+    }
+    try {
+      await book.#takeLeases(true);
+    } catch (error) {
+      // A refused open (such as another stochastic control) must not keep the participants' leases.
+      await book.releaseLeases();
+      throw error;
+    }
+    return book;
+  }
+
+  /** The store a step's writes go through: none commits before the step's clock change (StepClock). */
+  get store(): ControlPlaneStore {
+    return this.#clocks.store;
+  }
+
+  /** Participants whose scheduler lease this manager holds. */
+  ownedParticipants(): ReadonlySet<string> {
+    return this.#leases.owned();
+  }
+
+  /** This process's share of the participants, as of its last step boundary. */
+  share(): ParticipantShare {
+    return this.#leases.share();
+  }
+
+  /** The fencing token writes for this participant must present. */
+  fenceFor(participantAddress: string): Fence | undefined {
+    return this.#leases.fenceFor(participantAddress);
+  }
+
+  /**
+   * Reads the owned schedulers' records from the store, creating missing ones. A watermark behind
+   * the clock skips the ticks it missed; when `catchUp`, the current tick itself stays due, so the
+   * run at open executes it (its invocation never opened, or the watermark would be at it). A running
+   * schedule `handedOver` at a step boundary keeps a watermark at most `keepSteps` steps behind, so
+   * the ticks between its old owner's last step and this one's run here instead of being lost.
+   */
+  async reloadSchedulers(
+    participants: ReadonlySet<string> = this.ownedParticipants(),
+    catchUp = false,
+    handedOver: ReadonlySet<string> = new Set(),
+    keepSteps = 0,
+  ): Promise<void> {
+    for (const spec of this.#o.specs) {
+      if (!participants.has(spec.participantAddress)) continue;
+      const clock = this.#clocks.get(spec.policy.clockAddress);
+      const from = (clock?.tick ?? 0) - (catchUp ? 1 : 0);
+      let record = await this.#o.store.getScheduler(spec.participantAddress, spec.policy.address);
+      if (!record) {
+        record = firstRecord(spec, clock, from, this.#o);
+        await this.#saveScheduler(record);
+      } else if (upgradedRecord(record, spec, "")) {
+        record = upgradedRecord(record, spec, this.#o.now()) ?? record;
+        await this.#saveScheduler(record);
+      }
+      // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
+      const kept =
+        handedOver.has(spec.participantAddress) &&
+        record.lifecycle === "running" &&
+        (clock?.tick ?? 0) - record.tick <= keepSteps * spec.progression.stepTicks;
+      if (clock && record.segment === clock.segment && record.tick < from && !kept)
+        record = { ...record, tick: from };
+      this.#schedulers.set(key(spec.participantAddress, spec.policy.address), record);
+      this.#uncertain.delete(key(spec.participantAddress, spec.policy.address));
+    }
+  }
+
+  /**
+   * One step of every clock, then `run` on each owned schedule's due ticks; undefined while paused.
+   * The due work is found from the clock the step is expected to reach and its first write commits
+   * the clock change (BookClocks.step); when the clock moved elsewhere first, nothing was written and
+   * the due work is found and run again from the clock as it stands.
+   */
+  async step<T>(run: (due: DueWork[]) => Promise<T>): Promise<T | undefined> {
+    await this.#takeLeases();
+    await this.#settleUncertain();
+    await this.#clocks.step(this.#o.specs);
+    // Work that failed on its own before the moved clock was found is marked uncertain and skipped
+    // when the step runs again; its error is still the step's.
+    const earlier: ParticipantFailure[] = [];
+    for (;;) {
+      let ran: T | undefined;
+      try {
+        const due = await this.#dueAfterStep();
+        ran = due && (await run(due));
+        await this.#clocks.finish();
+      } catch (error) {
+        if (this.#clocks.moved) {
+          earlier.push(...failuresOf(error, (e) => e instanceof StepClockMovedError));
+          this.#clocks.again();
+          continue;
+        }
+        await this.#clocks.abandon();
+        return this.dropLost(earlier.length > 0 ? failureOf([...earlier, ...failuresOf(error)]) : error);
+      }
+      return earlier.length > 0 ? this.dropLost(failureOf(earlier)) : ran;
+    }
+  }
+
+  async #dueAfterStep(): Promise<DueWork[] | undefined> {
+    if (this.#clocks.paused()) return undefined;
+    // A segment this schedule has not seen began at most one step ago (else its reset would have run it).
+    const due = await this.#due((spec, clock) => Math.max(-1, clock.tick - spec.progression.stepTicks));
+    // Schedules with nothing due only move their watermark: last, so that a step's first write is an
+    // invocation open, which carries the step's clock change.
+    return [...due.filter((d) => d.ticks.length > 0), ...due.filter((d) => d.ticks.length === 0)];
+  }
+
+  /**
+   * The actions due at the clock's current tick, without moving it: what runs at open, right after a
+   * reset and on resume, as RAES runs a cadence's start tick when the plan is applied. Empty while paused.
+   */
+  async dueNow(): Promise<DueWork[]> {
+    await this.#takeLeases();
+    await this.#settleUncertain();
+    if (this.#clocks.paused()) return [];
+    return this.#due((_spec, clock) => clock.tick - 1);
+  }
+
+  /** Each owned schedule's due ticks up to the clock; a schedule entering a new segment starts after `from`. */
+  async #due(from: (spec: ScheduleSpec, clock: ClockRecord) => number): Promise<DueWork[]> {
+    const due: DueWork[] = [];
+    for (const spec of this.#o.specs) {
+      const k = key(spec.participantAddress, spec.policy.address);
+      const clock = this.#clocks.get(spec.policy.clockAddress);
+      let record = this.#schedulers.get(k);
+      if (!clock || !record || !this.#leases.has(spec.participantAddress)) continue;
+      if (record.segment !== clock.segment) {
+        record = {
+          ...record,
+          // RAES restarts a completed schedule in the new segment; a stopped one waits for resume.
+          lifecycle: record.lifecycle === "completed" ? "running" : record.lifecycle,
+          segment: clock.segment,
+          tick: from(spec, clock),
+          attempts: 0,
+          cursor: 0,
+          ...this.#o.segmentStart?.(spec, clock.segment, 0),
+          updatedAt: this.#o.now(),
+        };
+        await this.#saveScheduler(record);
+        this.updateScheduler(record);
+      }
+      const ticks = dueTicks(spec.cadence, record.tick, clock.tick);
+      due.push({ participantAddress: spec.participantAddress, policyAddress: spec.policy.address, ticks });
+    }
+    return due;
+  }
+
+  /** Moves the schedule's watermark to the clock, so skipped or finished ticks are never run again. */
+  async finishWindow(participantAddress: string, policyAddress: string): Promise<void> {
+    const record = this.#schedulers.get(key(participantAddress, policyAddress));
+    const spec = specOf(this.#o.specs, participantAddress, policyAddress);
+    const clock = spec ? this.#clocks.get(spec.policy.clockAddress) : undefined;
+    if (!record || !clock || record.tick >= clock.tick || !this.#leases.has(participantAddress)) return;
+    const next = { ...record, tick: clock.tick, updatedAt: this.#o.now() };
+    // A stopped schedule only moves its watermark in memory; nothing it owns changes while it is stopped.
+    if (record.lifecycle === "running") await this.#saveScheduler(next);
+    this.updateScheduler(next);
+  }
+
+  /** The schedule and its scheduler record when it may run an action now. */
+  runnable(
+    participantAddress: string,
+    policyAddress: string,
+  ): { spec: ScheduleSpec; scheduler: SchedulerRecord } | undefined {
+    const k = key(participantAddress, policyAddress);
+    const scheduler = this.#schedulers.get(k);
+    const spec = specOf(this.#o.specs, participantAddress, policyAddress);
+    if (!scheduler || !spec || this.#uncertain.has(k) || !this.#leases.has(participantAddress))
+      return undefined;
+    if (scheduler.lifecycle !== "running" || scheduler.attempts >= spec.policy.maxActionAttempts)
+      return undefined;
+    return { spec, scheduler };
+  }
+
+  /** Where the shared clock stands for an invocation of this schedule at this tick. */
+  clockFor(spec: ScheduleSpec, tick: number): InvocationClock {
+    return this.#clocks.clockFor(spec, tick);
+  }
+
+  /** Records the scheduler state an invocation committed. */
+  updateScheduler(record: SchedulerRecord): void {
+    this.#schedulers.set(key(record.participantAddress, record.policyAddress), record);
+  }
+
+  /** A commit failed: the store's view of this schedule is unknown until recovery runs. */
+  markUncertain(participantAddress: string, policyAddress: string): void {
+    // A step whose clock moved elsewhere before its first write wrote nothing: it runs again.
+    if (!this.#clocks.moved) this.#uncertain.add(key(participantAddress, policyAddress));
+  }
+
+  /** Pauses or resumes every clock, once each held participant that can load is (a step says why one cannot). */
+  async setPaused(paused: boolean): Promise<void> {
+    for (const p of this.#leases.unloaded()) await this.loadPending(new Set([p])).catch(() => undefined);
+    await this.#clocks.setPaused(paused);
+  }
+
+  /** New segment at tick 0 and next generation; each schedule starts its new episode at its next due run. */
+  async reset(): Promise<void> {
+    await this.#clocks.reset();
+  }
+
+  /** Restarts a stopped participant once every indeterminate tool action of it is resolved. */
+  async resumeParticipant(participantAddress: string): Promise<void> {
+    await this.loadPending(new Set([participantAddress])); // if held but not loaded: its records are older
+    const records = this.describe().filter((r) => r.participantAddress === participantAddress);
+    for (const record of await resumedRecords(this.#o, records, participantAddress)) {
+      await this.#saveScheduler(record);
+      this.updateScheduler(record);
+    }
+  }
+
+  /** Each owned and loaded schedule's lifecycle (never a record older than the store's). */
+  describe(): SchedulerRecord[] {
+    return [...this.#schedulers.values()].filter((r) => this.#leases.loaded(r.participantAddress));
+  }
+
+  /** After a failed step: forgets the leases another process took over, then throws the step's error. */
+  async dropLost(error: unknown): Promise<never> {
+    await this.#leases.dropLost();
+    throw error;
+  }
+
+  /** Gives up every lease and leaves the live processes, so another process can take over at once. */
+  async releaseLeases(): Promise<void> {
+    await this.#leases.releaseAll();
+  }
+
+  /** Outside a step, before acting on records: recovers and loads what is held but not loaded yet (of `only`). */
+  async loadPending(only?: ReadonlySet<string>, catchUp = false): Promise<void> {
+    await this.#leases.loadPending(async (taken, handedOver, keepSteps) => {
+      await assertSameControls(this.#o.store, this.#o.specs, taken);
+      await this.#o.recover(taken, (p) => this.fenceFor(p));
+      await this.reloadSchedulers(taken, catchUp, handedOver, keepSteps);
+    }, only);
+  }
+
+  /** At a step boundary: moves to this process's share, then recovers and loads what it took. */
+  async #takeLeases(catchUp = false): Promise<void> {
+    await this.#leases.rebalance();
+    await this.loadPending(undefined, catchUp);
+    this.#tellShare();
+  }
+
+  async #settleUncertain(): Promise<void> {
+    if (this.#uncertain.size === 0) return;
+    const participants = new Set<string>();
+    for (const k of this.#uncertain) {
+      const participant = k.split("\u0000")[0] ?? "";
+      // A participant this owner lost is recovered by its new owner, never here.
+      if (this.#leases.has(participant)) participants.add(participant);
+      else this.#uncertain.delete(k);
+    }
+    if (participants.size === 0) return;
+    await this.#o.recover(participants, (p) => this.fenceFor(p));
+    await this.reloadSchedulers(participants);
+  }
+
+  async #saveScheduler(record: SchedulerRecord): Promise<void> {
+    const fence = this.fenceFor(record.participantAddress);
+    await this.#clocks.store.saveScheduler(record, ...(fence ? [fence] : []));
+  }
+}

@@ -1,0 +1,181 @@
+import type {
+  CompiledAutonomousPolicy,
+  CompiledProgressionPolicy,
+  CompiledTemporalConstraint,
+  RuntimeModel,
+} from "../../compiler/index.js";
+import {
+  type ExecutionOfferLookup,
+  ParticipantAdmissionRules,
+  type ToolActionLimits,
+} from "../../port/index.js";
+import { RuntimeError, RuntimeErrorCode } from "../errors.js";
+import type { ResolvedControl, V2Plan } from "../v2/index.js";
+
+const RUNNABLE_PROFILE = "participant-autonomous-execution/v1";
+const RUNNABLE_STRATEGY = "ordered_cycle";
+const V2_PROFILE = "participant-autonomous-execution/v2";
+
+/** One participant's schedule under one autonomous policy, ready to run. */
+export interface ScheduleSpec {
+  readonly policy: CompiledAutonomousPolicy;
+  readonly participantAddress: string;
+  readonly progression: CompiledProgressionPolicy;
+  /** The v1 cadence; absent for v2 schedules. */
+  readonly cadence?: CompiledTemporalConstraint;
+  /** The v2 schedule: activity policy, participant stream and bounds. */
+  readonly v2?: V2Plan;
+  readonly rules: ParticipantAdmissionRules;
+  /** A port is attached only when the runtime claims the composition and the participant has a binding. */
+  readonly toolActionsEnabled: boolean;
+}
+
+/** Inputs to planning. */
+export interface PlanInput {
+  readonly model: RuntimeModel;
+  readonly offers: ExecutionOfferLookup;
+  readonly toolActionLimits: ToolActionLimits | undefined;
+  readonly crossingPolicyInstalled: boolean;
+  /** Resolved stochastic controls by policy address (v2 policies only). */
+  readonly v2Controls?: ReadonlyMap<string, ResolvedControl>;
+}
+
+/** Plans every (policy × participant) schedule, failing closed on anything the v1 scheduler cannot run. */
+export function planSchedules(input: PlanInput): ScheduleSpec[] {
+  const problems: string[] = [];
+  const specs: ScheduleSpec[] = [];
+  for (const policy of Object.values(input.model.autonomousPolicies)) {
+    const progression = input.model.progressionPolicies[policy.progressionPolicyAddress];
+    const cadence =
+      policy.cadenceConstraintAddress === undefined
+        ? undefined
+        : input.model.temporalConstraints[policy.cadenceConstraintAddress];
+    const before = problems.length;
+    if (policy.profile === V2_PROFILE) {
+      specs.push(...planV2(input, policy, progression, problems));
+      continue;
+    }
+    if (policy.profile !== RUNNABLE_PROFILE) {
+      problems.push(
+        `${policy.address}: profile ${policy.profile} is not run by the reference scheduler (v1 only)`,
+      );
+    }
+    if (policy.selectionStrategy !== RUNNABLE_STRATEGY) {
+      problems.push(
+        `${policy.address}: selection strategy ${policy.selectionStrategy} is not ${RUNNABLE_STRATEGY}`,
+      );
+    }
+    if (!progression || progression.stepTicks < 1) {
+      problems.push(
+        `${policy.address}: progression policy ${policy.progressionPolicyAddress} has no positive step`,
+      );
+    }
+    if (!cadence || (cadence.cadenceTicks ?? 0) < 1) {
+      problems.push(`${policy.address}: no cadence constraint with positive cadence_ticks`);
+    }
+    if (policy.actionOrder.length === 0) problems.push(`${policy.address}: action_order is empty`);
+    for (const action of policy.actionOrder) {
+      if (!policy.executionBindings.some((b) => b.actionContractAddress === action)) {
+        problems.push(`${policy.address}: action ${action} has no execution binding`);
+      }
+    }
+    if (problems.length > before || !progression || !cadence) continue;
+    for (const participantAddress of policy.participantAddresses) {
+      const rules = new ParticipantAdmissionRules({
+        model: input.model,
+        participantAddress,
+        policyProfile: policy.profile,
+        offers: input.offers,
+        crossingPolicyInstalled: input.crossingPolicyInstalled,
+      });
+      specs.push({
+        policy,
+        participantAddress,
+        progression,
+        cadence,
+        rules,
+        toolActionsEnabled: input.toolActionLimits !== undefined && rules.hasBindings,
+      });
+    }
+  }
+  if (problems.length > 0) {
+    throw new RuntimeError(
+      RuntimeErrorCode.planning_unsupported,
+      "the scenario cannot be scheduled",
+      problems,
+    );
+  }
+  return specs.sort(
+    (a, b) =>
+      a.participantAddress.localeCompare(b.participantAddress) ||
+      a.policy.address.localeCompare(b.policy.address),
+  );
+}
+
+function planV2(
+  input: PlanInput,
+  policy: CompiledAutonomousPolicy,
+  progression: CompiledProgressionPolicy | undefined,
+  problems: string[],
+): ScheduleSpec[] {
+  const before = problems.length;
+  const activity = policy.activity;
+  const control = input.v2Controls?.get(policy.address);
+  if (!activity) problems.push(`${policy.address}: the v2 policy has no compiled activity`);
+  if (policy.selectionStrategy !== "weighted")
+    problems.push(`${policy.address}: selection strategy ${policy.selectionStrategy} is not weighted`);
+  if (progression?.advancementMode !== "stepped" || progression.stepTicks < 1)
+    problems.push(`${policy.address}: the v2 scheduler runs on a stepped progression policy only`);
+  for (const candidate of activity?.candidates ?? []) {
+    if (!policy.executionBindings.some((b) => b.actionContractAddress === candidate.actionContractAddress))
+      problems.push(`${policy.address}: candidate ${candidate.id} has no execution binding`);
+  }
+  if (!control) problems.push(`${policy.address}: no stochastic control is resolved`);
+  if (problems.length > before || !activity || !progression || !control) return [];
+  // The v2 scheduler runs participants serially in participant_refs order (as RAES).
+  return policy.participantAddresses.map((participantAddress) => {
+    const rules = new ParticipantAdmissionRules({
+      model: input.model,
+      participantAddress,
+      policyProfile: policy.profile,
+      offers: input.offers,
+      crossingPolicyInstalled: input.crossingPolicyInstalled,
+    });
+    return {
+      policy,
+      participantAddress,
+      progression,
+      v2: {
+        activity,
+        maxActionAttempts: policy.maxActionAttempts,
+        failurePolicy: policy.failurePolicy,
+        stream: { ...control, policyAddress: policy.address, participantAddress },
+      },
+      rules,
+      toolActionsEnabled: input.toolActionLimits !== undefined && rules.hasBindings,
+    };
+  });
+}
+
+const indexes = new WeakMap<readonly ScheduleSpec[], Map<string, ScheduleSpec>>();
+/** The key of a participant's schedule under a policy in the runtime's maps. */
+export function scheduleKey(participantAddress: string, policyAddress: string): string {
+  return `${participantAddress}\u0000${policyAddress}`;
+}
+
+/**
+ * The schedule of a participant under a policy, from an index built once per list of specs: a scan
+ * of every spec per due participant made each step grow with the square of the participants.
+ */
+export function specOf(
+  specs: readonly ScheduleSpec[],
+  participantAddress: string,
+  policyAddress: string,
+): ScheduleSpec | undefined {
+  let index = indexes.get(specs);
+  if (!index) {
+    index = new Map(specs.map((s) => [scheduleKey(s.participantAddress, s.policy.address), s]));
+    indexes.set(specs, index);
+  }
+  return index.get(scheduleKey(participantAddress, policyAddress));
+}
