@@ -1,13 +1,13 @@
 import type { Command } from "commander";
 import {
   newOwnerId,
+  resolveCommands,
   resumeDecision,
   takeParticipantLease,
   unresolvedIndeterminateActions,
 } from "../../operations/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
-import { resolveCommands } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 type ResumeAnswer =

@@ -1,18 +1,20 @@
-import type { HistoryEvent } from "../history/types.js";
-import type { Operation } from "../operations/types.js";
-import { activityOf, activityRows } from "./html-timeline-activity.js";
-import { actionTimes, invocationSpan, timesLabel } from "./html-timeline-axis.js";
-import { escapeHtml } from "./html-timeline-escape.js";
+import type { HistoryEvent } from "../../history/index.js";
+import { type Operation, resolveCommands } from "../../operations/index.js";
 import {
+  actionTimes,
+  formatDuration,
+  invocationSpan,
+  isoTime,
   needsResolution,
   observationOf,
   SETTLEMENTS,
   settlementOf,
   type TimelineInvocation,
   type TimelineToolAction,
-} from "./html-timeline-model.js";
-import { formatDuration, isoTime } from "./html-timeline-time.js";
-import { resolveCommands } from "./shell.js";
+  timesLabel,
+} from "../model/index.js";
+import { activityOf, activityRows } from "./activity.js";
+import { escapeHtml } from "./escape.js";
 
 type Row = readonly [field: string, value: unknown];
 

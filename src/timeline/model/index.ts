@@ -1,0 +1,25 @@
+export {
+  type ActionTimes,
+  actionTimes,
+  eventTime,
+  formatDuration,
+  invocationSpan,
+  isoTime,
+  timeSpan,
+  timesLabel,
+} from "./time.js";
+export {
+  buildTimeline,
+  countBySettlement,
+  indeterminateCounts,
+  needsResolution,
+  observationOf,
+  SETTLEMENTS,
+  settlementOf,
+  type Timeline,
+  type TimelineInput,
+  type TimelineInvocation,
+  type TimelineParticipant,
+  type TimelineScheduler,
+  type TimelineToolAction,
+} from "./timeline.js";

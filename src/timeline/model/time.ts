@@ -1,0 +1,102 @@
+import type { HistoryEvent } from "../../history/index.js";
+import { settlementOf, type TimelineInvocation, type TimelineToolAction } from "./timeline.js";
+
+/** Milliseconds since the epoch of an event's timestamp (microseconds kept as a fraction), or undefined. */
+export function eventTime(event: HistoryEvent | undefined): number | undefined {
+  return event === undefined ? undefined : isoTime(event.timestamp);
+}
+
+/** Milliseconds since the epoch of an ISO-8601 time (microseconds kept as a fraction), or undefined. */
+export function isoTime(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(iso);
+  if (!match) return undefined;
+  const whole = Date.parse(`${match[1]}${match[3]}`);
+  const fraction = match[2] === undefined ? 0 : Number(`0.${match[2]}`) * 1000;
+  return Number.isNaN(whole) ? undefined : whole + fraction;
+}
+
+/** The first and last time among events, when any has one. */
+export function timeSpan(events: readonly HistoryEvent[]): { start: number; end: number } | undefined {
+  let start = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const event of events) {
+    const at = eventTime(event);
+    if (at === undefined) continue;
+    if (at < start) start = at;
+    if (at > end) end = at;
+  }
+  return start <= end ? { start, end } : undefined;
+}
+
+/** A duration for people: µs, ms, s or min. */
+export function formatDuration(ms: number): string {
+  if (ms < 1) return `${Math.round(ms * 1000)} µs`;
+  if (ms < 1000) return `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** When a tool action was admitted, dispatched (never, for a withheld one) and settled. */
+export interface ActionTimes {
+  readonly admitted?: string;
+  readonly dispatched?: string;
+  readonly settled?: string;
+}
+
+/**
+ * The action's times: its record's (DESIGN §10) when the store has them, else its events', which are
+ * stamped at admission, dispatch (settlement when never dispatched) and settlement (DESIGN §7).
+ */
+export function actionTimes(action: TimelineToolAction): ActionTimes {
+  const op = action.operation;
+  const [admission, middle] = action.events;
+  const settlement = action.events.length >= 3 ? action.events.at(-1) : undefined;
+  // A record with times says whether it was dispatched; one without them (older store) leaves it to the events.
+  const dispatched = op?.admittedAt
+    ? op.dispatchedAt
+    : settlementOf(action) === "withheld"
+      ? undefined
+      : middle?.timestamp;
+  const times = {
+    admitted: op?.admittedAt ?? admission?.timestamp,
+    dispatched,
+    settled: op?.settledAt ?? settlement?.timestamp,
+  };
+  return Object.fromEntries(Object.entries(times).filter(([, v]) => v !== undefined)) as ActionTimes;
+}
+
+/** The invocation's start and end in ms: its record's times, else the span of all its events. */
+export function invocationSpan(invocation: TimelineInvocation): { start: number; end: number } | undefined {
+  const events = [...invocation.outerEvents, ...invocation.toolActions.flatMap((a) => a.events)];
+  const span = timeSpan(events);
+  const start = isoTime(invocation.operation?.startedAt) ?? span?.start;
+  const end = isoTime(invocation.operation?.endedAt) ?? span?.end;
+  if (start === undefined || end === undefined) return undefined;
+  // A tool action's record time may fall outside the invocation's events; the axis holds all of them.
+  let from = start;
+  let to = end;
+  for (const action of invocation.toolActions) {
+    for (const iso of Object.values(actionTimes(action))) {
+      const at = isoTime(iso);
+      if (at === undefined) continue;
+      from = Math.min(from, at);
+      to = Math.max(to, at);
+    }
+  }
+  return { start: from, end: to };
+}
+
+/** How a tool action's times read, relative to its invocation's start. */
+export function timesLabel(times: ActionTimes, start: number): string {
+  const parts: string[] = [];
+  const admitted = isoTime(times.admitted);
+  const dispatched = isoTime(times.dispatched);
+  const settled = isoTime(times.settled);
+  if (admitted !== undefined) parts.push(`admitted +${formatDuration(admitted - start)}`);
+  if (dispatched !== undefined) parts.push(`dispatched +${formatDuration(dispatched - start)}`);
+  if (settled !== undefined) parts.push(`settled +${formatDuration(settled - start)}`);
+  if (admitted !== undefined && settled !== undefined)
+    parts.push(`took ${formatDuration(settled - admitted)}`);
+  return parts.join(" · ");
+}
