@@ -3,7 +3,7 @@ import { CommanderError } from "commander";
 import { compileScenario, type RuntimeModel } from "../compiler/index.js";
 import { readInputFile } from "../input/index.js";
 import { checkManifestFile, ManifestDiagnosticCode } from "../manifest/index.js";
-import { resolveCommands } from "../operations/index.js";
+import { resolveCommands } from "../printed/index.js";
 import {
   type PacedRunSummary,
   parseStochasticControl,

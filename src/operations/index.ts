@@ -3,7 +3,6 @@ export {
   operationFromToolAction,
   toolActionOperationState,
 } from "../records/index.js";
-export { absoluteStoreUrl, printableStoreUrl, resolveCommands, shellWord } from "./commands.js";
 export {
   inFlight,
   listOperationsWithOwners,

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { HistoryEvent } from "../../history/index.js";
-import { absoluteStoreUrl } from "../../operations/index.js";
+import { absoluteStoreUrl } from "../../printed/index.js";
 import type { ActivityContinuation } from "../../records/index.js";
 import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
 import { makeDirectories } from "../directories.js";
@@ -27,8 +27,7 @@ function timelineTitle(options: HistoryOptions): string {
 }
 
 async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file: string): Promise<void> {
-  const { renderTimelineHtml } = await import("../../timeline/index.js");
-  const { readTimelineInput } = await import("../../timeline/index.js");
+  const { readTimelineInput, renderTimelineHtml } = await import("../../timeline/index.js");
   const input = await withStore(options.store, (store) => readTimelineInput(store, query), { create: false });
   const path = resolve(file);
   makeDirectories(dirname(path));

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { type OperationOwner, printableStoreUrl } from "../../operations/index.js";
+import type { OperationOwner } from "../../operations/index.js";
+import { formatDuration, isoTime, printableStoreUrl } from "../../printed/index.js";
 import { type Operation, operationFromToolAction } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
-import { formatDuration, isoTime } from "../../timeline/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { storeOption, withStore } from "../store-option.js";
 

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { OperationOwner, OwnedOperationEntry } from "../../operations/index.js";
-import { printableStoreUrl } from "../../operations/index.js";
+import { printableStoreUrl } from "../../printed/index.js";
 import {
   DEFAULT_OPERATION_LIMIT,
   OperationKind,

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import {
   newOwnerId,
-  resolveCommands,
   resumeDecision,
   takeParticipantLease,
   unresolvedIndeterminateActions,
 } from "../../operations/index.js";
+import { resolveCommands } from "../../printed/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { storeOption, withStore } from "../store-option.js";

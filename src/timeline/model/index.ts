@@ -2,9 +2,7 @@ export {
   type ActionTimes,
   actionTimes,
   eventTime,
-  formatDuration,
   invocationSpan,
-  isoTime,
   timeSpan,
   timesLabel,
 } from "./time.js";

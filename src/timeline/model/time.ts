@@ -1,19 +1,10 @@
 import type { HistoryEvent } from "../../history/index.js";
+import { formatDuration, isoTime } from "../../printed/index.js";
 import { settlementOf, type TimelineInvocation, type TimelineToolAction } from "./timeline.js";
 
 /** Milliseconds since the epoch of an event's timestamp (microseconds kept as a fraction), or undefined. */
 export function eventTime(event: HistoryEvent | undefined): number | undefined {
   return event === undefined ? undefined : isoTime(event.timestamp);
-}
-
-/** Milliseconds since the epoch of an ISO-8601 time (microseconds kept as a fraction), or undefined. */
-export function isoTime(iso: string | undefined): number | undefined {
-  if (iso === undefined) return undefined;
-  const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(iso);
-  if (!match) return undefined;
-  const whole = Date.parse(`${match[1]}${match[3]}`);
-  const fraction = match[2] === undefined ? 0 : Number(`0.${match[2]}`) * 1000;
-  return Number.isNaN(whole) ? undefined : whole + fraction;
 }
 
 /** The first and last time among events, when any has one. */
@@ -27,14 +18,6 @@ export function timeSpan(events: readonly HistoryEvent[]): { start: number; end:
     if (at > end) end = at;
   }
   return start <= end ? { start, end } : undefined;
-}
-
-/** A duration for people: µs, ms, s or min. */
-export function formatDuration(ms: number): string {
-  if (ms < 1) return `${Math.round(ms * 1000)} µs`;
-  if (ms < 1000) return `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 /** When a tool action was admitted, dispatched (never, for a withheld one) and settled. */

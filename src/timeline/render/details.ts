@@ -1,10 +1,9 @@
 import type { HistoryEvent } from "../../history/index.js";
-import { type Operation, resolveCommands } from "../../operations/index.js";
+import type { Operation } from "../../operations/index.js";
+import { formatDuration, isoTime, resolveCommands } from "../../printed/index.js";
 import {
   actionTimes,
-  formatDuration,
   invocationSpan,
-  isoTime,
   needsResolution,
   observationOf,
   SETTLEMENTS,

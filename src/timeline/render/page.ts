@@ -1,9 +1,9 @@
 import type { HistoryEvent } from "../../history/index.js";
+import { formatDuration } from "../../printed/index.js";
 import { DEFAULT_STORE_URL } from "../../store/index.js";
 import {
   buildTimeline,
   countBySettlement,
-  formatDuration,
   indeterminateCounts,
   type TimelineInput,
   timeSpan,

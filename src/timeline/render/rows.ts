@@ -1,7 +1,7 @@
+import { isoTime } from "../../printed/index.js";
 import {
   actionTimes,
   invocationSpan,
-  isoTime,
   needsResolution,
   settlementOf,
   type TimelineInvocation,
