@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
-import { renderTimelineHtml } from "../src/cli/html-timeline.js";
+import { renderTimelineHtml } from "../src/timeline/index.js";
 import { launchChromium } from "../test/fixtures/history/chromium.js";
 import { largeHistory } from "../test/fixtures/history/large.js";
 import {

@@ -3,6 +3,7 @@ import { CommanderError } from "commander";
 import { compileScenario, type RuntimeModel } from "../compiler/index.js";
 import { readInputFile } from "../input/index.js";
 import { checkManifestFile, ManifestDiagnosticCode } from "../manifest/index.js";
+import { resolveCommands } from "../printed/index.js";
 import {
   type PacedRunSummary,
   parseStochasticControl,
@@ -17,7 +18,6 @@ import type { RunOptions } from "./commands/run.js";
 import { ExitCode, printJson } from "./exit.js";
 import { installOtlp } from "./otlp.js";
 import { pacingJson, pacingLine, RunProgress, shareLine } from "./progress.js";
-import { resolveCommands } from "./shell.js";
 import { makeStoreFolder } from "./store-option.js";
 
 function parseControls(values: readonly string[]): StochasticControl[] {

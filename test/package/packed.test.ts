@@ -138,5 +138,20 @@ describe("the packed tarball", () => {
     const history = run(process.execPath, [bin, "history", "--store", "sqlite:.raes/packed.db", "--json"]);
     assert.equal(history.status, 0, history.stderr);
     assert.ok((JSON.parse(history.stdout) as { events: unknown[] }).events.length > 0);
+    // The timeline page's browser code and stylesheet are inlined from the installed dist/ alone.
+    const page = run(process.execPath, [
+      bin,
+      "history",
+      "--store",
+      "sqlite:.raes/packed.db",
+      "--html",
+      "t.html",
+    ]);
+    assert.equal(page.status, 0, page.stderr);
+    const html = readFileSync(join(project, "t.html"), "utf8");
+    assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none';/);
+    assert.equal(html.match(/<script>/g)?.length, 1);
+    assert.match(html, /<script>\(\(\) => \{[\s\S]*function rowDrawer\(S\)[\s\S]*\}\)\(\);\n<\/script>/);
+    assert.match(html, /<style>[\s\S]*\.invocation \{[\s\S]*<\/style>/);
   });
 });

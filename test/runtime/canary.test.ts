@@ -11,8 +11,6 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { callTool, type Harness, HarnessRuntime, ToolTimeoutError } from "../../examples/seed-harness.js";
-import { renderTimelineHtml } from "../../src/cli/html-timeline.js";
-import { readTimelineInput } from "../../src/cli/html-timeline-read.js";
 import { runCli } from "../../src/cli/program.js";
 import {
   type ControlPlaneStore,
@@ -20,6 +18,7 @@ import {
   openControlPlaneStore,
   RuntimeManager,
 } from "../../src/index.js";
+import { readTimelineInput, renderTimelineHtml } from "../../src/timeline/index.js";
 import {
   filesBelow,
   placesHolding,

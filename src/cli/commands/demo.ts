@@ -2,10 +2,10 @@ import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { DemoInvocation, DemoSummary } from "../../demo/index.js";
+import { absoluteStoreUrl, resolveCommands } from "../../printed/index.js";
 import { makeDirectories } from "../directories.js";
 import { ExitCode, printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
-import { absoluteStoreUrl, resolveCommands } from "../shell.js";
 import { makeStoreFolder, storeUrl } from "../store-option.js";
 
 /**
@@ -120,8 +120,7 @@ export function registerDemoCommand(program: Command): void {
     .action(async (options: DemoCliOptions) => {
       const started = Date.now();
       const { runDemo } = await import("../../demo/index.js");
-      const { renderTimelineHtml } = await import("../html-timeline.js");
-      const { readTimelineInput } = await import("../html-timeline-read.js");
+      const { readTimelineInput, renderTimelineHtml } = await import("../../timeline/index.js");
       const html = resolve(options.html);
       makeStoreFolder(options.store);
       const summary = await runDemo({

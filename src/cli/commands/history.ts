@@ -2,12 +2,12 @@ import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { HistoryEvent } from "../../history/index.js";
+import { absoluteStoreUrl } from "../../printed/index.js";
 import type { ActivityContinuation } from "../../records/index.js";
 import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
 import { makeDirectories } from "../directories.js";
 import { printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
-import { absoluteStoreUrl } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 interface HistoryOptions {
@@ -27,8 +27,7 @@ function timelineTitle(options: HistoryOptions): string {
 }
 
 async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file: string): Promise<void> {
-  const { renderTimelineHtml } = await import("../html-timeline.js");
-  const { readTimelineInput } = await import("../html-timeline-read.js");
+  const { readTimelineInput, renderTimelineHtml } = await import("../../timeline/index.js");
   const input = await withStore(options.store, (store) => readTimelineInput(store, query), { create: false });
   const path = resolve(file);
   makeDirectories(dirname(path));

@@ -1,10 +1,9 @@
 import type { Command } from "commander";
 import type { OperationOwner } from "../../operations/index.js";
+import { formatDuration, isoTime, printableStoreUrl } from "../../printed/index.js";
 import { type Operation, operationFromToolAction } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
-import { formatDuration, isoTime } from "../html-timeline-time.js";
-import { printableStoreUrl } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 /**

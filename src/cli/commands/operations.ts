@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { OperationOwner, OwnedOperationEntry } from "../../operations/index.js";
+import { printableStoreUrl } from "../../printed/index.js";
 import {
   DEFAULT_OPERATION_LIMIT,
   OperationKind,
@@ -7,7 +8,6 @@ import {
   OperationState,
 } from "../../records/index.js";
 import { printJson } from "../exit.js";
-import { printableStoreUrl } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 import { operationToWire } from "./operation.js";
 

@@ -5,9 +5,9 @@ import {
   takeParticipantLease,
   unresolvedIndeterminateActions,
 } from "../../operations/index.js";
+import { resolveCommands } from "../../printed/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
-import { resolveCommands } from "../shell.js";
 import { storeOption, withStore } from "../store-option.js";
 
 type ResumeAnswer =

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { printableStoreUrl, resolveCommands } from "../../src/cli/shell.js";
+import { printableStoreUrl, resolveCommands } from "../../src/printed/index.js";
 
 const ID = "participant.autonomous-execution.spec:participant.behavior.a:0:tool=1";
 

@@ -1,6 +1,3 @@
-import { continuationText } from "./html-timeline-activity.js";
-import { refusalRows, resolveCommandsHtml } from "./html-timeline-details.js";
-import { escapeHtml } from "./html-timeline-escape.js";
 import {
   needsResolution,
   SETTLEMENTS,
@@ -8,8 +5,11 @@ import {
   type TimelineParticipant,
   type TimelineScheduler,
   type TimelineToolAction,
-} from "./html-timeline-model.js";
-import { GLYPHS } from "./html-timeline-render.js";
+} from "../model/index.js";
+import { GLYPHS } from "../page/index.js";
+import { continuationText } from "./activity.js";
+import { refusalRows, resolveCommandsHtml } from "./details.js";
+import { escapeHtml } from "./escape.js";
 
 /** What each stop reason reads as on the badge (the code itself stays in `data-stop-reason`). */
 const STOP_LABELS: Readonly<Record<string, string>> = {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { LISTED_FROM, readTimelineInput } from "../../src/cli/html-timeline-read.js";
 import { MemoryControlPlaneStore } from "../../src/store/index.js";
 import type { ControlPlaneStore } from "../../src/store/types.js";
+import { LISTED_FROM, readTimelineInput } from "../../src/timeline/index.js";
 import { runKnownHistory } from "../fixtures/history/scripted-run.js";
 import { EXAMPLE } from "../helpers/example.js";
 

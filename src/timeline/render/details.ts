@@ -1,18 +1,19 @@
-import type { HistoryEvent } from "../history/index.js";
-import type { Operation } from "../operations/index.js";
-import { activityOf, activityRows } from "./html-timeline-activity.js";
-import { actionTimes, invocationSpan, timesLabel } from "./html-timeline-axis.js";
-import { escapeHtml } from "./html-timeline-escape.js";
+import type { HistoryEvent } from "../../history/index.js";
+import type { Operation } from "../../operations/index.js";
+import { formatDuration, isoTime, resolveCommands } from "../../printed/index.js";
 import {
+  actionTimes,
+  invocationSpan,
   needsResolution,
   observationOf,
   SETTLEMENTS,
   settlementOf,
   type TimelineInvocation,
   type TimelineToolAction,
-} from "./html-timeline-model.js";
-import { formatDuration, isoTime } from "./html-timeline-time.js";
-import { resolveCommands } from "./shell.js";
+  timesLabel,
+} from "../model/index.js";
+import { activityOf, activityRows } from "./activity.js";
+import { escapeHtml } from "./escape.js";
 
 type Row = readonly [field: string, value: unknown];
 

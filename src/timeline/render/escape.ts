@@ -10,9 +10,3 @@ const ENTITIES: Readonly<Record<string, string>> = {
 export function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (character) => ENTITIES[character] ?? character);
 }
-
-/** Quotes a word for a POSIX shell only when it needs it, so copied commands run as shown. */
-export function shellWord(value: string): string {
-  if (/^[\w.:=/@+,%-]+$/.test(value)) return value;
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}

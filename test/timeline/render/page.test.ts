@@ -5,10 +5,14 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
-import { renderTimelineHtml, TIMELINE_CSP, type TimelineInput } from "../../src/cli/html-timeline.js";
-import { readTimelineInput } from "../../src/cli/html-timeline-read.js";
-import { MemoryControlPlaneStore, type ToolActionRecord } from "../../src/store/index.js";
-import { browserSkipReason, drawAllRows, launchChromium } from "../fixtures/history/chromium.js";
+import { MemoryControlPlaneStore, type ToolActionRecord } from "../../../src/store/index.js";
+import {
+  readTimelineInput,
+  renderTimelineHtml,
+  TIMELINE_CSP,
+  type TimelineInput,
+} from "../../../src/timeline/index.js";
+import { browserSkipReason, drawAllRows, launchChromium } from "../../fixtures/history/chromium.js";
 import {
   committedDrafts,
   craftedInvocation,
@@ -18,16 +22,16 @@ import {
   hostileHistory,
   sequenced,
   toolOperation,
-} from "../fixtures/history/crafted.js";
+} from "../../fixtures/history/crafted.js";
 import {
   attributeValues,
   decodeHtml,
   detailTemplate,
   visibleMarkup,
   withRows,
-} from "../fixtures/history/html.js";
-import { largeHistory } from "../fixtures/history/large.js";
-import { KNOWN_COUNTS, type KnownRun, runKnownHistory } from "../fixtures/history/scripted-run.js";
+} from "../../fixtures/history/html.js";
+import { largeHistory } from "../../fixtures/history/large.js";
+import { KNOWN_COUNTS, type KnownRun, runKnownHistory } from "../../fixtures/history/scripted-run.js";
 
 let run: KnownRun;
 let input: TimelineInput;

@@ -1,8 +1,7 @@
 import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import type { ControlPlaneStore, HistoryQuery } from "../store/index.js";
-import type { TimelineInput } from "./html-timeline.js";
-import type { TimelineScheduler } from "./html-timeline-model.js";
+import type { TimelineInput, TimelineScheduler } from "./model/index.js";
 
 /** From this many actions on, the timeline lists operations in one read rather than one read each. */
 export const LISTED_FROM = 64;

@@ -1,5 +1,10 @@
 import { resolve } from "node:path";
-import { shellWord } from "./html-timeline-escape.js";
+
+/** Quotes a word for a POSIX shell only when it needs it, so copied commands run as shown. */
+export function shellWord(value: string): string {
+  if (/^[\w.:=/@+,%-]+$/.test(value)) return value;
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
 
 /**
  * The store URL as a printed command names it: a PostgreSQL password dropped, because printed

@@ -1,10 +1,3 @@
-import type { HistoryEvent } from "../history/index.js";
-
-/** Milliseconds since the epoch of an event's timestamp (microseconds kept as a fraction), or undefined. */
-export function eventTime(event: HistoryEvent | undefined): number | undefined {
-  return event === undefined ? undefined : isoTime(event.timestamp);
-}
-
 /** Milliseconds since the epoch of an ISO-8601 time (microseconds kept as a fraction), or undefined. */
 export function isoTime(iso: string | undefined): number | undefined {
   if (iso === undefined) return undefined;
@@ -13,19 +6,6 @@ export function isoTime(iso: string | undefined): number | undefined {
   const whole = Date.parse(`${match[1]}${match[3]}`);
   const fraction = match[2] === undefined ? 0 : Number(`0.${match[2]}`) * 1000;
   return Number.isNaN(whole) ? undefined : whole + fraction;
-}
-
-/** The first and last time among events, when any has one. */
-export function timeSpan(events: readonly HistoryEvent[]): { start: number; end: number } | undefined {
-  let start = Number.POSITIVE_INFINITY;
-  let end = Number.NEGATIVE_INFINITY;
-  for (const event of events) {
-    const at = eventTime(event);
-    if (at === undefined) continue;
-    if (at < start) start = at;
-    if (at > end) end = at;
-  }
-  return start <= end ? { start, end } : undefined;
 }
 
 /** A duration for people: µs, ms, s or min. */

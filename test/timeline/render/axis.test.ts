@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { renderTimelineHtml } from "../../src/cli/html-timeline.js";
+import { renderTimelineHtml } from "../../../src/timeline/index.js";
 import {
   committedDrafts,
   craftedInvocation,
   craftedToolAction,
   sequenced,
   toolOperation,
-} from "../fixtures/history/crafted.js";
-import { attributeValues, detailSpec, visibleMarkup } from "../fixtures/history/html.js";
+} from "../../fixtures/history/crafted.js";
+import { attributeValues, detailSpec, visibleMarkup } from "../../fixtures/history/html.js";
 
 const at = (s: number) => new Date(Date.parse("2025-06-01T10:00:00.000Z") + s * 1000).toISOString();
 

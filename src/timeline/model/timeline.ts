@@ -1,6 +1,6 @@
-import type { HistoryEvent, InvocationToolContext } from "../history/index.js";
-import type { Operation } from "../operations/index.js";
-import type { ContinuationView } from "../runtime/index.js";
+import type { HistoryEvent, InvocationToolContext } from "../../history/index.js";
+import type { Operation } from "../../operations/index.js";
+import type { ContinuationView } from "../../runtime/index.js";
 
 /** A participant's scheduler as the timeline shows it. */
 export interface TimelineScheduler {
@@ -9,6 +9,17 @@ export interface TimelineScheduler {
   readonly stopReason?: string;
   /** A v2 scheduler's continuation (RAES's fields). */
   readonly continuation?: ContinuationView;
+}
+
+/** What the timeline page is drawn from. */
+export interface TimelineInput {
+  readonly events: readonly HistoryEvent[];
+  /** The operations of the actions in `events`; missing ones are shown as not found. */
+  readonly operations: readonly Operation[];
+  readonly schedulers?: readonly TimelineScheduler[];
+  readonly title?: string;
+  /** The store URL the page names in its `raes resolve` commands; default the CLI's default store. */
+  readonly storeUrl?: string;
 }
 
 /** One tool action: its triple, its context and its operation. */

@@ -1,9 +1,4 @@
-/**
- * A string in the page's string table: the text itself, or [index of its prefix, the rest]. Ids,
- * addresses and times share long prefixes (`participant…:alpha:41:tool=2` is its invocation's id and
- * `:tool=2`), so each prefix is stored once.
- */
-export type EncodedString = string | [number, string];
+import type { EncodedString } from "../page/index.js";
 
 /** Strings shorter than this are stored whole: a reference would not make them shorter. */
 const SPLIT_FROM = 16;
@@ -48,7 +43,7 @@ export class StringTable {
   }
 }
 
-/** A reader of a stored table: the string at an index (what the page script does, in TypeScript). */
+/** A reader of a stored table: the string at an index (what the page script does). */
 export function stringReader(entries: readonly EncodedString[]): (index: number) => string {
   const decoded: (string | undefined)[] = [];
   const read = (index: number): string => {

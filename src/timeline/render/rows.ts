@@ -1,6 +1,15 @@
-import { activityMeta, activityOf } from "./html-timeline-activity.js";
-import { actionTimes, invocationSpan } from "./html-timeline-axis.js";
-import type { DetailPanels } from "./html-timeline-data.js";
+import { isoTime } from "../../printed/index.js";
+import {
+  actionTimes,
+  invocationSpan,
+  needsResolution,
+  settlementOf,
+  type TimelineInvocation,
+  type TimelineParticipant,
+  type TimelineToolAction,
+} from "../model/index.js";
+import type { EncodedMark, EncodedRow } from "../page/index.js";
+import { activityMeta, activityOf } from "./activity.js";
 import {
   invocationDetail,
   invocationStatus,
@@ -8,61 +17,9 @@ import {
   settlementClass,
   statusClass,
   toolActionDetail,
-} from "./html-timeline-details.js";
-import {
-  needsResolution,
-  settlementOf,
-  type TimelineInvocation,
-  type TimelineParticipant,
-  type TimelineToolAction,
-} from "./html-timeline-model.js";
-import type { StringTable } from "./html-timeline-strings.js";
-import { isoTime } from "./html-timeline-time.js";
-
-/**
- * One tool action as the page script draws its mark and lane (strings as table indexes, times in ms
- * from the invocation's start, null when unknown):
- * [id, settlement, settlement class, 0 | 1 needs resolution | 2 resolved, admission ordinal,
- *  tool_call_id, MCP tool name or -1, details panel, admitted, dispatched, settled].
- */
-export type EncodedMark = [
-  number,
-  number,
-  number,
-  0 | 1 | 2,
-  number,
-  number,
-  number,
-  number,
-  number | null,
-  number | null,
-  number | null,
-];
-
-/**
- * One invocation row: [id, episode, status key, status class, status label, clock time, duration
- * in ms or null, details panel, refusals as [code, count]…, v2 [candidate, disposition,
- * predecessor, meta line] or 0, marks].
- */
-export type EncodedRow = [
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number | null,
-  number,
-  [number, number][],
-  [number, number, number, number] | 0,
-  EncodedMark[],
-];
-
-/** What the page's rows block holds: the shared string table and each participant section's rows. */
-export interface EncodedRows {
-  readonly s: readonly unknown[];
-  readonly p: EncodedRow[][];
-}
+} from "./details.js";
+import type { DetailPanels } from "./panels.js";
+import type { StringTable } from "./strings.js";
 
 /** A short clock time for an ISO timestamp, or the value itself when it is not one. */
 function clockTime(timestamp: string | undefined): string {

@@ -1,7 +1,6 @@
-import type { ActivityProvenance } from "../history/index.js";
-import type { ContinuationView } from "../runtime/index.js";
-import { escapeHtml } from "./html-timeline-escape.js";
-import type { TimelineInvocation } from "./html-timeline-model.js";
+import type { ActivityProvenance } from "../../history/index.js";
+import type { ContinuationView } from "../../runtime/index.js";
+import type { TimelineInvocation } from "../model/index.js";
 
 /** The v2 provenance of an invocation (on its outer events, else on its tool events). */
 export function activityOf(invocation: TimelineInvocation): ActivityProvenance | undefined {
@@ -47,16 +46,6 @@ export function activityRows(p: ActivityProvenance): [string, unknown][] {
     ["random_control_id", p.random_control_id],
     ["random_profile_id", p.random_profile_id],
   ];
-}
-
-/** Data attributes of a v2 invocation row, so the page can be filtered (and checked) by them. */
-export function activityAttributes(p: ActivityProvenance): string {
-  const values: [string, string][] = [
-    ["candidate", p.candidate_id],
-    ["disposition", p.timing_disposition],
-    ["predecessor", p.predecessor_attempt_id ?? ""],
-  ];
-  return values.map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`).join("");
 }
 
 /** One line of a v2 scheduler's continuation for its badge. */

@@ -1,31 +1,15 @@
-import type { DetailSection, DetailSpec, DetailValue } from "./html-timeline-details.js";
-import { dataBlockJson, type EncodedString, StringTable, stringReader } from "./html-timeline-strings.js";
-
-/**
- * A detail panel as stored in the page: every string replaced by its index in the page's string
- * table, which the rows share (addresses, ids, field names and phases repeat across tens of
- * thousands of panels), as
- * [kind, id, title, pill class, pill text, notice, needs resolution, sections].
- */
-type EncodedDetail = [number, number, number, number, number, number, 0 | 1, EncodedSection[]];
-/** [title, empty line or -1, [field, value or values, field, value or values…]]. */
-type EncodedSection = [number, number, (number | number[])[]];
-
-/**
- * What the page's details block holds: its own string table and the panels. Apart from the rows
- * block, so the rows block stays small and the page parses this one only when a panel is first shown.
- */
-export interface EncodedDetails {
-  readonly s: readonly EncodedString[];
-  readonly d: EncodedDetail[];
-}
+import {
+  type EncodedDetail,
+  type EncodedDetails,
+  type EncodedSection,
+  PANELS_PER_BLOCK,
+} from "../page/index.js";
+import type { DetailSection, DetailSpec, DetailValue } from "./details.js";
+import { dataBlockJson, StringTable, stringReader } from "./strings.js";
 
 const KINDS = ["tool-action", "invocation"] as const;
 /** The separator of the parts of a one-line value, stored apart. */
 const JOINED = " · ";
-
-/** Panels per details block: the first panel opened parses one block of this many, not all of them. */
-export const PANELS_PER_BLOCK = 500;
 
 /** Every string a panel names, with repeats: a one-line value counts as its parts. */
 function* panelStrings(spec: DetailSpec): Generator<string> {

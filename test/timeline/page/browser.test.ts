@@ -5,10 +5,15 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
-import { renderTimelineHtml } from "../../src/cli/html-timeline.js";
-import { browserSkipReason, drawAllRows, launchChromium } from "../fixtures/history/chromium.js";
-import { LARGE_TOOL_NAMES, largeHistory, largeRefusals } from "../fixtures/history/large.js";
-import { MEASURE_DETAIL, MEASURE_FILTER, MEASURE_LOAD, MEASURE_SEARCH } from "../fixtures/history/timing.js";
+import { renderTimelineHtml } from "../../../src/timeline/index.js";
+import { browserSkipReason, drawAllRows, launchChromium } from "../../fixtures/history/chromium.js";
+import { LARGE_TOOL_NAMES, largeHistory, largeRefusals } from "../../fixtures/history/large.js";
+import {
+  MEASURE_DETAIL,
+  MEASURE_FILTER,
+  MEASURE_LOAD,
+  MEASURE_SEARCH,
+} from "../../fixtures/history/timing.js";
 
 const SETTLEMENTS = ["succeeded", "failed", "partial_success", "withheld", "indeterminate"];
 

@@ -1,39 +1,19 @@
-import type { HistoryEvent } from "../history/index.js";
-import type { Operation } from "../operations/index.js";
-import { DEFAULT_STORE_URL } from "../store/index.js";
-import { DetailPanels } from "./html-timeline-data.js";
-import { escapeHtml } from "./html-timeline-escape.js";
+import type { HistoryEvent } from "../../history/index.js";
+import { formatDuration } from "../../printed/index.js";
+import { DEFAULT_STORE_URL } from "../../store/index.js";
 import {
   buildTimeline,
   countBySettlement,
   indeterminateCounts,
-  type TimelineScheduler,
-} from "./html-timeline-model.js";
-import {
-  legend,
-  participantFilter,
-  participantSection,
-  refusalSummary,
-  searchBox,
-} from "./html-timeline-parts.js";
-import { type EncodedRows, encodeRows } from "./html-timeline-rows.js";
-import { TIMELINE_SCRIPT } from "./html-timeline-script.js";
-import { dataBlockJson, StringTable } from "./html-timeline-strings.js";
-import { TIMELINE_CSS } from "./html-timeline-style.js";
-import { formatDuration, timeSpan } from "./html-timeline-time.js";
-
-export type { TimelineScheduler } from "./html-timeline-model.js";
-
-/** What the timeline page is drawn from. */
-export interface TimelineInput {
-  readonly events: readonly HistoryEvent[];
-  /** The operations of the actions in `events`; missing ones are shown as not found. */
-  readonly operations: readonly Operation[];
-  readonly schedulers?: readonly TimelineScheduler[];
-  readonly title?: string;
-  /** The store URL the page names in its `raes resolve` commands; default the CLI's default store. */
-  readonly storeUrl?: string;
-}
+  type TimelineInput,
+  timeSpan,
+} from "../model/index.js";
+import { type EncodedRows, TIMELINE_CSS, TIMELINE_SCRIPT } from "../page/index.js";
+import { escapeHtml } from "./escape.js";
+import { DetailPanels } from "./panels.js";
+import { legend, participantFilter, participantSection, refusalSummary, searchBox } from "./parts.js";
+import { encodeRows } from "./rows.js";
+import { dataBlockJson, StringTable } from "./strings.js";
 
 /** The Content-Security-Policy of the page: nothing may load, only the inline style and script run. */
 export const TIMELINE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";

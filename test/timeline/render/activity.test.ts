@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { activityRows, retryChain } from "../../src/cli/html-timeline-activity.js";
-import type { ActivityProvenance } from "../../src/history/index.js";
-import { ROOT } from "../helpers/example.js";
+import type { ActivityProvenance } from "../../../src/history/index.js";
+import { activityRows, retryChain } from "../../../src/timeline/render/index.js";
+import { ROOT } from "../../helpers/example.js";
 
 interface TraceLine {
   readonly action_instance_id: string;

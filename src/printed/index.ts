@@ -1,0 +1,2 @@
+export { absoluteStoreUrl, printableStoreUrl, resolveCommands, shellWord } from "./commands.js";
+export { formatDuration, isoTime } from "./time.js";
