@@ -7,8 +7,7 @@
 import type { HistoryEventDraft } from "../../src/history/index.js";
 import type { RuntimeModel } from "../../src/index.js";
 import { type ControlPlaneStore, openControlPlaneStore } from "../../src/store/index.js";
-import type { Block, BlockTime } from "../shared/index.js";
-import { exampleRecords, historyTemplates } from "../shared/index.js";
+import { type Block, type BlockTime, exampleRecords, historyTemplates } from "../shared/index.js";
 
 /** A floor on its own store: `block(k)` runs k actions' writes as one block. */
 export interface SchedulerFloor {

@@ -9,8 +9,12 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import type { HistoryEventDraft } from "../../src/history/index.js";
 import { RuntimeManager, type RuntimeModel } from "../../src/index.js";
-import type { InvocationRecord, ToolActionRecord } from "../../src/store/index.js";
-import { MemoryControlPlaneStore, openControlPlaneStore } from "../../src/store/index.js";
+import {
+  type InvocationRecord,
+  MemoryControlPlaneStore,
+  openControlPlaneStore,
+  type ToolActionRecord,
+} from "../../src/store/index.js";
 import { toolActionRow as pgToolActionRow } from "../../src/store/postgres/rows.js";
 import { invocationRow } from "../../src/store/sql/records.js";
 import { packBody } from "../../src/store/sqlite/packed-body.js";

@@ -6,8 +6,11 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { RuntimeManager, type RuntimeModel } from "../../src/index.js";
-import type { InvocationRecord, ToolActionRecord } from "../../src/store/index.js";
-import { openControlPlaneStore } from "../../src/store/index.js";
+import {
+  type InvocationRecord,
+  openControlPlaneStore,
+  type ToolActionRecord,
+} from "../../src/store/index.js";
 import {
   INVOCATION_COLUMNS,
   invocationValues,

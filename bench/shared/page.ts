@@ -66,7 +66,8 @@ export function renderBenchmarksPage(runs: readonly SuiteRun[], context: PageCon
       "the absolute times say as much about the machine's load as about raes-ts.",
     "",
     `Suites: ${runs.map((run) => code(run.suite)).join(", ")}. Each ran with the arguments shown beside ` +
-      "its name; a suite shown without arguments ran at its default sizes.",
+      "its name: `--quick`, a smaller count or fewer rounds than the defaults make a smaller and noisier " +
+      "run than the suite's own; a suite shown without arguments ran at its default sizes.",
     "",
     "## Reproduce",
     "",

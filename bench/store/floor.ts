@@ -10,8 +10,12 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import type { RuntimeModel } from "../../src/index.js";
 import { closeEvents, policyFrames } from "../../src/runtime/event-frame.js";
-import type { InvocationRecord, ToolActionRecord } from "../../src/store/index.js";
-import { type ControlPlaneStore, openControlPlaneStore } from "../../src/store/index.js";
+import {
+  type ControlPlaneStore,
+  type InvocationRecord,
+  openControlPlaneStore,
+  type ToolActionRecord,
+} from "../../src/store/index.js";
 import { toolActionValues } from "../../src/store/postgres/rows.js";
 import { TOOL_ACTION_COLUMNS } from "../../src/store/sql/columns.js";
 import { toolActionRow } from "../../src/store/sqlite/rows.js";
