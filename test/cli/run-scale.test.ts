@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { generatedManifest } from "../../bench/generate-manifest.js";
-import { generateScenario } from "../../bench/generate-scenario.js";
+import { generatedManifest, generateScenario } from "../../bench/shared/index.js";
 import { compileScenario, loadScenario, openControlPlaneStore } from "../../src/index.js";
 import {
   assertEffectsOnlyOnce,

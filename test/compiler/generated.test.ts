@@ -5,7 +5,7 @@ import {
   GENERATED_AFFORDANCES,
   GENERATED_GROUP_SIZE,
   generateScenario,
-} from "../../bench/generate-scenario.js";
+} from "../../bench/shared/index.js";
 import { compileScenario } from "../../src/compiler/index.js";
 import { formatDiagnostic, hasErrors, loadScenario } from "../../src/sdl/index.js";
 

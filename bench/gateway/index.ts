@@ -1,0 +1,340 @@
+/**
+ * `npm run bench -- gateway [calls] [store]`: the latency a governed `tools/call` adds. In one
+ * invocation on a SQLite store (or `store`) it times sequential calls of the same tool four ways, in
+ * the same run, from an MCP client in its own process: straight to the upstream (stdio), an SDK
+ * server answering the tool itself over Streamable HTTP (what HTTP costs here), through
+ * `raes mcp-gateway` on stdio, and through `raes mcp-gateway --http`. Each gateway call is admitted
+ * and dispatched in one step (one durable write) and settled through the port, served unwrapped as
+ * `raes run --agent-command` serves it. It then breaks the gateway calls down by stage (the
+ * gateway's `--log-timings` lines, the store writes) and measures the floors on the same disk in
+ * blocks between them: one fdatasync, one SQLite commit.
+ * GW_PROF=DIR writes a V8 CPU profile of each gateway and HTTP server process there.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  compileScenario,
+  type InvocationToolActionPort,
+  loadScenario,
+  openControlPlaneStore,
+  type ParticipantActionRequest,
+  type ParticipantActionResult,
+  type ParticipantSnapshot,
+  ReferenceAutonomousParticipantRuntime,
+  RuntimeManager,
+  serveToolActionPort,
+} from "../../src/index.js";
+import { fmt, printNote, printTable } from "../shared/index.js";
+import { parseTimings, quantile, rawFloors, Samples, timedStore } from "./stages.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const LIVE = join(ROOT, "test", "fixtures", "live");
+const TSX = import.meta.resolve("tsx");
+const node = (file: string) => [process.execPath, "--import", TSX, file];
+const PROFILE = process.env.GW_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.GW_PROF}`] : [];
+const UPSTREAM = node(join(LIVE, "counting-upstream.ts"));
+const CLIENT = join(ROOT, "bench", "gateway", "client.ts");
+const HTTP_ECHO = join(ROOT, "bench", "gateway", "http-echo-server.ts");
+
+const WARMUP = 20;
+/** Blocks per series (GW_BLOCKS, default 10): more, shorter blocks spread a noisy machine evenly. */
+const BLOCKS = Math.max(1, Number(process.env.GW_BLOCKS ?? 10) || 10);
+
+/** One series of timed calls. */
+interface Series {
+  readonly label: string;
+  readonly samples: number[];
+  /** Gateway stages and store writes; empty for the direct series. */
+  readonly stages: Samples;
+}
+
+/** The bench's MCP client in its own process: `block(n)` times n sequential calls. */
+class ClientProcess {
+  readonly #child: ChildProcess;
+  readonly #lines: string[] = [];
+  #waiter: (() => void) | undefined;
+  #stderr = "";
+  readonly #closed: Promise<void>;
+
+  private constructor(args: readonly string[], env: Record<string, string>) {
+    this.#child = spawn(process.execPath, ["--import", TSX, CLIENT, ...args], {
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.#child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      this.#stderr += chunk;
+    });
+    let partial = "";
+    this.#child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      const parts = (partial + chunk).split("\n");
+      partial = parts.pop() ?? "";
+      this.#lines.push(...parts);
+      this.#waiter?.();
+    });
+    this.#closed = new Promise((resolve) => this.#child.on("close", () => resolve()));
+    void this.#closed.then(() => this.#waiter?.());
+  }
+
+  static async start(args: readonly string[], env: Record<string, string>): Promise<ClientProcess> {
+    const client = new ClientProcess(args, env);
+    if ((await client.#next()) !== "ready")
+      throw new Error(`the bench client did not start: ${client.#stderr}`);
+    return client;
+  }
+
+  async #next(): Promise<string> {
+    while (this.#lines.length === 0) {
+      if (this.#child.exitCode !== null) throw new Error(`the bench client ended: ${this.#stderr}`);
+      await new Promise<void>((resolve) => {
+        this.#waiter = resolve;
+      });
+    }
+    return this.#lines.shift() as string;
+  }
+
+  async block(calls: number): Promise<number[]> {
+    this.#child.stdin?.write(`${calls}\n`);
+    return JSON.parse(await this.#next()) as number[];
+  }
+
+  /** Closes the client; resolves with all it (and a stdio gateway it started) wrote on stderr. */
+  async close(): Promise<string> {
+    this.#child.stdin?.end();
+    await this.#closed;
+    return this.#stderr;
+  }
+}
+
+/** Starts an HTTP MCP server that prints its URL; `stderr` resolves with all it wrote once it has exited. */
+function startHttpServer(
+  commandLine: readonly string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: URL; stderr: Promise<string> }> {
+  const [command, ...args] = commandLine;
+  args.unshift(...PROFILE);
+  const child = spawn(command as string, args, {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  const all = new Promise<string>((resolve) => child.on("close", () => resolve(stderr)));
+  return new Promise((resolve, reject) => {
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      const url = /at (http:\S+)/.exec(stderr)?.[1];
+      if (url) resolve({ child, url: new URL(url), stderr: all });
+    });
+    child.on("close", () => reject(new Error(stderr)));
+  });
+}
+
+/** One series: its client, its latencies, and for a gateway where its time went. */
+interface Running extends Series {
+  readonly client: ClientProcess;
+  /** The gateway's stderr (its --log-timings lines), once the series is closed. */
+  readonly stderr?: () => Promise<string>;
+}
+
+/** Runs every series inside one invocation, with that invocation's port. */
+class BenchHarness extends ReferenceAutonomousParticipantRuntime {
+  readonly #ports = new Map<string, InvocationToolActionPort>();
+  series: Series[] = [];
+  /** The raw floors, one block of them after each round of series blocks. */
+  readonly floors = new Samples();
+  constructor(
+    private readonly dir: string,
+    private readonly calls: number,
+    /** Where the store puts its samples: the running block's series. */
+    private readonly served: { current: Samples },
+  ) {
+    super();
+  }
+  attachInvocationToolActions(port: InvocationToolActionPort): void {
+    this.#ports.set(port.invocationActionInstanceId, port);
+  }
+
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    { episodeId }: { episodeId: string },
+  ): Promise<ParticipantActionResult> {
+    const port = this.#ports.get(request.actionInstanceId);
+    if (!port) throw new Error("no port");
+    // The port itself: a wrapper would keep the gateway from admitting and dispatching in one step.
+    const served = await serveToolActionPort(port, { socketPath: join(this.dir, "port.sock") });
+    const env = { PATH: process.env.PATH ?? "" };
+    const gateway = [
+      ...node(join(ROOT, "src", "cli", "main.ts")),
+      "mcp-gateway",
+      "--log-timings",
+      "--port-socket",
+      served.socketPath,
+      "--map",
+      join(LIVE, "map.yaml"),
+      "--",
+      ...UPSTREAM,
+    ];
+    const echo = await startHttpServer(node(HTTP_ECHO), {});
+    const http = await startHttpServer(
+      [...gateway.slice(0, 5), "--http", "127.0.0.1:0", ...gateway.slice(5)],
+      { RAES_PORT_TOKEN: served.token },
+    );
+    const series: Running[] = [];
+    const add = async (
+      label: string,
+      args: string[],
+      extra: Record<string, string>,
+      stderr?: () => Promise<string>,
+    ) =>
+      series.push({
+        label,
+        samples: [],
+        stages: new Samples(),
+        client: await ClientProcess.start(args, { ...env, ...extra }),
+        ...(stderr ? { stderr } : {}),
+      });
+    try {
+      await add("direct", ["stdio", ...UPSTREAM], {});
+      await add("direct http", ["http", echo.url.href], {});
+      const [exec, ...rest] = gateway;
+      await add("gateway stdio", ["stdio", exec as string, ...PROFILE, ...rest], {
+        RAES_PORT_TOKEN: served.token,
+      });
+      await add("gateway http", ["http", http.url.href], {}, () => http.stderr);
+      const discard = new Samples();
+      // The same warm-up for every series (JIT, first writes, connections), then blocks in turn.
+      for (const s of series) {
+        this.served.current = discard;
+        await s.client.block(WARMUP);
+      }
+      const blocks = BLOCKS;
+      const perBlock = Math.max(1, Math.round(this.calls / blocks));
+      for (let b = 0; b < blocks; b += 1) {
+        // Each block starts one series later, so no series always follows the same one.
+        for (let i = 0; i < series.length; i += 1) {
+          const s = series[(b + i) % series.length] as Running;
+          this.served.current = s.stages;
+          s.samples.push(...(await s.client.block(perBlock)));
+        }
+        rawFloors(this.dir, perBlock, this.floors);
+      }
+    } finally {
+      for (const s of series) {
+        const stderr = await s.client.close();
+        if (s.label.startsWith("gateway stdio")) parseTimings(stderr, s.stages, WARMUP);
+      }
+      echo.child.kill("SIGTERM");
+      http.child.kill("SIGTERM");
+    }
+    const overHttp = series.find((s) => s.label === "gateway http");
+    if (overHttp) parseTimings(await http.stderr, overHttp.stages, WARMUP);
+    await served.close();
+    this.series = series.map(({ label, samples, stages }) => ({ label, samples, stages }));
+    return this.nativeExecution(request, snapshot, episodeId, { status: "succeeded" });
+  }
+}
+
+const p50 = (samples: readonly number[]) => quantile(samples, 0.5);
+
+/** Prints the latency table, the stage breakdown of each gateway series, and the floors. */
+function report(
+  calls: number,
+  storeName: string,
+  sqlite: boolean,
+  series: readonly Series[],
+  floors: Samples,
+): void {
+  const [direct, directHttp] = series;
+  const governed = series.filter((row) => row.label.startsWith("gateway"));
+  if (!direct || !directHttp) throw new Error("no series ran");
+  const d50 = p50(direct.samples);
+  const d99 = quantile(direct.samples, 0.99);
+  printTable(
+    `tools/call latency, ${calls} sequential calls per series in blocks taken in turn (each block starts one series later), store ${storeName} (ms)`,
+    ["series", "p50", "p99", "added p50", "added p99"],
+    series.map((row) => {
+      const [r50, r99] = [p50(row.samples), quantile(row.samples, 0.99)];
+      const added = row === direct ? ["", ""] : [fmt(r50 - d50, 3), fmt(r99 - d99, 3)];
+      return [row.label, fmt(r50, 3), fmt(r99, 3), ...added];
+    }),
+  );
+  const overHttp = series.find((row) => row.label === "gateway http");
+  if (overHttp) {
+    printNote(
+      `gateway http over direct http (the same SDK HTTP transport, no governance): added p50 ${fmt(p50(overHttp.samples) - p50(directHttp.samples), 3)}`,
+    );
+  }
+  const rows: [string, (g: Series) => number][] = [
+    ["client round trip", (g) => p50(g.samples)],
+    ["  client<->gateway transport", (g) => p50(g.samples) - p50(g.stages.get("total"))],
+    ["  gateway handler total", (g) => p50(g.stages.get("total"))],
+    ["    admit+dispatch (port round trip)", (g) => p50(g.stages.get("admit"))],
+    ["      store commit (claim, dispatched)", (g) => p50(g.stages.get("store insert dispatched"))],
+    ["    upstream call", (g) => p50(g.stages.get("upstream"))],
+    ["    answer -> reply", (g) => p50(g.stages.get("reply"))],
+    ["  settle (port round trip, behind the reply)", (g) => p50(g.stages.get("settle"))],
+    ["      store commit (settled)", (g) => p50(g.stages.get("store settled"))],
+  ];
+  printTable(
+    "stage breakdown of the gateway series, p50 (ms)",
+    ["stage", ...governed.map((g) => g.label)],
+    rows.map(([name, value]) => [name, ...governed.map((g) => fmt(value(g), 3))]),
+  );
+  const fsync = p50(floors.get("fdatasync"));
+  const commit = p50(floors.get("sqlite commit"));
+  printNote(
+    `\nfloors on this disk, same run, p50 (ms): direct upstream call ${fmt(d50, 3)}, 4 KiB write+fdatasync ${fmt(fsync, 3)}, one SQLite commit (WAL, FULL) ${fmt(commit, 3)}`,
+  );
+  if (!sqlite) return;
+  // The claim, written already dispatched, waits for an fsync; the settlement does not
+  // (src/store/sqlite/writes.ts). One commit is the least a dispatch receipt can wait for.
+  printNote(
+    `floor of a durable governed call: direct call + 1 fsynced commit (the claim, dispatched) = ${fmt(d50 + commit, 3)} ms (added ${fmt(commit, 3)}); stdio gateway p50 is ${fmt(p50(governed[0]?.samples ?? []) - d50 - commit, 3)} ms above it`,
+  );
+}
+
+/** The runner: `calls` timed calls per series (default 300), on `store` (default SQLite; `memory:` isolates the gateway). */
+export async function runGatewayBench(argv: readonly string[]): Promise<void> {
+  const calls = Number(argv[0] ?? 300);
+  const storeArg = argv[1];
+  const dir = mkdtempSync(join(tmpdir(), "raes-bench-gw-"));
+  try {
+    const { scenario } = loadScenario(
+      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
+    );
+    if (!scenario) throw new Error("the example scenario does not load");
+    const model = compileScenario(scenario);
+    const manifest = JSON.parse(
+      readFileSync(join(ROOT, "examples", "harness-backend.manifest.json"), "utf8"),
+    );
+    // Room for every call in one invocation, and time for three series of them.
+    manifest.participant_runtime.invocation_tool_actions.max_tool_actions_per_invocation = 100_000;
+    for (const offer of manifest.participant_runtime.execution_bindings) offer.timeout_seconds = 3600;
+    const served = { current: new Samples() };
+    const harness = new BenchHarness(dir, calls, served);
+    const store = await openControlPlaneStore(storeArg ?? `sqlite:${join(dir, "cp.db")}`);
+    const manager = await RuntimeManager.open({
+      model,
+      manifest,
+      runtime: harness,
+      store: timedStore(store, () => served.current),
+    });
+    if (harness.series.length === 0) await manager.step(1);
+    await manager.close();
+    await store.close();
+    const storeName =
+      storeArg ?? "SQLite (WAL; the claim, written dispatched, commits synchronous=FULL, settlements NORMAL)";
+    report(
+      calls,
+      storeName,
+      storeArg === undefined || storeArg.startsWith("sqlite:"),
+      harness.series,
+      harness.floors,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
