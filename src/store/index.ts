@@ -3,6 +3,7 @@ export {
   ClockMovedError,
   LeaseLostError,
   StoreConflictError,
+  StoreErrorCode,
   StoreMissingError,
   StoreUnavailableError,
 } from "./errors.js";

@@ -1,3 +1,4 @@
+import { StoreErrorCode } from "./errors.js";
 import { MemoryControlPlaneStore } from "./memory/index.js";
 import type { ControlPlaneStore } from "./types.js";
 
@@ -27,7 +28,7 @@ export const DEFAULT_STORE_URL = "sqlite:.raes/control-plane.db";
 
 /** A store URL that names no known store, or names one badly. */
 export class StoreUrlError extends Error {
-  readonly code = "store.url-invalid";
+  readonly code = StoreErrorCode.url_invalid;
   constructor(message: string) {
     super(message);
     this.name = "StoreUrlError";
