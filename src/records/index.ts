@@ -48,6 +48,17 @@ export {
   type TimingDisposition,
 } from "./scheduler.js";
 export {
+  DEFAULT_STORE_URL,
+  isPostgresStoreUrl,
+  MEMORY_STORE_URL,
+  readStoreUrl,
+  STORE_URL_FORMS,
+  type StoreLocation,
+  type StoreUrlReading,
+  sqliteStorePath,
+  sqliteStoreUrl,
+} from "./store-url.js";
+export {
   type ParticipantToolActionRequest,
   ToolActionPhase,
   type ToolActionRecord,
