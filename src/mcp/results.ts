@@ -3,29 +3,29 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 /** Why the gateway answered a call itself instead of with the upstream's result. */
 export const GatewayErrorCode = {
   /** The tool is not in the map, so it is hidden and refused; the port and upstream are not asked. */
-  tool_not_mapped: "mcp-gateway.tool-not-mapped",
+  tool_not_mapped: "tool_not_mapped",
   /** The map names the tool but the upstream does not offer it. */
-  tool_not_available: "mcp-gateway.tool-not-available",
+  tool_not_available: "tool_not_available",
   /** The upstream server's connection is gone; nothing is admitted. */
-  upstream_unavailable: "mcp-gateway.upstream-unavailable",
+  upstream_unavailable: "upstream_unavailable",
   /** The tool-action port could not be reached. */
-  port_unavailable: "mcp-gateway.port-unavailable",
+  port_unavailable: "port_unavailable",
   /** The call's arguments nest deeper than the gateway forwards; nothing was admitted. */
-  arguments_invalid: "mcp-gateway.arguments-invalid",
+  arguments_invalid: "arguments_invalid",
   /** The same JSON-RPC id was reused for a different tool call. */
-  request_conflict: "mcp-gateway.request-conflict",
+  request_conflict: "request_id_reused",
   /** The upstream did not answer in time; effects are unknown. */
-  upstream_timeout: "mcp-gateway.upstream-timeout",
+  upstream_timeout: "upstream_timeout",
   /** The upstream crashed or its connection closed mid-call; effects are unknown. */
-  upstream_lost: "mcp-gateway.upstream-lost",
+  upstream_lost: "upstream_lost",
   /** The upstream's answer was not a tool result; effects are unknown. */
-  upstream_result_invalid: "mcp-gateway.upstream-result-invalid",
+  upstream_result_invalid: "upstream_result_invalid",
   /** The client cancelled the call after it reached the upstream; effects are unknown. */
-  cancelled_by_client: "mcp-gateway.cancelled-by-client",
+  cancelled_by_client: "cancelled_by_client",
   /** The client cancelled the call before it reached the upstream. */
-  cancelled_before_dispatch: "mcp-gateway.cancelled-before-dispatch",
+  cancelled_before_dispatch: "cancelled_before_dispatch",
   /** The gateway shut down while the call was at the upstream; effects are unknown. */
-  gateway_shutdown: "mcp-gateway.shutdown",
+  gateway_shutdown: "gateway_shutdown",
 } as const;
 /** A gateway error code. */
 export type GatewayErrorCode = (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];

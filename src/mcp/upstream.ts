@@ -147,7 +147,7 @@ export class Upstream {
     });
   }
 
-  /** Answers calls in flight `mcp-gateway.shutdown`, then closes the upstream and its process group. */
+  /** Answers calls in flight `gateway_shutdown`, then closes the upstream and its process group. */
   async close(): Promise<void> {
     for (const settle of [...this.#pending.values()])
       settle({ error: new UpstreamCallError("shutdown", "the gateway is shutting down") });

@@ -53,7 +53,7 @@ describe("raes demo --profile v2", () => {
     assert.deepEqual(summary.stopped, [{ participant: PARTICIPANT, reason: "tool_action_indeterminate" }]);
     assert.deepEqual(summary.tool_actions, { succeeded: 3, indeterminate: 1 });
     assert.deepEqual(summary.refusals, { target_outside_binding: 1 });
-    assert.deepEqual(summary.gateway_refusals, { "mcp-gateway.tool-not-mapped": 1 });
+    assert.deepEqual(summary.gateway_refusals, { tool_not_mapped: 1 });
   });
 
   it("runs v2 attempts: RAES attempt ids, tool ids <attempt id>:tool=<n>, provenance on every event", () => {

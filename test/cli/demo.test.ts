@@ -121,7 +121,7 @@ describe("raes demo in a fresh clone", () => {
   it("shows the expected story: successful probes, one port refusal, one hidden tool, one timeout", () => {
     assert.deepEqual(summary.tool_actions, { succeeded: 3, indeterminate: 1 });
     assert.deepEqual(summary.refusals, { target_outside_binding: 1 });
-    assert.deepEqual(summary.gateway_refusals, { "mcp-gateway.tool-not-mapped": 1 });
+    assert.deepEqual(summary.gateway_refusals, { tool_not_mapped: 1 });
     assert.deepEqual(summary.agent_tools, ["probe_login", "query_customer_db"]);
     assert.equal(summary.agent_failures, 0);
     // Only admitted, dispatched calls reached the portal: the refused and hidden tools never did.

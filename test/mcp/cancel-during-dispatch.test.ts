@@ -39,7 +39,7 @@ it("a client cancel during the combined admit+dispatch write settles failed, not
           ac.abort();
           release();
           const meta = (await answer)._meta ?? {};
-          assert.equal(meta["raes/code"], "mcp-gateway.cancelled-by-client");
+          assert.equal(meta["raes/code"], "cancelled_by_client");
           assert.equal(meta["raes/settlement"], "failed");
           assert.equal(JSON.stringify(meta).includes("indeterminate"), false);
         });

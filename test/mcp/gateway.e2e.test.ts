@@ -229,9 +229,9 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
   it("refuses through the port with the refusal code, and hides and refuses unmapped tools", () => {
     assert.equal(get("outside").code, "target_outside_binding");
     assert.match(get("outside").text, /target_outside_binding/);
-    assert.equal(get("unmapped").code, "mcp-gateway.tool-not-mapped");
-    assert.match(get("unmapped").text, /mcp-gateway\.tool-not-mapped/);
-    assert.equal(get("ghost").code, "mcp-gateway.tool-not-available");
+    assert.equal(get("unmapped").code, "tool_not_mapped");
+    assert.match(get("unmapped").text, /tool_not_mapped/);
+    assert.equal(get("ghost").code, "tool_not_available");
   });
 
   it("answers a retried request id from the original decision without a second upstream call", () => {
@@ -239,13 +239,13 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
     assert.deepEqual({ ...get("retry-seq-2"), label: "" }, { ...get("retry-seq-1"), label: "" });
     assert.equal(get("retry-par-1").text, "echo #3: three");
     assert.deepEqual({ ...get("retry-par-2"), label: "" }, { ...get("retry-par-1"), label: "" });
-    assert.equal(get("reused-id").code, "mcp-gateway.request-conflict");
+    assert.equal(get("reused-id").code, "request_id_reused");
   });
 
   it("reports an upstream timeout and an upstream crash as indeterminate, then admits nothing more", () => {
-    assert.equal(get("stall").code, "mcp-gateway.upstream-timeout");
-    assert.equal(get("crash").code, "mcp-gateway.upstream-lost");
-    assert.equal(get("after-crash").code, "mcp-gateway.upstream-unavailable");
+    assert.equal(get("stall").code, "upstream_timeout");
+    assert.equal(get("crash").code, "upstream_lost");
+    assert.equal(get("after-crash").code, "upstream_unavailable");
   });
 
   it("admits and dispatches each call in one durable write, then settles it in one more", () => {
@@ -289,8 +289,8 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
         ["fail", null],
         ["echo", null],
         ["echo", null],
-        ["stall", "mcp-gateway.upstream-timeout"],
-        ["crash", "mcp-gateway.upstream-lost"],
+        ["stall", "upstream_timeout"],
+        ["crash", "upstream_lost"],
       ],
     );
     for (const action of actions) {
@@ -322,14 +322,14 @@ describe("raes mcp-gateway shutdown", () => {
     const run = await runOneInvocation("shutdown");
     try {
       assert.equal(run.get("echo").text, "echo #1: one");
-      assert.equal(run.get("stall").code, "mcp-gateway.shutdown");
+      assert.equal(run.get("stall").code, "gateway_shutdown");
       assert.deepEqual(run.upstreamCalls, ["echo", "stall", "exit"]);
       const actions = await run.manager.store.listToolActions({});
       assert.deepEqual(
         actions.map((a) => [a.settlement, a.unknownReason ?? null]),
         [
           ["succeeded", null],
-          ["indeterminate", "mcp-gateway.shutdown"],
+          ["indeterminate", "gateway_shutdown"],
         ],
       );
       assert.equal(

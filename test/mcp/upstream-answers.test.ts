@@ -51,15 +51,15 @@ describe("what the upstream answers", () => {
     assert.equal(stopped, 0, "an answered call does not stop the scheduler");
   });
 
-  it("result: null is mcp-gateway.upstream-result-invalid at once, not a timeout", async () => {
+  it("result: null is upstream_result_invalid at once, not a timeout", async () => {
     const { answers, actions } = await governed([{ name: "result_null" }, { name: "echo" }]);
     const first = answers[0] as { isError?: boolean; _meta?: Record<string, unknown> };
     assert.equal(first.isError, true);
-    assert.equal(first._meta?.[META_CODE], "mcp-gateway.upstream-result-invalid");
+    assert.equal(first._meta?.[META_CODE], "upstream_result_invalid");
     assert.deepEqual(
       actions.map((a) => [a.settlement, a.unknownReason ?? null]),
       [
-        ["indeterminate", "mcp-gateway.upstream-result-invalid"],
+        ["indeterminate", "upstream_result_invalid"],
         ["succeeded", null],
       ],
     );

@@ -30,7 +30,7 @@ serves the invocation's tool-action port on a private socket and starts a script
 real MCP SDK client) whose MCP server is \`raes mcp-gateway\` (map: examples/demo/mcp-map.yaml) in
 front of a demo MCP server; that server's tools make real HTTP requests to a local service on
 127.0.0.1. The agent makes successful calls, one call the port refuses (target_outside_binding),
-one call to a tool the map hides (mcp-gateway.tool-not-mapped), and one call the upstream never answers, so
+one call to a tool the map hides (tool_not_mapped), and one call the upstream never answers, so
 its effects are unknown: it settles indeterminate and the participant's scheduler stops. The
 clock is stepped until the scheduler stops.
 
