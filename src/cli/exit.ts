@@ -10,6 +10,14 @@ export const ExitCode = {
 /** A `raes` exit code. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** Codes of the CLI's own errors (`docs/reference/codes.md`). */
+export const CliErrorCode = {
+  /** An error that carries no code of its own reached the command line: a defect, or a library's plain error. */
+  uncoded: "cli.uncoded-error",
+} as const;
+/** A CLI error code. */
+export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
+
 /** Prints a value as pretty JSON on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

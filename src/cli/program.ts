@@ -1,6 +1,6 @@
 import { Command, CommanderError, Help } from "commander";
 import { commandLoaders, commandSummaries } from "./commands/index.js";
-import { ExitCode } from "./exit.js";
+import { CliErrorCode, ExitCode } from "./exit.js";
 
 /** The command argv names: its first word, or the word after `help`. */
 function namedCommand(argv: readonly string[]): string | undefined {
@@ -48,17 +48,22 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
+    // Imported here, so `raes --help` and `--version` load no module outside the CLI.
+    const { codeOf } = await import("../records/index.js");
+    process.stderr.write(`${errorLine(codeOf(error), error)}\n`);
     // Matched by code, not class, so commands that never open a store do not load the store module.
-    if (error instanceof Error && (error as { code?: unknown }).code === "store.missing") {
-      process.stderr.write(`raes: ${error.message}\n`);
-      return ExitCode.usage;
-    }
-    // A RAES-coded error (`domain.name`) leads with its code, so scripts can match it; Node's own
-    // codes (ENOENT) are already in their message.
-    const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-    const message = error instanceof Error ? error.message : String(error);
-    const prefix = typeof code === "string" && code.includes(".") ? `${code}: ` : "";
-    process.stderr.write(`raes: ${prefix}${message}\n`);
+    if (codeOf(error) === "store.missing") return ExitCode.usage;
     return ExitCode.findings;
   }
+}
+
+/**
+ * The line a failed command prints: `raes: CODE: message`, so scripts can match every error by its
+ * code (`docs/reference/codes.md`). A Node system error's message already leads with its code
+ * (`ENOENT: no such file…`), so it is not repeated.
+ */
+function errorLine(coded: string | undefined, error: unknown): string {
+  const code = coded ?? CliErrorCode.uncoded;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.startsWith(`${code}: `) ? `raes: ${message}` : `raes: ${code}: ${message}`;
 }

@@ -4,6 +4,7 @@ import { compileScenario, type RuntimeModel } from "../compiler/index.js";
 import { readInputFile } from "../input/index.js";
 import { checkManifestFile, ManifestDiagnosticCode } from "../manifest/index.js";
 import { resolveCommands } from "../printed/index.js";
+import { codeOf } from "../records/index.js";
 import {
   type PacedRunSummary,
   parseStochasticControl,
@@ -13,9 +14,8 @@ import {
 } from "../runtime/index.js";
 import { DiagnosticCode, loadScenario } from "../sdl/index.js";
 import type { SchedulerRecord } from "../store/index.js";
-import { buildRuntime, runtimeChoiceProblem } from "./agent-runtime.js";
-import type { RunOptions } from "./commands/run.js";
-import { ExitCode, printJson } from "./exit.js";
+import { buildRuntime, type RuntimeChoice, runtimeChoiceProblem } from "./agent-runtime.js";
+import { CliErrorCode, ExitCode, printJson } from "./exit.js";
 import { installOtlp } from "./otlp.js";
 import { pacingJson, pacingLine, RunProgress, shareLine } from "./progress.js";
 import { makeStoreFolder } from "./store-option.js";
@@ -26,11 +26,23 @@ function parseControls(values: readonly string[]): StochasticControl[] {
       return parseStochasticControl(value);
     } catch (error) {
       // Not InvalidArgumentError: commander would echo the value, and the value holds the seed.
-      const code = (error as { code?: string }).code ?? "usage";
+      const code = codeOf(error) ?? CliErrorCode.uncoded;
       process.stderr.write(`raes run: --stochastic-control: ${code}: ${(error as Error).message}\n`);
       throw new CommanderError(ExitCode.usage, code, (error as Error).message);
     }
   });
+}
+
+/** The options of `raes run`, as parsed; stochastic controls stay text until the runtime module loads. */
+export interface RunOptions extends RuntimeChoice {
+  readonly manifest: string;
+  readonly store: string;
+  readonly steps?: number;
+  readonly tickMs?: number;
+  readonly concurrency?: number;
+  readonly leaseTtlMs?: number;
+  readonly json?: boolean;
+  readonly stochasticControl: string[];
 }
 
 /** Reports why the run did not start; a file that cannot be read is an input error (exit 2). */

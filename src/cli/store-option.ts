@@ -1,35 +1,41 @@
 import { dirname } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import {
+  DEFAULT_STORE_URL,
+  readStoreUrl,
+  STORE_URL_FORMS,
+  sqliteStorePath,
+  sqliteStoreUrl,
+} from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 import { makeDirectories } from "./directories.js";
 import { inputFile } from "./input-files.js";
 
-/**
- * The store's `DEFAULT_STORE_URL`, spelled here (a test holds them equal) so that a command's
- * `--help` loads no store module: the store is imported when a command opens it.
- */
-export const DEFAULT_STORE_URL = "sqlite:.raes/control-plane.db";
+/** The store's default URL; the CLI reads it where the store does, so `--help` loads no store module. */
+export { DEFAULT_STORE_URL };
 
-/** Parses a `--store` value: a URL naming no known store, or a SQLite path that is not a file, is a usage error. */
+/**
+ * Parses a `--store` value as the store reads it: a URL naming no known store, or a SQLite path that
+ * is not a file, is a usage error.
+ */
 export function storeUrl(value: string): string {
-  if (value === "memory:" || /^postgres(ql)?:\/\//.test(value)) return value;
-  if (!value.startsWith("sqlite:"))
-    throw new InvalidArgumentError("use memory:, sqlite:PATH, postgres://… or postgresql://…");
-  const path = value.slice("sqlite:".length);
-  if (path === "") throw new InvalidArgumentError(`sqlite: needs a file path (e.g. ${DEFAULT_STORE_URL})`);
-  return `sqlite:${inputFile(path)}`;
+  const read = readStoreUrl(value);
+  if (!read.ok) throw new InvalidArgumentError(read.problem);
+  if (read.location.kind !== "sqlite") return value;
+  return sqliteStoreUrl(inputFile(read.location.path));
 }
 
 /** Makes a SQLite store's folder (failing fast where none can be made); other stores need none. */
 export function makeStoreFolder(url: string): void {
-  if (url.startsWith("sqlite:")) makeDirectories(dirname(url.slice("sqlite:".length)));
+  const path = sqliteStorePath(url);
+  if (path !== undefined) makeDirectories(dirname(path));
 }
 
 /** Adds `--store URL` to a command. */
 export function storeOption(command: Command): Command {
   return command.option(
     "--store <url>",
-    "control-plane store URL (memory:, sqlite:PATH, postgres://…)",
+    `control-plane store URL (${STORE_URL_FORMS})`,
     storeUrl,
     DEFAULT_STORE_URL,
   );

@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compileScenario, type RuntimeModel } from "../compiler/index.js";
 import { ParticipantToolActionRefusal } from "../port/index.js";
+import { sqliteStorePath } from "../records/index.js";
 import { type InvocationSummary, RuntimeManager } from "../runtime/index.js";
 import { formatDiagnostic, hasErrors, loadScenario } from "../sdl/index.js";
 import type { ControlPlaneStore, SchedulerRecord } from "../store/index.js";
@@ -87,7 +88,7 @@ function loadModel(path: string): RuntimeModel {
 
 /** Deletes a SQLite store's files; true when there was one. */
 function removeSqliteStore(url: string): boolean {
-  const file = resolve(url.slice("sqlite:".length));
+  const file = resolve(sqliteStorePath(url) ?? url);
   const existed = [file, `${file}-wal`, `${file}-shm`, `${file}-journal`].map((path) => {
     try {
       rmSync(path);

@@ -3,11 +3,11 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSy
 /** Why an input file was not read. */
 export const InputFileRefusal = {
   /** The path names a FIFO, device, directory or socket: reading it could block, never end or fail. */
-  not_regular: "not_regular",
+  not_regular: "input.not-regular",
   /** The file holds more bytes than the reader's limit; only the limit plus one byte was read. */
-  too_large: "too_large",
+  too_large: "input.too-large",
   /** The file could not be opened or read (missing, no permission, I/O error). */
-  unreadable: "unreadable",
+  unreadable: "input.unreadable",
 } as const;
 /** An input-file refusal. */
 export type InputFileRefusal = (typeof InputFileRefusal)[keyof typeof InputFileRefusal];

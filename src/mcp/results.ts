@@ -14,7 +14,7 @@ export const GatewayErrorCode = {
   /** The call's arguments nest deeper than the gateway forwards; nothing was admitted. */
   arguments_invalid: "arguments_invalid",
   /** The same JSON-RPC id was reused for a different tool call. */
-  request_conflict: "request_conflict",
+  request_conflict: "request_id_reused",
   /** The upstream did not answer in time; effects are unknown. */
   upstream_timeout: "upstream_timeout",
   /** The upstream crashed or its connection closed mid-call; effects are unknown. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
+import { codeOf } from "../records/index.js";
 import type { ControlPlaneStore, Lease } from "../store/index.js";
 
 /** What makes a pid meaningful: the same kernel boot and the same PID namespace. */
@@ -40,7 +41,7 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return codeOf(error) === "EPERM";
   }
 }
 

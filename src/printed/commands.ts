@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { isPostgresStoreUrl, sqliteStorePath, sqliteStoreUrl } from "../records/index.js";
 
 /** Quotes a word for a POSIX shell only when it needs it, so copied commands run as shown. */
 export function shellWord(value: string): string {
@@ -11,7 +12,7 @@ export function shellWord(value: string): string {
  * commands land in logs, terminals and shared pages (the command then takes PGPASSWORD or ~/.pgpass).
  */
 export function printableStoreUrl(url: string): string {
-  if (!/^postgres(?:ql)?:\/\//.test(url)) return url;
+  if (!isPostgresStoreUrl(url)) return url;
   const parsed = new URL(url);
   if (parsed.password === "") return url;
   parsed.password = "";
@@ -20,7 +21,8 @@ export function printableStoreUrl(url: string): string {
 
 /** The store URL a page prints: a SQLite path made absolute, so its commands run from any directory; no password. */
 export function absoluteStoreUrl(url: string): string {
-  if (url.startsWith("sqlite:")) return `sqlite:${resolve(url.slice("sqlite:".length))}`;
+  const path = sqliteStorePath(url);
+  if (path !== undefined) return sqliteStoreUrl(resolve(path));
   return printableStoreUrl(url);
 }
 

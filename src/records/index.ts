@@ -1,5 +1,6 @@
 export { isAddress, isAddressSegment } from "./address.js";
 export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
+export { codeOf } from "./codes.js";
 export {
   type ActivityProvenance,
   type ActivityRandomAddress,
@@ -46,6 +47,17 @@ export {
   SchedulerStopReason,
   type TimingDisposition,
 } from "./scheduler.js";
+export {
+  DEFAULT_STORE_URL,
+  isPostgresStoreUrl,
+  MEMORY_STORE_URL,
+  readStoreUrl,
+  STORE_URL_FORMS,
+  type StoreLocation,
+  type StoreUrlReading,
+  sqliteStorePath,
+  sqliteStoreUrl,
+} from "./store-url.js";
 export {
   type ParticipantToolActionRequest,
   ToolActionPhase,

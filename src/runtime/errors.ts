@@ -1,14 +1,20 @@
+import { RegistrationErrorCode } from "../manifest/index.js";
+import { ParticipantToolActionRefusal } from "../port/index.js";
+import { codeOf } from "../records/index.js";
 import { LeaseLostError } from "../store/index.js";
 /** Codes of errors the runtime manager raises (refusals of the port are answers, not errors). */
 export const RuntimeErrorCode = {
-  /** The manifest claims the composition but the runtime cannot take a port (or cannot admit actions). */
-  registry_target_contract_mismatch: "registry.target-contract-mismatch",
+  /**
+   * The manifest claims the composition but the runtime cannot take a port (or cannot admit actions):
+   * RAES's registration code, the one `RegistrationErrorCode` owns.
+   */
+  registry_target_contract_mismatch: RegistrationErrorCode.target_contract_mismatch,
   /** The manifest is not a valid backend manifest. */
   manifest_invalid: "runtime.manifest-invalid",
   /** A policy uses something the reference scheduler cannot run; it fails closed at planning. */
   planning_unsupported: "runtime.planning-unsupported",
-  /** The control-plane store could not record a scheduler change. */
-  ledger_unavailable: "ledger_unavailable",
+  /** The control-plane store could not record a scheduler change: the seed's code, as the port answers it. */
+  ledger_unavailable: ParticipantToolActionRefusal.ledger_unavailable,
   /** The participant has indeterminate tool actions that are not resolved yet. */
   unresolved_indeterminate: "runtime.unresolved-indeterminate-actions",
   /** The address names no participant this manager schedules. */
@@ -30,9 +36,9 @@ export const RuntimeErrorCode = {
   activity_state_conflict: "runtime.participant-autonomous-state-conflict",
   /**
    * The scheduler cannot be resumed: its v2 continuation ended `failed` (failure_policy stop), and
-   * only a reset starts the participant again. DESIGN has no resume code; `state_conflict` is its closest.
+   * only a reset starts the participant again.
    */
-  scheduler_not_resumable: "state_conflict",
+  scheduler_not_resumable: "runtime.scheduler-not-resumable",
 } as const;
 /** A runtime error code. */
 export type RuntimeErrorCode = (typeof RuntimeErrorCode)[keyof typeof RuntimeErrorCode];
@@ -58,11 +64,6 @@ export class RuntimeError extends Error {
 export interface ParticipantFailure {
   readonly participant: string;
   readonly error: unknown;
-}
-
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
 }
 
 /**

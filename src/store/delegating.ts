@@ -1,66 +1,27 @@
-import type { HistoryEvent, ToolActionPhase } from "../records/index.js";
+import { type Operation, operationFromInvocation, operationFromToolAction } from "../records/index.js";
 import {
-  type Operation,
-  type OperationEntry,
-  type OperationQuery,
-  operationFromInvocation,
-  operationFromToolAction,
-  type ResolutionRecord,
-} from "../records/index.js";
-import type {
-  ClockChange,
-  ClockFold,
-  ClockRecord,
-  ControlPlaneStore,
-  Fence,
-  HistoryQuery,
-  InvocationCommit,
-  InvocationRecord,
-  Lease,
-  ProcessMember,
-  SchedulerRecord,
-  ToolActionQuery,
-  ToolActionRecord,
+  type ControlPlaneStore,
+  type Lease,
+  type ProcessMember,
+  STORE_READS,
+  STORE_WRITES,
 } from "./types.js";
 
 /** A store part's answer: at once (SQLite, memory) or later (PostgreSQL). */
 export type Answer<T> = T | Promise<T>;
 
-/** The reads of a store. */
-export interface StoreReads {
-  clock(clockAddress: string): Answer<ClockRecord | undefined>;
-  scheduler(participantAddress: string, policyAddress: string): Answer<SchedulerRecord | undefined>;
-  schedulers(): Answer<SchedulerRecord[]>;
-  invocation(id: string): Answer<InvocationRecord | undefined>;
-  openInvocations(participantAddress: string | undefined): Answer<InvocationRecord[]>;
-  toolAction(id: string): Answer<ToolActionRecord | undefined>;
-  toolActions(query: ToolActionQuery): Answer<ToolActionRecord[]>;
-  openToolActions(participantAddress: string | undefined): Answer<ToolActionRecord[]>;
-  events(query: HistoryQuery): Answer<HistoryEvent[]>;
-  operations(query: OperationQuery): Answer<OperationEntry[]>;
-}
+/** A store's calls as a part answers them: the same names and arguments, answered at once or later. */
+type Parted<Names extends keyof ControlPlaneStore> = {
+  [K in Names]: ControlPlaneStore[K] extends (...args: infer A) => Promise<infer R>
+    ? (...args: A) => Answer<R>
+    : never;
+};
 
-/** The writes of a store, each one atomic. */
-export interface StoreWrites {
-  saveClock(clock: ClockRecord): Answer<void>;
-  updateClock(initial: ClockRecord, change: ClockChange): Answer<ClockRecord>;
-  saveScheduler(scheduler: SchedulerRecord, fence: Fence | undefined): Answer<void>;
-  openInvocation(
-    invocation: InvocationRecord,
-    scheduler: SchedulerRecord,
-    fence: Fence | undefined,
-    clock: ClockFold | undefined,
-  ): Answer<void>;
-  insertToolAction(action: ToolActionRecord, fence: Fence | undefined): Answer<void>;
-  updateToolAction(
-    action: ToolActionRecord,
-    expectedPhase: ToolActionPhase,
-    fence: Fence | undefined,
-  ): Answer<boolean>;
-  commitInvocation(commit: InvocationCommit, fence: Fence | undefined): Answer<void>;
-  commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): Answer<void>;
-  recordResolution(id: string, resolution: ResolutionRecord): Answer<boolean>;
-}
+/** The reads of a store, under the store's own names. */
+export type StoreReads = Parted<(typeof STORE_READS)[number]>;
+
+/** The writes of a store, under the store's own names, each one atomic. */
+export type StoreWrites = Parted<(typeof STORE_WRITES)[number]>;
 
 /** The scheduler ownership leases of a store. */
 export interface StoreLeases {
@@ -109,99 +70,54 @@ export abstract class DelegatingStore implements ControlPlaneStore {
 
   abstract close(): Promise<void>;
 
+  // The reads and writes keep the store's names in their parts, so each is forwarded as it is (the
+  // static block below puts them on the prototype): declared here for the type checker only.
+  declare listOperations: ControlPlaneStore["listOperations"];
+  declare listEvents: ControlPlaneStore["listEvents"];
+  declare getClock: ControlPlaneStore["getClock"];
+  declare getScheduler: ControlPlaneStore["getScheduler"];
+  declare listSchedulers: ControlPlaneStore["listSchedulers"];
+  declare getInvocation: ControlPlaneStore["getInvocation"];
+  declare listOpenInvocations: ControlPlaneStore["listOpenInvocations"];
+  declare getToolAction: ControlPlaneStore["getToolAction"];
+  declare listToolActions: ControlPlaneStore["listToolActions"];
+  declare listOpenToolActions: ControlPlaneStore["listOpenToolActions"];
+  declare saveClock: ControlPlaneStore["saveClock"];
+  declare updateClock: ControlPlaneStore["updateClock"];
+  declare saveScheduler: ControlPlaneStore["saveScheduler"];
+  declare openInvocation: ControlPlaneStore["openInvocation"];
+  declare insertToolAction: ControlPlaneStore["insertToolAction"];
+  declare updateToolAction: ControlPlaneStore["updateToolAction"];
+  declare commitInvocation: ControlPlaneStore["commitInvocation"];
+  declare commitInvocations: ControlPlaneStore["commitInvocations"];
+  declare recordResolution: ControlPlaneStore["recordResolution"];
+
+  static {
+    const forward = (names: readonly string[], part: (store: DelegatingStore) => object) => {
+      for (const name of names) {
+        Object.defineProperty(DelegatingStore.prototype, name, {
+          value(this: DelegatingStore, ...args: unknown[]): Promise<unknown> {
+            const target = part(this);
+            const method = Reflect.get(target, name) as (...a: unknown[]) => Answer<unknown>;
+            return this.#guard(() => method.apply(target, args));
+          },
+          writable: true,
+          configurable: true,
+        });
+      }
+    };
+    forward(STORE_READS, (store) => store.#reads);
+    forward(STORE_WRITES, (store) => store.#writes);
+  }
+
   getOperation(id: string): Promise<Operation | undefined> {
     return this.#guard(() =>
-      andThen(this.#reads.invocation(id), (invocation) =>
+      andThen(this.#reads.getInvocation(id), (invocation) =>
         invocation
           ? operationFromInvocation(invocation)
-          : andThen(this.#reads.toolAction(id), (action) => action && operationFromToolAction(action)),
+          : andThen(this.#reads.getToolAction(id), (action) => action && operationFromToolAction(action)),
       ),
     );
-  }
-
-  listOperations(query: OperationQuery = {}): Promise<OperationEntry[]> {
-    return this.#guard(() => this.#reads.operations(query));
-  }
-
-  listEvents(query: HistoryQuery = {}): Promise<HistoryEvent[]> {
-    return this.#guard(() => this.#reads.events(query));
-  }
-
-  getClock(clockAddress: string): Promise<ClockRecord | undefined> {
-    return this.#guard(() => this.#reads.clock(clockAddress));
-  }
-
-  getScheduler(participantAddress: string, policyAddress: string): Promise<SchedulerRecord | undefined> {
-    return this.#guard(() => this.#reads.scheduler(participantAddress, policyAddress));
-  }
-
-  listSchedulers(): Promise<SchedulerRecord[]> {
-    return this.#guard(() => this.#reads.schedulers());
-  }
-
-  getInvocation(id: string): Promise<InvocationRecord | undefined> {
-    return this.#guard(() => this.#reads.invocation(id));
-  }
-
-  listOpenInvocations(participantAddress?: string): Promise<InvocationRecord[]> {
-    return this.#guard(() => this.#reads.openInvocations(participantAddress));
-  }
-
-  getToolAction(id: string): Promise<ToolActionRecord | undefined> {
-    return this.#guard(() => this.#reads.toolAction(id));
-  }
-
-  listToolActions(query: ToolActionQuery): Promise<ToolActionRecord[]> {
-    return this.#guard(() => this.#reads.toolActions(query));
-  }
-
-  listOpenToolActions(participantAddress?: string): Promise<ToolActionRecord[]> {
-    return this.#guard(() => this.#reads.openToolActions(participantAddress));
-  }
-
-  saveClock(clock: ClockRecord): Promise<void> {
-    return this.#guard(() => this.#writes.saveClock(clock));
-  }
-
-  updateClock(initial: ClockRecord, change: ClockChange): Promise<ClockRecord> {
-    return this.#guard(() => this.#writes.updateClock(initial, change));
-  }
-
-  saveScheduler(scheduler: SchedulerRecord, fence?: Fence): Promise<void> {
-    return this.#guard(() => this.#writes.saveScheduler(scheduler, fence));
-  }
-
-  openInvocation(
-    invocation: InvocationRecord,
-    scheduler: SchedulerRecord,
-    fence?: Fence,
-    clock?: ClockFold,
-  ): Promise<void> {
-    return this.#guard(() => this.#writes.openInvocation(invocation, scheduler, fence, clock));
-  }
-
-  insertToolAction(action: ToolActionRecord, fence?: Fence): Promise<void> {
-    return this.#guard(() => this.#writes.insertToolAction(action, fence));
-  }
-
-  updateToolAction(
-    action: ToolActionRecord,
-    expectedPhase: ToolActionPhase,
-    fence?: Fence,
-  ): Promise<boolean> {
-    return this.#guard(() => this.#writes.updateToolAction(action, expectedPhase, fence));
-  }
-
-  commitInvocation(commit: InvocationCommit, fence?: Fence): Promise<void> {
-    return this.#guard(() => this.#writes.commitInvocation(commit, fence));
-  }
-
-  commitInvocations(commits: readonly InvocationCommit[], fence?: Fence): Promise<void> {
-    return this.#guard(() => this.#writes.commitInvocations(commits, fence));
-  }
-
-  recordResolution(id: string, resolution: ResolutionRecord): Promise<boolean> {
-    return this.#guard(() => this.#writes.recordResolution(id, resolution));
   }
 
   getLease(participantAddress: string): Promise<Lease | undefined> {

@@ -1,8 +1,29 @@
 import type { ClockRecord, Fence } from "./types.js";
 
+/** Codes of the store's errors (`docs/reference/codes.md`). */
+export const StoreErrorCode = {
+  /**
+   * The store could not be reached or could not commit: the seed's code for a write the control plane
+   * could not record, which the port answers with too.
+   */
+  unavailable: "ledger_unavailable",
+  /** A uniqueness or state precondition failed. */
+  conflict: "store.conflict",
+  /** The writer's lease is no longer current. */
+  lease_lost: "store.lease-lost",
+  /** There is no store at the URL, and it was not to be created. */
+  missing: "store.missing",
+  /** An invocation open's clock change would not yield the clock the opener expected. */
+  clock_moved: "store.clock-moved",
+  /** A store URL names no known store, or names one badly. */
+  url_invalid: "store.url-invalid",
+} as const;
+/** A store error code. */
+export type StoreErrorCode = (typeof StoreErrorCode)[keyof typeof StoreErrorCode];
+
 /** The store could not be reached or could not commit; nothing was written. */
 export class StoreUnavailableError extends Error {
-  readonly code = "ledger_unavailable";
+  readonly code = StoreErrorCode.unavailable;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "StoreUnavailableError";
@@ -11,7 +32,7 @@ export class StoreUnavailableError extends Error {
 
 /** A uniqueness or state precondition failed; nothing was written. */
 export class StoreConflictError extends Error {
-  readonly code = "store_conflict";
+  readonly code = StoreErrorCode.conflict;
   constructor(message: string) {
     super(message);
     this.name = "StoreConflictError";
@@ -20,7 +41,7 @@ export class StoreConflictError extends Error {
 
 /** The writer's lease is no longer current; its write was refused. */
 export class LeaseLostError extends Error {
-  readonly code = "lease_lost";
+  readonly code = StoreErrorCode.lease_lost;
   constructor(message: string) {
     super(message);
     this.name = "LeaseLostError";
@@ -34,7 +55,7 @@ export function leaseLost(fence: Fence | undefined): LeaseLostError {
 
 /** The store was opened with `create: false` and there is none at its URL; nothing was created. */
 export class StoreMissingError extends Error {
-  readonly code = "store.missing";
+  readonly code = StoreErrorCode.missing;
   constructor(message: string) {
     super(message);
     this.name = "StoreMissingError";
@@ -46,7 +67,7 @@ export class StoreMissingError extends Error {
  * paused, reset or advanced it further): nothing was written. `stored` is the clock as the store saw it.
  */
 export class ClockMovedError extends Error {
-  readonly code = "clock_moved";
+  readonly code = StoreErrorCode.clock_moved;
   readonly stored: ClockRecord | undefined;
   constructor(message: string, stored: ClockRecord | undefined) {
     super(message);

@@ -1,13 +1,21 @@
+export {
+  DEFAULT_STORE_URL,
+  readStoreUrl,
+  STORE_URL_FORMS,
+  type StoreLocation,
+  type StoreUrlReading,
+} from "../records/index.js";
 export { applyClockChange, sameClock } from "./clock.js";
 export {
   ClockMovedError,
   LeaseLostError,
   StoreConflictError,
+  StoreErrorCode,
   StoreMissingError,
   StoreUnavailableError,
 } from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";
-export { DEFAULT_STORE_URL, type OpenStoreOptions, openControlPlaneStore, StoreUrlError } from "./open.js";
+export { type OpenStoreOptions, openControlPlaneStore, StoreUrlError } from "./open.js";
 export {
   type ActivityContinuation,
   type ActivityLifecycle,

@@ -1,3 +1,5 @@
+import { readStoreUrl } from "../records/index.js";
+import { StoreErrorCode } from "./errors.js";
 import { MemoryControlPlaneStore } from "./memory/index.js";
 import type { ControlPlaneStore } from "./types.js";
 
@@ -22,57 +24,48 @@ export interface OpenStoreOptions {
   readonly poolSize?: number;
 }
 
-/** The store URL used when none is given. */
-export const DEFAULT_STORE_URL = "sqlite:.raes/control-plane.db";
-
 /** A store URL that names no known store, or names one badly. */
 export class StoreUrlError extends Error {
-  readonly code = "store.url-invalid";
+  readonly code = StoreErrorCode.url_invalid;
   constructor(message: string) {
     super(message);
     this.name = "StoreUrlError";
   }
 }
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
 /**
  * Opens a control-plane store: `memory:`, `sqlite:PATH` (relative to the cwd) or
- * `postgres://…` / `postgresql://…` (optional `?schema=NAME`, created if missing).
+ * `postgres://…` / `postgresql://…` (optional `?schema=NAME`, created if missing), as
+ * `readStoreUrl` reads them.
  */
 export async function openControlPlaneStore(
   url: string,
   options: OpenStoreOptions = {},
 ): Promise<ControlPlaneStore> {
   checkOptions(options);
-  if (url === "memory:") {
+  const read = readStoreUrl(url);
+  if (!read.ok) throw new StoreUrlError(read.problem);
+  const { location } = read;
+  if (location.kind === "memory") {
     return new MemoryControlPlaneStore(options.now === undefined ? {} : { now: options.now });
   }
-  if (url.startsWith("sqlite:")) {
-    const path = url.slice("sqlite:".length);
-    if (path === "") throw new StoreUrlError(`store URL ${url} has no file path (e.g. ${DEFAULT_STORE_URL})`);
+  if (location.kind === "sqlite") {
     const { SqliteControlPlaneStore } = await import("./sqlite/index.js");
-    return SqliteControlPlaneStore.open(url, path, {
+    return SqliteControlPlaneStore.open(url, location.path, {
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
       ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
       ...(options.create === undefined ? {} : { create: options.create }),
     });
   }
-  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
-    const { connectionString, schema } = parsePostgresUrl(url);
-    const { PostgresControlPlaneStore } = await import("./postgres/index.js");
-    return PostgresControlPlaneStore.open(url, connectionString, {
-      ...(schema === undefined ? {} : { schema }),
-      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
-      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
-      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
-      ...(options.create === undefined ? {} : { create: options.create }),
-    });
-  }
-  throw new StoreUrlError(
-    `store URL ${JSON.stringify(url)} is not memory:, sqlite:PATH, postgres://… or postgresql://…`,
-  );
+  const { PostgresControlPlaneStore } = await import("./postgres/index.js");
+  return PostgresControlPlaneStore.open(url, location.connectionString, {
+    ...(location.schema === undefined ? {} : { schema: location.schema }),
+    ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    ...(options.create === undefined ? {} : { create: options.create }),
+  });
 }
 
 /** The largest timer Node keeps (a longer one fires at once) and the server's largest timeout. */
@@ -98,31 +91,4 @@ function checkOptions(options: OpenStoreOptions): void {
       );
     }
   }
-}
-
-/** Splits the `schema` parameter off a PostgreSQL URL; the rest goes to the driver unchanged. */
-function parsePostgresUrl(url: string): { connectionString: string; schema?: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new StoreUrlError(`store URL is not a valid PostgreSQL URL`);
-  }
-  // The store appends its own startup options after these: a trailing unpaired backslash would
-  // escape the space between them and swallow the store's first option into the URL's last value.
-  const options = parsed.searchParams.get("options");
-  if (options !== null && /(^|[^\\])(\\\\)*\\$/.test(options)) {
-    throw new StoreUrlError(
-      `the URL's options ${JSON.stringify(options)} end in an unpaired backslash (write \\\\ for a backslash)`,
-    );
-  }
-  const schema = parsed.searchParams.get("schema");
-  if (schema === null) return { connectionString: url };
-  if (!SCHEMA_NAME.test(schema)) {
-    throw new StoreUrlError(
-      `schema ${JSON.stringify(schema)} must be a lowercase SQL identifier ([a-z_][a-z0-9_]*)`,
-    );
-  }
-  parsed.searchParams.delete("schema");
-  return { connectionString: parsed.toString(), schema };
 }

@@ -179,8 +179,22 @@ export interface ControlPlaneStore {
   close(): Promise<void>;
 }
 
-/** The store methods that write records (not leases or membership): each commits one transaction. */
-export const STORE_DATA_WRITES: ReadonlySet<string> = new Set<keyof ControlPlaneStore>([
+/** The store methods that read records, as a store's reads part answers them under the same names. */
+export const STORE_READS = [
+  "listOperations",
+  "listEvents",
+  "getClock",
+  "getScheduler",
+  "listSchedulers",
+  "getInvocation",
+  "listOpenInvocations",
+  "getToolAction",
+  "listToolActions",
+  "listOpenToolActions",
+] as const satisfies readonly (keyof ControlPlaneStore)[];
+
+/** The names of the store's record writes, each one transaction. */
+export const STORE_WRITES = [
   "saveClock",
   "updateClock",
   "saveScheduler",
@@ -190,4 +204,7 @@ export const STORE_DATA_WRITES: ReadonlySet<string> = new Set<keyof ControlPlane
   "commitInvocation",
   "commitInvocations",
   "recordResolution",
-]);
+] as const satisfies readonly (keyof ControlPlaneStore)[];
+
+/** The store methods that write records (not leases or membership): each commits one transaction. */
+export const STORE_DATA_WRITES: ReadonlySet<string> = new Set<keyof ControlPlaneStore>(STORE_WRITES);

@@ -73,14 +73,14 @@ describe("raes run / resume after a v2 harness error", () => {
     assert.equal(refused.code, 1);
     assert.match(
       refused.stderr,
-      /^raes: state_conflict: participant\.behavior\.participant-agent cannot be resumed$/m,
+      /^raes: runtime\.scheduler-not-resumable: participant\.behavior\.participant-agent cannot be resumed$/m,
     );
     assert.match(
       refused.stderr,
       /v2 continuation ended failed \(harness_error\); only a reset starts it again/,
     );
     const json = await raes(["resume", P, "--store", store, "--json"]);
-    assert.equal(JSON.parse(json.stdout).error, "state_conflict");
+    assert.equal(JSON.parse(json.stdout).error, "runtime.scheduler-not-resumable");
     const idle = await raes(runArgs(store, 3, STOP_SCENARIO));
     assert.match(idle.stdout, IDLE);
     assert.match(idle.stdout, /^invocations 0 /m);

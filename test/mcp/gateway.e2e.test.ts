@@ -239,7 +239,7 @@ describe("raes mcp-gateway between a real MCP client and a real upstream MCP ser
     assert.deepEqual({ ...get("retry-seq-2"), label: "" }, { ...get("retry-seq-1"), label: "" });
     assert.equal(get("retry-par-1").text, "echo #3: three");
     assert.deepEqual({ ...get("retry-par-2"), label: "" }, { ...get("retry-par-1"), label: "" });
-    assert.equal(get("reused-id").code, "request_conflict");
+    assert.equal(get("reused-id").code, "request_id_reused");
   });
 
   it("reports an upstream timeout and an upstream crash as indeterminate, then admits nothing more", () => {

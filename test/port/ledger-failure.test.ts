@@ -25,7 +25,7 @@ describe("a failed ledger write answers ledger_unavailable and logs its cause on
       },
       async () => assert.fail("the close commit is fenced too, so the step fails once the lease is gone"),
     );
-    await assert.rejects(step, { code: "lease_lost" });
+    await assert.rejects(step, { code: "store.lease-lost" });
     const lines = ledgerLines(log);
     assert.equal(lines.length, 1, log.join("\n"));
     assert.match(lines[0] ?? "", /^ledger write failed \(lease_lost\): insert of \S+:tool=1/);

@@ -3,8 +3,14 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { MemoryControlPlaneStore, StoreMissingError, StoreUnavailableError } from "../../src/store/index.js";
-import { DEFAULT_STORE_URL, openControlPlaneStore, StoreUrlError } from "../../src/store/open.js";
+import {
+  DEFAULT_STORE_URL,
+  MemoryControlPlaneStore,
+  openControlPlaneStore,
+  StoreMissingError,
+  StoreUnavailableError,
+  StoreUrlError,
+} from "../../src/store/index.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { P1 } from "./records.js";
 

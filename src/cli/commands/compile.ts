@@ -3,7 +3,6 @@ import type { Command } from "commander";
 import type { RuntimeModel } from "../../compiler/index.js";
 import { ExitCode } from "../exit.js";
 import { inputFile, outputFile } from "../input-files.js";
-import type { RegisterCommand } from "./index.js";
 
 interface CompileOptions {
   readonly output?: string;
@@ -78,13 +77,12 @@ async function compileCommand(file: string, options: CompileOptions): Promise<vo
 }
 
 /** Registers `raes compile FILE [-o FILE] [--json] [--summary]`. */
-export const registerCompileCommand: RegisterCommand = (program: Command) => {
+export function registerCompileCommand(program: Command): void {
   program
     .command("compile")
-    .description("compile a RAES scenario into the address-keyed runtime model (wire JSON)")
     .argument("<file>", "scenario YAML file", inputFile)
     .option("-o, --output <file>", "write the JSON model to this file instead of stdout", outputFile)
     .option("--json", "print the model as JSON (the default)")
     .option("--summary", "print a readable table of the affordance bindings instead of the JSON")
     .action(compileCommand);
-};
+}

@@ -102,9 +102,6 @@ function printSummary(summary: DemoSummary, html: string, elapsedMs: number): vo
 export function registerDemoCommand(program: Command): void {
   program
     .command("demo")
-    .description(
-      "run the example scenario with a scripted MCP agent behind raes mcp-gateway; needs nothing else",
-    )
     .option("--store <url>", "control-plane store URL", storeUrl, DEMO_STORE_DEFAULT)
     .option("--html <file>", "where to write the HTML timeline", outputFile, DEFAULT_HTML)
     .option("--json", "print the summary as JSON")

@@ -87,7 +87,6 @@ export function registerHistoryCommand(program: Command): void {
   storeOption(
     program
       .command("history")
-      .description("print behavior history events in commit order")
       .option("--participant <address>", "only this participant's events")
       .option("--episode <id>", "only this episode's events")
       .option("--json", 'print {"events": [...], "schedulers": [...]} as JSON (v2: with the continuation)')

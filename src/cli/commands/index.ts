@@ -6,24 +6,45 @@ export type RegisterCommand = (program: Command) => void;
 /**
  * Every `raes` subcommand by name, in help order. Each loads only when asked for, so a short-lived
  * process such as `raes mcp-gateway` does not pay for the runtime, the SDL loader or the stores.
+ * A command's description is its summary's: it is written once, here, where `raes --help` reads it.
  */
 export const commandLoaders: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
-  validate: async () => (await import("./validate.js")).registerValidateCommand,
-  compile: async () => (await import("./compile.js")).registerCompileCommand,
-  manifest: async () => (await import("./manifest.js")).registerManifestCommand,
-  run: async () => (await import("./run.js")).registerRunCommand,
-  history: async () => (await import("./history.js")).registerHistoryCommand,
-  operation: async () => (await import("./operation.js")).registerOperationCommand,
-  operations: async () => (await import("./operations.js")).registerOperationsCommand,
-  resolve: async () => (await import("./resolve.js")).registerResolveCommand,
-  resume: async () => (await import("./resume.js")).registerResumeCommand,
-  "mcp-gateway": async () => (await import("./mcp-gateway.js")).registerMcpGatewayCommand,
-  demo: async () => (await import("./demo.js")).registerDemoCommand,
+  validate: described("validate", async () => (await import("./validate.js")).registerValidateCommand),
+  compile: described("compile", async () => (await import("./compile.js")).registerCompileCommand),
+  manifest: described("manifest", async () => (await import("./manifest.js")).registerManifestCommand),
+  run: described("run", async () => (await import("./run.js")).registerRunCommand),
+  history: described("history", async () => (await import("./history.js")).registerHistoryCommand),
+  operation: described("operation", async () => (await import("./operation.js")).registerOperationCommand),
+  operations: described(
+    "operations",
+    async () => (await import("./operations.js")).registerOperationsCommand,
+  ),
+  resolve: described("resolve", async () => (await import("./resolve.js")).registerResolveCommand),
+  resume: described("resume", async () => (await import("./resume.js")).registerResumeCommand),
+  "mcp-gateway": described(
+    "mcp-gateway",
+    async () => (await import("./mcp-gateway.js")).registerMcpGatewayCommand,
+  ),
+  demo: described("demo", async () => (await import("./demo.js")).registerDemoCommand),
 };
 
+/** Loads a command and registers it with its summary's description. */
+function described(name: string, load: () => Promise<RegisterCommand>): () => Promise<RegisterCommand> {
+  return async () => {
+    const register = await load();
+    return (program) => {
+      register(program);
+      const description = commandSummaries[name]?.[1];
+      const command = program.commands.find((c) => c.name() === name);
+      if (description !== undefined) command?.description(description);
+    };
+  };
+}
+
 /**
- * What `raes --help` lists for each command: [term, description], as the command itself reads (a
- * test holds them equal), so `raes --help`, `raes --version` and a mistyped command load no command.
+ * What `raes --help` lists for each command: [term, description]. The term is the one commander
+ * derives from the command's arguments (a test holds them equal); both are spelled here so that
+ * `raes --help`, `raes --version` and a mistyped command load no command.
  */
 export const commandSummaries: Readonly<Record<string, readonly [term: string, description: string]>> = {
   validate: [

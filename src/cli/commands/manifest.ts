@@ -4,7 +4,6 @@ import type { ManifestDiagnostic } from "../../manifest/index.js";
 import type { Diagnostic } from "../../sdl/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { inputFile } from "../input-files.js";
-import type { RegisterCommand } from "./index.js";
 
 interface CheckOptions {
   readonly scenario?: string;
@@ -78,8 +77,8 @@ async function checkCommand(file: string, options: CheckOptions): Promise<void> 
 }
 
 /** Registers `raes manifest check FILE [--scenario FILE] [--json]`. */
-export const registerManifestCommand: RegisterCommand = (program: Command) => {
-  const manifest = program.command("manifest").description("work with backend manifests");
+export function registerManifestCommand(program: Command): void {
+  const manifest = program.command("manifest");
   manifest
     .command("check")
     .description(
@@ -93,4 +92,4 @@ export const registerManifestCommand: RegisterCommand = (program: Command) => {
     )
     .option("--json", "print the result as JSON")
     .action(checkCommand);
-};
+}

@@ -213,9 +213,6 @@ async function runHttpGateway(
 export function registerMcpGatewayCommand(program: Command): void {
   program
     .command("mcp-gateway")
-    .description(
-      "MCP server (stdio, or Streamable HTTP with --http) that admits each tool call through the invocation's port before forwarding it upstream",
-    )
     .usage(
       "--port-socket PATH --map MAP.yaml [--timeout-ms N] [--http HOST:PORT [--allow-remote]] [--otlp URL] -- UPSTREAM_COMMAND...",
     )

@@ -5,22 +5,7 @@ import { type Operation, operationFromToolAction } from "../../records/index.js"
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { storeOption, withStore } from "../store-option.js";
-
-/**
- * The record times of the operation's kind: invocation start/end, or tool-action admit/dispatch/settle;
- * and `recovered_at`, when recovery settled it after its process ended (its end is then unknown: null).
- */
-function timesToWire(operation: Operation): Record<string, string | null> {
-  const recovered = { recovered_at: operation.recoveredAt ?? null };
-  if (operation.kind === "scheduler_invocation")
-    return { started_at: operation.startedAt ?? null, ended_at: operation.endedAt ?? null, ...recovered };
-  return {
-    admitted_at: operation.admittedAt ?? null,
-    dispatched_at: operation.dispatchedAt ?? null,
-    settled_at: operation.settledAt ?? null,
-    ...recovered,
-  };
-}
+import { operationToWire, ownerToWire } from "./operation-wire.js";
 
 /** The durations between the operation's recorded times, for people (e.g. "admitted → settled"). */
 export function operationDurations(operation: Operation): [string, string][] {
@@ -39,33 +24,6 @@ export function operationDurations(operation: Operation): [string, string][] {
     if (a !== undefined && b !== undefined) out.push([label, formatDuration(b - a)]);
   }
   return out;
-}
-
-/** What only one kind records: refusal counts (invocations), MCP tool name and unknown reason (tool actions). */
-function kindFieldsToWire(operation: Operation): Record<string, unknown> {
-  if (operation.kind === "scheduler_invocation") return { refusals: operation.refusals ?? {} };
-  return { tool_name: operation.toolName ?? null, unknown_reason: operation.unknownReason ?? null };
-}
-
-/** The wire form of an operation: snake_case, every field of its kind present. */
-export function operationToWire(operation: Operation): Record<string, unknown> {
-  return {
-    id: operation.id,
-    parent_id: operation.parentId,
-    kind: operation.kind,
-    state: operation.state,
-    settlement: operation.settlement ?? null,
-    resolution: operation.resolution
-      ? {
-          resolution: operation.resolution.resolution,
-          note: operation.resolution.note,
-          resolved_at: operation.resolution.resolvedAt,
-        }
-      : null,
-    ...timesToWire(operation),
-    ...kindFieldsToWire(operation),
-    updated_at: operation.updatedAt,
-  };
 }
 
 /** Who owns an in-flight operation's participant, and what recovery makes of it when that owner is gone. */
@@ -90,59 +48,55 @@ async function ownerOf(
 
 /** `raes operation ID`: one scheduler or tool-action operation. */
 export function registerOperationCommand(program: Command): void {
-  storeOption(
-    program
-      .command("operation <id>")
-      .description("show one operation (an outer invocation or a tool action)")
-      .option("--json", "print the operation as JSON"),
-  ).action(async (id: string, options: { store: string; json?: boolean }) => {
-    const found = await withStore(
-      options.store,
-      async (store) => {
-        const operation = await store.getOperation(id);
-        // An invocation's children are its tool actions, in admission order.
-        const children =
-          operation?.kind === "scheduler_invocation"
-            ? (await store.listToolActions({ invocationId: id })).map(operationFromToolAction)
-            : [];
-        return operation && { operation, children, owned: await ownerOf(store, operation) };
-      },
-      { create: false },
-    );
-    const operation = found?.operation;
-    if (!operation) {
-      if (options.json) printJson({ error: "operation.not-found", id });
-      else
-        process.stderr.write(
-          `raes: no operation ${JSON.stringify(id)} in ${printableStoreUrl(options.store)}\n`,
-        );
-      process.exitCode = ExitCode.findings;
-      return;
-    }
-    const children = found?.children ?? [];
-    const wire = operationToWire(operation);
-    if (operation.kind === "scheduler_invocation") wire.children = children.map((c) => c.id);
-    const owned = found?.owned;
-    if (owned) {
-      const { ownerToWire } = await import("./operations.js");
-      const { ownerPhrase } = await import("../../operations/index.js");
-      if (options.json) wire.owner = ownerToWire(owned.owner);
-      else wire.owner = ownerPhrase(owned.owner);
-      if (owned.onRecovery) wire.on_recovery = owned.onRecovery;
-    }
-    if (options.json) return printJson(wire);
-    for (const [key, value] of Object.entries(wire)) {
-      if (value === null || key === "children") continue;
-      if (key === "refusals" && Object.keys(value as object).length === 0) continue;
-      process.stdout.write(
-        `${key.padEnd(14)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
+  storeOption(program.command("operation <id>").option("--json", "print the operation as JSON")).action(
+    async (id: string, options: { store: string; json?: boolean }) => {
+      const found = await withStore(
+        options.store,
+        async (store) => {
+          const operation = await store.getOperation(id);
+          // An invocation's children are its tool actions, in admission order.
+          const children =
+            operation?.kind === "scheduler_invocation"
+              ? (await store.listToolActions({ invocationId: id })).map(operationFromToolAction)
+              : [];
+          return operation && { operation, children, owned: await ownerOf(store, operation) };
+        },
+        { create: false },
       );
-    }
-    for (const [label, duration] of operationDurations(operation))
-      process.stdout.write(`${label.padEnd(21)} ${duration}\n`);
-    if (children.length > 0) process.stdout.write(`children (${children.length}):\n`);
-    for (const child of children) process.stdout.write(`  ${childLine(child)}\n`);
-  });
+      const operation = found?.operation;
+      if (!operation) {
+        if (options.json) printJson({ error: "operation.not-found", id });
+        else
+          process.stderr.write(
+            `raes: no operation ${JSON.stringify(id)} in ${printableStoreUrl(options.store)}\n`,
+          );
+        process.exitCode = ExitCode.findings;
+        return;
+      }
+      const children = found?.children ?? [];
+      const wire = operationToWire(operation);
+      if (operation.kind === "scheduler_invocation") wire.children = children.map((c) => c.id);
+      const owned = found?.owned;
+      if (owned) {
+        const { ownerPhrase } = await import("../../operations/index.js");
+        if (options.json) wire.owner = ownerToWire(owned.owner);
+        else wire.owner = ownerPhrase(owned.owner);
+        if (owned.onRecovery) wire.on_recovery = owned.onRecovery;
+      }
+      if (options.json) return printJson(wire);
+      for (const [key, value] of Object.entries(wire)) {
+        if (value === null || key === "children") continue;
+        if (key === "refusals" && Object.keys(value as object).length === 0) continue;
+        process.stdout.write(
+          `${key.padEnd(14)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
+        );
+      }
+      for (const [label, duration] of operationDurations(operation))
+        process.stdout.write(`${label.padEnd(21)} ${duration}\n`);
+      if (children.length > 0) process.stdout.write(`children (${children.length}):\n`);
+      for (const child of children) process.stdout.write(`  ${childLine(child)}\n`);
+    },
+  );
 }
 
 /** One child tool action on one line: id, state (settlement), MCP tool name, unknown reason. */

@@ -9,7 +9,7 @@ import {
 } from "../../records/index.js";
 import { printJson } from "../exit.js";
 import { storeOption, withStore } from "../store-option.js";
-import { operationToWire } from "./operation.js";
+import { operationEntryToWire } from "./operation-wire.js";
 
 interface OperationsOptions {
   readonly store: string;
@@ -46,31 +46,6 @@ function positiveLimit(value: string): number {
   if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1 || n > 100_000)
     throw new InvalidArgumentError("use a whole number from 1 to 100000");
   return n;
-}
-
-/** The owner of an in-flight operation, snake_case. */
-export function ownerToWire(owner: OperationOwner): Record<string, unknown> {
-  return {
-    status: owner.status,
-    owner_id: owner.ownerId ?? null,
-    host: owner.host ?? null,
-    pid: owner.pid ?? null,
-    lease_expires_at: owner.leaseExpiresAt ?? null,
-  };
-}
-
-/**
- * The wire form of a listed operation: the `raes operation` form plus participant and creation time; one in
- * flight adds its `owner`, and `on_recovery` (the state recovery gives it) when that owner is gone.
- */
-export function operationEntryToWire(entry: OwnedOperationEntry): Record<string, unknown> {
-  return {
-    ...operationToWire(entry),
-    participant_address: entry.participantAddress,
-    created_at: entry.createdAt,
-    ...(entry.owner === undefined ? {} : { owner: ownerToWire(entry.owner) }),
-    ...(entry.onRecovery === undefined ? {} : { on_recovery: entry.onRecovery }),
-  };
 }
 
 /** The state for people: with its settlement, and for an in-flight one whose owner is gone, who and what next. */
@@ -118,7 +93,6 @@ export function registerOperationsCommand(program: Command): void {
   storeOption(
     program
       .command("operations")
-      .description("list operations (outer invocations and tool actions), newest first")
       .option("--participant <address>", "only this participant's operations")
       .addOption(
         new Option("--state <state>", "only operations in this state").choices(Object.values(OperationState)),

@@ -10,7 +10,7 @@ import {
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { storeOption, withStore } from "../store-option.js";
-import { operationToWire } from "./operation.js";
+import { operationToWire } from "./operation-wire.js";
 
 const EFFECTS: Readonly<Record<string, ToolActionResolution>> = {
   confirmed: ToolActionResolution.effect_confirmed,
@@ -84,9 +84,6 @@ export function registerResolveCommand(program: Command): void {
   storeOption(
     program
       .command("resolve <id>")
-      .description(
-        "resolve an indeterminate tool action; the effect is never repeated (the same decision again is a no-op)",
-      )
       .requiredOption("--effect <effect>", "what happened: confirmed or absent", parseEffect)
       .option("--note <text>", "why you decided so", "")
       .option("--json", "print the resolved operation as JSON"),

@@ -100,18 +100,13 @@ function print(participant: string, answer: ResumeAnswer, storeUrl: string): voi
 
 /** `raes resume PARTICIPANT`: restarts a stopped scheduler once its indeterminate actions are resolved. */
 export function registerResumeCommand(program: Command): void {
-  storeOption(
-    program
-      .command("resume <participant>")
-      .description(
-        "restart a participant's stopped scheduler (refused while indeterminate actions are unresolved)",
-      )
-      .option("--json", "print the answer as JSON"),
-  ).action(async (participant: string, options: { store: string; json?: boolean }) => {
-    const answer = await withStore(options.store, (store) => resume(store, participant), { create: false });
-    // Like `raes resolve` answering "already resolved": a participant that was not stopped is exit 0.
-    if ("error" in answer) process.exitCode = ExitCode.findings;
-    if (options.json) return printJson(answer);
-    print(participant, answer, options.store);
-  });
+  storeOption(program.command("resume <participant>").option("--json", "print the answer as JSON")).action(
+    async (participant: string, options: { store: string; json?: boolean }) => {
+      const answer = await withStore(options.store, (store) => resume(store, participant), { create: false });
+      // Like `raes resolve` answering "already resolved": a participant that was not stopped is exit 0.
+      if ("error" in answer) process.exitCode = ExitCode.findings;
+      if (options.json) return printJson(answer);
+      print(participant, answer, options.store);
+    },
+  );
 }

@@ -1,20 +1,9 @@
 import { type Command, InvalidArgumentError } from "commander";
-import { collectUpstream, DEFAULT_AGENT_LOGS, type RuntimeChoice } from "../agent-runtime.js";
+import { collectUpstream, DEFAULT_AGENT_LOGS } from "../agent-runtime.js";
 import { inputFile } from "../input-files.js";
 import { otlpUrl } from "../otlp.js";
+import type { RunOptions } from "../run-scenario.js";
 import { storeOption } from "../store-option.js";
-
-/** The options of `raes run`, as parsed; stochastic controls stay text until the runtime module loads. */
-export interface RunOptions extends RuntimeChoice {
-  readonly manifest: string;
-  readonly store: string;
-  readonly steps?: number;
-  readonly tickMs?: number;
-  readonly concurrency?: number;
-  readonly leaseTtlMs?: number;
-  readonly json?: boolean;
-  readonly stochasticControl: string[];
-}
 
 function collectControl(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -39,9 +28,6 @@ export function registerRunCommand(program: Command): void {
   storeOption(
     program
       .command("run")
-      .description(
-        "run a scenario's autonomous participants against a participant runtime module or an agent command",
-      )
       .argument("<scenario>", "scenario YAML file", inputFile)
       .requiredOption("--manifest <file>", "backend manifest JSON", inputFile)
       .option("--runtime <module>", "module whose default export is a runtime class or factory", inputFile)

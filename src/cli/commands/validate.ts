@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { counted, ExitCode, printJson } from "../exit.js";
 import { inputFile } from "../input-files.js";
-import type { RegisterCommand } from "./index.js";
 
 interface ValidateOptions {
   readonly json?: boolean;
@@ -30,11 +29,10 @@ async function validateCommand(file: string, options: ValidateOptions): Promise<
 }
 
 /** Registers `raes validate FILE [--json]`. */
-export const registerValidateCommand: RegisterCommand = (program: Command) => {
+export function registerValidateCommand(program: Command): void {
   program
     .command("validate")
-    .description("load a RAES scenario and report every syntax, shape and semantic finding")
     .argument("<file>", "scenario YAML file", inputFile)
     .option("--json", "print {file, ok, diagnostics} as JSON")
     .action(validateCommand);
-};
+}

@@ -29,15 +29,15 @@ export type BridgeLimits = typeof BridgeLimits;
 /** Why a served socket closes a connection; the server writes it as `{"error": code}` first. */
 export const SocketRefusal = {
   /** The first line did not carry the port's token. */
-  unauthorized: "unauthorized",
+  unauthorized: "bridge.unauthorized",
   /** No token arrived within the authentication deadline. */
-  auth_timeout: "auth_timeout",
+  auth_timeout: "bridge.auth-timeout",
   /** A line exceeded the size bound for its phase (before or after authentication). */
-  frame_too_large: "frame_too_large",
+  frame_too_large: "bridge.frame-too-large",
   /** An authenticated line was not a JSON object with a numeric id, so no answer could name it. */
-  frame_invalid: "frame_invalid",
+  frame_invalid: "bridge.frame-invalid",
   /** The port already holds as many connections of this kind as it allows. */
-  too_many_connections: "too_many_connections",
+  too_many_connections: "bridge.too-many-connections",
 } as const;
 /** A reason a served socket closes a connection. */
 export type SocketRefusal = (typeof SocketRefusal)[keyof typeof SocketRefusal];

@@ -27,27 +27,27 @@ export class MemoryReads {
   }
 
   /** One clock. */
-  clock(clockAddress: string): ClockRecord | undefined {
+  getClock(clockAddress: string): ClockRecord | undefined {
     return this.#tables.clocks.get(clockAddress);
   }
 
   /** One scheduler. */
-  scheduler(participantAddress: string, policyAddress: string): SchedulerRecord | undefined {
+  getScheduler(participantAddress: string, policyAddress: string): SchedulerRecord | undefined {
     return this.#tables.schedulers.get(schedulerKey(participantAddress, policyAddress));
   }
 
   /** Every scheduler, in the order they were first saved. */
-  schedulers(): SchedulerRecord[] {
+  listSchedulers(): SchedulerRecord[] {
     return [...this.#tables.schedulers.values()];
   }
 
   /** One invocation. */
-  invocation(id: string): InvocationRecord | undefined {
+  getInvocation(id: string): InvocationRecord | undefined {
     return this.#tables.invocations.get(id);
   }
 
   /** Running invocations, in the order they were opened. */
-  openInvocations(participantAddress: string | undefined): InvocationRecord[] {
+  listOpenInvocations(participantAddress?: string): InvocationRecord[] {
     return [...this.#tables.invocations.values()].filter(
       (i) =>
         i.state === "running" &&
@@ -56,12 +56,12 @@ export class MemoryReads {
   }
 
   /** One tool action. */
-  toolAction(id: string): ToolActionRecord | undefined {
+  getToolAction(id: string): ToolActionRecord | undefined {
     return this.#tables.toolActions.get(id);
   }
 
   /** Tool actions matching every given filter, by invocation then admission order. */
-  toolActions(query: ToolActionQuery): ToolActionRecord[] {
+  listToolActions(query: ToolActionQuery): ToolActionRecord[] {
     const { toolActions, actionsByInvocation } = this.#tables;
     const source =
       query.invocationId === undefined
@@ -80,9 +80,9 @@ export class MemoryReads {
   }
 
   /** Tool actions of running invocations, by invocation then admission order. */
-  openToolActions(participantAddress: string | undefined): ToolActionRecord[] {
+  listOpenToolActions(participantAddress?: string): ToolActionRecord[] {
     const { toolActions, actionsByInvocation } = this.#tables;
-    return this.openInvocations(participantAddress)
+    return this.listOpenInvocations(participantAddress)
       .sort((a, b) => compareCodeUnits(a.id, b.id))
       .flatMap((i) => (actionsByInvocation.get(i.id) ?? []).map((id) => toolActions.get(id)))
       .filter((a): a is ToolActionRecord => a !== undefined)
@@ -92,7 +92,7 @@ export class MemoryReads {
   }
 
   /** Operations matching every filter, newest first: a walk back through creation order to `limit` matches. */
-  operations(query: OperationQuery): OperationEntry[] {
+  listOperations(query: OperationQuery = {}): OperationEntry[] {
     const kinds = queriedKinds(query);
     const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
     const { invocations, toolActions } = this.#tables;
@@ -120,7 +120,7 @@ export class MemoryReads {
   }
 
   /** History events matching every given filter, in commit order. */
-  events(query: HistoryQuery): HistoryEvent[] {
+  listEvents(query: HistoryQuery = {}): HistoryEvent[] {
     return this.#tables.events.filter(
       (e) =>
         (query.participantAddress === undefined || e.participant_address === query.participantAddress) &&

@@ -1,3 +1,4 @@
+import { MEMORY_STORE_URL } from "../../records/index.js";
 import { DelegatingStore } from "../delegating.js";
 import { MemoryLeases } from "./leases.js";
 import { MemoryReads } from "./reads.js";
@@ -15,7 +16,11 @@ export class MemoryControlPlaneStore extends DelegatingStore {
   constructor(options: MemoryStoreOptions = {}) {
     const tables = new MemoryTables();
     const leases = new MemoryLeases(options.now ?? Date.now);
-    super("memory:", { reads: new MemoryReads(tables), writes: new MemoryWrites(tables, leases), leases });
+    super(MEMORY_STORE_URL, {
+      reads: new MemoryReads(tables),
+      writes: new MemoryWrites(tables, leases),
+      leases,
+    });
   }
 
   async close(): Promise<void> {}

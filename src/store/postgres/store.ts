@@ -1,4 +1,5 @@
 import pg from "pg";
+import { codeOf } from "../../records/index.js";
 import { DelegatingStore } from "../delegating.js";
 import { StoreMissingError, StoreUnavailableError } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/index.js";
@@ -74,7 +75,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
     try {
       const client = await pool.connect().catch((error: unknown) => {
         // A database that does not exist (SQLSTATE 3D000) holds no store; raes run does not create databases.
-        if (options.create === false && (error as { code?: unknown } | null)?.code === "3D000")
+        if (options.create === false && codeOf(error) === "3D000")
           throw new StoreMissingError(`no store at ${redact(url)} (${describeError(error)})`);
         throw error;
       });
@@ -207,8 +208,8 @@ const CLIENT_UNAVAILABLE =
 /** Class 23 (integrity) is a conflict; a connection or I/O failure is unavailable; the rest is a bug. */
 function classifyPostgresFailure(failure: unknown): DriverFailure {
   if (isSystemUnavailable(failure)) return "unavailable";
-  const sqlState = (failure as { code?: unknown } | null)?.code;
-  if (typeof sqlState === "string" && /^[0-9A-Z]{5}$/.test(sqlState)) {
+  const sqlState = codeOf(failure);
+  if (sqlState !== undefined && /^[0-9A-Z]{5}$/.test(sqlState)) {
     if (sqlState.startsWith("23")) return "conflict";
     if (UNAVAILABLE_CLASSES.has(sqlState.slice(0, 2)) || UNAVAILABLE_STATES.has(sqlState))
       return "unavailable";

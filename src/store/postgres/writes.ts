@@ -1,4 +1,4 @@
-import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
+import { codeOf, type ResolutionRecord, type ToolActionPhase } from "../../records/index.js";
 import { ClockMovedError, LeaseLostError, leaseLost, StoreConflictError } from "../errors.js";
 import { columnNames, fromExcluded } from "../sql/index.js";
 import type {
@@ -333,7 +333,7 @@ export class PostgresWrites {
 }
 
 function uniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
+  return codeOf(error) === UNIQUE_VIOLATION;
 }
 
 /** A write statement's answer: whether the fence held and the write happened, and any columns it adds. */

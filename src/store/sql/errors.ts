@@ -1,3 +1,4 @@
+import { codeOf } from "../../records/index.js";
 import {
   ClockMovedError,
   LeaseLostError,
@@ -32,8 +33,8 @@ const SYSTEM_UNAVAILABLE = new Set([
 export function isSystemUnavailable(error: unknown): boolean {
   if (error instanceof AggregateError)
     return error.errors.length > 0 && error.errors.every(isSystemUnavailable);
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && SYSTEM_UNAVAILABLE.has(code);
+  const code = codeOf(error);
+  return code !== undefined && SYSTEM_UNAVAILABLE.has(code);
 }
 
 /**

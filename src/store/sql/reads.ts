@@ -60,13 +60,13 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
   }
 
   /** One clock. */
-  clock(clockAddress: string): Answer<ClockRecord | undefined> {
+  getClock(clockAddress: string): Answer<ClockRecord | undefined> {
     const sql = `SELECT * FROM clocks WHERE clock_address = ${this.#p(1)}`;
     return this.#first<ClockRow<Flag>, ClockRecord>(sql, [clockAddress], this.#driver.clockRecord);
   }
 
   /** One scheduler. */
-  scheduler(participantAddress: string, policyAddress: string): Answer<SchedulerRecord | undefined> {
+  getScheduler(participantAddress: string, policyAddress: string): Answer<SchedulerRecord | undefined> {
     const sql = `SELECT * FROM schedulers WHERE participant_address = ${this.#p(1)} AND policy_address = ${this.#p(2)}`;
     return this.#first<SchedulerRow, SchedulerRecord>(
       sql,
@@ -76,19 +76,19 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
   }
 
   /** Every scheduler, in the order they were first saved. */
-  schedulers(): Answer<SchedulerRecord[]> {
+  listSchedulers(): Answer<SchedulerRecord[]> {
     const sql = `SELECT * FROM schedulers ORDER BY ${this.#driver.savedOrder}`;
     return this.#all<SchedulerRow, SchedulerRecord>(sql, [], schedulerRecord);
   }
 
   /** One invocation. */
-  invocation(id: string): Answer<InvocationRecord | undefined> {
+  getInvocation(id: string): Answer<InvocationRecord | undefined> {
     const sql = `SELECT * FROM invocations WHERE id = ${this.#p(1)}`;
     return this.#first<InvocationRow, InvocationRecord>(sql, [id], invocationRecord);
   }
 
   /** Running invocations, in the order they were opened. */
-  openInvocations(participantAddress: string | undefined): Answer<InvocationRecord[]> {
+  listOpenInvocations(participantAddress?: string): Answer<InvocationRecord[]> {
     const values = participantAddress === undefined ? [] : [participantAddress];
     const only = participantAddress === undefined ? "" : ` AND participant_address = ${this.#p(1)}`;
     const sql = `SELECT * FROM invocations WHERE state = 'running'${only} ORDER BY ${this.#driver.openedOrder}`;
@@ -96,13 +96,13 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
   }
 
   /** One tool action. */
-  toolAction(id: string): Answer<ToolActionRecord | undefined> {
+  getToolAction(id: string): Answer<ToolActionRecord | undefined> {
     const sql = `SELECT * FROM tool_actions WHERE id = ${this.#p(1)}`;
     return this.#first<ToolActionRow<AsText>, ToolActionRecord>(sql, [id], this.#driver.toolActionRecord);
   }
 
   /** Tool actions matching every given filter, by invocation (bytewise) then admission order. */
-  toolActions(query: ToolActionQuery): Answer<ToolActionRecord[]> {
+  listToolActions(query: ToolActionQuery): Answer<ToolActionRecord[]> {
     const values: string[] = [];
     const sql = where("SELECT * FROM tool_actions", toolActionFilters(query), this.#bind(values));
     const ordered = `${sql} ORDER BY invocation_id${this.#driver.bytewise}, admission_ordinal`;
@@ -110,7 +110,7 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
   }
 
   /** Tool actions of running invocations, joined on the invocation so one query reads them all. */
-  openToolActions(participantAddress: string | undefined): Answer<ToolActionRecord[]> {
+  listOpenToolActions(participantAddress?: string): Answer<ToolActionRecord[]> {
     const values = participantAddress === undefined ? [] : [participantAddress];
     const only = participantAddress === undefined ? "" : ` AND i.participant_address = ${this.#p(1)}`;
     const bytewise = this.#driver.bytewise;
@@ -124,7 +124,7 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
    * newest first and at most `limit` rows, which an index on (condition, created_at, id) answers by
    * reading only those rows; the answers are merged.
    */
-  operations(query: OperationQuery): Answer<OperationEntry[]> {
+  listOperations(query: OperationQuery = {}): Answer<OperationEntry[]> {
     const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
     const kinds = queriedKinds(query);
     const asked: Answer<OperationEntry[]>[] = [];
@@ -179,7 +179,7 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
   }
 
   /** History events matching every given filter, in commit order. */
-  events(query: HistoryQuery): Answer<HistoryEvent[]> {
+  listEvents(query: HistoryQuery = {}): Answer<HistoryEvent[]> {
     const values: string[] = [];
     const select = `SELECT sequence, ${this.#driver.bodyText} FROM history_events`;
     const sql = `${where(select, eventFilters(query), this.#bind(values))} ORDER BY sequence`;

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "better-sqlite3";
-import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
+import { codeOf, type ResolutionRecord, type ToolActionPhase } from "../../records/index.js";
 import { applyClockChange, foldClock } from "../clock.js";
 import type { Answer } from "../delegating.js";
 import { StoreConflictError } from "../errors.js";
@@ -164,7 +164,7 @@ export class SqliteWrites {
         this.#insertFencedToolAction.run(row, fence.participantAddress, fence.token);
       } catch (error) {
         // A lost fence nulls a NOT NULL cell; the lease is read only then, to throw LeaseLostError as before.
-        if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_NOTNULL") this.#leases.check(fence);
+        if (codeOf(error) === "SQLITE_CONSTRAINT_NOTNULL") this.#leases.check(fence);
         throw error;
       }
     });

@@ -90,7 +90,7 @@ describe("one authenticated frame cannot take the process down (issue 9, item 1)
     }
   });
 
-  it("socket: an unparseable line closes the connection with frame_invalid; the port serves a new one", {
+  it("socket: an unparseable line closes the connection with bridge.frame-invalid; the port serves a new one", {
     timeout: 20_000,
   }, async () => {
     const { core } = await openCore(exampleModel());

@@ -59,9 +59,13 @@ describe("socket bridge", () => {
             }
             const call = JSON.stringify({ id: 1, method: "admit", args: [requestFor(port, "sneak")] });
             const noToken = await rawExchange(served.socketPath, [call, call]);
-            assert.equal(noToken, `${JSON.stringify({ error: "unauthorized" })}\n`, "no hello and no answer");
+            assert.equal(
+              noToken,
+              `${JSON.stringify({ error: "bridge.unauthorized" })}\n`,
+              "no hello and no answer",
+            );
             const badToken = await rawExchange(served.socketPath, [JSON.stringify({ token: wrong }), call]);
-            assert.equal(badToken, `${JSON.stringify({ error: "unauthorized" })}\n`);
+            assert.equal(badToken, `${JSON.stringify({ error: "bridge.unauthorized" })}\n`);
             assert.deepEqual(await store.listToolActions({}), [], "no unauthenticated call reached the port");
             const good = await connectToolActionPort({ socketPath: served.socketPath, token: served.token });
             assert.equal(good.invocationActionInstanceId, port.invocationActionInstanceId);

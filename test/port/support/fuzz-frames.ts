@@ -1,7 +1,7 @@
 /**
  * Generated socket frames (one line each) and the protocol's own rule for what each must get:
- * a line over the frame bound is refused `frame_too_large`; a line that is not a JSON object with
- * a safe integer id is refused `frame_invalid`; every other line gets exactly one fixed answer.
+ * a line over the frame bound is refused `bridge.frame-too-large`; a line that is not a JSON object with
+ * a safe integer id is refused `bridge.frame-invalid`; every other line gets exactly one fixed answer.
  */
 import fc from "fast-check";
 import { REMOTE_METHODS } from "../../../src/port/bridge/remote.js";

@@ -94,7 +94,7 @@ async function interruptAndRecover(backend: Backend): Promise<RuntimeManager> {
   // Its scheduler stops on the indeterminate action, so this harness is never called.
   const recovering = await open(undefined, new HangingRuntime(clock));
   runtime.release();
-  assert.equal(await stepping, "lease_lost", "the dead owner's late close must be fenced off");
+  assert.equal(await stepping, "store.lease-lost", "the dead owner's late close must be fenced off");
   await dying.close().catch(() => undefined);
   return recovering;
 }

@@ -235,7 +235,7 @@ describe("PostgreSQL: two runtime processes contend for one participant", {
       );
       assert.match(
         (await a.waitForPrefix("STEP-ERROR", from)).line,
-        /^STEP-ERROR LeaseLostError lease_lost /,
+        /^STEP-ERROR LeaseLostError store\.lease-lost /,
       );
       const later = await waitSteps(a, 2);
       for (const s of steps(a, from, later + 1)) assert.equal(s.owned, 0, "the deposed process owns nothing");

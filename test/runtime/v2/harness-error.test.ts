@@ -179,7 +179,7 @@ describe("v2 harness errors (a harness that throws or answers an invalid result)
         await assert.rejects(manager.resumeParticipant(P), {
           code: RuntimeErrorCode.scheduler_not_resumable,
         });
-        assert.equal(RuntimeErrorCode.scheduler_not_resumable, "state_conflict");
+        assert.equal(RuntimeErrorCode.scheduler_not_resumable, "runtime.scheduler-not-resumable");
         assert.deepEqual(manager.schedulers()[0], before, "a refused resume changes nothing");
         const made = calls.flat().length;
         await manager.step(5);

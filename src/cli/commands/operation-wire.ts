@@ -1,0 +1,72 @@
+import type { OperationOwner, OwnedOperationEntry } from "../../operations/index.js";
+import type { Operation } from "../../records/index.js";
+
+// The wire (`--json`) forms of operations that `raes operation`, `raes operations` and `raes resolve` print.
+
+/**
+ * The record times of the operation's kind: invocation start/end, or tool-action admit/dispatch/settle;
+ * and `recovered_at`, when recovery settled it after its process ended (its end is then unknown: null).
+ */
+function timesToWire(operation: Operation): Record<string, string | null> {
+  const recovered = { recovered_at: operation.recoveredAt ?? null };
+  if (operation.kind === "scheduler_invocation")
+    return { started_at: operation.startedAt ?? null, ended_at: operation.endedAt ?? null, ...recovered };
+  return {
+    admitted_at: operation.admittedAt ?? null,
+    dispatched_at: operation.dispatchedAt ?? null,
+    settled_at: operation.settledAt ?? null,
+    ...recovered,
+  };
+}
+
+/** What only one kind records: refusal counts (invocations), MCP tool name and unknown reason (tool actions). */
+function kindFieldsToWire(operation: Operation): Record<string, unknown> {
+  if (operation.kind === "scheduler_invocation") return { refusals: operation.refusals ?? {} };
+  return { tool_name: operation.toolName ?? null, unknown_reason: operation.unknownReason ?? null };
+}
+
+/** The wire form of an operation: snake_case, every field of its kind present. */
+export function operationToWire(operation: Operation): Record<string, unknown> {
+  return {
+    id: operation.id,
+    parent_id: operation.parentId,
+    kind: operation.kind,
+    state: operation.state,
+    settlement: operation.settlement ?? null,
+    resolution: operation.resolution
+      ? {
+          resolution: operation.resolution.resolution,
+          note: operation.resolution.note,
+          resolved_at: operation.resolution.resolvedAt,
+        }
+      : null,
+    ...timesToWire(operation),
+    ...kindFieldsToWire(operation),
+    updated_at: operation.updatedAt,
+  };
+}
+
+/** The owner of an in-flight operation, snake_case. */
+export function ownerToWire(owner: OperationOwner): Record<string, unknown> {
+  return {
+    status: owner.status,
+    owner_id: owner.ownerId ?? null,
+    host: owner.host ?? null,
+    pid: owner.pid ?? null,
+    lease_expires_at: owner.leaseExpiresAt ?? null,
+  };
+}
+
+/**
+ * The wire form of a listed operation: the `raes operation` form plus participant and creation time; one in
+ * flight adds its `owner`, and `on_recovery` (the state recovery gives it) when that owner is gone.
+ */
+export function operationEntryToWire(entry: OwnedOperationEntry): Record<string, unknown> {
+  return {
+    ...operationToWire(entry),
+    participant_address: entry.participantAddress,
+    created_at: entry.createdAt,
+    ...(entry.owner === undefined ? {} : { owner: ownerToWire(entry.owner) }),
+    ...(entry.onRecovery === undefined ? {} : { on_recovery: entry.onRecovery }),
+  };
+}
