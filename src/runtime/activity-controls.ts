@@ -8,7 +8,7 @@ import {
 } from "../random/index.js";
 import { RuntimeError, RuntimeErrorCode } from "./errors.js";
 
-/** One run-supplied `agent-policy` stochastic control (DESIGN §8); never stored or logged. */
+/** One run-supplied `agent-policy` stochastic control (docs/design.md §8); never stored or logged. */
 export interface StochasticControl {
   readonly controlId: string;
   readonly namespace: string;

@@ -2,7 +2,7 @@ import type { CompiledActivityPolicy } from "../compiler/index.js";
 import type { ActivityContinuation } from "../store/index.js";
 import { type ActivityStream, DrawCoordinate, drawActivityInteger, nextTiming } from "./activity-draws.js";
 
-/** The continuation fields DESIGN §8 exposes on `schedulers()`, the store and history readers. */
+/** The continuation fields docs/design.md §8 exposes on `schedulers()`, the store and history readers. */
 export const CONTINUATION_FIELDS = [
   "lifecycle_state",
   "next_tick",
@@ -18,10 +18,10 @@ export const CONTINUATION_FIELDS = [
   "candidate_cooldown_until",
 ] as const;
 
-/** The public continuation fields, in DESIGN §8's order. */
+/** The public continuation fields, in docs/design.md §8's order. */
 export type ContinuationView = Pick<ActivityContinuation, (typeof CONTINUATION_FIELDS)[number]>;
 
-/** The DESIGN §8 view of a continuation. */
+/** The docs/design.md §8 view of a continuation. */
 export function continuationView(c: ActivityContinuation): ContinuationView {
   return {
     lifecycle_state: c.lifecycle_state,
@@ -42,7 +42,7 @@ export function continuationView(c: ActivityContinuation): ContinuationView {
 /**
  * The continuation at the start of a segment (start-up or reset): burst size and first timing
  * drawn for occurrence 0 from `currentTick`. No eligible tick completes the participant; RAES
- * does this at start-up, and raes-ts does it after a reset too (DESIGN §8's one deviation).
+ * does this at start-up, and raes-ts does it after a reset too (docs/design.md §8).
  */
 export function segmentStart(
   activity: CompiledActivityPolicy,

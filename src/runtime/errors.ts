@@ -30,7 +30,7 @@ export const RuntimeErrorCode = {
   activity_state_conflict: "runtime.participant-autonomous-state-conflict",
   /**
    * The scheduler cannot be resumed: its v2 continuation ended `failed` (failure_policy stop), and
-   * only a reset starts the participant again. DESIGN has no resume code; `state_conflict` is its closest.
+   * only a reset starts the participant again. There is no resume code; `state_conflict` is the closest.
    */
   scheduler_not_resumable: "state_conflict",
 } as const;

@@ -40,7 +40,7 @@ export interface RuntimeManagerOptions {
   readonly observer?: RuntimeObserver;
   /** Where operator notes go, such as why a ledger write failed; default: one line on stderr. */
   readonly log?: (line: string) => void;
-  /** Run-supplied `agent-policy` controls for v2 policies (DESIGN §8); seeds are never stored. */
+  /** Run-supplied `agent-policy` controls for v2 policies (docs/design.md §8); seeds are never stored. */
   readonly stochasticControls?: readonly StochasticControl[];
   /** Timers for invocation timeouts and real-time pacing; default the process clock. */
   readonly timers?: RuntimeTimers;

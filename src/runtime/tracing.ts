@@ -109,7 +109,7 @@ export class InvocationTrace implements ToolActionObserver {
     this.#refusals.set(refusal, (this.#refusals.get(refusal) ?? 0) + 1);
   }
 
-  /** The refusal counts per code so far, to commit with the invocation (DESIGN §10); nothing when none. */
+  /** The refusal counts per code so far, to commit with the invocation (docs/design.md §10); nothing when none. */
   refusals(): { readonly refusals?: Readonly<Record<string, number>> } {
     if (this.#refusals.size === 0) return {};
     return { refusals: Object.fromEntries([...this.#refusals].sort(([a], [b]) => (a < b ? -1 : 1))) };

@@ -34,7 +34,7 @@ import { callThroughGateway } from "../helpers/gateway-client.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 import { invocation, request, scheduler, toolAction } from "../store/records.js";
 
-// DESIGN and the seed page: RAES does not receive or store tool arguments or results; the store
+// docs/design.md §5: RAES does not receive or store tool arguments or results; the store
 // keeps the admitted request (addresses, ids) and its digest only.
 
 const exporter = new InMemorySpanExporter();

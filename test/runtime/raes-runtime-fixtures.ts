@@ -107,7 +107,7 @@ export function raesIdTranslator(run: RaesRun): (raesTsId: string) => string {
   return (id) => map.get(id) ?? id;
 }
 
-/** raes-ts's own event fields, which RAES does not have (DESIGN §7). */
+/** raes-ts's own event fields, which RAES does not have (docs/design.md §7). */
 export const RAES_TS_EXTRA_FIELDS = [
   "event_id",
   "sequence",

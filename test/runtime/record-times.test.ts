@@ -8,7 +8,7 @@ import { runScriptedTimes, SCRIPTED_TIMES as T } from "./record-times.js";
 const INVOCATION =
   "participant.autonomous-execution.participant-behavior:participant.behavior.participant-agent:0";
 
-describe("record times (DESIGN §7, §10): the instant each thing happened, from the injected clock", () => {
+describe("record times (docs/design.md §7, §10): the instant each thing happened, from the injected clock", () => {
   for (const kind of ["memory", "sqlite"] as const) {
     it(`stores invocation start/end and tool-action admission, dispatch and settlement (${kind})`, async () => {
       const dir = mkdtempSync(join(tmpdir(), "raes-times-"));

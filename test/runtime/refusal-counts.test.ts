@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { oneToolCall, requestFor } from "../helpers/tool-requests.js";
 import { oneInvocation } from "../port/support/invocation.js";
 
-describe("refusal counts (DESIGN §10)", () => {
+describe("refusal counts (docs/design.md §10)", () => {
   it("are counted per code in memory and committed with the invocation's close, adding no tool action", async () => {
     await oneInvocation(
       {
