@@ -176,7 +176,13 @@ export async function referencePages(): Promise<Map<string, string>> {
   }
   for (const command of allCommands(program)) cli.push(...commandSection(command, help));
 
-  const refusals = objects.filter((o) => o.name.endsWith("Refusal"));
+  // The port's refusals first: they are the codes an agent meets; the bridges' and loaders' follow.
+  const refusals = objects
+    .filter((o) => o.name.endsWith("Refusal"))
+    .sort(
+      (a, b) =>
+        Number(b.name === "ParticipantToolActionRefusal") - Number(a.name === "ParticipantToolActionRefusal"),
+    );
   const refusalPage = [GENERATED, "", "# Refusal codes", ""];
   refusalPage.push(
     "A refusal is an answer, not an error: the call did nothing and says why with one fixed code.",
