@@ -1,5 +1,5 @@
 /**
- * The seed page's harness, in TypeScript: every tool call is admitted and dispatched through the
+ * The harness flow of docs/design.md §5, in TypeScript: every tool call is admitted and dispatched through the
  * invocation's port before the tool runs, then completed, or reported unknown when it times out.
  */
 import {

@@ -12,7 +12,7 @@ export function address(...segments: readonly string[]): string {
   return segments.join(".");
 }
 
-/** Builders for every compiled address kind (DESIGN.md §2). */
+/** Builders for every compiled address kind (docs/design.md §2). */
 export const Addresses = {
   /** `participant.behavior.<agent>` */
   participant: (agent: string) => address("participant", "behavior", agent),

@@ -117,7 +117,7 @@ function limitProblems(facts: ClaimFacts): ManifestDiagnostic[] {
   return problems;
 }
 
-/** Every reason the participant-invocation-tool-actions claim is invalid (DESIGN.md §3), plus warnings. */
+/** Every reason the participant-invocation-tool-actions claim is invalid (docs/design.md §3), plus warnings. */
 export function claimDiagnostics(facts: ClaimFacts): ManifestDiagnostic[] {
   const problems: ManifestDiagnostic[] = [];
   if (facts.supportsAutonomousExecution === false) {

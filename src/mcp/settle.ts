@@ -57,7 +57,7 @@ export class Settles {
       .catch((error: unknown) => ({ ok: false as const, refusal: describe(error) }));
     if (ack.ok) return;
     this.#log(`complete of ${id} refused: ${ack.refusal}`);
-    // The seed page's rule: when the outcome cannot be recorded, report unknown effects instead.
+    // docs/design.md §5: when the outcome cannot be recorded, report unknown effects instead.
     if (ack.refusal === "outcome_invalid")
       await port.reportUnknown(id, "outcome_invalid").catch(() => undefined);
   }

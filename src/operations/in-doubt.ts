@@ -46,7 +46,7 @@ export function inFlight(state: OperationState): boolean {
   return state === OperationState.accepted || state === OperationState.running;
 }
 
-/** The state recovery settles an in-flight operation to (DESIGN §6 restart rules). */
+/** The state recovery settles an in-flight operation to (docs/design.md §6). */
 export function recoveredState(kind: OperationKind, state: OperationState): OperationState | undefined {
   if (kind === "scheduler_invocation") return state === "running" ? "failed" : undefined;
   if (state === "running") return "indeterminate";

@@ -68,7 +68,7 @@ export class ParticipantAdmissionRules {
     return this.#bindings.size > 0;
   }
 
-  /** Rules 3 to 8b in DESIGN order; the first failing rule's code, or undefined when all hold. */
+  /** Rules 3 to 8b in docs/design.md §5's order; the first failing rule's code, or undefined when all hold. */
   check(identity: ToolActionPortIdentity, request: ParticipantToolActionRequest): Refusal | undefined {
     if (
       request.participantAddress !== identity.participantAddress ||

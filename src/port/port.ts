@@ -298,7 +298,7 @@ export class InvocationToolActionPortCore {
 }
 
 /**
- * Whether an outcome may be recorded for `record` (DESIGN §5): its participant, episode, action
+ * Whether an outcome may be recorded for `record` (docs/design.md §5): its participant, episode, action
  * instance, contract and observation point match, its evidence refs are declared evidence of the
  * boundary, and its failure class is one the contract declares (any, when it declares none).
  */

@@ -60,7 +60,7 @@ export interface Operation {
   readonly settledAt?: string;
   /** Both kinds: when recovery settled it after its runtime process ended (its end time is then unknown). */
   readonly recoveredAt?: string;
-  /** Outer invocations: refused port calls per refusal code (DESIGN §10). */
+  /** Outer invocations: refused port calls per refusal code (docs/design.md §10). */
   readonly refusals?: Readonly<Record<string, number>>;
   /** Tool actions: the MCP tool name, when `raes mcp-gateway` admitted the call. */
   readonly toolName?: string;

@@ -21,7 +21,7 @@ export const UnknownReason = {
   /** The runtime process ended (killed, crashed, lost power) after dispatch and before an outcome; recovery settled it. */
   runtime_interrupted: "runtime_interrupted",
   /**
-   * The invocation returned after dispatch and before an outcome or `reportUnknown` (DESIGN §5: the
+   * The invocation returned after dispatch and before an outcome or `reportUnknown` (docs/design.md §5: the
    * port settles it at close); the harness never said what happened.
    */
   invocation_returned_without_outcome: "invocation_returned_without_outcome",

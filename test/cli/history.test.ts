@@ -68,7 +68,7 @@ describe("raes history --json", () => {
     }
   });
 
-  it("carries the wire fields of DESIGN.md §7 in snake_case", async () => {
+  it("carries the wire fields of docs/design.md §7 in snake_case", async () => {
     for (const event of allEvents) {
       snakeCaseKeys(event);
       for (const field of raesStringFields(event.event_type))

@@ -45,7 +45,7 @@ describe("compileScenario on the example", () => {
   assert.ok(scenario);
   const model = compileScenario(scenario);
 
-  it("emits one affordance binding carrying the 7 targets in DESIGN.md §2 order", () => {
+  it("emits one affordance binding carrying the 7 targets in docs/design.md §2 order", () => {
     assert.deepEqual(model.affordanceBindings, [
       {
         toolAffordanceAddress: AFFORDANCE,

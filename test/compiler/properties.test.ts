@@ -110,7 +110,7 @@ function compileDoc(doc: Doc): RuntimeModel {
 }
 
 /**
- * DESIGN.md §2's address kinds, written out independently of the compiler: a fixed word or `*`
+ * docs/design.md §2's address kinds, written out independently of the compiler: a fixed word or `*`
  * (one segment) per position. The compiler's own check (`isAddress`) is what built them, so the test
  * uses this instead.
  */

@@ -22,7 +22,7 @@ import {
   PROTOTYPE_KEYS,
 } from "./arbitraries.js";
 
-/** 20 000 frames in CI, RAES_FUZZ_INPUTS for a long run (see README, "Hardening"). */
+/** 20 000 frames in CI, RAES_FUZZ_INPUTS for a long run (see docs/hardening.md). */
 const FRAMES = fuzzInputsPerTarget();
 /** Generous: about 30 ms per frame, so a loaded machine does not cut a long run short. */
 const TIMEOUT = Math.max(10 * 60_000, FRAMES * 30);

@@ -31,7 +31,7 @@ import {
 } from "./arbitraries.js";
 import { pathologicalYaml } from "./pathological-yaml.js";
 
-/** 20 000 inputs in CI, RAES_FUZZ_INPUTS for a long run (see README, "Hardening"); scenarios are the slowest. */
+/** 20 000 inputs in CI, RAES_FUZZ_INPUTS for a long run (see docs/hardening.md); scenarios are the slowest. */
 const INPUTS = fuzzInputsPerTarget();
 const RUNS = {
   scenario: shareOf(INPUTS, 0.2),

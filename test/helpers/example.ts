@@ -10,7 +10,7 @@ export const EXAMPLE_SCENARIO = join(ROOT, "examples", "enterprise-participant-e
 /** The example manifest shipped in `examples/`. */
 export const EXAMPLE_MANIFEST = join(ROOT, "examples", "harness-backend.manifest.json");
 
-/** The example participant and the addresses the seed page uses. */
+/** The example participant and the addresses the example scenario uses. */
 export const EXAMPLE = {
   participant: "participant.behavior.participant-agent",
   policy: "participant.autonomous-execution.participant-behavior",

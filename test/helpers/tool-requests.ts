@@ -46,7 +46,7 @@ export function outcomeFor(
   } as ParticipantToolActionOutcome;
 }
 
-/** The seed page's flow: the tool runs only after an admitted decision and an accepted receipt. */
+/** The harness flow of docs/design.md §5: the tool runs only after an admitted decision and an accepted receipt. */
 export async function governedCall(
   port: InvocationToolActionPort,
   request: unknown,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { HistoryEvent } from "../../src/index.js";
 import { ROOT } from "../helpers/example.js";
 
-/** RAES's own triple for the example's first action (recorded from the reference, = shared/conformance). */
+/** RAES's own triple for the example's first action (recorded from the reference). */
 export const RAES_TRIPLE_FILE = join(ROOT, "test", "fixtures", "conformance", "raes-v1-outer-triple.json");
 
 /** One RAES event as recorded, its keys in RAES's order. */
@@ -22,7 +22,7 @@ export function raesTripleMillis(): number {
   return Date.parse(`${match[1]}Z`) + Number(match[2]) / 1000;
 }
 
-/** raes-ts's own fields (DESIGN §7); `sequence` is the store's commit order. */
+/** raes-ts's own fields (docs/design.md §7); `sequence` is the store's commit order. */
 export const OWN_FIELDS = new Set([
   "event_id",
   "sequence",

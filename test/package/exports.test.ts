@@ -9,7 +9,7 @@ import { ROOT } from "../helpers/example.js";
 const DIST = join(ROOT, "dist", "index.js");
 const DIST_TYPES = join(ROOT, "dist", "index.d.ts");
 
-/** Names DESIGN.md §7 makes binding, plus the const objects of codes and statuses. */
+/** Names docs/design.md §7 makes binding, plus the const objects of codes and statuses. */
 const REQUIRED = [
   "loadScenario",
   "compileScenario",
@@ -156,7 +156,7 @@ describe("the built package", () => {
     assert.deepEqual(declaredExports(), [...PUBLIC_SURFACE].sort());
   });
 
-  it("refusal codes are the fixed strings of DESIGN.md §5", async () => {
+  it("refusal codes are the fixed strings of docs/design.md §5", async () => {
     const { ParticipantToolActionRefusal } = await import(pathToFileURL(DIST).href);
     assert.deepEqual(Object.values(ParticipantToolActionRefusal).sort(), [
       "action_limit_exhausted",

@@ -1,12 +1,20 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ROOT } from "../helpers/example.js";
 
-/** Every ```ts block of README.md, with the line it starts on. */
+/** Every ```ts block of a markdown file, with the line it starts on. */
 function typescriptBlocks(markdown: string): { line: number; code: string }[] {
   const blocks: { line: number; code: string }[] = [];
   const lines = markdown.split("\n");
@@ -21,8 +29,19 @@ function typescriptBlocks(markdown: string): { line: number; code: string }[] {
   return blocks;
 }
 
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
-const BLOCKS = typescriptBlocks(README);
+/** README.md, then every markdown file under docs/, by path. */
+function markdownFiles(): string[] {
+  const under = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? under(join(dir, e.name)) : e.name.endsWith(".md") ? [join(dir, e.name)] : [],
+    );
+  return ["README.md", ...under("docs").sort()];
+}
+
+/** Every TypeScript block of the README and the docs, each named for the file and line it comes from. */
+const BLOCKS = markdownFiles().flatMap((file) =>
+  typescriptBlocks(readFileSync(join(ROOT, file), "utf8")).map((b) => ({ ...b, file })),
+);
 const project = mkdtempSync(join(tmpdir(), "raes-readme-"));
 
 /**
@@ -53,9 +72,9 @@ before(() => {
 });
 after(() => rmSync(project, { recursive: true, force: true }));
 
-describe("README.md TypeScript blocks", () => {
+describe("README.md and docs/ TypeScript blocks", () => {
   it("has the harness block", () => {
-    assert.ok(BLOCKS.some((b) => b.code.includes("class MyHarness")));
+    assert.ok(BLOCKS.some((b) => b.file === "README.md" && b.code.includes("class MyHarness")));
   });
 
   it("every block type-checks as pasted, against the built package's types", () => {
@@ -64,7 +83,7 @@ describe("README.md TypeScript blocks", () => {
       [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project],
       { encoding: "utf8" },
     );
-    const where = BLOCKS.map((b, n) => `block-${n + 1}.ts = README.md line ${b.line}`).join(", ");
+    const where = BLOCKS.map((b, n) => `block-${n + 1}.ts = ${b.file} line ${b.line}`).join(", ");
     assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}\n(${where})`);
   });
 
@@ -79,5 +98,17 @@ describe("README.md TypeScript blocks", () => {
     assert.match(run.stdout, /participant\.behavior\.participant-agent: completed/);
     const db = join(project, ".raes", "control-plane.db");
     assert.ok(readFileSync(db).length > 0, "the run wrote its store");
+  });
+
+  it("every other block runs as pasted", () => {
+    for (const [n, block] of BLOCKS.entries()) {
+      if (block.code.includes("class MyHarness")) continue;
+      const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), `block-${n + 1}.ts`], {
+        cwd: project,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
+      assert.equal(run.status, 0, `${block.file} line ${block.line}: ${run.stderr}`);
+    }
   });
 });

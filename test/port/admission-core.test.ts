@@ -66,7 +66,7 @@ describe("admission rules the example never triggers", () => {
   });
 });
 
-/** DESIGN.md §5: rules are checked in table order and the first failing one gives the code. */
+/** docs/design.md §5: rules are checked in table order and the first failing one gives the code. */
 describe("rule order on a real port core: each pair of failing rules answers the earlier code", () => {
   const portal = [EXAMPLE.portal];
   const foreignTarget = ["provision.node.customer-db"];

@@ -5,7 +5,7 @@ import { outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { attemptOrder, oneInvocation } from "./support/invocation.js";
 import { expectAdmitted, expectRefusedAdmit } from "./support/refusals.js";
 
-/** DESIGN.md §5 rules 0 to 5b, each through the real manager and port, in their own invocation. */
+/** docs/design.md §5 rules 0 to 5b, each through the real manager and port, in their own invocation. */
 describe("admission rules through the real RuntimeManager and port", () => {
   it("rule 0: a malformed request is request_invalid, also before the open check", async () => {
     await oneInvocation(

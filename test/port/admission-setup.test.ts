@@ -6,7 +6,7 @@ import { modelWithDuplicateBindings, modelWithSharedTimeBoundProbe } from "./sup
 import { attemptOrder, oneInvocation } from "./support/invocation.js";
 import { expectAdmitted, expectRefusedAdmit } from "./support/refusals.js";
 
-/** DESIGN.md §5 rules 4 (duplicate bindings), 6, 7, 8b, 9 and 10 through the real manager and port. */
+/** docs/design.md §5 rules 4 (duplicate bindings), 6, 7, 8b, 9 and 10 through the real manager and port. */
 describe("admission rules that need another model, manifest, policy or store state", () => {
   const modelCases = [
     [

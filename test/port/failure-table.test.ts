@@ -32,7 +32,7 @@ function schedulerOf(closed: ClosedInvocation<unknown>) {
   return closed.manager.schedulers().find((s) => s.participantAddress === EXAMPLE.participant);
 }
 
-/** The seed page's failure table, one test per row. */
+/** The failure table of docs/design.md §5, one test per row. */
 describe("failure table", () => {
   it("same tool_call_id and same request: the port returns the original decision", async () => {
     await oneInvocation(

@@ -9,7 +9,7 @@ import {
 } from "../../src/index.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
 
-/** A harness whose turn makes the calls `plan` lists, through the seed page's `callTool`. */
+/** A harness whose turn makes the calls `plan` lists, through `callTool` of examples/seed-harness.ts. */
 function plannedHarness(plan: ReadonlyArray<[string, "ok" | "fail" | "timeout" | "crash"]>) {
   const ran: string[] = [];
   const results: string[][] = [];

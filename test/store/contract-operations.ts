@@ -134,7 +134,7 @@ export function operationCases(fixture: FixtureSource): void {
   });
 }
 
-/** Refusal counts travel with the invocation's close (DESIGN §10). */
+/** Refusal counts travel with the invocation's close (docs/design.md §10). */
 export function refusalCountCases(fixture: FixtureSource): void {
   it("keeps an invocation's refusal counts with its close and shows them on its operation", async () => {
     const { store } = fixture();

@@ -54,7 +54,7 @@ function describeEvent(event: HistoryEvent): string {
   return `${String(event.sequence).padStart(6)} ${event.event_type.padEnd(25)} ${event.action_instance_id}${via}${status}${observation}${activity}`;
 }
 
-/** One line per v2 scheduler: RAES's continuation fields (DESIGN §8). */
+/** One line per v2 scheduler: RAES's continuation fields (docs/design.md §8). */
 function describeContinuation(
   scheduler: SchedulerRecord,
   continuationView: (c: ActivityContinuation) => Record<string, unknown>,

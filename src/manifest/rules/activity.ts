@@ -97,7 +97,7 @@ export function checkActivityAdmission(
 
 /**
  * RAES checks its occurrence limit for every autonomous policy, a v1 policy's occurrences being its
- * attempts (test/fixtures/raes-outcomes/v1-manifest-limits.json). DESIGN §3 does not require the limit
+ * attempts (test/fixtures/raes-outcomes/v1-manifest-limits.json). docs/design.md §3 does not require the limit
  * for v1 (RAES does), but a declared one must cover the policy.
  */
 function checkV1Occurrences(

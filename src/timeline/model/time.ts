@@ -28,8 +28,8 @@ export interface ActionTimes {
 }
 
 /**
- * The action's times: its record's (DESIGN §10) when the store has them, else its events', which are
- * stamped at admission, dispatch (settlement when never dispatched) and settlement (DESIGN §7).
+ * The action's times: its record's (docs/design.md §10) when the store has them, else its events', which are
+ * stamped at admission, dispatch (settlement when never dispatched) and settlement (docs/design.md §7).
  */
 export function actionTimes(action: TimelineToolAction): ActionTimes {
   const op = action.operation;

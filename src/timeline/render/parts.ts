@@ -138,7 +138,7 @@ export function participantFilter(participants: readonly TimelineParticipant[]):
   return `<fieldset class="filters"><legend>Participants</legend>${boxes.join("")}</fieldset>`;
 }
 
-/** Refused port calls of the whole page, per refusal code (refusals leave no history, DESIGN §10). */
+/** Refused port calls of the whole page, per refusal code (refusals leave no history, docs/design.md §10). */
 export function refusalSummary(participants: readonly TimelineParticipant[]): string {
   const totals = new Map<string, number>();
   for (const participant of participants)

@@ -13,7 +13,7 @@ import { MESSAGE_FAMILIES, messageArbitrary } from "../support/fuzz-messages.js"
 import { FuzzTally, socketBatch, workerBatch } from "../support/fuzz-runners.js";
 import { watchProcessFaults } from "../support/raw-socket.js";
 
-/** Inputs per bridge: 20 000 in CI, RAES_FUZZ_INPUTS for a long run (see README, "Hardening"). */
+/** Inputs per bridge: 20 000 in CI, RAES_FUZZ_INPUTS for a long run (see docs/hardening.md). */
 const INPUTS = fuzzInputsPerTarget();
 const BATCH = 100;
 /** RAES_FUZZ_SEED replays a failing run with the seed fast-check printed. */

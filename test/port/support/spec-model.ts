@@ -1,6 +1,6 @@
 /**
- * A small reference model of participant-invocation-tool-actions/v1, written from DESIGN.md §5 and
- * the seed page only; it shares no code with src/port. Where the spec leaves the order of two
+ * A small reference model of participant-invocation-tool-actions/v1, written from docs/design.md §5
+ * only; it shares no code with src/port. Where the spec leaves the order of two
  * refusals open, an answer lists every acceptable code.
  */
 
