@@ -1,6 +1,6 @@
 import { appendFileSync } from "node:fs";
 
-/** What every fuzz target runs in CI: issue 9 asks for at least 20 000 generated inputs per target. */
+/** What every fuzz target runs in CI: at least 20 000 generated inputs per target. */
 export const CI_FUZZ_INPUTS = 20_000;
 
 /**

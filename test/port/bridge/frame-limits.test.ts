@@ -33,7 +33,7 @@ function replyOn(port: MessagePort, id: number): Promise<unknown> {
   });
 }
 
-describe("one authenticated frame cannot take the process down (issue 9, item 1)", () => {
+describe("one authenticated frame cannot take the process down", () => {
   let dir = "";
   let watch: ReturnType<typeof watchProcessFaults>;
   before(() => {

@@ -23,7 +23,7 @@ async function refusalThenClose(session: RawSession): Promise<unknown> {
   return "line" in first ? first.line : first;
 }
 
-describe("unauthenticated connections cannot exhaust a served port (issue 9, item 5)", () => {
+describe("unauthenticated connections cannot exhaust a served port", () => {
   let dir = "";
   let served: ServedToolActionPort;
   let n = 0;

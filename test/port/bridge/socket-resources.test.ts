@@ -28,7 +28,7 @@ function pipes(): number {
   return process.getActiveResourcesInfo().filter((r) => r === "PipeWrap").length;
 }
 
-describe("an unauthenticated flood against one served port (issue 9, resource bound)", () => {
+describe("an unauthenticated flood against one served port", () => {
   let dir = "";
   before(() => {
     dir = mkdtempSync(join(tmpdir(), "raes-flood-"));
