@@ -1,3 +1,4 @@
+export { capPerCode, MAX_DIAGNOSTICS_PER_CODE } from "./cap.js";
 export {
   InputFileRefusal,
   type InputFileResult,

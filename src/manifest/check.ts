@@ -1,5 +1,11 @@
 import type { RuntimeModel } from "../compiler/index.js";
-import { InputFileRefusal, MAX_JSON_DEPTH, parseStrictJson, readInputFile } from "../input/index.js";
+import {
+  capPerCode,
+  InputFileRefusal,
+  MAX_JSON_DEPTH,
+  parseStrictJson,
+  readInputFile,
+} from "../input/index.js";
 import { checkCapabilities } from "./capability-rules.js";
 import { claimDiagnostics } from "./claim.js";
 import { ManifestDiagnosticCode as Code, ManifestSeverity } from "./codes.js";
@@ -12,6 +18,7 @@ import type {
   BackendManifest,
   ExecutionBindingOffer,
   ManifestCheck,
+  ManifestDiagnostic,
   ParticipantRuntimeCapabilities,
 } from "./types.js";
 
@@ -136,6 +143,15 @@ function runRules(sink: DiagnosticSink, runtime: RuntimeDraft): void {
  * Every problem is reported; the model is consulted only once the manifest's shape is sound.
  */
 export function checkManifest(manifestJson: unknown, model?: RuntimeModel): ManifestCheck {
+  const check = checkUncapped(manifestJson, model);
+  return { ...check, diagnostics: capPerCode(check.diagnostics, summarize) };
+}
+
+function summarize(first: ManifestDiagnostic, more: number): ManifestDiagnostic {
+  return { ...first, message: `and ${more} more` };
+}
+
+function checkUncapped(manifestJson: unknown, model: RuntimeModel | undefined): ManifestCheck {
   const sink = new DiagnosticSink();
   const parsed =
     typeof manifestJson === "string" ? parseText(sink, manifestJson) : { document: manifestJson };

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { InputFileRefusal, readInputFile } from "../input/index.js";
+import { capPerCode, InputFileRefusal, readInputFile } from "../input/index.js";
 import { DiagnosticCode } from "./codes.js";
 import type { Diagnostic, Finding } from "./diagnostics.js";
 import { DiagnosticSink } from "./diagnostics.js";
@@ -97,5 +97,12 @@ function loadText(text: string, limits: SourceLimits, file: string | undefined):
         a.order - b.order,
     )
     .map(({ diagnostic }) => diagnostic);
-  return { scenario, diagnostics };
+  // The parser's own syntax errors are already bounded by their count; every other code gets 20 lines.
+  const syntaxOnly =
+    parsed.value === undefined && parsed.findings.every((f) => f.code === DiagnosticCode.parse);
+  if (syntaxOnly) return { scenario, diagnostics };
+  return {
+    scenario,
+    diagnostics: capPerCode(diagnostics, (d, more) => ({ ...d, message: `and ${more} more` })),
+  };
 }

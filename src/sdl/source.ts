@@ -54,12 +54,28 @@ function pointerOf(link: PathLink | undefined): string {
 
 class LimitExceeded extends Error {}
 
+/** What one anchored node converts to, and the work its expansion counts: nodes and nested dereferences. */
+interface Expansion {
+  readonly value: unknown;
+  readonly nodes: number;
+  readonly aliases: number;
+}
+
+/**
+ * Converts the syntax tree once: an anchored node's value is kept, and each alias to it reuses that value
+ * and adds the counts its expansion would cost, so the limits mean what they did (expanded nodes, nested
+ * dereferences) while the work stays linear in the file. Only when a limit would be passed is the expansion
+ * walked again, with those counts, to name the exact place where it is passed.
+ */
 class Converter {
   private aliases = 0;
   private nodes = 0;
-  private expanding = 0;
   private readonly anchors = new Map<string, Node>();
-  private readonly active = new Set<Node>();
+  /** Anchored nodes being converted: an alias to one of them is inside it, a cycle. */
+  private readonly converting = new Set<Node>();
+  private readonly expansions = new Map<Node, Expansion>();
+  /** Each alias that resolved, to its anchored node. */
+  private readonly targets = new Map<Node, Node>();
   readonly findings: Finding[] = [];
 
   constructor(
@@ -69,11 +85,23 @@ class Converter {
 
   convert(node: Node | null | undefined, path: PathLink | undefined): unknown {
     if (node === null || node === undefined) return null;
-    if (++this.nodes > this.limits.maxNodes) {
-      this.fail(path, `the document expands to more than ${this.limits.maxNodes} nodes`);
+    this.countNode(path);
+    if (isAlias(node)) return this.dereference(node, path);
+    const anchored = node.anchor ? { nodes: this.nodes - 1, aliases: this.aliases } : undefined;
+    if (node.anchor) {
+      this.anchors.set(node.anchor, node);
+      this.converting.add(node);
     }
-    if (this.expanding === 0 && node.anchor) this.anchors.set(node.anchor, node);
-    if (isAlias(node)) return this.dereference(node.source, path);
+    const value = this.convertValue(node, path);
+    if (anchored !== undefined) {
+      this.converting.delete(node);
+      const counts = { nodes: this.nodes - anchored.nodes, aliases: this.aliases - anchored.aliases };
+      this.expansions.set(node, { value, ...counts });
+    }
+    return value;
+  }
+
+  private convertValue(node: Node, path: PathLink | undefined): unknown {
     if (node.tag !== undefined) {
       this.findings.push({
         code: DiagnosticCode.explicitTag,
@@ -93,30 +121,87 @@ class Converter {
     return null;
   }
 
-  private dereference(source: string, path: PathLink | undefined): unknown {
+  private countNode(path: PathLink | undefined): void {
+    if (++this.nodes > this.limits.maxNodes) {
+      this.fail(path, `the document expands to more than ${this.limits.maxNodes} nodes`);
+    }
+  }
+
+  private countAlias(path: PathLink | undefined): void {
     if (++this.aliases > this.limits.maxAliases) {
       this.fail(path, `the document dereferences more than ${this.limits.maxAliases} aliases`);
     }
-    const target = this.anchors.get(source);
-    if (target === undefined || this.active.has(target)) {
+  }
+
+  private fits(expansion: Expansion): boolean {
+    return (
+      this.nodes + expansion.nodes <= this.limits.maxNodes &&
+      this.aliases + expansion.aliases <= this.limits.maxAliases
+    );
+  }
+
+  private dereference(alias: Node & { source: string }, path: PathLink | undefined): unknown {
+    this.countAlias(path);
+    const target = this.anchors.get(alias.source);
+    const expansion = target === undefined ? undefined : this.expansions.get(target);
+    if (target === undefined || expansion === undefined || this.converting.has(target)) {
       const cycle = target !== undefined;
       this.findings.push({
         code: cycle ? DiagnosticCode.aliasCycle : DiagnosticCode.parse,
         message: cycle
-          ? `alias *${source} refers to a node that contains it`
-          : `alias *${source} has no anchor`,
+          ? `alias *${alias.source} refers to a node that contains it`
+          : `alias *${alias.source} has no anchor`,
         path: pointerOf(path),
       });
       return null;
     }
-    this.active.add(target);
-    this.expanding++;
-    try {
-      return this.convert(target, path);
-    } finally {
-      this.expanding--;
-      this.active.delete(target);
+    if (!this.fits(expansion)) this.replay(target, path);
+    this.nodes += expansion.nodes;
+    this.aliases += expansion.aliases;
+    this.targets.set(alias, target);
+    return expansion.value;
+  }
+
+  /**
+   * Counts an expansion that passes a limit node by node, in the order converting it would, skipping each
+   * nested expansion that still fits, until the count fails at the place the limit is passed. Walked with
+   * an explicit stack, since a chain of aliases can be longer than the call stack is deep.
+   */
+  private replay(root: Node, path: PathLink | undefined): never {
+    const stack: [Node | null, PathLink | undefined][] = [[root, path]];
+    for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+      const [node, at] = next;
+      if (node === null) continue;
+      this.countNode(at);
+      if (isAlias(node)) {
+        this.countAlias(at);
+        const target = this.targets.get(node);
+        const expansion = target === undefined ? undefined : this.expansions.get(target);
+        if (target === undefined || expansion === undefined) continue;
+        if (!this.fits(expansion)) stack.push([target, at]);
+        else {
+          this.nodes += expansion.nodes;
+          this.aliases += expansion.aliases;
+        }
+      } else if (isSeq(node)) {
+        const items = node.items as (Node | null)[];
+        for (let index = items.length - 1; index >= 0; index--)
+          stack.push([items[index] ?? null, { parent: at, token: index }]);
+      } else if (isMap(node)) {
+        const kept: [Node | null, PathLink][] = [];
+        const keys = new Set<string>();
+        for (const pair of node.items as Pair[]) {
+          const keyNode = pair.key as Node | null;
+          const key = isScalar(keyNode) ? keyNode.value : undefined;
+          if (typeof key !== "string" || keys.has(key)) continue;
+          keys.add(key);
+          kept.push([pair.value as Node | null, { parent: at, token: key }]);
+        }
+        for (let index = kept.length - 1; index >= 0; index--)
+          stack.push(kept[index] as [Node | null, PathLink]);
+      }
     }
+    throw new Error("internal: an expansion counted past a limit but passed none when walked again");
   }
 
   private convertMap(items: readonly Pair[], path: PathLink | undefined): Record<string, unknown> {
