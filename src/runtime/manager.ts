@@ -1,4 +1,5 @@
 import type { HistoryEvent } from "../history/index.js";
+import { MODEL_VALUE_BOUNDS, valueBoundsExceeded } from "../input/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../manifest/index.js";
 import type { Operation } from "../operations/index.js";
 import { newOwnerId } from "../operations/index.js";
@@ -59,6 +60,14 @@ export class RuntimeManager {
 
   /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
   static async open(options: RuntimeManagerOptions): Promise<RuntimeManager> {
+    // Both values come already parsed, with no byte limit: bound them before any work (the manifest's
+    // bound is checkManifest's own, refused as runtime.manifest-invalid naming manifest.value-too-large).
+    const modelTooLarge = valueBoundsExceeded(options.model, MODEL_VALUE_BOUNDS);
+    if (modelTooLarge !== undefined)
+      throw new RuntimeError(
+        RuntimeErrorCode.model_too_large,
+        modelTooLarge.replace(/^the value/, "the model"),
+      );
     const check = checkManifest(options.manifest);
     // Registration first: an invalid claim is a contract mismatch, not just a bad manifest.
     const registration = check.manifest

@@ -4,8 +4,6 @@ import { MAX_DIAGNOSTICS_PER_CODE } from "../../src/input/index.js";
 import { ManifestDiagnosticCode as Code, checkManifest } from "../../src/manifest/index.js";
 import { editedExample } from "./fixtures.js";
 
-const PORTAL = "provision.node.customer-portal.service.http";
-
 /** How many diagnostics of each code a check reported. */
 function countByCode(check: ReturnType<typeof checkManifest>): Map<string, number> {
   const counts = new Map<string, number>();
@@ -39,14 +37,15 @@ describe("a manifest that repeats one mistake gets a bounded report", () => {
 });
 
 describe("the overlap check is not quadratic in the offers", () => {
-  it("10 000 offers on one target: one warning per later offer, where pairs would be 50 million", () => {
-    const count = 10_000;
+  it("9 000 offers on one target within the 1 MB bound: one warning per later offer, where pairs would be 40 million", () => {
+    const count = 9_000;
+    // Offers cut to the fields the overlap check reads, so 9 000 of them fit the bound of a 1 MB file.
     const document = editedExample((m) => {
-      const template = m.participant_runtime.execution_bindings[0];
       m.participant_runtime.execution_bindings = Array.from({ length: count }, (_, index) => ({
-        ...template,
-        binding_id: `offer-${index}`,
-        target_addresses: [PORTAL],
+        binding_id: `o${index}`,
+        action_contract_address: "a.b",
+        participant_implementation_ref: "i",
+        target_addresses: ["a.c"],
       }));
     });
     const check = checkManifest(document);
@@ -54,8 +53,23 @@ describe("the overlap check is not quadratic in the offers", () => {
     assert.equal(overlaps.length, MAX_DIAGNOSTICS_PER_CODE + 1);
     assert.equal(overlaps.at(-1)?.message, `and ${count - 1 - MAX_DIAGNOSTICS_PER_CODE} more`);
     assert.equal(overlaps[0]?.path, "/participant_runtime/execution_bindings/1");
-    assert.match(overlaps[0]?.message ?? "", /offer 'offer-1' and offer 'offer-0' both cover/);
-    // The verdict is as before: an overlap is a warning, so the manifest itself is sound.
-    assert.equal(check.ok, true);
+    assert.match(overlaps[0]?.message ?? "", /^offer 'o1' and offer 'o0' both cover a\.b on a\.c;/);
+    assert.match(overlaps[1]?.message ?? "", /^offer 'o2' and offer 'o0' both cover/);
+  });
+});
+
+describe("checkManifest bounds a parsed value before any work", () => {
+  it("a 3.5 MB manifest value is one manifest.value-too-large error", () => {
+    const document = editedExample((m) => {
+      const offer = m.participant_runtime.execution_bindings[0];
+      m.participant_runtime.execution_bindings = Array.from({ length: 4_400 }, () => offer);
+    });
+    const check = checkManifest(document);
+    assert.equal(check.ok, false);
+    assert.deepEqual(
+      check.diagnostics.map((d) => [d.code, d.path]),
+      [[Code.value_too_large, ""]],
+    );
+    assert.match(check.diagnostics[0]?.message ?? "", /^the manifest is larger than 1000000/);
   });
 });
