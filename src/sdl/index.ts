@@ -23,6 +23,7 @@ export type {
   ToolAffordance,
 } from "./scenario.js";
 export { UNINTERPRETED_SECTIONS } from "./scenario.js";
+export { type ScenarioError, scenarioErrors } from "./scenario-errors.js";
 export type {
   AutonomousPolicy,
   AutonomousPolicyV1,

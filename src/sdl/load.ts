@@ -18,7 +18,7 @@ export interface LoadOptions {
   readonly file?: string;
 }
 
-/** What `loadScenario` returns: the scenario (absent when the YAML could not be read) and every finding. */
+/** What `loadScenario` returns: the scenario (absent when any finding is an error) and every finding. */
 export interface LoadResult {
   readonly scenario: Scenario | undefined;
   readonly diagnostics: readonly Diagnostic[];
@@ -100,9 +100,11 @@ function loadText(text: string, limits: SourceLimits, file: string | undefined):
   // The parser's own syntax errors are already bounded by their count; every other code gets 20 lines.
   const syntaxOnly =
     parsed.value === undefined && parsed.findings.every((f) => f.code === DiagnosticCode.parse);
-  if (syntaxOnly) return { scenario, diagnostics };
+  // A scenario with errors is never handed out as usable; the diagnostics say why.
+  const usable = diagnostics.some((d) => d.severity === "error") ? undefined : scenario;
+  if (syntaxOnly) return { scenario: usable, diagnostics };
   return {
-    scenario,
+    scenario: usable,
     diagnostics: capPerCode(diagnostics, (d, more) => ({ ...d, message: `and ${more} more` })),
   };
 }
