@@ -20,7 +20,6 @@ import type {
   BackendManifest,
   ExecutionBindingOffer,
   ManifestCheck,
-  ManifestDiagnostic,
   ParticipantRuntimeCapabilities,
 } from "./types.js";
 
@@ -161,11 +160,7 @@ export function checkManifest(manifestJson: unknown, model?: RuntimeModel): Mani
     return { ok: false, diagnostics: [refusal] };
   }
   const check = checkUncapped(manifestJson, model);
-  return { ...check, diagnostics: capPerCode(check.diagnostics, summarize) };
-}
-
-function summarize(first: ManifestDiagnostic, more: number): ManifestDiagnostic {
-  return { ...first, message: `and ${more} more` };
+  return { ...check, diagnostics: capPerCode(check.diagnostics) };
 }
 
 function checkUncapped(manifestJson: unknown, model: RuntimeModel | undefined): ManifestCheck {

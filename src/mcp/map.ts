@@ -214,7 +214,7 @@ export function parseToolMap(text: string): ToolMapResult {
     },
   });
   if (reader.diagnostics.length > 0)
-    return { ok: false, diagnostics: capped(reader.diagnostics, yamlErrors) };
+    return { ok: false, diagnostics: capPerCode(reader.diagnostics, yamlErrors) };
   const root = document.contents;
   if (!isMap(root)) {
     reader.report(
@@ -276,17 +276,8 @@ export function parseToolMap(text: string): ToolMapResult {
     }
   }
   return reader.diagnostics.length > 0
-    ? { ok: false, diagnostics: capped(reader.diagnostics, 0) }
+    ? { ok: false, diagnostics: capPerCode(reader.diagnostics) }
     : { ok: true, map: { tools } };
-}
-
-/**
- * The diagnostics with each code's repeats after the first 20 counted in one line; the first `bounded`
- * (the YAML errors, already bounded by their own count) are kept as they are.
- */
-function capped(diagnostics: readonly ToolMapDiagnostic[], bounded: number): ToolMapDiagnostic[] {
-  const summarize = (first: ToolMapDiagnostic, more: number) => ({ ...first, message: `and ${more} more` });
-  return [...diagnostics.slice(0, bounded), ...capPerCode(diagnostics.slice(bounded), summarize)];
 }
 
 /** Reads and validates a gateway map file. */

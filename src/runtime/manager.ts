@@ -1,5 +1,4 @@
 import type { HistoryEvent } from "../history/index.js";
-import { MODEL_VALUE_BOUNDS, valueBoundsExceeded } from "../input/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../manifest/index.js";
 import type { Operation } from "../operations/index.js";
 import { newOwnerId } from "../operations/index.js";
@@ -12,7 +11,7 @@ import {
 } from "../store/index.js";
 import { resolveActivityControls } from "./activity-controls.js";
 import * as v2 from "./activity-run.js";
-import { checkedConcurrency, settleBounded } from "./bounded.js";
+import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounded.js";
 import { buildContext, isoClock, preciseNow } from "./context.js";
 import { lateResultLine } from "./deadline.js";
 import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode, survivedLeaseLoss } from "./errors.js";
@@ -60,14 +59,7 @@ export class RuntimeManager {
 
   /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
   static async open(options: RuntimeManagerOptions): Promise<RuntimeManager> {
-    // Both values come already parsed, with no byte limit: bound them before any work (the manifest's
-    // bound is checkManifest's own, refused as runtime.manifest-invalid naming manifest.value-too-large).
-    const modelTooLarge = valueBoundsExceeded(options.model, MODEL_VALUE_BOUNDS);
-    if (modelTooLarge !== undefined)
-      throw new RuntimeError(
-        RuntimeErrorCode.model_too_large,
-        modelTooLarge.replace(/^the value/, "the model"),
-      );
+    assertModelInBounds(options.model);
     const check = checkManifest(options.manifest);
     // Registration first: an invalid claim is a contract mismatch, not just a bad manifest.
     const registration = check.manifest

@@ -105,6 +105,6 @@ function loadText(text: string, limits: SourceLimits, file: string | undefined):
   if (syntaxOnly) return { scenario: usable, diagnostics };
   return {
     scenario: usable,
-    diagnostics: capPerCode(diagnostics, (d, more) => ({ ...d, message: `and ${more} more` })),
+    diagnostics: capPerCode(diagnostics),
   };
 }

@@ -10,6 +10,7 @@ import {
 import { DiagnosticCode } from "./codes.js";
 import type { Finding, SourceLocator } from "./diagnostics.js";
 import { joinPointer } from "./diagnostics.js";
+import { type Expansion, type ExpansionCounter, type PathLink, replayExpansion } from "./expansion.js";
 import { SyntaxTreeLocator } from "./locator.js";
 
 /** Work limits for one YAML source. */
@@ -40,12 +41,6 @@ export interface ParsedSource {
   readonly findings: readonly Finding[];
 }
 
-/** A path built only when a finding needs it, so converting a large document allocates no pointer strings. */
-interface PathLink {
-  readonly parent: PathLink | undefined;
-  readonly token: string | number;
-}
-
 function pointerOf(link: PathLink | undefined): string {
   const tokens: (string | number)[] = [];
   for (let at = link; at !== undefined; at = at.parent) tokens.push(at.token);
@@ -54,20 +49,13 @@ function pointerOf(link: PathLink | undefined): string {
 
 class LimitExceeded extends Error {}
 
-/** What one anchored node converts to, and the work its expansion counts: nodes and nested dereferences. */
-interface Expansion {
-  readonly value: unknown;
-  readonly nodes: number;
-  readonly aliases: number;
-}
-
 /**
  * Converts the syntax tree once: an anchored node's value is kept, and each alias to it reuses that value
  * and adds the counts its expansion would cost, so the limits mean what they did (expanded nodes, nested
  * dereferences) while the work stays linear in the file. Only when a limit would be passed is the expansion
  * walked again, with those counts, to name the exact place where it is passed.
  */
-class Converter {
+class Converter implements ExpansionCounter {
   private aliases = 0;
   private nodes = 0;
   private readonly anchors = new Map<string, Node>();
@@ -121,23 +109,28 @@ class Converter {
     return null;
   }
 
-  private countNode(path: PathLink | undefined): void {
+  countNode(path: PathLink | undefined): void {
     if (++this.nodes > this.limits.maxNodes) {
       this.fail(path, `the document expands to more than ${this.limits.maxNodes} nodes`);
     }
   }
 
-  private countAlias(path: PathLink | undefined): void {
+  countAlias(path: PathLink | undefined): void {
     if (++this.aliases > this.limits.maxAliases) {
       this.fail(path, `the document dereferences more than ${this.limits.maxAliases} aliases`);
     }
   }
 
-  private fits(expansion: Expansion): boolean {
+  fits(expansion: Expansion): boolean {
     return (
       this.nodes + expansion.nodes <= this.limits.maxNodes &&
       this.aliases + expansion.aliases <= this.limits.maxAliases
     );
+  }
+
+  add(expansion: Expansion): void {
+    this.nodes += expansion.nodes;
+    this.aliases += expansion.aliases;
   }
 
   private dereference(alias: Node & { source: string }, path: PathLink | undefined): unknown {
@@ -155,53 +148,10 @@ class Converter {
       });
       return null;
     }
-    if (!this.fits(expansion)) this.replay(target, path);
-    this.nodes += expansion.nodes;
-    this.aliases += expansion.aliases;
+    if (!this.fits(expansion)) replayExpansion(target, path, this, this.targets, this.expansions);
+    this.add(expansion);
     this.targets.set(alias, target);
     return expansion.value;
-  }
-
-  /**
-   * Counts an expansion that passes a limit node by node, in the order converting it would, skipping each
-   * nested expansion that still fits, until the count fails at the place the limit is passed. Walked with
-   * an explicit stack, since a chain of aliases can be longer than the call stack is deep.
-   */
-  private replay(root: Node, path: PathLink | undefined): never {
-    const stack: [Node | null, PathLink | undefined][] = [[root, path]];
-    for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-      const [node, at] = next;
-      if (node === null) continue;
-      this.countNode(at);
-      if (isAlias(node)) {
-        this.countAlias(at);
-        const target = this.targets.get(node);
-        const expansion = target === undefined ? undefined : this.expansions.get(target);
-        if (target === undefined || expansion === undefined) continue;
-        if (!this.fits(expansion)) stack.push([target, at]);
-        else {
-          this.nodes += expansion.nodes;
-          this.aliases += expansion.aliases;
-        }
-      } else if (isSeq(node)) {
-        const items = node.items as (Node | null)[];
-        for (let index = items.length - 1; index >= 0; index--)
-          stack.push([items[index] ?? null, { parent: at, token: index }]);
-      } else if (isMap(node)) {
-        const kept: [Node | null, PathLink][] = [];
-        const keys = new Set<string>();
-        for (const pair of node.items as Pair[]) {
-          const keyNode = pair.key as Node | null;
-          const key = isScalar(keyNode) ? keyNode.value : undefined;
-          if (typeof key !== "string" || keys.has(key)) continue;
-          keys.add(key);
-          kept.push([pair.value as Node | null, { parent: at, token: key }]);
-        }
-        for (let index = kept.length - 1; index >= 0; index--)
-          stack.push(kept[index] as [Node | null, PathLink]);
-      }
-    }
-    throw new Error("internal: an expansion counted past a limit but passed none when walked again");
   }
 
   private convertMap(items: readonly Pair[], path: PathLink | undefined): Record<string, unknown> {
