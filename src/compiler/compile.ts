@@ -1,7 +1,8 @@
 import type { Scenario } from "../sdl/index.js";
-import { ScenarioIndex, sectionRefName } from "../sdl/index.js";
+import { ScenarioIndex, scenarioErrors, sectionRefName } from "../sdl/index.js";
 import { Addresses, resolveRefAddresses } from "./addresses.js";
 import { compileBehavior } from "./compile-behavior.js";
+import { CompileError, CompileErrorCode } from "./errors.js";
 import type {
   CompiledActionContract,
   CompiledClock,
@@ -14,8 +15,27 @@ import type {
 import { RUNTIME_MODEL_SCHEMA } from "./model.js";
 import { byAddress } from "./records.js";
 
-/** Compiles a loaded scenario (one `loadScenario` reported no errors for) into the address-keyed runtime model; pure. */
+/**
+ * The scenario's errors as `code path: message` lines. A value that is not a decoded scenario makes the
+ * checks throw; it is refused the same way.
+ */
+function errorLines(scenario: Scenario): readonly string[] {
+  try {
+    return scenarioErrors(scenario).map((error) => `${error.code} ${error.path}: ${error.message}`);
+  } catch (error) {
+    return [`the value is not a loaded scenario: ${error instanceof Error ? error.message : String(error)}`];
+  }
+}
+
+/**
+ * Compiles a loaded scenario (one `loadScenario` reported no errors for) into the address-keyed runtime
+ * model; pure. A scenario with errors is refused with `compiler.scenario-invalid` and nothing compiled.
+ */
 export function compileScenario(scenario: Scenario): RuntimeModel {
+  const errors = errorLines(scenario);
+  if (errors.length > 0) {
+    throw new CompileError(CompileErrorCode.scenario_invalid, "the scenario has errors", errors);
+  }
   const index = new ScenarioIndex(scenario);
   const actionContracts = byAddress(
     Object.entries(scenario.action_contracts).map(([name, contract]) => {

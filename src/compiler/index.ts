@@ -8,5 +8,6 @@ export {
   resolveRefAddresses,
 } from "./addresses.js";
 export { compileScenario } from "./compile.js";
+export { CompileError, CompileErrorCode } from "./errors.js";
 export * from "./model.js";
 export { toWireJson, toWireValue } from "./wire.js";

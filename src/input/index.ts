@@ -1,3 +1,4 @@
+export { capPerCode, MAX_DIAGNOSTICS_PER_CODE } from "./cap.js";
 export {
   InputFileRefusal,
   type InputFileResult,
@@ -5,5 +6,11 @@ export {
   readInputFile,
 } from "./file.js";
 export { MAX_JSON_DEPTH, parseStrictJson, type StrictJsonResult, valueDepthExceeds } from "./json.js";
+export {
+  JSON_VALUE_BOUNDS,
+  MODEL_VALUE_BOUNDS,
+  type ValueBounds,
+  valueBoundsExceeded,
+} from "./value-bounds.js";
 export { MAX_YAML_DEPTH, yamlDepthExceeded } from "./yaml-depth.js";
 export { MAX_YAML_ERRORS, MAX_YAML_TOKENS, withoutStackTraces, yamlTokensExceeded } from "./yaml-tokens.js";

@@ -1,5 +1,13 @@
 import type { RuntimeModel } from "../compiler/index.js";
-import { InputFileRefusal, MAX_JSON_DEPTH, parseStrictJson, readInputFile } from "../input/index.js";
+import {
+  capPerCode,
+  InputFileRefusal,
+  MAX_JSON_DEPTH,
+  MODEL_VALUE_BOUNDS,
+  parseStrictJson,
+  readInputFile,
+  valueBoundsExceeded,
+} from "../input/index.js";
 import { claimDiagnostics } from "./claim.js";
 import { ManifestDiagnosticCode as Code, ManifestSeverity } from "./codes.js";
 import { DiagnosticSink } from "./diagnostics.js";
@@ -134,6 +142,26 @@ function runRules(sink: DiagnosticSink, runtime: RuntimeDraft): void {
  * Every problem is reported; the model is consulted only once the manifest's shape is sound.
  */
 export function checkManifest(manifestJson: unknown, model?: RuntimeModel): ManifestCheck {
+  // A value given already parsed had no byte limit: bound it before any work.
+  const manifestProblem = typeof manifestJson === "string" ? undefined : valueBoundsExceeded(manifestJson);
+  const modelProblem = model === undefined ? undefined : valueBoundsExceeded(model, MODEL_VALUE_BOUNDS);
+  const problem =
+    manifestProblem?.replace(/^the value/, "the manifest") ??
+    modelProblem?.replace(/^the value/, "the model");
+  if (problem !== undefined) {
+    const refusal = {
+      code: Code.value_too_large,
+      severity: ManifestSeverity.error,
+      message: problem,
+      path: "",
+    };
+    return { ok: false, diagnostics: [refusal] };
+  }
+  const check = checkUncapped(manifestJson, model);
+  return { ...check, diagnostics: capPerCode(check.diagnostics) };
+}
+
+function checkUncapped(manifestJson: unknown, model: RuntimeModel | undefined): ManifestCheck {
   const sink = new DiagnosticSink();
   const parsed =
     typeof manifestJson === "string" ? parseText(sink, manifestJson) : { document: manifestJson };

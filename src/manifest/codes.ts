@@ -60,6 +60,8 @@ export const ManifestDiagnosticCode = {
   offer_target_unsupported: "manifest.offer-target-unsupported",
   /** Two offers for the same action and implementation share targets, so a request may match both. */
   offers_overlap: "manifest.offers-overlap",
+  /** A manifest or model value given already parsed is larger or deeper than a 1 MB manifest file can be. */
+  value_too_large: "manifest.value-too-large",
   /** The scenario has autonomous policies but the manifest does not support autonomous execution. */
   autonomous_execution_required: "manifest.autonomous-execution-required",
   /** A policy needs a strategy, profile, action, boundary or target the manifest does not list as supported. */

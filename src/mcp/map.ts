@@ -1,5 +1,6 @@
 import { isMap, isScalar, LineCounter, parseDocument, type Scalar, visit, type YAMLMap } from "yaml";
 import {
+  capPerCode,
   InputFileRefusal,
   MAX_YAML_DEPTH,
   MAX_YAML_ERRORS,
@@ -199,6 +200,7 @@ export function parseToolMap(text: string): ToolMapResult {
     reader.report(Invalid, "", error.pos[0], error.message.split("\n")[0] ?? error.message);
   const more = document.errors.length - MAX_YAML_ERRORS;
   if (more > 0) reader.report(Invalid, "", text.length, `${more} more YAML errors`);
+  const yamlErrors = reader.diagnostics.length;
   // Repeated keys are found in one pass here: the library's uniqueKeys check is quadratic in a mapping's size.
   visit(document, {
     Alias: (_key, node) => reader.report(Invalid, "", node.range?.[0] ?? 0, "aliases are not allowed"),
@@ -211,7 +213,8 @@ export function parseToolMap(text: string): ToolMapResult {
       }
     },
   });
-  if (reader.diagnostics.length > 0) return { ok: false, diagnostics: reader.diagnostics };
+  if (reader.diagnostics.length > 0)
+    return { ok: false, diagnostics: capPerCode(reader.diagnostics, yamlErrors) };
   const root = document.contents;
   if (!isMap(root)) {
     reader.report(
@@ -273,7 +276,7 @@ export function parseToolMap(text: string): ToolMapResult {
     }
   }
   return reader.diagnostics.length > 0
-    ? { ok: false, diagnostics: reader.diagnostics }
+    ? { ok: false, diagnostics: capPerCode(reader.diagnostics) }
     : { ok: true, map: { tools } };
 }
 

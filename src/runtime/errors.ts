@@ -11,6 +11,8 @@ export const RuntimeErrorCode = {
   registry_target_contract_mismatch: RegistrationErrorCode.target_contract_mismatch,
   /** The manifest is not a valid backend manifest. */
   manifest_invalid: "runtime.manifest-invalid",
+  /** The model given to `open` is larger or deeper than any model a loadable scenario compiles to. */
+  model_too_large: "runtime.model-too-large",
   /** A policy uses something the reference scheduler cannot run; it fails closed at planning. */
   planning_unsupported: "runtime.planning-unsupported",
   /** The control-plane store could not record a scheduler change: the seed's code, as the port answers it. */

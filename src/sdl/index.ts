@@ -7,6 +7,7 @@ export type { LoadOptions, LoadResult } from "./load.js";
 export { loadScenario } from "./load.js";
 export type { AddressableRef } from "./refs.js";
 export { flattenEntities, resolveAddressableRef, ScenarioIndex, sectionRefName } from "./refs.js";
+export { type ScenarioError, scenarioErrors } from "./scenario-errors.js";
 export type {
   ActionContract,
   Agent,

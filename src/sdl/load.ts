@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { InputFileRefusal, readInputFile } from "../input/index.js";
+import { capPerCode, InputFileRefusal, readInputFile } from "../input/index.js";
 import { validateScenario } from "./check/index.js";
 import { DiagnosticCode } from "./codes.js";
 import type { Diagnostic, Finding } from "./diagnostics.js";
@@ -18,7 +18,7 @@ export interface LoadOptions {
   readonly file?: string;
 }
 
-/** What `loadScenario` returns: the scenario (absent when the YAML could not be read) and every finding. */
+/** What `loadScenario` returns: the scenario (absent when any finding is an error) and every finding. */
 export interface LoadResult {
   readonly scenario: Scenario | undefined;
   readonly diagnostics: readonly Diagnostic[];
@@ -97,5 +97,14 @@ function loadText(text: string, limits: SourceLimits, file: string | undefined):
         a.order - b.order,
     )
     .map(({ diagnostic }) => diagnostic);
-  return { scenario, diagnostics };
+  // The parser's own syntax errors are already bounded by their count; every other code gets 20 lines.
+  const syntaxOnly =
+    parsed.value === undefined && parsed.findings.every((f) => f.code === DiagnosticCode.parse);
+  // A scenario with errors is never handed out as usable; the diagnostics say why.
+  const usable = diagnostics.some((d) => d.severity === "error") ? undefined : scenario;
+  if (syntaxOnly) return { scenario: usable, diagnostics };
+  return {
+    scenario: usable,
+    diagnostics: capPerCode(diagnostics),
+  };
 }

@@ -10,6 +10,7 @@ import {
 import { DiagnosticCode } from "./codes.js";
 import type { Finding, SourceLocator } from "./diagnostics.js";
 import { joinPointer } from "./diagnostics.js";
+import { type Expansion, type ExpansionCounter, type PathLink, replayExpansion } from "./expansion.js";
 import { SyntaxTreeLocator } from "./locator.js";
 
 /** Work limits for one YAML source. */
@@ -40,12 +41,6 @@ export interface ParsedSource {
   readonly findings: readonly Finding[];
 }
 
-/** A path built only when a finding needs it, so converting a large document allocates no pointer strings. */
-interface PathLink {
-  readonly parent: PathLink | undefined;
-  readonly token: string | number;
-}
-
 function pointerOf(link: PathLink | undefined): string {
   const tokens: (string | number)[] = [];
   for (let at = link; at !== undefined; at = at.parent) tokens.push(at.token);
@@ -54,12 +49,21 @@ function pointerOf(link: PathLink | undefined): string {
 
 class LimitExceeded extends Error {}
 
-class Converter {
+/**
+ * Converts the syntax tree once: an anchored node's value is kept, and each alias to it reuses that value
+ * and adds the counts its expansion would cost, so the limits mean what they did (expanded nodes, nested
+ * dereferences) while the work stays linear in the file. Only when a limit would be passed is the expansion
+ * walked again, with those counts, to name the exact place where it is passed.
+ */
+class Converter implements ExpansionCounter {
   private aliases = 0;
   private nodes = 0;
-  private expanding = 0;
   private readonly anchors = new Map<string, Node>();
-  private readonly active = new Set<Node>();
+  /** Anchored nodes being converted: an alias to one of them is inside it, a cycle. */
+  private readonly converting = new Set<Node>();
+  private readonly expansions = new Map<Node, Expansion>();
+  /** Each alias that resolved, to its anchored node. */
+  private readonly targets = new Map<Node, Node>();
   readonly findings: Finding[] = [];
 
   constructor(
@@ -69,11 +73,23 @@ class Converter {
 
   convert(node: Node | null | undefined, path: PathLink | undefined): unknown {
     if (node === null || node === undefined) return null;
-    if (++this.nodes > this.limits.maxNodes) {
-      this.fail(path, `the document expands to more than ${this.limits.maxNodes} nodes`);
+    this.countNode(path);
+    if (isAlias(node)) return this.dereference(node, path);
+    const anchored = node.anchor ? { nodes: this.nodes - 1, aliases: this.aliases } : undefined;
+    if (node.anchor) {
+      this.anchors.set(node.anchor, node);
+      this.converting.add(node);
     }
-    if (this.expanding === 0 && node.anchor) this.anchors.set(node.anchor, node);
-    if (isAlias(node)) return this.dereference(node.source, path);
+    const value = this.convertValue(node, path);
+    if (anchored !== undefined) {
+      this.converting.delete(node);
+      const counts = { nodes: this.nodes - anchored.nodes, aliases: this.aliases - anchored.aliases };
+      this.expansions.set(node, { value, ...counts });
+    }
+    return value;
+  }
+
+  private convertValue(node: Node, path: PathLink | undefined): unknown {
     if (node.tag !== undefined) {
       this.findings.push({
         code: DiagnosticCode.explicitTag,
@@ -93,30 +109,49 @@ class Converter {
     return null;
   }
 
-  private dereference(source: string, path: PathLink | undefined): unknown {
+  countNode(path: PathLink | undefined): void {
+    if (++this.nodes > this.limits.maxNodes) {
+      this.fail(path, `the document expands to more than ${this.limits.maxNodes} nodes`);
+    }
+  }
+
+  countAlias(path: PathLink | undefined): void {
     if (++this.aliases > this.limits.maxAliases) {
       this.fail(path, `the document dereferences more than ${this.limits.maxAliases} aliases`);
     }
-    const target = this.anchors.get(source);
-    if (target === undefined || this.active.has(target)) {
+  }
+
+  fits(expansion: Expansion): boolean {
+    return (
+      this.nodes + expansion.nodes <= this.limits.maxNodes &&
+      this.aliases + expansion.aliases <= this.limits.maxAliases
+    );
+  }
+
+  add(expansion: Expansion): void {
+    this.nodes += expansion.nodes;
+    this.aliases += expansion.aliases;
+  }
+
+  private dereference(alias: Node & { source: string }, path: PathLink | undefined): unknown {
+    this.countAlias(path);
+    const target = this.anchors.get(alias.source);
+    const expansion = target === undefined ? undefined : this.expansions.get(target);
+    if (target === undefined || expansion === undefined || this.converting.has(target)) {
       const cycle = target !== undefined;
       this.findings.push({
         code: cycle ? DiagnosticCode.aliasCycle : DiagnosticCode.parse,
         message: cycle
-          ? `alias *${source} refers to a node that contains it`
-          : `alias *${source} has no anchor`,
+          ? `alias *${alias.source} refers to a node that contains it`
+          : `alias *${alias.source} has no anchor`,
         path: pointerOf(path),
       });
       return null;
     }
-    this.active.add(target);
-    this.expanding++;
-    try {
-      return this.convert(target, path);
-    } finally {
-      this.expanding--;
-      this.active.delete(target);
-    }
+    if (!this.fits(expansion)) replayExpansion(target, path, this, this.targets, this.expansions);
+    this.add(expansion);
+    this.targets.set(alias, target);
+    return expansion.value;
   }
 
   private convertMap(items: readonly Pair[], path: PathLink | undefined): Record<string, unknown> {

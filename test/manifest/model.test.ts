@@ -87,6 +87,8 @@ describe("checkManifest against the compiled example scenario", () => {
       Code.file_not_regular,
       Code.source_limit,
       Code.duplicate_key,
+      // Tested with the other bounds in test/manifest/bounds.test.ts.
+      Code.value_too_large,
       ...ACTIVITY_CODES,
       ...[...diagnosticCases, ...modelDiagnosticCases].flatMap((testCase) =>
         testCase.expected.map((f) => f.code),

@@ -109,27 +109,34 @@ function checkOfferSupport(sink: DiagnosticSink, offer: OfferDraft, runtime: Run
   });
 }
 
+/**
+ * Warns once for each offer that shares a target with an earlier offer of the same action and
+ * implementation, naming the earliest such offer. Each target remembers the first offer of its group that
+ * covered it, so the check is linear in the targets: a pairwise comparison was quadratic in the offers.
+ */
 function reportOverlaps(sink: DiagnosticSink, offers: readonly OfferDraft[]): void {
+  const firstByTarget = new Map<string, Map<string, number>>();
   offers.forEach((later, laterIndex) => {
-    for (const earlier of offers.slice(0, laterIndex)) {
-      if (
-        earlier.actionContractAddress === undefined ||
-        earlier.actionContractAddress !== later.actionContractAddress ||
-        earlier.participantImplementationRef !== later.participantImplementationRef
-      ) {
-        continue;
-      }
-      const earlierTargets = new Set(earlier.targetAddresses);
-      const shared = (later.targetAddresses ?? []).filter((target) => earlierTargets.has(target));
-      if (shared.length > 0) {
-        sink.warning(
-          Code.offers_overlap,
-          later.path,
-          `offer '${later.bindingId}' and offer '${earlier.bindingId}' both cover ${later.actionContractAddress} ` +
-            `on ${shared.join(", ")}; a request on those targets is ambiguous`,
-        );
-      }
+    if (later.actionContractAddress === undefined) return;
+    const group = JSON.stringify([later.actionContractAddress, later.participantImplementationRef ?? null]);
+    const first = firstByTarget.get(group) ?? new Map<string, number>();
+    firstByTarget.set(group, first);
+    let earliest: number | undefined;
+    for (const target of later.targetAddresses ?? []) {
+      const index = first.get(target);
+      if (index !== undefined && (earliest === undefined || index < earliest)) earliest = index;
     }
+    for (const target of later.targetAddresses ?? []) if (!first.has(target)) first.set(target, laterIndex);
+    const earlier = earliest === undefined ? undefined : offers[earliest];
+    if (earlier === undefined) return;
+    const earlierTargets = new Set(earlier.targetAddresses);
+    const shared = (later.targetAddresses ?? []).filter((target) => earlierTargets.has(target));
+    sink.warning(
+      Code.offers_overlap,
+      later.path,
+      `offer '${later.bindingId}' and offer '${earlier.bindingId}' both cover ${later.actionContractAddress} ` +
+        `on ${shared.join(", ")}; a request on those targets is ambiguous`,
+    );
   });
 }
 

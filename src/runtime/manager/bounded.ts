@@ -1,3 +1,6 @@
+import { MODEL_VALUE_BOUNDS, valueBoundsExceeded } from "../../input/index.js";
+import { RuntimeError, RuntimeErrorCode } from "../errors.js";
+
 /**
  * Runs `work` on every item with at most `limit` running at once, starting them in the items' order
  * as slots free up; settles every one (as `Promise.allSettled`) and answers in the items' order.
@@ -34,4 +37,14 @@ export function checkedConcurrency(limit: number | undefined, otherwise = Infini
     throw new RangeError(`concurrency must be a whole number of at least 1, not ${limit}`);
   }
   return limit;
+}
+
+/**
+ * Refuses a model larger or deeper than any a loadable scenario compiles to, before any work: `open` is
+ * given it already parsed, with no byte limit. (The manifest value is bounded by `checkManifest`.)
+ */
+export function assertModelInBounds(model: unknown): void {
+  const problem = valueBoundsExceeded(model, MODEL_VALUE_BOUNDS);
+  if (problem !== undefined)
+    throw new RuntimeError(RuntimeErrorCode.model_too_large, problem.replace(/^the value/, "the model"));
 }

@@ -33,7 +33,7 @@ import {
 } from "../schedule/index.js";
 import type { ParticipantRuntime } from "../types.js";
 import { resolveActivityControls, type StochasticControl } from "../v2/index.js";
-import { checkedConcurrency, settleBounded } from "./bounded.js";
+import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounded.js";
 import {
   type PacedRunOptions,
   type PacedRunSummary,
@@ -135,6 +135,7 @@ export class RuntimeManager {
 
   /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
   static async open(options: RuntimeManagerOptions): Promise<RuntimeManager> {
+    assertModelInBounds(options.model);
     const check = checkManifest(options.manifest);
     // Registration first: an invalid claim is a contract mismatch, not just a bad manifest.
     const registration = check.manifest

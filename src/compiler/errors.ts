@@ -1,0 +1,20 @@
+/** Codes of errors `compileScenario` raises. */
+export const CompileErrorCode = {
+  /** The scenario has errors (its semantic checks fail, or it is not a decoded scenario): nothing is compiled. */
+  scenario_invalid: "compiler.scenario-invalid",
+} as const;
+/** A compile error code. */
+export type CompileErrorCode = (typeof CompileErrorCode)[keyof typeof CompileErrorCode];
+
+/** An error with a fixed code from `CompileErrorCode`; `details` lists each finding as `code path: message`. */
+export class CompileError extends Error {
+  readonly code: CompileErrorCode;
+  readonly details: readonly string[];
+
+  constructor(code: CompileErrorCode, message: string, details: readonly string[] = []) {
+    super(details.length > 0 ? `${message}\n  ${details.join("\n  ")}` : message);
+    this.name = "CompileError";
+    this.code = code;
+    this.details = details;
+  }
+}
