@@ -53,7 +53,7 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     page.setDefaultTimeout(0);
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
-    // No time limit on loading: this is a functional test (speed is bench/timeline.ts), on a shared machine.
+    // No time limit on loading: this is a functional test (speed is bench/timeline/index.ts), on a shared machine.
     await page.goto(`${pathToFileURL(file).href}${hash}`, { timeout: 0 });
     assert.deepEqual(errors, []);
     return page;
@@ -204,7 +204,7 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     const history = largeHistory(10_000);
     const markup = renderTimelineHtml(history);
     const page = await open("large.html", markup);
-    // Timings are recorded, never asserted (a shared machine); bench/timeline.ts holds the figures.
+    // Timings are recorded, never asserted (a shared machine); bench/timeline/index.ts holds the figures.
     const loadMs = Number(await page.evaluate(MEASURE_LOAD));
     const filterMs = Number(await page.evaluate(MEASURE_FILTER));
     assert.notEqual(await page.locator("[data-shown]").getAttribute("data-shown"), "10000");
