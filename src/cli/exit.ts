@@ -14,6 +14,8 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export const CliErrorCode = {
   /** An error that carries no code of its own reached the command line: a defect, or a library's plain error. */
   uncoded: "cli.uncoded-error",
+  /** The command line itself was wrong: an unknown command or option, a missing or invalid argument. */
+  usage: "cli.usage",
 } as const;
 /** A CLI error code. */
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

@@ -19,7 +19,9 @@ export async function buildProgram(argv: readonly string[] = [], all = false): P
     .description("RAES participant runtime: govern every agent tool call as a participant action")
     .version("0.1.0")
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // Commander's own errors ("error: unknown option …") get the line every other error has.
+    .configureOutput({ outputError: (text, write) => write(usageLine(text)) });
   const named = namedCommand(argv);
   if (named === undefined && !all) {
     const terms = new Map<string, string>();
@@ -66,4 +68,9 @@ function errorLine(coded: string | undefined, error: unknown): string {
   const code = coded ?? CliErrorCode.uncoded;
   const message = error instanceof Error ? error.message : String(error);
   return message.startsWith(`${code}: `) ? `raes: ${message}` : `raes: ${code}: ${message}`;
+}
+
+/** A commander error line as `raes: cli.usage: message`; the help that follows it is left as it is. */
+export function usageLine(text: string): string {
+  return text.startsWith("error: ") ? `raes: ${CliErrorCode.usage}: ${text.slice("error: ".length)}` : text;
 }
