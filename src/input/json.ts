@@ -79,15 +79,3 @@ export function parseStrictJson(text: string, maxDepth: number = MAX_JSON_DEPTH)
   }
   return { ok: true, value };
 }
-
-/** True when a parsed value nests deeper than `limit` arrays and objects; walked without recursion. */
-export function valueDepthExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop() as [unknown, number];
-    if (item === null || typeof item !== "object") continue;
-    if (depth + 1 > limit) return true;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return false;
-}

@@ -56,3 +56,8 @@ export function valueBoundsExceeded(
   }
   return undefined;
 }
+
+/** True when a parsed value nests deeper than `limit` arrays and objects: the depth bound alone. */
+export function valueDepthExceeds(value: unknown, limit: number): boolean {
+  return valueBoundsExceeded(value, { maxSize: Number.POSITIVE_INFINITY, maxDepth: limit }) !== undefined;
+}
