@@ -4,7 +4,10 @@ export const ExitCode = {
   ok: 0,
   /** The command ran and reports findings, or a participant's scheduler stopped. */
   findings: 1,
-  /** The command line was wrong: a bad option, a file it names that cannot be read, a store that does not exist. */
+  /**
+   * The command line was wrong: a bad option, a file it names that cannot be read, a store that does not
+   * exist, or an option that needs an optional package that is not installed.
+   */
   usage: 2,
 } as const;
 /** A `raes` exit code. */
@@ -16,6 +19,8 @@ export const CliErrorCode = {
   uncoded: "cli.uncoded-error",
   /** The command line itself was wrong: an unknown command or option, a missing or invalid argument. */
   usage: "cli.usage",
+  /** `--otlp` was given and the OTLP exporter, an optional package, is not installed. */
+  otlp_exporter_missing: "cli.otlp-exporter-missing",
 } as const;
 /** A CLI error code. */
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

@@ -40,6 +40,16 @@ export async function buildProgram(argv: readonly string[] = [], all = false): P
   return program;
 }
 
+/**
+ * Errors that mean the command could not start as asked, exit 2 like a usage error: a store that does not
+ * exist, or an optional package the command line needs (`pg`, the OTLP exporter) that is not installed.
+ */
+const USAGE_CODES: ReadonlySet<string> = new Set([
+  "store.missing",
+  "store.driver-missing",
+  CliErrorCode.otlp_exporter_missing,
+]);
+
 /** Runs the CLI with argv and resolves to the exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const program = await buildProgram(argv);
@@ -54,7 +64,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const { codeOf } = await import("../records/index.js");
     process.stderr.write(`${errorLine(codeOf(error), error)}\n`);
     // Matched by code, not class, so commands that never open a store do not load the store module.
-    if (codeOf(error) === "store.missing") return ExitCode.usage;
+    if (USAGE_CODES.has(codeOf(error) ?? "")) return ExitCode.usage;
     return ExitCode.findings;
   }
 }

@@ -1,6 +1,6 @@
 export { isAddress, isAddressSegment } from "./address.js";
 export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
-export { codeOf } from "./codes.js";
+export { codeOf, isPackageMissing } from "./codes.js";
 export {
   type ActivityProvenance,
   type ActivityRandomAddress,

@@ -17,6 +17,8 @@ export const StoreErrorCode = {
   clock_moved: "store.clock-moved",
   /** A store URL names no known store, or names one badly. */
   url_invalid: "store.url-invalid",
+  /** The store URL names a store whose driver, an optional package (`pg` for PostgreSQL), is not installed. */
+  driver_missing: "store.driver-missing",
 } as const;
 /** A store error code. */
 export type StoreErrorCode = (typeof StoreErrorCode)[keyof typeof StoreErrorCode];
@@ -59,6 +61,20 @@ export class StoreMissingError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "StoreMissingError";
+  }
+}
+
+/**
+ * The store URL names a store whose driver is an optional package that is not installed (`pg` for
+ * `postgres://`); nothing was opened. `driver` is the package to install.
+ */
+export class StoreDriverMissingError extends Error {
+  readonly code = StoreErrorCode.driver_missing;
+  readonly driver: string;
+  constructor(message: string, driver: string) {
+    super(message);
+    this.name = "StoreDriverMissingError";
+    this.driver = driver;
   }
 }
 

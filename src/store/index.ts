@@ -10,6 +10,7 @@ export {
   ClockMovedError,
   LeaseLostError,
   StoreConflictError,
+  StoreDriverMissingError,
   StoreErrorCode,
   StoreMissingError,
   StoreUnavailableError,

@@ -1,5 +1,5 @@
-import { readStoreUrl } from "../records/index.js";
-import { StoreErrorCode } from "./errors.js";
+import { isPackageMissing, readStoreUrl } from "../records/index.js";
+import { StoreDriverMissingError, StoreErrorCode } from "./errors.js";
 import { MemoryControlPlaneStore } from "./memory/index.js";
 import type { ControlPlaneStore } from "./types.js";
 
@@ -36,7 +36,8 @@ export class StoreUrlError extends Error {
 /**
  * Opens a control-plane store: `memory:`, `sqlite:PATH` (relative to the cwd) or
  * `postgres://…` / `postgresql://…` (optional `?schema=NAME`, created if missing), as
- * `readStoreUrl` reads them.
+ * `readStoreUrl` reads them. PostgreSQL's driver `pg` is an optional package: without it a
+ * `postgres://` URL fails with `StoreDriverMissingError` (`store.driver-missing`) and opens nothing.
  */
 export async function openControlPlaneStore(
   url: string,
@@ -58,7 +59,7 @@ export async function openControlPlaneStore(
       ...(options.create === undefined ? {} : { create: options.create }),
     });
   }
-  const { PostgresControlPlaneStore } = await import("./postgres/index.js");
+  const { PostgresControlPlaneStore } = await importPostgres();
   return PostgresControlPlaneStore.open(url, location.connectionString, {
     ...(location.schema === undefined ? {} : { schema: location.schema }),
     ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
@@ -66,6 +67,22 @@ export async function openControlPlaneStore(
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.create === undefined ? {} : { create: options.create }),
   });
+}
+
+/**
+ * The PostgreSQL store, imported only for a `postgres://` URL: its driver `pg` is an optional peer
+ * dependency (`docs/guide/stores.md`), so a SQLite or memory user need not install it.
+ */
+async function importPostgres(): Promise<typeof import("./postgres/index.js")> {
+  try {
+    return await import("./postgres/index.js");
+  } catch (error) {
+    if (!isPackageMissing(error, "pg")) throw error;
+    throw new StoreDriverMissingError(
+      'a postgres:// store needs the PostgreSQL driver pg, an optional package that is not installed: run npm install "pg@^8.23.1"',
+      "pg",
+    );
+  }
 }
 
 /** The largest timer Node keeps (a longer one fires at once) and the server's largest timeout. */

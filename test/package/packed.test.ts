@@ -1,23 +1,18 @@
 import assert from "node:assert/strict";
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ROOT } from "../helpers/example.js";
+import { packInto } from "../helpers/packed.js";
 
 const project = mkdtempSync(join(tmpdir(), "raes-packed-"));
 const installed = join(project, "node_modules", "raes-ts");
 const TSX = import.meta.resolve("tsx");
 let files: string[] = [];
+let tarball = "";
 
 function run(
   command: string,
@@ -40,30 +35,14 @@ function listFiles(dir: string): string[] {
 }
 
 /**
- * `npm pack` the package as built, then install the tarball the way npm lays it out: extracted into
- * node_modules/raes-ts of a fresh project. Its dependencies come from this checkout's node_modules
+ * The tarball installed as npm lays it out. Its dependencies come from this checkout's node_modules
  * (linked as the package's own node_modules) so the test needs neither the registry nor a compiler.
  */
 before(() => {
-  const pack = spawnSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
-    cwd: ROOT,
-    encoding: "utf8",
-  });
-  assert.equal(pack.status, 0, pack.stderr);
-  const [info] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
-  assert.ok(info);
-  files = info.files.map((f) => f.path);
-  mkdirSync(installed, { recursive: true });
-  const untar = spawnSync("tar", [
-    "xzf",
-    join(project, info.filename),
-    "-C",
-    installed,
-    "--strip-components=1",
-  ]);
-  assert.equal(untar.status, 0, String(untar.stderr));
+  const packed = packInto(project);
+  files = [...packed.files];
+  tarball = packed.tarball;
   symlinkSync(join(ROOT, "node_modules"), join(installed, "node_modules"), "dir");
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "packed-user", type: "module" }));
 });
 after(() => rmSync(project, { recursive: true, force: true }));
 
@@ -79,6 +58,42 @@ describe("the packed tarball", () => {
     assert.deepEqual(
       files.filter((f) => f.startsWith("src/") || f.startsWith("test/")),
       [],
+    );
+  });
+
+  it("ships no source map, and no file that names a map or a source it does not ship", () => {
+    assert.deepEqual(
+      files.filter((f) => f.endsWith(".map")),
+      [],
+    );
+    for (const file of files.filter((f) => /\.(?:js|d\.ts)$/.test(f))) {
+      const text = readFileSync(join(installed, file), "utf8");
+      for (const [, map] of text.matchAll(/^\/\/# sourceMappingURL=(.+)$/gm)) {
+        const target = relative(installed, resolve(dirname(join(installed, file)), map ?? ""));
+        assert.ok(files.includes(target), `${file} names the source map ${map}, which is not in the package`);
+      }
+    }
+  });
+
+  it("its types resolve for ESM consumers: attw passes the esm-only profile, and flags only what ESM-only means", () => {
+    const attw = join(
+      dirname(createRequire(import.meta.url).resolve("@arethetypeswrong/cli/package.json")),
+      "dist",
+      "index.js",
+    );
+    const result = run(process.execPath, [attw, tarball, "--profile", "esm-only", "--format", "json"]);
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    const report = JSON.parse(result.stdout) as {
+      problems: Record<string, { entrypoint: string; resolutionKind: string }[]>;
+    };
+    const problems = Object.values(report.problems).flat();
+    // What the default profile reports for an ESM-only package (README, "Install"): CommonJS
+    // `require` (node16-cjs) and the pre-exports resolution (node10) are the profile's ignored ones.
+    for (const problem of problems)
+      assert.ok(["node10", "node16-cjs"].includes(problem.resolutionKind), JSON.stringify(problem));
+    assert.ok(
+      problems.some((p) => p.entrypoint === "." && p.resolutionKind === "node16-cjs"),
+      "attw no longer sees raes-ts as ESM-only: update the README's install note",
     );
   });
 
