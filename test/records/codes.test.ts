@@ -47,11 +47,20 @@ describe("codeOf and isPackageMissing", () => {
     const inner = await importFailure("raes-broken");
     assert.equal(isPackageMissing(inner, "raes-broken"), false);
     assert.equal(isPackageMissing(inner, "raes-absent-inner"), true);
+    // A package that loads, then throws an error whose message only reads like a missing package.
+    const throws = join(dir, "node_modules", "raes-throws");
+    mkdirSync(throws, { recursive: true });
     writeFileSync(
-      join(broken, "index.js"),
-      "throw new Error(\"Cannot find package 'raes-broken' at load\");\n",
+      join(throws, "package.json"),
+      JSON.stringify({ name: "raes-throws", type: "module", main: "index.js" }),
     );
-    assert.equal(isPackageMissing(await importFailure("raes-broken"), "raes-broken"), false);
+    writeFileSync(
+      join(throws, "index.js"),
+      'throw Object.assign(new Error("Cannot find package \'x\' at load"), { code: "E_OTHER" });\n',
+    );
+    const thrown = await importFailure("raes-throws");
+    assert.equal(codeOf(thrown), "E_OTHER");
+    assert.equal(isPackageMissing(thrown, "x"), false);
     assert.equal(isPackageMissing(await importFailure("./no-such-file.mjs"), "no-such-file.mjs"), false);
     assert.equal(isPackageMissing("Cannot find package 'pg' ", "pg"), false);
   });
