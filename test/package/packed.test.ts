@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -95,6 +95,24 @@ describe("the packed tarball", () => {
       problems.some((p) => p.entrypoint === "." && p.resolutionKind === "node16-cjs"),
       "attw no longer sees raes-ts as ESM-only: update the README's install note",
     );
+  });
+
+  it("CommonJS code loads it with import(), and with require() where Node loads ES modules synchronously", (t) => {
+    writeFileSync(
+      join(project, "load.cjs"),
+      `import("raes-ts").then((m) => console.log(typeof m.openControlPlaneStore, typeof require));\n`,
+    );
+    const imported = run(process.execPath, ["load.cjs"]);
+    assert.equal(imported.status, 0, imported.stderr);
+    assert.equal(imported.stdout, "function function\n");
+    if (process.features.require_module !== true) return t.skip("this Node cannot require() an ES module");
+    writeFileSync(
+      join(project, "require.cjs"),
+      `console.log(typeof require("raes-ts").openControlPlaneStore, typeof require("raes-ts/demo").DemoHarnessRuntime);\n`,
+    );
+    const required = run(process.execPath, ["require.cjs"]);
+    assert.equal(required.status, 0, required.stderr);
+    assert.equal(required.stdout, "function function\n");
   });
 
   it("every relative import of a shipped example stays inside the package", () => {
