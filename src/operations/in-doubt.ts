@@ -7,7 +7,7 @@ import {
   type OperationQuery,
   OperationState,
 } from "../records/index.js";
-import { type ControlPlaneStore, operationPages, PAGE_SIZE } from "../store/index.js";
+import type { ControlPlaneStore } from "../store/index.js";
 import { isDeadLocalOwner, ownerProcess } from "./owner.js";
 
 /** Who holds the participant of an operation still in flight, judged by the rule `raes run` takes leases by. */
@@ -117,15 +117,18 @@ export async function listOperationsWithOwners(
 }
 
 /**
- * `listOperationsWithOwners` a page at a time: the listing is read in pages of `pageSize` (newest
- * first, each after the last of the one before), so a reader holds one page however large `limit`.
+ * `listOperationsWithOwners` a page at a time: the listing is read in pages of `pageSize` (default
+ * the store's `PAGE_SIZE`; newest first, each after the last of the one before), so a reader holds
+ * one page however large `limit`.
  */
 export async function* ownedOperationPages(
   store: ControlPlaneStore,
   query: OperationQuery,
   now: () => number = Date.now,
-  pageSize = PAGE_SIZE,
+  pageSize?: number,
 ): AsyncGenerator<OwnedOperationEntry[]> {
+  // Loaded here, not at the top: `raes resolve --help` loads this folder and must not load the stores.
+  const { operationPages, PAGE_SIZE } = await import("../store/index.js");
   const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
   const extra: OperationEntry[] = [];
   const sources = query.state === undefined ? [] : (RECOVERED_FROM[query.state] ?? []);
@@ -158,7 +161,7 @@ export async function* ownedOperationPages(
       left -= 1;
     }
   };
-  for await (const page of operationPages(store, { ...query, limit }, pageSize)) {
+  for await (const page of operationPages(store, { ...query, limit }, pageSize ?? PAGE_SIZE)) {
     const rows: OwnedOperationEntry[] = [];
     for (const entry of page) {
       for (; next < extra.length && newestFirst(extra[next] as OperationEntry, entry) < 0; next += 1)
