@@ -11,6 +11,11 @@ export interface AgentExit {
 
 /** Grace between SIGTERM and SIGKILL when a process group is stopped. */
 const KILL_GRACE_MS = 2_000;
+/**
+ * The watchdog's grace between SIGTERM and SIGKILL: longer than a gateway takes to close its
+ * upstream (2 s after stdin EOF, then 2 s after SIGTERM), so an upstream in its own group goes too.
+ */
+const WATCHDOG_GRACE_S = 5;
 
 /**
  * The live (not zombie) processes of a group, from /proc where there is one. An orphan that exited
@@ -50,9 +55,28 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /**
+ * The group's watchdog, run by the group leader before it becomes the agent. A background subshell
+ * (in the agent's process group) blocks reading fd 3, a pipe whose only write end `raes` holds. The
+ * kernel closes that end when `raes` exits for any reason, SIGKILL included, and the read returns
+ * end-of-file: the watchdog then ignores SIGTERM itself, sends SIGTERM to its whole group, and
+ * SIGKILL after its grace. A blocking read is woken by the parent's death itself, so nothing polls
+ * and nothing races a reused pid; `PR_SET_PDEATHSIG` would need a native addon and covers only one
+ * process, not the group. While `raes` lives the watchdog is one idle shell that dies with the group
+ * (it does not ignore SIGTERM until it fires). The leader closes fd 3 and execs the agent, so the
+ * agent keeps the leader's pid and exit status.
+ */
+const WATCHDOG = [
+  `(while read -r _ <&3; do :; done; trap '' TERM; kill -TERM 0; sleep ${WATCHDOG_GRACE_S}; kill -KILL 0) &`,
+  "exec 3<&-",
+  'exec /bin/sh -c "$1"',
+].join("\n");
+
+/**
  * Runs `command` through /bin/sh as the leader of a new process group, its stdout and stderr
  * appended to `logPath`. When `signal` aborts, the whole group gets SIGTERM, then SIGKILL after a
  * grace period; once the leader has exited, whatever it left in its group is ended the same way.
+ * A watchdog in the group ends it the same way when this process dies, even by SIGKILL
+ * (docs/guide/agents.md).
  */
 export async function runInProcessGroup(options: {
   readonly command: string;
@@ -65,10 +89,11 @@ export async function runInProcessGroup(options: {
   const log = openSync(options.logPath, "a", 0o600);
   let child: ChildProcess;
   try {
-    child = spawn("/bin/sh", ["-c", options.command], {
+    child = spawn("/bin/sh", ["-c", WATCHDOG, "raes-agent", options.command], {
       env: options.env,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      stdio: ["ignore", log, log],
+      // fd 3 is the watchdog's pipe: only this process holds its other end.
+      stdio: ["ignore", log, log, "pipe"],
       detached: true,
     });
   } finally {
@@ -76,6 +101,7 @@ export async function runInProcessGroup(options: {
   }
   const pid = child.pid;
   if (pid === undefined) {
+    child.stdio[3]?.destroy();
     return new Promise((resolve) =>
       child.once("error", () => resolve({ exitCode: null, signal: null, stopped: false })),
     );
@@ -96,6 +122,8 @@ export async function runInProcessGroup(options: {
   options.signal.removeEventListener("abort", stop);
   await endGroup(pid);
   if (killTimer) clearTimeout(killTimer);
+  // After endGroup: closing it first would fire the watchdog, which outlives a SIGTERM by design.
+  child.stdio[3]?.destroy();
   return { exitCode: exit.code, signal: exit.signal, stopped };
 }
 

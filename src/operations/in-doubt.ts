@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import {
-  mergeNewestFirst,
+  DEFAULT_OPERATION_LIMIT,
+  newestFirst,
   type OperationEntry,
   type OperationKind,
   type OperationQuery,
@@ -110,23 +111,37 @@ export async function listOperationsWithOwners(
   query: OperationQuery,
   now: () => number = Date.now,
 ): Promise<OwnedOperationEntry[]> {
-  const limit = query.limit ?? 50;
-  const lists = [await store.listOperations(query)];
+  const rows: OwnedOperationEntry[] = [];
+  for await (const page of ownedOperationPages(store, query, now)) rows.push(...page);
+  return rows;
+}
+
+/**
+ * `listOperationsWithOwners` a page at a time: the listing is read in pages of `pageSize` (default
+ * the store's `PAGE_SIZE`; newest first, each after the last of the one before), so a reader holds
+ * one page however large `limit`.
+ */
+export async function* ownedOperationPages(
+  store: ControlPlaneStore,
+  query: OperationQuery,
+  now: () => number = Date.now,
+  pageSize?: number,
+): AsyncGenerator<OwnedOperationEntry[]> {
+  // Loaded here, not at the top: `raes resolve --help` loads this folder and must not load the stores.
+  const { operationPages, PAGE_SIZE } = await import("../store/index.js");
+  const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
+  const extra: OperationEntry[] = [];
   const sources = query.state === undefined ? [] : (RECOVERED_FROM[query.state] ?? []);
   for (const [state, kind] of sources) {
     if (query.kind !== undefined && query.kind !== kind) continue;
     // Every in-flight row of the kind (live owners' rows are dropped below, so a limit here could hide a
     // gone owner's): in flight are at most a few per participant, answered from the phase/state index.
-    lists.push(await store.listOperations({ ...query, state, kind, limit: IN_FLIGHT_CAP }));
+    extra.push(...(await store.listOperations({ ...query, state, kind, limit: IN_FLIGHT_CAP })));
   }
+  extra.sort(newestFirst);
   const owners = new Map<string, OperationOwner>();
-  const rows: OwnedOperationEntry[] = [];
-  for (const entry of mergeNewestFirst(lists, Number.POSITIVE_INFINITY)) {
-    if (rows.length >= limit) break;
-    if (!inFlight(entry.state)) {
-      rows.push(entry);
-      continue;
-    }
+  const own = async (entry: OperationEntry): Promise<OwnedOperationEntry | undefined> => {
+    if (!inFlight(entry.state)) return entry;
     let owner = owners.get(entry.participantAddress);
     if (!owner) {
       owner = await participantOwner(store, entry.participantAddress, now);
@@ -134,8 +149,29 @@ export async function listOperationsWithOwners(
     }
     const after = owner.status === OwnerStatus.live ? undefined : recoveredState(entry.kind, entry.state);
     // A row fetched for the state it will have after recovery belongs only when its owner is gone.
-    if (query.state !== undefined && entry.state !== query.state && after !== query.state) continue;
-    rows.push({ ...entry, owner, ...(after === undefined ? {} : { onRecovery: after }) });
+    if (query.state !== undefined && entry.state !== query.state && after !== query.state) return undefined;
+    return { ...entry, owner, ...(after === undefined ? {} : { onRecovery: after }) };
+  };
+  let left = limit;
+  let next = 0;
+  const take = async (entry: OperationEntry, rows: OwnedOperationEntry[]) => {
+    const row = left > 0 ? await own(entry) : undefined;
+    if (row) {
+      rows.push(row);
+      left -= 1;
+    }
+  };
+  for await (const page of operationPages(store, { ...query, limit }, pageSize ?? PAGE_SIZE)) {
+    const rows: OwnedOperationEntry[] = [];
+    for (const entry of page) {
+      for (; next < extra.length && newestFirst(extra[next] as OperationEntry, entry) < 0; next += 1)
+        await take(extra[next] as OperationEntry, rows);
+      await take(entry, rows);
+    }
+    if (rows.length > 0) yield rows;
+    if (left <= 0) return;
   }
-  return rows.slice(0, limit);
+  const rows: OwnedOperationEntry[] = [];
+  for (; next < extra.length && left > 0; next += 1) await take(extra[next] as OperationEntry, rows);
+  if (rows.length > 0) yield rows;
 }

@@ -9,6 +9,7 @@ export {
   type OperationOwner,
   type OwnedOperationEntry,
   OwnerStatus,
+  ownedOperationPages,
   ownerPhrase,
   participantOwner,
   recoveredState,

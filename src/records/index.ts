@@ -26,6 +26,7 @@ export {
   invocationStateMatches,
   mergeNewestFirst,
   newestFirst,
+  type OperationCursor,
   type OperationEntry,
   type OperationQuery,
   queriedKinds,

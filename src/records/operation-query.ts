@@ -12,6 +12,14 @@ export interface OperationQuery {
   readonly since?: string;
   /** At most this many, newest first; default `DEFAULT_OPERATION_LIMIT`. */
   readonly limit?: number;
+  /** Only operations after this one in newest-first order (older, or as old with a smaller id): the next page. */
+  readonly before?: OperationCursor;
+}
+
+/** Where a page of an operation listing ended: the last entry's creation time and id. */
+export interface OperationCursor {
+  readonly createdAt: string;
+  readonly id: string;
 }
 
 /** How many operations a listing returns when no limit is given. */

@@ -17,6 +17,7 @@ export {
 } from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";
 export { type OpenStoreOptions, openControlPlaneStore, StoreUrlError } from "./open.js";
+export { eventPages, operationPages, PAGE_SIZE } from "./pages.js";
 export {
   type ActivityContinuation,
   type ActivityLifecycle,
@@ -29,6 +30,7 @@ export {
   type InvocationCommit,
   type InvocationRecord,
   type Lease,
+  type OperationCursor,
   type OperationEntry,
   type OperationQuery,
   type ProcessMember,

@@ -17,6 +17,7 @@ export {
   type ActivityLifecycle,
   type ClockRecord,
   type InvocationRecord,
+  type OperationCursor,
   type OperationEntry,
   type OperationQuery,
   SchedulerLifecycle,
@@ -85,10 +86,14 @@ export interface Fence {
   readonly token: number;
 }
 
-/** Filters for reading history. */
+/** Filters for reading history, and a page of it. */
 export interface HistoryQuery {
   readonly participantAddress?: string;
   readonly episodeId?: string;
+  /** Only events committed after this sequence: where the next page starts. */
+  readonly afterSequence?: number;
+  /** At most this many events, the first in commit order: one page. */
+  readonly limit?: number;
 }
 
 /** Filters for listing tool actions. */
@@ -108,6 +113,7 @@ export interface ControlPlaneStore {
   getOperation(id: string): Promise<Operation | undefined>;
   /** Outer invocations and tool actions matching every filter, newest first, at most `limit`. */
   listOperations(query?: OperationQuery): Promise<OperationEntry[]>;
+  /** Events matching every filter, in commit order; `afterSequence` and `limit` read it a page at a time. */
   listEvents(query?: HistoryQuery): Promise<HistoryEvent[]>;
   getClock(clockAddress: string): Promise<ClockRecord | undefined>;
   getScheduler(participantAddress: string, policyAddress: string): Promise<SchedulerRecord | undefined>;

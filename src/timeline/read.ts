@@ -1,6 +1,7 @@
+import type { HistoryEvent } from "../history/index.js";
 import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
-import type { ControlPlaneStore, HistoryQuery } from "../store/index.js";
+import { type ControlPlaneStore, eventPages, type HistoryQuery, operationPages } from "../store/index.js";
 import type { TimelineInput, TimelineScheduler } from "./model/index.js";
 
 /** From this many actions on, the timeline lists operations in one read rather than one read each. */
@@ -21,13 +22,15 @@ async function operationsOf(
   if (ids.size < listedFrom || query.episodeId !== undefined) {
     found = await Promise.all([...ids].map((id) => store.getOperation(id)));
   } else {
-    const listed = await store.listOperations({
+    const listing = operationPages(store, {
       ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
       limit: Number.MAX_SAFE_INTEGER,
     });
+    // A page at a time, keeping only the operations the history shows.
     const byId = new Map<string, Operation>();
-    for (const { participantAddress: _, createdAt: __, ...operation } of listed)
-      byId.set(operation.id, operation);
+    for await (const page of listing)
+      for (const { participantAddress: _, createdAt: __, ...operation } of page)
+        if (ids.has(operation.id)) byId.set(operation.id, operation);
     found = [...ids].map((id) => byId.get(id));
   }
   return found.filter((operation): operation is Operation => operation !== undefined);
@@ -42,11 +45,17 @@ export async function readTimelineInput(
   query: HistoryQuery = {},
   listedFrom = LISTED_FROM,
 ): Promise<TimelineInput> {
-  const events = await store.listEvents(query);
+  const events: HistoryEvent[] = [];
   const ids = new Set<string>();
-  for (const event of events) {
-    ids.add(event.action_instance_id);
-    if (event.invocation_tool_context) ids.add(event.invocation_tool_context.invocation_action_instance_id);
+  const strings = new Map<string, string>();
+  // Read a page at a time, each event's strings shared with the equal ones before it: a long
+  // history repeats its addresses, phases and ids in every event (docs/hardening.md).
+  for await (const page of eventPages(store, query)) {
+    for (const event of page) {
+      events.push(shareStrings(event, strings));
+      ids.add(event.action_instance_id);
+      if (event.invocation_tool_context) ids.add(event.invocation_tool_context.invocation_action_instance_id);
+    }
   }
   const operations = await operationsOf(store, ids, query, listedFrom);
   const inHistory = new Set(events.map((event) => event.participant_address));
@@ -64,4 +73,24 @@ export async function readTimelineInput(
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
     }));
   return { events, operations, schedulers };
+}
+
+/**
+ * A copy of `value` whose strings are the first equal ones seen (kept in `seen`): equal strings
+ * parsed from different rows are different copies until shared. The value is left as it was (a
+ * memory store hands out its own records).
+ */
+export function shareStrings<T>(value: T, seen: Map<string, string>): T {
+  if (typeof value === "string") {
+    const known = seen.get(value);
+    if (known !== undefined) return known as T;
+    seen.set(value, value);
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((item) => shareStrings(item, seen)) as T;
+  if (value === null || typeof value !== "object") return value;
+  // fromEntries defines each key as its own property, an own `__proto__` key included.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [shareStrings(key, seen), shareStrings(item, seen)]),
+  ) as T;
 }

@@ -5,6 +5,7 @@ import {
   listOperationsWithOwners,
   newOwnerId,
   type OwnedOperationEntry,
+  ownedOperationPages,
   participantOwner,
 } from "../../src/operations/index.js";
 import type { OperationQuery, ToolActionRecord } from "../../src/store/index.js";
@@ -104,6 +105,42 @@ export function inDoubtCases(fixture: FixtureSource): void {
       [row?.owner?.ownerId, row?.owner?.host, row?.owner?.pid],
       [dead, hostname(), Number(dead.split("/")[1])],
     );
+  });
+
+  it("gives the same rows read in pages of any size, each read asking for at most a page", async () => {
+    await fill(fixture);
+    const { store } = fixture();
+    const asked: number[] = [];
+    const counting = new Proxy(store, {
+      get(target, name) {
+        if (name !== "listOperations") {
+          const value = Reflect.get(target, name, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return (query: OperationQuery) => {
+          asked.push(query.limit ?? Number.NaN);
+          return target.listOperations(query);
+        };
+      },
+    });
+    for (const [query, expected] of CASES) {
+      for (const size of [1, 2, 3]) {
+        asked.length = 0;
+        const rows: OwnedOperationEntry[] = [];
+        for await (const page of ownedOperationPages(counting, query, Date.now, size)) {
+          assert.ok(page.length > 0);
+          rows.push(...page);
+        }
+        assert.deepEqual(shape(rows), expected, `${JSON.stringify(query)} in pages of ${size}`);
+        // The in-flight rows recovery may settle to the state asked for are read once, whole (a few per participant).
+        const listing = asked.filter((limit) => limit <= size);
+        assert.ok(listing.length >= 1, `${JSON.stringify(query)}: ${asked.join(",")}`);
+        assert.ok(
+          asked.every((limit) => limit <= size || limit >= 1_000),
+          `${JSON.stringify(query)}: ${asked.join(",")}`,
+        );
+      }
+    }
   });
 
   it("changes nothing: the interrupted rows stay running until a runtime recovers them", async () => {

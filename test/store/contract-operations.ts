@@ -4,7 +4,7 @@ import type { OperationQuery, ToolActionRecord } from "../../src/store/index.js"
 import type { FixtureSource } from "./contract.js";
 import { closeCommit, invocation, P1, P2, scheduler, toolAction } from "./records.js";
 
-const at = (second: number) => `2025-01-01T00:00:0${second}.000000Z`;
+export const at = (second: number) => `2025-01-01T00:00:0${second}.000000Z`;
 
 /**
  * Three invocations and seven tool actions in every operation state, two of them created at the
@@ -13,7 +13,7 @@ const at = (second: number) => `2025-01-01T00:00:0${second}.000000Z`;
  *   inv-b  P2 :04 failed      tool-1 :05 partial_success   tool-2 :06 failed
  *   inv-c  P1 :07 running     tool-1 :08 dispatched        tool-2 :08 admitted
  */
-async function fill(fixture: FixtureSource): Promise<void> {
+export async function fill(fixture: FixtureSource): Promise<void> {
   const { store } = fixture();
   const settled = (
     record: ToolActionRecord,
@@ -51,7 +51,7 @@ async function fill(fixture: FixtureSource): Promise<void> {
 }
 
 /** Every operation, newest first. */
-const ALL = [
+export const ALL = [
   "inv-c.tool-2",
   "inv-c.tool-1",
   "inv-c",
@@ -65,7 +65,7 @@ const ALL = [
 ];
 
 /** Each query with the ids it must list, in order (a hand-written table, not a second implementation). */
-const CASES: readonly [OperationQuery, readonly string[]][] = [
+export const CASES: readonly [OperationQuery, readonly string[]][] = [
   [{}, ALL],
   [{ state: "indeterminate" }, ["inv-a.tool-2"]],
   [{ state: "succeeded" }, ["inv-b.tool-1", "inv-a.tool-1", "inv-a"]],

@@ -9,6 +9,7 @@ import { inDoubtCases } from "./contract-in-doubt.js";
 import { leaseCases } from "./contract-leases.js";
 import { membershipCases } from "./contract-membership.js";
 import { operationCases, refusalCountCases } from "./contract-operations.js";
+import { pageCases } from "./contract-pages.js";
 import { recordCases } from "./contract-records.js";
 import { recoveryCases } from "./contract-recovery.js";
 
@@ -49,5 +50,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("durability", () => durabilityCases(current));
     describe("recovery reads and batches", () => recoveryCases(current));
     describe("history bodies", () => historyBodyCases(current));
+    describe("page reads", () => pageCases(current));
   });
 }

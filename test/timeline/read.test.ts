@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { MemoryControlPlaneStore } from "../../src/store/index.js";
 import type { ControlPlaneStore } from "../../src/store/types.js";
 import { LISTED_FROM, readTimelineInput } from "../../src/timeline/index.js";
+import { shareStrings } from "../../src/timeline/read.js";
 import { runKnownHistory } from "../fixtures/history/scripted-run.js";
 import { EXAMPLE } from "../helpers/example.js";
 
@@ -24,6 +25,38 @@ function counting(store: ControlPlaneStore): { store: ControlPlaneStore; gets: (
 }
 
 describe("readTimelineInput", () => {
+  it("reads the history and the operations listing a page at a time, and gives what one read gives", async () => {
+    const inner = new MemoryControlPlaneStore();
+    await runKnownHistory(inner);
+    const asked: string[] = [];
+    const paged = new Proxy(inner, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== "function") return value;
+        if (property !== "listEvents" && property !== "listOperations") return value.bind(target);
+        return (query: { limit?: number }) => {
+          asked.push(`${String(property)} ${query.limit}`);
+          return value.call(target, query);
+        };
+      },
+    });
+    const input = await readTimelineInput(paged, {}, 0);
+    assert.deepEqual(input.events, await inner.listEvents());
+    assert.deepEqual(asked, ["listEvents 1000", "listOperations 1000"], "each read is one page");
+  });
+
+  it("shares equal strings across events without changing them or the records read", () => {
+    const a = JSON.parse('{"x": "same", "__proto__": {"k": ["same", 1, null]}, "n": {"deep": ["same"]}}');
+    const b = JSON.parse('{"x": "same", "y": "other"}');
+    const before = [JSON.stringify(a), JSON.stringify(b)];
+    const seen = new Map<string, string>();
+    const shared = [shareStrings(a, seen), shareStrings(b, seen)];
+    assert.deepEqual(shared, [a, b]);
+    assert.ok(Object.hasOwn(shared[0], "__proto__"), "an own __proto__ key stays an own key");
+    assert.deepEqual([JSON.stringify(a), JSON.stringify(b)], before);
+    assert.deepEqual([...seen.keys()].sort(), ["__proto__", "deep", "k", "n", "other", "same", "x", "y"]);
+  });
+
   it("reads a long history's operations in one listing, not one read each, and finds the same ones", async () => {
     assert.ok(LISTED_FROM > 1 && LISTED_FROM <= 100);
     const inner = new MemoryControlPlaneStore();

@@ -6,8 +6,8 @@ import { absoluteStoreUrl } from "../../printed/index.js";
 import type { ActivityContinuation } from "../../records/index.js";
 import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
 import { makeDirectories } from "../directories.js";
-import { printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
+import { writeJsonObject, writeText } from "../json-stream.js";
 import { storeOption, withStore } from "../store-option.js";
 
 interface HistoryOptions {
@@ -101,24 +101,35 @@ export function registerHistoryCommand(program: Command): void {
       ...(options.episode === undefined ? {} : { episodeId: options.episode }),
     };
     if (options.html !== undefined) return writeTimeline(options, query, options.html);
-    const [events, schedulers] = await withStore(
+    const { eventPages } = await import("../../store/index.js");
+    await withStore(
       options.store,
-      async (store) => [await store.listEvents(query), await store.listSchedulers()] as const,
+      async (store) => {
+        const shown = (await store.listSchedulers()).filter(
+          (s) => options.participant === undefined || s.participantAddress === options.participant,
+        );
+        // The runtime loads only when a v2 scheduler has a continuation to show.
+        const view = shown.some((s) => s.activity)
+          ? (await import("../../runtime/index.js")).continuationView
+          : () => ({});
+        // Events stream a page at a time, each page written before the next is read (docs/hardening.md).
+        if (options.json)
+          return writeJsonObject(process.stdout, {
+            events: { pages: eventPages(store, query) },
+            schedulers: { value: shown.map((s) => schedulerJson(s, view)) },
+          });
+        let none = true;
+        for await (const page of eventPages(store, query)) {
+          none = false;
+          await writeText(process.stdout, page.map((event) => `${describeEvent(event)}\n`).join(""));
+        }
+        if (none) process.stdout.write("no history events\n");
+        for (const scheduler of shown) {
+          const line = describeContinuation(scheduler, view);
+          if (line) process.stdout.write(`${line}\n`);
+        }
+      },
       { create: false },
     );
-    const shown = schedulers.filter(
-      (s) => options.participant === undefined || s.participantAddress === options.participant,
-    );
-    // The runtime loads only when a v2 scheduler has a continuation to show.
-    const view = shown.some((s) => s.activity)
-      ? (await import("../../runtime/index.js")).continuationView
-      : () => ({});
-    if (options.json) return printJson({ events, schedulers: shown.map((s) => schedulerJson(s, view)) });
-    for (const event of events) process.stdout.write(`${describeEvent(event)}\n`);
-    if (events.length === 0) process.stdout.write("no history events\n");
-    for (const scheduler of shown) {
-      const line = describeContinuation(scheduler, view);
-      if (line) process.stdout.write(`${line}\n`);
-    }
   });
 }

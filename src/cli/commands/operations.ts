@@ -7,7 +7,7 @@ import {
   type OperationQuery,
   OperationState,
 } from "../../records/index.js";
-import { printJson } from "../exit.js";
+import { writeJsonObject } from "../json-stream.js";
 import { storeOption, withStore } from "../store-option.js";
 import { operationEntryToWire } from "./operation-wire.js";
 
@@ -115,11 +115,22 @@ export function registerOperationsCommand(program: Command): void {
       ...(options.since === undefined ? {} : { since: options.since }),
       limit: options.limit,
     };
-    const { listOperationsWithOwners, ownerPhrase } = await import("../../operations/index.js");
+    const { listOperationsWithOwners, ownedOperationPages, ownerPhrase } = await import(
+      "../../operations/index.js"
+    );
+    // JSON streams a page at a time, each page written before the next is read (docs/hardening.md).
+    if (options.json)
+      return withStore(
+        options.store,
+        (store) =>
+          writeJsonObject(process.stdout, {
+            operations: { pages: ownedOperationPages(store, query), map: operationEntryToWire },
+          }),
+        { create: false },
+      );
     const entries = await withStore(options.store, (store) => listOperationsWithOwners(store, query), {
       create: false,
     });
-    if (options.json) return printJson({ operations: entries.map(operationEntryToWire) });
     if (entries.length === 0)
       process.stderr.write(`raes: no operations match in ${printableStoreUrl(options.store)}\n`);
     else printTable(entries, ownerPhrase);

@@ -133,7 +133,19 @@ export class RuntimeManager {
     this.#v2 = v2;
   }
 
-  /** Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts. */
+  /**
+   * Validates, registers, plans, takes scheduler leases, recovers interrupted invocations and starts.
+   *
+   * Starting runs the attempts due at the clock's current tick before `open` returns, as RAES's
+   * start does: a cadence that starts at tick 0 has its first invocation (harness call, tool
+   * actions, history) done when the manager is handed back, and the first `step` runs the next
+   * cadence tick. A store reopened at a tick whose attempts already ran runs nothing again
+   * (docs/guide/harness.md#what-open-and-reset-run).
+   *
+   * @example
+   * const manager = await RuntimeManager.open({ model, manifest, runtime, store: "memory:" });
+   * // The start tick's attempts have run: their events are already in manager.history().
+   */
   static async open(options: RuntimeManagerOptions): Promise<RuntimeManager> {
     assertModelInBounds(options.model);
     const check = checkManifest(options.manifest);
@@ -257,8 +269,10 @@ export class RuntimeManager {
   }
 
   /**
-   * Starts a new clock segment and episode at tick 0 and increments the execution generation; the
-   * actions due at tick 0 of the new segment run at once (RAES runs them before the clock next advances).
+   * Starts a new clock segment and episode at tick 0 and increments the execution generation, then
+   * runs the attempts due at tick 0 of the new segment before it returns, as RAES's reset does (it
+   * runs them before the clock next advances); on a paused clock they run at `resume`
+   * (docs/guide/harness.md#what-open-and-reset-run).
    */
   reset(): Promise<void> {
     return this.#exclusive(async () => {

@@ -2,6 +2,7 @@ import {
   DEFAULT_OPERATION_LIMIT,
   type HistoryEvent,
   invocationEntry,
+  type OperationCursor,
   type OperationEntry,
   type OperationQuery,
   queriedKinds,
@@ -98,7 +99,7 @@ export class MemoryReads {
     const { invocations, toolActions } = this.#tables;
     const byCreation = this.#tables.byCreation();
     const found: OperationEntry[] = [];
-    for (let i = byCreation.length - 1; i >= 0 && found.length < limit; i -= 1) {
+    for (let i = newerThan(byCreation, query.before) - 1; i >= 0 && found.length < limit; i -= 1) {
       const key = byCreation[i] as CreationKey;
       if (query.since !== undefined && key.createdAt < query.since) break;
       if (!(key.invocation ? kinds.invocations : kinds.toolActions)) continue;
@@ -121,15 +122,51 @@ export class MemoryReads {
 
   /** History events matching every given filter, in commit order. */
   listEvents(query: HistoryQuery = {}): HistoryEvent[] {
-    return this.#tables.events.filter(
-      (e) =>
+    const { events } = this.#tables;
+    const limit = query.limit ?? Number.POSITIVE_INFINITY;
+    for (const n of [query.afterSequence, query.limit])
+      if (n !== undefined && (!Number.isSafeInteger(n) || n < 0))
+        throw new RangeError(`a page bound is a whole number from 0, not ${n}`);
+    // Sequences are ascending from 1 in the array, so a page starts with a binary search.
+    let i = 0;
+    if (query.afterSequence !== undefined) {
+      let hi = events.length;
+      while (i < hi) {
+        const mid = (i + hi) >>> 1;
+        if ((events[mid] as HistoryEvent).sequence <= query.afterSequence) i = mid + 1;
+        else hi = mid;
+      }
+    }
+    const found: HistoryEvent[] = [];
+    for (; i < events.length && found.length < limit; i += 1) {
+      const e = events[i] as HistoryEvent;
+      if (
         (query.participantAddress === undefined || e.participant_address === query.participantAddress) &&
-        (query.episodeId === undefined || e.episode_id === query.episodeId),
-    );
+        (query.episodeId === undefined || e.episode_id === query.episodeId)
+      )
+        found.push(e);
+    }
+    return found;
   }
 }
 
 /** Byte order, as SQL stores sort text, so every store lists in the same order. */
 function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The index of the first key at or after `cursor` in creation order (all of them without one): where a page starts. */
+function newerThan(keys: readonly CreationKey[], cursor: OperationCursor | undefined): number {
+  if (cursor === undefined) return keys.length;
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const key = keys[mid] as CreationKey;
+    const before =
+      key.createdAt < cursor.createdAt || (key.createdAt === cursor.createdAt && key.id < cursor.id);
+    if (before) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

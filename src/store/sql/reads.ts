@@ -173,6 +173,12 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     // Times and ids compare bytewise in every store, as the memory store compares them.
     const bytewise = this.#driver.bytewise;
     if (query.since !== undefined) clauses.push(`created_at${bytewise} >= ${bind(query.since)}`);
+    if (query.before !== undefined) {
+      const at = bind(query.before.createdAt);
+      clauses.push(
+        `(created_at${bytewise} < ${at} OR (created_at${bytewise} = ${at} AND id${bytewise} < ${bind(query.before.id)}))`,
+      );
+    }
     const filter = clauses.length === 0 ? "" : ` WHERE ${clauses.join(" AND ")}`;
     const order = `ORDER BY created_at${bytewise} DESC, id${bytewise} DESC LIMIT ${Math.trunc(limit)}`;
     return this.#all<Row, OperationEntry>(`SELECT * FROM ${table}${filter} ${order}`, values, map);
@@ -182,7 +188,15 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
   listEvents(query: HistoryQuery = {}): Answer<HistoryEvent[]> {
     const values: string[] = [];
     const select = `SELECT sequence, ${this.#driver.bodyText} FROM history_events`;
-    const sql = `${where(select, eventFilters(query), this.#bind(values))} ORDER BY sequence`;
+    const filtered = where(select, eventFilters(query), this.#bind(values));
+    // Integers are written into the text (validated), as the listing's LIMIT is: the statement is one
+    // per combination of filters and page bounds either way.
+    const after =
+      query.afterSequence === undefined
+        ? ""
+        : `${filtered === select ? " WHERE" : " AND"} sequence > ${pageInteger(query.afterSequence)}`;
+    const limit = query.limit === undefined ? "" : ` LIMIT ${pageInteger(query.limit)}`;
+    const sql = `${filtered}${after} ORDER BY sequence${limit}`;
     return this.#all<EventRow, HistoryEvent>(sql, values, this.#driver.historyEvent ?? historyEvent);
   }
 
@@ -198,4 +212,11 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
   #all<Row, T>(sql: string, values: readonly string[], map: (row: Row) => T): Answer<T[]> {
     return andThen(this.#driver.rows<Row>(sql, values), (rows) => rows.map(map));
   }
+}
+
+/** A page bound as SQL text: a whole number from 0, or a `RangeError`. */
+function pageInteger(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new RangeError(`a page bound is a whole number from 0, not ${n}`);
+  return String(n);
 }

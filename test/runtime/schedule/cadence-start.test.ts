@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { RuntimeManager } from "../../../src/index.js";
-import { exampleManifest, modelWithAttempts } from "../../helpers/example.js";
+import { exampleManifest, modelWithAttempts, ROOT } from "../../helpers/example.js";
 import { RecordingRuntime } from "../harnesses.js";
 
 const point = (segment: number, tick: number) => `time.clock.scenario-clock@segment=${segment},tick=${tick}`;
@@ -59,5 +59,32 @@ describe("the cadence's start tick (RAES runs it when the plan is applied)", () 
     assert.equal(runtime.requests.at(-1)?.observationPoint, point(1, 10));
     assert.equal(runtime.requests.length, 3);
     await manager.close();
+  });
+});
+
+describe("the docs say what open and reset run", () => {
+  it("RuntimeManager.open's and reset's TSDoc and the harness guide say they run the attempts due at the start tick, as RAES does", () => {
+    const source = readFileSync(join(ROOT, "src", "runtime", "manager", "manager.ts"), "utf8");
+    const docOf = (signature: string) => {
+      const at = source.indexOf(signature);
+      assert.ok(at > 0, signature);
+      const comment = source.slice(source.lastIndexOf("/**", at), at);
+      return comment.replace(/\s*\n\s*\*\s?/g, " ");
+    };
+    assert.match(
+      docOf("static async open("),
+      /runs the attempts due at the clock's current tick before `open` returns, as RAES's start does/,
+    );
+    assert.match(
+      docOf("reset(): Promise<void>"),
+      /runs the attempts due at tick 0 of the new segment before it returns, as RAES's reset does/,
+    );
+    const guide = readFileSync(join(ROOT, "docs", "guide", "harness.md"), "utf8");
+    assert.match(guide, /^## What open and reset run$/m);
+    assert.match(guide, /`open` runs the attempts due at the clock's current tick before it returns/);
+    assert.match(
+      guide,
+      /`reset\(\)` starts a new clock segment and episode at tick 0 and runs the attempts due at that\s+tick before it returns/,
+    );
   });
 });
