@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
@@ -221,7 +222,13 @@ describe("raes mcp-gateway --http with the SDK's Streamable HTTP client", () => 
       actions.map((a) => a.settlement),
       ["succeeded", "succeeded"],
     );
-    for (const action of actions) assert.ok(action.toolCallId.includes(seen.sessionId), action.toolCallId);
+    // The store names the session by a digest of its secret Mcp-Session-Id, never by the secret.
+    const publicId = createHash("sha256").update(seen.sessionId).digest("hex").slice(0, 32);
+    for (const action of actions) {
+      assert.ok(action.toolCallId.startsWith(`mcp:${publicId}:`), action.toolCallId);
+      assert.ok(!action.toolCallId.includes(seen.sessionId), action.toolCallId);
+    }
+    assert.match(seen.sessionId, /^[A-Za-z0-9_-]{43}$/, "the Mcp-Session-Id is 256 random bits");
   });
 
   it("after the invocation closed, a call through the gateway answers invocation_closed", () => {
