@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -260,6 +260,29 @@ describe("raes mcp-gateway --http guards", () => {
       );
       assert.equal(refused?.code, 2);
       assert.match(refused?.message ?? "", /not a loopback address; pass --allow-remote/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("off loopback it needs a token: --allow-remote alone, or a --token-file with a guessable token, exits 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-http-token-"));
+    try {
+      const exitOf = (extra: readonly string[], listen = "0.0.0.0:0") =>
+        startHttpGatewayProcess(join(dir, "none.sock"), "t", join(dir, "c"), listen, extra).then(
+          () => undefined,
+          (error: Error & { code?: number }) => error,
+        );
+      const noToken = await exitOf(["--allow-remote"]);
+      assert.equal(noToken?.code, 2);
+      assert.match(noToken?.message ?? "", /serving it needs a token \(--token-file\)/);
+      writeFileSync(join(dir, "short"), "abc\n");
+      const short = await exitOf(["--token-file", join(dir, "short")], "127.0.0.1:0");
+      assert.equal(short?.code, 2);
+      assert.match(short?.message ?? "", /16 to 1024 characters/);
+      const idle = await exitOf(["--idle-timeout", "0"], "127.0.0.1:0");
+      assert.equal(idle?.code, 2);
+      assert.match(idle?.message ?? "", /--idle-timeout/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
