@@ -37,8 +37,8 @@ The port token is read from the environment variable ${PORT_TOKEN_ENV}; it is no
 on to the upstream.
 
 With --http HOST:PORT the gateway serves MCP's Streamable HTTP transport at
-http://HOST:PORT/mcp instead of stdio (PORT 0 picks a free port; the URL is printed on
-stderr). Each MCP session's Mcp-Session-Id is part of every tool_call_id, so a client that
+http://HOST:PORT/mcp instead of stdio (a bare PORT listens on 127.0.0.1; PORT 0 picks a
+free port; the URL is printed on stderr). Each MCP session's Mcp-Session-Id is part of every tool_call_id, so a client that
 reconnects with its session and retries a request id gets the original answer. Only
 loopback hosts are served (and only requests whose Host and Origin are loopback) unless
 --allow-remote is given, and then only with a token. --token-file F (its first line), else
@@ -146,7 +146,9 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
     const { isLoopbackHost, parseHttpAddress } = await import("../../mcp/index.js");
     const address = parseHttpAddress(options.http);
     if (!address) {
-      say(`--http wants HOST:PORT (for example 127.0.0.1:8765 or [::1]:0), not ${options.http}`);
+      say(
+        `--http wants HOST:PORT or PORT (for example 127.0.0.1:8765, [::1]:0 or 8765), not ${options.http}`,
+      );
       return ExitCode.usage;
     }
     if (!isLoopbackHost(address.host) && options.allowRemote !== true) {
@@ -213,7 +215,7 @@ async function runHttpGateway(
   const { HttpGatewayRefusal, parseHttpAddress, startHttpGateway } = await import("../../mcp/index.js");
   const address = parseHttpAddress(listen);
   if (!address) {
-    say(`--http wants HOST:PORT (for example 127.0.0.1:8765 or [::1]:0), not ${listen}`);
+    say(`--http wants HOST:PORT or PORT (for example 127.0.0.1:8765, [::1]:0 or 8765), not ${listen}`);
     return ExitCode.usage;
   }
   const { token: bearer } = httpToken(options);
@@ -269,7 +271,10 @@ export function registerMcpGatewayCommand(program: Command): void {
       positiveMs,
       30_000,
     )
-    .option("--http <host:port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    .option(
+      "--http <host:port>",
+      "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (a bare PORT: 127.0.0.1)",
+    )
     .option("--allow-remote", "with --http, allow a host that is not loopback (needs a token)")
     .option(
       "--token-file <file>",

@@ -8,8 +8,18 @@ export interface HttpAddress {
   readonly port: number;
 }
 
-/** Parses `HOST:PORT` (`[::1]:PORT` for IPv6; PORT 0 picks a free one); undefined when malformed. */
+/** The host a bare `PORT` listens on: loopback, so serving other hosts is always asked for by name. */
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+
+/**
+ * Parses `HOST:PORT` (`[::1]:PORT` for IPv6), or a bare `PORT` on 127.0.0.1; PORT 0 picks a free
+ * one. Undefined when malformed.
+ */
 export function parseHttpAddress(text: string): HttpAddress | undefined {
+  if (/^\d{1,5}$/.test(text)) {
+    const port = Number(text);
+    return port > 65_535 ? undefined : { host: DEFAULT_HTTP_HOST, port };
+  }
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
   if (!match) return undefined;
   const host = match[1] ?? match[2] ?? "";
