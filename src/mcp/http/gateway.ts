@@ -117,6 +117,15 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
     else perAddress.delete(session.client);
     void session.server.close().catch(() => undefined);
     void session.calls.drain().then(() => unsettled.delete(session.calls));
+    // On a later turn, so an answer the transport is writing right now goes out first.
+    setImmediate(() => {
+      for (const response of session.unansweredPosts())
+        refuse(response, {
+          status: 404,
+          code: HttpRefusalCode.session_unknown,
+          message: "the MCP session ended before this request was answered",
+        });
+    });
   };
 
   const openSession = async (
@@ -175,7 +184,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
       idleMs,
       onIdle: endSession,
     });
-    session.touch(response);
+    session.touch(request, response);
     await server.connect(transport);
     await transport.handleRequest(request, response, parsed);
     // The SDK refused it (a bad Accept or Content-Type): no session began.
@@ -203,7 +212,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
         code: HttpRefusalCode.session_required,
         message: "no Mcp-Session-Id",
       });
-    session?.touch(response);
+    session?.touch(request, response);
     if (request.method !== "POST") return session?.transport.handleRequest(request, response);
     const read = await readBody(request, response);
     if (!read.ok) return;

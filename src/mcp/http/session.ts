@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -35,6 +35,8 @@ export class HttpSession {
   #active = 0;
   #timer: NodeJS.Timeout | undefined;
   #ended = false;
+  /** The POSTs whose responses are still open. */
+  readonly #openPosts = new Set<ServerResponse>();
   /** The POSTs in flight per request id, each settled once its HTTP response is closed. */
   readonly #answering = new Map<string, Promise<void>>();
 
@@ -57,12 +59,14 @@ export class HttpSession {
   }
 
   /** Counts one HTTP request as activity until its response closes; the idle clock runs only when none is open. */
-  touch(response: ServerResponse): void {
+  touch(request: IncomingMessage, response: ServerResponse): void {
     if (response.closed) return;
     this.#active += 1;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    if (request.method === "POST") this.#openPosts.add(response);
     response.once("close", () => {
+      this.#openPosts.delete(response);
       this.#active -= 1;
       if (this.#active === 0) this.#arm();
     });
@@ -83,6 +87,14 @@ export class HttpSession {
     this.#ended = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+  }
+
+  /**
+   * The POSTs of this session not yet answered. Once the session ends the SDK's transport drops
+   * them unanswered (their handlers are aborted), so the gateway answers them itself.
+   */
+  unansweredPosts(): ServerResponse[] {
+    return [...this.#openPosts].filter((response) => !response.headersSent);
   }
 
   get ended(): boolean {

@@ -209,3 +209,34 @@ describe("HTTP gateway sessions", () => {
     }
   });
 });
+
+describe("HTTP gateway sessions that end with requests open", () => {
+  it("a POST in flight when its session is deleted is answered 404, not left open", async () => {
+    await oneInvocation(
+      {
+        body: async (port, { store }) => {
+          const gateway = await rawHttpGateway(port, { timeoutMs: 60_000 });
+          try {
+            const { sessionId } = await openSession(gateway.url);
+            assert.ok(sessionId);
+            const call = {
+              jsonrpc: "2.0",
+              id: 1,
+              method: "tools/call",
+              params: { name: "stall", arguments: {} },
+            };
+            const inFlight = inSession(gateway.url, sessionId, call);
+            await until(async () => (await store.listToolActions({})).length === 1);
+            assert.equal((await inSession(gateway.url, sessionId, undefined, "DELETE")).status, 200);
+            const answered = await inFlight;
+            assert.equal(answered.status, 404);
+            assert.equal(codeOf(answered.json), "mcp-http.session-unknown");
+          } finally {
+            await gateway.close();
+          }
+        },
+      },
+      async () => undefined,
+    );
+  });
+});
