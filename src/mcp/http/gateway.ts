@@ -99,7 +99,15 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
   const maxSessions = options.maxSessions ?? 1024;
   /** Open sessions by public id. */
   const sessions = new Map<string, HttpSession>();
+  /** Sessions per client address, counted from the moment an initialize is let in. */
   const perAddress = new Map<string, number>();
+  /** Initializations let in whose session has not begun yet: they hold their place already. */
+  let opening = 0;
+  const release = (client: string): void => {
+    const held = (perAddress.get(client) ?? 1) - 1;
+    if (held > 0) perAddress.set(client, held);
+    else perAddress.delete(client);
+  };
   // Every session's calls until they are drained: one the client closed may still have settles behind
   // its last answers, and the gateway must not exit before the port has them.
   const unsettled = new Set<GovernedCalls>();
@@ -112,9 +120,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
     if (session.ended) return;
     session.end();
     if (sessions.get(session.publicId) === session) sessions.delete(session.publicId);
-    const held = (perAddress.get(session.client) ?? 1) - 1;
-    if (held > 0) perAddress.set(session.client, held);
-    else perAddress.delete(session.client);
+    release(session.client);
     void session.server.close().catch(() => undefined);
     void session.calls.drain().then(() => unsettled.delete(session.calls));
     // On a later turn, so an answer the transport is writing right now goes out first.
@@ -142,7 +148,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
       });
     const client = clientOf(request);
     const held = perAddress.get(client) ?? 0;
-    if (held >= perClient || sessions.size >= maxSessions) {
+    if (held >= perClient || sessions.size + opening >= maxSessions) {
       response.setHeader("retry-after", String(Math.ceil(idleMs / 1000)));
       return refuse(response, {
         status: 503,
@@ -153,6 +159,9 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
             : "the gateway holds as many MCP sessions as it allows; retry later",
       });
     }
+    // The place is taken before anything is awaited, so concurrent initializations cannot overshoot.
+    perAddress.set(client, held + 1);
+    opening += 1;
     const secret = newSessionSecret();
     const publicId = publicSessionId(secret);
     const calls = new GovernedCalls({
@@ -167,10 +176,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       enableJsonResponse: true,
       sessionIdGenerator: () => secret,
-      onsessioninitialized: () => {
-        sessions.set(publicId, session);
-        perAddress.set(client, (perAddress.get(client) ?? 0) + 1);
-      },
+      onsessioninitialized: () => void sessions.set(publicId, session),
       onsessionclosed: (): void => endSession(session),
     });
     unsettled.add(calls);
@@ -185,13 +191,18 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
       onIdle: endSession,
     });
     session.touch(request, response);
-    await server.connect(transport);
-    await transport.handleRequest(request, response, parsed);
-    // The SDK refused it (a bad Accept or Content-Type): no session began.
-    if (!sessions.has(publicId)) {
-      session.end();
-      unsettled.delete(calls);
-      await server.close().catch(() => undefined);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request, response, parsed);
+    } finally {
+      opening -= 1;
+      // The SDK refused it (a bad Accept or Content-Type): no session began, and its place is free.
+      if (!sessions.has(publicId) && !session.ended) {
+        session.end();
+        release(client);
+        unsettled.delete(calls);
+        await server.close().catch(() => undefined);
+      }
     }
   };
 

@@ -37,6 +37,17 @@ describe("HTTP gateway sessions", () => {
     }
   });
 
+  it("initializations sent at once from one address never take more places than its cap", async () => {
+    const gateway = await rawHttpGateway(NEVER_PORT, { maxSessionsPerClient: 4 });
+    try {
+      const opened = await Promise.all(Array.from({ length: 20 }, () => openSession(gateway.url)));
+      const statuses = opened.map((o) => o.exchange.status).sort();
+      assert.deepEqual(statuses, [...Array(4).fill(200), ...Array(16).fill(503)]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it("a session nobody uses expires after the idle timeout, and its place opens again", {
     timeout: 30_000,
   }, async () => {
