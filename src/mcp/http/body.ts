@@ -45,14 +45,20 @@ export function writeAnswers(response: ServerResponse, checked: CheckedBody & { 
   response.end(JSON.stringify(checked.answers.length === 1 ? checked.answers[0] : checked.answers));
 }
 
+/** The most of an oversized body discarded after its 413, so the client can read the answer; past it the connection is cut. */
+const MAX_DISCARDED_BYTES = 4 * MAX_BODY_BYTES;
+
 /**
- * Reads and parses a POST body of at most `MAX_BODY_BYTES`. A larger one is answered 413 and the
- * connection closed; one that is not JSON is answered −32700. Either way the result is not ok.
+ * Reads and parses a POST body of at most `MAX_BODY_BYTES`. A larger one is answered 413, and the
+ * rest of it read and discarded (up to a bound, then the connection is cut) so that the client, still
+ * sending, gets to read the answer. One that is not JSON is answered −32700. Either way the result
+ * is not ok.
  */
 export async function readBody(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false }> {
+  let size = 0;
   const tooLarge = () => {
     response.setHeader("connection", "close");
     refuse(response, {
@@ -60,11 +66,15 @@ export async function readBody(
       code: HttpRefusalCode.body_too_large,
       message: `the body is larger than ${MAX_BODY_BYTES} bytes`,
     });
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_DISCARDED_BYTES) request.destroy();
+    });
+    request.resume();
     return { ok: false } as const;
   };
   if (Number(request.headers["content-length"]) > MAX_BODY_BYTES) return tooLarge();
   const chunks: Buffer[] = [];
-  let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > MAX_BODY_BYTES) return tooLarge();

@@ -201,6 +201,22 @@ describe("HTTP gateway sessions", () => {
     );
   });
 
+  it("a body over 4 MiB is answered 413 even while the client is still sending it", async () => {
+    const gateway = await rawHttpGateway(NEVER_PORT);
+    try {
+      const { sessionId } = await openSession(gateway.url);
+      assert.ok(sessionId);
+      const big = { jsonrpc: "2.0", id: 1, method: "ping", params: { x: "é".repeat(4_500_000) } };
+      const refused = await inSession(gateway.url, sessionId, big);
+      assert.equal(refused.status, 413);
+      assert.equal(codeOf(refused.json), "mcp-http.body-too-large");
+      const pong = await inSession(gateway.url, sessionId, { jsonrpc: "2.0", id: 2, method: "ping" });
+      assert.equal(pong.status, 200, "the session goes on");
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it("an initialize with malformed params is answered -32602 and opens no session", async () => {
     const gateway = await rawHttpGateway(NEVER_PORT, { maxSessionsPerClient: 1 });
     try {
