@@ -38,15 +38,15 @@ on to the upstream.
 
 With --http HOST:PORT the gateway serves MCP's Streamable HTTP transport at
 http://HOST:PORT/mcp instead of stdio (a bare PORT listens on 127.0.0.1; PORT 0 picks a
-free port; the URL is printed on stderr). Each MCP session's Mcp-Session-Id is part of every tool_call_id, so a client that
-reconnects with its session and retries a request id gets the original answer. Only
-loopback hosts are served (and only requests whose Host and Origin are loopback) unless
---allow-remote is given, and then only with a token. --token-file F (its first line), else
-${HTTP_TOKEN_ENV}, is a token of 16 to 1024 characters that every request must carry as
-"Authorization: Bearer <token>". No token ever appears in the URL. The Mcp-Session-Id is
-a secret of its own: only the client that holds it can use or delete its session. A session
-ends after --idle-timeout seconds without a request (default 300); each client address may
-hold 16 sessions at once.
+free port; the URL is printed on stderr). A digest of each session's Mcp-Session-Id names
+it in every tool_call_id, so a client that reconnects with its session and retries a
+request id gets the original answer. Only loopback hosts are served (and only requests
+whose Host and Origin are loopback; Origin null never) unless --allow-remote is given, and
+then only with a token: --token-file F (its first line), else ${HTTP_TOKEN_ENV}, 16 to 1024
+characters that every request must carry as "Authorization: Bearer <token>". No token is
+ever in the URL. The Mcp-Session-Id is a secret of its own: only the client that holds it
+can use or delete its session. A session ends after --idle-timeout seconds without a
+request (default 300); each client address may hold 16 sessions at once.
 
 Tracing: each tools/call gets an OpenTelemetry execute_tool span. A W3C traceparent (and
 tracestate) in the call's params._meta makes it a child of the client's span, and the call
