@@ -62,7 +62,7 @@ export interface RunningHttpGateway {
 /** Why the HTTP gateway would not start. */
 export class HttpGatewayRefusal extends Error {}
 
-/** The idle timeout when none is given: DESIGN's `--idle-timeout` default, 300 s. */
+/** The idle timeout when none is given: `--idle-timeout`'s default, 300 s (docs/guide/gateway.md). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** The client's address, with an IPv4-mapped IPv6 address read as the IPv4 one. */
