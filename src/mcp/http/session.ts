@@ -22,6 +22,30 @@ export function publicSessionId(secret: string): string {
   return createHash("sha256").update(secret).digest("hex").slice(0, 32);
 }
 
+/** The parts of the SDK transport's state `pruneAnsweredStreams` reads; absent fields make it do nothing. */
+interface TransportState {
+  readonly _webStandardTransport?: {
+    readonly _streamMapping?: unknown;
+    readonly _requestToStreamMapping?: unknown;
+  };
+}
+
+/**
+ * Drops the SDK transport's record of each POST it has answered. In JSON-response mode the SDK
+ * (1.32) resolves an answered POST but never deletes its stream entry, which holds the request, so a
+ * session's memory grew with every POST it served. A stream no pending request id points at has
+ * been answered (the transport maps every request of a POST before handling any).
+ */
+export function pruneAnsweredStreams(transport: StreamableHTTPServerTransport): void {
+  const state = (transport as unknown as TransportState)._webStandardTransport;
+  const streams = state?._streamMapping;
+  const pending = state?._requestToStreamMapping;
+  if (!(streams instanceof Map) || !(pending instanceof Map)) return;
+  const live = new Set<unknown>(pending.values());
+  for (const [streamId, stream] of streams as Map<unknown, { readonly resolveJson?: unknown }>)
+    if (stream.resolveJson !== undefined && !live.has(streamId)) streams.delete(streamId);
+}
+
 /** One MCP session of the HTTP gateway, with its idle timer and the request ids it is answering. */
 export class HttpSession {
   readonly publicId: string;
@@ -66,7 +90,7 @@ export class HttpSession {
     this.#timer = undefined;
     if (request.method === "POST") this.#openPosts.add(response);
     response.once("close", () => {
-      this.#openPosts.delete(response);
+      if (this.#openPosts.delete(response)) pruneAnsweredStreams(this.transport);
       this.#active -= 1;
       if (this.#active === 0) this.#arm();
     });

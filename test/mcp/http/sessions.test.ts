@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { HttpGatewayRefusal, toolCallIdFor } from "../../../src/mcp/index.js";
 import { oneInvocation } from "../../port/support/invocation.js";
 import {
@@ -265,5 +266,39 @@ describe("HTTP gateway sessions that end with requests open", () => {
       },
       async () => undefined,
     );
+  });
+});
+
+describe("HTTP gateway session memory", () => {
+  it("keeps nothing of a POST once it is answered (the SDK's JSON mode would keep every one)", async () => {
+    const transports: StreamableHTTPServerTransport[] = [];
+    const handle = StreamableHTTPServerTransport.prototype.handleRequest;
+    StreamableHTTPServerTransport.prototype.handleRequest = function (
+      this: StreamableHTTPServerTransport,
+      ...rest
+    ) {
+      if (!transports.includes(this)) transports.push(this);
+      return handle.apply(this, rest);
+    };
+    const gateway = await rawHttpGateway(NEVER_PORT);
+    try {
+      const { sessionId } = await openSession(gateway.url);
+      assert.ok(sessionId);
+      for (let round = 0; round < 5; round += 1)
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            inSession(gateway.url, sessionId, { jsonrpc: "2.0", id: round * 20 + i, method: "ping" }),
+          ),
+        );
+      const [transport] = transports;
+      const streams = (
+        transport as unknown as { _webStandardTransport: { _streamMapping: Map<unknown, unknown> } }
+      )._webStandardTransport._streamMapping;
+      assert.ok(streams instanceof Map, "the SDK keeps its streams where the gateway prunes them");
+      assert.equal(streams.size, 0, "no answered POST is kept");
+    } finally {
+      StreamableHTTPServerTransport.prototype.handleRequest = handle;
+      await gateway.close();
+    }
   });
 });
