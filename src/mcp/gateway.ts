@@ -1,6 +1,5 @@
 import type { Readable, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { InvocationToolActionPort } from "../port/index.js";
 import type { CallStages } from "./call-stages.js";
@@ -8,6 +7,7 @@ import { type GatewayLog, GovernedCalls } from "./governed-calls.js";
 import type { ToolMap } from "./map.js";
 import { newSessionId } from "./tool-call-id.js";
 import { Upstream, type UpstreamCommand } from "./upstream/index.js";
+import { CheckedStdioTransport } from "./wire/index.js";
 
 /** Everything `startGateway` needs. */
 export interface GatewayOptions {
@@ -101,8 +101,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   for (const [event, listener] of listeners) input.once(event, listener);
   // Writing to a client that is gone must end the gateway, never crash it.
   output.on("error", () => void close());
-  // The SDK closes its transport itself on a message over its size limit; then nothing more is read.
+  // The transport closes itself on a message over its size limit; then nothing more is read.
   server.onclose = () => void close({ drain: true });
-  await server.connect(new StdioServerTransport(input, output));
+  await server.connect(new CheckedStdioTransport(input, output));
   return { closed, close };
 }

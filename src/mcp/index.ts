@@ -3,9 +3,12 @@ export { type GatewayOptions, type RunningGateway, startGateway } from "./gatewa
 export { type GatewayLog, GovernedCalls, type ToolCall } from "./governed-calls.js";
 export { governedServer } from "./governed-server.js";
 export {
+  bearerTokenProblem,
+  DEFAULT_IDLE_TIMEOUT_MS,
   type HttpAddress,
   type HttpGatewayOptions,
   HttpGatewayRefusal,
+  HttpRefusalCode,
   isLoopbackHost,
   parseHttpAddress,
   type RunningHttpGateway,

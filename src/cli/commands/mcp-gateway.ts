@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import type { CallStages, ToolMap } from "../../mcp/index.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
@@ -11,6 +12,8 @@ interface GatewayCliOptions {
   readonly timeoutMs: number;
   readonly http?: string;
   readonly allowRemote?: boolean;
+  readonly tokenFile?: string;
+  readonly idleTimeout: number;
   readonly otlp?: string;
   readonly logTimings?: boolean;
 }
@@ -34,12 +37,16 @@ The port token is read from the environment variable ${PORT_TOKEN_ENV}; it is no
 on to the upstream.
 
 With --http HOST:PORT the gateway serves MCP's Streamable HTTP transport at
-http://HOST:PORT/mcp instead of stdio (PORT 0 picks a free port; the URL is printed on
-stderr). Each MCP session's Mcp-Session-Id is part of every tool_call_id, so a client that
-reconnects with its session and retries a request id gets the original answer. Only
-loopback hosts are served (and only requests whose Host and Origin are loopback) unless
---allow-remote is given; set ${HTTP_TOKEN_ENV} to require "Authorization: Bearer <token>".
-No token ever appears in the URL.
+http://HOST:PORT/mcp instead of stdio (a bare PORT listens on 127.0.0.1; PORT 0 picks a
+free port; the URL is printed on stderr). A digest of each session's Mcp-Session-Id names
+it in every tool_call_id, so a client that reconnects with its session and retries a
+request id gets the original answer. Only loopback hosts are served (and only requests
+whose Host and Origin are loopback; Origin null never) unless --allow-remote is given, and
+then only with a token: --token-file F (its first line), else ${HTTP_TOKEN_ENV}, 16 to 1024
+characters that every request must carry as "Authorization: Bearer <token>". No token is
+ever in the URL. The Mcp-Session-Id is a secret of its own: only the client that holds it
+can use or delete its session. A session ends after --idle-timeout seconds without a
+request (default 300); each client address may hold 16 sessions at once.
 
 Tracing: each tools/call gets an OpenTelemetry execute_tool span. A W3C traceparent (and
 tracestate) in the call's params._meta makes it a child of the client's span, and the call
@@ -70,6 +77,31 @@ function positiveMs(value: string): number {
   if (!Number.isSafeInteger(n) || n < 1 || n > 2_147_483_647)
     throw new InvalidArgumentError("use a whole number of milliseconds ≥ 1");
   return n;
+}
+
+function positiveSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 2_147_483)
+    throw new InvalidArgumentError("use a whole number of seconds ≥ 1");
+  return n;
+}
+
+/** The HTTP bearer token: the first line of --token-file, else RAES_HTTP_TOKEN; a problem is a usage error. */
+function httpToken(options: GatewayCliOptions): { token?: string; problem?: string } {
+  if (options.tokenFile === undefined) {
+    const token = process.env[HTTP_TOKEN_ENV];
+    return token ? { token } : {};
+  }
+  let text: string;
+  try {
+    text = readFileSync(options.tokenFile, "utf8").slice(0, 4096);
+  } catch (error) {
+    return { problem: `cannot read --token-file: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const token = (text.split("\n")[0] ?? "").trim();
+  return token
+    ? { token }
+    : { problem: `--token-file ${options.tokenFile} holds no token on its first line` };
 }
 
 function say(line: string): void {
@@ -114,11 +146,24 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
     const { isLoopbackHost, parseHttpAddress } = await import("../../mcp/index.js");
     const address = parseHttpAddress(options.http);
     if (!address) {
-      say(`--http wants HOST:PORT (for example 127.0.0.1:8765 or [::1]:0), not ${options.http}`);
+      say(
+        `--http wants HOST:PORT or PORT (for example 127.0.0.1:8765, [::1]:0 or 8765), not ${options.http}`,
+      );
       return ExitCode.usage;
     }
     if (!isLoopbackHost(address.host) && options.allowRemote !== true) {
       say(`${address.host} is not a loopback address; pass --allow-remote to serve other hosts`);
+      return ExitCode.usage;
+    }
+    const { bearerTokenProblem } = await import("../../mcp/index.js");
+    const { token: bearer, problem } = httpToken(options);
+    const tokenProblem = problem ?? (bearer === undefined ? undefined : bearerTokenProblem(bearer));
+    if (tokenProblem !== undefined) {
+      say(tokenProblem);
+      return ExitCode.usage;
+    }
+    if (!isLoopbackHost(address.host) && bearer === undefined) {
+      say(`${address.host} is not a loopback address; serving it needs a token (--token-file)`);
       return ExitCode.usage;
     }
   }
@@ -170,10 +215,10 @@ async function runHttpGateway(
   const { HttpGatewayRefusal, parseHttpAddress, startHttpGateway } = await import("../../mcp/index.js");
   const address = parseHttpAddress(listen);
   if (!address) {
-    say(`--http wants HOST:PORT (for example 127.0.0.1:8765 or [::1]:0), not ${listen}`);
+    say(`--http wants HOST:PORT or PORT (for example 127.0.0.1:8765, [::1]:0 or 8765), not ${listen}`);
     return ExitCode.usage;
   }
-  const bearer = process.env[HTTP_TOKEN_ENV];
+  const { token: bearer } = httpToken(options);
   let gateway: Awaited<ReturnType<typeof startHttpGateway>>;
   try {
     gateway = await startHttpGateway({
@@ -184,6 +229,7 @@ async function runHttpGateway(
       listen: address,
       allowRemote: options.allowRemote === true,
       ...(bearer ? { bearerToken: bearer } : {}),
+      idleTimeoutMs: options.idleTimeout * 1000,
       log: say,
       ...(await stageLogging(options)),
     });
@@ -214,7 +260,7 @@ export function registerMcpGatewayCommand(program: Command): void {
   program
     .command("mcp-gateway")
     .usage(
-      "--port-socket PATH --map MAP.yaml [--timeout-ms N] [--http HOST:PORT [--allow-remote]] [--otlp URL] -- UPSTREAM_COMMAND...",
+      "--port-socket PATH --map MAP.yaml [--timeout-ms N] [--http HOST:PORT [--allow-remote] [--token-file F] [--idle-timeout S]] [--otlp URL] -- UPSTREAM_COMMAND...",
     )
     .argument("<upstream...>", "the upstream MCP server's command and arguments (after --)")
     .requiredOption("--port-socket <path>", "Unix socket where the harness serves the invocation's port")
@@ -225,8 +271,22 @@ export function registerMcpGatewayCommand(program: Command): void {
       positiveMs,
       30_000,
     )
-    .option("--http <host:port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
-    .option("--allow-remote", "with --http, allow a host that is not loopback")
+    .option(
+      "--http <host:port>",
+      "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (a bare PORT: 127.0.0.1)",
+    )
+    .option("--allow-remote", "with --http, allow a host that is not loopback (needs a token)")
+    .option(
+      "--token-file <file>",
+      "with --http, a file whose first line is the bearer token every request must carry",
+      inputFile,
+    )
+    .option(
+      "--idle-timeout <seconds>",
+      "with --http, end a session after this many seconds without a request",
+      positiveSeconds,
+      300,
+    )
     .option("--otlp <url>", "export the gateway's spans with OTLP/HTTP to URL/v1/traces", otlpUrl)
     .option(
       "--log-timings",

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   createServer,
   type Server as HttpServer,
@@ -6,15 +5,24 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
 import type { CallStages } from "../call-stages.js";
 import { type GatewayLog, GovernedCalls } from "../governed-calls.js";
 import { governedServer } from "../governed-server.js";
 import type { ToolMap } from "../map.js";
 import { Upstream, type UpstreamCommand } from "../upstream/index.js";
-import { checkRequest, type HttpAddress, isLoopbackHost } from "./guard.js";
+import { type CheckedBody, checkBody } from "../wire/index.js";
+import { internalError, readBody, refuse, writeAnswers } from "./body.js";
+import {
+  bearerTokenProblem,
+  checkRequest,
+  type HttpAddress,
+  HttpRefusalCode,
+  isLoopbackHost,
+} from "./guard.js";
+import { HttpSession, newSessionSecret, publicSessionId } from "./session.js";
 
 /** Everything `startHttpGateway` needs. */
 export interface HttpGatewayOptions {
@@ -24,11 +32,18 @@ export interface HttpGatewayOptions {
   /** How long a forwarded call may take before its effects count as unknown. */
   readonly timeoutMs: number;
   readonly listen: HttpAddress;
-  /** Needed to listen on anything but a loopback address. */
+  /** Needed to listen on anything but a loopback address (which also needs `bearerToken`). */
   readonly allowRemote?: boolean;
-  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  /**
+   * When set, every request must carry `Authorization: Bearer <token>`; required unless `listen` is
+   * loopback. 16 to 1024 characters (see `bearerTokenProblem`).
+   */
   readonly bearerToken?: string;
-  /** Sessions at once; more initializations are answered 503. Default 64. */
+  /** A session no request has used for this long ends, as if its client had deleted it. Default 300 000 (300 s). */
+  readonly idleTimeoutMs?: number;
+  /** Sessions one client address may hold at once; its next `initialize` is answered 503. Default 16. */
+  readonly maxSessionsPerClient?: number;
+  /** Sessions the gateway holds at once, over all clients: a bound on its memory. Default 1024. */
   readonly maxSessions?: number;
   readonly log?: GatewayLog;
   /** Told the stage times of each call that reached the upstream. */
@@ -47,16 +62,21 @@ export interface RunningHttpGateway {
 /** Why the HTTP gateway would not start. */
 export class HttpGatewayRefusal extends Error {}
 
-interface Session {
-  readonly transport: StreamableHTTPServerTransport;
-  readonly server: Server;
-  readonly calls: GovernedCalls;
+/** The idle timeout when none is given: `--idle-timeout`'s default, 300 s (docs/guide/gateway.md). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+
+/** The client's address, with an IPv4-mapped IPv6 address read as the IPv4 one. */
+function clientOf(request: IncomingMessage): string {
+  const address = request.socket.remoteAddress ?? "unknown";
+  return address.startsWith("::ffff:") ? address.slice(7) : address;
 }
 
 /**
  * Serves the gateway over MCP's Streamable HTTP transport. Each MCP session gets its own governed
- * calls whose session id is the `Mcp-Session-Id`, so a client that reconnects with that session and
- * retries a request id is answered from the original decision; the upstream is shared.
+ * calls; the `Mcp-Session-Id` is a 256-bit secret that alone lets a client use or delete the session,
+ * and its digest names the session in every `tool_call_id`, so a client that reconnects with its
+ * session and retries a request id is answered from the original decision. Sessions end after the
+ * idle timeout; each client address may hold only so many. The upstream is shared.
  */
 export async function startHttpGateway(options: HttpGatewayOptions): Promise<RunningHttpGateway> {
   const loopbackOnly = isLoopbackHost(options.listen.host);
@@ -65,66 +85,168 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
       `${options.listen.host} is not a loopback address; pass --allow-remote to serve other hosts`,
     );
   }
+  if (!loopbackOnly && options.bearerToken === undefined) {
+    throw new HttpGatewayRefusal(
+      `${options.listen.host} is not a loopback address; serving it needs a token (--token-file)`,
+    );
+  }
+  const tokenProblem =
+    options.bearerToken === undefined ? undefined : bearerTokenProblem(options.bearerToken);
+  if (tokenProblem) throw new HttpGatewayRefusal(`the bearer token is not usable: ${tokenProblem}`);
   const log = options.log ?? (() => undefined);
-  const sessions = new Map<string, Session>();
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const perClient = options.maxSessionsPerClient ?? 16;
+  const maxSessions = options.maxSessions ?? 1024;
+  /** Open sessions by public id. */
+  const sessions = new Map<string, HttpSession>();
+  /** Sessions per client address, counted from the moment an initialize is let in. */
+  const perAddress = new Map<string, number>();
+  /** Initializations let in whose session has not begun yet: they hold their place already. */
+  let opening = 0;
+  const release = (client: string): void => {
+    const held = (perAddress.get(client) ?? 1) - 1;
+    if (held > 0) perAddress.set(client, held);
+    else perAddress.delete(client);
+  };
   // Every session's calls until they are drained: one the client closed may still have settles behind
   // its last answers, and the gateway must not exit before the port has them.
   const unsettled = new Set<GovernedCalls>();
   const upstream = await Upstream.start(options.upstream, () => {
     for (const s of sessions.values()) s.server.sendToolListChanged().catch(() => undefined);
   });
-  const maxSessions = options.maxSessions ?? 64;
 
-  const openSession = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    if (sessions.size >= maxSessions) return reply(response, 503, "too many MCP sessions");
-    const sessionId = randomUUID();
+  /** Ends a session (its client deleted it, it was idle, or the gateway closes); its calls drain. */
+  const endSession = (session: HttpSession): void => {
+    if (session.ended) return;
+    session.end();
+    if (sessions.get(session.publicId) === session) sessions.delete(session.publicId);
+    release(session.client);
+    void session.server.close().catch(() => undefined);
+    void session.calls.drain().then(() => unsettled.delete(session.calls));
+    // On a later turn, so an answer the transport is writing right now goes out first.
+    setImmediate(() => {
+      for (const response of session.unansweredPosts())
+        refuse(response, {
+          status: 404,
+          code: HttpRefusalCode.session_unknown,
+          message: "the MCP session ended before this request was answered",
+        });
+    });
+  };
+
+  const openSession = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: CheckedBody & { kind: "messages" },
+    parsed: unknown,
+  ): Promise<void> => {
+    if (!body.messages.some(isInitializeRequest))
+      return refuse(response, {
+        status: 400,
+        code: HttpRefusalCode.session_required,
+        message: "no Mcp-Session-Id; send initialize first",
+      });
+    const client = clientOf(request);
+    const held = perAddress.get(client) ?? 0;
+    if (held >= perClient || sessions.size + opening >= maxSessions) {
+      response.setHeader("retry-after", String(Math.ceil(idleMs / 1000)));
+      return refuse(response, {
+        status: 503,
+        code: HttpRefusalCode.session_limit,
+        message:
+          held >= perClient
+            ? `this client already holds ${perClient} MCP sessions; delete one or let one idle out`
+            : "the gateway holds as many MCP sessions as it allows; retry later",
+      });
+    }
+    // The place is taken before anything is awaited, so concurrent initializations cannot overshoot.
+    perAddress.set(client, held + 1);
+    opening += 1;
+    const secret = newSessionSecret();
+    const publicId = publicSessionId(secret);
     const calls = new GovernedCalls({
       port: options.port,
       map: options.map,
       upstream,
-      sessionId,
+      sessionId: publicId,
       timeoutMs: options.timeoutMs,
       log,
       ...(options.onStages ? { onStages: options.onStages } : {}),
     });
-    const transport = new StreamableHTTPServerTransport({
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       enableJsonResponse: true,
-      sessionIdGenerator: () => sessionId,
-      onsessioninitialized: () => void sessions.set(sessionId, session),
-      onsessionclosed: () => {
-        sessions.delete(sessionId);
-        void calls.drain().then(() => unsettled.delete(calls));
-      },
+      sessionIdGenerator: () => secret,
+      onsessioninitialized: () => void sessions.set(publicId, session),
+      onsessionclosed: (): void => endSession(session),
     });
     unsettled.add(calls);
     const server = governedServer({ upstream, map: options.map, calls });
-    const session: Session = { transport, server, calls };
-    await server.connect(transport);
-    await transport.handleRequest(request, response);
-    // Not an initialize request: the SDK answered it with an error and no session began.
-    if (!sessions.has(sessionId)) {
-      unsettled.delete(calls);
-      await server.close().catch(() => undefined);
+    const session: HttpSession = new HttpSession({
+      publicId,
+      client,
+      transport,
+      server,
+      calls,
+      idleMs,
+      onIdle: endSession,
+    });
+    session.touch(request, response);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request, response, parsed);
+    } finally {
+      opening -= 1;
+      // The SDK refused it (a bad Accept or Content-Type): no session began, and its place is free.
+      if (!sessions.has(publicId) && !session.ended) {
+        session.end();
+        release(client);
+        unsettled.delete(calls);
+        await server.close().catch(() => undefined);
+      }
     }
   };
 
+  const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const refused = checkRequest(request, { loopbackOnly, bearer: options.bearerToken });
+    if (refused) return refuse(response, refused);
+    const header = request.headers["mcp-session-id"];
+    const session = typeof header === "string" ? sessions.get(publicSessionId(header)) : undefined;
+    if (typeof header === "string" && !session)
+      return refuse(response, {
+        status: 404,
+        code: HttpRefusalCode.session_unknown,
+        message: "unknown MCP session: it was deleted, expired or never opened",
+      });
+    if (!session && request.method !== "POST")
+      return refuse(response, {
+        status: 400,
+        code: HttpRefusalCode.session_required,
+        message: "no Mcp-Session-Id",
+      });
+    session?.touch(request, response);
+    if (request.method !== "POST") return session?.transport.handleRequest(request, response);
+    const read = await readBody(request, response);
+    if (!read.ok) return;
+    const checked = checkBody(read.value);
+    if (checked.kind === "answered") return writeAnswers(response, checked);
+    if (!session) return openSession(request, response, checked, read.value);
+    await session.claim(checked.messages, response);
+    if (session.ended || response.closed) {
+      if (!response.headersSent)
+        refuse(response, {
+          status: 404,
+          code: HttpRefusalCode.session_unknown,
+          message: "the MCP session ended while this request waited",
+        });
+      return;
+    }
+    await session.transport.handleRequest(request, response, read.value);
+  };
+
   const http: HttpServer = createServer((request, response) => {
-    const refused = checkRequest(request, {
-      loopbackOnly,
-      bearer: options.bearerToken,
-    });
-    if (refused) return reply(response, refused.status, refused.message);
-    const id = request.headers["mcp-session-id"];
-    const work =
-      typeof id === "string"
-        ? (sessions.get(id)?.transport.handleRequest(request, response) ??
-          Promise.resolve(reply(response, 404, "unknown MCP session")))
-        : request.method === "POST"
-          ? openSession(request, response)
-          : Promise.resolve(reply(response, 400, "no Mcp-Session-Id"));
-    work.catch((error: unknown) => {
+    serve(request, response).catch((error: unknown) => {
       log(`HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
-      if (!response.headersSent) reply(response, 500, "internal error");
+      internalError(response);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -147,8 +269,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       await upstream.close();
       for (const calls of unsettled) await calls.drain();
-      for (const s of sessions.values()) await s.server.close().catch(() => undefined);
-      sessions.clear();
+      for (const s of [...sessions.values()]) endSession(s);
       http.closeAllConnections();
       await stopped;
       resolveClosed();
@@ -156,9 +277,4 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
     return closing;
   };
   return { url: `http://${hostText}:${address.port}/mcp`, closed, close };
-}
-
-function reply(response: ServerResponse, status: number, message: string): void {
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }

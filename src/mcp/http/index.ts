@@ -1,7 +1,14 @@
 export {
+  DEFAULT_IDLE_TIMEOUT_MS,
   type HttpGatewayOptions,
   HttpGatewayRefusal,
   type RunningHttpGateway,
   startHttpGateway,
 } from "./gateway.js";
-export { type HttpAddress, isLoopbackHost, parseHttpAddress } from "./guard.js";
+export {
+  bearerTokenProblem,
+  type HttpAddress,
+  HttpRefusalCode,
+  isLoopbackHost,
+  parseHttpAddress,
+} from "./guard.js";

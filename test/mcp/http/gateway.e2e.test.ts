@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -221,7 +222,13 @@ describe("raes mcp-gateway --http with the SDK's Streamable HTTP client", () => 
       actions.map((a) => a.settlement),
       ["succeeded", "succeeded"],
     );
-    for (const action of actions) assert.ok(action.toolCallId.includes(seen.sessionId), action.toolCallId);
+    // The store names the session by a digest of its secret Mcp-Session-Id, never by the secret.
+    const publicId = createHash("sha256").update(seen.sessionId).digest("hex").slice(0, 32);
+    for (const action of actions) {
+      assert.ok(action.toolCallId.startsWith(`mcp:${publicId}:`), action.toolCallId);
+      assert.ok(!action.toolCallId.includes(seen.sessionId), action.toolCallId);
+    }
+    assert.match(seen.sessionId, /^[A-Za-z0-9_-]{43}$/, "the Mcp-Session-Id is 256 random bits");
   });
 
   it("after the invocation closed, a call through the gateway answers invocation_closed", () => {
@@ -253,6 +260,29 @@ describe("raes mcp-gateway --http guards", () => {
       );
       assert.equal(refused?.code, 2);
       assert.match(refused?.message ?? "", /not a loopback address; pass --allow-remote/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("off loopback it needs a token: --allow-remote alone, or a --token-file with a guessable token, exits 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-http-token-"));
+    try {
+      const exitOf = (extra: readonly string[], listen = "0.0.0.0:0") =>
+        startHttpGatewayProcess(join(dir, "none.sock"), "t", join(dir, "c"), listen, extra).then(
+          () => undefined,
+          (error: Error & { code?: number }) => error,
+        );
+      const noToken = await exitOf(["--allow-remote"]);
+      assert.equal(noToken?.code, 2);
+      assert.match(noToken?.message ?? "", /serving it needs a token \(--token-file\)/);
+      writeFileSync(join(dir, "short"), "abc\n");
+      const short = await exitOf(["--token-file", join(dir, "short")], "127.0.0.1:0");
+      assert.equal(short?.code, 2);
+      assert.match(short?.message ?? "", /16 to 1024 characters/);
+      const idle = await exitOf(["--idle-timeout", "0"], "127.0.0.1:0");
+      assert.equal(idle?.code, 2);
+      assert.match(idle?.message ?? "", /--idle-timeout/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

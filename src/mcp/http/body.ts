@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { DEFAULT_MAX_REQUEST_BODY_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
+import { type CheckedBody, parseErrorAnswer } from "../wire/index.js";
+import { type HttpRefusal, HttpRefusalCode } from "./guard.js";
+
+/** The largest POST body read, the SDK transport's own bound (4 MiB). */
+export const MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE;
+
+/** Answers a refused request: the status and a JSON-RPC error naming the code (`data.code`) and why. */
+export function refuse(response: ServerResponse, refusal: HttpRefusal): void {
+  if (response.headersSent) return;
+  response.writeHead(refusal.status, { "content-type": "application/json" });
+  response.end(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message: `raes: ${refusal.code}: ${refusal.message}`,
+        data: { code: refusal.code },
+      },
+      id: null,
+    }),
+  );
+}
+
+/** Answers a request that failed inside the gateway; the error is logged, never sent. */
+export function internalError(response: ServerResponse): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(500, { "content-type": "application/json" });
+  response.end(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: null }),
+  );
+}
+
+/** Writes the gateway's own JSON-RPC answers to a POST (none: 202). */
+export function writeAnswers(response: ServerResponse, checked: CheckedBody & { kind: "answered" }): void {
+  if (checked.answers.length === 0) {
+    response.writeHead(202).end();
+    return;
+  }
+  response.writeHead(checked.status, { "content-type": "application/json" });
+  response.end(JSON.stringify(checked.answers.length === 1 ? checked.answers[0] : checked.answers));
+}
+
+/** The most of an oversized body discarded after its 413, so the client can read the answer; past it the connection is cut. */
+const MAX_DISCARDED_BYTES = 4 * MAX_BODY_BYTES;
+
+/**
+ * Reads and parses a POST body of at most `MAX_BODY_BYTES`. A larger one is answered 413, and the
+ * rest of it read and discarded (up to a bound, then the connection is cut) so that the client, still
+ * sending, gets to read the answer. One that is not JSON is answered −32700. Either way the result
+ * is not ok.
+ */
+export async function readBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false }> {
+  let size = 0;
+  const tooLarge = () => {
+    response.setHeader("connection", "close");
+    refuse(response, {
+      status: 413,
+      code: HttpRefusalCode.body_too_large,
+      message: `the body is larger than ${MAX_BODY_BYTES} bytes`,
+    });
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_DISCARDED_BYTES) request.destroy();
+    });
+    request.resume();
+    return { ok: false } as const;
+  };
+  if (Number(request.headers["content-length"]) > MAX_BODY_BYTES) return tooLarge();
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return tooLarge();
+    chunks.push(chunk);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+  } catch {
+    response.writeHead(400, { "content-type": "application/json" });
+    response.end(JSON.stringify(parseErrorAnswer()));
+    return { ok: false };
+  }
+}

@@ -1,0 +1,12 @@
+export {
+  type CheckedBody,
+  type CheckedMessage,
+  checkBody,
+  checkMessage,
+  MAX_BATCH,
+  parseErrorAnswer,
+  requestIdOf,
+  requestKey,
+  rpcError,
+} from "./check.js";
+export { CheckedStdioTransport, MAX_LINE_BYTES } from "./stdio.js";
