@@ -16,9 +16,29 @@ export const CliErrorCode = {
   uncoded: "cli.uncoded-error",
   /** The command line itself was wrong: an unknown command or option, a missing or invalid argument. */
   usage: "cli.usage",
+  /** `raes run`: the scenario has errors (each printed before with its own code); nothing ran. */
+  scenario_invalid: "cli.scenario-invalid",
+  /** `raes run`: the manifest has errors (each printed before with its own code); nothing ran. */
+  manifest_invalid: "cli.manifest-invalid",
+  /** `raes run`: every participant is owned by another live runtime, so this process can take none. */
+  no_participant_free: "cli.no-participant-free",
+  /** `raes run`: an invocation failed for a runtime error (the harness threw or answered an invalid result). */
+  invocation_failed: "cli.invocation-failed",
+  /** `raes mcp-gateway`: the invocation's tool-action port could not be reached or refused the token. */
+  port_unreachable: "cli.port-unreachable",
+  /** `raes mcp-gateway`: the upstream MCP server (or the HTTP listener) did not start. */
+  upstream_not_started: "cli.upstream-not-started",
 } as const;
 /** A CLI error code. */
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
+
+/**
+ * Prints an error line on stderr as every command does: `raes: CODE: message`, so scripts match it by
+ * its code (`docs/reference/codes.md`).
+ */
+export function printError(code: string, message: string): void {
+  process.stderr.write(`raes: ${code}: ${message}\n`);
+}
 
 /** Prints a value as pretty JSON on stdout. */
 export function printJson(value: unknown): void {

@@ -54,10 +54,21 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const { codeOf } = await import("../records/index.js");
     process.stderr.write(`${errorLine(codeOf(error), error)}\n`);
     // Matched by code, not class, so commands that never open a store do not load the store module.
-    if (codeOf(error) === "store.missing") return ExitCode.usage;
+    if (USAGE_CODES.has(codeOf(error) ?? "")) return ExitCode.usage;
     return ExitCode.findings;
   }
 }
+
+/**
+ * The codes of errors that mean the command line was wrong (exit 2): a store it names that does not
+ * exist or is not a store, a part of an operation id that names several. Spelled here, so the CLI
+ * loads no store or operations module to tell.
+ */
+const USAGE_CODES: ReadonlySet<string> = new Set([
+  "store.missing",
+  "store.not-a-store",
+  "operation.ambiguous-id",
+]);
 
 /**
  * The line a failed command prints: `raes: CODE: message`, so scripts can match every error by its

@@ -12,6 +12,7 @@ export {
   StoreConflictError,
   StoreErrorCode,
   StoreMissingError,
+  StoreNotAStoreError,
   StoreUnavailableError,
 } from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";

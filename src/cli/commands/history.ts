@@ -9,6 +9,7 @@ import { makeDirectories } from "../directories.js";
 import { printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
 import { storeOption, withStore } from "../store-option.js";
+import { printNothingMatched } from "../table.js";
 
 interface HistoryOptions {
   readonly store: string;
@@ -115,7 +116,7 @@ export function registerHistoryCommand(program: Command): void {
       : () => ({});
     if (options.json) return printJson({ events, schedulers: shown.map((s) => schedulerJson(s, view)) });
     for (const event of events) process.stdout.write(`${describeEvent(event)}\n`);
-    if (events.length === 0) process.stdout.write("no history events\n");
+    if (events.length === 0) printNothingMatched("history events", options.store);
     for (const scheduler of shown) {
       const line = describeContinuation(scheduler, view);
       if (line) process.stdout.write(`${line}\n`);
