@@ -20,6 +20,9 @@ export async function buildProgram(argv: readonly string[] = [], all = false): P
     .version("0.1.0")
     .showHelpAfterError()
     .exitOverride()
+    // Every word after the command is the command's, so a subcommand's options are its own
+    // (`raes operations show ID --store S`).
+    .enablePositionalOptions()
     // Commander's own errors ("error: unknown option …") get the line every other error has.
     .configureOutput({ outputError: (text, write) => write(usageLine(text)) });
   const named = namedCommand(argv);

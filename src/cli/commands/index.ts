@@ -66,7 +66,7 @@ export const commandSummaries: Readonly<Record<string, readonly [term: string, d
     "show one operation (an outer invocation or a tool action); ID may be any unique prefix or suffix of its id",
   ],
   operations: [
-    "operations [options] [command]",
+    "operations [options]",
     "list operations (outer invocations and tool actions), newest first; `operations show ID` shows one",
   ],
   resolve: [

@@ -111,7 +111,7 @@ function tableOf(
     return [
       ...(needs ? [need ?? ""] : []),
       wide ? e.createdAt : `${e.createdAt.slice(0, 10)} ${e.createdAt.slice(11, 19)}`,
-      wide || e.kind === "tool_action" ? e.kind : "invocation",
+      e.kind,
       state,
       ...(wide ? [e.participantAddress] : []),
       wide ? e.id : (shortIds.get(e.id) ?? e.id),
@@ -201,7 +201,8 @@ export function registerOperationsCommand(program: Command): void {
           "`raes run` with the same scenario and --store recovers them (nothing is retried), then `raes resolve`\n",
       );
   });
-  // `raes operations show ID` is `raes operation ID`.
+  // `raes operations show ID` is `raes operation ID`; its options follow `show`, so they are its own.
+  operations.enablePositionalOptions();
   describeOperationCommand(
     operations.command("show <id>").description("show one operation (as raes operation)"),
   );
