@@ -35,10 +35,13 @@ function real(path: string): string | undefined {
   }
 }
 
-/** The first executable file NAME on PATH, as a shell would find it. */
+/**
+ * The first executable file NAME on PATH, as a shell would find it. A project's `node_modules/.bin` is
+ * skipped: `npx` and `npm run` put it on the PATH of the process they start, not on the person's.
+ */
 function onPath(name: string, path: string): string | undefined {
   for (const dir of path.split(delimiter)) {
-    if (dir === "") continue;
+    if (dir === "" || /[\\/]node_modules[\\/]\.bin[\\/]?$/.test(dir)) continue;
     const candidate = join(dir, name);
     const stat = statSync(candidate, { throwIfNoEntry: false });
     if (stat?.isFile() && (stat.mode & 0o111) !== 0) return candidate;

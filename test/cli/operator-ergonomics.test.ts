@@ -21,9 +21,14 @@ describe("one store setting, short ids and what waits for an operator", () => {
   it("--needs-operator lists the unresolved indeterminate action, marked with what it needs", async () => {
     const table = await raes(["operations", "--store", store, "--needs-operator"]);
     assert.equal(table.code, 0, table.stderr);
-    const [header, row, more] = table.stdout.trimEnd().split("\n");
+    const [header, row, blank, say, confirmed, absent, more] = table.stdout.trimEnd().split("\n");
     assert.match(header ?? "", /^NEEDS +CREATED +KIND +STATE +ID +DETAIL$/);
     assert.match(row ?? "", /^resolution +\S+ \S+ +tool_action +indeterminate +0:tool=1 /);
+    // Under the table, each decision as a command that runs as printed, by the short id.
+    assert.equal(blank, "");
+    assert.equal(say, "resolve each with one of (the effect happened / did not):");
+    assert.ok(confirmed?.endsWith(` resolve 0:tool=1 --effect confirmed --store ${store}`), confirmed);
+    assert.ok(absent?.endsWith(` resolve 0:tool=1 --effect absent --store ${store}`), absent);
     assert.equal(more, undefined);
     const json = await raes(["operations", "--store", store, "--needs-operator", "--json"]);
     const listed = JSON.parse(json.stdout).operations as { id: string; needs: string }[];

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { OperationOwner, OperatorNeed, OwnedOperationEntry } from "../../operations/index.js";
+import { resolveCommands } from "../../printed/index.js";
 import {
   DEFAULT_OPERATION_LIMIT,
   OperationKind,
@@ -140,6 +141,23 @@ async function listRows(store: ControlPlaneStore, options: OperationsOptions): P
   return (await listOperationsWithOwners(store, query)).map((entry) => ({ entry }));
 }
 
+/**
+ * Under the `--needs-operator` table, each row's decision as commands that run as printed (by its
+ * short id, which `raes resolve` takes): one per possible answer.
+ */
+function decisionLines(rows: readonly Row[], shortIds: ReadonlyMap<string, string>, store: string): string[] {
+  const waiting = rows.filter((r) => r.need === "resolution");
+  if (waiting.length === 0) return [];
+  return [
+    "",
+    "resolve each with one of (the effect happened / did not):",
+    ...waiting.flatMap(({ entry }) => {
+      const c = resolveCommands(shortIds.get(entry.id) ?? entry.id, store);
+      return [`  ${c.confirmed}`, `  ${c.absent}`];
+    }),
+  ];
+}
+
 /** `raes operations`: list outer invocations and tool actions, newest first, with filters; `show ID` shows one. */
 export function registerOperationsCommand(program: Command): void {
   const operations = storeOption(
@@ -191,9 +209,11 @@ export function registerOperationsCommand(program: Command): void {
         options.needsOperator ? "operations that wait for an operator" : "operations",
         options.store,
       );
-    else
+    else {
       for (const line of tableOf(rows, shortIds, ownerPhrase, options.wide === true))
         process.stdout.write(`${line}\n`);
+      for (const line of decisionLines(rows, shortIds, options.store)) process.stdout.write(`${line}\n`);
+    }
     const gone = rows.filter((r) => r.entry.onRecovery !== undefined).length;
     if (gone > 0)
       process.stderr.write(
