@@ -1,10 +1,16 @@
 /** Process exit codes every `raes` command uses. */
 export const ExitCode = {
-  /** The command did what was asked and found nothing wrong. */
+  /** The command did what was asked and found nothing wrong; after a run, every scheduler is running or completed. */
   ok: 0,
-  /** The command ran and reports findings, or a participant's scheduler stopped. */
+  /**
+   * The command ran and reports findings: a scheduler stopped or an operator is needed (each stop prints
+   * its next step), scenario or manifest errors, an unknown operation, a refused decision.
+   */
   findings: 1,
-  /** The command line was wrong: a bad option, a file it names that cannot be read, a store that does not exist. */
+  /**
+   * The command line was wrong: a bad option, a file it names that cannot be read, a store that does not
+   * exist or is not a store, a part of an operation id that names several.
+   */
   usage: 2,
 } as const;
 /** A `raes` exit code. */
