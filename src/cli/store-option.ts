@@ -37,7 +37,10 @@ export const STORE_ENV = "RAES_STORE";
 /** Adds `--store URL` to a command: else `RAES_STORE`, else `sqlite:.raes/control-plane.db`, each checked alike. */
 export function storeOption(command: Command): Command {
   return command.addOption(
-    new Option("--store <url>", `control-plane store URL (${STORE_URL_FORMS})`)
+    new Option(
+      "--store <url>",
+      `control-plane store URL (${STORE_URL_FORMS}); unset, the environment variable ${STORE_ENV}, then the default`,
+    )
       .env(STORE_ENV)
       .argParser(storeUrl)
       .default(DEFAULT_STORE_URL),
