@@ -107,8 +107,17 @@ function tableOf(
   ];
   const cells = rows.map(({ entry: e, need }) => {
     const doubt = inDoubt(e, phrase);
-    const state = wide && doubt ? `${stateText(e)} (${doubt})` : stateText(e);
-    const more = [...(!wide && doubt ? [doubt] : []), detail(e)].filter((x) => x !== "").join("; ");
+    // Within 120 columns, an in-doubt row says `running → indeterminate` and names its owner in DETAIL.
+    const gone = e.owner !== undefined && e.onRecovery !== undefined;
+    const state = wide
+      ? doubt
+        ? `${stateText(e)} (${doubt})`
+        : stateText(e)
+      : gone
+        ? `${stateText(e)} → ${e.onRecovery}`
+        : stateText(e);
+    const owner = !wide && gone && e.owner ? [phrase(e.owner)] : [];
+    const more = [...owner, detail(e)].filter((x) => x !== "").join("; ");
     return [
       ...(needs ? [need ?? ""] : []),
       wide ? e.createdAt : `${e.createdAt.slice(0, 10)} ${e.createdAt.slice(11, 19)}`,
