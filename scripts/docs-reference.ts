@@ -50,8 +50,13 @@ function commandSection(command: Command, help: Help): string[] {
   return out;
 }
 
-function allCommands(command: Command): Command[] {
-  return command.commands.flatMap((c) => (c.commands.length > 0 ? allCommands(c) : [c]));
+/** Every command with its own usage: the leaves, and a command with subcommands that also takes options of its own. */
+function allCommands(command: Command, help?: Help): Command[] {
+  return command.commands.flatMap((c) => {
+    if (c.commands.length === 0) return [c];
+    const own = help?.visibleOptions(c).some((o) => o.long !== "--help") === true;
+    return [...(own ? [c] : []), ...allCommands(c, help)];
+  });
 }
 
 /** A literal's value as written in the page. */
@@ -174,7 +179,7 @@ export async function referencePages(): Promise<Map<string, string>> {
     for (const e of exitCode.entries) cli.push(`| ${e.value} (\`${e.key}\`) | ${cell(e.doc)} |`);
     cli.push("");
   }
-  for (const command of allCommands(program)) cli.push(...commandSection(command, help));
+  for (const command of allCommands(program, help)) cli.push(...commandSection(command, help));
 
   // The port's refusals first: they are the codes an agent meets; the bridges' and loaders' follow.
   const refusals = objects

@@ -1,12 +1,16 @@
 /** Process exit codes every `raes` command uses. */
 export const ExitCode = {
-  /** The command did what was asked and found nothing wrong. */
+  /** The command did what was asked and found nothing wrong; after a run, every scheduler is running or completed. */
   ok: 0,
-  /** The command ran and reports findings, or a participant's scheduler stopped. */
+  /**
+   * The command ran and reports findings: a scheduler stopped or an operator is needed (each stop prints
+   * its next step), scenario or manifest errors, an unknown operation, a refused decision.
+   */
   findings: 1,
   /**
    * The command line was wrong: a bad option, a file it names that cannot be read, a store that does not
-   * exist, or an option that needs an optional package that is not installed.
+   * exist or is not a store, a part of an operation id that names several, or an option that needs
+   * an optional package that is not installed.
    */
   usage: 2,
 } as const;
@@ -21,9 +25,29 @@ export const CliErrorCode = {
   usage: "cli.usage",
   /** `--otlp` was given and the OTLP exporter, an optional package, is not installed. */
   otlp_exporter_missing: "cli.otlp-exporter-missing",
+  /** `raes run`: the scenario has errors (each printed before with its own code); nothing ran. */
+  scenario_invalid: "cli.scenario-invalid",
+  /** `raes run`: the manifest has errors (each printed before with its own code); nothing ran. */
+  manifest_invalid: "cli.manifest-invalid",
+  /** `raes run`: every participant is owned by another live runtime, so this process can take none. */
+  no_participant_free: "cli.no-participant-free",
+  /** `raes run`: an invocation failed for a runtime error (the harness threw or answered an invalid result). */
+  invocation_failed: "cli.invocation-failed",
+  /** `raes mcp-gateway`: the invocation's tool-action port could not be reached or refused the token. */
+  port_unreachable: "cli.port-unreachable",
+  /** `raes mcp-gateway`: the upstream MCP server (or the HTTP listener) did not start. */
+  upstream_not_started: "cli.upstream-not-started",
 } as const;
 /** A CLI error code. */
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
+
+/**
+ * Prints an error line on stderr as every command does: `raes: CODE: message`, so scripts match it by
+ * its code (`docs/reference/codes.md`).
+ */
+export function printError(code: string, message: string): void {
+  process.stderr.write(`raes: ${code}: ${message}\n`);
+}
 
 /** Prints a value as pretty JSON on stdout. */
 export function printJson(value: unknown): void {

@@ -20,6 +20,9 @@ export async function buildProgram(argv: readonly string[] = [], all = false): P
     .version("0.1.0")
     .showHelpAfterError()
     .exitOverride()
+    // Every word after the command is the command's, so a subcommand's options are its own
+    // (`raes operations show ID --store S`).
+    .enablePositionalOptions()
     // Commander's own errors ("error: unknown option …") get the line every other error has.
     .configureOutput({ outputError: (text, write) => write(usageLine(text)) });
   const named = namedCommand(argv);
@@ -68,6 +71,17 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     return ExitCode.findings;
   }
 }
+
+/**
+ * The codes of errors that mean the command line was wrong (exit 2): a store it names that does not
+ * exist or is not a store, a part of an operation id that names several. Spelled here, so the CLI
+ * loads no store or operations module to tell.
+ */
+const USAGE_CODES: ReadonlySet<string> = new Set([
+  "store.missing",
+  "store.not-a-store",
+  "operation.ambiguous-id",
+]);
 
 /**
  * The line a failed command prints: `raes: CODE: message`, so scripts can match every error by its

@@ -15,7 +15,8 @@ import {
 import { DiagnosticCode, loadScenario } from "../sdl/index.js";
 import type { SchedulerRecord } from "../store/index.js";
 import { buildRuntime, type RuntimeChoice, runtimeChoiceProblem } from "./agent-runtime.js";
-import { CliErrorCode, ExitCode, printJson } from "./exit.js";
+import { CliErrorCode, ExitCode, printError, printJson } from "./exit.js";
+import { byParticipant, nextStepLines, nextSteps } from "./next-steps.js";
 import { installOtlp } from "./otlp.js";
 import { pacingJson, pacingLine, RunProgress, shareLine } from "./progress.js";
 import { makeStoreFolder } from "./store-option.js";
@@ -27,7 +28,7 @@ function parseControls(values: readonly string[]): StochasticControl[] {
     } catch (error) {
       // Not InvalidArgumentError: commander would echo the value, and the value holds the seed.
       const code = codeOf(error) ?? CliErrorCode.uncoded;
-      process.stderr.write(`raes run: --stochastic-control: ${code}: ${(error as Error).message}\n`);
+      printError(code, `--stochastic-control: ${(error as Error).message}`);
       throw new CommanderError(ExitCode.usage, code, (error as Error).message);
     }
   });
@@ -46,8 +47,8 @@ export interface RunOptions extends RuntimeChoice {
 }
 
 /** Reports why the run did not start; a file that cannot be read is an input error (exit 2). */
-function fail(message: string, unreadable = false): void {
-  process.stderr.write(`raes run: ${message}\n`);
+function fail(code: string, message: string, unreadable = false): void {
+  printError(code, message);
   process.exitCode = unreadable ? ExitCode.usage : ExitCode.findings;
 }
 
@@ -84,22 +85,26 @@ async function runParsed(
 ): Promise<void> {
   const problem = runtimeChoiceProblem(options);
   if (problem) {
-    process.stderr.write(`raes run: ${problem}\n`);
+    printError(CliErrorCode.usage, problem);
     process.exitCode = ExitCode.usage;
     return;
   }
   if (options.runtime !== undefined && !statSync(options.runtime, { throwIfNoEntry: false })?.isFile())
-    return fail(`--runtime ${options.runtime}: no such file (give the harness module's path)`, true);
+    return fail(
+      CliErrorCode.usage,
+      `--runtime ${options.runtime}: no such file (give the harness module's path)`,
+      true,
+    );
   const { model, unreadable } = compile(scenarioPath);
-  if (!model) return fail("the scenario has errors", unreadable);
+  if (!model) return fail(CliErrorCode.scenario_invalid, "the scenario has errors", unreadable);
   const check = await checkManifestFile(options.manifest, model);
   for (const d of check.diagnostics)
     process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
   const manifestUnreadable = check.diagnostics.some((d) => d.code === ManifestDiagnosticCode.file_unreadable);
-  if (!check.ok) return fail("the manifest has errors", manifestUnreadable);
+  if (!check.ok) return fail(CliErrorCode.manifest_invalid, "the manifest has errors", manifestUnreadable);
   // Read again through the same bounded reader; the check above proved it is a small regular file.
   const read = readInputFile(options.manifest, 1_000_000);
-  if (!read.ok) return fail(read.message);
+  if (!read.ok) return fail(read.refusal, read.message);
   const manifest = JSON.parse(read.text) as unknown;
   makeStoreFolder(options.store);
   const runtime = await buildRuntime(options);
@@ -133,7 +138,10 @@ async function runParsed(
         progress.invocationClosed(s);
         if (s.error === undefined) return;
         errors.push({ invocation: s.invocationId, error: String(s.error) });
-        process.stderr.write(`raes run: ${s.invocationId} failed: ${messageOf(s.error)}\n`);
+        printError(
+          codeOf(s.error) ?? CliErrorCode.invocation_failed,
+          `${s.invocationId} failed: ${messageOf(s.error)}`,
+        );
       },
       toolActionRefused: (code) => progress.refused(code),
       shareChanged: (share) => progress.share(share),
@@ -150,7 +158,10 @@ async function runParsed(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await manager.close();
-    return fail("no participant could be taken: every one is owned by a live runtime");
+    return fail(
+      CliErrorCode.no_participant_free,
+      "no participant could be taken: every one is owned by a live runtime",
+    );
   }
   let paced: PacedRunSummary | undefined;
   try {
@@ -175,21 +186,34 @@ async function runParsed(
   const schedulers = manager.schedulers();
   const stopped = schedulers.filter((s) => s.lifecycle === "stopped");
   const idle = idleLine(schedulers);
-  const unresolved = await manager.store.listToolActions({ phase: "settled" });
-  const indeterminate = unresolved
-    .filter((a) => a.settlement === "indeterminate" && !a.resolution)
-    .map((a) => a.id);
+  const settled = await manager.store.listToolActions({ phase: "settled" });
+  const unresolved = settled.filter((a) => a.settlement === "indeterminate" && !a.resolution);
   await manager.close();
+  const next = nextSteps(
+    stopped.map((s) => ({
+      participant: s.participantAddress,
+      reason: s.stopReason,
+      continuationFailed: s.activity?.lifecycle_state === "failed",
+    })),
+    byParticipant(unresolved),
+    options.store,
+  );
   const summary = {
     ...progress.toJSON(),
     errors,
     ...(paced ? { pacing: pacingJson(paced) } : {}),
     stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
     ...(idle ? { idle } : {}),
-    resolve: indeterminate.flatMap((id) => {
-      const commands = resolveCommands(id, options.store);
+    resolve: unresolved.flatMap((a) => {
+      const commands = resolveCommands(a.id, options.store);
       return [commands.confirmed, commands.absent];
     }),
+    next: next.map((s) => ({
+      participant: s.participant,
+      reason: s.reason,
+      say: s.say,
+      commands: s.commands,
+    })),
   };
   if (options.json) printJson(summary);
   else {
@@ -197,21 +221,13 @@ async function runParsed(
     const share = progress.shareLine();
     if (share) process.stdout.write(`${share}\n`);
     if (paced) process.stdout.write(`${pacingLine(paced)}\n`);
-    for (const s of stopped)
-      process.stdout.write(`stopped: ${s.participantAddress} (${s.stopReason ?? "unknown"})\n`);
+    for (const line of nextStepLines(next)) process.stdout.write(`${line}\n`);
     if (idle) process.stdout.write(`${idle}\n`);
-    if (summary.resolve.length > 0)
-      process.stdout.write(
-        "resolve each indeterminate action with one of (the effect happened / did not):\n",
-      );
-    for (const command of summary.resolve) process.stdout.write(`  ${command}\n`);
   }
-  // A stop that waits for the operator (an indeterminate action, a harness error) is a finding.
-  if (errors.length > 0 || stopped.some((s) => OPERATOR_STOPS.has(s.stopReason ?? "")))
-    process.exitCode = ExitCode.findings;
+  // Exit 0 only when every scheduler is running or completed: a stop, whatever its reason, waits for
+  // the operator, as does a harness error.
+  if (errors.length > 0 || stopped.length > 0 || unresolved.length > 0) process.exitCode = ExitCode.findings;
 }
-
-const OPERATOR_STOPS = new Set<string>(["tool_action_indeterminate", "harness_error"]);
 
 /** When no scheduler can run any more (each stopped or completed), the line that says so. */
 function idleLine(schedulers: readonly SchedulerRecord[]): string | undefined {

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import {
   DEFAULT_STORE_URL,
   readStoreUrl,
@@ -31,13 +31,19 @@ export function makeStoreFolder(url: string): void {
   if (path !== undefined) makeDirectories(dirname(path));
 }
 
-/** Adds `--store URL` to a command. */
+/** The environment variable `--store` falls back to, before the default store. */
+export const STORE_ENV = "RAES_STORE";
+
+/** Adds `--store URL` to a command: else `RAES_STORE`, else `sqlite:.raes/control-plane.db`, each checked alike. */
 export function storeOption(command: Command): Command {
-  return command.option(
-    "--store <url>",
-    `control-plane store URL (${STORE_URL_FORMS})`,
-    storeUrl,
-    DEFAULT_STORE_URL,
+  return command.addOption(
+    new Option(
+      "--store <url>",
+      `control-plane store URL (${STORE_URL_FORMS}); unset, the environment variable ${STORE_ENV}, then the default`,
+    )
+      .env(STORE_ENV)
+      .argParser(storeUrl)
+      .default(DEFAULT_STORE_URL),
   );
 }
 

@@ -14,6 +14,19 @@ export {
   participantOwner,
   recoveredState,
 } from "./in-doubt.js";
+export {
+  AMBIGUOUS_LISTED,
+  OperationLookupCode,
+  OperationLookupError,
+  operationId,
+  shortOperationId,
+} from "./lookup.js";
+export {
+  listOperatorWaits,
+  OperatorNeed,
+  type OperatorWait,
+  type OperatorWaitQuery,
+} from "./needs-operator.js";
 export { isDeadLocalOwner, newOwnerId, ownerProcess, takeParticipantLease } from "./owner.js";
 export {
   ResolutionError,

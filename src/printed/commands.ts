@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { isPostgresStoreUrl, sqliteStorePath, sqliteStoreUrl } from "../records/index.js";
+import { raesInvocation } from "./invocation.js";
 
 /** Quotes a word for a POSIX shell only when it needs it, so copied commands run as shown. */
 export function shellWord(value: string): string {
@@ -26,10 +27,27 @@ export function absoluteStoreUrl(url: string): string {
   return printableStoreUrl(url);
 }
 
+/**
+ * A `raes` command for a person to paste, runnable as printed: it starts the way this CLI is invoked
+ * (`raes`, `npx raes` or `node /abs/dist/cli/main.js`, see `raesInvocation`) and every argument is
+ * quoted for POSIX shells. It never carries a `VAR=<placeholder>` prefix.
+ *
+ * @example
+ * printedCommand(["resume", "participant.behavior.a", "--store", "sqlite:.raes/x.db"]);
+ * // "npx raes resume participant.behavior.a --store sqlite:.raes/x.db" inside a project that has raes-ts
+ */
+export function printedCommand(args: readonly string[], invocation = raesInvocation()): string {
+  return [...invocation, ...args].map(shellWord).join(" ");
+}
+
 /** The `raes resolve` commands an operator can run for an indeterminate action: one per decision, each runnable as printed. */
 export function resolveCommands(id: string, storeUrl: string): { confirmed: string; absent: string } {
   const store = printableStoreUrl(storeUrl);
-  const command = (effect: string) =>
-    ["raes", "resolve", id, "--effect", effect, "--store", store].map(shellWord).join(" ");
+  const command = (effect: string) => printedCommand(["resolve", id, "--effect", effect, "--store", store]);
   return { confirmed: command("confirmed"), absent: command("absent") };
+}
+
+/** The `raes resume` command that restarts a participant's stopped scheduler, runnable as printed. */
+export function resumeCommand(participant: string, storeUrl: string): string {
+  return printedCommand(["resume", participant, "--store", printableStoreUrl(storeUrl)]);
 }

@@ -1,2 +1,10 @@
-export { absoluteStoreUrl, printableStoreUrl, resolveCommands, shellWord } from "./commands.js";
+export {
+  absoluteStoreUrl,
+  printableStoreUrl,
+  printedCommand,
+  resolveCommands,
+  resumeCommand,
+  shellWord,
+} from "./commands.js";
+export { CLI_MAIN, type InvocationContext, invocationWords, raesInvocation } from "./invocation.js";
 export { formatDuration, isoTime } from "./time.js";

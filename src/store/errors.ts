@@ -13,6 +13,8 @@ export const StoreErrorCode = {
   lease_lost: "store.lease-lost",
   /** There is no store at the URL, and it was not to be created. */
   missing: "store.missing",
+  /** The file a SQLite store URL names exists and is not a SQLite database (a text file, say); it is left as it is. */
+  not_a_store: "store.not-a-store",
   /** An invocation open's clock change would not yield the clock the opener expected. */
   clock_moved: "store.clock-moved",
   /** A store URL names no known store, or names one badly. */
@@ -61,6 +63,15 @@ export class StoreMissingError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "StoreMissingError";
+  }
+}
+
+/** The file a SQLite store URL names is not a SQLite database; nothing was read or written. */
+export class StoreNotAStoreError extends Error {
+  readonly code = StoreErrorCode.not_a_store;
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreNotAStoreError";
   }
 }
 

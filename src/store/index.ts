@@ -13,6 +13,7 @@ export {
   StoreDriverMissingError,
   StoreErrorCode,
   StoreMissingError,
+  StoreNotAStoreError,
   StoreUnavailableError,
 } from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";

@@ -113,6 +113,11 @@ export interface ControlPlaneStore {
   getOperation(id: string): Promise<Operation | undefined>;
   /** Outer invocations and tool actions matching every filter, newest first, at most `limit`. */
   listOperations(query?: OperationQuery): Promise<OperationEntry[]>;
+  /**
+   * Ids of the operations (outer invocations and tool actions) that start or end with `fragment`: at
+   * most `limit` of them, bytewise ascending. How a short id (a unique prefix or suffix) is looked up.
+   */
+  findOperationIds(fragment: string, limit: number): Promise<string[]>;
   /** Events matching every filter, in commit order; `afterSequence` and `limit` read it a page at a time. */
   listEvents(query?: HistoryQuery): Promise<HistoryEvent[]>;
   getClock(clockAddress: string): Promise<ClockRecord | undefined>;
@@ -188,6 +193,7 @@ export interface ControlPlaneStore {
 /** The store methods that read records, as a store's reads part answers them under the same names. */
 export const STORE_READS = [
   "listOperations",
+  "findOperationIds",
   "listEvents",
   "getClock",
   "getScheduler",

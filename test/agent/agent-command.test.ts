@@ -127,9 +127,10 @@ describe("raes run --agent-command", () => {
     assert.match(listed.stdout, /:tool=1 +tool=echo$/m);
   });
 
-  it("a non-zero exit maps to failed", async () => {
+  it("a non-zero exit maps to failed (its failure_policy stop exits 1)", async () => {
     const r = await run("exit3", nodeTs(join(LIVE, "sdk-agent.ts")), { AGENT_SCRIPT: "echo:x,exit:3" });
-    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /failure_policy/);
     const operation = await raes(["operation", INVOCATION, "--store", `sqlite:${r.store}`, "--json"]);
     assert.equal(JSON.parse(operation.stdout).state, "failed");
     assert.deepEqual(upstreamCalls(r.countFile), ["echo"]);

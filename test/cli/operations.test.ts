@@ -79,18 +79,24 @@ describe("raes operations", () => {
     const table = await raes(["operations", "--store", unknown, "--state", "indeterminate"]);
     assert.equal(table.code, 0, table.stderr);
     const [header, row] = table.stdout.trimEnd().split("\n");
-    assert.match(header ?? "", /^CREATED +KIND +STATE +PARTICIPANT +ID +DETAIL$/);
-    // KIND says what --kind takes.
+    assert.match(header ?? "", /^CREATED +KIND +STATE +ID +DETAIL$/);
+    // KIND says what --kind takes; ID is the shortest end of the id that names it alone.
+    assert.match(row ?? "", /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +tool_action +indeterminate +0:tool=1 /);
+    const wide = await raes(["operations", "--store", unknown, "--state", "indeterminate", "--wide"]);
+    const [wideHeader, wideRow] = wide.stdout.trimEnd().split("\n");
+    assert.match(wideHeader ?? "", /^CREATED +KIND +STATE +PARTICIPANT +ID +DETAIL$/);
     assert.match(
-      row ?? "",
-      new RegExp(`tool_action +indeterminate +${EXAMPLE.participant.replace(/\./g, "\\.")} `),
+      wideRow ?? "",
+      new RegExp(
+        `tool_action +indeterminate +${EXAMPLE.participant.replace(/\./g, "\\.")} +${INVOCATION.replace(/\./g, "\\.")}0:tool=1 `,
+      ),
     );
     const invocations = await raes(["operations", "--store", unknown, "--kind", "scheduler_invocation"]);
     const kinds = invocations.stdout
       .trimEnd()
       .split("\n")
       .slice(1)
-      .map((line) => line.split(/ +/)[1]);
+      .map((line) => line.split(/ +/)[2]);
     assert.ok(kinds.length > 0 && kinds.every((k) => k === "scheduler_invocation"), invocations.stdout);
     assert.match(row ?? "", / reason=timeout$/);
     const one = await raes(["operation", `${INVOCATION}0:tool=1`, "--store", unknown, "--json"]);

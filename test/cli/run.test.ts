@@ -71,7 +71,10 @@ describe("raes run / history / operation / resolve / resume", () => {
   it("a harness that throws: the error is printed and the run exits 1 (text and --json)", async () => {
     const run = await raes(runArgs(storeUrl()), { env: { RAES_TEST_MODE: "throw" } });
     assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stderr, /raes run: \S+:0 failed: DB password wrong for svc-portal/);
+    assert.match(
+      run.stderr,
+      /^raes: cli\.invocation-failed: \S+:0 failed: DB password wrong for svc-portal$/m,
+    );
     const json = await raes([...runArgs(storeUrl()), "--json"], { env: { RAES_TEST_MODE: "throw" } });
     assert.equal(json.code, 1, json.stderr);
     const summary = JSON.parse(json.stdout);
@@ -83,13 +86,33 @@ describe("raes run / history / operation / resolve / resume", () => {
     ]);
   });
 
-  it("a failed native outcome is no runtime error: no error printed, exit 0", async () => {
-    const run = await raes([...runArgs(storeUrl()), "--json"], { env: { RAES_TEST_MODE: "failed" } });
-    assert.equal(run.code, 0, run.stderr);
+  it("a failed native outcome is no runtime error, but its failure_policy stop exits 1 with its next step", async () => {
+    const store = storeUrl();
+    const run = await raes([...runArgs(store), "--json"], { env: { RAES_TEST_MODE: "failed" } });
+    assert.equal(run.code, 1, run.stderr);
     assert.doesNotMatch(run.stderr, /failed:/);
     const summary = JSON.parse(run.stdout);
     assert.deepEqual(summary.errors, []);
     assert.deepEqual(summary.stopped, [{ participant: P, reason: "failure_policy" }]);
+    assert.equal(summary.next.length, 1);
+    assert.equal(summary.next[0].participant, P);
+    assert.match(
+      summary.next[0].commands[0],
+      new RegExp(` operations --participant ${P} --state failed --store `),
+    );
+    assert.match(summary.next[0].commands[1], new RegExp(` resume ${P} --store `));
+    const text = await raes(runArgs(storeUrl()), { env: { RAES_TEST_MODE: "failed" } });
+    assert.equal(text.code, 1, text.stderr);
+    assert.match(
+      text.stdout,
+      new RegExp(
+        `^stopped: ${P} \\(failure_policy\\)\n  next: see what failed, fix it, then resume:\n    \\S.* operations --participant`,
+        "m",
+      ),
+    );
+    // The printed resume runs: the scheduler is running again.
+    const resumed = await raes(["resume", P, "--store", store]);
+    assert.equal(resumed.code, 0, resumed.stderr);
   });
 
   it("stops on an indeterminate action: exit 1 naming raes resolve; resolve then resume", async () => {
@@ -97,10 +120,7 @@ describe("raes run / history / operation / resolve / resume", () => {
     const run = await raes(runArgs(store), { env: { RAES_TEST_MODE: "unknown" } });
     assert.equal(run.code, 1, run.stderr);
     const id = `participant.autonomous-execution.participant-behavior:${P}:0:tool=1`;
-    assert.match(
-      run.stdout,
-      new RegExp(`raes resolve ${id.replace(/[.]/g, "\\.")} --effect confirmed --store`),
-    );
+    assert.match(run.stdout, new RegExp(` resolve ${id.replace(/[.]/g, "\\.")} --effect confirmed --store`));
     const op = await raes(["operation", id, "--store", store, "--json"]);
     assert.deepEqual(
       (({ id, parent_id, kind, state, settlement, resolution }) => ({
@@ -179,7 +199,11 @@ describe("raes run / history / operation / resolve / resume", () => {
     assert.equal(JSON.parse(missing.stdout).error, "operation.not-found");
     const empty = await raes(["operation", "", "--store", store]);
     assert.equal(empty.code, 1);
-    assert.match(empty.stderr, /no operation "" in /, "an empty id is shown quoted");
+    assert.match(
+      empty.stderr,
+      /^raes: operation\.not-found: no operation "",/m,
+      "an empty id is shown quoted",
+    );
   });
 
   it("a --runtime module that is not there is a usage error (exit 2) before anything opens", async () => {

@@ -37,12 +37,21 @@ describe("crash recovery through the CLI", () => {
     assert.equal((await crashed.exited).signal, "SIGKILL");
 
     // Before any recovery, read commands tell the truth about the dead runtime's work (and change nothing).
-    const listed = await raes(["operations", "--state", "indeterminate", "--store", store]);
+    const listed = await raes(["operations", "--state", "indeterminate", "--store", store, "--wide"]);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(
       listed.stdout,
       new RegExp(
         `^\\S+ +tool_action +running \\(owner dead: pid ${crashed.pid} on this host; indeterminate on recovery\\) .*${FIRST}:tool=1`,
+        "m",
+      ),
+    );
+    // Within 120 columns: the state recovery gives it after an arrow, the owner in DETAIL.
+    const narrow = await raes(["operations", "--state", "indeterminate", "--store", store]);
+    assert.match(
+      narrow.stdout,
+      new RegExp(
+        `^\\S+ \\S+ +tool_action +running → indeterminate +0:tool=1 +owner dead: pid ${crashed.pid} on this host$`,
         "m",
       ),
     );
@@ -58,7 +67,10 @@ describe("crash recovery through the CLI", () => {
     assert.equal(one.on_recovery, "indeterminate");
     const invocations = await raes(["operations", "--kind", "scheduler_invocation", "--store", store]);
     assert.match(invocations.stdout, /^CREATED +KIND +STATE/m);
-    assert.match(invocations.stdout, /scheduler_invocation +running \(owner dead: .*; failed on recovery\)/);
+    assert.match(
+      invocations.stdout,
+      /scheduler_invocation +running → failed +\S+ +owner dead: pid \d+ on this host$/m,
+    );
     // Resolving it before recovery is refused, and the refusal says how to get there.
     const early = await raes(["resolve", `${FIRST}:tool=1`, "--effect", "absent", "--store", store]);
     assert.equal(early.code, 1, early.stderr);

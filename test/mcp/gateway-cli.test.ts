@@ -75,7 +75,7 @@ describe("raes mcp-gateway command line", () => {
     assert.match(cases[1]?.stderr ?? "", /--map/);
     assert.match(cases[2]?.stderr ?? "", /upstream/);
     assert.match(cases[3]?.stderr ?? "", /--timeout-ms/);
-    assert.match(cases[4]?.stderr ?? "", /RAES_PORT_TOKEN is not set/);
+    assert.match(cases[4]?.stderr ?? "", /^raes: cli\.usage: RAES_PORT_TOKEN is not set/m);
     assert.match(
       cases[5]?.stderr ?? "",
       /bad\.yaml:2:3: mcp-map\.field-missing tools\.probe_login\.tool_affordance/,
@@ -94,6 +94,6 @@ describe("raes mcp-gateway command line", () => {
     );
     assert.equal(outcome.code, 1);
     assert.equal(outcome.stdout, "");
-    assert.match(outcome.stderr, /cannot reach the tool-action port/);
+    assert.match(outcome.stderr, /^raes: cli\.port-unreachable: cannot reach the tool-action port/m);
   });
 });

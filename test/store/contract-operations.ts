@@ -91,6 +91,23 @@ export const CASES: readonly [OperationQuery, readonly string[]][] = [
 
 /** `listOperations`: filters, newest-first order, ties, limits, and what each entry carries. */
 export function operationCases(fixture: FixtureSource): void {
+  it("finds operation ids by a prefix or a suffix, case-sensitively, bytewise ascending, at most limit", async () => {
+    await fill(fixture);
+    const { store } = fixture();
+    assert.deepEqual(await store.findOperationIds("inv-b", 10), ["inv-b", "inv-b.tool-1", "inv-b.tool-2"]);
+    assert.deepEqual(await store.findOperationIds("tool-2", 10), [
+      "inv-a.tool-2",
+      "inv-b.tool-2",
+      "inv-c.tool-2",
+    ]);
+    assert.deepEqual(await store.findOperationIds("c.tool-1", 10), ["inv-c.tool-1"]);
+    assert.equal((await store.findOperationIds("tool-1", 2)).length, 2);
+    // Neither the middle of an id, nor another case, nor a LIKE pattern matches.
+    for (const none of ["nv-", "INV-A", "inv%", "inv_a", "tool-", ""])
+      assert.deepEqual(await store.findOperationIds(none, 10), [], none);
+    assert.deepEqual(await store.findOperationIds("a longer fragment than any id in the store", 10), []);
+  });
+
   it("lists operations newest first, filtered by participant, state, kind, time and limit", async () => {
     await fill(fixture);
     const { store } = fixture();

@@ -2,10 +2,11 @@ import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { DemoInvocation, DemoSummary } from "../../demo/index.js";
-import { absoluteStoreUrl, resolveCommands } from "../../printed/index.js";
+import { absoluteStoreUrl, printableStoreUrl, printedCommand, resolveCommands } from "../../printed/index.js";
 import { makeDirectories } from "../directories.js";
 import { ExitCode, printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
+import { byParticipant, type NextStep, nextStepLines, nextSteps } from "../next-steps.js";
 import { makeStoreFolder, storeUrl } from "../store-option.js";
 
 /**
@@ -78,21 +79,28 @@ function resolveLines(summary: DemoSummary): string[] {
   });
 }
 
+/** Each stopped participant's next step; an action id names its participant second (docs/design.md). */
+function demoNextSteps(summary: DemoSummary): NextStep[] {
+  const unresolved = byParticipant(
+    summary.indeterminate.map((id) => ({ id, participantAddress: id.split(":")[1] ?? "" })),
+  );
+  return nextSteps(
+    summary.stopped.map((s) => ({ participant: s.participant, reason: s.reason ?? undefined })),
+    unresolved,
+    summary.store,
+  );
+}
+
 function printSummary(summary: DemoSummary, html: string, elapsedMs: number): void {
-  const resolveWith = resolveLines(summary);
   const lines = [
     "",
     `store: ${summary.store}${summary.removed_previous_store ? " (the previous demo store was deleted first)" : ""}`,
     `invocations ${summary.invocations} | tool actions ${counts(summary.tool_actions)} | refusals ${counts(summary.refusals)} | gateway refusals ${counts(summary.gateway_refusals)}`,
     `portal requests: ${counts(summary.portal_requests)}`,
-    ...summary.stopped.map((s) => `stopped: ${s.participant} (${s.reason ?? "unknown"})`),
     ...(summary.agent_failures > 0 ? [`agent runs that failed: ${summary.agent_failures} (see above)`] : []),
     `timeline: ${html}`,
-    `history: raes history --store ${summary.store}`,
-    ...(resolveWith.length > 0
-      ? ["resolve each indeterminate action with one of (the effect happened / did not):"]
-      : []),
-    ...resolveWith.map((command) => `  ${command}`),
+    `history: ${printedCommand(["history", "--store", printableStoreUrl(summary.store)])}`,
+    ...nextStepLines(demoNextSteps(summary)),
     `took ${(elapsedMs / 1000).toFixed(1)} s`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -136,7 +144,13 @@ export function registerDemoCommand(program: Command): void {
       });
       const elapsedMs = Date.now() - started;
       if (options.json)
-        printJson({ ...summary, resolve: resolveLines(summary), html, elapsed_ms: elapsedMs });
+        printJson({
+          ...summary,
+          resolve: resolveLines(summary),
+          next: demoNextSteps(summary),
+          html,
+          elapsed_ms: elapsedMs,
+        });
       else printSummary(summary, options.html, elapsedMs);
       const findings = summary.stopped.length > 0 || summary.agent_failures > 0;
       process.exitCode = findings ? ExitCode.findings : ExitCode.ok;

@@ -9,6 +9,7 @@ import { makeDirectories } from "../directories.js";
 import { outputFile } from "../input-files.js";
 import { writeJsonObject, writeText } from "../json-stream.js";
 import { storeOption, withStore } from "../store-option.js";
+import { printNothingMatched } from "../table.js";
 
 interface HistoryOptions {
   readonly store: string;
@@ -123,7 +124,7 @@ export function registerHistoryCommand(program: Command): void {
           none = false;
           await writeText(process.stdout, page.map((event) => `${describeEvent(event)}\n`).join(""));
         }
-        if (none) process.stdout.write("no history events\n");
+        if (none) printNothingMatched("history events", options.store);
         for (const scheduler of shown) {
           const line = describeContinuation(scheduler, view);
           if (line) process.stdout.write(`${line}\n`);

@@ -61,11 +61,17 @@ export const commandSummaries: Readonly<Record<string, readonly [term: string, d
     "run a scenario's autonomous participants against a participant runtime module or an agent command",
   ],
   history: ["history [options]", "print behavior history events in commit order"],
-  operation: ["operation [options] <id>", "show one operation (an outer invocation or a tool action)"],
-  operations: ["operations [options]", "list operations (outer invocations and tool actions), newest first"],
+  operation: [
+    "operation [options] <id>",
+    "show one operation (an outer invocation or a tool action); ID may be any unique prefix or suffix of its id",
+  ],
+  operations: [
+    "operations [options]",
+    "list operations (outer invocations and tool actions), newest first; `operations show ID` shows one",
+  ],
   resolve: [
     "resolve [options] <id>",
-    "resolve an indeterminate tool action; the effect is never repeated (the same decision again is a no-op)",
+    "resolve an indeterminate tool action (ID: its id, or any unique prefix or suffix); the effect is never repeated (the same decision again is a no-op)",
   ],
   resume: [
     "resume [options] <participant>",

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import type { CallStages, ToolMap } from "../../mcp/index.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
-import { ExitCode } from "../exit.js";
+import { CliErrorCode, ExitCode, printError } from "../exit.js";
 import { inputFile } from "../input-files.js";
 import { installOtlp, otlpUrl } from "../otlp.js";
 
@@ -68,8 +68,8 @@ Exit codes:
   2  usage: bad options, no upstream command, ${PORT_TOKEN_ENV} unset, or an invalid map
      (each map problem is printed as FILE:LINE:COL: mcp-map.<code> PATH: message)
 
-Example:
-  ${PORT_TOKEN_ENV}=… raes mcp-gateway --port-socket /tmp/x/port.sock --map map.yaml -- node server.js
+Example (the harness sets ${PORT_TOKEN_ENV} in the gateway's environment; it is never typed):
+  raes mcp-gateway --port-socket /tmp/x/port.sock --map map.yaml -- node server.js
 `;
 
 function positiveMs(value: string): number {
@@ -128,12 +128,15 @@ async function stageLogging(
 async function runGateway(upstream: readonly string[], options: GatewayCliOptions): Promise<number> {
   const token = process.env[PORT_TOKEN_ENV];
   if (!token) {
-    say(`${PORT_TOKEN_ENV} is not set; the harness that served the port must pass its token`);
+    printError(
+      CliErrorCode.usage,
+      `${PORT_TOKEN_ENV} is not set; the harness that served the port must pass its token`,
+    );
     return ExitCode.usage;
   }
   const [command, ...args] = upstream;
   if (!command) {
-    say("no upstream command after --");
+    printError(CliErrorCode.usage, "no upstream command after --");
     return ExitCode.usage;
   }
   const { formatToolMapDiagnostic, loadToolMap, startGateway } = await import("../../mcp/index.js");
@@ -146,24 +149,28 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
     const { isLoopbackHost, parseHttpAddress } = await import("../../mcp/index.js");
     const address = parseHttpAddress(options.http);
     if (!address) {
-      say(
+      printError(
+        CliErrorCode.usage,
         `--http wants HOST:PORT or PORT (for example 127.0.0.1:8765, [::1]:0 or 8765), not ${options.http}`,
       );
       return ExitCode.usage;
     }
     if (!isLoopbackHost(address.host) && options.allowRemote !== true) {
-      say(`${address.host} is not a loopback address; pass --allow-remote to serve other hosts`);
+      printError(
+        CliErrorCode.usage,
+        `${address.host} is not a loopback address; pass --allow-remote to serve other hosts`,
+      );
       return ExitCode.usage;
     }
     const { bearerTokenProblem } = await import("../../mcp/index.js");
     const { token: bearer, problem } = httpToken(options);
     const tokenProblem = problem ?? (bearer === undefined ? undefined : bearerTokenProblem(bearer));
     if (tokenProblem !== undefined) {
-      say(tokenProblem);
+      printError(CliErrorCode.usage, tokenProblem);
       return ExitCode.usage;
     }
     if (!isLoopbackHost(address.host) && bearer === undefined) {
-      say(`${address.host} is not a loopback address; serving it needs a token (--token-file)`);
+      printError(CliErrorCode.usage, `${address.host} is not a loopback address; serving it needs a token (--token-file)`);
       return ExitCode.usage;
     }
   }
@@ -172,7 +179,8 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
   try {
     port = await connectToolActionPort({ socketPath: options.portSocket, token });
   } catch (error) {
-    say(
+    printError(
+      CliErrorCode.port_unreachable,
       `cannot reach the tool-action port at ${options.portSocket}: ${error instanceof Error ? error.message : String(error)}`,
     );
     return ExitCode.findings;
@@ -190,7 +198,10 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
       ...(await stageLogging(options)),
     });
   } catch (error) {
-    say(`the upstream MCP server did not start: ${error instanceof Error ? error.message : String(error)}`);
+    printError(
+      CliErrorCode.upstream_not_started,
+      `the upstream MCP server did not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return ExitCode.findings;
   }
   const onSignal = () => void gateway.close();
@@ -215,7 +226,10 @@ async function runHttpGateway(
   const { HttpGatewayRefusal, parseHttpAddress, startHttpGateway } = await import("../../mcp/index.js");
   const address = parseHttpAddress(listen);
   if (!address) {
-    say(`--http wants HOST:PORT or PORT (for example 127.0.0.1:8765, [::1]:0 or 8765), not ${listen}`);
+    printError(
+      CliErrorCode.usage,
+      `--http wants HOST:PORT or PORT (for example 127.0.0.1:8765, [::1]:0 or 8765), not ${listen}`,
+    );
     return ExitCode.usage;
   }
   const { token: bearer } = httpToken(options);
@@ -236,10 +250,10 @@ async function runHttpGateway(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof HttpGatewayRefusal) {
-      say(message);
+      printError(CliErrorCode.usage, message);
       return ExitCode.usage;
     }
-    say(`the HTTP gateway did not start: ${message}`);
+    printError(CliErrorCode.upstream_not_started, `the HTTP gateway did not start: ${message}`);
     return ExitCode.findings;
   }
   say(`serving MCP (Streamable HTTP) at ${gateway.url}`);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { OperationOwner } from "../../operations/index.js";
-import { formatDuration, isoTime, printableStoreUrl } from "../../printed/index.js";
+import { formatDuration, isoTime } from "../../printed/index.js";
 import { type Operation, operationFromToolAction } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
@@ -48,55 +48,72 @@ async function ownerOf(
 
 /** `raes operation ID`: one scheduler or tool-action operation. */
 export function registerOperationCommand(program: Command): void {
-  storeOption(program.command("operation <id>").option("--json", "print the operation as JSON")).action(
-    async (id: string, options: { store: string; json?: boolean }) => {
-      const found = await withStore(
-        options.store,
-        async (store) => {
-          const operation = await store.getOperation(id);
-          // An invocation's children are its tool actions, in admission order.
-          const children =
-            operation?.kind === "scheduler_invocation"
-              ? (await store.listToolActions({ invocationId: id })).map(operationFromToolAction)
-              : [];
-          return operation && { operation, children, owned: await ownerOf(store, operation) };
-        },
-        { create: false },
+  describeOperationCommand(program.command("operation <id>"));
+}
+
+/**
+ * Gives a command with an `<id>` argument the options and action of `raes operation` (it is also
+ * `raes operations show`). The id may be any unique prefix or suffix of an operation id.
+ */
+export function describeOperationCommand(command: Command): Command {
+  return storeOption(command.option("--json", "print the operation as JSON")).action(
+    async (given: string, options: { store: string; json?: boolean }) => {
+      const { OperationLookupCode, OperationLookupError, operationId } = await import(
+        "../../operations/index.js"
       );
-      const operation = found?.operation;
-      if (!operation) {
-        if (options.json) printJson({ error: "operation.not-found", id });
-        else
-          process.stderr.write(
-            `raes: no operation ${JSON.stringify(id)} in ${printableStoreUrl(options.store)}\n`,
-          );
-        process.exitCode = ExitCode.findings;
+      let found: Awaited<ReturnType<typeof showOperation>>;
+      try {
+        found = await withStore(
+          options.store,
+          async (store) => showOperation(store, await operationId(store, given)),
+          { create: false },
+        );
+      } catch (error) {
+        if (!(error instanceof OperationLookupError) || !options.json) throw error;
+        printJson({ error: error.code, message: error.message, id: given, matches: error.matches });
+        process.exitCode = error.code === OperationLookupCode.ambiguous ? ExitCode.usage : ExitCode.findings;
         return;
       }
-      const children = found?.children ?? [];
-      const wire = operationToWire(operation);
-      if (operation.kind === "scheduler_invocation") wire.children = children.map((c) => c.id);
-      const owned = found?.owned;
-      if (owned) {
-        const { ownerPhrase } = await import("../../operations/index.js");
-        if (options.json) wire.owner = ownerToWire(owned.owner);
-        else wire.owner = ownerPhrase(owned.owner);
-        if (owned.onRecovery) wire.on_recovery = owned.onRecovery;
-      }
-      if (options.json) return printJson(wire);
-      for (const [key, value] of Object.entries(wire)) {
-        if (value === null || key === "children") continue;
-        if (key === "refusals" && Object.keys(value as object).length === 0) continue;
-        process.stdout.write(
-          `${key.padEnd(14)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
-        );
-      }
-      for (const [label, duration] of operationDurations(operation))
-        process.stdout.write(`${label.padEnd(21)} ${duration}\n`);
-      if (children.length > 0) process.stdout.write(`children (${children.length}):\n`);
-      for (const child of children) process.stdout.write(`  ${childLine(child)}\n`);
+      printOperation(found, options.json === true);
     },
   );
+}
+
+/** One operation with its children (an invocation's tool actions, in admission order) and its owner. */
+async function showOperation(store: ControlPlaneStore, id: string) {
+  const operation = (await store.getOperation(id)) as Operation;
+  const children =
+    operation.kind === "scheduler_invocation"
+      ? (await store.listToolActions({ invocationId: id })).map(operationFromToolAction)
+      : [];
+  return { operation, children, owned: await ownerOf(store, operation) };
+}
+
+async function printOperation(
+  found: Awaited<ReturnType<typeof showOperation>>,
+  json: boolean,
+): Promise<void> {
+  const { operation, children, owned } = found;
+  const wire = operationToWire(operation);
+  if (operation.kind === "scheduler_invocation") wire.children = children.map((c) => c.id);
+  if (owned) {
+    const { ownerPhrase } = await import("../../operations/index.js");
+    if (json) wire.owner = ownerToWire(owned.owner);
+    else wire.owner = ownerPhrase(owned.owner);
+    if (owned.onRecovery) wire.on_recovery = owned.onRecovery;
+  }
+  if (json) return printJson(wire);
+  for (const [key, value] of Object.entries(wire)) {
+    if (value === null || key === "children") continue;
+    if (key === "refusals" && Object.keys(value as object).length === 0) continue;
+    process.stdout.write(
+      `${key.padEnd(14)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
+    );
+  }
+  for (const [label, duration] of operationDurations(operation))
+    process.stdout.write(`${label.padEnd(21)} ${duration}\n`);
+  if (children.length > 0) process.stdout.write(`children (${children.length}):\n`);
+  for (const child of children) process.stdout.write(`  ${childLine(child)}\n`);
 }
 
 /** One child tool action on one line: id, state (settlement), MCP tool name, unknown reason. */

@@ -1,14 +1,18 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import type { OperationOwner, OwnedOperationEntry } from "../../operations/index.js";
-import { printableStoreUrl } from "../../printed/index.js";
+import type { OperationOwner, OperatorNeed, OwnedOperationEntry } from "../../operations/index.js";
+import { resolveCommands } from "../../printed/index.js";
 import {
   DEFAULT_OPERATION_LIMIT,
   OperationKind,
   type OperationQuery,
   OperationState,
 } from "../../records/index.js";
+import type { ControlPlaneStore } from "../../store/index.js";
+import { printJson } from "../exit.js";
 import { writeJsonObject } from "../json-stream.js";
 import { storeOption, withStore } from "../store-option.js";
+import { type Column, printNothingMatched, TABLE_WIDTH, tableLines } from "../table.js";
+import { describeOperationCommand } from "./operation.js";
 import { operationEntryToWire } from "./operation-wire.js";
 
 interface OperationsOptions {
@@ -18,6 +22,8 @@ interface OperationsOptions {
   readonly kind?: OperationKind;
   readonly since?: string;
   readonly limit: number;
+  readonly needsOperator?: boolean;
+  readonly wide?: boolean;
   readonly json?: boolean;
 }
 
@@ -48,14 +54,20 @@ function positiveLimit(value: string): number {
   return n;
 }
 
-/** The state for people: with its settlement, and for an in-flight one whose owner is gone, who and what next. */
-export function stateText(entry: OwnedOperationEntry, phrase: (owner: OperationOwner) => string): string {
+/** The state for people: with its settlement, and for an indeterminate action, whether and how it was resolved. */
+export function stateText(entry: OwnedOperationEntry): string {
   const state =
     entry.settlement && entry.settlement !== entry.state
       ? `${entry.state} (${entry.settlement})`
       : entry.state;
-  if (entry.owner === undefined || entry.onRecovery === undefined) return state;
-  return `${state} (${phrase(entry.owner)}; ${entry.onRecovery} on recovery)`;
+  if (entry.resolution) return `${state} (resolved ${entry.resolution.resolution})`;
+  return state;
+}
+
+/** For an in-flight operation whose owner is gone: who, and what recovery makes of it. */
+function inDoubt(entry: OwnedOperationEntry, phrase: (owner: OperationOwner) => string): string | undefined {
+  if (entry.owner === undefined || entry.onRecovery === undefined) return undefined;
+  return `${phrase(entry.owner)}; ${entry.onRecovery} on recovery`;
 }
 
 /** What a row adds for its kind: the MCP tool name and unknown reason, or the refusal counts. */
@@ -67,30 +79,102 @@ function detail(entry: OwnedOperationEntry): string {
   return parts.join(" ");
 }
 
-/** One line per operation for people: time, kind (as `--kind` names it), state, participant, id, detail. */
-function printTable(
-  entries: readonly OwnedOperationEntry[],
-  phrase: (owner: OperationOwner) => string,
-): void {
-  const rows = entries.map((e) => [
-    e.createdAt,
-    e.kind,
-    stateText(e, phrase),
-    e.participantAddress,
-    e.id,
-    detail(e),
-  ]);
-  const header = ["CREATED", "KIND", "STATE", "PARTICIPANT", "ID", "DETAIL"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  for (const row of [header, ...rows]) {
-    const cells = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number)));
-    process.stdout.write(`${cells.join("  ").trimEnd()}\n`);
-  }
+/** A listed operation, and for `--needs-operator` what it waits for. */
+interface Row {
+  readonly entry: OwnedOperationEntry;
+  readonly need?: OperatorNeed;
 }
 
-/** `raes operations`: list outer invocations and tool actions, newest first, with filters. */
+/**
+ * The table for people. It fits 120 columns: ids are their shortest unique ends (each one `raes
+ * operation` takes), times to the second, no participant column (the id's end names it). `--wide`
+ * prints every id, time and participant whole.
+ */
+function tableOf(
+  rows: readonly Row[],
+  shortIds: ReadonlyMap<string, string>,
+  phrase: (owner: OperationOwner) => string,
+  wide: boolean,
+): string[] {
+  const needs = rows.some((r) => r.need !== undefined);
+  const columns: Column[] = [
+    ...(needs ? [{ header: "NEEDS" }] : []),
+    { header: "CREATED" },
+    { header: "KIND" },
+    { header: "STATE", cut: true },
+    ...(wide ? [{ header: "PARTICIPANT" }] : []),
+    { header: "ID" },
+    { header: "DETAIL", cut: true },
+  ];
+  const cells = rows.map(({ entry: e, need }) => {
+    const doubt = inDoubt(e, phrase);
+    // Within 120 columns, an in-doubt row says `running → indeterminate` and names its owner in DETAIL.
+    const gone = e.owner !== undefined && e.onRecovery !== undefined;
+    const state = wide
+      ? doubt
+        ? `${stateText(e)} (${doubt})`
+        : stateText(e)
+      : gone
+        ? `${stateText(e)} → ${e.onRecovery}`
+        : stateText(e);
+    const owner = !wide && gone && e.owner ? [phrase(e.owner)] : [];
+    const more = [...owner, detail(e)].filter((x) => x !== "").join("; ");
+    return [
+      ...(needs ? [need ?? ""] : []),
+      wide ? e.createdAt : `${e.createdAt.slice(0, 10)} ${e.createdAt.slice(11, 19)}`,
+      e.kind,
+      state,
+      ...(wide ? [e.participantAddress] : []),
+      wide ? e.id : (shortIds.get(e.id) ?? e.id),
+      more,
+    ];
+  });
+  return tableLines(columns, cells, wide ? undefined : TABLE_WIDTH);
+}
+
+/** The listed rows: what waits for a person with `--needs-operator`, else the filtered operations. */
+async function listRows(store: ControlPlaneStore, options: OperationsOptions): Promise<Row[]> {
+  const { listOperationsWithOwners, listOperatorWaits } = await import("../../operations/index.js");
+  const participant = options.participant === undefined ? {} : { participantAddress: options.participant };
+  const since = options.since === undefined ? {} : { since: options.since };
+  if (options.needsOperator === true) {
+    const waits = await listOperatorWaits(store, { ...participant, ...since, limit: options.limit });
+    return waits.map((w) => ({ entry: w.entry, need: w.need }));
+  }
+  return (await listOperationsWithOwners(store, operationQuery(options))).map((entry) => ({ entry }));
+}
+
+/** The store query of the filters given. */
+function operationQuery(options: OperationsOptions): OperationQuery {
+  return {
+    ...(options.participant === undefined ? {} : { participantAddress: options.participant }),
+    ...(options.state === undefined ? {} : { state: options.state }),
+    ...(options.kind === undefined ? {} : { kind: options.kind }),
+    ...(options.since === undefined ? {} : { since: options.since }),
+    limit: options.limit,
+  };
+}
+
+/**
+ * Under the `--needs-operator` table, each row's decision as commands that run as printed (by its
+ * short id, which `raes resolve` takes): one per possible answer.
+ */
+function decisionLines(rows: readonly Row[], shortIds: ReadonlyMap<string, string>, store: string): string[] {
+  const waiting = rows.filter((r) => r.need === "resolution");
+  if (waiting.length === 0) return [];
+  return [
+    "",
+    "resolve each with one of (the effect happened / did not):",
+    ...waiting.flatMap(({ entry }) => {
+      const c = resolveCommands(shortIds.get(entry.id) ?? entry.id, store);
+      return [`  ${c.confirmed}`, `  ${c.absent}`];
+    }),
+  ];
+}
+
+/** `raes operations`: list outer invocations and tool actions, newest first, with filters; `show ID` shows one. */
 export function registerOperationsCommand(program: Command): void {
-  storeOption(
+  const operations = storeOption(
     program
       .command("operations")
       .option("--participant <address>", "only this participant's operations")
@@ -100,45 +184,72 @@ export function registerOperationsCommand(program: Command): void {
       .addOption(
         new Option("--kind <kind>", "only this kind of operation").choices(Object.values(OperationKind)),
       )
+      .addOption(
+        new Option(
+          "--needs-operator",
+          "only what waits for a person (unresolved indeterminate actions), each marked with what it needs",
+        ).conflicts(["state", "kind"]),
+      )
       .option(
         "--since <time>",
         "only operations created at or after TIME (ISO-8601, or 90s, 15m, 2h, 7d ago)",
         (v) => sinceTime(v),
       )
       .option("--limit <n>", "at most N operations", positiveLimit, DEFAULT_OPERATION_LIMIT)
+      .option("--wide", "print whole ids, times and participants (the table is then wider than 120 columns)")
       .option("--json", 'print {"operations": [...]} as JSON'),
   ).action(async (options: OperationsOptions) => {
-    const query: OperationQuery = {
-      ...(options.participant === undefined ? {} : { participantAddress: options.participant }),
-      ...(options.state === undefined ? {} : { state: options.state }),
-      ...(options.kind === undefined ? {} : { kind: options.kind }),
-      ...(options.since === undefined ? {} : { since: options.since }),
-      limit: options.limit,
-    };
-    const { listOperationsWithOwners, ownedOperationPages, ownerPhrase } = await import(
+    const { ownedOperationPages, ownerPhrase, shortOperationId } = await import(
       "../../operations/index.js"
     );
     // JSON streams a page at a time, each page written before the next is read (docs/hardening.md).
-    if (options.json)
+    if (options.json && options.needsOperator !== true)
       return withStore(
         options.store,
         (store) =>
           writeJsonObject(process.stdout, {
-            operations: { pages: ownedOperationPages(store, query), map: operationEntryToWire },
+            operations: { pages: ownedOperationPages(store, operationQuery(options)), map: operationEntryToWire },
           }),
         { create: false },
       );
-    const entries = await withStore(options.store, (store) => listOperationsWithOwners(store, query), {
-      create: false,
-    });
-    if (entries.length === 0)
-      process.stderr.write(`raes: no operations match in ${printableStoreUrl(options.store)}\n`);
-    else printTable(entries, ownerPhrase);
-    const gone = entries.filter((e) => e.onRecovery !== undefined).length;
+    const { rows, shortIds } = await withStore(
+      options.store,
+      async (store) => {
+        const rows = await listRows(store, options);
+        const shortIds = new Map<string, string>();
+        if (options.json !== true && options.wide !== true)
+          for (const { entry } of rows) shortIds.set(entry.id, await shortOperationId(store, entry.id));
+        return { rows, shortIds };
+      },
+      { create: false },
+    );
+    if (options.json)
+      return printJson({
+        operations: rows.map((r) => ({
+          ...operationEntryToWire(r.entry),
+          ...(r.need === undefined ? {} : { needs: r.need }),
+        })),
+      });
+    if (rows.length === 0)
+      printNothingMatched(
+        options.needsOperator ? "operations that wait for an operator" : "operations",
+        options.store,
+      );
+    else {
+      for (const line of tableOf(rows, shortIds, ownerPhrase, options.wide === true))
+        process.stdout.write(`${line}\n`);
+      for (const line of decisionLines(rows, shortIds, options.store)) process.stdout.write(`${line}\n`);
+    }
+    const gone = rows.filter((r) => r.entry.onRecovery !== undefined).length;
     if (gone > 0)
       process.stderr.write(
         `raes: ${gone === 1 ? "1 operation is" : `${gone} operations are`} in doubt: the runtime that ran ${gone === 1 ? "it" : "them"} is gone; ` +
           "`raes run` with the same scenario and --store recovers them (nothing is retried), then `raes resolve`\n",
       );
   });
+  // `raes operations show ID` is `raes operation ID`; its options follow `show`, so they are its own.
+  operations.enablePositionalOptions();
+  describeOperationCommand(
+    operations.command("show <id>").description("show one operation (as raes operation)"),
+  );
 }

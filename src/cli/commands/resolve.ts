@@ -2,13 +2,16 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import {
   type Operation,
+  OperationLookupCode,
+  OperationLookupError,
+  operationId,
   ResolutionError,
   ResolutionRefusal,
   resolveToolAction,
   ToolActionResolution,
 } from "../../operations/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
-import { ExitCode, printJson } from "../exit.js";
+import { ExitCode, printError, printJson } from "../exit.js";
 import { storeOption, withStore } from "../store-option.js";
 import { operationToWire } from "./operation-wire.js";
 
@@ -31,8 +34,8 @@ interface ResolveOptions {
 }
 
 type ResolveAnswer =
-  | { readonly resolved: Operation; readonly again: boolean }
-  | { readonly error: ResolutionError };
+  | { readonly id: string; readonly resolved: Operation; readonly again: boolean }
+  | { readonly error: ResolutionError | OperationLookupError };
 
 /**
  * A dispatched action whose runtime died is still `running` until a restart recovers it: the refusal
@@ -50,17 +53,27 @@ async function stillRunning(
   );
 }
 
-/** Resolves once; asking again for the decision already recorded is answered, not refused (a retried script). */
-async function resolve(id: string, options: ResolveOptions): Promise<ResolveAnswer> {
+/**
+ * Resolves once; asking again for the decision already recorded is answered, not refused (a retried
+ * script). `given` is the id or any unique prefix or suffix of it.
+ */
+async function resolve(given: string, options: ResolveOptions): Promise<ResolveAnswer> {
   return withStore(
     options.store,
     async (store) => {
+      let id: string;
+      try {
+        id = await operationId(store, given);
+      } catch (error) {
+        if (error instanceof OperationLookupError) return { error };
+        throw error;
+      }
       try {
         const operation = await resolveToolAction(store, id, {
           resolution: options.effect,
           note: options.note,
         });
-        return { resolved: operation, again: false };
+        return { id, resolved: operation, again: false };
       } catch (error) {
         if (!(error instanceof ResolutionError)) throw error;
         if (error.code === ResolutionRefusal.not_indeterminate)
@@ -68,7 +81,8 @@ async function resolve(id: string, options: ResolveOptions): Promise<ResolveAnsw
         if (error.code !== ResolutionRefusal.already_resolved) return { error };
         const existing = await store.getOperation(id);
         const recorded = existing?.resolution;
-        if (existing && recorded?.resolution === options.effect) return { resolved: existing, again: true };
+        if (existing && recorded?.resolution === options.effect)
+          return { id, resolved: existing, again: true };
         const message = recorded
           ? `${id} is already resolved as ${recorded.resolution} (at ${recorded.resolvedAt}); a different decision (${options.effect}) is refused`
           : error.message;
@@ -87,15 +101,16 @@ export function registerResolveCommand(program: Command): void {
       .requiredOption("--effect <effect>", "what happened: confirmed or absent", parseEffect)
       .option("--note <text>", "why you decided so", "")
       .option("--json", "print the resolved operation as JSON"),
-  ).action(async (id: string, options: ResolveOptions) => {
-    const answer = await resolve(id, options);
+  ).action(async (given: string, options: ResolveOptions) => {
+    const answer = await resolve(given, options);
     if ("error" in answer) {
       const { error } = answer;
       if (options.json) printJson({ error: error.code, message: error.message });
-      else process.stderr.write(`raes: ${error.code}: ${error.message}\n`);
-      process.exitCode = ExitCode.findings;
+      else printError(error.code, error.message);
+      process.exitCode = error.code === OperationLookupCode.ambiguous ? ExitCode.usage : ExitCode.findings;
       return;
     }
+    const { id } = answer;
     if (options.json)
       return printJson({ ...operationToWire(answer.resolved), already_resolved: answer.again });
     const at = answer.resolved.resolution?.resolvedAt ?? "";

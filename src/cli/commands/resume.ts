@@ -5,7 +5,7 @@ import {
   takeParticipantLease,
   unresolvedIndeterminateActions,
 } from "../../operations/index.js";
-import { resolveCommands } from "../../printed/index.js";
+import { resolveCommands, resumeCommand } from "../../printed/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { ExitCode, printJson } from "../exit.js";
 import { storeOption, withStore } from "../store-option.js";
@@ -25,7 +25,11 @@ type ResumeAnswer =
 async function resume(store: ControlPlaneStore, participant: string): Promise<ResumeAnswer> {
   const unresolved = await unresolvedIndeterminateActions(store, participant);
   if (unresolved.length > 0) {
-    return { error: "runtime.unresolved-indeterminate-actions", message: "resolve these first", unresolved };
+    return {
+      error: "runtime.unresolved-indeterminate-actions",
+      message: "resolve these first, each with one of (the effect happened / did not)",
+      unresolved,
+    };
   }
   const records = (await store.listSchedulers()).filter((s) => s.participantAddress === participant);
   if (records.length === 0)
@@ -96,6 +100,8 @@ function print(participant: string, answer: ResumeAnswer, storeUrl: string): voi
     const commands = resolveCommands(id, storeUrl);
     process.stderr.write(`  ${commands.confirmed}\n  ${commands.absent}\n`);
   }
+  if ((answer.unresolved?.length ?? 0) > 0)
+    process.stderr.write(`then resume:\n  ${resumeCommand(participant, storeUrl)}\n`);
 }
 
 /** `raes resume PARTICIPANT`: restarts a stopped scheduler once its indeterminate actions are resolved. */

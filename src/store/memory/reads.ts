@@ -120,6 +120,16 @@ export class MemoryReads {
     return found;
   }
 
+  /** Ids that start or end with `fragment`, bytewise ascending, at most `limit`. */
+  findOperationIds(fragment: string, limit: number): string[] {
+    if (fragment === "" || limit < 1) return [];
+    const { invocations, toolActions } = this.#tables;
+    const found: string[] = [];
+    for (const id of [...invocations.keys(), ...toolActions.keys()])
+      if (id.startsWith(fragment) || id.endsWith(fragment)) found.push(id);
+    return found.sort(compareCodeUnits).slice(0, limit);
+  }
+
   /** History events matching every given filter, in commit order. */
   listEvents(query: HistoryQuery = {}): HistoryEvent[] {
     const { events } = this.#tables;

@@ -156,6 +156,29 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
       : merge(asked as OperationEntry[][]);
   }
 
+  /**
+   * Ids that start or end with `fragment`, from both tables. The lengths are whole numbers this code
+   * computed, written into the text; the fragment is bound. No index answers a suffix: a lookup reads
+   * every id once.
+   */
+  findOperationIds(fragment: string, limit: number): Answer<string[]> {
+    const n = [...fragment].length;
+    const cap = Math.trunc(limit);
+    if (n === 0 || cap < 1) return [];
+    const match = `substr(id, 1, ${n}) = ${this.#p(1)} OR (length(id) >= ${n} AND substr(id, length(id) - ${n - 1}) = ${this.#p(2)})`;
+    const asked = (["invocations", "tool_actions"] as const).map((table) =>
+      this.#all<{ id: string }, string>(
+        `SELECT id FROM ${table} WHERE ${match} LIMIT ${cap}`,
+        [fragment, fragment],
+        (row) => row.id,
+      ),
+    );
+    const merge = (lists: string[][]) => lists.flat().sort(byCodeUnits).slice(0, cap);
+    return asked.some((a) => a instanceof Promise)
+      ? Promise.all(asked).then(merge)
+      : merge(asked as string[][]);
+  }
+
   /** The newest `limit` rows of a table matching the query's participant and time and `equal`. */
   #newest<Row>(
     table: "invocations" | "tool_actions",
@@ -219,4 +242,8 @@ function pageInteger(n: number): string {
   if (!Number.isSafeInteger(n) || n < 0)
     throw new RangeError(`a page bound is a whole number from 0, not ${n}`);
   return String(n);
+}
+
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

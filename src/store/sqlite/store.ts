@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { DelegatingStore, type StoreLeases, type StoreReads } from "../delegating.js";
-import { StoreMissingError, StoreUnavailableError } from "../errors.js";
+import { StoreMissingError, StoreNotAStoreError, StoreUnavailableError } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/index.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteLeases } from "./leases.js";
@@ -77,6 +77,10 @@ export class SqliteControlPlaneStore extends DelegatingStore {
       return new SqliteControlPlaneStore(url, db, options.now ?? Date.now, options.groupCommit !== false);
     } catch (error) {
       db?.close();
+      if (isNotADatabase(error))
+        throw new StoreNotAStoreError(
+          `${url} is not a control-plane store: ${file} is not a SQLite database`,
+        );
       throw sqliteError(url, error);
     }
   }
@@ -113,6 +117,13 @@ function openFile(url: string, file: string, readOnly: boolean, timeout: number)
       cause: error,
     });
   }
+}
+
+/** SQLite found a file that is not a database, directly or as the cause of the open's error. */
+function isNotADatabase(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause)
+    if ((e as { code?: unknown }).code === "SQLITE_NOTADB") return true;
+  return false;
 }
 
 /**

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
+import { printedCommand } from "../../../src/printed/index.js";
 import { MemoryControlPlaneStore, type ToolActionRecord } from "../../../src/store/index.js";
 import {
   readTimelineInput,
@@ -101,7 +102,14 @@ describe("renderTimelineHtml on a history the real runtime wrote", () => {
     assert.deepEqual(attributeValues(page, "data-unresolved"), [run.unresolvedId]);
     // One command per decision, each naming the store, so it runs as printed; never a shell pipe.
     for (const effect of ["confirmed", "absent"]) {
-      const command = `raes resolve ${run.unresolvedId} --effect ${effect} --store sqlite:.raes/control-plane.db`;
+      const command = printedCommand([
+        "resolve",
+        run.unresolvedId,
+        "--effect",
+        effect,
+        "--store",
+        "sqlite:.raes/control-plane.db",
+      ]);
       assert.ok(page.includes(`data-effect="${effect}">${command}</code>`), effect);
     }
     assert.ok(!page.includes("confirmed|absent"));
@@ -335,8 +343,8 @@ describe("the timeline page in headless Chromium", () => {
     assert.equal(await mark.getAttribute("aria-pressed"), "false");
     const commands = await panel.locator("code.command").allTextContents();
     assert.equal(commands.length, 2);
-    assert.match(commands[0] ?? "", /^raes resolve \S+:3:tool=3 --effect confirmed --store sqlite:\S+$/);
-    assert.match(commands[1] ?? "", /^raes resolve \S+:3:tool=3 --effect absent --store sqlite:\S+$/);
+    assert.match(commands[0] ?? "", /^\S.* resolve \S+:3:tool=3 --effect confirmed --store sqlite:\S+$/);
+    assert.match(commands[1] ?? "", /^\S.* resolve \S+:3:tool=3 --effect absent --store sqlite:\S+$/);
 
     // A link to one action (#id) opens its details.
     const linked = await browser.newPage({ viewport: { width: 1400, height: 900 } });
