@@ -43,16 +43,6 @@ export async function buildProgram(argv: readonly string[] = [], all = false): P
   return program;
 }
 
-/**
- * Errors that mean the command could not start as asked, exit 2 like a usage error: a store that does not
- * exist, or an optional package the command line needs (`pg`, the OTLP exporter) that is not installed.
- */
-const USAGE_CODES: ReadonlySet<string> = new Set([
-  "store.missing",
-  "store.driver-missing",
-  CliErrorCode.otlp_exporter_missing,
-]);
-
 /** Runs the CLI with argv and resolves to the exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const program = await buildProgram(argv);
@@ -74,13 +64,16 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 
 /**
  * The codes of errors that mean the command line was wrong (exit 2): a store it names that does not
- * exist or is not a store, a part of an operation id that names several. Spelled here, so the CLI
- * loads no store or operations module to tell.
+ * exist or is not a store, a part of an operation id that names several, or an optional package the
+ * command line needs (`pg`, the OTLP exporter) that is not installed. Spelled here, so the CLI loads
+ * no store or operations module to tell.
  */
 const USAGE_CODES: ReadonlySet<string> = new Set([
   "store.missing",
   "store.not-a-store",
+  "store.driver-missing",
   "operation.ambiguous-id",
+  CliErrorCode.otlp_exporter_missing,
 ]);
 
 /**

@@ -170,7 +170,10 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
       return ExitCode.usage;
     }
     if (!isLoopbackHost(address.host) && bearer === undefined) {
-      printError(CliErrorCode.usage, `${address.host} is not a loopback address; serving it needs a token (--token-file)`);
+      printError(
+        CliErrorCode.usage,
+        `${address.host} is not a loopback address; serving it needs a token (--token-file)`,
+      );
       return ExitCode.usage;
     }
   }

@@ -199,16 +199,17 @@ export function registerOperationsCommand(program: Command): void {
       .option("--wide", "print whole ids, times and participants (the table is then wider than 120 columns)")
       .option("--json", 'print {"operations": [...]} as JSON'),
   ).action(async (options: OperationsOptions) => {
-    const { ownedOperationPages, ownerPhrase, shortOperationId } = await import(
-      "../../operations/index.js"
-    );
+    const { ownedOperationPages, ownerPhrase, shortOperationId } = await import("../../operations/index.js");
     // JSON streams a page at a time, each page written before the next is read (docs/hardening.md).
     if (options.json && options.needsOperator !== true)
       return withStore(
         options.store,
         (store) =>
           writeJsonObject(process.stdout, {
-            operations: { pages: ownedOperationPages(store, operationQuery(options)), map: operationEntryToWire },
+            operations: {
+              pages: ownedOperationPages(store, operationQuery(options)),
+              map: operationEntryToWire,
+            },
           }),
         { create: false },
       );
