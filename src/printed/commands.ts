@@ -33,3 +33,8 @@ export function resolveCommands(id: string, storeUrl: string): { confirmed: stri
     ["raes", "resolve", id, "--effect", effect, "--store", store].map(shellWord).join(" ");
   return { confirmed: command("confirmed"), absent: command("absent") };
 }
+
+/** The `raes resume` command that restarts a participant's stopped scheduler, runnable as printed. */
+export function resumeCommand(participant: string, storeUrl: string): string {
+  return ["raes", "resume", participant, "--store", printableStoreUrl(storeUrl)].map(shellWord).join(" ");
+}

@@ -1,2 +1,8 @@
-export { absoluteStoreUrl, printableStoreUrl, resolveCommands, shellWord } from "./commands.js";
+export {
+  absoluteStoreUrl,
+  printableStoreUrl,
+  resolveCommands,
+  resumeCommand,
+  shellWord,
+} from "./commands.js";
 export { formatDuration, isoTime } from "./time.js";

@@ -1,12 +1,18 @@
 import { type Command, InvalidArgumentError } from "commander";
-import type { CallStages, ToolMap } from "../../mcp/index.js";
+import type { CallStages, HttpAddress, ToolMap } from "../../mcp/index.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
 import { ExitCode } from "../exit.js";
 import { inputFile } from "../input-files.js";
 import { installOtlp, otlpUrl } from "../otlp.js";
+import { DEFAULT_STORE_URL, storeUrl } from "../store-option.js";
 
 interface GatewayCliOptions {
-  readonly portSocket: string;
+  readonly portSocket?: string;
+  readonly scenario?: string;
+  readonly manifest?: string;
+  readonly participant?: string;
+  readonly store?: string;
+  readonly idleTimeout: number;
   readonly map: string;
   readonly timeoutMs: number;
   readonly http?: string;
@@ -41,6 +47,17 @@ loopback hosts are served (and only requests whose Host and Origin are loopback)
 --allow-remote is given; set ${HTTP_TOKEN_ENV} to require "Authorization: Bearer <token>".
 No token ever appears in the URL.
 
+Host mode (no harness): with --scenario S --manifest M instead of --port-socket, the gateway
+opens the store (--store, default ${DEFAULT_STORE_URL}) as raes run does and is itself the
+participant runtime of P (--participant; default the only autonomous participant with tool
+affordances). Each MCP session (stdio: the process; HTTP: each Mcp-Session-Id) is one outer
+invocation: its first tools/list or tools/call advances the policy clock to P's next due
+attempt, and the invocation returns succeeded when the session ends (stdin closed, HTTP
+DELETE, or --idle-timeout seconds without a tools/list or tools/call); the offer's
+timeout_seconds still bounds it. While P's scheduler is stopped or completed, every
+tools/call is answered scheduler_stopped or scheduler_completed, naming the next step.
+\`raes config mcp-host\` prints a host configuration that starts it from any directory.
+
 Tracing: each tools/call gets an OpenTelemetry execute_tool span. A W3C traceparent (and
 tracestate) in the call's params._meta makes it a child of the client's span, and the call
 goes upstream with the gateway span's traceparent in its _meta. --otlp URL exports the
@@ -58,10 +75,12 @@ Map file (closed shape):
 Exit codes:
   0  the client hung up (stdin closed) or a signal stopped the gateway cleanly
   1  the port could not be reached or refused the token, or the upstream did not start
-  2  usage: bad options, no upstream command, ${PORT_TOKEN_ENV} unset, or an invalid map
+  2  usage: bad options, no upstream command, ${PORT_TOKEN_ENV} unset, an invalid map, or in
+     host mode a scenario or manifest with errors or no participant to run
      (each map problem is printed as FILE:LINE:COL: mcp-map.<code> PATH: message)
 
-Example:
+Examples:
+  raes mcp-gateway --scenario s.yaml --manifest m.json --map map.yaml -- node server.js
   ${PORT_TOKEN_ENV}=… raes mcp-gateway --port-socket /tmp/x/port.sock --map map.yaml -- node server.js
 `;
 
@@ -69,6 +88,13 @@ function positiveMs(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1 || n > 2_147_483_647)
     throw new InvalidArgumentError("use a whole number of milliseconds ≥ 1");
+  return n;
+}
+
+function positiveSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 2_147_483)
+    throw new InvalidArgumentError("use a whole number of seconds ≥ 1");
   return n;
 }
 
@@ -93,7 +119,70 @@ async function stageLogging(
   return { onStages: (stages) => say(stagesLine(stages)) };
 }
 
+/** Host mode (`--scenario`): the gateway is the participant runtime itself; no port socket, no token. */
+async function runHostMode(upstream: readonly string[], options: GatewayCliOptions): Promise<number> {
+  if (options.portSocket !== undefined) {
+    say("give either --scenario (host mode) or --port-socket (a harness serves the port), not both");
+    return ExitCode.usage;
+  }
+  if (options.manifest === undefined) {
+    say("--scenario needs --manifest M.json");
+    return ExitCode.usage;
+  }
+  const [command, ...args] = upstream;
+  if (!command) {
+    say("no upstream command after --");
+    return ExitCode.usage;
+  }
+  const { formatToolMapDiagnostic, loadToolMap, isLoopbackHost, parseHttpAddress } = await import(
+    "../../mcp/index.js"
+  );
+  const loaded = loadToolMap(options.map);
+  if (!loaded.ok) {
+    for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(options.map, d)}\n`);
+    return ExitCode.usage;
+  }
+  let http: { listen: HttpAddress; allowRemote: boolean; bearer?: string } | undefined;
+  if (options.http !== undefined) {
+    const listen = parseHttpAddress(options.http);
+    if (!listen) {
+      say(`--http wants HOST:PORT (for example 127.0.0.1:8765 or [::1]:0), not ${options.http}`);
+      return ExitCode.usage;
+    }
+    if (!isLoopbackHost(listen.host) && options.allowRemote !== true) {
+      say(`${listen.host} is not a loopback address; pass --allow-remote to serve other hosts`);
+      return ExitCode.usage;
+    }
+    const bearer = process.env[HTTP_TOKEN_ENV];
+    http = { listen, allowRemote: options.allowRemote === true, ...(bearer ? { bearer } : {}) };
+  }
+  const { runHostGateway } = await import("../host-gateway.js");
+  return runHostGateway({
+    scenario: options.scenario as string,
+    manifest: options.manifest,
+    ...(options.participant === undefined ? {} : { participant: options.participant }),
+    ...(options.store === undefined ? {} : { store: options.store }),
+    map: loaded.map,
+    upstream: { command, args },
+    env: upstreamEnvironment(),
+    timeoutMs: options.timeoutMs,
+    idleTimeoutSeconds: options.idleTimeout,
+    ...(http ? { http } : {}),
+    say,
+    ...(await stageLogging(options)),
+  });
+}
+
 async function runGateway(upstream: readonly string[], options: GatewayCliOptions): Promise<number> {
+  if (options.scenario !== undefined) return runHostMode(upstream, options);
+  if (options.portSocket === undefined) {
+    say("give --port-socket PATH (a harness serves the port) or --scenario S (host mode)");
+    return ExitCode.usage;
+  }
+  if (options.manifest !== undefined || options.participant !== undefined || options.store !== undefined) {
+    say("--manifest, --participant and --store go with --scenario (host mode)");
+    return ExitCode.usage;
+  }
   const token = process.env[PORT_TOKEN_ENV];
   if (!token) {
     say(`${PORT_TOKEN_ENV} is not set; the harness that served the port must pass its token`);
@@ -125,7 +214,7 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
   const { connectToolActionPort } = await import("../../port/index.js");
   let port: Awaited<ReturnType<typeof connectToolActionPort>>;
   try {
-    port = await connectToolActionPort({ socketPath: options.portSocket, token });
+    port = await connectToolActionPort({ socketPath: options.portSocket as string, token });
   } catch (error) {
     say(
       `cannot reach the tool-action port at ${options.portSocket}: ${error instanceof Error ? error.message : String(error)}`,
@@ -214,10 +303,27 @@ export function registerMcpGatewayCommand(program: Command): void {
   program
     .command("mcp-gateway")
     .usage(
-      "--port-socket PATH --map MAP.yaml [--timeout-ms N] [--http HOST:PORT [--allow-remote]] [--otlp URL] -- UPSTREAM_COMMAND...",
+      "(--port-socket PATH | --scenario S --manifest M [--participant P] [--store URL] [--idle-timeout S]) --map MAP.yaml [--timeout-ms N] [--http HOST:PORT [--allow-remote]] [--otlp URL] -- UPSTREAM_COMMAND...",
     )
     .argument("<upstream...>", "the upstream MCP server's command and arguments (after --)")
-    .requiredOption("--port-socket <path>", "Unix socket where the harness serves the invocation's port")
+    .option("--port-socket <path>", "Unix socket where the harness serves the invocation's port")
+    .option(
+      "--scenario <file>",
+      "host mode: run this scenario's participant, one invocation per MCP session",
+      inputFile,
+    )
+    .option("--manifest <file>", "host mode: the backend manifest (JSON)", inputFile)
+    .option(
+      "--participant <address>",
+      "host mode: the participant to run (default: the only one with tool affordances)",
+    )
+    .option("--store <url>", `host mode: control-plane store URL (default ${DEFAULT_STORE_URL})`, storeUrl)
+    .option(
+      "--idle-timeout <seconds>",
+      "host mode: end a session's invocation after this long without a tools/list or tools/call",
+      positiveSeconds,
+      300,
+    )
     .requiredOption("--map <file>", "YAML map from MCP tool names to governed tool actions", inputFile)
     .option(
       "--timeout-ms <ms>",

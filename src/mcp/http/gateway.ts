@@ -13,12 +13,16 @@ import type { CallStages } from "../call-stages.js";
 import { type GatewayLog, GovernedCalls } from "../governed-calls.js";
 import { governedServer } from "../governed-server.js";
 import type { ToolMap } from "../map.js";
+import { requiredPort, type SessionCalls, type SessionCallsFactory } from "../session-calls.js";
 import { Upstream, type UpstreamCommand } from "../upstream/index.js";
 import { checkRequest, type HttpAddress, isLoopbackHost } from "./guard.js";
 
 /** Everything `startHttpGateway` needs. */
 export interface HttpGatewayOptions {
-  readonly port: InvocationToolActionPort;
+  /** The invocation's port; or, instead, `sessionCalls`. */
+  readonly port?: InvocationToolActionPort;
+  /** Builds each session's calls (host mode binds each session to an invocation of its own). */
+  readonly sessionCalls?: SessionCallsFactory;
   readonly map: ToolMap;
   readonly upstream: UpstreamCommand;
   /** How long a forwarded call may take before its effects count as unknown. */
@@ -50,7 +54,7 @@ export class HttpGatewayRefusal extends Error {}
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
   readonly server: Server;
-  readonly calls: GovernedCalls;
+  readonly calls: SessionCalls;
 }
 
 /**
@@ -69,7 +73,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
   const sessions = new Map<string, Session>();
   // Every session's calls until they are drained: one the client closed may still have settles behind
   // its last answers, and the gateway must not exit before the port has them.
-  const unsettled = new Set<GovernedCalls>();
+  const unsettled = new Set<SessionCalls>();
   const upstream = await Upstream.start(options.upstream, () => {
     for (const s of sessions.values()) s.server.sendToolListChanged().catch(() => undefined);
   });
@@ -78,23 +82,41 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
   const openSession = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (sessions.size >= maxSessions) return reply(response, 503, "too many MCP sessions");
     const sessionId = randomUUID();
-    const calls = new GovernedCalls({
-      port: options.port,
-      map: options.map,
-      upstream,
-      sessionId,
-      timeoutMs: options.timeoutMs,
-      log,
-      ...(options.onStages ? { onStages: options.onStages } : {}),
-    });
+    const governed = (port: InvocationToolActionPort) =>
+      new GovernedCalls({
+        port,
+        map: options.map,
+        upstream,
+        sessionId,
+        timeoutMs: options.timeoutMs,
+        log,
+        ...(options.onStages ? { onStages: options.onStages } : {}),
+      });
+    const forget = () => {
+      sessions.delete(sessionId);
+      void calls.drain().then(() => {
+        unsettled.delete(calls);
+        calls.ended?.();
+      });
+    };
+    const calls: SessionCalls = options.sessionCalls
+      ? options.sessionCalls(
+          {
+            id: sessionId,
+            close: async () => {
+              if (!sessions.has(sessionId)) return;
+              forget();
+              await server.close().catch(() => undefined);
+            },
+          },
+          governed,
+        )
+      : governed(requiredPort(options.port));
     const transport = new StreamableHTTPServerTransport({
       enableJsonResponse: true,
       sessionIdGenerator: () => sessionId,
       onsessioninitialized: () => void sessions.set(sessionId, session),
-      onsessionclosed: () => {
-        sessions.delete(sessionId);
-        void calls.drain().then(() => unsettled.delete(calls));
-      },
+      onsessionclosed: forget,
     });
     unsettled.add(calls);
     const server = governedServer({ upstream, map: options.map, calls });
@@ -104,6 +126,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
     // Not an initialize request: the SDK answered it with an error and no session began.
     if (!sessions.has(sessionId)) {
       unsettled.delete(calls);
+      calls.ended?.();
       await server.close().catch(() => undefined);
     }
   };
@@ -147,7 +170,10 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       await upstream.close();
       for (const calls of unsettled) await calls.drain();
-      for (const s of sessions.values()) await s.server.close().catch(() => undefined);
+      for (const s of sessions.values()) {
+        s.calls.ended?.();
+        await s.server.close().catch(() => undefined);
+      }
       sessions.clear();
       http.closeAllConnections();
       await stopped;

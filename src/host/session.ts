@@ -1,0 +1,93 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type GatewaySession,
+  type GovernedCalls,
+  type SessionCalls,
+  type ToolCall,
+  toolError,
+} from "../mcp/index.js";
+import type { InvocationToolActionPort } from "../port/index.js";
+import { HostCode } from "./codes.js";
+import type { HostDriver, SessionClaim } from "./driver.js";
+import type { LiveInvocation } from "./host-runtime.js";
+
+type Bound =
+  | { readonly kind: "live"; readonly invocation: LiveInvocation; readonly calls: GovernedCalls }
+  | { readonly kind: "refused"; readonly answer: CallToolResult; readonly invocation?: LiveInvocation };
+
+/**
+ * One MCP session of host mode: its first `tools/list` or `tools/call` claims the participant's next
+ * invocation, and every tool call of the session is a tool action of that invocation. The invocation
+ * returns when the session ends: the client leaves, `idleMs` pass without a request, or the offer's
+ * timeout closes it (then the session is closed too, so the client starts a new one).
+ */
+export class HostSession implements SessionCalls {
+  readonly #driver: HostDriver;
+  readonly #session: GatewaySession;
+  readonly #governed: (port: InvocationToolActionPort) => GovernedCalls;
+  readonly #idleMs: number;
+  #bound: Promise<Bound> | undefined;
+  #idle: NodeJS.Timeout | undefined;
+  #ended = false;
+
+  constructor(options: {
+    readonly driver: HostDriver;
+    readonly session: GatewaySession;
+    readonly governed: (port: InvocationToolActionPort) => GovernedCalls;
+    /** How long the session may go without a request before it ends. */
+    readonly idleMs: number;
+  }) {
+    this.#driver = options.driver;
+    this.#session = options.session;
+    this.#governed = options.governed;
+    this.#idleMs = options.idleMs;
+  }
+
+  touched(): void {
+    if (this.#ended) return;
+    this.#bound ??= this.#driver.claim().then((claim) => this.#bind(claim));
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => void this.#session.close(), this.#idleMs);
+  }
+
+  async handle(call: ToolCall): Promise<CallToolResult> {
+    this.touched();
+    const bound = await (this.#bound as Promise<Bound>);
+    return bound.kind === "live" ? bound.calls.handle(call) : bound.answer;
+  }
+
+  async drain(): Promise<void> {
+    const bound = await this.#bound;
+    if (bound?.kind === "live") await bound.calls.drain();
+  }
+
+  ended(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    clearTimeout(this.#idle);
+    // A claim still being made ends its invocation as soon as it starts.
+    void this.#bound?.then((bound) => {
+      bound.invocation?.end();
+    });
+  }
+
+  #bind(claim: SessionClaim): Bound {
+    if (claim.kind === "refused") return { kind: "refused", answer: toolError(claim.code, claim.message) };
+    const { invocation } = claim;
+    if (this.#ended) invocation.end();
+    // The offer's timeout closed the port: the session is over, and the client will open a new one.
+    if (invocation.signal.aborted) void this.#session.close();
+    else invocation.signal.addEventListener("abort", () => void this.#session.close(), { once: true });
+    if (!invocation.port) {
+      return {
+        kind: "refused",
+        invocation,
+        answer: toolError(
+          HostCode.no_tool_actions,
+          `${invocation.request.participantAddress} has no tool affordance binding, so no tool call can be governed`,
+        ),
+      };
+    }
+    return { kind: "live", invocation, calls: this.#governed(invocation.port) };
+  }
+}
