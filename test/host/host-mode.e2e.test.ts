@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -12,6 +13,7 @@ import { LOGIN_PATH, type PortalService, STALLED_PATH, startPortalService } from
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { ROOT } from "../helpers/example.js";
 
+const run = promisify(execFile);
 const MAIN = join(ROOT, "dist", "cli", "main.js");
 const SERVER = join(ROOT, "dist", "demo", "server.js");
 const PARTICIPANT = "participant.behavior.participant-agent";
@@ -65,7 +67,12 @@ interface Transport {
   session(): Promise<{ client: Client; end(): Promise<void> }>;
 }
 
-function driveThreeSessions(name: string, make: (store: string, portal: PortalService) => Transport): void {
+function driveThreeSessions(
+  name: string,
+  make: (store: string, portal: PortalService) => Transport,
+  /** Tests run after the three sessions, while the store and the portal are still there. */
+  more: () => void = () => undefined,
+): void {
   describe(`host mode over ${name}`, () => {
     let dir: string;
     let portal: PortalService;
@@ -136,6 +143,8 @@ function driveThreeSessions(name: string, make: (store: string, portal: PortalSe
       assert.equal(history.invocations.length, 2);
       assert.deepEqual(portal.requests(), before);
     });
+
+    more();
   });
 }
 
@@ -175,41 +184,73 @@ function alive(pid: number): boolean {
 describe("host mode over Streamable HTTP", () => {
   let child: ChildProcess;
   let url = "";
-  driveThreeSessions("HTTP", (store, portal) => ({
-    async session() {
-      if (!child) {
-        child = spawn(
-          process.execPath,
-          [...HOST_ARGS(store), "--http", "127.0.0.1:0", "--", process.execPath, SERVER],
-          {
-            env: { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
-            stdio: ["ignore", "ignore", "pipe"],
-          },
-        );
-        url = await new Promise<string>((resolve, reject) => {
-          let stderr = "";
-          child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-            stderr += chunk;
-            const found = /serving MCP \(Streamable HTTP\) at (\S+)/.exec(stderr)?.[1];
-            if (found) resolve(found);
+  let storeOf: () => string = () => "";
+  driveThreeSessions(
+    "HTTP",
+    (store, portal) => ({
+      async session() {
+        storeOf = () => store;
+        if (!child) {
+          child = spawn(
+            process.execPath,
+            [...HOST_ARGS(store), "--http", "127.0.0.1:0", "--", process.execPath, SERVER],
+            {
+              env: { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
+              stdio: ["ignore", "ignore", "pipe"],
+            },
+          );
+          url = await new Promise<string>((resolve, reject) => {
+            let stderr = "";
+            child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+              stderr += chunk;
+              const found = /serving MCP \(Streamable HTTP\) at (\S+)/.exec(stderr)?.[1];
+              if (found) resolve(found);
+            });
+            child.once("exit", () => reject(new Error(stderr)));
           });
-          child.once("exit", () => reject(new Error(stderr)));
-        });
-      }
-      const transport = new StreamableHTTPClientTransport(new URL(url));
-      const client = new Client({ name: "host-mode-test", version: "1.0.0" });
-      await client.connect(transport);
-      return {
-        client,
-        end: async () => {
-          // HTTP DELETE ends the session; its invocation commits before the next session can claim.
-          await transport.terminateSession();
-          await client.close();
-          await waitForClosedInvocations(store);
-        },
-      };
+        }
+        const transport = new StreamableHTTPClientTransport(new URL(url));
+        const client = new Client({ name: "host-mode-test", version: "1.0.0" });
+        await client.connect(transport);
+        return {
+          client,
+          end: async () => {
+            // HTTP DELETE ends the session; its invocation commits before the next session can claim.
+            await transport.terminateSession();
+            await client.close();
+            await waitForClosedInvocations(store);
+          },
+        };
+      },
+    }),
+    () => {
+      it("lets raes resolve and raes resume run while it serves, then answers scheduler_completed", async () => {
+        const store = storeOf();
+        const { tools } = await historyOf(store);
+        const indeterminate = tools.find((t) => t.settlement === "indeterminate")?.id as string;
+        const resolved = await run(process.execPath, [
+          MAIN,
+          "resolve",
+          indeterminate,
+          "--effect",
+          "absent",
+          "--store",
+          store,
+        ]);
+        assert.match(resolved.stdout, /absent/);
+        await run(process.execPath, [MAIN, "resume", PARTICIPANT, "--store", store]);
+        const transport = new StreamableHTTPClientTransport(new URL(url));
+        const client = new Client({ name: "host-mode-test", version: "1.0.0" });
+        await client.connect(transport);
+        const answer = (await client.callTool({ name: "probe_login", arguments: {} })) as CallToolResult;
+        await transport.terminateSession();
+        await client.close();
+        // The example's policy allows two attempts, and both sessions used one.
+        assert.equal(codeOf(answer), "scheduler_completed");
+        assert.match(textOf(answer), /new --store/);
+      });
     },
-  }));
+  );
   after(async () => {
     child?.kill("SIGTERM");
     if (child) assert.equal(await exited(child), 0);
@@ -228,3 +269,52 @@ async function waitForClosedInvocations(store: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe("host mode sessions end on their own", () => {
+  let dir: string;
+  let portal: PortalService;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "raes-host-idle-"));
+    portal = await startPortalService();
+  });
+  after(async () => {
+    await portal.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("ends a stdio session's invocation after --idle-timeout without a request, and exits", async () => {
+    const store = `sqlite:${join(dir, "idle.db")}`;
+    const [command, ...args] = [
+      process.execPath,
+      ...HOST_ARGS(store),
+      "--idle-timeout",
+      "1",
+      "--",
+      process.execPath,
+      SERVER,
+    ];
+    const transport = new StdioClientTransport({
+      command: command as string,
+      args,
+      env: { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "host-mode-test", version: "1.0.0" });
+    const gone = new Promise<void>((resolve) => {
+      client.onclose = () => resolve();
+    });
+    await client.connect(transport);
+    await client.listTools();
+    // No request after this one and stdin stays open: the gateway ends the session itself.
+    await gone;
+    const history = await historyOf(store);
+    assert.equal(history.invocations.length, 1);
+    const opened = await openControlPlaneStore(store, { create: false });
+    try {
+      const operation = await opened.getOperation(history.invocations[0] as string);
+      assert.equal(operation?.state, "succeeded");
+    } finally {
+      await opened.close();
+    }
+  });
+});
