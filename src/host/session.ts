@@ -16,10 +16,12 @@ type Bound =
   | { readonly kind: "refused"; readonly answer: CallToolResult; readonly invocation?: LiveInvocation };
 
 /**
- * One MCP session of host mode: its first `tools/list` or `tools/call` claims the participant's next
- * invocation, and every tool call of the session is a tool action of that invocation. The invocation
- * returns when the session ends: the client leaves, `idleMs` pass without a request, or the offer's
- * timeout closes it (then the session is closed too, so the client starts a new one).
+ * One MCP session of host mode: its first `tools/call` claims the participant's next invocation, and
+ * every tool call of the session is a tool action of that invocation. Listing tools claims nothing,
+ * so a host that connects and lists at start-up does not start the offer's timeout. The invocation
+ * returns when the session ends: the client leaves, `idleMs` pass without a `tools/list` or
+ * `tools/call`, or the offer's timeout closes it (then the session is closed too, so the client
+ * starts a new one).
  */
 export class HostSession implements SessionCalls {
   readonly #driver: HostDriver;
@@ -27,6 +29,7 @@ export class HostSession implements SessionCalls {
   readonly #governed: (port: InvocationToolActionPort) => GovernedCalls;
   readonly #idleMs: number;
   #bound: Promise<Bound> | undefined;
+  #claimed: Bound | undefined;
   #idle: NodeJS.Timeout | undefined;
   #ended = false;
 
@@ -44,21 +47,30 @@ export class HostSession implements SessionCalls {
   }
 
   touched(): void {
-    if (this.#ended) return;
-    this.#bound ??= this.#driver.claim().then((claim) => this.#bind(claim));
-    clearTimeout(this.#idle);
-    this.#idle = setTimeout(() => void this.#session.close(), this.#idleMs);
+    if (this.#ended || !this.#bound) return;
+    this.#restartIdle();
   }
 
   async handle(call: ToolCall): Promise<CallToolResult> {
-    this.touched();
-    const bound = await (this.#bound as Promise<Bound>);
+    if (!this.#bound) {
+      this.#bound = this.#driver.claim().then((claim) => {
+        this.#claimed = this.#bind(claim);
+        return this.#claimed;
+      });
+      this.#restartIdle();
+    }
+    const bound = await this.#bound;
     return bound.kind === "live" ? bound.calls.handle(call) : bound.answer;
   }
 
+  #restartIdle(): void {
+    clearTimeout(this.#idle);
+    if (!this.#ended) this.#idle = setTimeout(() => void this.#session.close(), this.#idleMs);
+  }
+
+  /** Drains the invocation's calls; a claim still waiting for its turn has none, and is not waited for. */
   async drain(): Promise<void> {
-    const bound = await this.#bound;
-    if (bound?.kind === "live") await bound.calls.drain();
+    if (this.#claimed?.kind === "live") await this.#claimed.calls.drain();
   }
 
   ended(): void {

@@ -70,7 +70,7 @@ describe("raes config mcp-host", () => {
     await portal.close();
   });
 
-  it("prints a Claude Desktop block that, started from /, answers tools/list", async () => {
+  it("prints a Claude Desktop block that, started from /, answers tools/list and runs a governed call", async () => {
     // Every path relative to the directory the config is printed in, as a user types them.
     const printed = await run(
       process.execPath,
@@ -110,6 +110,8 @@ describe("raes config mcp-host", () => {
     await client.connect(transport);
     const tools = await client.listTools();
     assert.deepEqual(tools.tools.map((t) => t.name).sort(), ["probe_login", "query_customer_db"]);
+    const call = await client.callTool({ name: "probe_login", arguments: {} });
+    assert.notEqual(call.isError, true);
     await client.close();
     assert.ok(existsSync(join(dir, "control-plane.db")), "the store is where the config says, not under /");
   });

@@ -282,7 +282,7 @@ describe("host mode sessions end on their own", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("ends a stdio session's invocation after --idle-timeout without a request, and exits", async () => {
+  it("starts a stdio session's invocation at its first call, ends it after --idle-timeout without a request, and exits", async () => {
     const store = `sqlite:${join(dir, "idle.db")}`;
     const [command, ...args] = [
       process.execPath,
@@ -304,7 +304,10 @@ describe("host mode sessions end on their own", () => {
       client.onclose = () => resolve();
     });
     await client.connect(transport);
+    // Listing claims no invocation; the first call does.
     await client.listTools();
+    assert.equal((await historyOf(store).catch(() => ({ invocations: [] }))).invocations.length, 0);
+    await client.callTool({ name: "probe_login", arguments: {} });
     // No request after this one and stdin stays open: the gateway ends the session itself.
     await gone;
     const history = await historyOf(store);

@@ -97,7 +97,7 @@ describe("host mode recovery and bounds", () => {
     writeFileSync(manifest, JSON.stringify(manifestWithTimeout(1)));
     const store = `sqlite:${join(dir, "timeout.db")}`;
     const session = await connect(gatewayArgs(store, manifest), portal);
-    await session.client.listTools();
+    await session.client.callTool({ name: "probe_login", arguments: {} });
     // Stdin stays open and the idle timeout is 300 s: only the offer's bound ends it.
     await session.gone;
     const opened = await openControlPlaneStore(store, { create: false });

@@ -51,11 +51,11 @@ Host mode (no harness): with --scenario S --manifest M instead of --port-socket,
 opens the store (--store, default ${DEFAULT_STORE_URL}) as raes run does and is itself the
 participant runtime of P (--participant; default the only autonomous participant with tool
 affordances). Each MCP session (stdio: the process; HTTP: each Mcp-Session-Id) is one outer
-invocation: its first tools/list or tools/call advances the policy clock to P's next due
-attempt, and the invocation returns succeeded when the session ends (stdin closed, HTTP
+invocation: its first tools/call advances the policy clock to P's next due attempt (tools/list
+starts nothing), and the invocation returns succeeded when the session ends (stdin closed, HTTP
 DELETE, or --idle-timeout seconds without a tools/list or tools/call); the offer's
-timeout_seconds still bounds it. While P's scheduler is stopped or completed, every
-tools/call is answered scheduler_stopped or scheduler_completed, naming the next step.
+timeout_seconds still bounds it. While P's scheduler is stopped or completed, every tools/call
+is answered scheduler_stopped or scheduler_completed, naming the next step.
 \`raes config mcp-host\` prints a host configuration that starts it from any directory.
 
 Tracing: each tools/call gets an OpenTelemetry execute_tool span. A W3C traceparent (and
