@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -114,6 +114,34 @@ describe("raes config mcp-host", () => {
     assert.notEqual(call.isError, true);
     await client.close();
     assert.ok(existsSync(join(dir, "control-plane.db")), "the store is where the config says, not under /");
+  });
+
+  it("names the real CLI when run through a global install's link, from /", async () => {
+    // `npm install -g` and `npm link` put a link to dist/cli/main.js on PATH.
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    symlinkSync(MAIN, join(bin, "raes"));
+    const { stdout } = await run(
+      process.execPath,
+      [
+        join(bin, "raes"),
+        "config",
+        "mcp-host",
+        "--scenario",
+        join(dir, "scenario.yaml"),
+        "--manifest",
+        join(dir, "manifest.json"),
+        "--map",
+        join(dir, "map.yaml"),
+        "--",
+        "node",
+        "server.js",
+      ],
+      { cwd: "/" },
+    );
+    const server = (JSON.parse(stdout) as { mcpServers: { raes: ServerBlock } }).mcpServers.raes;
+    assert.equal(server.command, process.execPath);
+    assert.equal(server.args[0], MAIN);
   });
 
   it("makes every path absolute and shapes the block for VS Code and Cursor", async () => {
