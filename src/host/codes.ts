@@ -12,6 +12,8 @@ export const HostCode = {
   no_due_attempt: "host.no-due-attempt",
   /** The invocation has no tool-action port (the participant has no tool affordance binding). */
   no_tool_actions: "host.no-tool-actions",
+  /** A call arrived after its session ended (idle, the offer's timeout, shutdown); a new session gets a new invocation. */
+  session_ended: "host.session-ended",
 } as const;
 /** A host-mode code. */
 export type HostCode = (typeof HostCode)[keyof typeof HostCode];

@@ -52,6 +52,8 @@ export class HostSession implements SessionCalls {
   }
 
   async handle(call: ToolCall): Promise<CallToolResult> {
+    if (this.#ended && !this.#bound)
+      return toolError(HostCode.session_ended, "this MCP session has ended; start a new one");
     if (!this.#bound) {
       this.#bound = this.#driver.claim().then((claim) => {
         this.#claimed = this.#bind(claim);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { printableStoreUrl, resolveCommands } from "../../src/printed/index.js";
+import { printableStoreUrl, resolveCommands, resumeCommand } from "../../src/printed/index.js";
 
 const ID = "participant.autonomous-execution.spec:participant.behavior.a:0:tool=1";
 
@@ -25,5 +25,18 @@ describe("printed raes resolve commands", () => {
     ])
       assert.equal(printableStoreUrl(url), url);
     assert.equal(printableStoreUrl("postgresql://u:p@h/d"), "postgresql://u@h/d");
+  });
+});
+
+describe("the printed raes resume command", () => {
+  it("names the participant and the store, quoted for a shell and without a password", () => {
+    assert.equal(
+      resumeCommand("participant.behavior.a", "postgres://raes:s3cret-canary@db.example:5432/raes?schema=k1"),
+      "raes resume participant.behavior.a --store 'postgres://raes@db.example:5432/raes?schema=k1'",
+    );
+    assert.equal(
+      resumeCommand("participant.behavior.a", "sqlite:/tmp/my store.db"),
+      "raes resume participant.behavior.a --store 'sqlite:/tmp/my store.db'",
+    );
   });
 });
