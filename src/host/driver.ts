@@ -55,7 +55,7 @@ export class HostDriver {
     });
     const turn = this.#turns.then(() => this.#turn(claimed));
     this.#turns = turn.catch((error: unknown) => {
-      this.#options.log(`closing the runtime manager failed: ${describe(error)}`);
+      this.#options.log(`a session's turn failed: ${describe(error)}`);
     });
     turn.catch((error: unknown) => claimed(refused(HostCode.step_failed, describe(error))));
     return answer;
