@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type PortalService, startPortalService } from "../../src/demo/index.js";
+import { ChildStdioTransport } from "../helpers/child-stdio.js";
 import { ROOT } from "../helpers/example.js";
 
 const run = promisify(execFile);
@@ -99,13 +99,8 @@ describe("raes config mcp-host", () => {
     assert.equal(server.command, process.execPath);
     assert.equal(server.args[0], MAIN);
     assert.equal(server.args.at(-1), join(ROOT, "dist", "demo", "server.js"));
-    const transport = new StdioClientTransport({
-      command: server.command,
-      args: server.args,
-      env: { ...server.env },
-      cwd: "/",
-      stderr: "pipe",
-    });
+    // As a host starts it: from its own working directory, with only the block's environment.
+    const transport = new ChildStdioTransport(server.command, server.args, { ...server.env }, "/");
     const client = new Client({ name: "config-test", version: "1.0.0" });
     await client.connect(transport);
     const tools = await client.listTools();
@@ -113,6 +108,7 @@ describe("raes config mcp-host", () => {
     const call = await client.callTool({ name: "probe_login", arguments: {} });
     assert.notEqual(call.isError, true);
     await client.close();
+    assert.equal(await transport.exited, 0);
     assert.ok(existsSync(join(dir, "control-plane.db")), "the store is where the config says, not under /");
   });
 

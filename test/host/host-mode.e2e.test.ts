@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { LOGIN_PATH, type PortalService, STALLED_PATH, startPortalService } from "../../src/demo/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
+import { ChildStdioTransport } from "../helpers/child-stdio.js";
 import { ROOT } from "../helpers/example.js";
 
 const run = promisify(execFile);
@@ -150,36 +151,24 @@ function driveThreeSessions(
 
 driveThreeSessions("stdio", (store, portal) => ({
   async session() {
-    const [command, ...args] = [process.execPath, ...HOST_ARGS(store), "--", process.execPath, SERVER];
-    const transport = new StdioClientTransport({
-      command: command as string,
-      args,
-      env: { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
-      stderr: "pipe",
-      cwd: tmpdir(),
-    });
+    const transport = new ChildStdioTransport(
+      process.execPath,
+      [...HOST_ARGS(store), "--", process.execPath, SERVER],
+      { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
+      tmpdir(),
+    );
     const client = new Client({ name: "host-mode-test", version: "1.0.0" });
     await client.connect(transport);
-    const pid = transport.pid;
     return {
       client,
+      // The client hangs up (stdin closed); the invocation commits before the process exits.
       end: async () => {
         await client.close();
-        // The client ends stdin; the invocation commits before the process exits.
-        while (pid !== null && alive(pid)) await new Promise((r) => setTimeout(r, 20));
+        assert.equal(await transport.exited, 0);
       },
     };
   },
 }));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("host mode over Streamable HTTP", () => {
   let child: ChildProcess;
