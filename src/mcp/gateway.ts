@@ -5,13 +5,17 @@ import type { InvocationToolActionPort } from "../port/index.js";
 import type { CallStages } from "./call-stages.js";
 import { type GatewayLog, GovernedCalls } from "./governed-calls.js";
 import type { ToolMap } from "./map.js";
+import { requiredPort, type SessionCalls, type SessionCallsFactory } from "./session-calls.js";
 import { newSessionId } from "./tool-call-id.js";
 import { Upstream, type UpstreamCommand } from "./upstream/index.js";
 import { CheckedStdioTransport } from "./wire/index.js";
 
 /** Everything `startGateway` needs. */
 export interface GatewayOptions {
-  readonly port: InvocationToolActionPort;
+  /** The invocation's port; or, instead, `sessionCalls`. */
+  readonly port?: InvocationToolActionPort;
+  /** Builds the session's calls (host mode binds the session to an invocation of its own). */
+  readonly sessionCalls?: SessionCallsFactory;
   readonly map: ToolMap;
   readonly upstream: UpstreamCommand;
   /** How long a forwarded call may take before its effects count as unknown. */
@@ -51,28 +55,35 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   for (const name of options.map.tools.keys()) {
     if (!upstreamTools.has(name)) log(`the upstream has no tool '${name}'; it stays hidden`);
   }
-  const calls = new GovernedCalls({
-    port: options.port,
-    map: options.map,
-    upstream,
-    sessionId: newSessionId(),
-    timeoutMs: options.timeoutMs,
-    log,
-    ...(options.onStages ? { onStages: options.onStages } : {}),
-  });
+  const sessionId = newSessionId();
+  const governed = (port: InvocationToolActionPort) =>
+    new GovernedCalls({
+      port,
+      map: options.map,
+      upstream,
+      sessionId,
+      timeoutMs: options.timeoutMs,
+      log,
+      ...(options.onStages ? { onStages: options.onStages } : {}),
+    });
+  const calls: SessionCalls = options.sessionCalls
+    ? options.sessionCalls({ id: sessionId, close: () => close({ drain: true }) }, governed)
+    : governed(requiredPort(options.port));
   server.setRequestHandler(ListToolsRequestSchema, async () => {
+    calls.touched?.();
     const tools = await upstream.listTools();
     return { tools: tools.filter((tool) => options.map.tools.has(tool.name)) };
   });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    calls.handle({
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    calls.touched?.();
+    return calls.handle({
       name: request.params.name,
       arguments: request.params.arguments,
       meta: request.params._meta,
       requestId: extra.requestId,
       signal: extra.signal,
-    }),
-  );
+    });
+  });
 
   let resolveClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => {
@@ -88,6 +99,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       await server.close().catch(() => undefined);
       // Stop reading from the client, so an open stdin does not keep the process up.
       input.destroy();
+      calls.ended?.();
       resolveClosed();
     })();
     return closing;

@@ -1,7 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { GovernedCalls } from "./governed-calls.js";
 import type { ToolMap } from "./map.js";
+import type { SessionCalls } from "./session-calls.js";
 import type { Upstream } from "./upstream/index.js";
 
 const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
@@ -13,22 +13,24 @@ const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
 export function governedServer(options: {
   readonly upstream: Upstream;
   readonly map: ToolMap;
-  readonly calls: GovernedCalls;
+  readonly calls: SessionCalls;
 }): Server {
   const { upstream, map, calls } = options;
   const server = new Server(INFO, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
+    calls.touched?.();
     const tools = await upstream.listTools();
     return { tools: tools.filter((tool) => map.tools.has(tool.name)) };
   });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    calls.handle({
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    calls.touched?.();
+    return calls.handle({
       name: request.params.name,
       arguments: request.params.arguments,
       meta: request.params._meta,
       requestId: extra.requestId,
       signal: extra.signal,
-    }),
-  );
+    });
+  });
   return server;
 }

@@ -25,6 +25,7 @@ export {
   type ToolMapResult,
 } from "./map.js";
 export { GatewayErrorCode, META_ACTION, META_CODE, META_SETTLEMENT, toolError } from "./results.js";
+export type { GatewaySession, SessionCalls, SessionCallsFactory } from "./session-calls.js";
 export { newSessionId, toolCallIdFor } from "./tool-call-id.js";
 export {
   Upstream,

@@ -22,6 +22,12 @@ export const FORBIDDEN_ARROWS: readonly ForbiddenArrows[] = [
   { from: "sdl", to: ["compiler"], why: "the compiler reads the SDL, never the reverse" },
   { from: "mcp", to: ["runtime", "cli"], why: "the MCP gateway knows only the remote port" },
   { from: "runtime", to: ["cli"], why: "the CLI drives the runtime, never the reverse" },
+  {
+    from: "mcp",
+    to: ["host"],
+    why: "host mode composes the gateway and the runtime; the gateway never knows it",
+  },
+  { from: "runtime", to: ["host"], why: "host mode is a participant runtime above the manager" },
 ];
 
 /** What a folder may import: the allowed arrows of docs/architecture.md. */

@@ -43,6 +43,8 @@ const BLOCKS = markdownFiles().flatMap((file) =>
   typescriptBlocks(readFileSync(join(ROOT, file), "utf8")).map((b) => ({ ...b, file })),
 );
 const project = mkdtempSync(join(tmpdir(), "raes-readme-"));
+/** The README's line that makes a fresh project: `npm init -y` and whatever it adds to that line. */
+const README_INIT = /^npm init -y.*$/m;
 
 /**
  * A user's project: raes-ts installed (a link to this package, so its built types and dist are what
@@ -58,7 +60,11 @@ before(() => {
     "dir",
   );
   symlinkSync(join(ROOT, "examples"), join(project, "examples"), "dir");
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "readme-user", type: "module" }));
+  // The project as the README makes it: `npm init -y`, then its own line that sets the module type.
+  const init = README_INIT.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[0];
+  assert.ok(init, "the README says how to make the project");
+  const made = spawnSync("/bin/sh", ["-c", init], { cwd: project, encoding: "utf8", timeout: 60_000 });
+  assert.equal(made.status, 0, made.stderr);
   const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, "tsconfig.json"), "utf8")) as {
     compilerOptions: Record<string, unknown>;
   };
@@ -85,6 +91,11 @@ describe("README.md and docs/ TypeScript blocks", () => {
     );
     const where = BLOCKS.map((b, n) => `block-${n + 1}.ts = ${b.file} line ${b.line}`).join(", ");
     assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}\n(${where})`);
+  });
+
+  it("the project the README makes is an ES module project", () => {
+    const made = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as { type?: string };
+    assert.equal(made.type, "module");
   });
 
   it("the harness block runs as pasted on the example scenario and a temp SQLite store", () => {

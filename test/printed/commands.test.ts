@@ -9,9 +9,12 @@ import {
   printableStoreUrl,
   printedCommand,
   resolveCommands,
+  resumeCommand,
 } from "../../src/printed/index.js";
 
 const ID = "participant.autonomous-execution.spec:participant.behavior.a:0:tool=1";
+// What every printed command starts with in this process (raes, npx raes or node /abs/main.js).
+const RAES = printedCommand([]);
 
 describe("printed raes resolve commands", () => {
   it("never print a PostgreSQL password (the command then takes PGPASSWORD or ~/.pgpass)", () => {
@@ -83,5 +86,18 @@ describe("a printed command starts the way this CLI is invoked and runs as print
     assert.equal(out.status, 0, out.stderr);
     assert.deepEqual(out.stdout.split("\n").slice(0, -1), words);
     assert.doesNotMatch(resolveCommands(ID, "sqlite:x.db").absent, /^[A-Z_]+=/);
+  });
+});
+
+describe("the printed raes resume command", () => {
+  it("names the participant and the store, quoted for a shell and without a password", () => {
+    assert.equal(
+      resumeCommand("participant.behavior.a", "postgres://raes:s3cret-canary@db.example:5432/raes?schema=k1"),
+      `${RAES} resume participant.behavior.a --store 'postgres://raes@db.example:5432/raes?schema=k1'`,
+    );
+    assert.equal(
+      resumeCommand("participant.behavior.a", "sqlite:/tmp/my store.db"),
+      `${RAES} resume participant.behavior.a --store 'sqlite:/tmp/my store.db'`,
+    );
   });
 });

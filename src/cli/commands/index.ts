@@ -25,6 +25,7 @@ export const commandLoaders: Readonly<Record<string, () => Promise<RegisterComma
     "mcp-gateway",
     async () => (await import("./mcp-gateway.js")).registerMcpGatewayCommand,
   ),
+  config: described("config", async () => (await import("./config.js")).registerConfigCommand),
   demo: described("demo", async () => (await import("./demo.js")).registerDemoCommand),
 };
 
@@ -81,6 +82,7 @@ export const commandSummaries: Readonly<Record<string, readonly [term: string, d
     "mcp-gateway [options] <upstream...>",
     "MCP server (stdio, or Streamable HTTP with --http) that admits each tool call through the invocation's port before forwarding it upstream",
   ],
+  config: ["config", "print configurations for other programs (mcp-host: an MCP host's server block)"],
   demo: [
     "demo [options]",
     "run the example scenario with a scripted MCP agent behind raes mcp-gateway; needs nothing else",

@@ -1,19 +1,24 @@
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
-import type { CallStages, ToolMap } from "../../mcp/index.js";
+import type { CallStages, HttpAddress, ToolMap } from "../../mcp/index.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
 import { CliErrorCode, ExitCode, printError } from "../exit.js";
 import { inputFile } from "../input-files.js";
 import { installOtlp, otlpUrl } from "../otlp.js";
+import { DEFAULT_STORE_URL, storeUrl } from "../store-option.js";
 
 interface GatewayCliOptions {
-  readonly portSocket: string;
+  readonly portSocket?: string;
+  readonly scenario?: string;
+  readonly manifest?: string;
+  readonly participant?: string;
+  readonly store?: string;
+  readonly idleTimeout: number;
   readonly map: string;
   readonly timeoutMs: number;
   readonly http?: string;
   readonly allowRemote?: boolean;
   readonly tokenFile?: string;
-  readonly idleTimeout: number;
   readonly otlp?: string;
   readonly logTimings?: boolean;
 }
@@ -48,6 +53,17 @@ ever in the URL. The Mcp-Session-Id is a secret of its own: only the client that
 can use or delete its session. A session ends after --idle-timeout seconds without a
 request (default 300); each client address may hold 16 sessions at once.
 
+Host mode (no harness): with --scenario S --manifest M instead of --port-socket, the gateway
+opens the store (--store, default ${DEFAULT_STORE_URL}) as raes run does and is itself the
+participant runtime of P (--participant; default the only autonomous participant with tool
+affordances). Each MCP session (stdio: the process; HTTP: each Mcp-Session-Id) is one outer
+invocation: its first tools/call advances the policy clock to P's next due attempt (tools/list
+starts nothing), and the invocation returns succeeded when the session ends (stdin closed, HTTP
+DELETE, or --idle-timeout seconds without a tools/list or tools/call); the offer's
+timeout_seconds still bounds it. While P's scheduler is stopped or completed, every tools/call
+is answered scheduler_stopped or scheduler_completed, naming the next step.
+\`raes config mcp-host\` prints a host configuration that starts it from any directory.
+
 Tracing: each tools/call gets an OpenTelemetry execute_tool span. A W3C traceparent (and
 tracestate) in the call's params._meta makes it a child of the client's span, and the call
 goes upstream with the gateway span's traceparent in its _meta. --otlp URL exports the
@@ -65,11 +81,14 @@ Map file (closed shape):
 Exit codes:
   0  the client hung up (stdin closed) or a signal stopped the gateway cleanly
   1  the port could not be reached or refused the token, or the upstream did not start
-  2  usage: bad options, no upstream command, ${PORT_TOKEN_ENV} unset, or an invalid map
+  2  usage: bad options, no upstream command, ${PORT_TOKEN_ENV} unset, an invalid map, or in
+     host mode a scenario or manifest with errors or no participant to run
      (each map problem is printed as FILE:LINE:COL: mcp-map.<code> PATH: message)
 
-Example (the harness sets ${PORT_TOKEN_ENV} in the gateway's environment; it is never typed):
+Examples:
+  raes mcp-gateway --scenario s.yaml --manifest m.json --map map.yaml -- node server.js
   raes mcp-gateway --port-socket /tmp/x/port.sock --map map.yaml -- node server.js
+    (a harness starts this one, with ${PORT_TOKEN_ENV} in its environment; it is never typed)
 `;
 
 function positiveMs(value: string): number {
@@ -125,7 +144,95 @@ async function stageLogging(
   return { onStages: (stages) => say(stagesLine(stages)) };
 }
 
+/**
+ * With `--http`, where to listen and the bearer token, checked as both modes need: a HOST:PORT (or a
+ * bare PORT on 127.0.0.1), `--allow-remote` and a usable token off loopback. `"usage"` once the
+ * problem is printed; undefined without `--http`.
+ */
+async function httpListening(
+  options: GatewayCliOptions,
+): Promise<{ listen: HttpAddress; allowRemote: boolean; bearer?: string } | "usage" | undefined> {
+  if (options.http === undefined) return undefined;
+  const { bearerTokenProblem, isLoopbackHost, parseHttpAddress } = await import("../../mcp/index.js");
+  const listen = parseHttpAddress(options.http);
+  const problem = (): string | undefined => {
+    if (!listen)
+      return `--http wants HOST:PORT or PORT (for example 127.0.0.1:8765, [::1]:0 or 8765), not ${options.http}`;
+    if (!isLoopbackHost(listen.host) && options.allowRemote !== true)
+      return `${listen.host} is not a loopback address; pass --allow-remote to serve other hosts`;
+    return undefined;
+  };
+  const { token: bearer, problem: tokenFileProblem } = httpToken(options);
+  const found =
+    problem() ??
+    tokenFileProblem ??
+    (bearer === undefined ? undefined : bearerTokenProblem(bearer)) ??
+    (listen && !isLoopbackHost(listen.host) && bearer === undefined
+      ? `${listen.host} is not a loopback address; serving it needs a token (--token-file)`
+      : undefined);
+  if (found !== undefined || !listen) {
+    printError(CliErrorCode.usage, found ?? "--http is not usable");
+    return "usage";
+  }
+  return { listen, allowRemote: options.allowRemote === true, ...(bearer === undefined ? {} : { bearer }) };
+}
+
+/** Host mode (`--scenario`): the gateway is the participant runtime itself; no port socket, no token. */
+async function runHostMode(upstream: readonly string[], options: GatewayCliOptions): Promise<number> {
+  if (options.portSocket !== undefined) {
+    printError(
+      CliErrorCode.usage,
+      "give either --scenario (host mode) or --port-socket (a harness serves the port), not both",
+    );
+    return ExitCode.usage;
+  }
+  if (options.manifest === undefined) {
+    printError(CliErrorCode.usage, "--scenario needs --manifest M.json");
+    return ExitCode.usage;
+  }
+  const [command, ...args] = upstream;
+  if (!command) {
+    printError(CliErrorCode.usage, "no upstream command after --");
+    return ExitCode.usage;
+  }
+  const { formatToolMapDiagnostic, loadToolMap } = await import("../../mcp/index.js");
+  const loaded = loadToolMap(options.map);
+  if (!loaded.ok) {
+    for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(options.map, d)}\n`);
+    return ExitCode.usage;
+  }
+  const http = await httpListening(options);
+  if (http === "usage") return ExitCode.usage;
+  const { runHostGateway } = await import("../host-gateway.js");
+  return runHostGateway({
+    scenario: options.scenario as string,
+    manifest: options.manifest,
+    ...(options.participant === undefined ? {} : { participant: options.participant }),
+    ...(options.store === undefined ? {} : { store: options.store }),
+    map: loaded.map,
+    upstream: { command, args },
+    env: upstreamEnvironment(),
+    timeoutMs: options.timeoutMs,
+    idleTimeoutSeconds: options.idleTimeout,
+    ...(http ? { http } : {}),
+    say,
+    ...(await stageLogging(options)),
+  });
+}
+
 async function runGateway(upstream: readonly string[], options: GatewayCliOptions): Promise<number> {
+  if (options.scenario !== undefined) return runHostMode(upstream, options);
+  if (options.portSocket === undefined) {
+    printError(
+      CliErrorCode.usage,
+      "give --port-socket PATH (a harness serves the port) or --scenario S (host mode)",
+    );
+    return ExitCode.usage;
+  }
+  if (options.manifest !== undefined || options.participant !== undefined || options.store !== undefined) {
+    printError(CliErrorCode.usage, "--manifest, --participant and --store go with --scenario (host mode)");
+    return ExitCode.usage;
+  }
   const token = process.env[PORT_TOKEN_ENV];
   if (!token) {
     printError(
@@ -145,42 +252,11 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
     for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(options.map, d)}\n`);
     return ExitCode.usage;
   }
-  if (options.http !== undefined) {
-    const { isLoopbackHost, parseHttpAddress } = await import("../../mcp/index.js");
-    const address = parseHttpAddress(options.http);
-    if (!address) {
-      printError(
-        CliErrorCode.usage,
-        `--http wants HOST:PORT or PORT (for example 127.0.0.1:8765, [::1]:0 or 8765), not ${options.http}`,
-      );
-      return ExitCode.usage;
-    }
-    if (!isLoopbackHost(address.host) && options.allowRemote !== true) {
-      printError(
-        CliErrorCode.usage,
-        `${address.host} is not a loopback address; pass --allow-remote to serve other hosts`,
-      );
-      return ExitCode.usage;
-    }
-    const { bearerTokenProblem } = await import("../../mcp/index.js");
-    const { token: bearer, problem } = httpToken(options);
-    const tokenProblem = problem ?? (bearer === undefined ? undefined : bearerTokenProblem(bearer));
-    if (tokenProblem !== undefined) {
-      printError(CliErrorCode.usage, tokenProblem);
-      return ExitCode.usage;
-    }
-    if (!isLoopbackHost(address.host) && bearer === undefined) {
-      printError(
-        CliErrorCode.usage,
-        `${address.host} is not a loopback address; serving it needs a token (--token-file)`,
-      );
-      return ExitCode.usage;
-    }
-  }
+  if ((await httpListening(options)) === "usage") return ExitCode.usage;
   const { connectToolActionPort } = await import("../../port/index.js");
   let port: Awaited<ReturnType<typeof connectToolActionPort>>;
   try {
-    port = await connectToolActionPort({ socketPath: options.portSocket, token });
+    port = await connectToolActionPort({ socketPath: options.portSocket as string, token });
   } catch (error) {
     printError(
       CliErrorCode.port_unreachable,
@@ -277,10 +353,27 @@ export function registerMcpGatewayCommand(program: Command): void {
   program
     .command("mcp-gateway")
     .usage(
-      "--port-socket PATH --map MAP.yaml [--timeout-ms N] [--http HOST:PORT [--allow-remote] [--token-file F] [--idle-timeout S]] [--otlp URL] -- UPSTREAM_COMMAND...",
+      "(--port-socket PATH | --scenario S --manifest M [--participant P] [--store URL]) --map MAP.yaml [--timeout-ms N] [--idle-timeout S] [--http HOST:PORT [--allow-remote] [--token-file F]] [--otlp URL] -- UPSTREAM_COMMAND...",
     )
     .argument("<upstream...>", "the upstream MCP server's command and arguments (after --)")
-    .requiredOption("--port-socket <path>", "Unix socket where the harness serves the invocation's port")
+    .option("--port-socket <path>", "Unix socket where the harness serves the invocation's port")
+    .option(
+      "--scenario <file>",
+      "host mode: run this scenario's participant, one invocation per MCP session",
+      inputFile,
+    )
+    .option("--manifest <file>", "host mode: the backend manifest (JSON)", inputFile)
+    .option(
+      "--participant <address>",
+      "host mode: the participant to run (default: the only one with tool affordances)",
+    )
+    .option("--store <url>", `host mode: control-plane store URL (default ${DEFAULT_STORE_URL})`, storeUrl)
+    .option(
+      "--idle-timeout <seconds>",
+      "end a session after this many seconds without a request (host mode: and its invocation)",
+      positiveSeconds,
+      300,
+    )
     .requiredOption("--map <file>", "YAML map from MCP tool names to governed tool actions", inputFile)
     .option(
       "--timeout-ms <ms>",
@@ -297,12 +390,6 @@ export function registerMcpGatewayCommand(program: Command): void {
       "--token-file <file>",
       "with --http, a file whose first line is the bearer token every request must carry",
       inputFile,
-    )
-    .option(
-      "--idle-timeout <seconds>",
-      "with --http, end a session after this many seconds without a request",
-      positiveSeconds,
-      300,
     )
     .option("--otlp <url>", "export the gateway's spans with OTLP/HTTP to URL/v1/traces", otlpUrl)
     .option(

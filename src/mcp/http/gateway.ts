@@ -12,6 +12,7 @@ import type { CallStages } from "../call-stages.js";
 import { type GatewayLog, GovernedCalls } from "../governed-calls.js";
 import { governedServer } from "../governed-server.js";
 import type { ToolMap } from "../map.js";
+import { requiredPort, type SessionCalls, type SessionCallsFactory } from "../session-calls.js";
 import { Upstream, type UpstreamCommand } from "../upstream/index.js";
 import { type CheckedBody, checkBody } from "../wire/index.js";
 import { internalError, readBody, refuse, writeAnswers } from "./body.js";
@@ -26,7 +27,10 @@ import { HttpSession, newSessionSecret, publicSessionId } from "./session.js";
 
 /** Everything `startHttpGateway` needs. */
 export interface HttpGatewayOptions {
-  readonly port: InvocationToolActionPort;
+  /** The invocation's port; or, instead, `sessionCalls`. */
+  readonly port?: InvocationToolActionPort;
+  /** Builds each session's calls (host mode binds each session to an invocation of its own). */
+  readonly sessionCalls?: SessionCallsFactory;
   readonly map: ToolMap;
   readonly upstream: UpstreamCommand;
   /** How long a forwarded call may take before its effects count as unknown. */
@@ -110,7 +114,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
   };
   // Every session's calls until they are drained: one the client closed may still have settles behind
   // its last answers, and the gateway must not exit before the port has them.
-  const unsettled = new Set<GovernedCalls>();
+  const unsettled = new Set<SessionCalls>();
   const upstream = await Upstream.start(options.upstream, () => {
     for (const s of sessions.values()) s.server.sendToolListChanged().catch(() => undefined);
   });
@@ -122,7 +126,10 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
     if (sessions.get(session.publicId) === session) sessions.delete(session.publicId);
     release(session.client);
     void session.server.close().catch(() => undefined);
-    void session.calls.drain().then(() => unsettled.delete(session.calls));
+    void session.calls.drain().then(() => {
+      unsettled.delete(session.calls);
+      session.calls.ended?.();
+    });
     // On a later turn, so an answer the transport is writing right now goes out first.
     setImmediate(() => {
       for (const response of session.unansweredPosts())
@@ -164,15 +171,28 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
     opening += 1;
     const secret = newSessionSecret();
     const publicId = publicSessionId(secret);
-    const calls = new GovernedCalls({
-      port: options.port,
-      map: options.map,
-      upstream,
-      sessionId: publicId,
-      timeoutMs: options.timeoutMs,
-      log,
-      ...(options.onStages ? { onStages: options.onStages } : {}),
-    });
+    const governed = (port: InvocationToolActionPort) =>
+      new GovernedCalls({
+        port,
+        map: options.map,
+        upstream,
+        sessionId: publicId,
+        timeoutMs: options.timeoutMs,
+        log,
+        ...(options.onStages ? { onStages: options.onStages } : {}),
+      });
+    const calls: SessionCalls = options.sessionCalls
+      ? options.sessionCalls(
+          {
+            id: publicId,
+            close: async () => {
+              if (!sessions.has(publicId)) return;
+              endSession(session);
+            },
+          },
+          governed,
+        )
+      : governed(requiredPort(options.port));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       enableJsonResponse: true,
       sessionIdGenerator: () => secret,
@@ -201,6 +221,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
         session.end();
         release(client);
         unsettled.delete(calls);
+        calls.ended?.();
         await server.close().catch(() => undefined);
       }
     }

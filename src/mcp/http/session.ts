@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { GovernedCalls } from "../governed-calls.js";
+import type { SessionCalls } from "../session-calls.js";
 import { requestIdOf, requestKey } from "../wire/index.js";
 
 /**
@@ -53,7 +53,7 @@ export class HttpSession {
   readonly client: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: Server;
-  readonly calls: GovernedCalls;
+  readonly calls: SessionCalls;
   readonly #idleMs: number;
   readonly #onIdle: (session: HttpSession) => void;
   #active = 0;
@@ -69,7 +69,7 @@ export class HttpSession {
     readonly client: string;
     readonly transport: StreamableHTTPServerTransport;
     readonly server: Server;
-    readonly calls: GovernedCalls;
+    readonly calls: SessionCalls;
     readonly idleMs: number;
     readonly onIdle: (session: HttpSession) => void;
   }) {

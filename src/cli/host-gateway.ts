@@ -1,0 +1,100 @@
+import { compileScenario } from "../compiler/index.js";
+import { readInputFile } from "../input/index.js";
+import { checkManifestFile } from "../manifest/index.js";
+import type { CallStages, HttpAddress, ToolMap } from "../mcp/index.js";
+import { DEFAULT_STORE_URL } from "../records/index.js";
+import { hasErrors, loadScenario } from "../sdl/index.js";
+import { ExitCode } from "./exit.js";
+import { makeStoreFolder } from "./store-option.js";
+
+/** The options of `raes mcp-gateway` in host mode, as parsed and checked by the command. */
+export interface HostGatewayOptions {
+  readonly scenario: string;
+  readonly manifest: string;
+  readonly participant?: string;
+  readonly store?: string;
+  readonly map: ToolMap;
+  readonly upstream: { readonly command: string; readonly args: readonly string[] };
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly idleTimeoutSeconds: number;
+  readonly http?: { readonly listen: HttpAddress; readonly allowRemote: boolean; readonly bearer?: string };
+  readonly say: (line: string) => void;
+  readonly onStages?: (stages: CallStages) => void;
+}
+
+/**
+ * Runs host mode: loads the scenario and manifest as `raes run` does, picks the participant, and
+ * serves until the client hangs up (stdio) or a signal (HTTP); resolves to the exit code.
+ */
+export async function runHostGateway(options: HostGatewayOptions): Promise<number> {
+  const { say } = options;
+  const { scenario, diagnostics } = loadScenario(options.scenario);
+  for (const d of diagnostics.filter((x) => x.severity === "error"))
+    say(`${options.scenario}:${d.line}:${d.column}: error ${d.code} ${d.message}`);
+  if (!scenario || hasErrors(diagnostics)) {
+    say("the scenario has errors");
+    return ExitCode.usage;
+  }
+  const model = compileScenario(scenario);
+  const check = await checkManifestFile(options.manifest, model);
+  for (const d of check.diagnostics)
+    say(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}`);
+  if (!check.ok) {
+    say("the manifest has errors");
+    return ExitCode.usage;
+  }
+  const read = readInputFile(options.manifest, 1_000_000);
+  if (!read.ok) {
+    say(read.message);
+    return ExitCode.usage;
+  }
+  const { hostParticipant, startHost } = await import("../host/index.js");
+  const chosen = hostParticipant(model, options.participant);
+  if ("problem" in chosen) {
+    say(chosen.problem);
+    return ExitCode.usage;
+  }
+  const store = options.store ?? DEFAULT_STORE_URL;
+  makeStoreFolder(store);
+  let host: Awaited<ReturnType<typeof startHost>>;
+  try {
+    host = await startHost({
+      model,
+      manifest: JSON.parse(read.text) as unknown,
+      participant: chosen.participant,
+      store,
+      map: options.map,
+      upstream: { ...options.upstream, env: options.env },
+      timeoutMs: options.timeoutMs,
+      idleMs: options.idleTimeoutSeconds * 1000,
+      log: say,
+      ...(options.onStages ? { onStages: options.onStages } : {}),
+      ...(options.http
+        ? {
+            http: {
+              listen: options.http.listen,
+              allowRemote: options.http.allowRemote,
+              ...(options.http.bearer === undefined ? {} : { bearerToken: options.http.bearer }),
+            },
+          }
+        : {}),
+    });
+  } catch (error) {
+    say(`the gateway did not start: ${error instanceof Error ? error.message : String(error)}`);
+    return ExitCode.findings;
+  }
+  say(
+    `host mode: running ${chosen.participant} on ${store}${host.url ? `; serving MCP (Streamable HTTP) at ${host.url}` : ""}`,
+  );
+  const onSignal = () => void host.close();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    await host.closed;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  return ExitCode.ok;
+}

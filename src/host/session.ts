@@ -1,0 +1,107 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type GatewaySession,
+  type GovernedCalls,
+  type SessionCalls,
+  type ToolCall,
+  toolError,
+} from "../mcp/index.js";
+import type { InvocationToolActionPort } from "../port/index.js";
+import { HostCode } from "./codes.js";
+import type { HostDriver, SessionClaim } from "./driver.js";
+import type { LiveInvocation } from "./host-runtime.js";
+
+type Bound =
+  | { readonly kind: "live"; readonly invocation: LiveInvocation; readonly calls: GovernedCalls }
+  | { readonly kind: "refused"; readonly answer: CallToolResult; readonly invocation?: LiveInvocation };
+
+/**
+ * One MCP session of host mode: its first `tools/call` claims the participant's next invocation, and
+ * every tool call of the session is a tool action of that invocation. Listing tools claims nothing,
+ * so a host that connects and lists at start-up does not start the offer's timeout. The invocation
+ * returns when the session ends: the client leaves, `idleMs` pass without a `tools/list` or
+ * `tools/call`, or the offer's timeout closes it (then the session is closed too, so the client
+ * starts a new one).
+ */
+export class HostSession implements SessionCalls {
+  readonly #driver: HostDriver;
+  readonly #session: GatewaySession;
+  readonly #governed: (port: InvocationToolActionPort) => GovernedCalls;
+  readonly #idleMs: number;
+  #bound: Promise<Bound> | undefined;
+  #claimed: Bound | undefined;
+  #idle: NodeJS.Timeout | undefined;
+  #ended = false;
+
+  constructor(options: {
+    readonly driver: HostDriver;
+    readonly session: GatewaySession;
+    readonly governed: (port: InvocationToolActionPort) => GovernedCalls;
+    /** How long the session may go without a request before it ends. */
+    readonly idleMs: number;
+  }) {
+    this.#driver = options.driver;
+    this.#session = options.session;
+    this.#governed = options.governed;
+    this.#idleMs = options.idleMs;
+  }
+
+  touched(): void {
+    if (this.#ended || !this.#bound) return;
+    this.#restartIdle();
+  }
+
+  async handle(call: ToolCall): Promise<CallToolResult> {
+    if (this.#ended && !this.#bound)
+      return toolError(HostCode.session_ended, "this MCP session has ended; start a new one");
+    if (!this.#bound) {
+      this.#bound = this.#driver.claim().then((claim) => {
+        this.#claimed = this.#bind(claim);
+        return this.#claimed;
+      });
+      this.#restartIdle();
+    }
+    const bound = await this.#bound;
+    return bound.kind === "live" ? bound.calls.handle(call) : bound.answer;
+  }
+
+  #restartIdle(): void {
+    clearTimeout(this.#idle);
+    if (!this.#ended) this.#idle = setTimeout(() => void this.#session.close(), this.#idleMs);
+  }
+
+  /** Drains the invocation's calls; a claim still waiting for its turn has none, and is not waited for. */
+  async drain(): Promise<void> {
+    if (this.#claimed?.kind === "live") await this.#claimed.calls.drain();
+  }
+
+  ended(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    clearTimeout(this.#idle);
+    // A claim still being made ends its invocation as soon as it starts.
+    void this.#bound?.then((bound) => {
+      bound.invocation?.end();
+    });
+  }
+
+  #bind(claim: SessionClaim): Bound {
+    if (claim.kind === "refused") return { kind: "refused", answer: toolError(claim.code, claim.message) };
+    const { invocation } = claim;
+    if (this.#ended) invocation.end();
+    // The offer's timeout closed the port: the session is over, and the client will open a new one.
+    if (invocation.signal.aborted) void this.#session.close();
+    else invocation.signal.addEventListener("abort", () => void this.#session.close(), { once: true });
+    if (!invocation.port) {
+      return {
+        kind: "refused",
+        invocation,
+        answer: toolError(
+          HostCode.no_tool_actions,
+          `${invocation.request.participantAddress} has no tool affordance binding, so no tool call can be governed`,
+        ),
+      };
+    }
+    return { kind: "live", invocation, calls: this.#governed(invocation.port) };
+  }
+}
