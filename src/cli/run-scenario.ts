@@ -16,9 +16,16 @@ import { DiagnosticCode, loadScenario } from "../sdl/index.js";
 import type { SchedulerRecord } from "../store/index.js";
 import { buildRuntime, type RuntimeChoice, runtimeChoiceProblem } from "./agent-runtime.js";
 import { CliErrorCode, ExitCode, printError, printJson } from "./exit.js";
-import { byParticipant, nextStepLines, nextSteps } from "./next-steps.js";
 import { installOtlp } from "./otlp.js";
-import { pacingJson, pacingLine, RunProgress, shareLine } from "./progress.js";
+import {
+  byParticipant,
+  nextStepLines,
+  nextSteps,
+  pacingJson,
+  pacingLine,
+  RunProgress,
+  shareLine,
+} from "./output/index.js";
 import { makeStoreFolder } from "./store-option.js";
 
 function parseControls(values: readonly string[]): StochasticControl[] {

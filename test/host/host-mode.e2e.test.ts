@@ -140,7 +140,7 @@ function driveThreeSessions(
       const indeterminate = history.tools.find((t) => t.settlement === "indeterminate")?.id ?? "?";
       assert.match(text, /tool_action_indeterminate/);
       assert.ok(text.includes(`resolve ${indeterminate} --effect confirmed`), text);
-      assert.ok(text.includes(`raes resume ${PARTICIPANT} --store`), text);
+      assert.ok(text.includes(` resume ${PARTICIPANT} --store`), text);
       assert.equal(history.invocations.length, 2);
       assert.deepEqual(portal.requests(), before);
     });

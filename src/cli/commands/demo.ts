@@ -6,7 +6,7 @@ import { absoluteStoreUrl, printableStoreUrl, printedCommand, resolveCommands } 
 import { makeDirectories } from "../directories.js";
 import { ExitCode, printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
-import { byParticipant, type NextStep, nextStepLines, nextSteps } from "../next-steps.js";
+import { byParticipant, type NextStep, nextStepLines, nextSteps } from "../output/index.js";
 import { makeStoreFolder, storeUrl } from "../store-option.js";
 
 /**

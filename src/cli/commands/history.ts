@@ -7,9 +7,8 @@ import type { ActivityContinuation } from "../../records/index.js";
 import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
 import { makeDirectories } from "../directories.js";
 import { outputFile } from "../input-files.js";
-import { writeJsonObject, writeText } from "../json-stream.js";
+import { printNothingMatched, writeJsonObject, writeText } from "../output/index.js";
 import { storeOption, withStore } from "../store-option.js";
-import { printNothingMatched } from "../table.js";
 
 interface HistoryOptions {
   readonly store: string;

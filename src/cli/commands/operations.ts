@@ -9,9 +9,14 @@ import {
 } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { printJson } from "../exit.js";
-import { writeJsonObject } from "../json-stream.js";
+import {
+  type Column,
+  printNothingMatched,
+  TABLE_WIDTH,
+  tableLines,
+  writeJsonObject,
+} from "../output/index.js";
 import { storeOption, withStore } from "../store-option.js";
-import { type Column, printNothingMatched, TABLE_WIDTH, tableLines } from "../table.js";
 import { describeOperationCommand } from "./operation.js";
 import { operationEntryToWire } from "./operation-wire.js";
 

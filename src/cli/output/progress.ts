@@ -1,4 +1,4 @@
-import type { InvocationSummary, PacedRunSummary, PacedStep, ParticipantShare } from "../runtime/index.js";
+import type { InvocationSummary, PacedRunSummary, PacedStep, ParticipantShare } from "../../runtime/index.js";
 
 /** This process's share, as `raes run` prints it: `owns 16/64 participants (4 processes)`. */
 export function shareLine(share: ParticipantShare): string {

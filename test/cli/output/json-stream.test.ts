@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
-import { writeJsonObject } from "../../src/cli/json-stream.js";
+import { writeJsonObject } from "../../../src/cli/output/index.js";
 
 /** A stream that keeps what it was given, each write held until `release()` when `hold` is set. */
 class Sink extends Writable {

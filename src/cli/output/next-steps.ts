@@ -1,4 +1,4 @@
-import { printableStoreUrl, printedCommand, resolveCommands, resumeCommand } from "../printed/index.js";
+import { printableStoreUrl, printedCommand, resolveCommands, resumeCommand } from "../../printed/index.js";
 
 /** A stopped scheduler as `raes run` and `raes demo` report it. */
 export interface StoppedScheduler {

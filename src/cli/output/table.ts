@@ -1,4 +1,4 @@
-import { printableStoreUrl } from "../printed/index.js";
+import { printableStoreUrl } from "../../printed/index.js";
 
 /** How wide a table may be unless `--wide` asks for every cell whole. */
 export const TABLE_WIDTH = 120;
