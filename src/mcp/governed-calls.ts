@@ -26,6 +26,10 @@ export interface ToolCall {
   readonly signal: AbortSignal;
   /** The request's `_meta`; only its W3C trace context (`traceparent`, `tracestate`) is read. */
   readonly meta?: unknown;
+  /** The MCP protocol version the session negotiated, for the call's span. */
+  readonly protocolVersion?: string;
+  /** `pipe` (stdio) or `tcp` (Streamable HTTP), for the call's span. */
+  readonly networkTransport?: "pipe" | "tcp";
 }
 
 interface Settled {
@@ -83,26 +87,37 @@ export class GovernedCalls {
 
   /** Answers one `tools/call`; the upstream sees it only after an accepted dispatch receipt. */
   handle(call: ToolCall): Promise<CallToolResult> {
+    const toolCallId = toolCallIdFor(this.#sessionId, call.requestId);
     const entry = this.#map.tools.get(call.name);
+    const span = new ToolCallSpan(
+      call.name,
+      call.meta,
+      {
+        requestId: call.requestId,
+        sessionId: this.#sessionId,
+        ...(call.protocolVersion === undefined ? {} : { protocolVersion: call.protocolVersion }),
+        ...(call.networkTransport === undefined ? {} : { networkTransport: call.networkTransport }),
+      },
+      {
+        "gen_ai.tool.call.id": toolCallId,
+        ...(entry ? { "raes.tool_affordance.address": entry.toolAffordanceAddress } : {}),
+      },
+    );
     if (!entry) {
-      return Promise.resolve(
-        toolError(
-          GatewayErrorCode.tool_not_mapped,
-          `tool '${call.name.slice(0, 128)}' is not in the gateway map`,
-        ),
+      return this.#refuse(
+        span,
+        GatewayErrorCode.tool_not_mapped,
+        `tool '${call.name.slice(0, 128)}' is not in the gateway map`,
       );
     }
     // Deeper arguments could not be digested or sent on; refuse them before anything is admitted.
     if (call.arguments !== undefined && valueDepthExceeds(call.arguments, MAX_ARGUMENT_DEPTH)) {
-      return Promise.resolve(
-        toolError(
-          GatewayErrorCode.arguments_invalid,
-          `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; the tool was not run`,
-        ),
+      return this.#refuse(
+        span,
+        GatewayErrorCode.arguments_invalid,
+        `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; the tool was not run`,
       );
     }
-    const toolCallId = toolCallIdFor(this.#sessionId, call.requestId);
-    const span = new ToolCallSpan(call.name, call.meta, { "gen_ai.tool.call.id": toolCallId });
     // Calls with one tool_call_id run one after another, so a retry sees the first one's settlement.
     const previous = this.#queues.get(toolCallId) ?? Promise.resolve();
     const stamps: Stamps = { start: performance.now() };
@@ -116,6 +131,7 @@ export class GovernedCalls {
           ...span.outcome,
           ...(typeof code === "string" ? { code } : {}),
           ...(typeof settlement === "string" ? { settlement } : {}),
+          ...(result.isError === true ? { toolError: true } : {}),
         });
       },
       () => {
@@ -131,6 +147,13 @@ export class GovernedCalls {
       if (this.#queues.get(toolCallId) === tail) this.#queues.delete(toolCallId);
     });
     return answer;
+  }
+
+  /** Answers a call the gateway refuses itself, before the port is asked; the span says so. */
+  #refuse(span: ToolCallSpan, code: GatewayErrorCode, message: string): Promise<CallToolResult> {
+    span.refusedByGateway(code);
+    span.end({ code });
+    return Promise.resolve(toolError(code, message));
   }
 
   /** Resolves once every call in flight is answered, every settle acknowledged and every stage report made. */

@@ -31,6 +31,7 @@ function toolAttributes(record: ToolActionRecord): Attributes {
     "gen_ai.operation.name": "execute_tool",
     "gen_ai.tool.name": request.toolAffordanceAddress,
     "gen_ai.tool.call.id": record.toolCallId,
+    "raes.tool_affordance.address": request.toolAffordanceAddress,
     "raes.tool_action.id": record.id,
     "raes.invocation.id": record.invocationId,
     "raes.participant.address": record.participantAddress,
@@ -54,7 +55,11 @@ export class InvocationTrace implements ToolActionObserver {
   constructor(invocation: InvocationRecord) {
     const tracer = trace.getTracer(TRACER_NAME);
     this.#span = tracer.startSpan(`invoke_agent ${invocation.participantAddress}`, {
-      attributes: { "gen_ai.operation.name": "invoke_agent", ...invocationAttributes(invocation) },
+      attributes: {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": invocation.participantAddress,
+        ...invocationAttributes(invocation),
+      },
     });
   }
 
@@ -68,9 +73,11 @@ export class InvocationTrace implements ToolActionObserver {
   /**
    * Starts the tool action's span as a child of the invocation's. An invocation span nobody records
    * (no tracer installed, or sampled out) gets no children: building them cost each claim ~10 µs.
+   * An action the MCP gateway admitted (its request names the MCP tool) gets none either: the
+   * gateway's `tools/call` span is that call's one `execute_tool` span.
    */
   admitted(record: ToolActionRecord): void {
-    if (!this.#span.isRecording()) return;
+    if (!this.#span.isRecording() || record.request.toolName !== undefined) return;
     const parent = trace.setSpan(ROOT_CONTEXT, this.#span);
     const span = trace
       .getTracer(TRACER_NAME)
