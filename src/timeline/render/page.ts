@@ -8,15 +8,14 @@ import {
   type TimelineInput,
   timeSpan,
 } from "../model/index.js";
-import { type EncodedRows, TIMELINE_CSS, TIMELINE_SCRIPT } from "../page/index.js";
+import { type EncodedRows, TIMELINE_CSP, TIMELINE_CSS, TIMELINE_SCRIPT } from "../page/index.js";
 import { escapeHtml } from "./escape.js";
 import { DetailPanels } from "./panels.js";
 import { legend, participantFilter, participantSection, refusalSummary, searchBox } from "./parts.js";
 import { encodeRows } from "./rows.js";
 import { dataBlockJson, StringTable } from "./strings.js";
 
-/** The Content-Security-Policy of the page: nothing may load, only the inline style and script run. */
-export const TIMELINE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
+export { TIMELINE_CSP };
 
 const EMPTY_DETAILS = `<p class="muted">Select a tool action or an invocation to see its <code>invocation_tool_context</code>, outcome and operation.</p>`;
 

@@ -59,6 +59,36 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     return page;
   }
 
+  it("the page's own script runs under its hash CSP; an inline script injected into the page does not", {
+    skip,
+  }, async () => {
+    const markup = renderTimelineHtml(largeHistory(8));
+    const injected = markup.replace(
+      "</body>",
+      `<script>document.documentElement.dataset.injected = "ran";</script>\n<div id="handler" onclick="document.documentElement.dataset.injected = 'clicked'">x</div>\n</body>`,
+    );
+    const file = join(dir, "csp.html");
+    writeFileSync(file, injected);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(0);
+    const refused: string[] = [];
+    const errors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" && /Content Security Policy/.test(m.text())) refused.push(m.text());
+    });
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(pathToFileURL(file).href, { timeout: 0 });
+    await page.locator("#handler").click();
+    assert.deepEqual(errors, []);
+    // The page works: its script drew the rows and marked itself ready.
+    assert.equal(await page.locator("li.invocation").count(), 8);
+    assert.match(String(await page.evaluate("document.documentElement.dataset.readyMs")), /^\d+$/);
+    // The injected script and the injected handler did not run, and Chromium said why.
+    assert.equal(await page.evaluate("document.documentElement.dataset.injected ?? null"), null);
+    assert.equal(refused.length, 2, refused.join("\n"));
+    await page.close();
+  });
+
   it("legend counts agree with the marks drawn, under settlement and participant filters", {
     skip,
   }, async () => {

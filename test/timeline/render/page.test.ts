@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -141,7 +142,11 @@ describe("renderTimelineHtml on a history the real runtime wrote", () => {
 
   it("is one self-contained page: strict CSP, nothing to fetch", () => {
     assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${TIMELINE_CSP}">`));
-    assert.equal(TIMELINE_CSP, "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'");
+    // The one script runs by its hash; no inline script runs by being there.
+    const script = /<script>([\s\S]*?)<\/script>/.exec(written)?.[1] ?? "";
+    const hash = createHash("sha256").update(script).digest("base64");
+    assert.equal(TIMELINE_CSP, `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'`);
+    assert.doesNotMatch(TIMELINE_CSP, /script-src[^;]*unsafe/);
     assert.doesNotMatch(html, /\s(src|href)=|<link\b|@import|url\(|https?:\/\//i);
     // One script runs; the others are data blocks (rows and detail panels as JSON) that never run.
     assert.equal(written.match(/<script>/g)?.length, 1);
