@@ -3,7 +3,8 @@ export {
   actionTimes,
   eventTime,
   invocationSpan,
-  timeSpan,
+  type SpanEnd,
+  timelineSpan,
   timesLabel,
 } from "./time.js";
 export {

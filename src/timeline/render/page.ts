@@ -1,12 +1,12 @@
-import type { HistoryEvent } from "../../history/index.js";
 import { formatDuration } from "../../printed/index.js";
 import { DEFAULT_STORE_URL } from "../../store/index.js";
 import {
   buildTimeline,
   countBySettlement,
   indeterminateCounts,
+  type Timeline,
   type TimelineInput,
-  timeSpan,
+  timelineSpan,
 } from "../model/index.js";
 import { type EncodedRows, TIMELINE_CSP, TIMELINE_CSS, TIMELINE_SCRIPT } from "../page/index.js";
 import { escapeHtml } from "./escape.js";
@@ -23,23 +23,15 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
-function summary(
-  events: readonly HistoryEvent[],
-  participants: number,
-  invocations: number,
-  toolActions: number,
-): string {
-  const first = events[0];
-  const last = events.at(-1);
-  const whole = timeSpan(events);
-  const took = whole === undefined ? "" : ` (${formatDuration(whole.end - whole.start)})`;
-  const span =
-    first && last
-      ? ` · ${escapeHtml(first.timestamp)} → ${escapeHtml(last.timestamp)}${escapeHtml(took)}`
-      : "";
+function summary(timeline: Timeline, invocations: number, toolActions: number): string {
+  const { events, participants } = timeline;
+  const whole = timelineSpan(timeline);
+  const span = whole
+    ? ` · <span data-start="${escapeHtml(whole.start.iso)}">${escapeHtml(whole.start.iso)}</span> → <span data-end="${escapeHtml(whole.end.iso)}">${escapeHtml(whole.end.iso)}</span>${escapeHtml(` (${formatDuration(whole.end.ms - whole.start.ms)})`)}`
+    : "";
   return [
-    `<p class="summary" data-summary data-participants="${participants}" data-invocations="${invocations}" data-tool-actions="${toolActions}" data-events="${events.length}">`,
-    `${plural(participants, "participant")} · ${plural(invocations, "invocation")} · ${plural(toolActions, "tool action")} · ${plural(events.length, "event")}${span}`,
+    `<p class="summary" data-summary data-participants="${participants.length}" data-invocations="${invocations}" data-tool-actions="${toolActions}" data-events="${events.length}">`,
+    `${plural(participants.length, "participant")} · ${plural(invocations, "invocation")} · ${plural(toolActions, "tool action")} · ${plural(events.length, "event")}${span}`,
     "</p>",
   ].join("");
 }
@@ -74,7 +66,7 @@ export function renderTimelineHtml(input: TimelineInput): string {
 <body>
 <header class="page-head">
 <h1>${escapeHtml(title)}</h1>
-${summary(timeline.events, timeline.participants.length, invocations, toolActions)}
+${summary(timeline, invocations, toolActions)}
 ${legend(counts, indeterminateCounts(timeline))}
 ${participantFilter(timeline.participants)}
 ${searchBox(invocations)}

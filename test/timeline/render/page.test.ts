@@ -13,7 +13,7 @@ import {
   TIMELINE_CSP,
   type TimelineInput,
 } from "../../../src/timeline/index.js";
-import { browserSkipReason, drawAllRows, launchChromium } from "../../fixtures/history/chromium.js";
+import { browserSkipReason, launchChromium } from "../../fixtures/history/chromium.js";
 import {
   committedDrafts,
   craftedInvocation,
@@ -277,6 +277,32 @@ describe("the time axis", () => {
   });
 });
 
+describe("the page header's span", () => {
+  it("starts at the earliest time recorded, not at the first event committed, and ends at the latest", () => {
+    const history = largeHistory(4);
+    // Commit order is not time order: the first event committed is stamped after the second.
+    const [first, second] = history.events;
+    assert.ok(first && second);
+    const events = [{ ...first, timestamp: "2025-06-01T10:00:02.000000Z" }, ...history.events.slice(1)];
+    const header = (markup: string) => /<p class="summary"[\s\S]*?<\/p>/.exec(markup)?.[0] ?? "";
+    const moved = header(renderTimelineHtml({ events, operations: [] }));
+    const earliest = events.slice(1).reduce((a, b) => (a.timestamp < b.timestamp ? a : b));
+    assert.ok(earliest.timestamp < "2025-06-01T10:00:02.000000Z");
+    assert.match(moved, new RegExp(`data-start="${earliest.timestamp}"`));
+    // An invocation's record can start before any event of it: its start is the page's start.
+    const operations = history.operations.map((o) =>
+      o.kind === "scheduler_invocation" && o.id.endsWith(":0")
+        ? { ...o, startedAt: "2025-06-01T09:59:58.500000Z" }
+        : o,
+    );
+    assert.notDeepEqual(operations, history.operations);
+    const started = header(renderTimelineHtml({ events: history.events, operations }));
+    assert.match(started, /data-start="2025-06-01T09:59:58\.500000Z"/);
+    const last = history.events.reduce((a, b) => (a.timestamp > b.timestamp ? a : b));
+    assert.match(started, new RegExp(`data-end="${last.timestamp}"`));
+  });
+});
+
 describe("the timeline page in headless Chromium", () => {
   // Skipped test by test, not as a suite: a skipped describe does not show in the skip count.
   const skip = browserSkipReason();
@@ -357,7 +383,6 @@ describe("the timeline page in headless Chromium", () => {
     await linked.close();
 
     const shot = join(dir, "timeline.png");
-    await drawAllRows(page);
     await page.screenshot({ path: shot, fullPage: true });
     assert.deepEqual([...readFileSync(shot).subarray(1, 4)], [...Buffer.from("PNG")]);
     t.diagnostic(`screenshot: ${shot}`);
