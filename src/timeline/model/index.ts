@@ -11,6 +11,7 @@ export {
   buildTimeline,
   countBySettlement,
   indeterminateCounts,
+  needsOperator,
   needsResolution,
   observationOf,
   SETTLEMENTS,

@@ -9,6 +9,7 @@ import {
   timelineSpan,
 } from "../model/index.js";
 import { type EncodedRows, TIMELINE_CSP, TIMELINE_CSS, TIMELINE_SCRIPT } from "../page/index.js";
+import { invocationStatus } from "./details.js";
 import { escapeHtml } from "./escape.js";
 import { DetailPanels } from "./panels.js";
 import { legend, participantFilter, participantSection, refusalSummary, searchBox } from "./parts.js";
@@ -34,6 +35,17 @@ function summary(timeline: Timeline, invocations: number, toolActions: number): 
     `${plural(participants.length, "participant")} · ${plural(invocations, "invocation")} · ${plural(toolActions, "tool action")} · ${plural(events.length, "event")}${span}`,
     "</p>",
   ].join("");
+}
+
+/** Invocations per status, in the order a status is first met (the words of the rows' badges). */
+function statusCounts(timeline: Timeline): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const participant of timeline.participants)
+    for (const invocation of participant.invocations) {
+      const { key } = invocationStatus(invocation);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  return counts;
 }
 
 /** Renders the behavior history as one self-contained HTML page that loads nothing from the network. */
@@ -67,7 +79,7 @@ export function renderTimelineHtml(input: TimelineInput): string {
 <header class="page-head">
 <h1>${escapeHtml(title)}</h1>
 ${summary(timeline, invocations, toolActions)}
-${legend(counts, indeterminateCounts(timeline))}
+${legend(counts, indeterminateCounts(timeline), statusCounts(timeline))}
 ${participantFilter(timeline.participants)}
 ${searchBox(invocations)}
 ${refusalSummary(timeline.participants)}

@@ -142,6 +142,53 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     await page.close();
   });
 
+  it("the legend says it counts tool actions, and counts invocations by status as the row badges show them", {
+    skip,
+  }, async () => {
+    const page = await open("badges.html", renderTimelineHtml(largeHistory(40)));
+    const captions = await page.locator(".legend-caption").allTextContents();
+    assert.deepEqual(captions, ["Tool actions", "Invocations"]);
+    const legendStatuses = () =>
+      page.evaluate(`Object.fromEntries([...document.querySelectorAll("[data-legend-status]")]
+        .map((li) => [li.dataset.legendStatus, Number(li.querySelector(".count").textContent)])
+        .filter(([, n]) => n !== 0))`) as Promise<Record<string, number>>;
+    const badges = () =>
+      page.evaluate(`(() => {
+        const counts = {};
+        for (const row of document.querySelectorAll("section.participant:not([hidden]) li.invocation"))
+          counts[row.dataset.invocationStatus] = (counts[row.dataset.invocationStatus] || 0) + 1;
+        return counts;
+      })()`) as Promise<Record<string, number>>;
+    // The fixture fails invocation n when n % 17 === 0: 0, 17 and 34 of 40.
+    assert.deepEqual(await legendStatuses(), { failed: 3, succeeded: 37 });
+    assert.deepEqual(await legendStatuses(), await badges());
+    assert.equal(await page.locator("li.invocation .status").count(), 40);
+    await page.locator('[data-filter-participant="participant.behavior.beta"]').uncheck();
+    assert.deepEqual(await legendStatuses(), await badges());
+    assert.deepEqual(await legendStatuses(), { failed: 2, succeeded: 18 });
+    await page.close();
+  });
+
+  it("puts first what needs an operator: rows with an unresolved indeterminate action lead their participant", {
+    skip,
+  }, async () => {
+    const page = await open("operator-first.html", renderTimelineHtml(largeHistory(40)));
+    // The fixture leaves the last invocation of each participant (its 20th) indeterminate and unresolved.
+    for (const participant of ["participant.behavior.alpha", "participant.behavior.beta"]) {
+      const first = page.locator(`[data-participant="${participant}"] li.invocation`).first();
+      assert.equal(await first.getAttribute("data-open-count"), "1");
+      assert.equal(await first.locator(".invocation-name").textContent(), "Invocation 20");
+      const names = await page
+        .locator(`[data-participant="${participant}"] li.invocation .invocation-name`)
+        .allTextContents();
+      assert.deepEqual(names, [
+        "Invocation 20",
+        ...Array.from({ length: 19 }, (_, k) => `Invocation ${k + 1}`),
+      ]);
+    }
+    await page.close();
+  });
+
   it("a link to a row of a participant the filter hid shows that participant and the row", {
     skip,
   }, async () => {
@@ -167,7 +214,8 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
   it("shows the MCP tool name, refusal counts per code, and real durations on the time axis", {
     skip,
   }, async () => {
-    const page = await open("tools.html", renderTimelineHtml(largeHistory(8)));
+    const renderedHistory = largeHistory(8);
+    const page = await open("tools.html", renderTimelineHtml(renderedHistory));
     // Invocation 3 (beta's second) refused one request_conflict; the page totals refusals per code.
     assert.deepEqual(largeRefusals(3), { request_conflict: 1 });
     assert.deepEqual(
@@ -188,7 +236,9 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
       names.every((n) => LARGE_TOOL_NAMES.some((t) => n.endsWith(` ${t}`))),
       names.join(),
     );
-    await page.locator("[data-tool-action]").first().click();
+    // The first action committed: invocation 0's (rows that need an operator are drawn before it).
+    const firstAction = renderedHistory.events[0]?.action_instance_id ?? "";
+    await page.locator(`[data-tool-action="${firstAction}"]`).click();
     assert.equal(await page.locator('#details-body [data-field="tool_name"]').textContent(), "search_docs");
     // Event lines are stored as parts (type, phase, time) and drawn joined, as the panel spells them.
     const lines = await page.locator('#details-body dd[data-field^="#"]').allTextContents();
@@ -308,8 +358,11 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     assert.equal(await page.locator("[data-shown]").getAttribute("data-shown"), String(withheld));
 
     // A link to an action on the last page of beta opens it, even though the filter hid its row.
-    const late = history.events.at(-4)?.action_instance_id ?? "";
-    assert.match(late, /beta:4999:tool=/);
+    // (Beta's last invocation needs an operator, so it leads the list; 4997 has no withheld action.)
+    const late =
+      [...history.events].reverse().find((e) => /beta:4997:tool=/.test(e.action_instance_id))
+        ?.action_instance_id ?? "";
+    assert.match(late, /beta:4997:tool=/);
     await page.evaluate(`location.hash = ${JSON.stringify(encodeURIComponent(late))}`);
     await page.locator(`[data-tool-action="${late}"][aria-pressed="true"]`).waitFor({ timeout: 0 });
     assert.equal(

@@ -183,7 +183,7 @@ describe("renderTimelineHtml on crafted histories", () => {
     );
   });
 
-  it("sorts by sequence, separates participants and shows schedulers with no history", () => {
+  it("sorts by sequence, separates participants, puts the one that needs an operator first and shows schedulers with no history", () => {
     const alpha = craftedInvocation("participant.behavior.alpha", 0);
     const beta = craftedInvocation("participant.behavior.beta", 0);
     const alphaActions = [
@@ -209,17 +209,18 @@ describe("renderTimelineHtml on crafted histories", () => {
         ],
       }),
     );
+    // Gamma's scheduler stopped: it needs an operator, so it leads; the others keep history order.
     assert.deepEqual(attributeValues(page, "data-participant"), [
+      "participant.behavior.gamma",
       "participant.behavior.alpha",
       "participant.behavior.beta",
-      "participant.behavior.gamma",
     ]);
     assert.deepEqual(
       attributeValues(page, "data-tool-action"),
       [...alphaActions, ...betaActions].map((a) => a.id),
     );
     assert.deepEqual(attributeValues(page, "data-invocation-status"), ["succeeded", "no_outer_triple"]);
-    assert.deepEqual(attributeValues(page, "data-scheduler"), ["running", "unknown", "stopped"]);
+    assert.deepEqual(attributeValues(page, "data-scheduler"), ["stopped", "running", "unknown"]);
     assert.match(page, /No history events yet/);
   });
 
