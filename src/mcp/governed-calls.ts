@@ -5,6 +5,7 @@ import {
   admitAndDispatch,
   type DispatchReceipt,
   type InvocationToolActionPort,
+  noteRefusal,
 } from "../port/index.js";
 
 import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
@@ -153,7 +154,19 @@ export class GovernedCalls {
   #refuse(span: ToolCallSpan, code: GatewayErrorCode, message: string): Promise<CallToolResult> {
     span.refusedByGateway(code);
     span.end({ code });
-    return Promise.resolve(toolError(code, message));
+    return Promise.resolve(this.#refused(code, message, span.toolName));
+  }
+
+  /**
+   * The answer to a call refused before the port was asked. The invocation is told, so it counts the
+   * refusal with the port's (no record, no history); `drain` waits for the note, which goes out
+   * before the answer, so it is counted before the agent can end the invocation.
+   */
+  #refused(code: GatewayErrorCode, message: string, toolName: string): CallToolResult {
+    const noted = noteRefusal(this.#port, { code, toolName }).catch(() => undefined);
+    this.#inFlight.add(noted);
+    void noted.then(() => this.#inFlight.delete(noted));
+    return toolError(code, message);
   }
 
   /** Resolves once every call in flight is answered, every settle acknowledged and every stage report made. */
@@ -187,23 +200,23 @@ export class GovernedCalls {
     span: ToolCallSpan,
     stamps: Stamps,
   ): Promise<CallToolResult> {
+    const refuse = (code: GatewayErrorCode, message: string) => {
+      span.refusedByGateway(code);
+      return this.#refused(code, message, span.toolName);
+    };
     if (this.#upstream.lost)
-      return toolError(GatewayErrorCode.upstream_unavailable, "the upstream MCP server is gone");
+      return refuse(GatewayErrorCode.upstream_unavailable, "the upstream MCP server is gone");
     let available: boolean;
     try {
       available = await this.#upstream.hasTool(call.name);
     } catch {
-      return toolError(
-        GatewayErrorCode.upstream_unavailable,
-        "the upstream MCP server did not list its tools",
-      );
+      return refuse(GatewayErrorCode.upstream_unavailable, "the upstream MCP server did not list its tools");
     }
-    if (!available) {
-      return toolError(
+    if (!available)
+      return refuse(
         GatewayErrorCode.tool_not_available,
         `the upstream MCP server has no tool '${call.name}'`,
       );
-    }
     const port = this.#port;
     const request = toolActionRequest(port, call.name, entry, toolCallId);
     let answer: AdmitDispatchAnswer;

@@ -64,6 +64,8 @@ export class ToolCallSpan {
   readonly #span: Span;
   /** The context to pass upstream: the client's trace continued by this span. */
   readonly context: Context;
+  /** The tool name the span carries (at most 128 characters of the call's). */
+  readonly toolName: string;
   /** The settlement the gateway recorded, once it recorded one. */
   outcome: { readonly settlement?: string } = {};
 
@@ -71,6 +73,7 @@ export class ToolCallSpan {
     const parent = contextFromMeta(meta);
     // An unmapped name is the client's to choose; a span name is kept short.
     const toolName = name.slice(0, MAX_TOOL_NAME);
+    this.toolName = toolName;
     this.#span = trace.getTracer(TRACER_NAME).startSpan(
       `tools/call ${toolName}`,
       {

@@ -3,6 +3,7 @@ import { textDigest, toolActionAt, UnknownReason } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
+import { parseRefusalNote, registerRefusalNote } from "./refusal-note.js";
 import { type SettlementEvent, transition } from "./settlement.js";
 import {
   isBoundedId,
@@ -99,6 +100,11 @@ export class InvocationToolActionPortCore {
         observe(this.#reportUnknown(id, reason), "reportUnknown", id),
       cancel: (id: unknown) => observe(this.#cancel(id), "cancel", id),
     }) as InvocationToolActionPort;
+    // Counted only while the invocation runs: a note after its close is not of it.
+    registerRefusalNote(this.port, async (value) => {
+      const note = parseRefusalNote(value);
+      if (note && this.#status === "open") observer?.noted?.(note);
+    });
     // Refusals of the combined step are admission refusals: nothing was dispatched.
     registerAdmitDispatch(this.port, async (request) => {
       const answer = await this.#admit(request, true);

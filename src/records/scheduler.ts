@@ -119,7 +119,7 @@ export interface InvocationRecord {
   readonly endedAt?: string;
   /** When recovery consumed it after its runtime process ended; then `endedAt` stays absent (its end is unknown). */
   readonly recoveredAt?: string;
-  /** Refused port calls per refusal code, committed with the close; absent when there were none. */
+  /** Refused calls per refusal code (the port's, and those an MCP gateway refused before asking it), committed with the close; absent when there were none. */
   readonly refusals?: Readonly<Record<string, number>>;
   readonly createdAt: string;
   readonly updatedAt: string;

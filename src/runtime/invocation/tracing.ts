@@ -7,7 +7,12 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import type { ParticipantToolActionRefusal, PortCall, ToolActionObserver } from "../../port/index.js";
+import type {
+  ParticipantToolActionRefusal,
+  PortCall,
+  RefusalNote,
+  ToolActionObserver,
+} from "../../port/index.js";
 import { TRACER_NAME, TraceName } from "../../records/index.js";
 import type { InvocationRecord, ToolActionRecord } from "../../store/index.js";
 
@@ -114,6 +119,19 @@ export class InvocationTrace implements ToolActionObserver {
     const target = (actionInstanceId && this.#actions.get(actionInstanceId)) || this.#span;
     target.addEvent(TraceName.refusal, attributes);
     this.#refusals.set(refusal, (this.#refusals.get(refusal) ?? 0) + 1);
+  }
+
+  /**
+   * Counts a call its caller refused before asking the port (an MCP gateway's own refusal) with the
+   * port's refusals, and records it on the invocation span.
+   */
+  noted(note: RefusalNote): void {
+    this.#span.addEvent(TraceName.refusal, {
+      "raes.refusal.code": note.code,
+      "raes.refused_by": "gateway",
+      ...(note.toolName === undefined ? {} : { "gen_ai.tool.name": note.toolName }),
+    });
+    this.#refusals.set(note.code, (this.#refusals.get(note.code) ?? 0) + 1);
   }
 
   /** The refusal counts per code so far, to commit with the invocation; nothing when none. */

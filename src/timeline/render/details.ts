@@ -204,7 +204,7 @@ export function invocationDetail(invocation: TimelineInvocation, position: numbe
       ["duration", span === undefined ? undefined : formatDuration(span.end - span.start)],
     ]),
     outer ? section("Outcome", outcomeRows(invocation.outerEvents)) : undefined,
-    section("Refusals", refusalRows(invocation), "No port call was refused."),
+    section("Refusals", refusalRows(invocation), "No call was refused."),
     activity ? section("Activity (v2)", activityRows(activity) as Row[]) : undefined,
     operationSection(invocation.operation),
     section("Tool actions in admission order", tools, "None."),

@@ -150,22 +150,21 @@ export function participantFilter(participants: readonly TimelineParticipant[]):
   return `<fieldset class="filters"><legend>Participants</legend>${boxes.join("")}</fieldset>`;
 }
 
-/** Refused port calls of the whole page, per refusal code (refusals leave no history, docs/design.md §10). */
+/** Refused calls of the whole page (the port's and the MCP gateway's own), per refusal code; refusals leave no history. */
 export function refusalSummary(participants: readonly TimelineParticipant[]): string {
   const totals = new Map<string, number>();
   for (const participant of participants)
     for (const invocation of participant.invocations)
       for (const [code, count] of refusalRows(invocation))
         totals.set(code, (totals.get(code) ?? 0) + Number(count));
-  if (totals.size === 0)
-    return `<p class="refusal-summary muted" data-refusals="0">No port call was refused.</p>`;
+  if (totals.size === 0) return `<p class="refusal-summary muted" data-refusals="0">No call was refused.</p>`;
   const items = [...totals]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(
       ([code, count]) =>
         `<li data-refusal-code="${escapeHtml(code)}" data-count="${count}"><code>${escapeHtml(code)}</code> ×${count}</li>`,
     );
-  return `<div class="refusal-summary"><span>Refused port calls:</span><ul>${items.join("")}</ul></div>`;
+  return `<div class="refusal-summary"><span>Refused calls:</span><ul>${items.join("")}</ul></div>`;
 }
 
 /** A search over the rows' ids, episodes, statuses, call ids, tool names and settlements (the page script filters its data). */
