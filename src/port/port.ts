@@ -59,6 +59,14 @@ export interface ToolActionPortOptions {
 }
 
 type PortStatus = "inactive" | "open" | "closed";
+
+/** The tool a request names, for a refusal's details: its MCP tool name, else its affordance (bounded). */
+function toolNamed(request: unknown): string | undefined {
+  if (typeof request !== "object" || request === null) return undefined;
+  const { toolName, toolAffordanceAddress } = request as Record<string, unknown>;
+  const name = typeof toolName === "string" ? toolName : toolAffordanceAddress;
+  return typeof name === "string" && name.length > 0 ? name.slice(0, 256) : undefined;
+}
 type Refused = { readonly admitted: false; readonly refusal: Refusal };
 
 const refusedAdmit = (refusal: Refusal): Refused => ({ admitted: false, refusal });
@@ -83,17 +91,24 @@ export class InvocationToolActionPortCore {
   constructor(options: ToolActionPortOptions) {
     this.#options = options;
     const { onRefusal: report, observer } = options;
-    const observe = <T extends object>(answer: Promise<T>, call: PortCall, id?: unknown): Promise<T> =>
+    const observe = <T extends object>(
+      answer: Promise<T>,
+      call: PortCall,
+      id?: unknown,
+      request?: unknown,
+    ): Promise<T> =>
       answer.then((a) => {
         if (!("refusal" in a)) return a;
         report?.(a.refusal as Refusal);
         const known = typeof id === "string" && this.#actions.has(id) ? id : undefined;
-        observer?.refused(a.refusal as Refusal, call, known);
+        const tool = toolNamed(known ? this.#actions.get(known)?.request : request);
+        observer?.refused(a.refusal as Refusal, call, known, tool);
         return a;
       });
     this.port = Object.freeze({
       ...options.identity,
-      admit: (request: unknown) => observe(this.#admit(request, false) as Promise<AdmitDecision>, "admit"),
+      admit: (request: unknown) =>
+        observe(this.#admit(request, false) as Promise<AdmitDecision>, "admit", undefined, request),
       dispatch: (id: unknown) => observe(this.#dispatch(id), "dispatch", id),
       complete: (id: unknown, outcome: unknown) => observe(this.#complete(id, outcome), "complete", id),
       reportUnknown: (id: unknown, reason: unknown) =>
@@ -109,7 +124,7 @@ export class InvocationToolActionPortCore {
     registerAdmitDispatch(this.port, async (request) => {
       const answer = await this.#admit(request, true);
       if ("decision" in answer) return answer;
-      return { decision: await observe(Promise.resolve(answer), "admit") };
+      return { decision: await observe(Promise.resolve(answer), "admit", undefined, request) };
     });
   }
 

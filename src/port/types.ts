@@ -71,7 +71,13 @@ export interface ToolActionObserver {
   dispatched(record: ToolActionRecord): void;
   settled(record: ToolActionRecord): void;
   /** `actionInstanceId` is set when the refused call named an action this port admitted. */
-  refused(refusal: ParticipantToolActionRefusal, call: PortCall, actionInstanceId: string | undefined): void;
+  refused(
+    refusal: ParticipantToolActionRefusal,
+    call: PortCall,
+    actionInstanceId: string | undefined,
+    /** The MCP tool name or tool affordance the refused call named, when it named one. */
+    tool?: string,
+  ): void;
   /** Told of a call its caller refused before asking the port (an MCP gateway's own refusal). */
   noted?(note: RefusalNote): void;
 }

@@ -54,6 +54,18 @@ describe("calls the MCP gateway refuses itself, through raes run --agent-command
     assert.equal(invocations.length, 1);
     // The gateway's two tool_not_mapped calls are counted beside the port's target_outside_binding.
     assert.deepEqual(invocations[0]?.refusals, { target_outside_binding: 1, tool_not_mapped: 2 });
+    // Each refused call keeps its code, tool, the call refused and its time, in the order refused.
+    const calls = invocations[0]?.refused_calls as { code: string; at: string; tool: string; call: string }[];
+    assert.deepEqual(
+      calls.map((c) => [c.code, c.tool, c.call]),
+      [
+        ["tool_not_mapped", "drop_tables", "gateway"],
+        ["target_outside_binding", "write_db", "admit"],
+        ["tool_not_mapped", "drop_tables", "gateway"],
+      ],
+    );
+    for (const c of calls) assert.match(c.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    assert.ok(calls.every((c, k) => k === 0 || (calls[k - 1]?.at ?? "") <= c.at));
     // Only the mapped, admitted echo is a tool action; the refused calls have no record.
     assert.equal(operations.filter((o) => o.kind === "tool_action").length, 1);
 
@@ -63,6 +75,7 @@ describe("calls the MCP gateway refuses itself, through raes run --agent-command
     const page = readFileSync(html, "utf8");
     assert.match(page, /data-refusal-code="tool_not_mapped" data-count="2"/);
     assert.match(page, /data-refusal-code="target_outside_binding" data-count="1"/);
+    assert.ok(page.includes('"drop_tables"'), "the page names the refused tool");
 
     const events = await raes(["history", "--store", store, "--json"]);
     assert.equal(events.code, 0, events.stderr);

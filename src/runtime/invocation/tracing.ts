@@ -13,7 +13,7 @@ import type {
   RefusalNote,
   ToolActionObserver,
 } from "../../port/index.js";
-import { TRACER_NAME, TraceName } from "../../records/index.js";
+import { MAX_REFUSED_CALLS, type RefusedCall, TRACER_NAME, TraceName } from "../../records/index.js";
 import type { InvocationRecord, ToolActionRecord } from "../../store/index.js";
 
 const propagator = new W3CTraceContextPropagator();
@@ -56,8 +56,11 @@ export class InvocationTrace implements ToolActionObserver {
   readonly #span: Span;
   readonly #actions = new Map<string, Span>();
   readonly #refusals = new Map<string, number>();
+  readonly #refusedCalls: RefusedCall[] = [];
+  readonly #now: () => string;
 
-  constructor(invocation: InvocationRecord) {
+  constructor(invocation: InvocationRecord, now: () => string) {
+    this.#now = now;
     const tracer = trace.getTracer(TRACER_NAME);
     this.#span = tracer.startSpan(`invoke_agent ${invocation.participantAddress}`, {
       attributes: {
@@ -113,12 +116,17 @@ export class InvocationTrace implements ToolActionObserver {
   }
 
   /** Records a refusal on the action's span when it named a live one, else on the invocation's. */
-  refused(refusal: ParticipantToolActionRefusal, call: PortCall, actionInstanceId: string | undefined): void {
+  refused(
+    refusal: ParticipantToolActionRefusal,
+    call: PortCall,
+    actionInstanceId: string | undefined,
+    tool?: string,
+  ): void {
     const attributes: Attributes = { "raes.refusal.code": refusal, "raes.port.call": call };
     if (actionInstanceId) attributes["raes.tool_action.id"] = actionInstanceId;
     const target = (actionInstanceId && this.#actions.get(actionInstanceId)) || this.#span;
     target.addEvent(TraceName.refusal, attributes);
-    this.#refusals.set(refusal, (this.#refusals.get(refusal) ?? 0) + 1);
+    this.#count(refusal, call, tool);
   }
 
   /**
@@ -131,13 +139,23 @@ export class InvocationTrace implements ToolActionObserver {
       "raes.refused_by": "gateway",
       ...(note.toolName === undefined ? {} : { "gen_ai.tool.name": note.toolName }),
     });
-    this.#refusals.set(note.code, (this.#refusals.get(note.code) ?? 0) + 1);
+    this.#count(note.code, "gateway", note.toolName);
+  }
+
+  /** Counts a refusal; the first ones keep their time and tool for the timeline. */
+  #count(code: string, call: string, tool: string | undefined): void {
+    this.#refusals.set(code, (this.#refusals.get(code) ?? 0) + 1);
+    if (this.#refusedCalls.length < MAX_REFUSED_CALLS)
+      this.#refusedCalls.push({ code, at: this.#now(), call, ...(tool === undefined ? {} : { tool }) });
   }
 
   /** The refusal counts per code so far, to commit with the invocation; nothing when none. */
-  refusals(): { readonly refusals?: Readonly<Record<string, number>> } {
+  refusals(): Pick<InvocationRecord, "refusals" | "refusedCalls"> {
     if (this.#refusals.size === 0) return {};
-    return { refusals: Object.fromEntries([...this.#refusals].sort(([a], [b]) => (a < b ? -1 : 1))) };
+    return {
+      refusals: Object.fromEntries([...this.#refusals].sort(([a], [b]) => (a < b ? -1 : 1))),
+      refusedCalls: [...this.#refusedCalls],
+    };
   }
 
   /** Ends the invocation span once its close is committed (or failed to commit). */

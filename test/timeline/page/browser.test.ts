@@ -267,6 +267,48 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     await page.close();
   });
 
+  it("a refusal shows its tool and time on the row's badge and in the invocation's details, the gateway's too", {
+    skip,
+  }, async () => {
+    const history = largeHistory(8);
+    // Invocation 3 (beta's second) refused a request_conflict at the port and two unmapped calls at the gateway.
+    const refusedCalls = [
+      { code: "request_conflict", at: "2025-06-01T10:00:09.100000Z", tool: "open_ticket", call: "admit" },
+      { code: "tool_not_mapped", at: "2025-06-01T10:00:09.400000Z", tool: "drop_tables", call: "gateway" },
+      { code: "tool_not_mapped", at: "2025-06-01T10:00:09.700000Z", tool: "drop_tables", call: "gateway" },
+    ];
+    const operations = history.operations.map((o) =>
+      o.kind === "scheduler_invocation" && o.refusals
+        ? { ...o, refusals: { request_conflict: 1, tool_not_mapped: 2 }, refusedCalls }
+        : o,
+    );
+    const page = await open("refused-calls.html", renderTimelineHtml({ ...history, operations }));
+    const badge = page.locator("[data-refusals]:not(.refusal-summary)");
+    assert.equal(await badge.count(), 1);
+    assert.equal(
+      await badge.textContent(),
+      "3 refused: request_conflict ×1 (open_ticket), tool_not_mapped ×2 (drop_tables)",
+    );
+    assert.equal(
+      await badge.getAttribute("title"),
+      "request_conflict at 10:00:09; tool_not_mapped at 10:00:09, 10:00:09",
+    );
+    await page.locator("li.invocation:has([data-refusals]) .invocation-label").click();
+    const lines = await page
+      .locator("#details-body section:has(h4:text-is('Refused calls')) dd")
+      .allTextContents();
+    assert.deepEqual(lines, [
+      "request_conflict · open_ticket · port admit",
+      "tool_not_mapped · drop_tables · refused by the MCP gateway",
+      "tool_not_mapped · drop_tables · refused by the MCP gateway",
+    ]);
+    assert.deepEqual(
+      await page.locator("#details-body section:has(h4:text-is('Refused calls')) dt").allTextContents(),
+      refusedCalls.map((c) => c.at),
+    );
+    await page.close();
+  });
+
   it("at 360 px wide, no badge or mark overlaps another; screenshots saved", { skip }, async (t) => {
     const markup = renderTimelineHtml(largeHistory(8));
     for (const width of [360, 1400]) {
