@@ -149,9 +149,18 @@ describe("raes run --otlp URL with a real OTLP/HTTP receiver", () => {
     assert.equal(invocation.parentSpanId, "");
     assert.equal(invocation.attributes["gen_ai.operation.name"], "invoke_agent");
     assert.equal(invocation.attributes["gen_ai.agent.name"], EXAMPLE.participant);
+    // The port's refusal, and the gateway's own, which the gateway told the invocation about.
     assert.deepEqual(
-      invocation.events.map((e) => [e.name, e.attributes["raes.refusal.code"]]),
-      [["raes.tool_action.refused", "target_outside_binding"]],
+      invocation.events.map((e) => [
+        e.name,
+        e.attributes["raes.refusal.code"],
+        e.attributes["raes.refused_by"],
+        e.attributes["gen_ai.tool.name"],
+      ]),
+      [
+        ["raes.tool_action.refused", "target_outside_binding", undefined, undefined],
+        ["raes.tool_action.refused", "tool_not_mapped", "gateway", "drop_tables"],
+      ],
     );
 
     // One execute_tool span per governed call: the runtime makes none beside the gateway's.
