@@ -63,9 +63,13 @@ export interface OtlpExport {
  * Installs the official OTLP/HTTP span exporter as the global tracer provider, so the spans the
  * runtime and the gateway make through `@opentelemetry/api` are exported. Loaded only when asked for:
  * the exporter's packages are optional, and without them this fails with `OtlpExporterMissingError`.
+ *
+ * The resource is the SDK's default (`telemetry.sdk.*`) with `service.name`, and then what
+ * `OTEL_RESOURCE_ATTRIBUTES` and `OTEL_SERVICE_NAME` say, as an SDK configured from the environment
+ * reads them. No process or host detector runs: a command line can hold a store URL's password.
  */
 export async function installOtlp(base: string, serviceName: string): Promise<OtlpExport> {
-  const [{ trace }, { OTLPTraceExporter }, { resourceFromAttributes }, sdk] = await Promise.all([
+  const [{ trace }, { OTLPTraceExporter }, resources, sdk] = await Promise.all([
     import("@opentelemetry/api"),
     import("@opentelemetry/exporter-trace-otlp-http"),
     import("@opentelemetry/resources"),
@@ -73,7 +77,10 @@ export async function installOtlp(base: string, serviceName: string): Promise<Ot
   ]).catch(exporterMissing);
   const exporter = new OTLPTraceExporter({ url: otlpTracesUrl(base), timeoutMillis: 5_000 });
   const provider = new sdk.BasicTracerProvider({
-    resource: resourceFromAttributes({ "service.name": serviceName }),
+    resource: resources
+      .defaultResource()
+      .merge(resources.resourceFromAttributes({ "service.name": serviceName }))
+      .merge(resources.detectResources({ detectors: [resources.envDetector] })),
     spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
   });
   trace.setGlobalTracerProvider(provider);

@@ -1,9 +1,8 @@
 import type { Readable, Writable } from "node:stream";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { InvocationToolActionPort } from "../port/index.js";
 import type { CallStages } from "./call-stages.js";
 import { type GatewayLog, GovernedCalls } from "./governed-calls.js";
+import { governedServer } from "./governed-server.js";
 import type { ToolMap } from "./map.js";
 import { requiredPort, type SessionCalls, type SessionCallsFactory } from "./session-calls.js";
 import { newSessionId } from "./tool-call-id.js";
@@ -39,18 +38,14 @@ export interface RunningGateway {
   close(options?: { readonly drain?: boolean }): Promise<void>;
 }
 
-const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
-
 /** Starts the upstream, then serves MCP on stdio, governing every tool call through the port. */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const log = options.log ?? (() => undefined);
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  // The low-level Server: a proxy lists tools whose JSON schemas arrive from the upstream at run time.
-  const server = new Server(INFO, { capabilities: { tools: { listChanged: true } } });
-  const upstream = await Upstream.start(options.upstream, () => {
-    server.sendToolListChanged().catch(() => undefined);
-  });
+  // Told once the server exists; the upstream starts first, so a broken command serves nothing.
+  let listChanged = (): void => undefined;
+  const upstream = await Upstream.start(options.upstream, () => listChanged());
   const upstreamTools = new Set((await upstream.listTools()).map((t) => t.name));
   for (const name of options.map.tools.keys()) {
     if (!upstreamTools.has(name)) log(`the upstream has no tool '${name}'; it stays hidden`);
@@ -69,21 +64,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const calls: SessionCalls = options.sessionCalls
     ? options.sessionCalls({ id: sessionId, close: () => close({ drain: true }) }, governed)
     : governed(requiredPort(options.port));
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    calls.touched?.();
-    const tools = await upstream.listTools();
-    return { tools: tools.filter((tool) => options.map.tools.has(tool.name)) };
-  });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    calls.touched?.();
-    return calls.handle({
-      name: request.params.name,
-      arguments: request.params.arguments,
-      meta: request.params._meta,
-      requestId: extra.requestId,
-      signal: extra.signal,
-    });
-  });
+  const server = governedServer({ upstream, map: options.map, calls, networkTransport: "pipe" });
+  listChanged = () => void server.sendToolListChanged().catch(() => undefined);
 
   let resolveClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => {

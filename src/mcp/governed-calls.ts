@@ -5,6 +5,7 @@ import {
   admitAndDispatch,
   type DispatchReceipt,
   type InvocationToolActionPort,
+  noteRefusal,
 } from "../port/index.js";
 
 import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
@@ -26,6 +27,10 @@ export interface ToolCall {
   readonly signal: AbortSignal;
   /** The request's `_meta`; only its W3C trace context (`traceparent`, `tracestate`) is read. */
   readonly meta?: unknown;
+  /** The MCP protocol version the session negotiated, for the call's span. */
+  readonly protocolVersion?: string;
+  /** `pipe` (stdio) or `tcp` (Streamable HTTP), for the call's span. */
+  readonly networkTransport?: "pipe" | "tcp";
 }
 
 interface Settled {
@@ -83,26 +88,37 @@ export class GovernedCalls {
 
   /** Answers one `tools/call`; the upstream sees it only after an accepted dispatch receipt. */
   handle(call: ToolCall): Promise<CallToolResult> {
+    const toolCallId = toolCallIdFor(this.#sessionId, call.requestId);
     const entry = this.#map.tools.get(call.name);
+    const span = new ToolCallSpan(
+      call.name,
+      call.meta,
+      {
+        requestId: call.requestId,
+        sessionId: this.#sessionId,
+        ...(call.protocolVersion === undefined ? {} : { protocolVersion: call.protocolVersion }),
+        ...(call.networkTransport === undefined ? {} : { networkTransport: call.networkTransport }),
+      },
+      {
+        "gen_ai.tool.call.id": toolCallId,
+        ...(entry ? { "raes.tool_affordance.address": entry.toolAffordanceAddress } : {}),
+      },
+    );
     if (!entry) {
-      return Promise.resolve(
-        toolError(
-          GatewayErrorCode.tool_not_mapped,
-          `tool '${call.name.slice(0, 128)}' is not in the gateway map`,
-        ),
+      return this.#refuse(
+        span,
+        GatewayErrorCode.tool_not_mapped,
+        `tool '${call.name.slice(0, 128)}' is not in the gateway map`,
       );
     }
     // Deeper arguments could not be digested or sent on; refuse them before anything is admitted.
     if (call.arguments !== undefined && valueDepthExceeds(call.arguments, MAX_ARGUMENT_DEPTH)) {
-      return Promise.resolve(
-        toolError(
-          GatewayErrorCode.arguments_invalid,
-          `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; the tool was not run`,
-        ),
+      return this.#refuse(
+        span,
+        GatewayErrorCode.arguments_invalid,
+        `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; the tool was not run`,
       );
     }
-    const toolCallId = toolCallIdFor(this.#sessionId, call.requestId);
-    const span = new ToolCallSpan(call.name, call.meta, { "gen_ai.tool.call.id": toolCallId });
     // Calls with one tool_call_id run one after another, so a retry sees the first one's settlement.
     const previous = this.#queues.get(toolCallId) ?? Promise.resolve();
     const stamps: Stamps = { start: performance.now() };
@@ -116,6 +132,7 @@ export class GovernedCalls {
           ...span.outcome,
           ...(typeof code === "string" ? { code } : {}),
           ...(typeof settlement === "string" ? { settlement } : {}),
+          ...(result.isError === true ? { toolError: true } : {}),
         });
       },
       () => {
@@ -131,6 +148,25 @@ export class GovernedCalls {
       if (this.#queues.get(toolCallId) === tail) this.#queues.delete(toolCallId);
     });
     return answer;
+  }
+
+  /** Answers a call the gateway refuses itself, before the port is asked; the span says so. */
+  #refuse(span: ToolCallSpan, code: GatewayErrorCode, message: string): Promise<CallToolResult> {
+    span.refusedByGateway(code);
+    span.end({ code });
+    return Promise.resolve(this.#refused(code, message, span.toolName));
+  }
+
+  /**
+   * The answer to a call refused before the port was asked. The invocation is told, so it counts the
+   * refusal with the port's (no record, no history); `drain` waits for the note, which goes out
+   * before the answer, so it is counted before the agent can end the invocation.
+   */
+  #refused(code: GatewayErrorCode, message: string, toolName: string): CallToolResult {
+    const noted = noteRefusal(this.#port, { code, toolName }).catch(() => undefined);
+    this.#inFlight.add(noted);
+    void noted.then(() => this.#inFlight.delete(noted));
+    return toolError(code, message);
   }
 
   /** Resolves once every call in flight is answered, every settle acknowledged and every stage report made. */
@@ -164,23 +200,23 @@ export class GovernedCalls {
     span: ToolCallSpan,
     stamps: Stamps,
   ): Promise<CallToolResult> {
+    const refuse = (code: GatewayErrorCode, message: string) => {
+      span.refusedByGateway(code);
+      return this.#refused(code, message, span.toolName);
+    };
     if (this.#upstream.lost)
-      return toolError(GatewayErrorCode.upstream_unavailable, "the upstream MCP server is gone");
+      return refuse(GatewayErrorCode.upstream_unavailable, "the upstream MCP server is gone");
     let available: boolean;
     try {
       available = await this.#upstream.hasTool(call.name);
     } catch {
-      return toolError(
-        GatewayErrorCode.upstream_unavailable,
-        "the upstream MCP server did not list its tools",
-      );
+      return refuse(GatewayErrorCode.upstream_unavailable, "the upstream MCP server did not list its tools");
     }
-    if (!available) {
-      return toolError(
+    if (!available)
+      return refuse(
         GatewayErrorCode.tool_not_available,
         `the upstream MCP server has no tool '${call.name}'`,
       );
-    }
     const port = this.#port;
     const request = toolActionRequest(port, call.name, entry, toolCallId);
     let answer: AdmitDispatchAnswer;

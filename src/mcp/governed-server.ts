@@ -1,4 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolMap } from "./map.js";
 import type { SessionCalls } from "./session-calls.js";
@@ -7,16 +8,41 @@ import type { Upstream } from "./upstream/index.js";
 const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
 
 /**
+ * The gateway's MCP server: it keeps the protocol version it answered `initialize` with, which the
+ * SDK does not expose, by reading its own `initialize` result on the way out.
+ */
+class GovernedServer extends Server {
+  /** The negotiated MCP protocol version, once `initialize` is answered. */
+  protocolVersion: string | undefined;
+
+  override async connect(transport: Transport): Promise<void> {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if ("result" in message) {
+        const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
+        if (typeof version === "string") this.protocolVersion = version;
+      }
+      return send(message, options);
+    };
+    await super.connect(transport);
+  }
+}
+
+/**
  * One MCP server session of the gateway: it lists the mapped tools the upstream has and answers
- * every tools/call through `calls`. The low-level Server, since the tool schemas arrive at run time.
+ * every tools/call through `calls`, telling each call the session's protocol version and transport
+ * for its span. The low-level Server, since the tool schemas arrive at run time.
  */
 export function governedServer(options: {
   readonly upstream: Upstream;
   readonly map: ToolMap;
   readonly calls: SessionCalls;
+  /** `pipe` for stdio, `tcp` for Streamable HTTP; default `tcp`. */
+  readonly networkTransport?: "pipe" | "tcp";
 }): Server {
   const { upstream, map, calls } = options;
-  const server = new Server(INFO, { capabilities: { tools: { listChanged: true } } });
+  const networkTransport = options.networkTransport ?? "tcp";
+  const server = new GovernedServer(INFO, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     calls.touched?.();
     const tools = await upstream.listTools();
@@ -30,6 +56,8 @@ export function governedServer(options: {
       meta: request.params._meta,
       requestId: extra.requestId,
       signal: extra.signal,
+      networkTransport,
+      ...(server.protocolVersion === undefined ? {} : { protocolVersion: server.protocolVersion }),
     });
   });
   return server;

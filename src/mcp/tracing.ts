@@ -18,6 +18,8 @@ export const TRACE_META_KEYS = ["traceparent", "tracestate"] as const;
 /** W3C trace-context values are short; a longer one is not trace context and is ignored. */
 const MAX_TRACE_VALUE = 512;
 const propagator = new W3CTraceContextPropagator();
+/** The longest tool name a span carries. */
+const MAX_TOOL_NAME = 128;
 
 /** The trace context a request's `_meta` carries, or the root context when it carries none. */
 export function contextFromMeta(meta: unknown): Context {
@@ -37,28 +39,53 @@ export function metaFromContext(context: Context): Record<string, string> {
   return carrier;
 }
 
+/** What the MCP session says about a `tools/call`, for the server span's MCP attributes. */
+export interface McpCallContext {
+  /** The JSON-RPC id of the request. */
+  readonly requestId: string | number;
+  /** The gateway's session id (the `Mcp-Session-Id` over HTTP). */
+  readonly sessionId: string;
+  /** The MCP protocol version negotiated at `initialize`, once known. */
+  readonly protocolVersion?: string;
+  /** `pipe` for stdio, `tcp` for Streamable HTTP (the OpenTelemetry MCP conventions' values). */
+  readonly networkTransport?: "pipe" | "tcp";
+}
+
 /**
- * The gateway's `execute_tool` span for one MCP `tools/call`: a child of the span the client's
- * `_meta.traceparent` names, and the parent the upstream is told about. Only names, ids, codes and
- * settlements are recorded, never arguments or results.
+ * The gateway's server span for one MCP `tools/call`, named and attributed as the OpenTelemetry MCP
+ * conventions name a server span (`tools/call <tool>`, `mcp.method.name`, `jsonrpc.request.id`,
+ * `mcp.session.id`, `mcp.protocol.version`), and the governed call's one `execute_tool` span
+ * (`gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`), with the tool affordance and
+ * the tool action as attributes. It is a child of the span the client's `_meta.traceparent` names,
+ * and the parent the upstream is told about. Only names, ids, codes and settlements are recorded,
+ * never arguments or results.
  */
 export class ToolCallSpan {
   readonly #span: Span;
   /** The context to pass upstream: the client's trace continued by this span. */
   readonly context: Context;
+  /** The tool name the span carries (at most 128 characters of the call's). */
+  readonly toolName: string;
   /** The settlement the gateway recorded, once it recorded one. */
   outcome: { readonly settlement?: string } = {};
 
-  constructor(toolName: string, meta: unknown, attributes: Attributes) {
+  constructor(name: string, meta: unknown, mcp: McpCallContext, attributes: Attributes) {
     const parent = contextFromMeta(meta);
+    // An unmapped name is the client's to choose; a span name is kept short.
+    const toolName = name.slice(0, MAX_TOOL_NAME);
+    this.toolName = toolName;
     this.#span = trace.getTracer(TRACER_NAME).startSpan(
-      `execute_tool ${toolName}`,
+      `tools/call ${toolName}`,
       {
         kind: SpanKind.SERVER,
         attributes: {
+          "mcp.method.name": "tools/call",
           "gen_ai.operation.name": "execute_tool",
           "gen_ai.tool.name": toolName,
-          "mcp.method.name": "tools/call",
+          "jsonrpc.request.id": String(mcp.requestId),
+          "mcp.session.id": mcp.sessionId,
+          ...(mcp.protocolVersion === undefined ? {} : { "mcp.protocol.version": mcp.protocolVersion }),
+          ...(mcp.networkTransport === undefined ? {} : { "network.transport": mcp.networkTransport }),
           ...attributes,
         },
       },
@@ -82,11 +109,21 @@ export class ToolCallSpan {
     this.#span.addEvent(TraceName.refusal, { "raes.refusal.code": code, "raes.port.call": call });
   }
 
-  /** Ends the span: with the settlement when the call reached one, else with the gateway's error code. */
-  end(outcome: { readonly settlement?: string; readonly code?: string }): void {
+  /** Records a refusal by the gateway itself, before the port was asked (`raes.refused_by` = `gateway`). */
+  refusedByGateway(code: string): void {
+    this.#span.addEvent(TraceName.refusal, { "raes.refusal.code": code, "raes.refused_by": "gateway" });
+  }
+
+  /**
+   * Ends the span: with the settlement when the call reached one, else with the gateway's error code.
+   * A tool result with `isError` and no code of the gateway's is `error.type` `tool_error`, as the
+   * MCP conventions say.
+   */
+  end(outcome: { readonly settlement?: string; readonly code?: string; readonly toolError?: boolean }): void {
     if (outcome.settlement) this.#span.setAttribute("raes.tool_action.settlement", outcome.settlement);
-    if (outcome.code) this.#span.setAttribute("error.type", outcome.code);
-    if (outcome.code || outcome.settlement === "failed" || outcome.settlement === "indeterminate")
+    const errorType = outcome.code ?? (outcome.toolError ? "tool_error" : undefined);
+    if (errorType) this.#span.setAttribute("error.type", errorType);
+    if (errorType || outcome.settlement === "failed" || outcome.settlement === "indeterminate")
       this.#span.setStatus({ code: SpanStatusCode.ERROR });
     this.#span.end();
   }

@@ -26,6 +26,7 @@ export {
   type ToolActionLedger,
   type ToolActionPortOptions,
 } from "./port.js";
+export { noteRefusal, type RefusalNote } from "./refusal-note.js";
 export {
   ADMITTED,
   type SettlementEvent,

@@ -3,6 +3,7 @@ import { textDigest, toolActionAt, UnknownReason } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
+import { parseRefusalNote, registerRefusalNote } from "./refusal-note.js";
 import { type SettlementEvent, transition } from "./settlement.js";
 import {
   isBoundedId,
@@ -58,6 +59,14 @@ export interface ToolActionPortOptions {
 }
 
 type PortStatus = "inactive" | "open" | "closed";
+
+/** The tool a request names, for a refusal's details: its MCP tool name, else its affordance (bounded). */
+function toolNamed(request: unknown): string | undefined {
+  if (typeof request !== "object" || request === null) return undefined;
+  const { toolName, toolAffordanceAddress } = request as Record<string, unknown>;
+  const name = typeof toolName === "string" ? toolName : toolAffordanceAddress;
+  return typeof name === "string" && name.length > 0 ? name.slice(0, 256) : undefined;
+}
 type Refused = { readonly admitted: false; readonly refusal: Refusal };
 
 const refusedAdmit = (refusal: Refusal): Refused => ({ admitted: false, refusal });
@@ -82,28 +91,40 @@ export class InvocationToolActionPortCore {
   constructor(options: ToolActionPortOptions) {
     this.#options = options;
     const { onRefusal: report, observer } = options;
-    const observe = <T extends object>(answer: Promise<T>, call: PortCall, id?: unknown): Promise<T> =>
+    const observe = <T extends object>(
+      answer: Promise<T>,
+      call: PortCall,
+      id?: unknown,
+      request?: unknown,
+    ): Promise<T> =>
       answer.then((a) => {
         if (!("refusal" in a)) return a;
         report?.(a.refusal as Refusal);
         const known = typeof id === "string" && this.#actions.has(id) ? id : undefined;
-        observer?.refused(a.refusal as Refusal, call, known);
+        const tool = toolNamed(known ? this.#actions.get(known)?.request : request);
+        observer?.refused(a.refusal as Refusal, call, known, tool);
         return a;
       });
     this.port = Object.freeze({
       ...options.identity,
-      admit: (request: unknown) => observe(this.#admit(request, false) as Promise<AdmitDecision>, "admit"),
+      admit: (request: unknown) =>
+        observe(this.#admit(request, false) as Promise<AdmitDecision>, "admit", undefined, request),
       dispatch: (id: unknown) => observe(this.#dispatch(id), "dispatch", id),
       complete: (id: unknown, outcome: unknown) => observe(this.#complete(id, outcome), "complete", id),
       reportUnknown: (id: unknown, reason: unknown) =>
         observe(this.#reportUnknown(id, reason), "reportUnknown", id),
       cancel: (id: unknown) => observe(this.#cancel(id), "cancel", id),
     }) as InvocationToolActionPort;
+    // Counted only while the invocation runs: a note after its close is not of it.
+    registerRefusalNote(this.port, async (value) => {
+      const note = parseRefusalNote(value);
+      if (note && this.#status === "open") observer?.noted?.(note);
+    });
     // Refusals of the combined step are admission refusals: nothing was dispatched.
     registerAdmitDispatch(this.port, async (request) => {
       const answer = await this.#admit(request, true);
       if ("decision" in answer) return answer;
-      return { decision: await observe(Promise.resolve(answer), "admit") };
+      return { decision: await observe(Promise.resolve(answer), "admit", undefined, request) };
     });
   }
 

@@ -53,13 +53,33 @@ export interface InvocationToolActionPort extends ToolActionPortIdentity {
   cancel(actionInstanceId: string): Promise<PortAck>;
 }
 
+/**
+ * A call its caller refused before asking the port (an MCP gateway's `tool_not_mapped`, say). It
+ * leaves no record and no history, as a port refusal does; the invocation counts it with the port's
+ * refusals (docs/guide/history.md), so the operation and the timeline show it.
+ */
+export interface RefusalNote {
+  /** The caller's refusal code. */
+  readonly code: string;
+  /** The tool the call named, when it named one. */
+  readonly toolName?: string;
+}
+
 /** Told of each durable step and each refusal, for tracing; it observes and never steers. */
 export interface ToolActionObserver {
   admitted(record: ToolActionRecord): void;
   dispatched(record: ToolActionRecord): void;
   settled(record: ToolActionRecord): void;
   /** `actionInstanceId` is set when the refused call named an action this port admitted. */
-  refused(refusal: ParticipantToolActionRefusal, call: PortCall, actionInstanceId: string | undefined): void;
+  refused(
+    refusal: ParticipantToolActionRefusal,
+    call: PortCall,
+    actionInstanceId: string | undefined,
+    /** The MCP tool name or tool affordance the refused call named, when it named one. */
+    tool?: string,
+  ): void;
+  /** Told of a call its caller refused before asking the port (an MCP gateway's own refusal). */
+  noted?(note: RefusalNote): void;
 }
 
 /** The port call a refusal answered. */

@@ -43,6 +43,8 @@ export {
   type ActivityLifecycle,
   type ClockRecord,
   type InvocationRecord,
+  MAX_REFUSED_CALLS,
+  type RefusedCall,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,

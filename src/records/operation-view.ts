@@ -21,6 +21,7 @@ export function operationFromInvocation(invocation: InvocationRecord): Operation
     ...(invocation.endedAt === undefined ? {} : { endedAt: invocation.endedAt }),
     ...(invocation.recoveredAt === undefined ? {} : { recoveredAt: invocation.recoveredAt }),
     ...(invocation.refusals === undefined ? {} : { refusals: invocation.refusals }),
+    ...(invocation.refusedCalls === undefined ? {} : { refusedCalls: invocation.refusedCalls }),
     updatedAt: invocation.updatedAt,
   };
 }

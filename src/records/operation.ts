@@ -1,3 +1,5 @@
+import type { RefusedCall } from "./scheduler.js";
+
 /** States of a scheduler or tool-action operation. */
 export const OperationState = {
   /** Admitted; nothing has run. */
@@ -62,6 +64,8 @@ export interface Operation {
   readonly recoveredAt?: string;
   /** Outer invocations: refused port calls per refusal code (docs/design.md §10). */
   readonly refusals?: Readonly<Record<string, number>>;
+  /** Outer invocations: the first refused calls with their code, time and tool. */
+  readonly refusedCalls?: readonly RefusedCall[];
   /** Tool actions: the MCP tool name, when `raes mcp-gateway` admitted the call. */
   readonly toolName?: string;
   /** Tool actions: why the effects are unknown, as `reportUnknown` gave it. */

@@ -96,6 +96,20 @@ export interface ActivityContinuation {
   readonly last_action_instance_id: string | null;
 }
 
+/** One refused call of an invocation, as the timeline shows it: no record, no history, just this. */
+export interface RefusedCall {
+  readonly code: string;
+  /** When it was refused (ISO-8601, the runtime's clock). */
+  readonly at: string;
+  /** The MCP tool name or the tool affordance the call named, when it named one. */
+  readonly tool?: string;
+  /** The port call refused, or `gateway` for a call the MCP gateway refused before asking the port. */
+  readonly call: string;
+}
+
+/** The most refused calls an invocation keeps with their details; all are counted. */
+export const MAX_REFUSED_CALLS = 20;
+
 /** One outer invocation (a scheduler operation), durably. */
 export interface InvocationRecord {
   readonly id: string;
@@ -119,8 +133,10 @@ export interface InvocationRecord {
   readonly endedAt?: string;
   /** When recovery consumed it after its runtime process ended; then `endedAt` stays absent (its end is unknown). */
   readonly recoveredAt?: string;
-  /** Refused port calls per refusal code, committed with the close; absent when there were none. */
+  /** Refused calls per refusal code (the port's, and those an MCP gateway refused before asking it), committed with the close; absent when there were none. */
   readonly refusals?: Readonly<Record<string, number>>;
+  /** The first refused calls, each with its code, time and tool, committed with the counts. */
+  readonly refusedCalls?: readonly RefusedCall[];
   readonly createdAt: string;
   readonly updatedAt: string;
 }

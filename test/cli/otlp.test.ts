@@ -18,6 +18,9 @@ const nodeTs = (file: string) => `${process.execPath} --import ${TSX} ${file}`;
 /** One span as OTLP/JSON carries it, reduced to what the test reads. */
 interface Received {
   readonly service: string;
+  readonly resource: Record<string, unknown>;
+  readonly kind: number;
+  readonly status: number;
   readonly traceId: string;
   readonly spanId: string;
   readonly parentSpanId: string;
@@ -43,6 +46,8 @@ function decode(body: string): Received[] {
           spanId: string;
           parentSpanId?: string;
           name: string;
+          kind: number;
+          status?: { code?: number };
           attributes: KeyValue[];
           events?: { name: string; attributes: KeyValue[] }[];
         }[];
@@ -53,6 +58,9 @@ function decode(body: string): Received[] {
     rs.scopeSpans.flatMap((ss) =>
       ss.spans.map((s) => ({
         service: String(attributesOf(rs.resource.attributes)["service.name"]),
+        resource: attributesOf(rs.resource.attributes),
+        kind: s.kind,
+        status: s.status?.code ?? 0,
         traceId: s.traceId,
         spanId: s.spanId,
         parentSpanId: s.parentSpanId ?? "",
@@ -89,7 +97,7 @@ describe("raes run --otlp URL with a real OTLP/HTTP receiver", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("exports the invocation, its tool actions and the gateway's spans as one trace; the upstream gets the gateway span's traceparent; no argument or result is sent", async () => {
+  it("exports one execute_tool span per governed call: the gateway's MCP server span, with the affordance as an attribute; invoke_agent names the agent; the resource is the SDK default with service.name; gateway refusals have spans; no argument or result is sent", async () => {
     const canary = `canary-${randomUUID()}`;
     const manifest = join(dir, "manifest.json");
     writeFileSync(manifest, JSON.stringify(manifestWithTimeout(600)));
@@ -114,7 +122,7 @@ describe("raes run --otlp URL with a real OTLP/HTTP receiver", () => {
         base,
         "--json",
       ],
-      { env: { AGENT_SCRIPT: `echo:${canary},write_db` } },
+      { env: { AGENT_SCRIPT: `echo:${canary},write_db,call:drop_tables` } },
     );
     assert.equal(run.code, 0, run.stderr);
     assert.ok(bodies.length > 0, "the receiver got an export");
@@ -124,37 +132,89 @@ describe("raes run --otlp URL with a real OTLP/HTTP receiver", () => {
       assert.ok(!b.body.includes(canary), "an export carries the tool argument or result");
     }
     const spans = bodies.flatMap((b) => decode(b.body));
+    const names = JSON.stringify(spans.map((s) => [s.service, s.name]));
     const named = (service: string, name: string) =>
       spans.filter((s) => s.service === service && s.name === name);
+
+    // The SDK's default resource (telemetry.sdk.*), merged with each process's service.name.
+    for (const span of spans) {
+      assert.equal(span.resource["telemetry.sdk.language"], "nodejs");
+      assert.equal(span.resource["telemetry.sdk.name"], "opentelemetry");
+      assert.match(String(span.resource["telemetry.sdk.version"]), /^\d+\.\d+\.\d+/);
+    }
+    assert.deepEqual([...new Set(spans.map((s) => s.service))].sort(), ["raes-mcp-gateway", "raes-ts"]);
+
     const [invocation] = named("raes-ts", `invoke_agent ${EXAMPLE.participant}`);
-    assert.ok(invocation, JSON.stringify(spans.map((s) => [s.service, s.name])));
+    assert.ok(invocation, names);
     assert.equal(invocation.parentSpanId, "");
+    assert.equal(invocation.attributes["gen_ai.operation.name"], "invoke_agent");
+    assert.equal(invocation.attributes["gen_ai.agent.name"], EXAMPLE.participant);
+    // The port's refusal, and the gateway's own, which the gateway told the invocation about.
     assert.deepEqual(
-      invocation.events.map((e) => [e.name, e.attributes["raes.refusal.code"]]),
-      [["raes.tool_action.refused", "target_outside_binding"]],
+      invocation.events.map((e) => [
+        e.name,
+        e.attributes["raes.refusal.code"],
+        e.attributes["raes.refused_by"],
+        e.attributes["gen_ai.tool.name"],
+      ]),
+      [
+        ["raes.tool_action.refused", "target_outside_binding", undefined, undefined],
+        ["raes.tool_action.refused", "tool_not_mapped", "gateway", "drop_tables"],
+      ],
     );
 
-    const [runtimeTool] = named("raes-ts", `execute_tool ${EXAMPLE.affordance}`);
-    assert.ok(runtimeTool);
-    assert.equal(runtimeTool.parentSpanId, invocation.spanId);
-    assert.equal(runtimeTool.attributes["raes.tool_action.settlement"], "succeeded");
+    // One execute_tool span per governed call: the runtime makes none beside the gateway's.
+    const executeTool = spans.filter((s) => s.attributes["gen_ai.operation.name"] === "execute_tool");
     assert.deepEqual(
-      runtimeTool.events.map((e) => e.name),
-      ["raes.tool_action.dispatched"],
+      executeTool.map((s) => [s.service, s.name]),
+      [
+        ["raes-mcp-gateway", "tools/call echo"],
+        ["raes-mcp-gateway", "tools/call write_db"],
+        ["raes-mcp-gateway", "tools/call drop_tables"],
+      ],
     );
-
-    // The agent passed the invocation's TRACEPARENT in _meta, so the gateway's spans join its trace.
-    const [echo] = named("raes-mcp-gateway", "execute_tool echo");
-    const [write] = named("raes-mcp-gateway", "execute_tool write_db");
-    assert.ok(echo && write, JSON.stringify(spans.map((s) => [s.service, s.name])));
-    for (const span of [echo, write]) {
+    const [echo, write, unmapped] = executeTool as [Received, Received, Received];
+    const SERVER = 2;
+    for (const span of [echo, write, unmapped]) {
+      // The agent passed the invocation's TRACEPARENT in _meta, so the gateway's spans join its trace.
       assert.equal(span.traceId, invocation.traceId);
       assert.equal(span.parentSpanId, invocation.spanId);
+      assert.equal(span.kind, SERVER);
+      assert.equal(span.attributes["mcp.method.name"], "tools/call");
+      assert.equal(span.attributes["gen_ai.tool.name"], span.name.slice("tools/call ".length));
+      assert.match(String(span.attributes["jsonrpc.request.id"]), /^\d+$/);
+      assert.match(String(span.attributes["mcp.session.id"]), /.+/);
+      assert.match(String(span.attributes["mcp.protocol.version"]), /^\d{4}-\d{2}-\d{2}$/);
+      assert.equal(span.attributes["network.transport"], "pipe");
+      assert.match(String(span.attributes["gen_ai.tool.call.id"]), /.+/);
     }
-    assert.equal(echo.attributes["raes.tool_action.id"], runtimeTool.attributes["raes.tool_action.id"]);
+    assert.equal(new Set([echo, write, unmapped].map((s) => s.attributes["mcp.session.id"])).size, 1);
+    assert.equal(new Set([echo, write, unmapped].map((s) => s.attributes["jsonrpc.request.id"])).size, 3);
+    for (const span of [echo, write])
+      assert.equal(span.attributes["raes.tool_affordance.address"], EXAMPLE.affordance);
+    assert.match(String(echo.attributes["raes.tool_action.id"]), /:tool=1$/);
+    assert.equal(echo.attributes["raes.tool_action.settlement"], "succeeded");
+    assert.equal(echo.status, 0);
+    assert.deepEqual(
+      echo.events.map((e) => e.name),
+      ["raes.tool_action.dispatched"],
+    );
     assert.deepEqual(
       write.events.map((e) => [e.name, e.attributes["raes.refusal.code"]]),
       [["raes.tool_action.refused", "target_outside_binding"]],
+    );
+    assert.equal(write.attributes["error.type"], "target_outside_binding");
+    // A call the gateway refuses itself (the tool is not in the map) has its span too.
+    assert.equal(unmapped.attributes["error.type"], "tool_not_mapped");
+    assert.equal(unmapped.attributes["raes.tool_affordance.address"], undefined);
+    assert.equal(unmapped.status, 2);
+    assert.deepEqual(
+      unmapped.events.map((e) => [
+        e.name,
+        e.attributes["raes.refusal.code"],
+        e.attributes["raes.refused_by"],
+      ]),
+      [["raes.tool_action.refused", "tool_not_mapped", "gateway"]],
     );
     const received = readFileSync(metaFile, "utf8")
       .trim()

@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { trace } from "@opentelemetry/api";
+import { SpanKind, trace } from "@opentelemetry/api";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -37,11 +37,13 @@ describe("traceparent through the MCP gateway (SDK client, real upstream)", () =
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("the gateway's execute_tool span is a child of the agent's span, and the upstream gets the gateway span's context", async () => {
+  it("the gateway's tools/call span is a child of the agent's span, carries the MCP session's attributes, and the upstream gets the gateway span's context", async () => {
     const canary = `canary-${randomUUID()}`;
     const metaFile = join(dir, "meta.jsonl");
     const agentSpan = trace.getTracer("test-agent").startSpan("invoke_agent test-agent");
     const results: CallToolResult[] = [];
+    let sessionId: string | undefined;
+    let protocolVersion: string | undefined;
     await oneInvocation(
       {
         body: async (port) => {
@@ -64,7 +66,10 @@ describe("traceparent through the MCP gateway (SDK client, real upstream)", () =
           });
           const client = new Client({ name: "traced-agent", version: "1.0.0" });
           try {
-            await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+            const transport = new StreamableHTTPClientTransport(new URL(gateway.url));
+            await client.connect(transport);
+            sessionId = transport.sessionId;
+            protocolVersion = transport.protocolVersion;
             const meta = { traceparent: traceparentOf(agentSpan), tracestate: "vendor=agent" };
             const call = async (name: string, withMeta: boolean) =>
               results.push(
@@ -92,7 +97,18 @@ describe("traceparent through the MCP gateway (SDK client, real upstream)", () =
     const spans = exporter.getFinishedSpans().filter((s) => s.attributes["mcp.method.name"] === "tools/call");
     assert.deepEqual(
       spans.map((s) => s.name),
-      ["execute_tool echo", "execute_tool write_db", "execute_tool echo"],
+      ["tools/call echo", "tools/call write_db", "tools/call echo"],
+    );
+    assert.ok(sessionId && protocolVersion);
+    for (const span of spans) {
+      assert.equal(span.kind, SpanKind.SERVER);
+      assert.equal(span.attributes["mcp.session.id"], sessionId);
+      assert.equal(span.attributes["mcp.protocol.version"], protocolVersion);
+      assert.equal(span.attributes["network.transport"], "tcp");
+    }
+    assert.deepEqual(
+      spans.map((s) => s.attributes["jsonrpc.request.id"]),
+      ["1", "2", "3"],
     );
     const [traced, refused, untraced] = spans as [ReadableSpan, ReadableSpan, ReadableSpan];
     const agent = agentSpan.spanContext();

@@ -164,5 +164,24 @@ export function refusalCountCases(fixture: FixtureSource): void {
     assert.deepEqual((await store.getInvocation(inv.id))?.refusals, refusals);
     assert.deepEqual((await store.getOperation(inv.id))?.refusals, refusals);
     assert.deepEqual((await store.listOperations())[0]?.refusals, refusals);
+    assert.equal((await store.getInvocation(inv.id))?.refusedCalls, undefined);
+  });
+
+  it("keeps the refused calls' code, time, tool and call with the counts", async () => {
+    const { store } = fixture();
+    const inv = invocation({ createdAt: at(1), updatedAt: at(1) });
+    await store.openInvocation(inv, scheduler());
+    const refusals = { tool_not_mapped: 1, target_outside_binding: 1 };
+    const refusedCalls = [
+      { code: "tool_not_mapped", at: at(2), tool: "drop_tables", call: "gateway" },
+      { code: "target_outside_binding", at: at(3), call: "admit" },
+    ];
+    const close = closeCommit(inv);
+    await store.commitInvocation({ ...close, invocation: { ...close.invocation, refusals, refusedCalls } });
+    const stored = await store.getInvocation(inv.id);
+    assert.deepEqual(stored?.refusals, refusals);
+    assert.deepEqual(stored?.refusedCalls, refusedCalls);
+    assert.deepEqual((await store.getOperation(inv.id))?.refusedCalls, refusedCalls);
+    assert.deepEqual((await store.listOperations())[0]?.refusedCalls, refusedCalls);
   });
 }

@@ -19,9 +19,18 @@ function timesToWire(operation: Operation): Record<string, string | null> {
   };
 }
 
-/** What only one kind records: refusal counts (invocations), MCP tool name and unknown reason (tool actions). */
+/** What only one kind records: refusal counts and the first refused calls (invocations), MCP tool name and unknown reason (tool actions). */
 function kindFieldsToWire(operation: Operation): Record<string, unknown> {
-  if (operation.kind === "scheduler_invocation") return { refusals: operation.refusals ?? {} };
+  if (operation.kind === "scheduler_invocation")
+    return {
+      refusals: operation.refusals ?? {},
+      refused_calls: (operation.refusedCalls ?? []).map((c) => ({
+        code: c.code,
+        at: c.at,
+        tool: c.tool ?? null,
+        call: c.call,
+      })),
+    };
   return { tool_name: operation.toolName ?? null, unknown_reason: operation.unknownReason ?? null };
 }
 

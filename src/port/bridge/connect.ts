@@ -4,7 +4,13 @@ import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
 import type { InvocationToolActionPort } from "../types.js";
 import { BridgeLimits } from "./limits.js";
 import { parseLine, readLines } from "./lines.js";
-import { offersAdmitDispatch, type RemoteEnd, type RemoteHello, remotePort } from "./remote.js";
+import {
+  offersAdmitDispatch,
+  offersNoteRefusal,
+  type RemoteEnd,
+  type RemoteHello,
+  remotePort,
+} from "./remote.js";
 import { connectMessagePort } from "./worker.js";
 
 /** Where a remote port lives: a MessagePort from `exposeToolActionPort`, or a served socket. */
@@ -34,7 +40,7 @@ function connectSocket(socketPath: string, token: string): Promise<InvocationToo
         hello,
         (call) => socket.write(`${JSON.stringify(call)}\n`),
         (busy) => (busy ? socket.ref() : socket.unref()),
-        { admitDispatch: offersAdmitDispatch(message) },
+        { admitDispatch: offersAdmitDispatch(message), noteRefusal: offersNoteRefusal(message) },
       );
       socket.unref();
       resolve(remote.port);

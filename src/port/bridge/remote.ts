@@ -1,5 +1,6 @@
 import { admitAndDispatch, registerAdmitDispatch } from "../admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
+import { noteRefusal, parseRefusalNote, registerRefusalNote } from "../refusal-note.js";
 import type { InvocationToolActionPort, ToolActionPortIdentity } from "../types.js";
 import { decodeWireValue, encodeWireValue } from "./wire-values.js";
 
@@ -10,8 +11,13 @@ export const REMOTE_METHODS = ["admit", "dispatch", "complete", "reportUnknown",
  * one durable write (`admitAndDispatch`). A server offers it in its hello; a client uses it only then.
  */
 export const ADMIT_DISPATCH = "admitDispatch";
-/** A remotely callable method: a port method, or the combined admit and dispatch. */
-export type RemoteMethod = (typeof REMOTE_METHODS)[number] | typeof ADMIT_DISPATCH;
+/**
+ * The bridge's step for a call refused before the port was asked (`noteRefusal`): counted by the
+ * invocation, no record. A server offers it in its hello; a client sends notes only then.
+ */
+export const NOTE_REFUSAL = "noteRefusal";
+/** A remotely callable method: a port method, the combined admit and dispatch, or a refusal note. */
+export type RemoteMethod = (typeof REMOTE_METHODS)[number] | typeof ADMIT_DISPATCH | typeof NOTE_REFUSAL;
 
 /** A call from a remote peer. */
 export interface RemoteCall {
@@ -45,7 +51,13 @@ export interface RemoteHello {
 
 /** The hello a serving bridge sends for `port`. */
 export function helloFor(port: ToolActionPortIdentity): RemoteHello {
-  return { hello: portIdentity(port), ops: [ADMIT_DISPATCH] };
+  return { hello: portIdentity(port), ops: [ADMIT_DISPATCH, NOTE_REFUSAL] };
+}
+
+/** Whether a hello offers refusal notes. */
+export function offersNoteRefusal(message: unknown): boolean {
+  const ops = (message as { ops?: unknown } | null | undefined)?.ops;
+  return Array.isArray(ops) && ops.includes(NOTE_REFUSAL);
 }
 
 /** Whether a hello offers the combined admit and dispatch. */
@@ -54,7 +66,7 @@ export function offersAdmitDispatch(message: unknown): boolean {
   return Array.isArray(ops) && ops.includes(ADMIT_DISPATCH);
 }
 
-const METHOD_SET = new Set<string>([...REMOTE_METHODS, ADMIT_DISPATCH]);
+const METHOD_SET = new Set<string>([...REMOTE_METHODS, ADMIT_DISPATCH, NOTE_REFUSAL]);
 const IDENTITY_KEYS = [
   "invocationActionInstanceId",
   "participantAddress",
@@ -126,6 +138,11 @@ export async function serveRemoteCall(
   }
   try {
     if (call.method === ADMIT_DISPATCH) return { id, result: await admitAndDispatch(port, args[0]) };
+    if (call.method === NOTE_REFUSAL) {
+      const note = parseRefusalNote(args[0]);
+      if (note) await noteRefusal(port, note);
+      return { id, result: { ok: true } };
+    }
     const invoke = port[call.method] as (x: unknown, y?: unknown) => Promise<unknown>;
     return { id, result: await invoke.call(port, args[0], args[1]) };
   } catch {
@@ -141,7 +158,7 @@ export function remotePort(
   identity: ToolActionPortIdentity,
   send: (call: RemoteCall) => void,
   activity: (busy: boolean) => void = () => undefined,
-  options: { readonly admitDispatch?: boolean } = {},
+  options: { readonly admitDispatch?: boolean; readonly noteRefusal?: boolean } = {},
 ): {
   port: InvocationToolActionPort;
   receive: (reply: unknown) => void;
@@ -181,6 +198,8 @@ export function remotePort(
   }) as InvocationToolActionPort;
   if (options.admitDispatch === true)
     registerAdmitDispatch(port, (request) => call(ADMIT_DISPATCH, [request]) as never);
+  if (options.noteRefusal === true)
+    registerRefusalNote(port, (note) => call(NOTE_REFUSAL, [note]).then(() => undefined));
   return {
     port,
     receive: (reply) => {

@@ -1,6 +1,13 @@
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import type { InvocationToolActionPort } from "../types.js";
-import { helloFor, offersAdmitDispatch, type RemoteHello, remotePort, serveRemoteCall } from "./remote.js";
+import {
+  helloFor,
+  offersAdmitDispatch,
+  offersNoteRefusal,
+  type RemoteHello,
+  remotePort,
+  serveRemoteCall,
+} from "./remote.js";
 
 /** Returns a MessagePort to transfer to a worker thread; the worker connects with `connectToolActionPort`. */
 export function exposeToolActionPort(port: InvocationToolActionPort): MessagePort {
@@ -32,7 +39,7 @@ export function connectMessagePort(messagePort: MessagePort): Promise<Invocation
         hello,
         (call) => messagePort.postMessage(call),
         (busy) => (busy ? messagePort.ref() : messagePort.unref()),
-        { admitDispatch: offersAdmitDispatch(message) },
+        { admitDispatch: offersAdmitDispatch(message), noteRefusal: offersNoteRefusal(message) },
       );
       messagePort.unref();
       receive = remote.receive;

@@ -228,7 +228,7 @@ export async function runInvocation(
     updatedAt: openedAt,
   };
   await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));
-  const tracing = new InvocationTrace(invocation);
+  const tracing = new InvocationTrace(invocation, ctx.now);
 
   const request: ParticipantActionRequest = {
     actionInstanceId: id,

@@ -7,8 +7,13 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import type { ParticipantToolActionRefusal, PortCall, ToolActionObserver } from "../../port/index.js";
-import { TRACER_NAME, TraceName } from "../../records/index.js";
+import type {
+  ParticipantToolActionRefusal,
+  PortCall,
+  RefusalNote,
+  ToolActionObserver,
+} from "../../port/index.js";
+import { MAX_REFUSED_CALLS, type RefusedCall, TRACER_NAME, TraceName } from "../../records/index.js";
 import type { InvocationRecord, ToolActionRecord } from "../../store/index.js";
 
 const propagator = new W3CTraceContextPropagator();
@@ -31,6 +36,7 @@ function toolAttributes(record: ToolActionRecord): Attributes {
     "gen_ai.operation.name": "execute_tool",
     "gen_ai.tool.name": request.toolAffordanceAddress,
     "gen_ai.tool.call.id": record.toolCallId,
+    "raes.tool_affordance.address": request.toolAffordanceAddress,
     "raes.tool_action.id": record.id,
     "raes.invocation.id": record.invocationId,
     "raes.participant.address": record.participantAddress,
@@ -50,11 +56,18 @@ export class InvocationTrace implements ToolActionObserver {
   readonly #span: Span;
   readonly #actions = new Map<string, Span>();
   readonly #refusals = new Map<string, number>();
+  readonly #refusedCalls: RefusedCall[] = [];
+  readonly #now: () => string;
 
-  constructor(invocation: InvocationRecord) {
+  constructor(invocation: InvocationRecord, now: () => string) {
+    this.#now = now;
     const tracer = trace.getTracer(TRACER_NAME);
     this.#span = tracer.startSpan(`invoke_agent ${invocation.participantAddress}`, {
-      attributes: { "gen_ai.operation.name": "invoke_agent", ...invocationAttributes(invocation) },
+      attributes: {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": invocation.participantAddress,
+        ...invocationAttributes(invocation),
+      },
     });
   }
 
@@ -68,9 +81,11 @@ export class InvocationTrace implements ToolActionObserver {
   /**
    * Starts the tool action's span as a child of the invocation's. An invocation span nobody records
    * (no tracer installed, or sampled out) gets no children: building them cost each claim ~10 µs.
+   * An action the MCP gateway admitted (its request names the MCP tool) gets none either: the
+   * gateway's `tools/call` span is that call's one `execute_tool` span.
    */
   admitted(record: ToolActionRecord): void {
-    if (!this.#span.isRecording()) return;
+    if (!this.#span.isRecording() || record.request.toolName !== undefined) return;
     const parent = trace.setSpan(ROOT_CONTEXT, this.#span);
     const span = trace
       .getTracer(TRACER_NAME)
@@ -101,18 +116,46 @@ export class InvocationTrace implements ToolActionObserver {
   }
 
   /** Records a refusal on the action's span when it named a live one, else on the invocation's. */
-  refused(refusal: ParticipantToolActionRefusal, call: PortCall, actionInstanceId: string | undefined): void {
+  refused(
+    refusal: ParticipantToolActionRefusal,
+    call: PortCall,
+    actionInstanceId: string | undefined,
+    tool?: string,
+  ): void {
     const attributes: Attributes = { "raes.refusal.code": refusal, "raes.port.call": call };
     if (actionInstanceId) attributes["raes.tool_action.id"] = actionInstanceId;
     const target = (actionInstanceId && this.#actions.get(actionInstanceId)) || this.#span;
     target.addEvent(TraceName.refusal, attributes);
-    this.#refusals.set(refusal, (this.#refusals.get(refusal) ?? 0) + 1);
+    this.#count(refusal, call, tool);
+  }
+
+  /**
+   * Counts a call its caller refused before asking the port (an MCP gateway's own refusal) with the
+   * port's refusals, and records it on the invocation span.
+   */
+  noted(note: RefusalNote): void {
+    this.#span.addEvent(TraceName.refusal, {
+      "raes.refusal.code": note.code,
+      "raes.refused_by": "gateway",
+      ...(note.toolName === undefined ? {} : { "gen_ai.tool.name": note.toolName }),
+    });
+    this.#count(note.code, "gateway", note.toolName);
+  }
+
+  /** Counts a refusal; the first ones keep their time and tool for the timeline. */
+  #count(code: string, call: string, tool: string | undefined): void {
+    this.#refusals.set(code, (this.#refusals.get(code) ?? 0) + 1);
+    if (this.#refusedCalls.length < MAX_REFUSED_CALLS)
+      this.#refusedCalls.push({ code, at: this.#now(), call, ...(tool === undefined ? {} : { tool }) });
   }
 
   /** The refusal counts per code so far, to commit with the invocation; nothing when none. */
-  refusals(): { readonly refusals?: Readonly<Record<string, number>> } {
+  refusals(): Pick<InvocationRecord, "refusals" | "refusedCalls"> {
     if (this.#refusals.size === 0) return {};
-    return { refusals: Object.fromEntries([...this.#refusals].sort(([a], [b]) => (a < b ? -1 : 1))) };
+    return {
+      refusals: Object.fromEntries([...this.#refusals].sort(([a], [b]) => (a < b ? -1 : 1))),
+      refusedCalls: [...this.#refusedCalls],
+    };
   }
 
   /** Ends the invocation span once its close is committed (or failed to commit). */

@@ -2,6 +2,7 @@ import type {
   HistoryEvent,
   HistoryEventDraft,
   ParticipantToolActionRequest,
+  RefusedCall,
   ResolutionRecord,
   ToolActionPhase,
   ToolActionSettlement,
@@ -143,7 +144,7 @@ export function invocationCloseRow(i: InvocationRecord): InvocationCloseRow {
     state: i.state,
     ended_at: i.endedAt ?? null,
     recovered_at: i.recoveredAt ?? null,
-    refusals: i.refusals === undefined ? null : JSON.stringify(i.refusals),
+    refusals: refusalsText(i),
     updated_at: i.updatedAt,
   };
 }
@@ -297,6 +298,26 @@ export function invocationRow(i: InvocationRecord): InvocationRow {
   };
 }
 
+/**
+ * The `refusals` column: the counts per code as JSON, or, when the invocation kept refused calls'
+ * details, `{"counts": …, "calls": […]}` (no refusal code is `counts`).
+ */
+function refusalsText(i: InvocationRecord): string | null {
+  if (i.refusals === undefined) return null;
+  if (i.refusedCalls === undefined) return JSON.stringify(i.refusals);
+  return JSON.stringify({ counts: i.refusals, calls: i.refusedCalls });
+}
+
+function refusalsOf(text: string): Pick<InvocationRecord, "refusals" | "refusedCalls"> {
+  const value = JSON.parse(text) as Record<string, unknown>;
+  if (typeof value.counts === "object" && value.counts !== null && Array.isArray(value.calls))
+    return {
+      refusals: value.counts as Record<string, number>,
+      refusedCalls: value.calls as RefusedCall[],
+    };
+  return { refusals: value as Record<string, number> };
+}
+
 /** Invocation row to record. */
 export function invocationRecord(r: InvocationRow): InvocationRecord {
   return {
@@ -317,7 +338,7 @@ export function invocationRecord(r: InvocationRow): InvocationRecord {
     startedAt: r.started_at ?? r.created_at,
     ...(r.ended_at === null ? {} : { endedAt: r.ended_at }),
     ...(r.recovered_at === null ? {} : { recoveredAt: r.recovered_at }),
-    ...(r.refusals === null ? {} : { refusals: JSON.parse(r.refusals) as Record<string, number> }),
+    ...(r.refusals === null ? {} : refusalsOf(r.refusals)),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

@@ -3,13 +3,15 @@ export {
   actionTimes,
   eventTime,
   invocationSpan,
-  timeSpan,
+  type SpanEnd,
+  timelineSpan,
   timesLabel,
 } from "./time.js";
 export {
   buildTimeline,
   countBySettlement,
   indeterminateCounts,
+  needsOperator,
   needsResolution,
   observationOf,
   SETTLEMENTS,

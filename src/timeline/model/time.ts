@@ -1,6 +1,6 @@
 import type { HistoryEvent } from "../../history/index.js";
 import { formatDuration, isoTime } from "../../printed/index.js";
-import { settlementOf, type TimelineInvocation, type TimelineToolAction } from "./timeline.js";
+import { settlementOf, type Timeline, type TimelineInvocation, type TimelineToolAction } from "./timeline.js";
 
 /** Milliseconds since the epoch of an event's timestamp (microseconds kept as a fraction), or undefined. */
 export function eventTime(event: HistoryEvent | undefined): number | undefined {
@@ -82,4 +82,36 @@ export function timesLabel(times: ActionTimes, start: number): string {
   if (admitted !== undefined && settled !== undefined)
     parts.push(`took ${formatDuration(settled - admitted)}`);
   return parts.join(" · ");
+}
+
+/** One end of the page's span: the time as recorded (microseconds kept) and in ms. */
+export interface SpanEnd {
+  readonly iso: string;
+  readonly ms: number;
+}
+
+/**
+ * The earliest and latest time the page knows: every event's, every invocation's and tool action's
+ * record times. Commit order is not time order (a triple is committed at settlement, stamped at
+ * admission), so the first event committed is not the start.
+ */
+export function timelineSpan(timeline: Timeline): { start: SpanEnd; end: SpanEnd } | undefined {
+  let start: SpanEnd | undefined;
+  let end: SpanEnd | undefined;
+  const see = (iso: string | undefined): void => {
+    const ms = isoTime(iso);
+    if (iso === undefined || ms === undefined) return;
+    if (!start || ms < start.ms) start = { iso, ms };
+    if (!end || ms > end.ms) end = { iso, ms };
+  };
+  for (const event of timeline.events) see(event.timestamp);
+  for (const participant of timeline.participants) {
+    for (const invocation of participant.invocations) {
+      see(invocation.operation?.startedAt);
+      see(invocation.operation?.endedAt);
+      for (const action of invocation.toolActions)
+        for (const iso of Object.values(actionTimes(action))) see(iso);
+    }
+  }
+  return start && end ? { start, end } : undefined;
 }

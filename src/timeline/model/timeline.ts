@@ -144,7 +144,17 @@ export function buildTimeline(
     participantFor(draft.participantAddress).invocations.push(draft.invocation);
   }
   for (const scheduler of schedulers) participantFor(scheduler.participantAddress).schedulers.push(scheduler);
-  return { participants: [...participants.values()], events: sorted };
+  // Participants that need an operator come first, otherwise in the order their history began.
+  const ordered = [...participants.values()].sort(
+    (a, b) => Number(needsOperator(b)) - Number(needsOperator(a)),
+  );
+  return { participants: ordered, events: sorted };
+}
+
+/** True when the participant has an unresolved indeterminate tool action or a stopped scheduler. */
+export function needsOperator(participant: TimelineParticipant): boolean {
+  if (participant.schedulers.some((scheduler) => scheduler.lifecycle === "stopped")) return true;
+  return participant.invocations.some((invocation) => invocation.toolActions.some(needsResolution));
 }
 
 /** The settlement a tool action's observation recorded. */

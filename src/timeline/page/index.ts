@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { PAGE_CSS, ROWS_JS, SCRIPT_JS } from "./compiled.js";
 import { GLYPHS, PANELS_PER_BLOCK } from "./layout.js";
 
@@ -30,3 +31,10 @@ export const ROW_RENDERER = `(() => {\n${CONSTANTS}${ROWS_JS}return rowDrawer;\n
 
 /** The page's inline stylesheet (browser/style.css): system fonts only, so the page never reaches the network. */
 export const TIMELINE_CSS = PAGE_CSS;
+
+/**
+ * The Content-Security-Policy of the page: nothing may load; the inline stylesheet applies and only
+ * the page's own script runs, named by its SHA-256 hash (a hash, not a nonce: the page is a file, so
+ * a nonce in it would never change). Any other inline script, injected or not, is refused.
+ */
+export const TIMELINE_CSP = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${createHash("sha256").update(TIMELINE_SCRIPT).digest("base64")}'`;

@@ -32,7 +32,8 @@ export type EncodedMark = [
 
 /**
  * One invocation row: [id, episode, status key, status class, status label, clock time, duration
- * in ms or null, details panel, refusals as [code, count]…, v2 [candidate, disposition,
+ * in ms or null, details panel, refusals as [code, count, the refused tools, when they were
+ * refused]…, v2 [candidate, disposition,
  * predecessor, meta line] or 0, marks].
  */
 export type EncodedRow = [
@@ -44,7 +45,7 @@ export type EncodedRow = [
   number,
   number | null,
   number,
-  [number, number][],
+  [number, number, number, number][],
   [number, number, number, number] | 0,
   EncodedMark[],
 ];

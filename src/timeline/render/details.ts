@@ -16,6 +16,8 @@ import { activityOf, activityRows } from "./activity.js";
 import { escapeHtml } from "./escape.js";
 
 type Row = readonly [field: string, value: unknown];
+/** One refused call an invocation's operation kept. */
+type RefusedCall = NonNullable<Operation["refusedCalls"]>[number];
 
 /** A field's value as the panel shows it: one line, or several. */
 export type DetailValue = string | readonly string[];
@@ -181,6 +183,12 @@ export function refusalRows(invocation: TimelineInvocation): Row[] {
   return Object.entries(invocation.operation?.refusals ?? {});
 }
 
+/** The refused calls the invocation kept details of (the first ones), of one code or all. */
+export function refusedCallsOf(invocation: TimelineInvocation, code?: string): RefusedCall[] {
+  const calls = invocation.operation?.refusedCalls ?? [];
+  return code === undefined ? [...calls] : calls.filter((c) => c.code === code);
+}
+
 /** The details panel of one outer invocation. */
 export function invocationDetail(invocation: TimelineInvocation, position: number): DetailSpec {
   const status = invocationStatus(invocation);
@@ -204,7 +212,22 @@ export function invocationDetail(invocation: TimelineInvocation, position: numbe
       ["duration", span === undefined ? undefined : formatDuration(span.end - span.start)],
     ]),
     outer ? section("Outcome", outcomeRows(invocation.outerEvents)) : undefined,
-    section("Refusals", refusalRows(invocation), "No port call was refused."),
+    section("Refusals", refusalRows(invocation), "No call was refused."),
+    refusedCallsOf(invocation).length === 0
+      ? undefined
+      : section(
+          "Refused calls",
+          refusedCallsOf(invocation).map(
+            (c): Row => [
+              c.at,
+              [
+                c.code,
+                c.tool ?? "no tool named",
+                c.call === "gateway" ? "refused by the MCP gateway" : `port ${c.call}`,
+              ].join(" · "),
+            ],
+          ),
+        ),
     activity ? section("Activity (v2)", activityRows(activity) as Row[]) : undefined,
     operationSection(invocation.operation),
     section("Tool actions in admission order", tools, "None."),

@@ -1,22 +1,22 @@
-import type { HistoryEvent } from "../../history/index.js";
 import { formatDuration } from "../../printed/index.js";
 import { DEFAULT_STORE_URL } from "../../store/index.js";
 import {
   buildTimeline,
   countBySettlement,
   indeterminateCounts,
+  type Timeline,
   type TimelineInput,
-  timeSpan,
+  timelineSpan,
 } from "../model/index.js";
-import { type EncodedRows, TIMELINE_CSS, TIMELINE_SCRIPT } from "../page/index.js";
+import { type EncodedRows, TIMELINE_CSP, TIMELINE_CSS, TIMELINE_SCRIPT } from "../page/index.js";
+import { invocationStatus } from "./details.js";
 import { escapeHtml } from "./escape.js";
 import { DetailPanels } from "./panels.js";
 import { legend, participantFilter, participantSection, refusalSummary, searchBox } from "./parts.js";
 import { encodeRows } from "./rows.js";
 import { dataBlockJson, StringTable } from "./strings.js";
 
-/** The Content-Security-Policy of the page: nothing may load, only the inline style and script run. */
-export const TIMELINE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
+export { TIMELINE_CSP };
 
 const EMPTY_DETAILS = `<p class="muted">Select a tool action or an invocation to see its <code>invocation_tool_context</code>, outcome and operation.</p>`;
 
@@ -24,25 +24,28 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
-function summary(
-  events: readonly HistoryEvent[],
-  participants: number,
-  invocations: number,
-  toolActions: number,
-): string {
-  const first = events[0];
-  const last = events.at(-1);
-  const whole = timeSpan(events);
-  const took = whole === undefined ? "" : ` (${formatDuration(whole.end - whole.start)})`;
-  const span =
-    first && last
-      ? ` · ${escapeHtml(first.timestamp)} → ${escapeHtml(last.timestamp)}${escapeHtml(took)}`
-      : "";
+function summary(timeline: Timeline, invocations: number, toolActions: number): string {
+  const { events, participants } = timeline;
+  const whole = timelineSpan(timeline);
+  const span = whole
+    ? ` · <span data-start="${escapeHtml(whole.start.iso)}">${escapeHtml(whole.start.iso)}</span> → <span data-end="${escapeHtml(whole.end.iso)}">${escapeHtml(whole.end.iso)}</span>${escapeHtml(` (${formatDuration(whole.end.ms - whole.start.ms)})`)}`
+    : "";
   return [
-    `<p class="summary" data-summary data-participants="${participants}" data-invocations="${invocations}" data-tool-actions="${toolActions}" data-events="${events.length}">`,
-    `${plural(participants, "participant")} · ${plural(invocations, "invocation")} · ${plural(toolActions, "tool action")} · ${plural(events.length, "event")}${span}`,
+    `<p class="summary" data-summary data-participants="${participants.length}" data-invocations="${invocations}" data-tool-actions="${toolActions}" data-events="${events.length}">`,
+    `${plural(participants.length, "participant")} · ${plural(invocations, "invocation")} · ${plural(toolActions, "tool action")} · ${plural(events.length, "event")}${span}`,
     "</p>",
   ].join("");
+}
+
+/** Invocations per status, in the order a status is first met (the words of the rows' badges). */
+function statusCounts(timeline: Timeline): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const participant of timeline.participants)
+    for (const invocation of participant.invocations) {
+      const { key } = invocationStatus(invocation);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  return counts;
 }
 
 /** Renders the behavior history as one self-contained HTML page that loads nothing from the network. */
@@ -75,8 +78,8 @@ export function renderTimelineHtml(input: TimelineInput): string {
 <body>
 <header class="page-head">
 <h1>${escapeHtml(title)}</h1>
-${summary(timeline.events, timeline.participants.length, invocations, toolActions)}
-${legend(counts, indeterminateCounts(timeline))}
+${summary(timeline, invocations, toolActions)}
+${legend(counts, indeterminateCounts(timeline), statusCounts(timeline))}
 ${participantFilter(timeline.participants)}
 ${searchBox(invocations)}
 ${refusalSummary(timeline.participants)}

@@ -8,7 +8,7 @@ import {
 } from "../model/index.js";
 import { GLYPHS } from "../page/index.js";
 import { continuationText } from "./activity.js";
-import { refusalRows, resolveCommandsHtml } from "./details.js";
+import { refusalRows, resolveCommandsHtml, statusClass } from "./details.js";
 import { escapeHtml } from "./escape.js";
 
 /** What each stop reason reads as on the badge (the code itself stays in `data-stop-reason`). */
@@ -109,10 +109,15 @@ export function participantSection(participant: TimelineParticipant, storeUrl: s
   ].join("");
 }
 
-/** The colour legend with per-settlement counts; each entry's checkbox filters the page by that settlement. */
+/**
+ * The legend: tool actions per settlement, each entry's checkbox filtering the page by that
+ * settlement, and invocations per status, the words of the rows' badges. Each list says what it
+ * counts, so a count of tool actions is never read against a number of badges.
+ */
 export function legend(
   counts: ReadonlyMap<string, number>,
   indeterminate: { open: number; resolved: number },
+  statuses: ReadonlyMap<string, number>,
 ): string {
   const known = new Set<string>(SETTLEMENTS);
   const entries = [...counts].map(([settlement, count]) => {
@@ -125,7 +130,14 @@ export function legend(
     `<li class="legend-note" data-legend-note="needs-resolution" data-count="${indeterminate.open}"><span class="swatch s-indeterminate ring" aria-hidden="true">?</span>ringed: needs <code>raes resolve</code> <span class="count">${indeterminate.open}</span></li>`,
     `<li class="legend-note" data-legend-note="resolved" data-count="${indeterminate.resolved}"><span class="swatch pale" aria-hidden="true">?</span>pale: resolved <span class="count">${indeterminate.resolved}</span></li>`,
   ];
-  return `<ul class="legend" aria-label="tool action settlements (uncheck to hide)">${entries.join("")}${notes.join("")}</ul>`;
+  const statusEntries = [...statuses].map(
+    ([status, count]) =>
+      `<li data-legend-status="${escapeHtml(status)}" data-count="${count}"><span class="status st-${escapeHtml(statusClass(status))}">${escapeHtml(status)}</span> <span class="count">${count}</span></li>`,
+  );
+  return [
+    `<ul class="legend" aria-label="tool actions by settlement (uncheck to hide)"><li class="legend-caption">Tool actions</li>${entries.join("")}${notes.join("")}</ul>`,
+    `<ul class="legend legend-invocations" aria-label="invocations by status"><li class="legend-caption">Invocations</li>${statusEntries.join("")}</ul>`,
+  ].join("");
 }
 
 /** One checkbox per participant: unchecking one hides its section and its counts. */
@@ -138,22 +150,21 @@ export function participantFilter(participants: readonly TimelineParticipant[]):
   return `<fieldset class="filters"><legend>Participants</legend>${boxes.join("")}</fieldset>`;
 }
 
-/** Refused port calls of the whole page, per refusal code (refusals leave no history, docs/design.md §10). */
+/** Refused calls of the whole page (the port's and the MCP gateway's own), per refusal code; refusals leave no history. */
 export function refusalSummary(participants: readonly TimelineParticipant[]): string {
   const totals = new Map<string, number>();
   for (const participant of participants)
     for (const invocation of participant.invocations)
       for (const [code, count] of refusalRows(invocation))
         totals.set(code, (totals.get(code) ?? 0) + Number(count));
-  if (totals.size === 0)
-    return `<p class="refusal-summary muted" data-refusals="0">No port call was refused.</p>`;
+  if (totals.size === 0) return `<p class="refusal-summary muted" data-refusals="0">No call was refused.</p>`;
   const items = [...totals]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(
       ([code, count]) =>
         `<li data-refusal-code="${escapeHtml(code)}" data-count="${count}"><code>${escapeHtml(code)}</code> ×${count}</li>`,
     );
-  return `<div class="refusal-summary"><span>Refused port calls:</span><ul>${items.join("")}</ul></div>`;
+  return `<div class="refusal-summary"><span>Refused calls:</span><ul>${items.join("")}</ul></div>`;
 }
 
 /** A search over the rows' ids, episodes, statuses, call ids, tool names and settlements (the page script filters its data). */

@@ -14,6 +14,7 @@ import {
   invocationDetail,
   invocationStatus,
   refusalRows,
+  refusedCallsOf,
   settlementClass,
   statusClass,
   toolActionDetail,
@@ -78,7 +79,12 @@ function encodeRow(
     strings.intern(clockTime(first?.timestamp)),
     span === undefined ? null : span.end - span.start,
     details.add(() => invocationDetail(invocation, position)),
-    refusalRows(invocation).map(([code, count]) => [strings.intern(code), Number(count)]),
+    refusalRows(invocation).map(([code, count]) => {
+      const calls = refusedCallsOf(invocation, String(code));
+      const tools = [...new Set(calls.flatMap((c) => (c.tool === undefined ? [] : [c.tool])))];
+      const when = calls.map((c) => clockTime(c.at)).join(", ");
+      return [strings.intern(code), Number(count), strings.intern(tools.join(", ")), strings.intern(when)];
+    }),
     activity
       ? [
           strings.intern(activity.candidate_id),

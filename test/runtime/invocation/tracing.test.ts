@@ -77,6 +77,7 @@ describe("OpenTelemetry: spans per invocation and tool action", () => {
     const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
     const invocationAttrs = (id: string, ordinal: number, state: string) => ({
       "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": EXAMPLE.participant,
       "raes.invocation.id": id,
       "raes.participant.address": EXAMPLE.participant,
       "raes.policy.address": EXAMPLE.policy,
@@ -90,6 +91,7 @@ describe("OpenTelemetry: spans per invocation and tool action", () => {
       "gen_ai.operation.name": "execute_tool",
       "gen_ai.tool.name": EXAMPLE.affordance,
       "gen_ai.tool.call.id": callId,
+      "raes.tool_affordance.address": EXAMPLE.affordance,
       "raes.tool_action.id": `${invocationId}:tool=${n}`,
       "raes.invocation.id": invocationId,
       "raes.participant.address": EXAMPLE.participant,

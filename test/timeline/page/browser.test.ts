@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { renderTimelineHtml } from "../../../src/timeline/index.js";
-import { browserSkipReason, drawAllRows, launchChromium } from "../../fixtures/history/chromium.js";
+import { browserSkipReason, launchChromium } from "../../fixtures/history/chromium.js";
 import { LARGE_TOOL_NAMES, largeHistory, largeRefusals } from "../../fixtures/history/large.js";
 import {
   MEASURE_DETAIL,
@@ -59,6 +59,55 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     return page;
   }
 
+  it("the page's own script runs under its hash CSP; an inline script injected into the page does not", {
+    skip,
+  }, async () => {
+    const markup = renderTimelineHtml(largeHistory(8));
+    const injected = markup.replace(
+      "</body>",
+      `<script>document.documentElement.dataset.injected = "ran";</script>\n<div id="handler" onclick="document.documentElement.dataset.injected = 'clicked'">x</div>\n</body>`,
+    );
+    const file = join(dir, "csp.html");
+    writeFileSync(file, injected);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(0);
+    const refused: string[] = [];
+    const errors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" && /Content Security Policy/.test(m.text())) refused.push(m.text());
+    });
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(pathToFileURL(file).href, { timeout: 0 });
+    await page.locator("#handler").click();
+    assert.deepEqual(errors, []);
+    // The page works: its script drew the rows and marked itself ready.
+    assert.equal(await page.locator("li.invocation").count(), 8);
+    assert.match(String(await page.evaluate("document.documentElement.dataset.readyMs")), /^\d+$/);
+    // The injected script and the injected handler did not run, and Chromium said why.
+    assert.equal(await page.evaluate("document.documentElement.dataset.injected ?? null"), null);
+    assert.equal(refused.length, 2, refused.join("\n"));
+    await page.close();
+  });
+
+  it("a full-page capture and a printout show every row drawn, not only those in view", {
+    skip,
+  }, async () => {
+    const page = await open("capture.html", renderTimelineHtml(largeHistory(40)));
+    // Chromium's own test: false for an element whose painting content-visibility skips.
+    const hidden = () =>
+      page.evaluate(
+        `[...document.querySelectorAll("li.invocation .invocation-label")].filter((label) => !label.checkVisibility({ contentVisibilityAuto: true })).length`,
+      );
+    assert.equal(await page.locator("li.invocation").count(), 40);
+    assert.equal(await hidden(), 0, "rows out of view are drawn");
+    // A full-page capture paints what is laid out without scrolling: the same rows.
+    await page.setViewportSize({ width: 1400, height: 300 });
+    assert.equal(await hidden(), 0, "rows out of a short window's view are drawn");
+    await page.emulateMedia({ media: "print" });
+    assert.equal(await hidden(), 0, "and in print");
+    await page.close();
+  });
+
   it("legend counts agree with the marks drawn, under settlement and participant filters", {
     skip,
   }, async () => {
@@ -93,6 +142,53 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     await page.close();
   });
 
+  it("the legend says it counts tool actions, and counts invocations by status as the row badges show them", {
+    skip,
+  }, async () => {
+    const page = await open("badges.html", renderTimelineHtml(largeHistory(40)));
+    const captions = await page.locator(".legend-caption").allTextContents();
+    assert.deepEqual(captions, ["Tool actions", "Invocations"]);
+    const legendStatuses = () =>
+      page.evaluate(`Object.fromEntries([...document.querySelectorAll("[data-legend-status]")]
+        .map((li) => [li.dataset.legendStatus, Number(li.querySelector(".count").textContent)])
+        .filter(([, n]) => n !== 0))`) as Promise<Record<string, number>>;
+    const badges = () =>
+      page.evaluate(`(() => {
+        const counts = {};
+        for (const row of document.querySelectorAll("section.participant:not([hidden]) li.invocation"))
+          counts[row.dataset.invocationStatus] = (counts[row.dataset.invocationStatus] || 0) + 1;
+        return counts;
+      })()`) as Promise<Record<string, number>>;
+    // The fixture fails invocation n when n % 17 === 0: 0, 17 and 34 of 40.
+    assert.deepEqual(await legendStatuses(), { failed: 3, succeeded: 37 });
+    assert.deepEqual(await legendStatuses(), await badges());
+    assert.equal(await page.locator("li.invocation .status").count(), 40);
+    await page.locator('[data-filter-participant="participant.behavior.beta"]').uncheck();
+    assert.deepEqual(await legendStatuses(), await badges());
+    assert.deepEqual(await legendStatuses(), { failed: 2, succeeded: 18 });
+    await page.close();
+  });
+
+  it("puts first what needs an operator: rows with an unresolved indeterminate action lead their participant", {
+    skip,
+  }, async () => {
+    const page = await open("operator-first.html", renderTimelineHtml(largeHistory(40)));
+    // The fixture leaves the last invocation of each participant (its 20th) indeterminate and unresolved.
+    for (const participant of ["participant.behavior.alpha", "participant.behavior.beta"]) {
+      const first = page.locator(`[data-participant="${participant}"] li.invocation`).first();
+      assert.equal(await first.getAttribute("data-open-count"), "1");
+      assert.equal(await first.locator(".invocation-name").textContent(), "Invocation 20");
+      const names = await page
+        .locator(`[data-participant="${participant}"] li.invocation .invocation-name`)
+        .allTextContents();
+      assert.deepEqual(names, [
+        "Invocation 20",
+        ...Array.from({ length: 19 }, (_, k) => `Invocation ${k + 1}`),
+      ]);
+    }
+    await page.close();
+  });
+
   it("a link to a row of a participant the filter hid shows that participant and the row", {
     skip,
   }, async () => {
@@ -118,7 +214,8 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
   it("shows the MCP tool name, refusal counts per code, and real durations on the time axis", {
     skip,
   }, async () => {
-    const page = await open("tools.html", renderTimelineHtml(largeHistory(8)));
+    const renderedHistory = largeHistory(8);
+    const page = await open("tools.html", renderTimelineHtml(renderedHistory));
     // Invocation 3 (beta's second) refused one request_conflict; the page totals refusals per code.
     assert.deepEqual(largeRefusals(3), { request_conflict: 1 });
     assert.deepEqual(
@@ -139,7 +236,9 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
       names.every((n) => LARGE_TOOL_NAMES.some((t) => n.endsWith(` ${t}`))),
       names.join(),
     );
-    await page.locator("[data-tool-action]").first().click();
+    // The first action committed: invocation 0's (rows that need an operator are drawn before it).
+    const firstAction = renderedHistory.events[0]?.action_instance_id ?? "";
+    await page.locator(`[data-tool-action="${firstAction}"]`).click();
     assert.equal(await page.locator('#details-body [data-field="tool_name"]').textContent(), "search_docs");
     // Event lines are stored as parts (type, phase, time) and drawn joined, as the panel spells them.
     const lines = await page.locator('#details-body dd[data-field^="#"]').allTextContents();
@@ -168,6 +267,48 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     await page.close();
   });
 
+  it("a refusal shows its tool and time on the row's badge and in the invocation's details, the gateway's too", {
+    skip,
+  }, async () => {
+    const history = largeHistory(8);
+    // Invocation 3 (beta's second) refused a request_conflict at the port and two unmapped calls at the gateway.
+    const refusedCalls = [
+      { code: "request_conflict", at: "2025-06-01T10:00:09.100000Z", tool: "open_ticket", call: "admit" },
+      { code: "tool_not_mapped", at: "2025-06-01T10:00:09.400000Z", tool: "drop_tables", call: "gateway" },
+      { code: "tool_not_mapped", at: "2025-06-01T10:00:09.700000Z", tool: "drop_tables", call: "gateway" },
+    ];
+    const operations = history.operations.map((o) =>
+      o.kind === "scheduler_invocation" && o.refusals
+        ? { ...o, refusals: { request_conflict: 1, tool_not_mapped: 2 }, refusedCalls }
+        : o,
+    );
+    const page = await open("refused-calls.html", renderTimelineHtml({ ...history, operations }));
+    const badge = page.locator("[data-refusals]:not(.refusal-summary)");
+    assert.equal(await badge.count(), 1);
+    assert.equal(
+      await badge.textContent(),
+      "3 refused: request_conflict ×1 (open_ticket), tool_not_mapped ×2 (drop_tables)",
+    );
+    assert.equal(
+      await badge.getAttribute("title"),
+      "request_conflict at 10:00:09; tool_not_mapped at 10:00:09, 10:00:09",
+    );
+    await page.locator("li.invocation:has([data-refusals]) .invocation-label").click();
+    const lines = await page
+      .locator("#details-body section:has(h4:text-is('Refused calls')) dd")
+      .allTextContents();
+    assert.deepEqual(lines, [
+      "request_conflict · open_ticket · port admit",
+      "tool_not_mapped · drop_tables · refused by the MCP gateway",
+      "tool_not_mapped · drop_tables · refused by the MCP gateway",
+    ]);
+    assert.deepEqual(
+      await page.locator("#details-body section:has(h4:text-is('Refused calls')) dt").allTextContents(),
+      refusedCalls.map((c) => c.at),
+    );
+    await page.close();
+  });
+
   it("at 360 px wide, no badge or mark overlaps another; screenshots saved", { skip }, async (t) => {
     const markup = renderTimelineHtml(largeHistory(8));
     for (const width of [360, 1400]) {
@@ -189,8 +330,6 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
       })()`);
       assert.deepEqual(overlaps, [], `width ${width}`);
       const shot = join(dir, `timeline-${width}.png`);
-      await drawAllRows(page);
-      await drawAllRows(page);
       await page.screenshot({ path: shot, fullPage: true });
       assert.deepEqual([...readFileSync(shot).subarray(1, 4)], [...Buffer.from("PNG")]);
       t.diagnostic(`screenshot: ${shot}`);
@@ -261,8 +400,11 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
     assert.equal(await page.locator("[data-shown]").getAttribute("data-shown"), String(withheld));
 
     // A link to an action on the last page of beta opens it, even though the filter hid its row.
-    const late = history.events.at(-4)?.action_instance_id ?? "";
-    assert.match(late, /beta:4999:tool=/);
+    // (Beta's last invocation needs an operator, so it leads the list; 4997 has no withheld action.)
+    const late =
+      [...history.events].reverse().find((e) => /beta:4997:tool=/.test(e.action_instance_id))
+        ?.action_instance_id ?? "";
+    assert.match(late, /beta:4997:tool=/);
     await page.evaluate(`location.hash = ${JSON.stringify(encodeURIComponent(late))}`);
     await page.locator(`[data-tool-action="${late}"][aria-pressed="true"]`).waitFor({ timeout: 0 });
     assert.equal(

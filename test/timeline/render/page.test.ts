@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import {
   TIMELINE_CSP,
   type TimelineInput,
 } from "../../../src/timeline/index.js";
-import { browserSkipReason, drawAllRows, launchChromium } from "../../fixtures/history/chromium.js";
+import { browserSkipReason, launchChromium } from "../../fixtures/history/chromium.js";
 import {
   committedDrafts,
   craftedInvocation,
@@ -149,7 +150,11 @@ describe("renderTimelineHtml on a history the real runtime wrote", () => {
 
   it("is one self-contained page: strict CSP, nothing to fetch", () => {
     assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${TIMELINE_CSP}">`));
-    assert.equal(TIMELINE_CSP, "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'");
+    // The one script runs by its hash; no inline script runs by being there.
+    const script = /<script>([\s\S]*?)<\/script>/.exec(written)?.[1] ?? "";
+    const hash = createHash("sha256").update(script).digest("base64");
+    assert.equal(TIMELINE_CSP, `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'`);
+    assert.doesNotMatch(TIMELINE_CSP, /script-src[^;]*unsafe/);
     assert.doesNotMatch(html, /\s(src|href)=|<link\b|@import|url\(|https?:\/\//i);
     // One script runs; the others are data blocks (rows and detail panels as JSON) that never run.
     assert.equal(written.match(/<script>/g)?.length, 1);
@@ -186,7 +191,7 @@ describe("renderTimelineHtml on crafted histories", () => {
     );
   });
 
-  it("sorts by sequence, separates participants and shows schedulers with no history", () => {
+  it("sorts by sequence, separates participants, puts the one that needs an operator first and shows schedulers with no history", () => {
     const alpha = craftedInvocation("participant.behavior.alpha", 0);
     const beta = craftedInvocation("participant.behavior.beta", 0);
     const alphaActions = [
@@ -212,17 +217,18 @@ describe("renderTimelineHtml on crafted histories", () => {
         ],
       }),
     );
+    // Gamma's scheduler stopped: it needs an operator, so it leads; the others keep history order.
     assert.deepEqual(attributeValues(page, "data-participant"), [
+      "participant.behavior.gamma",
       "participant.behavior.alpha",
       "participant.behavior.beta",
-      "participant.behavior.gamma",
     ]);
     assert.deepEqual(
       attributeValues(page, "data-tool-action"),
       [...alphaActions, ...betaActions].map((a) => a.id),
     );
     assert.deepEqual(attributeValues(page, "data-invocation-status"), ["succeeded", "no_outer_triple"]);
-    assert.deepEqual(attributeValues(page, "data-scheduler"), ["running", "unknown", "stopped"]);
+    assert.deepEqual(attributeValues(page, "data-scheduler"), ["stopped", "running", "unknown"]);
     assert.match(page, /No history events yet/);
   });
 
@@ -277,6 +283,32 @@ describe("the time axis", () => {
     const panel = detailTemplate(page, detailId);
     assert.match(panel, /data-field="admitted"><code>2025-06-01T10:00:00\.000250Z</);
     assert.match(panel, /data-field="duration"><code>/);
+  });
+});
+
+describe("the page header's span", () => {
+  it("starts at the earliest time recorded, not at the first event committed, and ends at the latest", () => {
+    const history = largeHistory(4);
+    // Commit order is not time order: the first event committed is stamped after the second.
+    const [first, second] = history.events;
+    assert.ok(first && second);
+    const events = [{ ...first, timestamp: "2025-06-01T10:00:02.000000Z" }, ...history.events.slice(1)];
+    const header = (markup: string) => /<p class="summary"[\s\S]*?<\/p>/.exec(markup)?.[0] ?? "";
+    const moved = header(renderTimelineHtml({ events, operations: [] }));
+    const earliest = events.slice(1).reduce((a, b) => (a.timestamp < b.timestamp ? a : b));
+    assert.ok(earliest.timestamp < "2025-06-01T10:00:02.000000Z");
+    assert.match(moved, new RegExp(`data-start="${earliest.timestamp}"`));
+    // An invocation's record can start before any event of it: its start is the page's start.
+    const operations = history.operations.map((o) =>
+      o.kind === "scheduler_invocation" && o.id.endsWith(":0")
+        ? { ...o, startedAt: "2025-06-01T09:59:58.500000Z" }
+        : o,
+    );
+    assert.notDeepEqual(operations, history.operations);
+    const started = header(renderTimelineHtml({ events: history.events, operations }));
+    assert.match(started, /data-start="2025-06-01T09:59:58\.500000Z"/);
+    const last = history.events.reduce((a, b) => (a.timestamp > b.timestamp ? a : b));
+    assert.match(started, new RegExp(`data-end="${last.timestamp}"`));
   });
 });
 
@@ -360,7 +392,6 @@ describe("the timeline page in headless Chromium", () => {
     await linked.close();
 
     const shot = join(dir, "timeline.png");
-    await drawAllRows(page);
     await page.screenshot({ path: shot, fullPage: true });
     assert.deepEqual([...readFileSync(shot).subarray(1, 4)], [...Buffer.from("PNG")]);
     t.diagnostic(`screenshot: ${shot}`);

@@ -91,7 +91,14 @@ function rowDrawer(S: readonly EncodedString[]): RowDrawer {
     const words = [...c.byKind].map(([k, n]) => `${encodeURIComponent(k)}:${n}`).join(" ");
     const n = marks.length;
     const total = refusals.reduce((sum, x) => sum + x[1], 0);
-    const codes = refusals.map((x) => `${str(x[0])} ×${x[1]}`).join(", ");
+    const codes = refusals
+      .map((x) => `${str(x[0])} ×${x[1]}${str(x[2]) ? ` (${str(x[2])})` : ""}`)
+      .join(", ");
+    // When each was refused (the first ones an invocation keeps), for the badge's tooltip.
+    const times = refusals
+      .filter((x) => str(x[3]) !== "")
+      .map((x) => `${str(x[0])} at ${str(x[3])}`)
+      .join("; ");
     const axis =
       span === null || n === 0
         ? ""
@@ -114,7 +121,7 @@ function rowDrawer(S: readonly EncodedString[]): RowDrawer {
       `<div class="badges"><span class="status st-${s(cls)}">${s(label)}</span>` +
       (total === 0
         ? ""
-        : `<span class="refused" data-refusals="${total}" title="${esc(codes)}">${total} refused: ${esc(codes)}</span>`) +
+        : `<span class="refused" data-refusals="${total}" title="${esc(times || codes)}">${total} refused: ${esc(codes)}</span>`) +
       "</div></li>"
     );
   };

@@ -112,6 +112,8 @@
     shown: Row[];
     page: number;
     readonly totals: Map<string, number>;
+    /** Invocations per status (the row badges' words). */
+    readonly statuses: Map<string, number>;
     readonly open: number;
     readonly resolved: number;
   }
@@ -128,12 +130,18 @@
           episode: data[1],
         };
       });
+      // What needs an operator comes first; otherwise commit order (the sort is stable, and each row
+      // keeps its position in commit order as its name).
+      rows.sort((a, b) => Number(b.open > 0) - Number(a.open > 0));
       // What the legend counts for a shown section does not depend on the settlement filter: summed once.
       const totals = new Map<string, number>();
+      const statuses = new Map<string, number>();
       let open = 0;
       let resolved = 0;
       for (const r of rows) {
         for (const [k, n] of r.counts) totals.set(k, (totals.get(k) || 0) + n);
+        const status = str(r.data[2]);
+        statuses.set(status, (statuses.get(status) || 0) + 1);
         open += r.open;
         resolved += r.resolved;
       }
@@ -144,6 +152,7 @@
         shown: rows,
         page: 0,
         totals,
+        statuses,
         open,
         resolved,
       };
@@ -152,6 +161,7 @@
   const settlementBoxes = [...document.querySelectorAll<HTMLInputElement>("[data-filter-settlement]")];
   const participantBoxes = [...document.querySelectorAll<HTMLInputElement>("[data-filter-participant]")];
   const legendItems = [...document.querySelectorAll<HTMLElement>("[data-legend-settlement]")];
+  const statusItems = [...document.querySelectorAll<HTMLElement>("[data-legend-status]")];
   const shownLine = document.querySelector<HTMLElement>("[data-shown]");
   const searchBox = document.querySelector<HTMLInputElement>("[data-search]");
   // A search matches strings of the table, each once (rows share ids' prefixes, tools and
@@ -211,6 +221,7 @@
     const query = searchBox ? searchBox.value.trim().toLowerCase() : "";
     const matches = query === "" ? null : matcher(query);
     const totals: Record<string, number> = {};
+    const statuses: Record<string, number> = {};
     let open = 0;
     let resolved = 0;
     let shown = 0;
@@ -230,11 +241,14 @@
       const found = matches ? s.rows.filter(matches) : s.rows;
       if (query === "") {
         for (const [k, n] of s.totals) totals[k] = (totals[k] || 0) + n;
+        for (const [k, n] of s.statuses) statuses[k] = (statuses[k] || 0) + n;
         open += s.open;
         resolved += s.resolved;
       } else
         for (const r of found) {
           for (const [k, n] of r.counts) totals[k] = (totals[k] || 0) + n;
+          const status = str(r.data[2]);
+          statuses[status] = (statuses[status] || 0) + 1;
           open += r.open;
           resolved += r.resolved;
         }
@@ -250,6 +264,12 @@
     // The legend counts the marks of the participants shown, over every page, as the marks are drawn.
     for (const li of legendItems) {
       const n = totals[li.dataset.legendSettlement ?? ""] || 0;
+      li.dataset.count = String(n);
+      (li.querySelector(".count") as Element).textContent = String(n);
+    }
+    // Invocations by status, counted over the same rows: what the badges on the rows say.
+    for (const li of statusItems) {
+      const n = statuses[li.dataset.legendStatus ?? ""] || 0;
       li.dataset.count = String(n);
       (li.querySelector(".count") as Element).textContent = String(n);
     }
