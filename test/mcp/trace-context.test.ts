@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -102,7 +102,12 @@ describe("traceparent through the MCP gateway (SDK client, real upstream)", () =
     assert.ok(sessionId && protocolVersion);
     for (const span of spans) {
       assert.equal(span.kind, SpanKind.SERVER);
-      assert.equal(span.attributes["mcp.session.id"], sessionId);
+      // The session's public id (a digest): the Mcp-Session-Id is a secret, never put on a span.
+      assert.equal(
+        span.attributes["mcp.session.id"],
+        createHash("sha256").update(sessionId).digest("hex").slice(0, 32),
+      );
+      assert.ok(!JSON.stringify(span.attributes).includes(sessionId));
       assert.equal(span.attributes["mcp.protocol.version"], protocolVersion);
       assert.equal(span.attributes["network.transport"], "tcp");
     }
