@@ -179,7 +179,18 @@ describe("compileScenario on valid variants", () => {
       clock_authority: runtime.time-coordinator
       event_points: [start]
       description: The probe runs on the shared cadence.
+      duration_ref: time.constraint.green-cadence
+      reset_boundary: scenario reset
+      replay_boundary: scenario replay
+      randomization_basis: none, the cadence is fixed
       ordering_basis: scenario clock ticks
+      backend_disclosure_refs: [probe-pacing]
+    backend_timing_disclosures:
+    - disclosure_id: probe-pacing
+      disclosure_kind: pacing
+      support_mode: exact
+      description: The backend paces the probe exactly.
+      affected_temporal_ids: [probe-cadence]
     backend_failure_mappings:
 `,
         ],
