@@ -145,12 +145,18 @@ interface EventPointRule {
 const EVENT_POINT_RULES: Readonly<Record<string, readonly EventPointRule[]>> = {
   schedule: [{ groups: [{ some: ["submit", "start"] }], message: "need submit or start event_points" }],
   time_window: [
-    { groups: [{ all: ["window_open", "window_close"] }], message: "need window_open and window_close event_points" },
+    {
+      groups: [{ all: ["window_open", "window_close"] }],
+      message: "need window_open and window_close event_points",
+    },
   ],
   deadline: [
     { atLeast: 2, groups: [], message: "need at least two event_points" },
     { groups: [{ all: ["deadline"] }], message: "need a deadline event_point" },
-    { groups: [{ some: ["end", "observed", "effective"] }], message: "need end, observed or effective event_points" },
+    {
+      groups: [{ some: ["end", "observed", "effective"] }],
+      message: "need end, observed or effective event_points",
+    },
   ],
   dwell: [
     { atLeast: 2, groups: [], message: "need at least two event_points" },
@@ -187,7 +193,9 @@ const temporalContract = struct(
       }),
     ),
     time_domain: required(
-      text({ oneOf: ["episode_step", "scenario_time", "simulation_time", "backend_time", "wall_clock_time"] }),
+      text({
+        oneOf: ["episode_step", "scenario_time", "simulation_time", "backend_time", "wall_clock_time"],
+      }),
     ),
     clock_authority: required(prose()),
     event_points: required(list(text({ oneOf: EVENT_POINTS }), { unique: true, minItems: 1 })),
@@ -203,20 +211,23 @@ const temporalContract = struct(
   [
     (value, fail) => {
       const kind = value.temporal_kind;
-      const needs = (field: string) => fail(`${kind} temporal contracts need ${field}`);
-      if (WINDOW_KINDS.has(kind) && value.window_ref === undefined) return needs("window_ref");
-      if (DURATION_KINDS.has(kind) && value.duration_ref === undefined) return needs("duration_ref");
-      if (BOUNDARY_KINDS.has(kind) && value.reset_boundary === undefined) return needs("reset_boundary");
-      if (BOUNDARY_KINDS.has(kind) && value.replay_boundary === undefined) return needs("replay_boundary");
-      if (value.backend_disclosure_refs.length === 0) return needs("backend_disclosure_refs");
-      if (RANDOMIZED_KINDS.has(kind) && value.randomization_basis === undefined) {
-        return needs("randomization_basis");
+      const missing = [
+        WINDOW_KINDS.has(kind) && value.window_ref === undefined && "window_ref",
+        DURATION_KINDS.has(kind) && value.duration_ref === undefined && "duration_ref",
+        BOUNDARY_KINDS.has(kind) && value.reset_boundary === undefined && "reset_boundary",
+        BOUNDARY_KINDS.has(kind) && value.replay_boundary === undefined && "replay_boundary",
+        value.backend_disclosure_refs.length === 0 && "backend_disclosure_refs",
+        RANDOMIZED_KINDS.has(kind) && value.randomization_basis === undefined && "randomization_basis",
+      ].find((field) => field !== false);
+      // RAES stops at the first rule a contract breaks; so does this.
+      if (missing !== undefined) {
+        fail(`${kind} temporal contracts need ${missing}`);
+        return;
       }
-      for (const rule of EVENT_POINT_RULES[kind] ?? []) {
-        if (!eventPointsSatisfy(value.event_points, rule)) {
-          return fail(`${kind} temporal contracts ${rule.message}`, "event_points");
-        }
-      }
+      const broken = (EVENT_POINT_RULES[kind] ?? []).find(
+        (rule) => !eventPointsSatisfy(value.event_points, rule),
+      );
+      if (broken !== undefined) fail(`${kind} temporal contracts ${broken.message}`, "event_points");
     },
   ],
 );
@@ -263,39 +274,34 @@ type ContractTimeParts = {
 };
 
 /**
- * The cross-field time rules of one action contract, in RAES's order (docs/raes-mapping.md): unique
- * `temporal_id` and `disclosure_id`, disclosures and temporal preconditions only beside temporal
- * contracts, and refs in both directions that name what the contract declares.
+ * The first cross-field time rule one action contract breaks, in RAES's order (docs/raes-mapping.md):
+ * unique `temporal_id` and `disclosure_id`, disclosures and temporal preconditions only beside
+ * temporal contracts, and refs in both directions that name what the contract declares.
  */
-function temporalBindingRules(
+function temporalBindingProblem(
   value: ContractTimeParts,
-  fail: (message: string, ...path: (string | number)[]) => void,
-): void {
+): readonly [string, ...(string | number)[]] | undefined {
   const contracts = value.temporal_contracts;
   const disclosures = value.backend_timing_disclosures;
   const repeatedTemporal = uniqueIds(contracts, (item) => item.temporal_id);
-  if (repeatedTemporal) return fail(`temporal_id '${repeatedTemporal}' is repeated`, "temporal_contracts");
+  if (repeatedTemporal) return [`temporal_id '${repeatedTemporal}' is repeated`, "temporal_contracts"];
   const repeatedDisclosure = uniqueIds(disclosures, (item) => item.disclosure_id);
   if (repeatedDisclosure) {
-    return fail(`disclosure_id '${repeatedDisclosure}' is repeated`, "backend_timing_disclosures");
+    return [`disclosure_id '${repeatedDisclosure}' is repeated`, "backend_timing_disclosures"];
   }
   if (disclosures.length > 0 && contracts.length === 0) {
-    return fail("backend_timing_disclosures need temporal_contracts", "backend_timing_disclosures");
+    return ["backend_timing_disclosures need temporal_contracts", "backend_timing_disclosures"];
   }
   if (contracts.length === 0 && value.preconditions.some((item) => item.precondition_class === "temporal")) {
-    return fail("temporal preconditions need temporal_contracts", "preconditions");
+    return ["temporal preconditions need temporal_contracts", "preconditions"];
   }
   const disclosureIds = new Set(disclosures.map((item) => item.disclosure_id));
   for (const [index, contract] of contracts.entries()) {
     const unknown = contract.backend_disclosure_refs.filter((ref) => !disclosureIds.has(ref));
     if (unknown.length > 0) {
       const names = [...new Set(unknown)].sort().join(", ");
-      return fail(
-        `temporal contract '${contract.temporal_id}' names undeclared backend_timing_disclosures: ${names}`,
-        "temporal_contracts",
-        index,
-        "backend_disclosure_refs",
-      );
+      const message = `temporal contract '${contract.temporal_id}' names undeclared backend_timing_disclosures: ${names}`;
+      return [message, "temporal_contracts", index, "backend_disclosure_refs"];
     }
   }
   const temporalIds = new Set(contracts.map((item) => item.temporal_id));
@@ -303,14 +309,11 @@ function temporalBindingRules(
     const unknown = disclosure.affected_temporal_ids.filter((id) => !temporalIds.has(id));
     if (unknown.length > 0) {
       const names = [...new Set(unknown)].sort().join(", ");
-      return fail(
-        `timing disclosure '${disclosure.disclosure_id}' names undeclared temporal_contracts: ${names}`,
-        "backend_timing_disclosures",
-        index,
-        "affected_temporal_ids",
-      );
+      const message = `timing disclosure '${disclosure.disclosure_id}' names undeclared temporal_contracts: ${names}`;
+      return [message, "backend_timing_disclosures", index, "affected_temporal_ids"];
     }
   }
+  return undefined;
 }
 
 /** A participant action contract (`action_contracts.<name>`). */
@@ -350,7 +353,8 @@ export const actionContractShape = struct(
           fail(message, "backend_failure_mappings", index, "failure_class");
         }
       });
-      temporalBindingRules(value, fail);
+      const timeProblem = temporalBindingProblem(value);
+      if (timeProblem !== undefined) fail(...timeProblem);
     },
   ],
 );
