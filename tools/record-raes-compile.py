@@ -9,6 +9,7 @@ Cases: the examples in examples/, the *.sdl.yaml fixtures under test/fixtures/, 
 autonomous policies, behavior specifications, participants, action contracts, observation boundaries,
 tool affordances and the time model (domains, clocks, progression policies, constraints), each as RAES's
 dataclass fields without `spec` (the authored text). Identical records are stored once, by digest.
+`policy_digests` is RAES's scheduler-state policy digest of each policy (`_policy_digest`).
 """
 import dataclasses, hashlib, json, os, sys
 from pathlib import Path
@@ -19,6 +20,7 @@ sys.path.insert(0, ORACLE)
 import raes_oracle_env  # noqa: E402,F401
 from raes import SDLParseError, SDLValidationError, parse_sdl  # noqa: E402
 from raes_processor.compiler.pipeline import compile_runtime_model  # noqa: E402
+from raes_runtime.participant_scheduler_policy import _policy_digest  # noqa: E402
 
 
 def plain(value):
@@ -53,6 +55,11 @@ def compiled(text):
         if policy is not None:
             out["autonomous_policies"][policy["address"]] = policy
     time = model.time_model
+    out["policy_digests"] = {
+        spec.autonomous_execution.address: _policy_digest(spec.autonomous_execution, time)
+        for spec in model.behavior_specifications.values()
+        if spec.autonomous_execution is not None
+    }
     for kind, items in (("time_domains", time.domains), ("clocks", time.clocks),
                         ("progression_policies", time.progression_policies), ("temporal_constraints", time.constraints)):
         out[kind] = {item.address: plain(item) for item in items}
@@ -74,7 +81,7 @@ def main():
         if result is None:
             invalid.append(name)
             continue
-        case = {}
+        case = {"policy_digests": result.pop("policy_digests")}
         for kind, by_address in result.items():
             case[kind] = {}
             for address, record in by_address.items():

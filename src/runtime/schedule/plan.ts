@@ -4,6 +4,7 @@ import type {
   CompiledTemporalConstraint,
   RuntimeModel,
 } from "../../compiler/index.js";
+import { policyDigest } from "../../compiler/index.js";
 import {
   type ExecutionOfferLookup,
   ParticipantAdmissionRules,
@@ -19,6 +20,8 @@ const V2_PROFILE = "participant-autonomous-execution/v2";
 /** One participant's schedule under one autonomous policy, ready to run. */
 export interface ScheduleSpec {
   readonly policy: CompiledAutonomousPolicy;
+  /** RAES's digest of the policy (`policyDigest`), kept in the scheduler record. */
+  readonly policyDigest: string;
   readonly participantAddress: string;
   readonly progression: SteppedProgression;
   /** The v1 cadence; absent for v2 schedules. */
@@ -57,6 +60,7 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
   const problems: string[] = [];
   const specs: ScheduleSpec[] = [];
   for (const policy of Object.values(input.model.autonomousPolicies)) {
+    const digest = policyDigest(input.model, policy);
     const progression = steppedProgression(input.model.progressionPolicies[policy.progressionPolicyAddress]);
     const cadence =
       policy.cadenceConstraintAddress === undefined
@@ -64,7 +68,9 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
         : input.model.temporalConstraints[policy.cadenceConstraintAddress];
     const before = problems.length;
     if (policy.profile === V2_PROFILE) {
-      specs.push(...planV2(input, policy, progression, problems));
+      specs.push(
+        ...planV2(input, policy, progression, problems).map((spec) => ({ ...spec, policyDigest: digest })),
+      );
       continue;
     }
     if (policy.profile !== RUNNABLE_PROFILE) {
@@ -102,6 +108,7 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
       });
       specs.push({
         policy,
+        policyDigest: digest,
         participantAddress,
         progression,
         cadence,
@@ -129,7 +136,7 @@ function planV2(
   policy: CompiledAutonomousPolicy,
   progression: SteppedProgression | undefined,
   problems: string[],
-): ScheduleSpec[] {
+): Omit<ScheduleSpec, "policyDigest">[] {
   const before = problems.length;
   const activity = policy.activity;
   const control = input.v2Controls?.get(policy.address);
