@@ -98,6 +98,7 @@ describe("compiled model equals RAES's, field for field (recorded RAES compilati
       const wire = toWireValue(compileScenario(scenario)) as Record<string, Record<string, unknown>>;
       const differences: string[] = [];
       for (const [kind, byAddress] of Object.entries(RAES.cases[name] ?? {})) {
+        if (kind === "policy_digests") continue; // test/compiler/policy-digest.test.ts
         const section = SECTION[kind];
         assert.ok(section, `unmapped RAES record kind ${kind}`);
         assert.deepEqual(Object.keys(wire[section] ?? {}).sort(), Object.keys(byAddress).sort(), kind);
