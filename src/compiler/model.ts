@@ -195,7 +195,7 @@ export interface CompiledAutonomousPolicy {
   readonly actionCandidateCooldownTicks: readonly number[];
   readonly maxOccurrences: number;
   readonly maxBurstSize: number;
-  /** RAES's resource accounting; v1 and v2 policies get RAES's two legacy budgets. Absent for v3 (docs/raes-mapping.md). */
+  /** RAES's resource accounting: a v3 policy's `resource_budget`; v1 and v2 policies get RAES's two legacy budgets. */
   readonly resourceOwners?: readonly CompiledResourceOwner[];
   readonly resourceDemands?: readonly CompiledResourceDemand[];
   readonly resourceFairness?: CompiledResourceFairness;
