@@ -51,6 +51,7 @@ export interface RunOptions extends RuntimeChoice {
   readonly leaseTtlMs?: number;
   readonly json?: boolean;
   readonly stochasticControl: string[];
+  readonly allowPolicyChange?: boolean;
 }
 
 /** Reports why the run did not start; a file that cannot be read is an input error (exit 2). */
@@ -140,6 +141,7 @@ async function runParsed(
     stochasticControls,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+    ...(options.allowPolicyChange ? { allowPolicyChange: true } : {}),
     observer: {
       invocationClosed: (s) => {
         progress.invocationClosed(s);

@@ -25,6 +25,11 @@ export const Addresses = {
   /** `participant.behavior-specification.<spec>.tool-affordance.<id>` */
   toolAffordance: (spec: string, id: string) =>
     address("participant", "behavior-specification", spec, "tool-affordance", id),
+  /** `participant.behavior-specification.<spec>.inject-delivery.<id>` */
+  injectDelivery: (spec: string, id: string) =>
+    address("participant", "behavior-specification", spec, "inject-delivery", id),
+  /** `participant.outcome-interpretation-rule.<name>` */
+  outcomeRule: (name: string) => address("participant", "outcome-interpretation-rule", name),
   /** `participant.autonomous-execution.<spec>`, also the execution scope ref. */
   autonomousPolicy: (spec: string) => address("participant", "autonomous-execution", spec),
   /** `<policy address>.binding.<action name>` */
@@ -36,6 +41,10 @@ export const Addresses = {
   service: (node: string, service: string) => address("provision", "node", node, "service", service),
   /** `provision.content.<c>` */
   content: (content: string) => address("provision", "content", content),
+  /** `time.domain.<d>` */
+  timeDomain: (domain: string) => address("time", "domain", domain),
+  /** `evaluation.objective.<o>` */
+  objective: (objective: string) => address("evaluation", "objective", objective),
   /** `time.clock.<c>` */
   clock: (clock: string) => address("time", "clock", clock),
   /** `time.policy.<p>` */

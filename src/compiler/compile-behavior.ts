@@ -1,17 +1,16 @@
-import type { AutonomousPolicy, ScenarioIndex } from "../sdl/index.js";
-import { AutonomousProfile, policyActionRefs, sectionRefName } from "../sdl/index.js";
-import { Addresses } from "./addresses.js";
-import { compileActivity } from "./compile-activity.js";
+import type { ScenarioIndex } from "../sdl/index.js";
+import { sectionRefName } from "../sdl/index.js";
+import { Addresses, resolveRefAddresses } from "./addresses.js";
+import { compilePolicy } from "./compile-policy.js";
 import type {
   CompiledActionContract,
   CompiledAffordanceBinding,
   CompiledAutonomousPolicy,
   CompiledBehaviorSpecification,
-  CompiledExecutionBinding,
   CompiledToolAffordance,
   RuntimeModel,
 } from "./model.js";
-import { byAddress, compareText as compare } from "./records.js";
+import { byAddress, compareText as compare, resolveNames } from "./records.js";
 
 type BehaviorPart = Pick<
   RuntimeModel,
@@ -51,13 +50,27 @@ export function compileBehavior(
     for (const [id, affordance] of Object.entries(spec.tool_affordances)) {
       const toolName =
         affordance.tool_ref && sectionRefName(affordance.tool_ref, "content", scenario.content);
+      const affordanceActions = actionAddresses(affordance.action_contract_refs);
+      const affordanceBoundaries = boundaryAddresses(affordance.observation_boundary_refs);
       const compiled: CompiledToolAffordance = {
         address: Addresses.toolAffordance(specName, id),
         id,
-        specificationAddress: specAddress,
-        actionContractAddresses: actionAddresses(affordance.action_contract_refs),
-        observationBoundaryAddresses: boundaryAddresses(affordance.observation_boundary_refs),
-        ...(toolName ? { toolAddress: Addresses.content(toolName) } : {}),
+        behaviorSpecificationAddress: specAddress,
+        actionContractAddresses: affordanceActions,
+        observationBoundaryAddresses: affordanceBoundaries,
+        toolAddress: toolName ? Addresses.content(toolName) : "",
+        name: id,
+        affordanceId: id,
+        toolRef: affordance.tool_ref ?? "",
+        actionContractRefs: [...affordance.action_contract_refs],
+        observationBoundaryRefs: [...affordance.observation_boundary_refs],
+        orderingDependencies: [],
+        refreshDependencies: [
+          specAddress,
+          ...(toolName ? [Addresses.content(toolName)] : []),
+          ...affordanceActions,
+          ...affordanceBoundaries,
+        ],
       };
       affordances.push(compiled);
       affordanceAddresses.push(compiled.address);
@@ -74,6 +87,11 @@ export function compileBehavior(
         }
       }
     }
+    const ruleNames = index.sectionNames("outcome_interpretation_rules");
+    const outcomeRules = [...new Set(spec.outcome_interpretation_rule_refs)]
+      .filter((ref) => ruleNames.includes(ref))
+      .map(Addresses.outcomeRule);
+    const authorityScope = resolveRefAddresses(scenario, spec.authority_scope_refs);
     specifications.push({
       address: specAddress,
       name: specName,
@@ -83,6 +101,40 @@ export function compileBehavior(
       observationBoundaryAddresses: boundaryAddresses(spec.observation_boundary_refs),
       toolAffordanceAddresses: affordanceAddresses.sort(compare),
       ...(policyAddress === undefined ? {} : { autonomousPolicyAddress: policyAddress }),
+      specName,
+      semanticVersion: spec.semantic_version,
+      lifecycleState: spec.lifecycle_state,
+      participantRoleRefs: [...spec.participant_role_refs],
+      authorityScopeRefs: [...spec.authority_scope_refs],
+      behaviorMode: spec.behavior_mode ?? "",
+      aiOffensiveBehaviorRefs: [...spec.ai_offensive_behavior_refs],
+      defensiveBehaviorRefs: [...spec.defensive_behavior_refs],
+      offensiveBehaviorRefs: [...spec.offensive_behavior_refs],
+      realizationProfileRef: spec.realization_profile_ref ?? "",
+      backendFeatureSupportRefs: [...spec.backend_feature_support_refs],
+      evidenceContractRefs: [...spec.evidence_contract_refs],
+      extensionPolicy: spec.extension_policy,
+      extensionKeys: extensionKeys(spec.extensions),
+      outcomeInterpretationRuleAddresses: outcomeRules,
+      authorityScopeAddresses: authorityScope,
+      participantInjectDeliveryAddresses: mappingKeys(spec.participant_inject_deliveries).map((id) =>
+        Addresses.injectDelivery(specName, id),
+      ),
+      ...(spec.mixed_control === undefined ? NO_MIXED_CONTROL : {}),
+      orderingDependencies: [],
+      ...(spec.mixed_control === undefined
+        ? {
+            refreshDependencies: [
+              ...new Set([
+                ...policyParticipants,
+                ...actionAddresses(spec.action_contract_refs),
+                ...boundaryAddresses(spec.observation_boundary_refs),
+                ...outcomeRules,
+                ...authorityScope,
+              ]),
+            ],
+          }
+        : {}),
     });
   }
   bindings.sort(
@@ -99,85 +151,21 @@ export function compileBehavior(
   };
 }
 
-function resolveNames(refs: readonly string[], resolve: (ref: string) => string | undefined): string[] {
-  const out = new Set<string>();
-  for (const ref of refs) {
-    const name = resolve(ref);
-    if (name !== undefined) out.add(name);
-  }
-  return [...out];
+function mappingKeys(value: unknown): string[] {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? Object.keys(value).sort(compare)
+    : [];
 }
 
-function compilePolicy(
-  index: ScenarioIndex,
-  specName: string,
-  policy: AutonomousPolicy,
-  participantAddresses: readonly string[],
-  targetsOf: (action: string) => readonly string[],
-): CompiledAutonomousPolicy {
-  const { scenario } = index;
-  const address = Addresses.autonomousPolicy(specName);
-  const clockName = sectionRefName(policy.clock_ref, "clocks", scenario.clocks) ?? policy.clock_ref;
-  const progressionName =
-    sectionRefName(
-      policy.progression_policy_ref,
-      "time_progression_policies",
-      scenario.time_progression_policies,
-    ) ?? policy.progression_policy_ref;
-  const constraintRefs =
-    policy.profile === AutonomousProfile.v1
-      ? policy.temporal_constraint_refs
-      : [...policy.work_window_refs, ...policy.pause_window_refs];
-  const constraintNames = constraintRefs.map(
-    (ref) => sectionRefName(ref, "temporal_constraints", scenario.temporal_constraints) ?? ref,
-  );
-  const cadence =
-    policy.profile === AutonomousProfile.v1
-      ? constraintNames.find((name) => scenario.temporal_constraints[name]?.constraint_kind === "cadence")
-      : undefined;
-  const actions = resolveNames(
-    policyActionRefs(policy).map(([ref]) => ref),
-    (ref) => sectionRefName(ref, "action_contracts", scenario.action_contracts),
-  );
-  const executionBindings = actions.map(
-    (action): CompiledExecutionBinding => ({
-      bindingId: Addresses.executionBinding(address, action),
-      actionContractAddress: Addresses.actionContract(action),
-      targetAddresses: [...targetsOf(action)],
-      participantImplementationRef: policy.participant_implementation_ref,
-      maxActionAttempts: policy.max_action_attempts,
-      maxInFlight: policy.max_in_flight,
-    }),
-  );
-  const boundary =
-    sectionRefName(
-      policy.observation_boundary_ref,
-      "observation_boundaries",
-      scenario.observation_boundaries,
-    ) ?? policy.observation_boundary_ref;
-  return {
-    address,
-    specificationAddress: Addresses.behaviorSpecification(specName),
-    profile: policy.profile,
-    participantAddresses: [...participantAddresses],
-    participantImplementationRef: policy.participant_implementation_ref,
-    clockAddress: Addresses.clock(clockName),
-    progressionPolicyAddress: Addresses.progressionPolicy(progressionName),
-    temporalConstraintAddresses: constraintNames.map(Addresses.temporalConstraint),
-    ...(cadence === undefined ? {} : { cadenceConstraintAddress: Addresses.temporalConstraint(cadence) }),
-    actionOrder: actions.map(Addresses.actionContract),
-    observationBoundaryAddress: Addresses.observationBoundary(boundary),
-    selectionStrategy: policy.selection_strategy,
-    maxActionAttempts: policy.max_action_attempts,
-    maxInFlight: policy.max_in_flight,
-    failurePolicy: policy.failure_policy,
-    evaluationMode: policy.evaluation_authority.mode,
-    executionBindings,
-    ...activityPart(scenario, policy),
-  };
-}
+const extensionKeys = mappingKeys;
 
-function activityPart(scenario: ScenarioIndex["scenario"], policy: AutonomousPolicy) {
-  const activity = compileActivity(scenario, policy);
-  return activity === undefined ? {} : { activity };
-}
+/** RAES's mixed-control fields of a specification without `mixed_control`. */
+const NO_MIXED_CONTROL = {
+  mixedControlParticipantAddress: "",
+  mixedControlPolicyRevision: "",
+  mixedControlOrderStrategy: "",
+  mixedControlInitialStateAddress: "",
+  mixedControlDispositions: null,
+  controllerStates: [],
+  controlTransitions: [],
+} as const;

@@ -1,19 +1,18 @@
+import { canonicalDigest } from "../records/index.js";
 import type { Scenario } from "../sdl/index.js";
 import { ScenarioIndex, scenarioErrors, sectionRefName } from "../sdl/index.js";
 import { Addresses, resolveRefAddresses } from "./addresses.js";
 import { compileBehavior } from "./compile-behavior.js";
+import { compileTime } from "./compile-time.js";
 import { CompileError, CompileErrorCode } from "./errors.js";
 import type {
   CompiledActionContract,
-  CompiledClock,
   CompiledObservationBoundary,
   CompiledParticipant,
-  CompiledProgressionPolicy,
-  CompiledTemporalConstraint,
   RuntimeModel,
 } from "./model.js";
 import { RUNTIME_MODEL_SCHEMA } from "./model.js";
-import { byAddress } from "./records.js";
+import { byAddress, compareText } from "./records.js";
 
 /**
  * The scenario's errors as `code path: message` lines. A value that is not a decoded scenario makes the
@@ -43,12 +42,42 @@ export function compileScenario(scenario: Scenario): RuntimeModel {
         ...contract.effects.flatMap((effect) => effect.target_refs),
         ...contract.preconditions.flatMap((precondition) => precondition.support_refs),
       ];
+      const address = Addresses.actionContract(name);
+      const temporal = contract.temporal_contracts;
       const compiled: CompiledActionContract = {
-        address: Addresses.actionContract(name),
+        address,
         name,
         targetAddresses: resolveRefAddresses(scenario, refs),
-        sharedTimeBound: contract.temporal_contracts.length > 0,
-        failureClasses: [...contract.failure_classes],
+        sharedTimeBound: temporal.length > 0,
+        failureClasses: distinct(contract.failure_classes),
+        actionName: name,
+        semanticVersion: contract.semantic_version,
+        lifecycleState: contract.lifecycle_state,
+        behavioralGranularity: contract.behavioral_granularity,
+        preconditionClasses: distinct(contract.preconditions.map((item) => item.precondition_class)),
+        effectClasses: distinct(contract.effects.map((item) => item.effect_class)),
+        backendFailureMappings: contract.backend_failure_mappings.map((mapping) => ({
+          backendErrorCode: mapping.backend_error_code,
+          failureClass: mapping.failure_class,
+          diagnostic: mapping.diagnostic,
+        })),
+        interactionClasses: distinct(contract.interactions.map((item) => item.interaction_class)),
+        sharedStateRefs: distinct(contract.interactions.flatMap((item) => item.shared_state_refs)),
+        temporalContractIds: distinct(temporal.map((item) => item.temporal_id)),
+        temporalKinds: distinct(temporal.map((item) => item.temporal_kind)),
+        timeDomains: distinct(temporal.map((item) => item.time_domain)),
+        clockAuthorities: distinct(temporal.map((item) => item.clock_authority)),
+        backendTimingDisclosures: contract.backend_timing_disclosures.map((item) => ({
+          disclosureId: item.disclosure_id,
+          disclosureKind: item.disclosure_kind,
+          supportMode: item.support_mode,
+          description: item.description,
+          affectedTemporalIds: [...item.affected_temporal_ids],
+          limitations: [...item.limitations],
+        })),
+        ...argumentShape(address, contract.arguments),
+        orderingDependencies: [],
+        refreshDependencies: [],
       };
       return compiled;
     }),
@@ -64,8 +93,32 @@ export function compileScenario(scenario: Scenario): RuntimeModel {
     autonomousPolicies: behavior.autonomousPolicies,
     toolAffordances: behavior.toolAffordances,
     affordanceBindings: behavior.affordanceBindings,
-    ...compileTime(scenario),
+    ...compileTime(scenario, index),
   };
+}
+
+function distinct(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** RAES's argument shape: a digest of the canonical authored `arguments`, and the definitions by name. */
+function argumentShape(
+  address: string,
+  authored: unknown,
+): Pick<CompiledActionContract, "argumentShapeRef" | "argumentDefinitions"> {
+  const args = isMapping(authored) ? authored : {};
+  const hex = canonicalDigest(args).slice("sha256:".length);
+  const argumentDefinitions = Object.keys(args)
+    .sort(compareText)
+    .flatMap((name) => {
+      const definition = args[name];
+      return isMapping(definition) ? [{ name, ...definition }] : [];
+    });
+  return { argumentShapeRef: `${address}.argument-shape.sha256-${hex}`, argumentDefinitions };
 }
 
 function compileBoundaries(scenario: Scenario): Record<string, CompiledObservationBoundary> {
@@ -86,6 +139,13 @@ function compileBoundaries(scenario: Scenario): Record<string, CompiledObservati
           disposition: rule.disposition,
         })),
         outcomeEvidenceRefs: boundary.evidence_refs.filter((ref) => dispositions.get(ref) !== "hidden"),
+        boundaryName: name,
+        projectionBasis: boundary.projection_basis,
+        observableRefs: [...boundary.observable_refs],
+        hiddenRefs: [...boundary.hidden_refs],
+        realizedViewDisclosure: boundary.realized_view_disclosure ?? "",
+        orderingDependencies: [],
+        refreshDependencies: [],
       };
       return compiled;
     }),
@@ -125,62 +185,16 @@ function compileParticipants(index: ScenarioIndex): Record<string, CompiledParti
         ...(role === undefined ? {} : { role }),
         actionContractAddresses: [...new Set(actions)].map(actionAddress),
         observationBoundaryAddresses: [...new Set(boundaries)].map(boundaryAddress),
+        name,
+        participantName: name,
+        entityName: agent.entity,
+        startingAssertionRefs: [...agent.starting_assertions],
+        authorityAnchorRefs: [...agent.authority_anchors],
+        operatingScopeRefs: [...agent.operating_scope],
+        interpretationMode: "role-neutral-projection",
+        orderingDependencies: [],
       };
       return compiled;
     }),
   );
-}
-
-/** RAES's participant time domain for each SDL time-domain kind. */
-const PARTICIPANT_TIME_DOMAIN: Readonly<Record<string, string>> = {
-  wall_clock: "wall_clock_time",
-  simulated: "simulation_time",
-  logical: "scenario_time",
-  monotonic: "scenario_time",
-  external: "backend_time",
-};
-
-function compileTime(
-  scenario: Scenario,
-): Pick<RuntimeModel, "clocks" | "progressionPolicies" | "temporalConstraints"> {
-  const clockAddress = (ref: string) =>
-    Addresses.clock(sectionRefName(ref, "clocks", scenario.clocks) ?? ref);
-  const domainName = (ref: string) => sectionRefName(ref, "time_domains", scenario.time_domains) ?? ref;
-  const clocks = byAddress(
-    Object.entries(scenario.clocks).map(
-      ([name, clock]): CompiledClock => ({
-        address: Addresses.clock(name),
-        timeDomain: domainName(clock.time_domain_ref),
-        participantTimeDomain:
-          PARTICIPANT_TIME_DOMAIN[scenario.time_domains[domainName(clock.time_domain_ref)]?.kind ?? ""] ??
-          "scenario_time",
-        supportsPause: clock.supports_pause,
-        supportsReset: clock.supports_reset,
-      }),
-    ),
-  );
-  const progressionPolicies = byAddress(
-    Object.entries(scenario.time_progression_policies).map(
-      ([name, policy]): CompiledProgressionPolicy => ({
-        address: Addresses.progressionPolicy(name),
-        clockAddress: clockAddress(policy.clock_ref),
-        advancementMode: policy.advancement_mode,
-        stepTicks: policy.step_ticks ?? 0,
-        resetBehavior: policy.reset_behavior,
-      }),
-    ),
-  );
-  const temporalConstraints = byAddress(
-    Object.entries(scenario.temporal_constraints).map(
-      ([name, constraint]): CompiledTemporalConstraint => ({
-        address: Addresses.temporalConstraint(name),
-        kind: constraint.constraint_kind,
-        clockAddress: clockAddress(constraint.clock_ref),
-        startTick: constraint.start?.tick ?? 0,
-        ...(constraint.cadence_ticks === undefined ? {} : { cadenceTicks: constraint.cadence_ticks }),
-        subjectRefs: [...constraint.subject_refs],
-      }),
-    ),
-  );
-  return { clocks, progressionPolicies, temporalConstraints };
 }

@@ -10,4 +10,5 @@ export {
 export { compileScenario } from "./compile.js";
 export { CompileError, CompileErrorCode } from "./errors.js";
 export * from "./model.js";
+export { policyDigest } from "./policy-digest.js";
 export { toWireJson, toWireValue } from "./wire.js";

@@ -10,6 +10,38 @@ export interface CompiledActionContract {
   /** True when the contract declares a non-empty `temporal_contracts`. */
   readonly sharedTimeBound: boolean;
   readonly failureClasses: readonly string[];
+  /** RAES's fields: the name, the authored scalars, and the distinct classes, ids and kinds in first-seen order. */
+  readonly actionName: string;
+  readonly semanticVersion: string;
+  readonly lifecycleState: string;
+  readonly behavioralGranularity: string;
+  readonly preconditionClasses: readonly string[];
+  readonly effectClasses: readonly string[];
+  readonly backendFailureMappings: readonly {
+    readonly backendErrorCode: string;
+    readonly failureClass: string;
+    readonly diagnostic: string;
+  }[];
+  readonly interactionClasses: readonly string[];
+  readonly sharedStateRefs: readonly string[];
+  readonly temporalContractIds: readonly string[];
+  readonly temporalKinds: readonly string[];
+  readonly timeDomains: readonly string[];
+  readonly clockAuthorities: readonly string[];
+  readonly backendTimingDisclosures: readonly {
+    readonly disclosureId: string;
+    readonly disclosureKind: string;
+    readonly supportMode: string;
+    readonly description: string;
+    readonly affectedTemporalIds: readonly string[];
+    readonly limitations: readonly string[];
+  }[];
+  /** `<address>.argument-shape.sha256-<hex>` of the canonical JSON of the authored `arguments`. */
+  readonly argumentShapeRef: string;
+  /** The authored argument definitions sorted by name, each with its `name`. */
+  readonly argumentDefinitions: readonly Readonly<Record<string, unknown>>[];
+  readonly orderingDependencies: readonly string[];
+  readonly refreshDependencies: readonly string[];
 }
 
 /** One authored view rule of an observation boundary. */
@@ -28,6 +60,14 @@ export interface CompiledObservationBoundary {
   readonly viewRules: readonly CompiledViewRule[];
   /** Declared evidence refs whose view rule is not `hidden`: the only evidence an outcome may cite. */
   readonly outcomeEvidenceRefs: readonly string[];
+  /** RAES's fields, as authored (`realized_view_disclosure` is `""` when not authored). */
+  readonly boundaryName: string;
+  readonly projectionBasis: string;
+  readonly observableRefs: readonly string[];
+  readonly hiddenRefs: readonly string[];
+  readonly realizedViewDisclosure: string;
+  readonly orderingDependencies: readonly string[];
+  readonly refreshDependencies: readonly string[];
 }
 
 /** A participant (`participant.behavior.<agent>`). */
@@ -38,6 +78,15 @@ export interface CompiledParticipant {
   readonly role?: string;
   readonly actionContractAddresses: readonly string[];
   readonly observationBoundaryAddresses: readonly string[];
+  /** RAES's fields: the agent's name (twice, as RAES writes it), its authored entity and refs. */
+  readonly name: string;
+  readonly participantName: string;
+  readonly entityName: string;
+  readonly startingAssertionRefs: readonly string[];
+  readonly authorityAnchorRefs: readonly string[];
+  readonly operatingScopeRefs: readonly string[];
+  readonly interpretationMode: "role-neutral-projection";
+  readonly orderingDependencies: readonly string[];
 }
 
 /** A behavior specification and what it owns. */
@@ -52,6 +101,39 @@ export interface CompiledBehaviorSpecification {
   readonly observationBoundaryAddresses: readonly string[];
   readonly toolAffordanceAddresses: readonly string[];
   readonly autonomousPolicyAddress?: string;
+  /** RAES's fields, as authored (`behavior_mode` and `realization_profile_ref` are `""` when not authored). */
+  readonly specName: string;
+  readonly semanticVersion: string;
+  readonly lifecycleState: string;
+  readonly participantRoleRefs: readonly string[];
+  readonly authorityScopeRefs: readonly string[];
+  readonly behaviorMode: string;
+  readonly aiOffensiveBehaviorRefs: readonly string[];
+  readonly defensiveBehaviorRefs: readonly string[];
+  readonly offensiveBehaviorRefs: readonly string[];
+  readonly realizationProfileRef: string;
+  readonly backendFeatureSupportRefs: readonly string[];
+  readonly evidenceContractRefs: readonly string[];
+  readonly extensionPolicy: string;
+  /** The keys of `extensions`, sorted. */
+  readonly extensionKeys: readonly string[];
+  /** The declared outcome rules of `outcome_interpretation_rule_refs`, distinct. */
+  readonly outcomeInterpretationRuleAddresses: readonly string[];
+  /** The addressable `authority_scope_refs` (nodes, services, content). */
+  readonly authorityScopeAddresses: readonly string[];
+  /** One address per `participant_inject_deliveries` id, sorted. */
+  readonly participantInjectDeliveryAddresses: readonly string[];
+  /** RAES's mixed-control fields; written (empty) only for a specification without `mixed_control`, which raes-ts does not compile. */
+  readonly mixedControlParticipantAddress?: string;
+  readonly mixedControlPolicyRevision?: string;
+  readonly mixedControlOrderStrategy?: string;
+  readonly mixedControlInitialStateAddress?: string;
+  readonly mixedControlDispositions?: null;
+  readonly controllerStates?: readonly never[];
+  readonly controlTransitions?: readonly never[];
+  readonly orderingDependencies: readonly string[];
+  /** As RAES: participants, actions, boundaries, outcome rules, authority scope, distinct; absent with `mixed_control`. */
+  readonly refreshDependencies?: readonly string[];
 }
 
 /** One execution binding of an autonomous policy: an action it may run. */
@@ -67,7 +149,9 @@ export interface CompiledExecutionBinding {
 /** An autonomous execution policy (`participant.autonomous-execution.<spec>`), also the execution scope. */
 export interface CompiledAutonomousPolicy {
   readonly address: string;
-  readonly specificationAddress: string;
+  /** The behavior specification's name (RAES `name`). */
+  readonly name: string;
+  readonly behaviorSpecificationAddress: string;
   /** `participant-autonomous-execution/v1` (default), `/v2` or `/v3`. */
   readonly profile: string;
   readonly participantAddresses: readonly string[];
@@ -77,17 +161,89 @@ export interface CompiledAutonomousPolicy {
   readonly temporalConstraintAddresses: readonly string[];
   /** The cadence constraint that makes actions due, when one resolves. */
   readonly cadenceConstraintAddress?: string;
-  /** Action contract addresses in run order: `action_order` for v1, candidates sorted by id for v2/v3. */
+  /** raes-ts's run order: `action_order` for v1, the distinct actions of the candidates sorted by id for v2/v3. */
   readonly actionOrder: readonly string[];
+  /** As RAES: one address per `action_order` entry (v1) or per candidate sorted by id (v2/v3), repeats kept. */
+  readonly actionContractAddresses: readonly string[];
+  /** The distinct targets of the execution bindings, in binding order. */
+  readonly targetAddresses: readonly string[];
   readonly observationBoundaryAddress: string;
   readonly selectionStrategy: string;
   readonly maxActionAttempts: number;
   readonly maxInFlight: number;
   readonly failurePolicy: string;
-  readonly evaluationMode: string;
+  readonly evaluationAuthorityMode: string;
+  /** `evaluation.objective.<name>` for each authored evaluation-authority objective ref. */
+  readonly objectiveRefs: readonly string[];
+  readonly proofProducerRefs: readonly string[];
+  readonly scoreAuthorityRefs: readonly string[];
+  readonly receiptAuthorityRefs: readonly string[];
   readonly executionBindings: readonly CompiledExecutionBinding[];
+  /** RAES's flat activity fields (v1: empty lists, `""`, 0, burst 1); the same values `activity` holds. */
+  readonly workWindowAddresses: readonly string[];
+  readonly pauseWindowAddresses: readonly string[];
+  readonly stochasticControlRef: string;
+  readonly timingMinimumTicks: number;
+  readonly timingMaximumTicks: number;
+  readonly outsideWindowDisposition: string;
+  readonly emptyEligibleDisposition: string;
+  readonly actionCandidateIds: readonly string[];
+  readonly actionCandidateWeights: readonly number[];
+  readonly actionCandidateDependencies: readonly (readonly string[])[];
+  readonly actionCandidateRetryFailureClasses: readonly (readonly string[])[];
+  readonly actionCandidateMaxRetries: readonly number[];
+  readonly actionCandidateCooldownTicks: readonly number[];
+  readonly maxOccurrences: number;
+  readonly maxBurstSize: number;
+  /** RAES's resource accounting: a v3 policy's `resource_budget`; v1 and v2 policies get RAES's two legacy budgets. */
+  readonly resourceOwners?: readonly CompiledResourceOwner[];
+  readonly resourceDemands?: readonly CompiledResourceDemand[];
+  readonly resourceFairness?: CompiledResourceFairness;
+  /** Always empty, as RAES writes it for a policy. */
+  readonly orderingDependencies: readonly string[];
+  /** As RAES: participants, one action address per action ref, objectives, then targets (repeats kept). */
+  readonly refreshDependencies: readonly string[];
   /** The v2/v3 activity fields; absent for v1. */
   readonly activity?: CompiledActivityPolicy;
+}
+
+/** A resource owner of a policy (RAES `resource_owners`). */
+export interface CompiledResourceOwner {
+  readonly ownerId: string;
+  readonly kind: string;
+  readonly address: string;
+}
+
+/** One resource dimension of a policy (RAES `resource_demands`). */
+export interface CompiledResourceDemand {
+  readonly budgetId: string;
+  readonly ownerId: string;
+  readonly ownerKind: string;
+  readonly ownerAddress: string;
+  readonly poolRef: string;
+  readonly resourceKind: string;
+  readonly unit: string;
+  readonly accountingMode: string;
+  readonly meterProfileRef: string;
+  readonly limit: number;
+  readonly reservation: number;
+  readonly reset: string;
+  readonly windowTicks: number | null;
+  readonly parentBudgetRef: string | null;
+  readonly evidenceRefs: readonly string[];
+  readonly provenance: string;
+}
+
+/** A policy's fairness settings (RAES `resource_fairness`). */
+export interface CompiledResourceFairness {
+  readonly policy: string;
+  readonly priorityClass: string;
+  readonly weight: number;
+  readonly protected: boolean;
+  readonly borrowing: string;
+  readonly reclaim: string;
+  readonly maxQueueTicks: number;
+  readonly starvationBoundTicks: number;
 }
 
 /** A shared-time position: a tick and a microstep within it. */
@@ -138,11 +294,20 @@ export interface CompiledActivityPolicy {
 export interface CompiledToolAffordance {
   readonly address: string;
   readonly id: string;
-  readonly specificationAddress: string;
+  readonly behaviorSpecificationAddress: string;
   readonly actionContractAddresses: readonly string[];
   readonly observationBoundaryAddresses: readonly string[];
-  /** Resolved `tool_ref` content address, when authored. */
-  readonly toolAddress?: string;
+  /** Resolved `tool_ref` content address; `""` when not authored (as RAES). */
+  readonly toolAddress: string;
+  /** RAES's fields: the id (twice), the authored refs (`tool_ref` is `""` when not authored). */
+  readonly name: string;
+  readonly affordanceId: string;
+  readonly toolRef: string;
+  readonly actionContractRefs: readonly string[];
+  readonly observationBoundaryRefs: readonly string[];
+  readonly orderingDependencies: readonly string[];
+  /** As RAES: the specification, then the action and boundary addresses. */
+  readonly refreshDependencies: readonly string[];
 }
 
 /** One (affordance × action contract × participant) record: what a tool call may claim. */
@@ -157,11 +322,28 @@ export interface CompiledAffordanceBinding {
 /** A scenario clock. */
 export interface CompiledClock {
   readonly address: string;
-  readonly timeDomain: string;
+  /** `time.domain.<name>`. */
+  readonly timeDomainAddress: string;
+  readonly authorityKind: string;
+  readonly authorityRef: string;
+  readonly monotonicity: string;
+  readonly supportsJump: boolean;
+  readonly description: string;
   /** The time domain participant history reports for this clock, as RAES maps its domain kind (`simulation_time`, ...). */
   readonly participantTimeDomain: string;
   readonly supportsPause: boolean;
   readonly supportsReset: boolean;
+}
+
+/** A time domain (`time.domain.<name>`). */
+export interface CompiledTimeDomain {
+  readonly address: string;
+  readonly kind: string;
+  readonly tickPeriodNumerator: number;
+  readonly tickPeriodDenominator: number;
+  readonly epoch: string;
+  readonly visibility: string;
+  readonly description: string;
 }
 
 /** A time progression policy. */
@@ -169,9 +351,16 @@ export interface CompiledProgressionPolicy {
   readonly address: string;
   readonly clockAddress: string;
   readonly advancementMode: string;
-  /** Ticks per progression step; 0 when the policy is not `stepped`. */
-  readonly stepTicks: number;
+  /** The authored pacing ratio; 1/1 when not authored. */
+  readonly pacingNumerator: number;
+  readonly pacingDenominator: number;
+  readonly synchronizationMode: string;
+  /** Ticks per progression step; null when the policy is not `stepped`. */
+  readonly stepTicks: number | null;
+  readonly driftBoundTicks: number | null;
   readonly resetBehavior: string;
+  readonly replayBehavior: string;
+  readonly description: string;
 }
 
 /** A temporal constraint; cadence constraints drive the scheduler. */
@@ -179,9 +368,16 @@ export interface CompiledTemporalConstraint {
   readonly address: string;
   readonly kind: string;
   readonly clockAddress: string;
-  readonly startTick: number;
-  readonly cadenceTicks?: number;
-  readonly subjectRefs: readonly string[];
+  /** As RAES: `sdl.<section>.<name>` (`_` in the section written `-`), or `sdl.workflow-step.<workflow>.<step>`. */
+  readonly subjectAddresses: readonly string[];
+  /** The authored coordinates; null when not authored. */
+  readonly startTick: number | null;
+  readonly startMicrostep: number | null;
+  readonly endTick: number | null;
+  readonly endMicrostep: number | null;
+  readonly durationTicks: number | null;
+  readonly cadenceTicks: number | null;
+  readonly description: string;
 }
 
 /** The compiled, address-keyed runtime model. Record keys are sorted addresses. */
@@ -196,6 +392,7 @@ export interface RuntimeModel {
   readonly toolAffordances: Readonly<Record<string, CompiledToolAffordance>>;
   /** Sorted by (participant, affordance, action). */
   readonly affordanceBindings: readonly CompiledAffordanceBinding[];
+  readonly timeDomains: Readonly<Record<string, CompiledTimeDomain>>;
   readonly clocks: Readonly<Record<string, CompiledClock>>;
   readonly progressionPolicies: Readonly<Record<string, CompiledProgressionPolicy>>;
   readonly temporalConstraints: Readonly<Record<string, CompiledTemporalConstraint>>;

@@ -8,3 +8,16 @@ export function byAddress<T extends { readonly address: string }>(items: Iterabl
   const sorted = [...items].sort((a, b) => compareText(a.address, b.address));
   return Object.fromEntries(sorted.map((item) => [item.address, item]));
 }
+
+/** Resolves refs to declared names, dropping the unresolved ones and repeats, in first-seen order. */
+export function resolveNames(
+  refs: readonly string[],
+  resolve: (ref: string) => string | undefined,
+): string[] {
+  const out = new Set<string>();
+  for (const ref of refs) {
+    const name = resolve(ref);
+    if (name !== undefined) out.add(name);
+  }
+  return [...out];
+}

@@ -62,6 +62,11 @@ export interface SchedulerRecord {
    * with another control is refused. Never the seed or key. Absent for v1 and in old rows.
    */
   readonly streamFingerprint?: string;
+  /**
+   * RAES's policy digest (`sha256:<hex>`) of the policy this schedule runs under: reopening the store with
+   * an edited policy is refused unless the change is allowed, which starts a new segment. Absent in old rows.
+   */
+  readonly policyDigest?: string;
   readonly updatedAt: string;
 }
 

@@ -80,7 +80,7 @@ describe("compileScenario on the example", () => {
     assert.equal(policy?.cadenceConstraintAddress, "time.constraint.green-cadence");
     assert.deepEqual(policy?.actionOrder, [ACTION]);
     assert.equal(policy?.observationBoundaryAddress, BOUNDARY);
-    assert.equal(policy?.evaluationMode, "none");
+    assert.equal(policy?.evaluationAuthorityMode, "none");
     assert.deepEqual(model.progressionPolicies["time.policy.scenario-progression"]?.stepTicks, 10);
     assert.deepEqual(model.temporalConstraints["time.constraint.green-cadence"]?.cadenceTicks, 10);
   });
@@ -135,7 +135,7 @@ describe("compileScenario on valid variants", () => {
     for (const binding of model.affordanceBindings)
       assert.deepEqual(binding.targetAddresses, EXAMPLE_TARGETS);
     assert.equal(model.toolAffordances[browser]?.toolAddress, "provision.content.task-brief");
-    assert.equal(model.toolAffordances[AFFORDANCE]?.toolAddress, undefined);
+    assert.equal(model.toolAffordances[AFFORDANCE]?.toolAddress, "");
   });
 
   it("binds an affordance whose view rule classifies it hidden", () => {
@@ -179,7 +179,18 @@ describe("compileScenario on valid variants", () => {
       clock_authority: runtime.time-coordinator
       event_points: [start]
       description: The probe runs on the shared cadence.
+      duration_ref: time.constraint.green-cadence
+      reset_boundary: scenario reset
+      replay_boundary: scenario replay
+      randomization_basis: none, the cadence is fixed
       ordering_basis: scenario clock ticks
+      backend_disclosure_refs: [probe-pacing]
+    backend_timing_disclosures:
+    - disclosure_id: probe-pacing
+      disclosure_kind: pacing
+      support_mode: exact
+      description: The backend paces the probe exactly.
+      affected_temporal_ids: [probe-cadence]
     backend_failure_mappings:
 `,
         ],

@@ -128,6 +128,12 @@ const ADDRESS_KINDS: readonly (readonly string[])[] = [
   ["time", "clock", "*"],
   ["time", "policy", "*"],
   ["time", "constraint", "*"],
+  ["time", "domain", "*"],
+  ["evaluation", "objective", "*"],
+  ["participant", "outcome-interpretation-rule", "*"],
+  ["participant", "behavior-specification", "*", "inject-delivery", "*"],
+  ["sdl", "*", "*"],
+  ["sdl", "workflow-step", "*", "*"],
 ];
 
 const FIRST = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -151,10 +157,10 @@ function addressKind(address: string): string | undefined {
 
 const ADDRESS_FIELD = /(^address$|Address$|Addresses$)/;
 
-/** Every address the model holds: record keys and the values of address fields. */
+/** Every address the model holds: record keys and the values of address fields (`""`, RAES's "none", excepted). */
 function addressesIn(value: unknown, out: string[] = [], field = ""): string[] {
   if (typeof value === "string") {
-    if (ADDRESS_FIELD.test(field)) out.push(value);
+    if (ADDRESS_FIELD.test(field) && value !== "") out.push(value);
   } else if (Array.isArray(value)) {
     for (const entry of value) addressesIn(entry, out, field);
   } else if (value !== null && typeof value === "object") {

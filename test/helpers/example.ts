@@ -57,7 +57,7 @@ export function modelStartingAt(startTick: number, maxActionAttempts = 2): Runti
   const constraints = Object.fromEntries(
     Object.entries(model.temporalConstraints).map(([k, c]) => [
       k,
-      c.cadenceTicks === undefined ? c : { ...c, startTick },
+      c.cadenceTicks === null ? c : { ...c, startTick },
     ]),
   );
   return { ...model, temporalConstraints: constraints };

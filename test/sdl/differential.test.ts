@@ -24,6 +24,8 @@ const FAMILIES = [
   "topology",
   "time-model",
   "behavior-spec",
+  "temporal-contracts",
+  "objectives",
 ];
 
 interface Outcome {

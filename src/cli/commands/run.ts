@@ -76,6 +76,10 @@ export function registerRunCommand(program: Command): void {
         [],
       )
       .option(
+        "--allow-policy-change",
+        "accept a policy edited since the store's run began: a new segment starts under it (else the run is refused)",
+      )
+      .option(
         "--otlp <url>",
         "export spans with OTLP/HTTP to URL/v1/traces (e.g. http://localhost:4318)",
         otlpUrl,

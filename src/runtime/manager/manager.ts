@@ -84,6 +84,12 @@ export interface RuntimeManagerOptions {
    * default the manifest's `max_autonomous_in_flight`, unbounded when it declares none.
    */
   readonly concurrency?: number;
+  /**
+   * Accept a policy that differs from the one the store's schedules run under (by RAES's policy digest):
+   * the run starts a new clock segment under the new policy, recorded in the clock and scheduler records.
+   * Without it, such a reopen is refused (`runtime.participant-autonomous-state-conflict`) before any write.
+   */
+  readonly allowPolicyChange?: boolean;
 }
 
 /** The per-invocation tool-action limits a manifest's composition claim declares, when it has one. */
@@ -191,6 +197,7 @@ export class RuntimeManager {
         onShare: (share) => options.observer?.shareChanged?.(share),
         nowMs,
         ...v2Hooks,
+        ...(options.allowPolicyChange ? { allowPolicyChange: true } : {}),
         recover: async (participants, fenceFor) => {
           const frameOf = policyFrames(options.model, options.runtime);
           const consumed = await recoverInterruptedInvocations(store, {
@@ -221,6 +228,12 @@ export class RuntimeManager {
       });
       const v2 = v2Order(specs);
       const manager = new RuntimeManager(store, ownsStore, book, ctx, v2, inFlight, options.observer);
+      const changed = book.takePolicyChanges();
+      if (changed.length > 0) {
+        const policies = [...new Set(changed.map((spec) => spec.policy.address))].join(", ");
+        log(`policy changed (${policies}): a new segment starts under the new policy`);
+        await book.reset();
+      }
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
       await manager.#exclusive(async () => manager.#run(await book.dueNow()));
       return manager;

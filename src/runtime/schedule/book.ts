@@ -6,6 +6,7 @@ import { ParticipantLeases, type ParticipantShare, shareTeller } from "./leases.
 import { scheduleKey as key, type ScheduleSpec, specOf } from "./plan.js";
 import {
   assertSameControls,
+  changedPolicies,
   firstRecord,
   resumedRecords,
   type SegmentStart,
@@ -37,6 +38,8 @@ export interface ScheduleBookOptions {
   ) => Promise<void>;
   /** A v2 schedule's continuation at the start of a segment (drawn from `tick`), to spread into its record. */
   readonly segmentStart?: SegmentStart;
+  /** Accept a policy whose digest differs from the stored one (the manager then starts a new segment). */
+  readonly allowPolicyChange?: boolean;
 }
 
 /** The manager's durable bookkeeping: clocks, scheduler records and leases of owned participants. */
@@ -47,6 +50,7 @@ export class ScheduleBook {
   readonly #leases: ParticipantLeases;
   readonly #uncertain = new Set<string>();
   readonly #tellShare: () => void;
+  #policyChanges: ScheduleSpec[] = [];
 
   private constructor(options: ScheduleBookOptions) {
     this.#o = options;
@@ -61,6 +65,10 @@ export class ScheduleBook {
   /** Loads or initialises clocks, takes leases, recovers what it took and loads scheduler records. */
   static async load(options: ScheduleBookOptions): Promise<ScheduleBook> {
     const book = new ScheduleBook(options);
+    // Before the first write (clocks, leases): a store whose schedules run under another policy.
+    const everyone = new Set(options.specs.map((spec) => spec.participantAddress));
+    const allow = options.allowPolicyChange ?? false;
+    book.#policyChanges = await changedPolicies(options.store, options.specs, everyone, allow);
     for (const spec of options.specs) {
       await book.#clocks.load(spec.policy.clockAddress);
     }
@@ -261,6 +269,13 @@ export class ScheduleBook {
     await this.#clocks.setPaused(paused);
   }
 
+  /** The schedules loaded under a changed (allowed) policy since the last call; each is reported once. */
+  takePolicyChanges(): ScheduleSpec[] {
+    const changes = this.#policyChanges;
+    this.#policyChanges = [];
+    return changes;
+  }
+
   /** New segment at tick 0 and next generation; each schedule starts its new episode at its next due run. */
   async reset(): Promise<void> {
     await this.#clocks.reset();
@@ -296,6 +311,8 @@ export class ScheduleBook {
   async loadPending(only?: ReadonlySet<string>, catchUp = false): Promise<void> {
     await this.#leases.loadPending(async (taken, handedOver, keepSteps) => {
       await assertSameControls(this.#o.store, this.#o.specs, taken);
+      // A participant taken over mid-run: its stored policy must be this one (an allowed change was seen at open).
+      await changedPolicies(this.#o.store, this.#o.specs, taken, this.#o.allowPolicyChange ?? false);
       await this.#o.recover(taken, (p) => this.fenceFor(p));
       await this.reloadSchedulers(taken, catchUp, handedOver, keepSteps);
     }, only);

@@ -30,7 +30,7 @@ export function dueTicks(
   if (!constraint) return [toTick];
   const cadence = constraint.cadenceTicks ?? 0;
   if (cadence < 1 || toTick <= fromTick) return [];
-  const start = constraint.startTick;
+  const start = constraint.startTick ?? 0;
   const first = fromTick < start ? start : start + (Math.floor((fromTick - start) / cadence) + 1) * cadence;
   const ticks: number[] = [];
   for (let tick = first; tick <= toTick; tick += cadence) ticks.push(tick);
@@ -63,7 +63,7 @@ export function schedulePositions(
     const finished =
       record.lifecycle !== "running" || (policy !== undefined && record.attempts >= policy.maxActionAttempts);
     const period = cadence?.cadenceTicks ?? 0;
-    const horizon = cadence ? Math.max(record.tick, cadence.startTick) + period : 0;
+    const horizon = cadence ? Math.max(record.tick, cadence.startTick ?? 0) + period : 0;
     return {
       participantAddress: record.participantAddress,
       policyAddress: record.policyAddress,

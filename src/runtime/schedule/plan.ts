@@ -4,6 +4,7 @@ import type {
   CompiledTemporalConstraint,
   RuntimeModel,
 } from "../../compiler/index.js";
+import { policyDigest } from "../../compiler/index.js";
 import {
   type ExecutionOfferLookup,
   ParticipantAdmissionRules,
@@ -19,8 +20,10 @@ const V2_PROFILE = "participant-autonomous-execution/v2";
 /** One participant's schedule under one autonomous policy, ready to run. */
 export interface ScheduleSpec {
   readonly policy: CompiledAutonomousPolicy;
+  /** RAES's digest of the policy (`policyDigest`), kept in the scheduler record. */
+  readonly policyDigest: string;
   readonly participantAddress: string;
-  readonly progression: CompiledProgressionPolicy;
+  readonly progression: SteppedProgression;
   /** The v1 cadence; absent for v2 schedules. */
   readonly cadence?: CompiledTemporalConstraint;
   /** The v2 schedule: activity policy, participant stream and bounds. */
@@ -28,6 +31,18 @@ export interface ScheduleSpec {
   readonly rules: ParticipantAdmissionRules;
   /** A port is attached only when the runtime claims the composition and the participant has a binding. */
   readonly toolActionsEnabled: boolean;
+}
+
+/** A progression policy with a positive step, the only kind a schedule runs on. */
+export type SteppedProgression = CompiledProgressionPolicy & { readonly stepTicks: number };
+
+function steppedProgression(
+  progression: CompiledProgressionPolicy | undefined,
+): SteppedProgression | undefined {
+  const step = progression?.stepTicks ?? null;
+  return progression === undefined || step === null || step < 1
+    ? undefined
+    : { ...progression, stepTicks: step };
 }
 
 /** Inputs to planning. */
@@ -45,14 +60,17 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
   const problems: string[] = [];
   const specs: ScheduleSpec[] = [];
   for (const policy of Object.values(input.model.autonomousPolicies)) {
-    const progression = input.model.progressionPolicies[policy.progressionPolicyAddress];
+    const digest = policyDigest(input.model, policy);
+    const progression = steppedProgression(input.model.progressionPolicies[policy.progressionPolicyAddress]);
     const cadence =
       policy.cadenceConstraintAddress === undefined
         ? undefined
         : input.model.temporalConstraints[policy.cadenceConstraintAddress];
     const before = problems.length;
     if (policy.profile === V2_PROFILE) {
-      specs.push(...planV2(input, policy, progression, problems));
+      specs.push(
+        ...planV2(input, policy, progression, problems).map((spec) => ({ ...spec, policyDigest: digest })),
+      );
       continue;
     }
     if (policy.profile !== RUNNABLE_PROFILE) {
@@ -65,7 +83,7 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
         `${policy.address}: selection strategy ${policy.selectionStrategy} is not ${RUNNABLE_STRATEGY}`,
       );
     }
-    if (!progression || progression.stepTicks < 1) {
+    if (!progression) {
       problems.push(
         `${policy.address}: progression policy ${policy.progressionPolicyAddress} has no positive step`,
       );
@@ -90,6 +108,7 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
       });
       specs.push({
         policy,
+        policyDigest: digest,
         participantAddress,
         progression,
         cadence,
@@ -115,16 +134,16 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
 function planV2(
   input: PlanInput,
   policy: CompiledAutonomousPolicy,
-  progression: CompiledProgressionPolicy | undefined,
+  progression: SteppedProgression | undefined,
   problems: string[],
-): ScheduleSpec[] {
+): Omit<ScheduleSpec, "policyDigest">[] {
   const before = problems.length;
   const activity = policy.activity;
   const control = input.v2Controls?.get(policy.address);
   if (!activity) problems.push(`${policy.address}: the v2 policy has no compiled activity`);
   if (policy.selectionStrategy !== "weighted")
     problems.push(`${policy.address}: selection strategy ${policy.selectionStrategy} is not weighted`);
-  if (progression?.advancementMode !== "stepped" || progression.stepTicks < 1)
+  if (progression?.advancementMode !== "stepped")
     problems.push(`${policy.address}: the v2 scheduler runs on a stepped progression policy only`);
   for (const candidate of activity?.candidates ?? []) {
     if (!policy.executionBindings.some((b) => b.actionContractAddress === candidate.actionContractAddress))

@@ -15,13 +15,14 @@ export type SegmentStart = (
   tick: number,
 ) => { readonly activity?: ActivityContinuation };
 
-/** What a scheduler record carries about its run: the attempt bound and, for v2, the control fingerprint. */
+/** What a scheduler record carries about its run: the attempt bound, the policy digest and, for v2, the control fingerprint. */
 export function scheduleIdentity(
   spec: ScheduleSpec,
-): Pick<SchedulerRecord, "maxActionAttempts" | "streamFingerprint"> {
+): Pick<SchedulerRecord, "maxActionAttempts" | "streamFingerprint" | "policyDigest"> {
   const fingerprint = spec.v2?.stream.fingerprint;
   return {
     maxActionAttempts: spec.policy.maxActionAttempts,
+    policyDigest: spec.policyDigest,
     ...(fingerprint === undefined ? {} : { streamFingerprint: fingerprint }),
   };
 }
@@ -67,6 +68,7 @@ export function upgradedRecord(
   if (
     !exhausted &&
     record.maxActionAttempts === identity.maxActionAttempts &&
+    record.policyDigest === identity.policyDigest &&
     (fingerprint === undefined || record.streamFingerprint === fingerprint)
   )
     return undefined;
@@ -92,6 +94,33 @@ export async function assertSameControls(
       `${spec.participantAddress} was started under another stochastic control (namespace or seed) than the one supplied for ${spec.v2?.stream.controlId}; reopen it with the control it started with, or use a new store`,
     );
   }
+}
+
+/**
+ * The schedules the store started under another policy: their stored digest differs from the policy's.
+ * Unless `allowChange`, the first is refused (`runtime.participant-autonomous-state-conflict`, RAES's code),
+ * naming the policy, before anything is written; allowed, they are returned so the run starts a new segment.
+ */
+export async function changedPolicies(
+  store: ControlPlaneStore,
+  specs: readonly ScheduleSpec[],
+  participants: ReadonlySet<string>,
+  allowChange: boolean,
+): Promise<ScheduleSpec[]> {
+  const changed: ScheduleSpec[] = [];
+  for (const spec of specs) {
+    if (!participants.has(spec.participantAddress)) continue;
+    const stored = await store.getScheduler(spec.participantAddress, spec.policy.address);
+    if (stored?.policyDigest === undefined || stored.policyDigest === spec.policyDigest) continue;
+    if (!allowChange) {
+      throw new RuntimeError(
+        RuntimeErrorCode.activity_state_conflict,
+        `the policy ${spec.policy.address} differs from the one ${spec.participantAddress} runs under in this store (stored ${stored.policyDigest}, now ${spec.policyDigest}); reopen with the policy it started with, allow the change (raes run --allow-policy-change), which starts a new segment, or use a new store`,
+      );
+    }
+    changed.push(spec);
+  }
+  return changed;
 }
 
 /**

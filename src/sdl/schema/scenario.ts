@@ -3,7 +3,7 @@ import { joinPointer } from "../diagnostics.js";
 import { actionContractShape, agentShape } from "./actions.js";
 import { behaviorSpecificationShape } from "./behavior.js";
 import { observationBoundaryShape } from "./boundaries.js";
-import type { DecodeContext, Infer } from "./shape.js";
+import type { DecodeContext, Infer, Shape } from "./shape.js";
 import { isMapping, opaque, record, text } from "./shape.js";
 import type { OptionalField } from "./struct.js";
 import { optional, required, struct, withDefault } from "./struct.js";
@@ -50,6 +50,29 @@ const keptSections = Object.fromEntries(
   UNINTERPRETED_SECTIONS.map((name) => [name, optional(opaque())]),
 ) as Record<UninterpretedSection, OptionalField<unknown>>;
 
+/**
+ * `objectives`: kept as authored, except RAES's actor rule, which raes-ts checks: each objective names
+ * exactly one of a non-empty `agent` or `entity`.
+ */
+const objectivesShape: Shape<unknown> = {
+  expected: "a mapping",
+  decode(raw, pointer, ctx) {
+    if (!isMapping(raw)) return raw;
+    for (const [name, objective] of Object.entries(raw)) {
+      if (!isMapping(objective)) continue;
+      const named = (key: string) => objective[key] !== undefined && objective[key] !== "";
+      if (named("agent") === named("entity")) {
+        ctx.report({
+          code: DiagnosticCode.modelInvalid,
+          message: "an objective names exactly one of 'agent' or 'entity'",
+          path: joinPointer(pointer, name),
+        });
+      }
+    }
+    return raw;
+  },
+};
+
 const scenarioShape = struct({
   name: required(text({ identifier: true })),
   version: withDefault(text(), "*"),
@@ -66,6 +89,8 @@ const scenarioShape = struct({
   time_progression_policies: withDefault(record(progressionPolicyShape), {}),
   temporal_constraints: withDefault(record(temporalConstraintShape), {}),
   ...keptSections,
+  // Overrides the kept `objectives` section: still kept as authored, with the actor rule checked.
+  objectives: optional(objectivesShape),
 });
 
 /** A loaded RAES scenario: interpreted sections typed and closed, other RAES sections kept as authored. */

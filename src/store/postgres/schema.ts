@@ -155,6 +155,8 @@ END $$;
 `,
   // SQLite's packing: PostgreSQL's json column and lz4 keep bodies as they are.
   11: "SELECT 1",
+  // Rows older than this step learn the digest from the next manager that opens them.
+  12: "ALTER TABLE schedulers ADD COLUMN policy_digest text;",
 });
 
 /** Serializes migrations of every raes-ts process sharing the database. */

@@ -23,6 +23,7 @@ export const SCHEDULER_COLUMNS: readonly Column[] = [
   ["continuation", "text"],
   ["attempt_bound", "bigint"],
   ["stream_fingerprint", "text"],
+  ["policy_digest", "text"],
   ["updated_at", "text"],
 ];
 

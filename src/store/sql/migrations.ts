@@ -23,6 +23,7 @@ const STEPS = {
   9: "runtime processes: a heartbeat per process, so processes share the participants evenly",
   10: "history bodies compressed with lz4 where PostgreSQL has it (SQLite: nothing to change)",
   11: "history bodies packed in SQLite: key names and repeated strings left out (PostgreSQL: nothing to change)",
+  12: "scheduler policy digest: RAES's digest of the policy a schedule runs under, so an edited policy is refused at reopen",
 } as const;
 
 /** A store's SQL for every step, by version. */

@@ -54,6 +54,7 @@ export interface SchedulerRow {
   /** Null in rows written before schema step 7. */
   attempt_bound: number | null;
   stream_fingerprint: string | null;
+  policy_digest?: string | null;
   updated_at: string;
 }
 
@@ -247,6 +248,7 @@ export function schedulerRow(s: SchedulerRecord): SchedulerRow {
     continuation: s.activity === undefined ? null : JSON.stringify(s.activity),
     attempt_bound: s.maxActionAttempts ?? null,
     stream_fingerprint: s.streamFingerprint ?? null,
+    policy_digest: s.policyDigest ?? null,
     updated_at: s.updatedAt,
   };
 }
@@ -272,6 +274,7 @@ export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
     ...(r.stream_fingerprint === null || r.stream_fingerprint === undefined
       ? {}
       : { streamFingerprint: r.stream_fingerprint }),
+    ...(r.policy_digest === null || r.policy_digest === undefined ? {} : { policyDigest: r.policy_digest }),
     updatedAt: r.updated_at,
   };
 }

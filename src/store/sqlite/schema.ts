@@ -142,6 +142,8 @@ CREATE TABLE runtime_processes (
   // Bodies written from this step are packed (packed-body.ts); older ones stay JSON objects and are
   // read as they are. The step is what keeps an older raes-ts, which could not read them, out.
   11: "-- History bodies written from here are packed; nothing to change in the tables.",
+  // Rows older than this step learn the digest from the next manager that opens them.
+  12: "ALTER TABLE schedulers ADD COLUMN policy_digest TEXT;",
 });
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */

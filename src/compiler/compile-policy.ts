@@ -1,0 +1,276 @@
+import type { AutonomousPolicy, ScenarioIndex } from "../sdl/index.js";
+import { AutonomousProfile, policyActionRefs, sectionRefName } from "../sdl/index.js";
+import { Addresses, resolveRefAddress } from "./addresses.js";
+import { compileActivity } from "./compile-activity.js";
+import type {
+  CompiledAutonomousPolicy,
+  CompiledExecutionBinding,
+  CompiledResourceDemand,
+  CompiledResourceFairness,
+  CompiledResourceOwner,
+} from "./model.js";
+import { resolveNames } from "./records.js";
+
+/** RAES's two legacy budgets of a v1/v2 policy: its attempt bound per segment and its in-flight bound. */
+function legacyResources(
+  policy: AutonomousPolicy,
+  participantAddresses: readonly string[],
+): Pick<CompiledAutonomousPolicy, "resourceOwners" | "resourceDemands" | "resourceFairness"> {
+  const owner: CompiledResourceOwner = {
+    ownerId: "legacy-participant",
+    kind: "participant",
+    address: participantAddresses[0] ?? "",
+  };
+  const demand = (
+    budgetId: string,
+    fields: Pick<
+      CompiledResourceDemand,
+      "resourceKind" | "accountingMode" | "meterProfileRef" | "limit" | "reset" | "windowTicks"
+    >,
+  ): CompiledResourceDemand => ({
+    budgetId,
+    ownerId: owner.ownerId,
+    ownerKind: owner.kind,
+    ownerAddress: owner.address,
+    poolRef: "legacy-participant",
+    unit: "actions",
+    reservation: 1,
+    parentBudgetRef: null,
+    evidenceRefs: [],
+    provenance: "legacy_maximum",
+    ...fields,
+  });
+  const fairness: CompiledResourceFairness = {
+    policy: "legacy_bounded",
+    priorityClass: "standard",
+    weight: 1,
+    protected: false,
+    borrowing: "none",
+    reclaim: "none",
+    maxQueueTicks: 0,
+    starvationBoundTicks: 1,
+  };
+  return {
+    resourceOwners: [owner],
+    resourceDemands: [
+      demand("legacy-action-rate", {
+        resourceKind: "action_rate",
+        accountingMode: "windowed_counter",
+        meterProfileRef: "raes.action-attempt/v1",
+        limit: policy.max_action_attempts,
+        reset: "time_segment",
+        windowTicks: policy.max_action_attempts,
+      }),
+      demand("legacy-concurrent-actions", {
+        resourceKind: "concurrent_actions",
+        accountingMode: "reservable_gauge",
+        meterProfileRef: "raes.concurrent-action/v1",
+        limit: policy.max_in_flight,
+        reset: "reconciled",
+        windowTicks: null,
+      }),
+    ],
+    resourceFairness: fairness,
+  };
+}
+
+type Authored = Readonly<Record<string, unknown>>;
+
+function authored(value: unknown): Authored {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Authored) : {};
+}
+
+function sortedEntries(value: unknown): [string, Authored][] {
+  return Object.entries(authored(value))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, entry]) => [key, authored(entry)]);
+}
+
+/** RAES's compiled `resource_budget` of a v3 policy: owners and dimensions by id, each owner's address resolved. */
+function authoredResources(
+  index: ScenarioIndex,
+  budget: unknown,
+  participantAddresses: readonly string[],
+): Pick<CompiledAutonomousPolicy, "resourceOwners" | "resourceDemands" | "resourceFairness"> {
+  const { scenario } = index;
+  const ownerAddress = (kind: string, ref: string): string => {
+    if (kind === "participant") return participantAddresses.find((a) => a.endsWith(`.${ref}`)) ?? ref;
+    if (kind === "deployment_tenant") {
+      const tenants = authored((scenario as { readonly deployment_tenants?: unknown }).deployment_tenants);
+      return `deployment.tenant.${sectionRefName(ref, "deployment_tenants", tenants) ?? ref}`;
+    }
+    if (kind === "shared_service") return resolveRefAddress(scenario, ref) ?? ref;
+    return ref;
+  };
+  const owners = sortedEntries(authored(budget).owners).map(
+    ([ownerId, owner]): CompiledResourceOwner => ({
+      ownerId,
+      kind: String(owner.kind),
+      address: ownerAddress(String(owner.kind), String(owner.ref)),
+    }),
+  );
+  const ownerById = new Map(owners.map((owner) => [owner.ownerId, owner]));
+  const demands = sortedEntries(authored(budget).dimensions).map(([budgetId, d]): CompiledResourceDemand => {
+    const owner = ownerById.get(String(d.owner_ref));
+    return {
+      budgetId,
+      ownerId: String(d.owner_ref),
+      ownerKind: owner?.kind ?? "",
+      ownerAddress: owner?.address ?? "",
+      poolRef: String(d.pool_ref),
+      resourceKind: String(d.resource_kind),
+      unit: String(d.unit),
+      accountingMode: String(d.accounting_mode),
+      meterProfileRef: String(d.meter_profile_ref),
+      limit: Number(d.limit),
+      reservation: Number(d.reservation),
+      reset: String(d.reset),
+      windowTicks: typeof d.window_ticks === "number" ? d.window_ticks : null,
+      parentBudgetRef: typeof d.parent_budget_ref === "string" ? d.parent_budget_ref : null,
+      evidenceRefs: Array.isArray(d.evidence_refs) ? d.evidence_refs.map(String) : [],
+      provenance: "authored",
+    };
+  });
+  const f = authored(authored(budget).fairness);
+  return {
+    resourceOwners: owners,
+    resourceDemands: demands,
+    resourceFairness: {
+      policy: String(f.policy),
+      priorityClass: String(f.priority_class),
+      weight: Number(f.weight),
+      protected: f.protected === true,
+      borrowing: String(f.borrowing),
+      reclaim: String(f.reclaim),
+      maxQueueTicks: Number(f.max_queue_ticks),
+      starvationBoundTicks: Number(f.starvation_bound_ticks),
+    },
+  };
+}
+
+/** The flat activity fields RAES writes on every policy (a v1 policy gets RAES's empty values). */
+function flatActivity(
+  policy: CompiledAutonomousPolicy["activity"],
+  address: (ref: string) => string,
+  workRefs: readonly string[],
+  pauseRefs: readonly string[],
+) {
+  const candidates = policy?.candidates ?? [];
+  return {
+    workWindowAddresses: workRefs.map(address),
+    pauseWindowAddresses: pauseRefs.map(address),
+    stochasticControlRef: policy?.stochasticControlRef ?? "",
+    timingMinimumTicks: policy?.timingMinimumTicks ?? 0,
+    timingMaximumTicks: policy?.timingMaximumTicks ?? 0,
+    outsideWindowDisposition: policy?.outsideWindowDisposition ?? "",
+    emptyEligibleDisposition: policy?.emptyEligibleDisposition ?? "",
+    actionCandidateIds: candidates.map((c) => c.id),
+    actionCandidateWeights: candidates.map((c) => c.weight),
+    actionCandidateDependencies: candidates.map((c) => [...c.dependsOn]),
+    actionCandidateRetryFailureClasses: candidates.map((c) => [...c.retryableFailureClasses]),
+    actionCandidateMaxRetries: candidates.map((c) => c.maxRetries),
+    actionCandidateCooldownTicks: candidates.map((c) => c.cooldownTicks),
+    maxOccurrences: policy?.maxOccurrences ?? 0,
+    maxBurstSize: policy?.maxBurstSize ?? 1,
+  };
+}
+
+/** Compiles one autonomous execution policy with every field RAES writes for it (docs/raes-mapping.md). */
+export function compilePolicy(
+  index: ScenarioIndex,
+  specName: string,
+  policy: AutonomousPolicy,
+  participantAddresses: readonly string[],
+  targetsOf: (action: string) => readonly string[],
+): CompiledAutonomousPolicy {
+  const { scenario } = index;
+  const address = Addresses.autonomousPolicy(specName);
+  const clockName = sectionRefName(policy.clock_ref, "clocks", scenario.clocks) ?? policy.clock_ref;
+  const progressionName =
+    sectionRefName(
+      policy.progression_policy_ref,
+      "time_progression_policies",
+      scenario.time_progression_policies,
+    ) ?? policy.progression_policy_ref;
+  const constraintAddress = (ref: string) =>
+    Addresses.temporalConstraint(
+      sectionRefName(ref, "temporal_constraints", scenario.temporal_constraints) ?? ref,
+    );
+  const v1 = policy.profile === AutonomousProfile.v1;
+  const workRefs = v1 ? [] : policy.work_window_refs;
+  const pauseRefs = v1 ? [] : policy.pause_window_refs;
+  const constraintRefs = v1 ? policy.temporal_constraint_refs : [...workRefs, ...pauseRefs];
+  const cadence = v1
+    ? constraintRefs.find((ref) => {
+        const name = sectionRefName(ref, "temporal_constraints", scenario.temporal_constraints);
+        return name !== undefined && scenario.temporal_constraints[name]?.constraint_kind === "cadence";
+      })
+    : undefined;
+  const actionRefs = policyActionRefs(policy).map(([ref]) => ref);
+  const actionName = (ref: string) => sectionRefName(ref, "action_contracts", scenario.action_contracts);
+  const actions = resolveNames(actionRefs, actionName);
+  const executionBindings = actions.map(
+    (action): CompiledExecutionBinding => ({
+      bindingId: Addresses.executionBinding(address, action),
+      actionContractAddress: Addresses.actionContract(action),
+      targetAddresses: [...targetsOf(action)],
+      participantImplementationRef: policy.participant_implementation_ref,
+      maxActionAttempts: policy.max_action_attempts,
+      maxInFlight: policy.max_in_flight,
+    }),
+  );
+  const actionContractAddresses = actionRefs.map((ref) => Addresses.actionContract(actionName(ref) ?? ref));
+  const targetAddresses = [...new Set(executionBindings.flatMap((binding) => binding.targetAddresses))];
+  const authority = policy.evaluation_authority;
+  const objectiveRefs = authority.objective_refs.map((ref) => {
+    const objectives = (scenario as { readonly objectives?: unknown }).objectives;
+    const declared: Readonly<Record<string, unknown>> =
+      objectives !== null && typeof objectives === "object" ? (objectives as Record<string, unknown>) : {};
+    return Addresses.objective(sectionRefName(ref, "objectives", declared) ?? ref);
+  });
+  const boundary =
+    sectionRefName(
+      policy.observation_boundary_ref,
+      "observation_boundaries",
+      scenario.observation_boundaries,
+    ) ?? policy.observation_boundary_ref;
+  const activity = compileActivity(scenario, policy);
+  return {
+    address,
+    name: specName,
+    behaviorSpecificationAddress: Addresses.behaviorSpecification(specName),
+    profile: policy.profile,
+    participantAddresses: [...participantAddresses],
+    participantImplementationRef: policy.participant_implementation_ref,
+    clockAddress: Addresses.clock(clockName),
+    progressionPolicyAddress: Addresses.progressionPolicy(progressionName),
+    temporalConstraintAddresses: constraintRefs.map(constraintAddress),
+    ...(cadence === undefined ? {} : { cadenceConstraintAddress: constraintAddress(cadence) }),
+    actionOrder: actions.map(Addresses.actionContract),
+    actionContractAddresses,
+    targetAddresses,
+    observationBoundaryAddress: Addresses.observationBoundary(boundary),
+    selectionStrategy: policy.selection_strategy,
+    maxActionAttempts: policy.max_action_attempts,
+    maxInFlight: policy.max_in_flight,
+    failurePolicy: policy.failure_policy,
+    evaluationAuthorityMode: authority.mode,
+    objectiveRefs,
+    proofProducerRefs: [...authority.proof_producer_refs],
+    scoreAuthorityRefs: [...authority.score_authority_refs],
+    receiptAuthorityRefs: [...authority.receipt_authority_refs],
+    executionBindings,
+    ...flatActivity(activity, constraintAddress, workRefs, pauseRefs),
+    ...(policy.profile === AutonomousProfile.v3
+      ? authoredResources(index, policy.resource_budget, participantAddresses)
+      : legacyResources(policy, participantAddresses)),
+    orderingDependencies: [],
+    refreshDependencies: [
+      ...participantAddresses,
+      ...actionContractAddresses,
+      ...objectiveRefs,
+      ...targetAddresses,
+    ],
+    ...(activity === undefined ? {} : { activity }),
+  };
+}
