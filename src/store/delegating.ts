@@ -74,6 +74,8 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   // static block below puts them on the prototype): declared here for the type checker only.
   declare listOperations: ControlPlaneStore["listOperations"];
   declare listEvents: ControlPlaneStore["listEvents"];
+  declare readChainPage: ControlPlaneStore["readChainPage"];
+  declare listChainHeads: ControlPlaneStore["listChainHeads"];
   declare getClock: ControlPlaneStore["getClock"];
   declare getScheduler: ControlPlaneStore["getScheduler"];
   declare listSchedulers: ControlPlaneStore["listSchedulers"];

@@ -1,4 +1,5 @@
 import {
+  type ChainHead,
   DEFAULT_OPERATION_LIMIT,
   type HistoryEvent,
   invocationEntry,
@@ -117,6 +118,19 @@ export class MemoryReads {
       }
     }
     return found;
+  }
+
+  /** At most `limit` events after `afterSequence`, in commit order (sequence n is at index n - 1). */
+  readChainPage(afterSequence: number, limit: number): HistoryEvent[] {
+    const from = Math.max(0, Math.trunc(afterSequence));
+    return this.#tables.events.slice(from, from + Math.max(0, Math.trunc(limit)));
+  }
+
+  /** Every participant's chain, ordered by participant (bytewise). */
+  listChainHeads(): ChainHead[] {
+    return [...this.#tables.chains.values()].sort((a, b) =>
+      compareCodeUnits(a.participant_address, b.participant_address),
+    );
   }
 
   /** History events matching every given filter, in commit order. */

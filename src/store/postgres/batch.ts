@@ -1,3 +1,4 @@
+import { canonicalAroundSequence, chainGenesis, UNANCHORED } from "../../records/index.js";
 import { leaseLost, StoreConflictError } from "../errors.js";
 import {
   columnNames,
@@ -34,7 +35,11 @@ const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
 // one more WAL record per row) and only one the update did not find is inserted (the actions' JSON
 // parsed once, no index probed again for those just updated). Sequences are assigned from
 // the history_head row lock, so they stay commit order without gaps.
-const COMMIT_BATCH = (fence: string) => `WITH ${fence},
+// Each event's chain_digest is computed here, where its sequence is assigned: `linked` walks the
+// events in order, each chaining from its participant's digest before it in the batch, else its
+// stored head, else its genesis; the RFC 8785 text around the sequence comes from the caller
+// (canonicalAroundSequence), so the digest is the one every store computes (docs/reference/evidence.md).
+const COMMIT_BATCH = (fence: string) => `WITH RECURSIVE ${fence},
   written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
     FROM ${recordset(3, CLOSE_COLUMNS)}
     WHERE i.id = t.id AND i.state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
@@ -50,13 +55,39 @@ const COMMIT_BATCH = (fence: string) => `WITH ${fence},
     RETURNING 1),
   head AS (UPDATE history_head SET last_sequence = last_sequence + $6::bigint
     WHERE $6::bigint > 0 AND (SELECT ok FROM complete) RETURNING last_sequence),
-  appended AS (
-    INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body)
-    SELECT head.last_sequence - $6::bigint + e.n, e.participant_address, e.episode_id,
-      e.action_instance_id, e.body
+  events AS MATERIALIZED (
+    SELECT head.last_sequence - $6::bigint + e.n AS sequence, e.*
     FROM head CROSS JOIN ROWS FROM (json_array_elements($7::json), unnest($9::text[]),
-      unnest($10::text[]), unnest($11::text[])) WITH ORDINALITY
-      AS e(body, participant_address, episode_id, action_instance_id, n) RETURNING 1),
+      unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::text[]),
+      unnest($14::text[]), unnest($15::text[]), unnest($16::text[])) WITH ORDINALITY
+      AS e(body, participant_address, episode_id, action_instance_id, before, after, genesis,
+        scenario_digest, manifest_digest, n)),
+  stored AS MATERIALIZED (SELECT c.participant_address, c.head_digest FROM history_chains AS c
+    WHERE c.participant_address IN (SELECT participant_address FROM events)),
+  linked (n, heads, digest) AS (
+    SELECT 0::bigint, '{}'::jsonb, NULL::text
+    UNION ALL
+    SELECT l.n + 1, l.heads || jsonb_build_object(e.participant_address, d.digest), d.digest
+    FROM linked AS l JOIN events AS e ON e.n = l.n + 1
+    CROSS JOIN LATERAL (SELECT 'sha256:' || encode(sha256(convert_to(coalesce(
+      l.heads ->> e.participant_address,
+      (SELECT s.head_digest FROM stored AS s WHERE s.participant_address = e.participant_address),
+      e.genesis) || e.before || e.sequence::text || e.after, 'UTF8')), 'hex') AS digest) AS d),
+  appended AS (
+    INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body,
+      chain_digest)
+    SELECT e.sequence, e.participant_address, e.episode_id, e.action_instance_id, e.body, l.digest
+    FROM events AS e JOIN linked AS l ON l.n = e.n RETURNING 1),
+  chained AS (
+    INSERT INTO history_chains (participant_address, scenario_digest, manifest_digest, head_digest,
+      head_sequence, events, backfilled_at)
+    SELECT DISTINCT ON (e.participant_address) e.participant_address, e.scenario_digest,
+      e.manifest_digest, l.digest, e.sequence, count(*) OVER (PARTITION BY e.participant_address), NULL
+    FROM events AS e JOIN linked AS l ON l.n = e.n
+    ORDER BY e.participant_address, e.n DESC
+    ON CONFLICT (participant_address) DO UPDATE SET head_digest = excluded.head_digest,
+      head_sequence = excluded.head_sequence, events = history_chains.events + excluded.events
+    RETURNING 1),
   scheduled AS (
     INSERT INTO schedulers (${list(SCHEDULER_COLUMNS)})
     SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(8, SCHEDULER_COLUMNS)}
@@ -142,8 +173,40 @@ function batchQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
       events.map((e) => e.participant_address),
       events.map((e) => e.episode_id),
       events.map((e) => e.action_instance_id),
+      ...chainValues(commits),
     ],
   };
+}
+
+/**
+ * Each event's RFC 8785 text before and after its sequence, its participant's genesis (used only when
+ * the participant has no chain yet) and its commit's anchor, as five arrays beside the bodies.
+ */
+function chainValues(commits: readonly InvocationCommit[]): string[][] | (string | null)[][] {
+  const before: string[] = [];
+  const after: string[] = [];
+  const genesis: string[] = [];
+  const scenario: (string | null)[] = [];
+  const manifest: (string | null)[] = [];
+  const geneses = new Map<string, string>();
+  for (const commit of commits) {
+    const anchor = commit.anchor ?? UNANCHORED;
+    for (const event of commit.events) {
+      const [b, a] = canonicalAroundSequence(event);
+      before.push(b);
+      after.push(a);
+      const key = JSON.stringify([event.participant_address, anchor.scenario_digest, anchor.manifest_digest]);
+      let first = geneses.get(key);
+      if (first === undefined) {
+        first = chainGenesis(event.participant_address, anchor);
+        geneses.set(key, first);
+      }
+      genesis.push(first);
+      scenario.push(anchor.scenario_digest);
+      manifest.push(anchor.manifest_digest);
+    }
+  }
+  return [before, after, genesis, scenario, manifest];
 }
 
 /** Each scheduler's state after the last commit that carries it: one upsert may touch a row only once. */

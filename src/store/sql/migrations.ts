@@ -23,7 +23,11 @@ const STEPS = {
   9: "runtime processes: a heartbeat per process, so processes share the participants evenly",
   10: "history bodies compressed with lz4 where PostgreSQL has it (SQLite: nothing to change)",
   11: "history bodies packed in SQLite: key names and repeated strings left out (PostgreSQL: nothing to change)",
+  12: "history chains: chain_digest on every event and each participant's chain head; events written before are chained once, in commit order",
 } as const;
+
+/** The step that adds the history chains; after its SQL, each store chains the events already written. */
+export const CHAIN_STEP = 12;
 
 /** A store's SQL for every step, by version. */
 export type MigrationSql = { readonly [Version in keyof typeof STEPS]: string };
