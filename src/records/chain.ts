@@ -109,7 +109,7 @@ export function canonicalAroundSequence(draft: object): readonly [before: string
     text += `${rfc8785(key)}:${key === "sequence" ? SEQUENCE_MARK : rfc8785(value)}`;
   }
   const at = text.indexOf(SEQUENCE_MARK);
-  return [text.slice(0, at), text.slice(at + 1) + "}"];
+  return [text.slice(0, at), `${text.slice(at + 1)}}`];
 }
 
 /** A participant's chain as a store keeps it: what it starts from and where it ends. */

@@ -82,11 +82,17 @@ describe("sqlite store specifics", () => {
       const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
       const written = { participant_address: P1, episode_id: "episode-1", sequence: 1 };
       const digest = chainDigest(chainGenesis(P1, UNANCHORED), written);
-      assert.deepEqual(await store.listEvents({ participantAddress: P1 }), [{ ...written, chain_digest: digest }]);
+      assert.deepEqual(await store.listEvents({ participantAddress: P1 }), [
+        { ...written, chain_digest: digest },
+      ]);
       const [head] = await store.listChainHeads();
       assert.equal(head?.head_digest, digest);
       assert.equal(head?.events, 1);
-      assert.match(head?.backfilled_at ?? "", /^\d{4}-\d\d-\d\dT/, "the chain records the step that computed it");
+      assert.match(
+        head?.backfilled_at ?? "",
+        /^\d{4}-\d\d-\d\dT/,
+        "the chain records the step that computed it",
+      );
       await store.close();
       const db = new Database(file);
       const latest = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number };

@@ -35,11 +35,12 @@ const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
 // one more WAL record per row) and only one the update did not find is inserted (the actions' JSON
 // parsed once, no index probed again for those just updated). Sequences are assigned from
 // the history_head row lock, so they stay commit order without gaps.
-// Each event's chain_digest is computed here, where its sequence is assigned: `linked` walks the
-// events in order, each chaining from its participant's digest before it in the batch, else its
-// stored head, else its genesis; the RFC 8785 text around the sequence comes from the caller
-// (canonicalAroundSequence), so the digest is the one every store computes (docs/reference/evidence.md).
-const COMMIT_BATCH = (fence: string) => `WITH RECURSIVE ${fence},
+// Each event's chain_digest is computed here, where its sequence is assigned: raes_chain_digests (the
+// schema's step 12) walks the events in order, each chaining from its participant's digest before it
+// in the batch, else its stored head, else its genesis; the RFC 8785 text around the sequence comes
+// from the caller (canonicalAroundSequence), so the digest is the one every store computes
+// (docs/evidence-format.md).
+const COMMIT_BATCH = (fence: string) => `WITH ${fence},
   written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
     FROM ${recordset(3, CLOSE_COLUMNS)}
     WHERE i.id = t.id AND i.state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
@@ -58,21 +59,11 @@ const COMMIT_BATCH = (fence: string) => `WITH RECURSIVE ${fence},
   events AS MATERIALIZED (
     SELECT head.last_sequence - $6::bigint + e.n AS sequence, e.*
     FROM head CROSS JOIN ROWS FROM (json_array_elements($7::json), unnest($9::text[]),
-      unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::text[]),
-      unnest($14::text[]), unnest($15::text[]), unnest($16::text[])) WITH ORDINALITY
-      AS e(body, participant_address, episode_id, action_instance_id, before, after, genesis,
-        scenario_digest, manifest_digest, n)),
-  stored AS MATERIALIZED (SELECT c.participant_address, c.head_digest FROM history_chains AS c
-    WHERE c.participant_address IN (SELECT participant_address FROM events)),
-  linked (n, heads, digest) AS (
-    SELECT 0::bigint, '{}'::jsonb, NULL::text
-    UNION ALL
-    SELECT l.n + 1, l.heads || jsonb_build_object(e.participant_address, d.digest), d.digest
-    FROM linked AS l JOIN events AS e ON e.n = l.n + 1
-    CROSS JOIN LATERAL (SELECT 'sha256:' || encode(sha256(convert_to(coalesce(
-      l.heads ->> e.participant_address,
-      (SELECT s.head_digest FROM stored AS s WHERE s.participant_address = e.participant_address),
-      e.genesis) || e.before || e.sequence::text || e.after, 'UTF8')), 'hex') AS digest) AS d),
+      unnest($10::text[]), unnest($11::text[]), unnest($14::text[]), unnest($15::text[])) WITH ORDINALITY
+      AS e(body, participant_address, episode_id, action_instance_id, scenario_digest, manifest_digest, n)),
+  linked AS MATERIALIZED (
+    SELECT t.digest, t.n FROM head CROSS JOIN unnest(raes_chain_digests($9::text[], $12::text[],
+      $13::text[], $16::text[], head.last_sequence - $6::bigint + 1)) WITH ORDINALITY AS t(digest, n)),
   appended AS (
     INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body,
       chain_digest)
@@ -179,10 +170,10 @@ function batchQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
 }
 
 /**
- * Each event's RFC 8785 text before and after its sequence, its participant's genesis (used only when
- * the participant has no chain yet) and its commit's anchor, as five arrays beside the bodies.
+ * Each event's RFC 8785 text before and after its sequence, its commit's anchor, and its participant's
+ * genesis (used only when the participant has no chain yet), as five arrays beside the bodies.
  */
-function chainValues(commits: readonly InvocationCommit[]): string[][] | (string | null)[][] {
+function chainValues(commits: readonly InvocationCommit[]): (string | null)[][] {
   const before: string[] = [];
   const after: string[] = [];
   const genesis: string[] = [];
@@ -206,7 +197,7 @@ function chainValues(commits: readonly InvocationCommit[]): string[][] | (string
       manifest.push(anchor.manifest_digest);
     }
   }
-  return [before, after, genesis, scenario, manifest];
+  return [before, after, scenario, manifest, genesis];
 }
 
 /** Each scheduler's state after the last commit that carries it: one upsert may touch a row only once. */

@@ -177,6 +177,27 @@ CREATE TABLE history_chains (
   events bigint NOT NULL,
   backfilled_at text
 );
+CREATE FUNCTION raes_chain_digests(participants text[], befores text[], afters text[], geneses text[],
+  first_sequence bigint) RETURNS text[] LANGUAGE plpgsql AS $fn$
+DECLARE
+  heads jsonb := '{}';
+  digests text[] := '{}';
+  previous text;
+  digest text;
+BEGIN
+  FOR i IN 1 .. coalesce(array_length(participants, 1), 0) LOOP
+    previous := heads ->> participants[i];
+    IF previous IS NULL THEN
+      SELECT head_digest INTO previous FROM history_chains WHERE participant_address = participants[i];
+    END IF;
+    digest := 'sha256:' || encode(sha256(convert_to(coalesce(previous, geneses[i]) || befores[i]
+      || (first_sequence + i - 1)::text || afters[i], 'UTF8')), 'hex');
+    heads := heads || jsonb_build_object(participants[i], digest);
+    digests := digests || digest;
+  END LOOP;
+  RETURN digests;
+END
+$fn$;
 `,
 });
 
