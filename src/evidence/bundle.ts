@@ -2,7 +2,7 @@ import * as crypto from "node:crypto";
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
 import { createInterface } from "node:readline";
-import type { ChainHead } from "../records/index.js";
+import type { ChainHead, HistoryEvent, Operation } from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { VERIFY_PAGE } from "./verify-store.js";
@@ -23,6 +23,8 @@ export interface BundleOptions {
   readonly signKey?: crypto.KeyObject;
   /** The files the run read, each written whole into the bundle (`--include-inputs`). */
   readonly inputs?: readonly { readonly role: string; readonly name: string; readonly text: string }[];
+  /** The wire form of an operation (snake_case, as `raes operation --json` prints it); as stored by default. */
+  readonly operationWire?: (operation: Operation) => unknown;
   /** The time written in the header. */
   readonly now?: () => string;
 }
@@ -77,7 +79,8 @@ export async function writeBundle(
     const operations = await store.listOperations({ limit: Number.MAX_SAFE_INTEGER });
     for (const entry of [...operations].reverse()) {
       const operation = await store.getOperation(entry.id);
-      if (operation) await write({ kind: "operation", operation });
+      if (operation)
+        await write({ kind: "operation", operation: (options.operationWire ?? ((o) => o))(operation) });
     }
     for (const s of schedulers) {
       if (s.streamFingerprint === undefined) continue;
@@ -176,7 +179,12 @@ export async function verifyBundle(
       heads.push(value as unknown as ChainHead);
     } else if (value.kind === "event") {
       verifier ??= new ChainVerifier(heads);
-      if (chainsOk && !verifier.add(value.event as never)) chainsOk = false;
+      if (!isEvent(value.event)) {
+        problems.push(`line ${lines}: an event line without an event (participant_address, sequence)`);
+        chainsOk = false;
+      } else if (chainsOk && !verifier.add(value.event)) chainsOk = false;
+    } else if (value.kind !== "operation" && value.kind !== "seed_fingerprint" && value.kind !== "input") {
+      problems.push(`line ${lines}: unknown kind ${JSON.stringify(value.kind)}`);
     }
   }
   const chains = (verifier ?? new ChainVerifier(heads)).finish();
@@ -206,6 +214,16 @@ export async function verifyBundle(
     chains,
     ...(typeof header?.raes_ts_version === "string" ? { raes_ts_version: header.raes_ts_version } : {}),
   };
+}
+
+function isEvent(value: unknown): value is HistoryEvent {
+  const event = value as Partial<HistoryEvent> | null;
+  return (
+    typeof event === "object" &&
+    event !== null &&
+    typeof event.participant_address === "string" &&
+    Number.isSafeInteger(event.sequence)
+  );
 }
 
 function checkSignature(
