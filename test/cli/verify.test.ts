@@ -82,6 +82,20 @@ describe("raes verify and raes export over the demo's store", () => {
     }
   });
 
+  it("writes every line of the bundle as docs/evidence-bundle.schema.json describes it", async () => {
+    const { Ajv2020 } = await import("ajv/dist/2020.js");
+    const schema = JSON.parse(readFileSync(join(ROOT, "docs", "evidence-bundle.schema.json"), "utf8"));
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    const lines = readFileSync(BUNDLE, "utf8").trimEnd().split("\n");
+    const kinds = new Set<string>();
+    for (const [i, line] of lines.entries()) {
+      const value = JSON.parse(line) as { kind: string };
+      kinds.add(value.kind);
+      assert.ok(validate(value), `line ${i + 1}: ${JSON.stringify(validate.errors)}`);
+    }
+    assert.deepEqual([...kinds].sort(), ["chain", "event", "header", "operation", "seal"]);
+  });
+
   it("fails the bundle with the wrong public key, saying so", async () => {
     const run = await raes(["verify", BUNDLE, "--public-key", OTHER_PUB]);
     assert.equal(run.code, 1);
