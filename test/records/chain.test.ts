@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
+import canonicalize from "canonicalize";
 import {
   canonicalAroundSequence,
   chainDigest,
@@ -8,6 +11,7 @@ import {
   rfc8785,
   UNANCHORED,
 } from "../../src/records/index.js";
+import { ROOT } from "../helpers/example.js";
 
 /** RFC 8785 Appendix B: IEEE 754 doubles (hex) and the text JCS writes for each. */
 const APPENDIX_B: readonly (readonly [string, string])[] = [
@@ -66,6 +70,22 @@ describe("RFC 8785 canonical JSON", () => {
       rfc8785(input),
       '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis","\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
     );
+  });
+
+  it("writes what the canonicalize package (a maintained RFC 8785 implementation) writes", () => {
+    const golden = readFileSync(join(ROOT, "test", "fixtures", "golden", "history-v1.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as unknown);
+    const odd = [
+      { "10": 1, "2": 2, "1": [3, { b: null, a: -0 }], "\u20ac": 1e21, é: 1e-7, "": '\u0000\u001f"\\' },
+      [undefined, { toJSON: () => ({ z: 1, y: [true, false] }) }],
+      { skipped: undefined, nested: { deep: [[[{ x: 0.1 + 0.2 }]]] }, big: 2 ** 60, small: -5e-324 },
+      "plain",
+      12.5,
+      null,
+    ];
+    for (const value of [...golden, ...odd]) assert.equal(rfc8785(value), canonicalize(value));
   });
 
   it("digests a string with a lone surrogate as if it were U+FFFD, so every stored event has a digest", () => {
