@@ -68,6 +68,7 @@ async function measure(events: number): Promise<void> {
   try {
     const file = join(dir, "store.db");
     const fillS = await fill(file, events);
+    console.log(`events ${events.toLocaleString("en")} | filled in ${fillS.toFixed(1)} s`);
     const store = await openControlPlaneStore(`sqlite:${file}`);
     let peak = 0;
     const sampler = setInterval(() => {
