@@ -123,6 +123,11 @@ export interface ActivityProvenance {
 /** A committed behavior history event; `sequence` is its commit order. */
 export interface HistoryEvent extends HistoryEventDraft {
   readonly sequence: number;
+  /**
+   * raes-ts's own: the event's link in its participant's hash chain (docs/reference/evidence.md),
+   * computed by the store in the transaction that appends the event.
+   */
+  readonly chain_digest?: string;
 }
 
 /** RAES lifecycle phases used by the three events. */

@@ -1,5 +1,15 @@
 export { isAddress, isAddressSegment } from "./address.js";
 export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
+export {
+  type ChainAnchor,
+  type ChainHead,
+  canonicalAroundSequence,
+  chainDigest,
+  chainGenesis,
+  jcsDigest,
+  rfc8785,
+  UNANCHORED,
+} from "./chain.js";
 export { codeOf, isPackageMissing } from "./codes.js";
 export {
   type ActivityProvenance,

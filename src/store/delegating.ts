@@ -75,6 +75,8 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare listOperations: ControlPlaneStore["listOperations"];
   declare findOperationIds: ControlPlaneStore["findOperationIds"];
   declare listEvents: ControlPlaneStore["listEvents"];
+  declare readChainPage: ControlPlaneStore["readChainPage"];
+  declare listChainHeads: ControlPlaneStore["listChainHeads"];
   declare getClock: ControlPlaneStore["getClock"];
   declare getScheduler: ControlPlaneStore["getScheduler"];
   declare listSchedulers: ControlPlaneStore["listSchedulers"];

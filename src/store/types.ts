@@ -1,4 +1,6 @@
 import type {
+  ChainAnchor,
+  ChainHead,
   ClockRecord,
   HistoryEvent,
   HistoryEventDraft,
@@ -64,6 +66,8 @@ export interface InvocationCommit {
   /** Tool triples in admission order, then the outer triple when there is one. */
   readonly events: readonly HistoryEventDraft[];
   readonly scheduler: SchedulerRecord;
+  /** What the participant's chain starts from, used only for its first event (docs/reference/evidence.md). */
+  readonly anchor?: ChainAnchor;
 }
 
 /** A participant's scheduler ownership, with the fencing token every write must present. */
@@ -120,6 +124,14 @@ export interface ControlPlaneStore {
   findOperationIds(fragment: string, limit: number): Promise<string[]>;
   /** Events matching every filter, in commit order; `afterSequence` and `limit` read it a page at a time. */
   listEvents(query?: HistoryQuery): Promise<HistoryEvent[]>;
+  /**
+   * At most `limit` events after `afterSequence`, every participant's, in commit order, each with its
+   * `chain_digest` as stored: the page `raes verify` reads, so a history of any length is checked in
+   * bounded memory.
+   */
+  readChainPage(afterSequence: number, limit: number): Promise<HistoryEvent[]>;
+  /** Every participant's chain as the store keeps it (anchor, head, event count), ordered by participant. */
+  listChainHeads(): Promise<ChainHead[]>;
   getClock(clockAddress: string): Promise<ClockRecord | undefined>;
   getScheduler(participantAddress: string, policyAddress: string): Promise<SchedulerRecord | undefined>;
   listSchedulers(): Promise<SchedulerRecord[]>;
@@ -195,6 +207,8 @@ export const STORE_READS = [
   "listOperations",
   "findOperationIds",
   "listEvents",
+  "readChainPage",
+  "listChainHeads",
   "getClock",
   "getScheduler",
   "listSchedulers",

@@ -1,8 +1,9 @@
+import { verifyStore } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
 import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import { type ControlPlaneStore, eventPages, type HistoryQuery, operationPages } from "../store/index.js";
-import type { TimelineInput, TimelineScheduler } from "./model/index.js";
+import type { TimelineChain, TimelineInput, TimelineScheduler } from "./model/index.js";
 
 /** From this many actions on, the timeline lists operations in one read rather than one read each. */
 export const LISTED_FROM = 64;
@@ -72,7 +73,20 @@ export async function readTimelineInput(
       ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
     }));
-  return { events, operations, schedulers };
+  return { events, operations, schedulers, chain: await chainStatus(store) };
+}
+
+/** Every chain of the store recomputed, as `raes verify` does, for the header's badge. */
+async function chainStatus(store: ControlPlaneStore): Promise<TimelineChain> {
+  const report = await verifyStore(store);
+  const f = report.failure;
+  return {
+    ok: report.ok,
+    events: report.events,
+    ...(f
+      ? { failure: `${f.kind} event: participant ${f.participant_address}, sequence ${f.sequence}` }
+      : {}),
+  };
 }
 
 /**

@@ -22,10 +22,14 @@ export function raesTripleMillis(): number {
   return Date.parse(`${match[1]}Z`) + Number(match[2]) / 1000;
 }
 
-/** raes-ts's own fields (docs/design.md §7); `sequence` is the store's commit order. */
+/**
+ * raes-ts's own fields (docs/design.md §7); `sequence` is the store's commit order, `chain_digest`
+ * the event's link in its participant's hash chain (docs/evidence-format.md).
+ */
 export const OWN_FIELDS = new Set([
   "event_id",
   "sequence",
+  "chain_digest",
   "execution_scope_ref",
   "execution_generation",
   "invocation_tool_context",

@@ -111,6 +111,7 @@ export function raesIdTranslator(run: RaesRun): (raesTsId: string) => string {
 export const RAES_TS_EXTRA_FIELDS = [
   "event_id",
   "sequence",
+  "chain_digest",
   "execution_scope_ref",
   "execution_generation",
   "invocation_tool_context",

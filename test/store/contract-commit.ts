@@ -3,7 +3,17 @@ import { it } from "node:test";
 import type { HistoryEvent, HistoryEventDraft } from "../../src/history/index.js";
 import { StoreConflictError } from "../../src/store/index.js";
 import type { FixtureSource } from "./contract.js";
-import { closeCommit, event, invocation, P1, P2, scheduler, toolAction, triple } from "./records.js";
+import {
+  closeCommit,
+  event,
+  invocation,
+  P1,
+  P2,
+  scheduler,
+  toolAction,
+  triple,
+  unchained,
+} from "./records.js";
 
 function committed(drafts: readonly HistoryEventDraft[], firstSequence: number): HistoryEvent[] {
   return drafts.map((draft, i) => ({ ...draft, sequence: firstSequence + i }));
@@ -46,7 +56,7 @@ export function commitCases(fixture: FixtureSource): void {
     await store.commitInvocation(commit);
     assert.deepEqual(await store.getInvocation(inv.id), commit.invocation);
     assert.deepEqual(await store.listToolActions({ invocationId: inv.id }), settled);
-    assert.deepEqual(await store.listEvents(), committed(commit.events, 1));
+    assert.deepEqual(unchained(await store.listEvents()), committed(commit.events, 1));
     assert.deepEqual(await store.getScheduler(P1, inv.policyAddress), commit.scheduler);
     assert.deepEqual(await store.listOpenInvocations(), []);
     assert.equal((await store.getOperation(inv.id))?.state, "succeeded");
@@ -119,10 +129,10 @@ export function commitCases(fixture: FixtureSource): void {
     assert.deepEqual(await store.getInvocation(inv.id), inv);
     assert.deepEqual(await store.getToolAction(first.id), first);
     assert.equal(await store.getToolAction(duplicateCall.id), undefined);
-    assert.deepEqual(await store.listEvents(), []);
+    assert.deepEqual(unchained(await store.listEvents()), []);
     assert.deepEqual(await store.getScheduler(P1, inv.policyAddress), openScheduler);
     await store.commitInvocation(closeCommit(inv, [settledFirst]));
-    assert.deepEqual(await store.listEvents(), committed(triple(inv), 1));
+    assert.deepEqual(unchained(await store.listEvents()), committed(triple(inv), 1));
   });
 
   it("writes no invocation of a batch when a later one repeats a tool-call key", async () => {
@@ -146,7 +156,7 @@ export function commitCases(fixture: FixtureSource): void {
     assert.deepEqual(await store.getInvocation(first.id), first, "the first invocation stays open");
     assert.equal(await store.getToolAction(settledFirst.id), undefined);
     assert.equal(await store.getToolAction(duplicate.id), undefined);
-    assert.deepEqual(await store.listEvents(), []);
+    assert.deepEqual(unchained(await store.listEvents()), []);
     assert.deepEqual(await store.getScheduler(P1, first.policyAddress), scheduler());
     assert.deepEqual(
       (await store.listOpenInvocations()).map((i) => i.id),
@@ -160,7 +170,7 @@ export function commitCases(fixture: FixtureSource): void {
     await store.openInvocation(inv, scheduler());
     await assert.rejects(store.commitInvocations([closeCommit(inv), closeCommit(inv)]), StoreConflictError);
     assert.deepEqual(await store.getInvocation(inv.id), inv);
-    assert.deepEqual(await store.listEvents(), []);
+    assert.deepEqual(unchained(await store.listEvents()), []);
   });
 
   it("numbers events in commit order across commits, without gaps", async () => {
@@ -174,7 +184,7 @@ export function commitCases(fixture: FixtureSource): void {
     await assert.rejects(store.commitInvocation(closeCommit(b)), StoreConflictError);
     await store.commitInvocation(closeCommit(c));
     await store.commitInvocation(closeCommit(a));
-    const events = await store.listEvents();
+    const events = unchained(await store.listEvents());
     assert.deepEqual(events, [
       ...committed(triple(b), 1),
       ...committed(triple(c), 4),
@@ -190,16 +200,22 @@ export function commitCases(fixture: FixtureSource): void {
     for (const inv of [a, b, c])
       await store.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
     for (const inv of [a, b, c]) await store.commitInvocation(closeCommit(inv));
-    const all = await store.listEvents();
+    const all = unchained(await store.listEvents());
     assert.equal(all.length, 9);
     const ofA = committed(triple(a), 1);
     const ofB = committed(triple(b), 4);
     const ofC = committed(triple(c), 7);
-    assert.deepEqual(await store.listEvents({ participantAddress: P1 }), [...ofA, ...ofC]);
-    assert.deepEqual(await store.listEvents({ episodeId: "episode-1" }), [...ofA, ...ofB]);
-    assert.deepEqual(await store.listEvents({ participantAddress: P1, episodeId: "episode-2" }), ofC);
-    assert.deepEqual(await store.listEvents({ participantAddress: P2, episodeId: "episode-2" }), []);
-    assert.deepEqual(await store.listEvents({}), all);
+    assert.deepEqual(unchained(await store.listEvents({ participantAddress: P1 })), [...ofA, ...ofC]);
+    assert.deepEqual(unchained(await store.listEvents({ episodeId: "episode-1" })), [...ofA, ...ofB]);
+    assert.deepEqual(
+      unchained(await store.listEvents({ participantAddress: P1, episodeId: "episode-2" })),
+      ofC,
+    );
+    assert.deepEqual(
+      unchained(await store.listEvents({ participantAddress: P2, episodeId: "episode-2" })),
+      [],
+    );
+    assert.deepEqual(unchained(await store.listEvents({})), all);
   });
 
   it("stores each event exactly as drafted, key order included", async () => {
@@ -220,7 +236,7 @@ export function commitCases(fixture: FixtureSource): void {
       },
     });
     await store.commitInvocation({ ...closeCommit(inv), events: [draft] });
-    const [stored] = await store.listEvents();
+    const [stored] = unchained(await store.listEvents());
     assert.equal(JSON.stringify(stored), JSON.stringify({ ...draft, sequence: 1 }));
   });
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import pg from "pg";
+import { chainDigest, chainGenesis, UNANCHORED } from "../../src/records/index.js";
 import { LeaseLostError, StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
@@ -97,7 +98,7 @@ if (!available) {
       );
     });
 
-    it("upgrades a schema left at version 1 and keeps its rows", async () => {
+    it("upgrades a schema left at version 1 and keeps its rows, chaining its events once and recording it", async () => {
       const { schema, url, drop } = freshSchema();
       dropAtEnd.push(drop);
       await adminQuery(`CREATE SCHEMA ${schema}`);
@@ -109,9 +110,18 @@ if (!available) {
         UPDATE history_head SET last_sequence = 1;`);
       const store = await openControlPlaneStore(url);
       try {
+        const written = { participant_address: P1, sequence: 1 };
+        const digest = chainDigest(chainGenesis(P1, UNANCHORED), written);
         assert.deepEqual(await store.listEvents({ participantAddress: P1 }), [
-          { participant_address: P1, sequence: 1 },
+          { ...written, chain_digest: digest },
         ]);
+        const [head] = await store.listChainHeads();
+        assert.equal(head?.head_digest, digest);
+        assert.match(
+          head?.backfilled_at ?? "",
+          /^\d{4}-\d\d-\d\dT/,
+          "the chain records the step that computed it",
+        );
       } finally {
         await store.close();
       }

@@ -233,3 +233,19 @@ export async function assertSchedulerUpgraded(
     await store.close();
   }
 }
+
+/** An event as read, without the chain digest every store adds: what a body round trip compares. */
+export function unchainedOne<T extends object>(event: T): Omit<T, "chain_digest"> {
+  const { chain_digest: _chain, ...rest } = event as T & { chain_digest?: unknown };
+  return rest;
+}
+
+/** Events as read, without their chain digests. */
+export function unchained<T extends object>(events: readonly T[]): Omit<T, "chain_digest">[] {
+  return events.map(unchainedOne);
+}
+
+/** A JSON line of history without its `chain_digest` (the last key), as a body round trip compares it. */
+export function unchainedLine(line: string): string {
+  return JSON.stringify(unchainedOne(JSON.parse(line) as object));
+}

@@ -8,11 +8,13 @@ import type { HistoryEventDraft } from "../../src/history/index.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
 import { ROOT } from "../helpers/example.js";
-import { closeCommit, invocation, scheduler } from "./records.js";
+import { closeCommit, invocation, scheduler, unchained, unchainedLine } from "./records.js";
 
+/** The golden history without its chain digests: these tests commit its drafts under no anchor. */
 const LINES = readFileSync(join(ROOT, "test", "fixtures", "golden", "history-v1.jsonl"), "utf8")
   .split("\n")
-  .filter(Boolean);
+  .filter(Boolean)
+  .map(unchainedLine);
 const DRAFTS = LINES.map((line) => {
   const { sequence: _sequence, ...draft } = JSON.parse(line) as HistoryEventDraft & { sequence: number };
   return draft;
@@ -72,7 +74,7 @@ function stepTen(file: string): void {
 }
 
 const exported = async (store: SqliteControlPlaneStore) =>
-  (await store.listEvents({})).map((e) => JSON.stringify(e));
+  unchained(await store.listEvents({})).map((e) => JSON.stringify(e));
 
 describe("sqlite history bodies, packed from schema step 11", () => {
   it("stores each body packed in under half its JSON's bytes and reads it back as written, read-only too", async () => {
@@ -109,16 +111,16 @@ describe("sqlite history bodies, packed from schema step 11", () => {
       const db = new Database(file, { readonly: true });
       assert.equal(
         (db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number }).v,
-        11,
+        12,
       );
-      assert.equal(SCHEMA_VERSION, 11);
+      assert.equal(SCHEMA_VERSION, 13);
       db.close();
     } finally {
       remove();
     }
   });
 
-  it("reads a database left at version 10 read-only (a write-protected copy): step 11 changed no table", async () => {
+  it("reads a database left at version 10 read-only (a write-protected copy), with no chain digests", async () => {
     const { file, url, remove } = tempDb();
     try {
       stepTen(file);

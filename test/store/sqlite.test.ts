@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
+import { chainDigest, chainGenesis, UNANCHORED } from "../../src/records/index.js";
 import { StoreUnavailableError } from "../../src/store/index.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
@@ -59,7 +60,7 @@ describe("sqlite store specifics", () => {
     }
   });
 
-  it("upgrades a database left at version 1 and keeps its rows", async () => {
+  it("upgrades a database left at version 1 and keeps its rows, chaining its events once and recording it", async () => {
     const { file, remove } = tempFile();
     try {
       mkdirSync(dirname(file), { recursive: true });
@@ -79,9 +80,19 @@ describe("sqlite store specifics", () => {
         );
       old.close();
       const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
+      const written = { participant_address: P1, episode_id: "episode-1", sequence: 1 };
+      const digest = chainDigest(chainGenesis(P1, UNANCHORED), written);
       assert.deepEqual(await store.listEvents({ participantAddress: P1 }), [
-        { participant_address: P1, episode_id: "episode-1", sequence: 1 },
+        { ...written, chain_digest: digest },
       ]);
+      const [head] = await store.listChainHeads();
+      assert.equal(head?.head_digest, digest);
+      assert.equal(head?.events, 1);
+      assert.match(
+        head?.backfilled_at ?? "",
+        /^\d{4}-\d\d-\d\dT/,
+        "the chain records the step that computed it",
+      );
       await store.close();
       const db = new Database(file);
       const latest = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number };

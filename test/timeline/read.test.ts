@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { MemoryControlPlaneStore } from "../../src/store/index.js";
 import type { ControlPlaneStore } from "../../src/store/types.js";
-import { LISTED_FROM, readTimelineInput } from "../../src/timeline/index.js";
+import { LISTED_FROM, readTimelineInput, renderTimelineHtml } from "../../src/timeline/index.js";
 import { shareStrings } from "../../src/timeline/read.js";
 import { runKnownHistory } from "../fixtures/history/scripted-run.js";
 import { EXAMPLE } from "../helpers/example.js";
@@ -82,5 +82,35 @@ describe("readTimelineInput", () => {
     const input = await readTimelineInput(episode.store, { episodeId: first.episode_id }, 0);
     assert.ok(input.operations.length > 0);
     assert.equal(episode.gets(), input.operations.length);
+  });
+
+  it("tells the header whether the store's history chains verify, and the page shows it", async () => {
+    const inner = new MemoryControlPlaneStore();
+    await runKnownHistory(inner);
+    const input = await readTimelineInput(inner);
+    assert.deepEqual(input.chain, { ok: true, events: (await inner.listEvents()).length });
+    assert.match(
+      renderTimelineHtml(input),
+      /data-chain="verified">History chain verified: \d+ events recomputed/,
+    );
+    // The same store with its third event's timestamp edited after it was committed.
+    const edited = new Proxy(inner, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property !== "readChainPage") return typeof value === "function" ? value.bind(target) : value;
+        return async (after: number, limit: number) =>
+          (await target.readChainPage(after, limit)).map((e) =>
+            e.sequence === 3 ? { ...e, timestamp: "2020-01-01T00:00:00.000000Z" } : e,
+          );
+      },
+    });
+    const broken = await readTimelineInput(edited);
+    assert.equal(broken.chain?.ok, false);
+    assert.match(
+      renderTimelineHtml(broken),
+      new RegExp(
+        `data-chain="broken" role="alert">History chain broken: edited event: participant ${EXAMPLE.participant}, sequence 3`,
+      ),
+    );
   });
 });

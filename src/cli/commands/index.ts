@@ -21,6 +21,8 @@ export const commandLoaders: Readonly<Record<string, () => Promise<RegisterComma
   ),
   resolve: described("resolve", async () => (await import("./resolve.js")).registerResolveCommand),
   resume: described("resume", async () => (await import("./resume.js")).registerResumeCommand),
+  verify: described("verify", async () => (await import("./evidence/index.js")).registerVerifyCommand),
+  export: described("export", async () => (await import("./evidence/index.js")).registerExportCommand),
   "mcp-gateway": described(
     "mcp-gateway",
     async () => (await import("./mcp-gateway.js")).registerMcpGatewayCommand,
@@ -77,6 +79,14 @@ export const commandSummaries: Readonly<Record<string, readonly [term: string, d
   resume: [
     "resume [options] <participant>",
     "restart a participant's stopped scheduler (refused while indeterminate actions are unresolved)",
+  ],
+  verify: [
+    "verify [options] [bundle]",
+    "recompute every history chain of the store, or check an evidence bundle offline; exit 1 names the first event that does not verify",
+  ],
+  export: [
+    "export [options]",
+    "write the store's evidence bundle: history, operations, chain heads, seed fingerprints, optionally signed",
   ],
   "mcp-gateway": [
     "mcp-gateway [options] <upstream...>",

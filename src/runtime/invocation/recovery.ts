@@ -1,7 +1,7 @@
 import type { CompiledAutonomousPolicy } from "../../compiler/index.js";
 import { type EventFrame, toolActionTriple } from "../../history/index.js";
 import { transition } from "../../port/index.js";
-import { ToolActionPhase, UnknownReason } from "../../records/index.js";
+import { type ChainAnchor, ToolActionPhase, UnknownReason } from "../../records/index.js";
 import type {
   ControlPlaneStore,
   Fence,
@@ -30,6 +30,8 @@ export interface RecoveryOptions {
   readonly policyOf: (policyAddress: string) => CompiledAutonomousPolicy | undefined;
   /** The history frame (actor provenance, temporal contracts) of the policy's events. */
   readonly frameOf: (policyAddress: string) => EventFrame;
+  /** The scenario and manifest a participant's chain starts from (docs/reference/evidence.md). */
+  readonly anchor?: ChainAnchor;
 }
 
 /** How many consumed attempts the recovery line names before it only counts the rest. */
@@ -166,6 +168,7 @@ async function recoverParticipant(
       toolActions: settled.filter((a) => !before.has(a)),
       events: settled.flatMap((a) => toolActionTriple(frame, a, invocation)),
       scheduler: next,
+      ...(options.anchor ? { anchor: options.anchor } : {}),
     });
     recovered.push({
       invocationId: invocation.id,

@@ -14,6 +14,7 @@ import {
   type ToolActionLimits,
   type ToolActionObserver,
 } from "../../port/index.js";
+import type { ChainAnchor } from "../../records/index.js";
 import type {
   ActivityContinuation,
   ControlPlaneStore,
@@ -64,6 +65,8 @@ export interface InvocationContext {
   readonly outerTimeoutMs: (request: ParticipantActionRequest) => number | undefined;
   /** Told once when a timed-out invocation's harness ends after all; its result was discarded. */
   readonly onLate?: (invocationId: string, how: LateOutcome) => void;
+  /** The scenario and manifest a participant's chain starts from (docs/reference/evidence.md). */
+  readonly anchor?: ChainAnchor;
 }
 
 /** What the manager hands every invocation. */
@@ -79,6 +82,7 @@ export interface ContextInput {
   readonly offers: ExecutionOfferIndex;
   readonly timers?: RuntimeTimers;
   readonly onLate?: (invocationId: string, how: LateOutcome) => void;
+  readonly anchor?: ChainAnchor;
 }
 
 /** The invocation context: the model's evidence and failure-class lookups, the store and the clock. */
@@ -103,6 +107,7 @@ export function buildContext(input: ContextInput): InvocationContext {
     timers: input.timers ?? systemTimers,
     outerTimeoutMs: outerTimeouts(input.offers),
     ...(input.onLate ? { onLate: input.onLate } : {}),
+    ...(input.anchor ? { anchor: input.anchor } : {}),
   };
 }
 
@@ -322,6 +327,7 @@ export async function runInvocation(
           provenance,
         ),
         scheduler: next,
+        ...(ctx.anchor ? { anchor: ctx.anchor } : {}),
       },
       ...fenceArgs(ctx.fence),
     );

@@ -4,6 +4,7 @@ import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from 
 import type { Operation } from "../../operations/index.js";
 import { newOwnerId } from "../../operations/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../../port/index.js";
+import { type ChainAnchor, jcsDigest } from "../../records/index.js";
 import {
   type ControlPlaneStore,
   MemoryControlPlaneStore,
@@ -186,6 +187,11 @@ export class RuntimeManager {
     const nowMs = options.now ?? preciseNow;
     const now = isoClock(nowMs);
     const log = options.log ?? ((line: string) => process.stderr.write(`raes: ${line}\n`));
+    // What each participant's hash chain starts from: the model and manifest this manager runs.
+    const anchor: ChainAnchor = {
+      scenario_digest: jcsDigest(options.model),
+      manifest_digest: jcsDigest(options.manifest),
+    };
     try {
       const policyOf = (policy: string) => options.model.autonomousPolicies[policy];
       const book = await ScheduleBook.load({
@@ -206,6 +212,7 @@ export class RuntimeManager {
             fenceFor,
             policyOf,
             frameOf,
+            anchor,
           });
           if (consumed.length > 0) log(consumedLine(consumed));
         },
@@ -219,6 +226,7 @@ export class RuntimeManager {
         now,
         log,
         offers,
+        anchor,
         ...(options.timers ? { timers: options.timers } : {}),
         ...(refused ? { onRefusal: (refusal: ParticipantToolActionRefusal) => refused(refusal) } : {}),
         onLate: (id, how) => {

@@ -1,4 +1,5 @@
 import {
+  type ChainHead,
   DEFAULT_OPERATION_LIMIT,
   type HistoryEvent,
   invocationEntry,
@@ -128,6 +129,19 @@ export class MemoryReads {
     for (const id of [...invocations.keys(), ...toolActions.keys()])
       if (id.startsWith(fragment) || id.endsWith(fragment)) found.push(id);
     return found.sort(compareCodeUnits).slice(0, limit);
+  }
+
+  /** At most `limit` events after `afterSequence`, in commit order (sequence n is at index n - 1). */
+  readChainPage(afterSequence: number, limit: number): HistoryEvent[] {
+    const from = Math.max(0, Math.trunc(afterSequence));
+    return this.#tables.events.slice(from, from + Math.max(0, Math.trunc(limit)));
+  }
+
+  /** Every participant's chain, ordered by participant (bytewise). */
+  listChainHeads(): ChainHead[] {
+    return [...this.#tables.chains.values()].sort((a, b) =>
+      compareCodeUnits(a.participant_address, b.participant_address),
+    );
   }
 
   /** History events matching every given filter, in commit order. */

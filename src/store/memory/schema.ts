@@ -1,4 +1,4 @@
-import type { HistoryEvent } from "../../records/index.js";
+import type { ChainHead, HistoryEvent } from "../../records/index.js";
 import type { ClockRecord, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../types.js";
 
 /** The in-memory tables; Map insertion order is the listing order. */
@@ -10,6 +10,7 @@ export class MemoryTables {
   readonly toolCallKeys = new Set<string>();
   readonly actionsByInvocation = new Map<string, string[]>();
   readonly events: HistoryEvent[] = [];
+  readonly chains = new Map<string, ChainHead>();
   readonly #byCreation: CreationKey[] = [];
   #sorted = true;
 

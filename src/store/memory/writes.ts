@@ -1,4 +1,5 @@
 import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
+import { ChainLinker } from "../chain.js";
 import { applyClockChange, foldClock } from "../clock.js";
 import { StoreConflictError } from "../errors.js";
 import type {
@@ -96,7 +97,9 @@ export class MemoryWrites {
     this.#leases.check(fence);
     const batch = { invocations: new Set<string>(), callKeys: new Set<string>() };
     for (const commit of commits) this.#checkCommit(commit, batch);
-    for (const commit of commits) this.#applyCommit(commit);
+    const chains = new ChainLinker((p) => this.#tables.chains.get(p));
+    for (const commit of commits) this.#applyCommit(commit, chains);
+    for (const head of chains.heads()) this.#tables.chains.set(head.participant_address, head);
   }
 
   /** Closes a running invocation with its settlements, events and scheduler. */
@@ -123,7 +126,7 @@ export class MemoryWrites {
     }
   }
 
-  #applyCommit(commit: InvocationCommit): void {
+  #applyCommit(commit: InvocationCommit, chains: ChainLinker): void {
     const tables = this.#tables;
     const added = commit.toolActions.filter((a) => !tables.toolActions.has(a.id));
     tables.invocations.set(commit.invocation.id, commit.invocation);
@@ -131,7 +134,10 @@ export class MemoryWrites {
       if (added.includes(action)) this.#addToolAction(action);
       else tables.toolActions.set(action.id, action);
     }
-    for (const draft of commit.events) tables.events.push({ ...draft, sequence: tables.events.length + 1 });
+    for (const draft of commit.events) {
+      const event = { ...draft, sequence: tables.events.length + 1 };
+      tables.events.push({ ...event, chain_digest: chains.link(event, commit.anchor) });
+    }
     this.#putScheduler(commit.scheduler);
   }
 

@@ -1,3 +1,4 @@
+import { canonicalAroundSequence, chainGenesis, UNANCHORED } from "../../records/index.js";
 import { leaseLost, StoreConflictError } from "../errors.js";
 import {
   columnNames,
@@ -34,6 +35,11 @@ const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
 // one more WAL record per row) and only one the update did not find is inserted (the actions' JSON
 // parsed once, no index probed again for those just updated). Sequences are assigned from
 // the history_head row lock, so they stay commit order without gaps.
+// Each event's chain_digest is computed here, where its sequence is assigned: raes_chain_digests (the
+// schema's step 13) walks the events in order, each chaining from its participant's digest before it
+// in the batch, else its stored head, else its genesis; the RFC 8785 text around the sequence comes
+// from the caller (canonicalAroundSequence), so the digest is the one every store computes
+// (docs/evidence-format.md).
 const COMMIT_BATCH = (fence: string) => `WITH ${fence},
   written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
     FROM ${recordset(3, CLOSE_COLUMNS)}
@@ -50,13 +56,29 @@ const COMMIT_BATCH = (fence: string) => `WITH ${fence},
     RETURNING 1),
   head AS (UPDATE history_head SET last_sequence = last_sequence + $6::bigint
     WHERE $6::bigint > 0 AND (SELECT ok FROM complete) RETURNING last_sequence),
-  appended AS (
-    INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body)
-    SELECT head.last_sequence - $6::bigint + e.n, e.participant_address, e.episode_id,
-      e.action_instance_id, e.body
+  events AS MATERIALIZED (
+    SELECT head.last_sequence - $6::bigint + e.n AS sequence, e.*
     FROM head CROSS JOIN ROWS FROM (json_array_elements($7::json), unnest($9::text[]),
-      unnest($10::text[]), unnest($11::text[])) WITH ORDINALITY
-      AS e(body, participant_address, episode_id, action_instance_id, n) RETURNING 1),
+      unnest($10::text[]), unnest($11::text[]), unnest($14::text[]), unnest($15::text[])) WITH ORDINALITY
+      AS e(body, participant_address, episode_id, action_instance_id, scenario_digest, manifest_digest, n)),
+  linked AS MATERIALIZED (
+    SELECT t.digest, t.n FROM head CROSS JOIN unnest(raes_chain_digests($9::text[], $12::text[],
+      $13::text[], $16::text[], head.last_sequence - $6::bigint + 1)) WITH ORDINALITY AS t(digest, n)),
+  appended AS (
+    INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body,
+      chain_digest)
+    SELECT e.sequence, e.participant_address, e.episode_id, e.action_instance_id, e.body, l.digest
+    FROM events AS e JOIN linked AS l ON l.n = e.n RETURNING 1),
+  chained AS (
+    INSERT INTO history_chains (participant_address, scenario_digest, manifest_digest, head_digest,
+      head_sequence, events, backfilled_at)
+    SELECT DISTINCT ON (e.participant_address) e.participant_address, e.scenario_digest,
+      e.manifest_digest, l.digest, e.sequence, count(*) OVER (PARTITION BY e.participant_address), NULL
+    FROM events AS e JOIN linked AS l ON l.n = e.n
+    ORDER BY e.participant_address, e.n DESC
+    ON CONFLICT (participant_address) DO UPDATE SET head_digest = excluded.head_digest,
+      head_sequence = excluded.head_sequence, events = history_chains.events + excluded.events
+    RETURNING 1),
   scheduled AS (
     INSERT INTO schedulers (${list(SCHEDULER_COLUMNS)})
     SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(8, SCHEDULER_COLUMNS)}
@@ -142,8 +164,40 @@ function batchQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
       events.map((e) => e.participant_address),
       events.map((e) => e.episode_id),
       events.map((e) => e.action_instance_id),
+      ...chainValues(commits),
     ],
   };
+}
+
+/**
+ * Each event's RFC 8785 text before and after its sequence, its commit's anchor, and its participant's
+ * genesis (used only when the participant has no chain yet), as five arrays beside the bodies.
+ */
+function chainValues(commits: readonly InvocationCommit[]): (string | null)[][] {
+  const before: string[] = [];
+  const after: string[] = [];
+  const genesis: string[] = [];
+  const scenario: (string | null)[] = [];
+  const manifest: (string | null)[] = [];
+  const geneses = new Map<string, string>();
+  for (const commit of commits) {
+    const anchor = commit.anchor ?? UNANCHORED;
+    for (const event of commit.events) {
+      const [b, a] = canonicalAroundSequence(event);
+      before.push(b);
+      after.push(a);
+      const key = JSON.stringify([event.participant_address, anchor.scenario_digest, anchor.manifest_digest]);
+      let first = geneses.get(key);
+      if (first === undefined) {
+        first = chainGenesis(event.participant_address, anchor);
+        geneses.set(key, first);
+      }
+      genesis.push(first);
+      scenario.push(anchor.scenario_digest);
+      manifest.push(anchor.manifest_digest);
+    }
+  }
+  return [before, after, scenario, manifest, genesis];
 }
 
 /** Each scheduler's state after the last commit that carries it: one upsert may touch a row only once. */

@@ -22,7 +22,7 @@ export class PostgresReads extends SqlReads<boolean, false> {
       savedOrder: "saved_order",
       openedOrder: "opened_order",
       bytewise: ' COLLATE "C"',
-      bodyText: "body::text AS body",
+      bodyText: "body::text AS body, chain_digest",
       clockRecord,
       toolActionRecord,
     });

@@ -1,5 +1,15 @@
 import type { PoolClient } from "pg";
-import { type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "../sql/index.js";
+import { ChainLinker } from "../chain.js";
+import {
+  CHAIN_COLUMNS,
+  CHAIN_STEP,
+  type EventRow,
+  historyEvent,
+  type Migration,
+  migrations,
+  SCHEMA_VERSION,
+  schemaTooNew,
+} from "../sql/index.js";
 
 export { type Migration, SCHEMA_VERSION } from "../sql/index.js";
 
@@ -157,7 +167,80 @@ END $$;
   11: "SELECT 1",
   // Rows older than this step learn the digest from the next manager that opens them.
   12: "ALTER TABLE schedulers ADD COLUMN policy_digest text;",
+  // The events already written are chained by backfillChains, in the same transaction.
+  13: `
+ALTER TABLE history_events ADD COLUMN chain_digest text;
+CREATE TABLE history_chains (
+  participant_address text PRIMARY KEY,
+  scenario_digest text,
+  manifest_digest text,
+  head_digest text NOT NULL,
+  head_sequence bigint NOT NULL,
+  events bigint NOT NULL,
+  backfilled_at text
+);
+CREATE FUNCTION raes_chain_digests(participants text[], befores text[], afters text[], geneses text[],
+  first_sequence bigint) RETURNS text[] LANGUAGE plpgsql AS $fn$
+DECLARE
+  heads jsonb := '{}';
+  digests text[] := '{}';
+  previous text;
+  digest text;
+BEGIN
+  FOR i IN 1 .. coalesce(array_length(participants, 1), 0) LOOP
+    previous := heads ->> participants[i];
+    IF previous IS NULL THEN
+      SELECT head_digest INTO previous FROM history_chains WHERE participant_address = participants[i];
+    END IF;
+    digest := 'sha256:' || encode(sha256(convert_to(coalesce(previous, geneses[i]) || befores[i]
+      || (first_sequence + i - 1)::text || afters[i], 'UTF8')), 'hex');
+    heads := heads || jsonb_build_object(participants[i], digest);
+    digests := digests || digest;
+  END LOOP;
+  RETURN digests;
+END
+$fn$;
+`,
 });
+
+/** Events read per page while chaining a store written before step 13: bounded memory at any length. */
+const BACKFILL_PAGE = 2000;
+
+/**
+ * Chains the events written before schema step 13, once, in commit order, inside the migration's
+ * transaction; each chain it computes records the step's time as `backfilled_at`. Their chains have
+ * no anchor: the scenario and manifest they ran under were never recorded.
+ */
+async function backfillChains(client: PoolClient, at: string): Promise<void> {
+  const chains = new ChainLinker(() => undefined);
+  for (let after = 0; ; ) {
+    const { rows } = await client.query<EventRow>(
+      `SELECT sequence, body::text AS body FROM history_events WHERE sequence > $1::bigint
+       ORDER BY sequence LIMIT ${BACKFILL_PAGE}`,
+      [after],
+    );
+    if (rows.length === 0) break;
+    const sequences: number[] = [];
+    const digests: string[] = [];
+    for (const row of rows) {
+      const event = historyEvent(row);
+      sequences.push(event.sequence);
+      digests.push(chains.link(event));
+      after = event.sequence;
+    }
+    await client.query(
+      `UPDATE history_events AS h SET chain_digest = t.digest
+       FROM unnest($1::bigint[], $2::text[]) AS t(sequence, digest) WHERE h.sequence = t.sequence`,
+      [sequences, digests],
+    );
+  }
+  for (const head of chains.heads()) {
+    await client.query(
+      `INSERT INTO history_chains (${CHAIN_COLUMNS.join(", ")}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      CHAIN_COLUMNS.map((c) => (c === "backfilled_at" ? at : head[c])),
+    );
+  }
+}
 
 /** Serializes migrations of every raes-ts process sharing the database. */
 const MIGRATION_LOCK = 0x7261_6573;
@@ -187,6 +270,7 @@ export async function migrate(client: PoolClient, schema: string | undefined): P
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;
       await client.query(migration.sql);
+      if (migration.version === CHAIN_STEP) await backfillChains(client, new Date().toISOString());
       await client.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
         migration.version,
         migration.name,

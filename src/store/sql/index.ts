@@ -20,11 +20,14 @@ export {
   type MemberRow,
   memberOf,
 } from "./leases.js";
-export { type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "./migrations.js";
+export { CHAIN_STEP, type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "./migrations.js";
 export { SqlReads } from "./reads.js";
 export {
   type Cells,
+  CHAIN_COLUMNS,
+  type ChainRow,
   type ClockRow,
+  chainHead,
   type EventRow,
   historyEvent,
   type InvocationCloseRow,
@@ -40,4 +43,5 @@ export {
   type ToolActionRow,
   type ToolActionSettleRow,
   toolActionSettleRows,
+  withChain,
 } from "./records.js";

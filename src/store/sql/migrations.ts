@@ -24,7 +24,11 @@ const STEPS = {
   10: "history bodies compressed with lz4 where PostgreSQL has it (SQLite: nothing to change)",
   11: "history bodies packed in SQLite: key names and repeated strings left out (PostgreSQL: nothing to change)",
   12: "scheduler policy digest: RAES's digest of the policy a schedule runs under, so an edited policy is refused at reopen",
+  13: "history chains: chain_digest on every event and each participant's chain head; events written before are chained once, in commit order",
 } as const;
+
+/** The step that adds the history chains; after its SQL, each store chains the events already written. */
+export const CHAIN_STEP = 13;
 
 /** A store's SQL for every step, by version. */
 export type MigrationSql = { readonly [Version in keyof typeof STEPS]: string };

@@ -1,4 +1,5 @@
 import {
+  type ChainHead,
   DEFAULT_OPERATION_LIMIT,
   type HistoryEvent,
   invocationEntry,
@@ -20,7 +21,9 @@ import type {
 } from "../types.js";
 import { eventFilters, toolActionFilters, where } from "./clauses.js";
 import {
+  type ChainRow,
   type ClockRow,
+  chainHead,
   type EventRow,
   historyEvent,
   type InvocationRow,
@@ -43,6 +46,8 @@ export interface SqlReadDriver<Flag, AsText extends boolean> {
   readonly bytewise: string;
   /** The select list of an event's row beside its sequence: at least the body as text. */
   readonly bodyText: string;
+  /** False for a store written before chaining (a read-only SQLite store before step 13): no chain heads. */
+  readonly chained?: boolean;
   /** The committed event of a row, where the store keeps bodies other than as the draft's JSON. */
   readonly historyEvent?: (row: EventRow) => HistoryEvent;
   readonly clockRecord: (row: ClockRow<Flag>) => ClockRecord;
@@ -205,6 +210,20 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     const filter = clauses.length === 0 ? "" : ` WHERE ${clauses.join(" AND ")}`;
     const order = `ORDER BY created_at${bytewise} DESC, id${bytewise} DESC LIMIT ${Math.trunc(limit)}`;
     return this.#all<Row, OperationEntry>(`SELECT * FROM ${table}${filter} ${order}`, values, map);
+  }
+
+  /** At most `limit` events after `afterSequence`, with their chain digests, in commit order. */
+  readChainPage(afterSequence: number, limit: number): Answer<HistoryEvent[]> {
+    const after = Math.max(0, Math.trunc(afterSequence));
+    const sql = `SELECT sequence, ${this.#driver.bodyText} FROM history_events WHERE sequence > ${after} ORDER BY sequence LIMIT ${Math.max(0, Math.trunc(limit))}`;
+    return this.#all<EventRow, HistoryEvent>(sql, [], this.#driver.historyEvent ?? historyEvent);
+  }
+
+  /** Every participant's chain, ordered by participant (bytewise). */
+  listChainHeads(): Answer<ChainHead[]> {
+    if (this.#driver.chained === false) return [];
+    const sql = `SELECT * FROM history_chains ORDER BY participant_address${this.#driver.bytewise}`;
+    return this.#all<ChainRow, ChainHead>(sql, [], chainHead);
   }
 
   /** History events matching every given filter, in commit order. */

@@ -1,4 +1,5 @@
 import type {
+  ChainHead,
   HistoryEvent,
   HistoryEventDraft,
   ParticipantToolActionRequest,
@@ -114,6 +115,8 @@ export interface EventRow {
   episode_id: string;
   action_instance_id: string;
   body: string;
+  /** Null only in a row a writer without chaining left (never after schema step 13). */
+  chain_digest?: string | null;
 }
 
 /** What a close writes of an invocation (INVOCATION_CLOSE_COLUMNS and its id). */
@@ -348,6 +351,46 @@ export function invocationRecord(r: InvocationRow): InvocationRecord {
 }
 
 /** History row to committed event. */
-export function historyEvent(r: Pick<EventRow, "sequence" | "body">): HistoryEvent {
-  return { ...(JSON.parse(r.body) as HistoryEventDraft), sequence: r.sequence };
+export function historyEvent(r: Pick<EventRow, "sequence" | "body" | "chain_digest">): HistoryEvent {
+  return withChain({ ...(JSON.parse(r.body) as HistoryEventDraft), sequence: Number(r.sequence) }, r);
+}
+
+/** The event with its row's `chain_digest` last, as `raes history --json` prints it; as it is without one. */
+export function withChain(event: HistoryEvent, r: Pick<EventRow, "chain_digest">): HistoryEvent {
+  return typeof r.chain_digest === "string" ? { ...event, chain_digest: r.chain_digest } : event;
+}
+
+/** A `history_chains` row. */
+export interface ChainRow {
+  participant_address: string;
+  scenario_digest: string | null;
+  manifest_digest: string | null;
+  head_digest: string;
+  head_sequence: number | string;
+  events: number | string;
+  backfilled_at: string | null;
+}
+
+/** The columns of `history_chains`, in the order the stores write them. */
+export const CHAIN_COLUMNS = [
+  "participant_address",
+  "scenario_digest",
+  "manifest_digest",
+  "head_digest",
+  "head_sequence",
+  "events",
+  "backfilled_at",
+] as const;
+
+/** A chain head from its row (PostgreSQL's bigint cells arrive as text). */
+export function chainHead(r: ChainRow): ChainHead {
+  return {
+    participant_address: r.participant_address,
+    scenario_digest: r.scenario_digest,
+    manifest_digest: r.manifest_digest,
+    head_digest: r.head_digest,
+    head_sequence: Number(r.head_sequence),
+    events: Number(r.events),
+    backfilled_at: r.backfilled_at,
+  };
 }

@@ -1,6 +1,16 @@
 import type { Database } from "better-sqlite3";
+import { ChainLinker } from "../chain.js";
 import { StoreUnavailableError } from "../errors.js";
-import { type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "../sql/index.js";
+import {
+  CHAIN_COLUMNS,
+  CHAIN_STEP,
+  type EventRow,
+  type Migration,
+  migrations,
+  SCHEMA_VERSION,
+  schemaTooNew,
+} from "../sql/index.js";
+import { historyEvent } from "./rows.js";
 
 export { type Migration, SCHEMA_VERSION } from "../sql/index.js";
 
@@ -144,7 +154,49 @@ CREATE TABLE runtime_processes (
   11: "-- History bodies written from here are packed; nothing to change in the tables.",
   // Rows older than this step learn the digest from the next manager that opens them.
   12: "ALTER TABLE schedulers ADD COLUMN policy_digest TEXT;",
+  // The events already written are chained by backfillChains, in the same transaction.
+  13: `
+ALTER TABLE history_events ADD COLUMN chain_digest TEXT;
+CREATE TABLE history_chains (
+  participant_address TEXT PRIMARY KEY,
+  scenario_digest TEXT,
+  manifest_digest TEXT,
+  head_digest TEXT NOT NULL,
+  head_sequence INTEGER NOT NULL,
+  events INTEGER NOT NULL,
+  backfilled_at TEXT
+);
+`,
 });
+
+/** Events read per page while chaining a store written before step 13: bounded memory at any length. */
+const BACKFILL_PAGE = 2000;
+
+/**
+ * Chains the events written before schema step 13, once, in commit order, inside the migration's
+ * transaction; each chain it computes records the step's time as `backfilled_at`. Their chains have
+ * no anchor: the scenario and manifest they ran under were never recorded.
+ */
+function backfillChains(db: Database, at: string): void {
+  const page = db.prepare<[number], EventRow>(
+    `SELECT sequence, participant_address, episode_id, action_instance_id, body FROM history_events
+     WHERE sequence > ? ORDER BY sequence LIMIT ${BACKFILL_PAGE}`,
+  );
+  const set = db.prepare<[string, number]>("UPDATE history_events SET chain_digest = ? WHERE sequence = ?");
+  const chains = new ChainLinker(() => undefined);
+  for (let after = 0; ; ) {
+    const rows = page.all(after);
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      set.run(chains.link(historyEvent(row)), row.sequence);
+      after = row.sequence;
+    }
+  }
+  const insert = db.prepare(
+    `INSERT INTO history_chains (${CHAIN_COLUMNS.join(", ")}) VALUES (${CHAIN_COLUMNS.map((c) => `@${c}`).join(", ")})`,
+  );
+  for (const head of chains.heads()) insert.run({ ...head, backfilled_at: at });
+}
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */
 export function migrate(db: Database): void {
@@ -159,18 +211,29 @@ export function migrate(db: Database): void {
     const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;
+      const at = new Date().toISOString();
       db.exec(migration.sql);
-      record.run(migration.version, migration.name, new Date().toISOString());
+      if (migration.version === CHAIN_STEP) backfillChains(db, at);
+      record.run(migration.version, migration.name, at);
     }
   }).immediate();
 }
 
 /**
- * The oldest step a read-only open reads as it is: the later steps (10, 11) change no SQLite table,
- * only how new bodies are written, and bodies of every step read back. A write-protected copy of an
- * older store (evidence after a crash) is readable without being migrated.
+ * The oldest step a read-only open reads as it is: the later steps change how new bodies are written
+ * (10, 11) or add the chain (13), and a store before step 13 reads with no chain digests and no chain
+ * heads. A write-protected copy of an older store (evidence after a crash) is readable without being
+ * migrated; `raes verify` says its history is not chained.
  */
 const READABLE_FROM = 9;
+
+/** Whether the database has the chain columns of step 13 (a read-only store may be older). */
+export function hasChains(db: Database): boolean {
+  return (
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_chains'").get() !==
+    undefined
+  );
+}
 
 /** Refuses a database whose schema this code does not fully know; used when opening read-only. */
 export function assertSchemaCurrent(db: Database): void {

@@ -1,10 +1,14 @@
 import type { Database, Statement } from "better-sqlite3";
-import { codeOf, type ResolutionRecord, type ToolActionPhase } from "../../records/index.js";
+import { type ChainHead, codeOf, type ResolutionRecord, type ToolActionPhase } from "../../records/index.js";
+import { ChainLinker } from "../chain.js";
 import { applyClockChange, foldClock } from "../clock.js";
 import type { Answer } from "../delegating.js";
 import { StoreConflictError } from "../errors.js";
 import {
+  CHAIN_COLUMNS,
+  type ChainRow,
   CLOCK_COLUMNS,
+  chainHead,
   columnNames,
   fromExcluded,
   INVOCATION_CLOSE_COLUMNS,
@@ -67,7 +71,8 @@ export class SqliteWrites {
   /** Compare-and-set updates of a tool action, one per set of columns a step writes, fenced or not. */
   readonly #casToolAction = new Map<number, Statement<[ToolActionSettleRow, ...(string | number)[]]>>();
   readonly #settleToolAction: Statement<[ToolActionSettleRow]>;
-  readonly #insertEvent: Statement<[Omit<EventRow, "sequence">]>;
+  /** Prepared at the first close: a read-only store older than step 13 has no chain columns. */
+  #history: HistoryStatements | undefined;
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
 
   constructor(db: Database, leases: SqliteLeases, commits: GroupCommit) {
@@ -98,9 +103,7 @@ export class SqliteWrites {
     this.#settleToolAction = db.prepare(
       `UPDATE tool_actions SET ${assignments(SETTLE_COLUMNS, [])} WHERE id = @id`,
     );
-    this.#insertEvent = db.prepare(
-      insert("history_events", ["participant_address", "episode_id", "action_instance_id", "body"]),
-    );
+
     this.#resolve = db.prepare(`UPDATE tool_actions SET resolution = @resolution, updated_at = @updated_at
       WHERE id = @id AND settlement = 'indeterminate' AND resolution IS NULL`);
   }
@@ -209,6 +212,15 @@ export class SqliteWrites {
       for (const { scheduler } of commits) {
         last.set(JSON.stringify([scheduler.participantAddress, scheduler.policyAddress]), scheduler);
       }
+      // Under the write lock the next sequence is max + 1 (commit order without gaps), known before
+      // the insert because each event's chain digest covers its sequence.
+      this.#history ??= historyStatements(this.#db);
+      const history = this.#history;
+      let sequence = history.lastSequence.get() ?? 0;
+      const chains = new ChainLinker((participant) => {
+        const row = history.selectChain.get(participant);
+        return row && chainHead(row);
+      });
       for (const commit of commits) {
         if (this.#closeInvocation.run(invocationCloseRow(commit.invocation)).changes === 0) {
           throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
@@ -219,11 +231,15 @@ export class SqliteWrites {
             this.#insertToolAction.run(toolActionRow(action));
           }
         }
-        // INTEGER PRIMARY KEY assigns max+1 under the write lock, so sequence is commit order without gaps.
         // The events of a close share their frame's objects: each is packed once per close.
         const packed: PackCache = new Map();
-        for (const draft of commit.events) this.#insertEvent.run(eventRow(draft, packed));
+        for (const draft of commit.events) {
+          sequence += 1;
+          const chain_digest = chains.link({ ...draft, sequence }, commit.anchor);
+          history.insertEvent.run({ ...eventRow(draft, packed), sequence, chain_digest });
+        }
       }
+      for (const head of chains.heads()) history.upsertChain.run(head);
       for (const scheduler of last.values()) this.#upsertScheduler.run(schedulerRow(scheduler));
     });
   }
@@ -264,6 +280,31 @@ export class SqliteWrites {
   #immediate<T>(work: () => T, durability: Durability = "full"): Answer<T> {
     return this.#commits.write(work, durability);
   }
+}
+
+/** The statements a close appends history and moves chain heads with. */
+interface HistoryStatements {
+  readonly insertEvent: Statement<[EventRow]>;
+  readonly lastSequence: Statement<[], number>;
+  readonly selectChain: Statement<[string], ChainRow>;
+  readonly upsertChain: Statement<[ChainHead]>;
+}
+
+function historyStatements(db: Database): HistoryStatements {
+  const columns = [
+    "sequence",
+    "participant_address",
+    "episode_id",
+    "action_instance_id",
+    "body",
+    "chain_digest",
+  ];
+  return {
+    insertEvent: db.prepare(insert("history_events", columns)),
+    lastSequence: db.prepare<[], number>("SELECT coalesce(max(sequence), 0) FROM history_events").pluck(),
+    selectChain: db.prepare("SELECT * FROM history_chains WHERE participant_address = ?"),
+    upsertChain: db.prepare(upsert("history_chains", CHAIN_COLUMNS, ["participant_address"])),
+  };
 }
 
 function insert(table: string, columns: readonly string[]): string {

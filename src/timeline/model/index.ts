@@ -17,6 +17,7 @@ export {
   SETTLEMENTS,
   settlementOf,
   type Timeline,
+  type TimelineChain,
   type TimelineInput,
   type TimelineInvocation,
   type TimelineParticipant,

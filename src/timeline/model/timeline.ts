@@ -20,6 +20,16 @@ export interface TimelineInput {
   readonly title?: string;
   /** The store URL the page names in its `raes resolve` commands; default the CLI's default store. */
   readonly storeUrl?: string;
+  /** Whether the store's history chains verify (`raes verify`); the header shows it when given. */
+  readonly chain?: TimelineChain;
+}
+
+/** The outcome of recomputing the store's history chains, as the header badge shows it. */
+export interface TimelineChain {
+  readonly ok: boolean;
+  readonly events: number;
+  /** The first event that does not verify, for a person: its kind, participant and sequence. */
+  readonly failure?: string;
 }
 
 /** One tool action: its triple, its context and its operation. */

@@ -5,6 +5,7 @@ import {
   countBySettlement,
   indeterminateCounts,
   type Timeline,
+  type TimelineChain,
   type TimelineInput,
   timelineSpan,
 } from "../model/index.js";
@@ -48,6 +49,14 @@ function statusCounts(timeline: Timeline): Map<string, number> {
   return counts;
 }
 
+/** The header's badge: whether every history chain of the store verifies (`raes verify`). */
+export function chainBadge(chain: TimelineChain | undefined): string {
+  if (chain === undefined) return "";
+  if (chain.ok)
+    return `<p class="chain verified" data-chain="verified">History chain verified: ${plural(chain.events, "event")} recomputed, every chain intact.</p>`;
+  return `<p class="chain broken" data-chain="broken" role="alert">History chain broken: ${escapeHtml(chain.failure ?? "")}. Run raes verify for details.</p>`;
+}
+
 /** Renders the behavior history as one self-contained HTML page that loads nothing from the network. */
 export function renderTimelineHtml(input: TimelineInput): string {
   const timeline = buildTimeline(input.events, input.operations, input.schedulers ?? []);
@@ -79,6 +88,7 @@ export function renderTimelineHtml(input: TimelineInput): string {
 <header class="page-head">
 <h1>${escapeHtml(title)}</h1>
 ${summary(timeline, invocations, toolActions)}
+${chainBadge(input.chain)}
 ${legend(counts, indeterminateCounts(timeline), statusCounts(timeline))}
 ${participantFilter(timeline.participants)}
 ${searchBox(invocations)}

@@ -1,0 +1,69 @@
+import { createPrivateKey, type KeyObject } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { type Command, InvalidArgumentError } from "commander";
+import { counted, ExitCode } from "../../exit.js";
+import { inputFile, outputFile } from "../../input-files.js";
+import { storeOption, withStore } from "../../store-option.js";
+import { operationToWire } from "../operation-wire.js";
+
+interface ExportOptions {
+  readonly store: string;
+  readonly bundle: string;
+  readonly signKey?: KeyObject;
+  readonly includeInputs?: string[];
+}
+
+/** Option parser: a PEM Ed25519 private key file; anything else is a usage error (exit 2). */
+function signKeyFile(file: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(readFileSync(inputFile(file)));
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) throw error;
+    throw new InvalidArgumentError(`${file} holds no private key (PEM)`);
+  }
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new InvalidArgumentError(
+      `${file} is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`,
+    );
+  return key;
+}
+
+/** `raes export --bundle FILE`: writes the store's evidence bundle (docs/evidence-format.md). */
+export function registerExportCommand(program: Command): void {
+  storeOption(
+    program
+      .command("export")
+      .requiredOption("--bundle <file>", "the evidence bundle to write (JSON Lines)", outputFile)
+      .option("--sign-key <pem>", "sign the bundle with this Ed25519 private key (PEM)", signKeyFile)
+      .option(
+        "--include-inputs <files...>",
+        "write these files (the scenario, the manifest) whole into the bundle",
+      ),
+  ).action(async (options: ExportOptions) => {
+    const { writeBundle } = await import("../../../evidence/index.js");
+    const signKey = options.signKey;
+    const inputs = (options.includeInputs ?? []).map((file) => ({
+      role: "input",
+      name: basename(file),
+      text: readFileSync(inputFile(file), "utf8"),
+    }));
+    const file = resolve(options.bundle);
+    const summary = await withStore(
+      options.store,
+      (store) =>
+        writeBundle(store, file, {
+          version: program.version() ?? "0",
+          operationWire: operationToWire,
+          ...(signKey ? { signKey } : {}),
+          inputs,
+        }),
+      { create: false },
+    );
+    process.stdout.write(
+      `${file}: ${counted(summary.events, "event")} of ${counted(summary.participants, "participant")}, ${counted(summary.operations, "operation")}, ${summary.signed ? "signed" : "unsigned"} (${summary.digest})\n`,
+    );
+    process.exitCode = ExitCode.ok;
+  });
+}

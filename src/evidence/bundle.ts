@@ -1,0 +1,253 @@
+import * as crypto from "node:crypto";
+import { once } from "node:events";
+import { createReadStream, createWriteStream } from "node:fs";
+import { createInterface } from "node:readline";
+import type { ChainHead, HistoryEvent, Operation } from "../records/index.js";
+import type { ControlPlaneStore } from "../store/index.js";
+import { type ChainReport, ChainVerifier } from "./verify-chain.js";
+import { VERIFY_PAGE } from "./verify-store.js";
+
+/** The bundle format this code writes and reads (docs/evidence-format.md). */
+export const BUNDLE_FORMAT = "raes-evidence-bundle/1";
+
+/** What an Ed25519 signature of a bundle signs: this prefix, a newline, then the seal's digest. */
+export function signedText(digest: string): string {
+  return `${BUNDLE_FORMAT}\n${digest}`;
+}
+
+/** Options of `writeBundle`. */
+export interface BundleOptions {
+  /** The raes-ts version writing the bundle. */
+  readonly version: string;
+  /** An Ed25519 private key: the bundle is signed when given. */
+  readonly signKey?: crypto.KeyObject;
+  /** The files the run read, each written whole into the bundle (`--include-inputs`). */
+  readonly inputs?: readonly { readonly role: string; readonly name: string; readonly text: string }[];
+  /** The wire form of an operation (snake_case, as `raes operation --json` prints it); as stored by default. */
+  readonly operationWire?: (operation: Operation) => unknown;
+  /** The time written in the header. */
+  readonly now?: () => string;
+}
+
+/** What `writeBundle` wrote. */
+export interface BundleSummary {
+  readonly events: number;
+  readonly participants: number;
+  readonly operations: number;
+  readonly digest: string;
+  readonly signed: boolean;
+}
+
+/**
+ * Writes a store's evidence as one JSON Lines file (docs/evidence-format.md): a header, each
+ * participant's chain, every history event in commit order, every operation, the v2 seed fingerprints,
+ * the inputs when given, and a last `seal` line with the SHA-256 of every byte before it, signed with
+ * Ed25519 when a key is given. History is read a page at a time, so memory stays bounded.
+ */
+export async function writeBundle(
+  store: ControlPlaneStore,
+  file: string,
+  options: BundleOptions,
+): Promise<BundleSummary> {
+  const out = createWriteStream(file, { flags: "w" });
+  const hash = crypto.createHash("sha256");
+  let lines = 0;
+  const write = async (value: unknown) => {
+    const line = `${JSON.stringify(value)}\n`;
+    hash.update(line);
+    lines += 1;
+    if (!out.write(line)) await once(out, "drain");
+  };
+  try {
+    const heads = await store.listChainHeads();
+    const schedulers = await store.listSchedulers();
+    await write({
+      kind: "header",
+      format: BUNDLE_FORMAT,
+      raes_ts_version: options.version,
+      created_at: (options.now ?? (() => new Date().toISOString()))(),
+    });
+    for (const head of heads) await write({ kind: "chain", ...head });
+    let events = 0;
+    for (let after = 0; ; ) {
+      const page = await store.readChainPage(after, VERIFY_PAGE);
+      if (page.length === 0) break;
+      for (const event of page) await write({ kind: "event", event });
+      events += page.length;
+      after = (page[page.length - 1] as { sequence: number }).sequence;
+    }
+    const operations = await store.listOperations({ limit: Number.MAX_SAFE_INTEGER });
+    for (const entry of [...operations].reverse()) {
+      const operation = await store.getOperation(entry.id);
+      if (operation)
+        await write({ kind: "operation", operation: (options.operationWire ?? ((o) => o))(operation) });
+    }
+    for (const s of schedulers) {
+      if (s.streamFingerprint === undefined) continue;
+      await write({
+        kind: "seed_fingerprint",
+        participant_address: s.participantAddress,
+        policy_address: s.policyAddress,
+        stream_fingerprint: s.streamFingerprint,
+      });
+    }
+    for (const input of options.inputs ?? []) {
+      await write({
+        kind: "input",
+        role: input.role,
+        name: input.name,
+        digest: `sha256:${crypto.createHash("sha256").update(input.text).digest("hex")}`,
+        text: input.text,
+      });
+    }
+    const digest = `sha256:${hash.digest("hex")}`;
+    const signature = options.signKey
+      ? crypto.sign(null, Buffer.from(signedText(digest)), options.signKey).toString("base64")
+      : null;
+    out.write(`${JSON.stringify({ kind: "seal", lines, digest, signature })}\n`);
+    out.end();
+    await once(out, "finish");
+    return {
+      events,
+      participants: heads.length,
+      operations: operations.length,
+      digest,
+      signed: signature !== null,
+    };
+  } catch (error) {
+    out.destroy();
+    throw error;
+  }
+}
+
+/** The outcome of verifying a bundle. */
+export interface BundleReport {
+  readonly ok: boolean;
+  /** Each thing that does not match, one sentence each, first found first. */
+  readonly problems: readonly string[];
+  /** Whether a signature was present and checked against the given public key. */
+  readonly signature: "verified" | "unsigned" | "not-checked" | "invalid";
+  readonly chains?: ChainReport;
+  readonly raes_ts_version?: string;
+}
+
+/**
+ * Verifies a bundle offline, with no store: the seal's digest over every byte before it, the Ed25519
+ * signature when a public key is given (a key with an unsigned bundle fails), and every participant's
+ * chain recomputed from the events (docs/evidence-format.md). Reads the file a line at a time.
+ */
+export async function verifyBundle(
+  file: string,
+  options: { readonly publicKey?: crypto.KeyObject } = {},
+): Promise<BundleReport> {
+  const problems: string[] = [];
+  const hash = crypto.createHash("sha256");
+  const heads: ChainHead[] = [];
+  let verifier: ChainVerifier | undefined;
+  let header: { format?: unknown; raes_ts_version?: unknown } | undefined;
+  let seal: { lines?: unknown; digest?: unknown; signature?: unknown } | undefined;
+  let lines = 0;
+  let chainsOk = true;
+  const reader = createInterface({
+    input: createReadStream(file, { encoding: "utf8" }),
+    crlfDelay: Infinity,
+  });
+  for await (const text of reader) {
+    lines += 1;
+    if (seal !== undefined) {
+      problems.push(`line ${lines}: a line after the seal`);
+      break;
+    }
+    let value: { kind?: unknown; [key: string]: unknown };
+    try {
+      value = JSON.parse(text) as typeof value;
+    } catch {
+      problems.push(`line ${lines}: not JSON`);
+      hash.update(`${text}\n`);
+      continue;
+    }
+    if (value.kind === "seal") {
+      seal = value as unknown as typeof seal;
+      continue;
+    }
+    hash.update(`${text}\n`);
+    if (lines === 1) {
+      if (value.kind !== "header" || value.format !== BUNDLE_FORMAT)
+        problems.push(`line 1: not a ${BUNDLE_FORMAT} header`);
+      header = value as unknown as typeof header;
+    } else if (value.kind === "chain") {
+      heads.push(value as unknown as ChainHead);
+    } else if (value.kind === "event") {
+      verifier ??= new ChainVerifier(heads);
+      if (!isEvent(value.event)) {
+        problems.push(`line ${lines}: an event line without an event (participant_address, sequence)`);
+        chainsOk = false;
+      } else if (chainsOk && !verifier.add(value.event)) chainsOk = false;
+    } else if (value.kind !== "operation" && value.kind !== "seed_fingerprint" && value.kind !== "input") {
+      problems.push(`line ${lines}: unknown kind ${JSON.stringify(value.kind)}`);
+    }
+  }
+  const chains = (verifier ?? new ChainVerifier(heads)).finish();
+  if (chains.failure) {
+    const f = chains.failure;
+    problems.push(
+      `event ${f.kind}: participant ${f.participant_address}, sequence ${f.sequence}: ${f.detail}`,
+    );
+  }
+  const digest = `sha256:${hash.digest("hex")}`;
+  let signature: BundleReport["signature"] = "unsigned";
+  if (seal === undefined) {
+    problems.push("the bundle has no seal line: it is cut short");
+  } else {
+    if (seal.digest !== digest)
+      problems.push(`seal: the digest of the bundle is ${digest}, the seal says ${String(seal.digest)}`);
+    if (seal.lines !== lines - 1)
+      problems.push(
+        `seal: the bundle has ${lines - 1} lines before its seal, the seal says ${String(seal.lines)}`,
+      );
+    signature = checkSignature(seal, options.publicKey, problems);
+  }
+  return {
+    ok: problems.length === 0,
+    problems,
+    signature,
+    chains,
+    ...(typeof header?.raes_ts_version === "string" ? { raes_ts_version: header.raes_ts_version } : {}),
+  };
+}
+
+function isEvent(value: unknown): value is HistoryEvent {
+  const event = value as Partial<HistoryEvent> | null;
+  return (
+    typeof event === "object" &&
+    event !== null &&
+    typeof event.participant_address === "string" &&
+    Number.isSafeInteger(event.sequence)
+  );
+}
+
+function checkSignature(
+  seal: { digest?: unknown; signature?: unknown },
+  publicKey: crypto.KeyObject | undefined,
+  problems: string[],
+): BundleReport["signature"] {
+  const signed = typeof seal.signature === "string";
+  if (publicKey === undefined) return signed ? "not-checked" : "unsigned";
+  if (!signed) {
+    problems.push("signature: the bundle is not signed, and a public key was given");
+    return "unsigned";
+  }
+  let valid = false;
+  try {
+    valid = crypto.verify(
+      null,
+      Buffer.from(signedText(String(seal.digest))),
+      publicKey,
+      Buffer.from(seal.signature as string, "base64"),
+    );
+  } catch {
+    valid = false;
+  }
+  if (!valid) problems.push("signature: does not verify with the given public key");
+  return valid ? "verified" : "invalid";
+}

@@ -1,0 +1,241 @@
+import {
+  type ChainHead,
+  chainDigest,
+  chainGenesis,
+  type HistoryEvent,
+  UNANCHORED,
+} from "../records/index.js";
+
+/** How a history fails to verify: what the first mismatch looks like (docs/reference/evidence.md). */
+export const ChainBreak = {
+  /** The event's content changed: the next event still chains from its stored digest. */
+  edited: "edited",
+  /** An event is missing: its sequence is absent, and its participant's chain does not go on from it. */
+  removed: "removed",
+  /** The event does not belong: its participant's next event chains from the one before it. */
+  inserted: "inserted",
+  /** The event is out of place: it chains neither from its predecessor nor into its successor. */
+  reordered: "reordered",
+  /** The event carries no `chain_digest` (written before chaining and never chained). */
+  unchained: "unchained",
+  /** The history ends before a participant's recorded chain head, or the head disagrees with it. */
+  truncated: "truncated",
+} as const;
+/** A kind of chain break. */
+export type ChainBreak = (typeof ChainBreak)[keyof typeof ChainBreak];
+
+/** The first event whose chain does not verify. */
+export interface ChainFailure {
+  readonly kind: ChainBreak;
+  readonly participant_address: string;
+  readonly sequence: number;
+  /** One sentence for a person. */
+  readonly detail: string;
+}
+
+/** The outcome of recomputing every chain. */
+export interface ChainReport {
+  readonly ok: boolean;
+  readonly events: number;
+  readonly participants: number;
+  /** Participants whose chains a schema step computed over history written before chaining. */
+  readonly backfilled: number;
+  /** Each participant's last `chain_digest`, by participant (bytewise). */
+  readonly heads: Readonly<Record<string, string>>;
+  readonly failure?: ChainFailure;
+}
+
+interface Pending {
+  readonly event: HistoryEvent;
+  readonly previous: string;
+  readonly missing: number | undefined;
+}
+
+interface Chain {
+  digest: string;
+  sequence: number;
+  events: number;
+}
+
+/**
+ * Recomputes every participant's chain over events read in commit order, one at a time: memory holds
+ * one digest per participant and at most one suspect event, whatever the history's length. `heads`
+ * are the chains as the store or bundle records them: their anchors start the chains, and their last
+ * digests catch a history cut short.
+ */
+export class ChainVerifier {
+  readonly #anchors = new Map<string, ChainHead>();
+  readonly #chains = new Map<string, Chain>();
+  #events = 0;
+  #lastSequence = 0;
+  /** The first missing sequence not yet explained. */
+  #gap: number | undefined;
+  #pending: Pending | undefined;
+  #failure: ChainFailure | undefined;
+
+  constructor(heads: readonly ChainHead[]) {
+    for (const head of heads) this.#anchors.set(head.participant_address, head);
+  }
+
+  /** Takes the next event in commit order; false once the first failure is known (stop reading). */
+  add(event: HistoryEvent): boolean {
+    if (this.#failure !== undefined) return false;
+    this.#events += 1;
+    if (event.sequence !== this.#lastSequence + 1 && this.#gap === undefined)
+      this.#gap = this.#lastSequence + 1;
+    this.#lastSequence = event.sequence;
+    const participant = event.participant_address;
+    const chain = this.#chains.get(participant);
+    const previous = chain?.digest ?? this.#genesis(participant);
+    const pending = this.#pending;
+    if (pending !== undefined && pending.event.participant_address === participant) {
+      this.#fail(this.#judge(pending, event));
+      return false;
+    }
+    if (event.chain_digest === undefined) {
+      this.#fail({
+        kind: ChainBreak.unchained,
+        participant_address: participant,
+        sequence: event.sequence,
+        detail: "the event carries no chain_digest",
+      });
+      return false;
+    }
+    if (chainDigest(previous, event) !== event.chain_digest) {
+      if (this.#gap !== undefined) {
+        this.#fail(removed(participant, this.#gap, event.sequence));
+        return false;
+      }
+      // Judged by the participant's next event, or by its recorded head at the end.
+      if (pending === undefined) this.#pending = { event, previous, missing: this.#gap };
+    }
+    this.#chains.set(participant, {
+      digest: event.chain_digest,
+      sequence: event.sequence,
+      events: (chain?.events ?? 0) + 1,
+    });
+    return true;
+  }
+
+  /** The report once every event was added. */
+  finish(): ChainReport {
+    if (this.#failure === undefined && this.#pending !== undefined)
+      this.#fail(this.#judgeAtEnd(this.#pending));
+    if (this.#failure === undefined) this.#checkHeads();
+    const heads: Record<string, string> = {};
+    for (const p of [...this.#chains.keys()].sort(bytewise)) heads[p] = (this.#chains.get(p) as Chain).digest;
+    const backfilled = [...this.#anchors.values()].filter((h) => h.backfilled_at !== null).length;
+    return {
+      ok: this.#failure === undefined,
+      events: this.#events,
+      participants: this.#chains.size,
+      backfilled,
+      heads,
+      ...(this.#failure ? { failure: this.#failure } : {}),
+    };
+  }
+
+  #genesis(participant: string): string {
+    return chainGenesis(participant, this.#anchors.get(participant) ?? UNANCHORED);
+  }
+
+  #fail(failure: ChainFailure): void {
+    this.#failure ??= failure;
+  }
+
+  /** The suspect's kind, from the participant's next event. */
+  #judge(suspect: Pending, next: HistoryEvent): ChainFailure {
+    const { event, previous } = suspect;
+    const at = { participant_address: event.participant_address, sequence: event.sequence };
+    if (next.chain_digest !== undefined && event.chain_digest !== undefined) {
+      if (chainDigest(event.chain_digest, next) === next.chain_digest)
+        return {
+          ...at,
+          kind: ChainBreak.edited,
+          detail: "its content differs from what its chain_digest sealed",
+        };
+      // Inserted mid-history with the later events renumbered up: the next one is one sequence later.
+      if (
+        chainDigest(previous, next) === next.chain_digest ||
+        chainDigest(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
+      )
+        return {
+          ...at,
+          kind: ChainBreak.inserted,
+          detail: "the participant's next event chains from the event before it",
+        };
+    }
+    return {
+      ...at,
+      kind: ChainBreak.reordered,
+      detail: "it chains neither from the event before it nor into the next",
+    };
+  }
+
+  /** The suspect's kind when no later event of its participant exists: its recorded head decides. */
+  #judgeAtEnd(suspect: Pending): ChainFailure {
+    const { event } = suspect;
+    const at = { participant_address: event.participant_address, sequence: event.sequence };
+    const head = this.#anchors.get(event.participant_address);
+    if (head !== undefined && head.head_sequence < event.sequence)
+      return {
+        ...at,
+        kind: ChainBreak.inserted,
+        detail: `it comes after the recorded chain head (sequence ${head.head_sequence})`,
+      };
+    if (head !== undefined && head.head_digest === event.chain_digest)
+      return {
+        ...at,
+        kind: ChainBreak.edited,
+        detail: "its content differs from what its chain_digest sealed",
+      };
+    return { ...at, kind: ChainBreak.reordered, detail: "it does not chain from the event before it" };
+  }
+
+  /** Every recorded head must be the last event read of its participant. */
+  #checkHeads(): void {
+    for (const head of [...this.#anchors.values()].sort((a, b) =>
+      bytewise(a.participant_address, b.participant_address),
+    )) {
+      const chain = this.#chains.get(head.participant_address);
+      if (chain !== undefined && chain.digest === head.head_digest && chain.sequence === head.head_sequence)
+        continue;
+      const gap = this.#gap;
+      if (gap !== undefined && (chain === undefined || chain.sequence < head.head_sequence)) {
+        this.#fail(removed(head.participant_address, gap, undefined));
+        return;
+      }
+      this.#fail({
+        kind:
+          chain === undefined || chain.sequence < head.head_sequence
+            ? ChainBreak.removed
+            : ChainBreak.truncated,
+        participant_address: head.participant_address,
+        sequence: head.head_sequence,
+        detail: `the recorded chain head is sequence ${head.head_sequence} (${head.head_digest}), the history ends at ${chain ? `sequence ${chain.sequence}` : "no event"}`,
+      });
+      return;
+    }
+    if (this.#gap !== undefined) {
+      this.#fail({
+        kind: ChainBreak.removed,
+        participant_address: "",
+        sequence: this.#gap,
+        detail: `sequence ${this.#gap} is missing (commit order is numbered without gaps)`,
+      });
+    }
+  }
+}
+
+function removed(participant: string, missing: number, next: number | undefined): ChainFailure {
+  return {
+    kind: ChainBreak.removed,
+    participant_address: participant,
+    sequence: missing,
+    detail: `sequence ${missing} is missing, and the participant's chain does not go on ${next === undefined ? "to its recorded head" : `at sequence ${next}`}`,
+  };
+}
+
+function bytewise(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,222 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { ChainBreak, verifyStore } from "../../src/evidence/index.js";
+import type { HistoryEvent } from "../../src/records/index.js";
+import { type ControlPlaneStore, openControlPlaneStore } from "../../src/store/index.js";
+import { adminQuery, freshSchema, postgresAvailable } from "../store/pg-available.js";
+import { closeCommit, invocation, P1, P2, scheduler } from "../store/records.js";
+
+const ANCHOR = { scenario_digest: "sha256:scenario", manifest_digest: "sha256:manifest" };
+
+/** Five closes, P1 and P2 interleaved, one of them a batch of two: 15 events, 3 per close. */
+async function fill(store: ControlPlaneStore): Promise<HistoryEvent[]> {
+  const closes = [
+    invocation({ id: "inv-1", participantAddress: P1, ordinal: 0 }),
+    invocation({ id: "inv-2", participantAddress: P2, ordinal: 0 }),
+    invocation({ id: "inv-3", participantAddress: P1, ordinal: 1 }),
+    invocation({ id: "inv-4", participantAddress: P2, ordinal: 1 }),
+    invocation({ id: "inv-5", participantAddress: P1, ordinal: 2 }),
+  ];
+  for (const inv of closes) {
+    await store.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
+  }
+  const commit = (i: number) => ({ ...closeCommit(closes[i] as never), anchor: ANCHOR });
+  await store.commitInvocation(commit(0));
+  await store.commitInvocations([commit(1), commit(2)]);
+  await store.commitInvocation(commit(3));
+  await store.commitInvocation(commit(4));
+  return store.listEvents();
+}
+
+/** Direct SQL against a store's tables, as someone with the database file or a login would run it. */
+interface Tables {
+  run(sql: string, values?: unknown[]): Promise<void>;
+  /** The placeholder of the n-th value. */
+  p(n: number): string;
+}
+
+/** The tamperings every store must catch, each naming the event it touched. */
+const TAMPERINGS: readonly {
+  readonly name: string;
+  readonly kind: ChainBreak;
+  readonly apply: (
+    t: Tables,
+    events: readonly HistoryEvent[],
+  ) => Promise<{ participant: string; sequence: number }>;
+}[] = [
+  {
+    name: "edits one event's body",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      const { sequence: _s, chain_digest: _c, ...draft } = target;
+      const edited = { ...draft, action_contract_address: "action:green/something-else" };
+      await t.run(`UPDATE history_events SET body = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        JSON.stringify(edited),
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "deletes one event",
+    kind: ChainBreak.removed,
+    apply: async (t, events) => {
+      const target = events[4] as HistoryEvent;
+      await t.run(`DELETE FROM history_events WHERE sequence = ${t.p(1)}`, [target.sequence]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "deletes a participant's last event",
+    kind: ChainBreak.removed,
+    apply: async (t, events) => {
+      const target = events[events.length - 1] as HistoryEvent;
+      await t.run(`DELETE FROM history_events WHERE sequence = ${t.p(1)}`, [target.sequence]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "inserts a copy of one event mid-history, renumbering the later ones",
+    kind: ChainBreak.inserted,
+    apply: async (t, events) => {
+      const copied = events[1] as HistoryEvent;
+      const at = 8;
+      await t.run("UPDATE history_events SET sequence = sequence + 1000000 WHERE sequence >= 8");
+      await t.run("UPDATE history_events SET sequence = sequence - 1000000 + 1 WHERE sequence > 1000000");
+      await t.run(
+        `INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body, chain_digest)
+         SELECT ${t.p(1)}, participant_address, episode_id, action_instance_id, body, chain_digest
+         FROM history_events WHERE sequence = ${t.p(2)}`,
+        [at, copied.sequence],
+      );
+      return { participant: copied.participant_address, sequence: at };
+    },
+  },
+  {
+    name: "reorders two events of one participant",
+    kind: ChainBreak.reordered,
+    apply: async (t, events) => {
+      const [a, b] = [events[0] as HistoryEvent, events[2] as HistoryEvent];
+      assert.equal(a.participant_address, b.participant_address);
+      await t.run(`UPDATE history_events SET sequence = -1 WHERE sequence = ${t.p(1)}`, [a.sequence]);
+      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        a.sequence,
+        b.sequence,
+      ]);
+      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = -1`, [b.sequence]);
+      return { participant: a.participant_address, sequence: a.sequence };
+    },
+  },
+];
+
+describe("raes verify over a SQLite store", () => {
+  const dir = mkdtempSync(join(tmpdir(), "raes-tamper-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  const filled = async () => {
+    n += 1;
+    const file = join(dir, `store-${n}.db`);
+    const store = await openControlPlaneStore(`sqlite:${file}`);
+    const events = await fill(store);
+    await store.close();
+    return { file, url: `sqlite:${file}`, events };
+  };
+
+  it("verifies an untouched store: every event and participant counted", async () => {
+    const { url } = await filled();
+    const store = await openControlPlaneStore(url);
+    const report = await verifyStore(store, 4);
+    await store.close();
+    assert.equal(report.ok, true, JSON.stringify(report.failure));
+    assert.equal(report.events, 15);
+    assert.equal(report.participants, 2);
+  });
+
+  for (const tampering of TAMPERINGS) {
+    it(`fails when someone ${tampering.name}, naming that event`, async () => {
+      const { file, url, events } = await filled();
+      const db = new Database(file);
+      const expected = await tampering.apply(
+        {
+          run: async (sql, values = []) => {
+            db.prepare(sql).run(...(values as never[]));
+          },
+          p: () => "?",
+        },
+        events,
+      );
+      db.close();
+      const store = await openControlPlaneStore(url);
+      const report = await verifyStore(store, 4);
+      await store.close();
+      assert.equal(report.ok, false);
+      assert.deepEqual(
+        [report.failure?.kind, report.failure?.participant_address, report.failure?.sequence],
+        [tampering.kind, expected.participant, expected.sequence],
+        report.failure?.detail,
+      );
+    });
+  }
+});
+
+describe("raes verify over a PostgreSQL store", async () => {
+  if (!(await postgresAvailable("evidence tampering tests"))) return;
+  const drops: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const drop of drops) await drop();
+  });
+  const filled = async () => {
+    const { schema, url, drop } = freshSchema("raes_tamper");
+    drops.push(drop);
+    const store = await openControlPlaneStore(url);
+    const events = await fill(store);
+    await store.close();
+    return { schema, url, events };
+  };
+
+  it("verifies an untouched store: every event and participant counted", async () => {
+    const { url, events } = await filled();
+    const store = await openControlPlaneStore(url);
+    const report = await verifyStore(store, 4);
+    const memory = await openControlPlaneStore("memory:");
+    const same = await fill(memory);
+    await store.close();
+    assert.equal(report.ok, true, JSON.stringify(report.failure));
+    assert.equal(report.events, 15);
+    assert.deepEqual(
+      events.map((e) => e.chain_digest),
+      same.map((e) => e.chain_digest),
+      "PostgreSQL computes in SQL the digests the memory store computes",
+    );
+  });
+
+  for (const tampering of TAMPERINGS) {
+    it(`fails when someone ${tampering.name}, naming that event`, async () => {
+      const { schema, url, events } = await filled();
+      const expected = await tampering.apply(
+        {
+          run: async (sql, values = []) => {
+            await adminQuery(`SET search_path TO ${schema}`);
+            await adminQuery(sql.replaceAll("history_events", `${schema}.history_events`), values);
+          },
+          p: (i) => `$${i}`,
+        },
+        events,
+      );
+      const store = await openControlPlaneStore(url);
+      const report = await verifyStore(store, 4);
+      await store.close();
+      assert.equal(report.ok, false);
+      assert.deepEqual(
+        [report.failure?.kind, report.failure?.participant_address, report.failure?.sequence],
+        [tampering.kind, expected.participant, expected.sequence],
+        report.failure?.detail,
+      );
+    });
+  }
+});
