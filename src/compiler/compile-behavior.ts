@@ -2,6 +2,7 @@ import type { AutonomousPolicy, ScenarioIndex } from "../sdl/index.js";
 import { AutonomousProfile, policyActionRefs, sectionRefName } from "../sdl/index.js";
 import { Addresses } from "./addresses.js";
 import { compileActivity } from "./compile-activity.js";
+import { compileResourceBudget } from "./compile-budget.js";
 import type {
   CompiledActionContract,
   CompiledAffordanceBinding,
@@ -174,10 +175,20 @@ function compilePolicy(
     evaluationMode: policy.evaluation_authority.mode,
     executionBindings,
     ...activityPart(scenario, policy),
+    ...budgetPart(scenario, policy, participantAddresses),
   };
 }
 
 function activityPart(scenario: ScenarioIndex["scenario"], policy: AutonomousPolicy) {
   const activity = compileActivity(scenario, policy);
   return activity === undefined ? {} : { activity };
+}
+
+function budgetPart(
+  scenario: ScenarioIndex["scenario"],
+  policy: AutonomousPolicy,
+  participantAddresses: readonly string[],
+) {
+  const resourceBudget = compileResourceBudget(scenario, policy, participantAddresses);
+  return resourceBudget === undefined ? {} : { resourceBudget };
 }

@@ -88,6 +88,59 @@ export interface CompiledAutonomousPolicy {
   readonly executionBindings: readonly CompiledExecutionBinding[];
   /** The v2/v3 activity fields; absent for v1. */
   readonly activity?: CompiledActivityPolicy;
+  /** The v3 resource budget; absent for v1 and v2. */
+  readonly resourceBudget?: CompiledResourceBudget;
+}
+
+/** An owner of v3 resource budgets, as RAES compiles it. */
+export interface CompiledResourceOwner {
+  readonly ownerId: string;
+  /** `participant`, `deployment_tenant`, `shared_service` or `fleet`. */
+  readonly kind: string;
+  /** The owner's address: `participant.behavior.<agent>`, `deployment.tenant.<name>`, `provision.node.<n>.service.<s>`, or a fleet ref as authored. */
+  readonly address: string;
+}
+
+/** One budget dimension of a v3 policy (RAES's resource demand). */
+export interface CompiledResourceDemand {
+  readonly budgetId: string;
+  readonly ownerId: string;
+  readonly ownerKind: string;
+  readonly ownerAddress: string;
+  readonly poolRef: string;
+  readonly resourceKind: string;
+  readonly unit: string;
+  readonly accountingMode: string;
+  readonly meterProfileRef: string;
+  readonly limit: number;
+  readonly reservation: number;
+  readonly reset: string;
+  /** Set exactly for `windowed_counter` budgets. */
+  readonly windowTicks: number | null;
+  readonly parentBudgetRef: string | null;
+  readonly evidenceRefs: readonly string[];
+  /** Always `authored` for a v3 policy. */
+  readonly provenance: "authored";
+}
+
+/** The one fairness obligation of a v3 policy. */
+export interface CompiledResourceFairness {
+  readonly policy: string;
+  readonly priorityClass: string;
+  readonly weight: number;
+  readonly protected: boolean;
+  readonly borrowing: string;
+  readonly reclaim: string;
+  readonly maxQueueTicks: number;
+  readonly starvationBoundTicks: number;
+}
+
+/** A v3 policy's compiled resource budget: owners by owner id, demands by budget id, and its fairness. */
+export interface CompiledResourceBudget {
+  readonly policyId: string;
+  readonly owners: readonly CompiledResourceOwner[];
+  readonly demands: readonly CompiledResourceDemand[];
+  readonly fairness: CompiledResourceFairness;
 }
 
 /** A shared-time position: a tick and a microstep within it. */
