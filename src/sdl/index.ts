@@ -31,6 +31,7 @@ export type {
 } from "./schema/index.js";
 export {
   AutonomousProfile,
+  RESOURCE_ACCOUNTING,
   RESOURCE_KINDS,
   RESOURCE_UNIT,
   UNINTERPRETED_SECTIONS,
