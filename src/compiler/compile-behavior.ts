@@ -189,6 +189,5 @@ function budgetPart(
   policy: AutonomousPolicy,
   participantAddresses: readonly string[],
 ) {
-  const resourceBudget = compileResourceBudget(scenario, policy, participantAddresses);
-  return resourceBudget === undefined ? {} : { resourceBudget };
+  return compileResourceBudget(scenario, policy, participantAddresses) ?? {};
 }

@@ -2,7 +2,7 @@ import type { AutonomousPolicy, Scenario } from "../sdl/index.js";
 import { AutonomousProfile, resolveAddressableRef, sectionRefName } from "../sdl/index.js";
 import { Addresses, address } from "./addresses.js";
 import { CompileError, CompileErrorCode } from "./errors.js";
-import type { CompiledResourceBudget, CompiledResourceDemand, CompiledResourceOwner } from "./model.js";
+import type { CompiledResourceDemand, CompiledResourceFairness, CompiledResourceOwner } from "./model.js";
 import { compareText } from "./records.js";
 
 function declaredTenants(scenario: Scenario): Readonly<Record<string, unknown>> {
@@ -42,6 +42,13 @@ function ownerAddress(
     return Addresses.service(resolved.node, resolved.service);
   }
   return ref;
+}
+
+/** The v3 fields of a compiled policy, named as RAES's compiled runtime names them. */
+export interface CompiledResourceBudget {
+  readonly resourceOwners: readonly CompiledResourceOwner[];
+  readonly resourceDemands: readonly CompiledResourceDemand[];
+  readonly resourceFairness: CompiledResourceFairness;
 }
 
 /**
@@ -98,10 +105,9 @@ export function compileResourceBudget(
     });
   const f = budget.fairness;
   return {
-    policyId: budget.policy_id,
-    owners,
-    demands,
-    fairness: {
+    resourceOwners: owners,
+    resourceDemands: demands,
+    resourceFairness: {
       policy: f.policy,
       priorityClass: f.priority_class,
       weight: f.weight,

@@ -88,8 +88,12 @@ export interface CompiledAutonomousPolicy {
   readonly executionBindings: readonly CompiledExecutionBinding[];
   /** The v2/v3 activity fields; absent for v1. */
   readonly activity?: CompiledActivityPolicy;
-  /** The v3 resource budget; absent for v1 and v2. */
-  readonly resourceBudget?: CompiledResourceBudget;
+  /** v3: the budget owners, sorted by owner id (RAES's `resource_owners`); absent for v1 and v2. */
+  readonly resourceOwners?: readonly CompiledResourceOwner[];
+  /** v3: one demand per budget dimension, sorted by budget id (RAES's `resource_demands`); absent for v1 and v2. */
+  readonly resourceDemands?: readonly CompiledResourceDemand[];
+  /** v3: the policy's one fairness obligation (RAES's `resource_fairness`); absent for v1 and v2. */
+  readonly resourceFairness?: CompiledResourceFairness;
 }
 
 /** An owner of v3 resource budgets, as RAES compiles it. */
@@ -133,14 +137,6 @@ export interface CompiledResourceFairness {
   readonly reclaim: string;
   readonly maxQueueTicks: number;
   readonly starvationBoundTicks: number;
-}
-
-/** A v3 policy's compiled resource budget: owners by owner id, demands by budget id, and its fairness. */
-export interface CompiledResourceBudget {
-  readonly policyId: string;
-  readonly owners: readonly CompiledResourceOwner[];
-  readonly demands: readonly CompiledResourceDemand[];
-  readonly fairness: CompiledResourceFairness;
 }
 
 /** A shared-time position: a tick and a microstep within it. */

@@ -26,15 +26,18 @@ function compileCase(id: string) {
 function asRaes(id: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const policy of Object.values(compileCase(id).autonomousPolicies)) {
-    const budget = policy.resourceBudget;
-    assert.ok(budget, `${policy.address} has no compiled resource budget`);
+    const { resourceOwners, resourceDemands, resourceFairness } = policy;
+    assert.ok(
+      resourceOwners && resourceDemands && resourceFairness,
+      `${policy.address} has no compiled budget`,
+    );
     const rename = (value: object) =>
       Object.fromEntries(Object.entries(value).map(([key, field]) => [snake(key), field]));
     out[policy.address] = {
       max_in_flight: policy.maxInFlight,
-      resource_owners: budget.owners.map(rename),
-      resource_demands: budget.demands.map(rename),
-      resource_fairness: rename(budget.fairness),
+      resource_owners: resourceOwners.map(rename),
+      resource_demands: resourceDemands.map(rename),
+      resource_fairness: rename(resourceFairness),
     };
   }
   return out;
@@ -70,6 +73,8 @@ describe("v3 resource-budget compilation against RAES's compiled runtime model",
     assert.ok(loaded.scenario);
     const [policy] = Object.values(compileScenario(loaded.scenario).autonomousPolicies);
     assert.equal(policy?.profile, "participant-autonomous-execution/v2");
-    assert.equal(policy?.resourceBudget, undefined);
+    assert.equal(policy?.resourceOwners, undefined);
+    assert.equal(policy?.resourceDemands, undefined);
+    assert.equal(policy?.resourceFairness, undefined);
   });
 });

@@ -78,36 +78,28 @@ describe("v3 registration against the manifest's declared pools (RAES's recorded
 
   it("refuses two budgets of one policy on one pool (manifest.resource-budget-pool-aliased)", () => {
     const aliased = withBudget((policy) => {
-      const budget = policy.resourceBudget;
-      assert.ok(budget);
-      const tokens = budget.demands.find((d) => d.budgetId === "tokens");
+      const demands = policy.resourceDemands ?? [];
+      const tokens = demands.find((d) => d.budgetId === "tokens");
       assert.ok(tokens);
-      return {
-        ...policy,
-        resourceBudget: {
-          ...budget,
-          demands: [...budget.demands, { ...tokens, budgetId: "tokens-2", limit: 1 }],
-        },
-      };
+      return { ...policy, resourceDemands: [...demands, { ...tokens, budgetId: "tokens-2", limit: 1 }] };
     });
     assert.deepEqual(codes(aliased), [Code.resource_budget_pool_aliased]);
   });
 
   it("refuses child limits above their parent (manifest.resource-budget-parent-overcommitted)", () => {
-    const over = withBudget((policy) => {
-      const budget = policy.resourceBudget;
-      assert.ok(budget);
-      const demands = budget.demands.map((d) => (d.budgetId === "range-actions" ? { ...d, limit: 10 } : d));
-      return { ...policy, resourceBudget: { ...budget, demands } };
-    });
+    const over = withBudget((policy) => ({
+      ...policy,
+      resourceDemands: (policy.resourceDemands ?? []).map((d) =>
+        d.budgetId === "range-actions" ? { ...d, limit: 10 } : d,
+      ),
+    }));
     assert.deepEqual(codes(over), [Code.resource_budget_parent_overcommitted]);
   });
 
   it("refuses a protected policy on pools with no protected capacity (manifest.resource-budget-protected-capacity-missing)", () => {
     const protectedPolicy = withBudget((policy) => {
-      const budget = policy.resourceBudget;
-      assert.ok(budget);
-      return { ...policy, resourceBudget: { ...budget, fairness: { ...budget.fairness, protected: true } } };
+      assert.ok(policy.resourceFairness);
+      return { ...policy, resourceFairness: { ...policy.resourceFairness, protected: true } };
     });
     const found = checkManifest(manifest(), protectedPolicy).diagnostics;
     assert.deepEqual(

@@ -66,7 +66,7 @@ export function checkResourceBudgetAdmission(
   runtime: ParticipantRuntimeCapabilities,
   policies: readonly CompiledAutonomousPolicy[],
 ): void {
-  const governed = policies.filter((policy) => policy.resourceBudget !== undefined);
+  const governed = policies.filter((policy) => policy.resourceDemands !== undefined);
   if (governed.length === 0) return;
   const budgets = runtime.resourceBudgets;
   if (budgets === undefined) {
@@ -94,9 +94,9 @@ export function checkResourceBudgetAdmission(
   }
   const aggregate = new Map<string, { pool: ResourcePoolCapacity; limit: number; protectedLimit: number }>();
   for (const policy of governed) {
-    const budget = policy.resourceBudget;
-    if (budget === undefined) continue;
-    const fairness = budget.fairness;
+    const demands = policy.resourceDemands ?? [];
+    const fairness = policy.resourceFairness;
+    if (fairness === undefined) continue;
     if (!budgets.supportedFairnessPolicies.includes(fairness.policy)) {
       sink.error(
         Code.resource_budget_value_unsupported,
@@ -104,9 +104,9 @@ export function checkResourceBudgetAdmission(
         `${policy.address}: fairness policy '${fairness.policy}' is not declared supported`,
       );
     }
-    const byId = new Map(budget.demands.map((demand) => [demand.budgetId, demand]));
+    const byId = new Map(demands.map((demand) => [demand.budgetId, demand]));
     const childLimits = new Map<string, number>();
-    for (const demand of budget.demands) {
+    for (const demand of demands) {
       if (demand.parentBudgetRef === null) continue;
       childLimits.set(demand.parentBudgetRef, (childLimits.get(demand.parentBudgetRef) ?? 0) + demand.limit);
     }
@@ -121,7 +121,7 @@ export function checkResourceBudgetAdmission(
       }
     }
     const used = new Set<string>();
-    for (const demand of budget.demands) {
+    for (const demand of demands) {
       const label = `${policy.address}: budget '${demand.budgetId}' (${demand.resourceKind})`;
       const unsupported = (
         [
