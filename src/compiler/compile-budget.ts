@@ -53,7 +53,7 @@ export interface CompiledResourceBudget {
 
 /**
  * The resource budget of a v3 policy, compiled as RAES compiles it: owners sorted by owner id with their
- * addresses, one demand per dimension sorted by budget id (docs/guide/autonomous-execution.md#resource-budgets).
+ * addresses, one demand per dimension sorted by budget id (docs/guide/harness.md#autonomous-execution-v3).
  * Undefined for v1 and v2.
  *
  * @throws CompileError `compiler.resource-owner-unresolved` when an owner resolves to no address, as RAES's

@@ -57,7 +57,7 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
       continue;
     }
     if (policy.profile === V3_PROFILE) {
-      // docs/guide/autonomous-execution.md#resource-budgets: v3 validates, compiles and registers; it does not run yet.
+      // docs/guide/harness.md#autonomous-execution-v3: v3 validates, compiles and registers; it does not run yet.
       problems.push(
         `${policy.address}: profile ${policy.profile} validates and compiles, but the reference scheduler does not run it yet`,
       );

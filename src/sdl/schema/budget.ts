@@ -4,7 +4,7 @@ import { required, struct, withDefault } from "./struct.js";
 
 /**
  * The scoped resource budget of a `participant-autonomous-execution/v3` policy
- * (docs/guide/autonomous-execution.md#resource-budgets). Every rule here is one of RAES's
+ * (docs/guide/harness.md#autonomous-execution-v3). Every rule here is one of RAES's
  * model rules, so each failure is `sdl.model.invalid`, as RAES reports it.
  */
 

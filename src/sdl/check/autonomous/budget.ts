@@ -19,7 +19,7 @@ function stripped(ref: unknown, prefix: string): string {
 
 /**
  * Checks that each resource-budget owner lies within what the scenario declares and the policy acts on
- * (docs/guide/autonomous-execution.md#resource-budgets): a participant owner is one of the
+ * (docs/guide/harness.md#autonomous-execution-v3): a participant owner is one of the
  * specification's participants; a tenant owner is a declared deployment tenant that owns a target of the
  * policy's actions (by a deployment cell or a `uses_shared_service` relationship); a shared-service owner
  * is a declared node service, exactly a target of the policy's actions, that a budget tenant may use.
