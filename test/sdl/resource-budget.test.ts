@@ -48,3 +48,34 @@ describe("v3 resource-budget validation against RAES's recorded verdicts", () =>
     });
   }
 });
+
+describe("v3 resource-budget size bounds (RAES's: 1024 owners, 4096 dimensions)", () => {
+  it("refuses 4097 dimensions with sdl.model.invalid at /resource_budget/dimensions, in bounded time", () => {
+    const dims: Record<string, unknown> = {};
+    for (let i = 0; i < 4097; i++) {
+      dims[`d${i}`] = {
+        owner_ref: "participant",
+        pool_ref: `p${i}`,
+        resource_kind: "action_rate",
+        unit: "actions",
+        accounting_mode: "windowed_counter",
+        meter_profile_ref: "m",
+        limit: 1,
+        reservation: 1,
+        reset: "run",
+        window_ticks: 1,
+        ...(i > 0 ? { parent_budget_ref: `d${i - 1}` } : {}),
+      };
+    }
+    const text = buildBudgetCase({ id: "many", ops: [["set", "@/dimensions", dims]] });
+    // Above the default source limit, so the limit is raised to reach the budget's own bound.
+    const errors = loadScenario(text, {
+      source: "text",
+      limits: { maxBytes: 4_000_000, maxTokens: 1_000_000 },
+    }).diagnostics.filter((d) => d.severity === "error");
+    assert.ok(
+      errors.some((d) => d.code === "sdl.model.invalid" && d.path === `${POLICY}/resource_budget/dimensions`),
+      JSON.stringify(errors.slice(0, 3)),
+    );
+  });
+});

@@ -97,6 +97,8 @@ const dimension = struct(
   },
   [
     (d, fail) => {
+      if (d.evidence_refs.length > 1024)
+        fail("resource-budget evidence refs allow at most 1024 entries", "evidence_refs");
       const unit = RESOURCE_UNIT[d.resource_kind];
       if (d.unit !== unit) {
         fail(`${d.resource_kind} resource budget requires unit '${unit}'`, "unit");
@@ -193,6 +195,15 @@ export const resourceBudgetShape = struct(
   },
   [
     (budget, fail) => {
+      // RAES's size bounds (1024 owners, 4096 dimensions) come first: they bound the graph walk below.
+      if (Object.keys(budget.owners).length > 1024) {
+        fail("resource budget allows at most 1024 owners", "owners");
+        return;
+      }
+      if (Object.keys(budget.dimensions).length > 4096) {
+        fail("resource budget allows at most 4096 dimensions", "dimensions");
+        return;
+      }
       // RAES stops at the first policy rule that fails; so does this, to report one finding as RAES does.
       const present = new Set(Object.values(budget.dimensions).map((d) => d.resource_kind));
       const missing = RESOURCE_KINDS.filter((kind) => !present.has(kind));
