@@ -1,7 +1,8 @@
 import type { AutonomousPolicy, ScenarioIndex } from "../sdl/index.js";
 import { AutonomousProfile, policyActionRefs, sectionRefName } from "../sdl/index.js";
-import { Addresses, resolveRefAddress } from "./addresses.js";
+import { Addresses } from "./addresses.js";
 import { compileActivity } from "./compile-activity.js";
+import { compileResourceBudget } from "./compile-budget.js";
 import type {
   CompiledAutonomousPolicy,
   CompiledExecutionBinding,
@@ -71,80 +72,6 @@ function legacyResources(
       }),
     ],
     resourceFairness: fairness,
-  };
-}
-
-type Authored = Readonly<Record<string, unknown>>;
-
-function authored(value: unknown): Authored {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Authored) : {};
-}
-
-function sortedEntries(value: unknown): [string, Authored][] {
-  return Object.entries(authored(value))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, entry]) => [key, authored(entry)]);
-}
-
-/** RAES's compiled `resource_budget` of a v3 policy: owners and dimensions by id, each owner's address resolved. */
-function authoredResources(
-  index: ScenarioIndex,
-  budget: unknown,
-  participantAddresses: readonly string[],
-): Pick<CompiledAutonomousPolicy, "resourceOwners" | "resourceDemands" | "resourceFairness"> {
-  const { scenario } = index;
-  const ownerAddress = (kind: string, ref: string): string => {
-    if (kind === "participant") return participantAddresses.find((a) => a.endsWith(`.${ref}`)) ?? ref;
-    if (kind === "deployment_tenant") {
-      const tenants = authored((scenario as { readonly deployment_tenants?: unknown }).deployment_tenants);
-      return `deployment.tenant.${sectionRefName(ref, "deployment_tenants", tenants) ?? ref}`;
-    }
-    if (kind === "shared_service") return resolveRefAddress(scenario, ref) ?? ref;
-    return ref;
-  };
-  const owners = sortedEntries(authored(budget).owners).map(
-    ([ownerId, owner]): CompiledResourceOwner => ({
-      ownerId,
-      kind: String(owner.kind),
-      address: ownerAddress(String(owner.kind), String(owner.ref)),
-    }),
-  );
-  const ownerById = new Map(owners.map((owner) => [owner.ownerId, owner]));
-  const demands = sortedEntries(authored(budget).dimensions).map(([budgetId, d]): CompiledResourceDemand => {
-    const owner = ownerById.get(String(d.owner_ref));
-    return {
-      budgetId,
-      ownerId: String(d.owner_ref),
-      ownerKind: owner?.kind ?? "",
-      ownerAddress: owner?.address ?? "",
-      poolRef: String(d.pool_ref),
-      resourceKind: String(d.resource_kind),
-      unit: String(d.unit),
-      accountingMode: String(d.accounting_mode),
-      meterProfileRef: String(d.meter_profile_ref),
-      limit: Number(d.limit),
-      reservation: Number(d.reservation),
-      reset: String(d.reset),
-      windowTicks: typeof d.window_ticks === "number" ? d.window_ticks : null,
-      parentBudgetRef: typeof d.parent_budget_ref === "string" ? d.parent_budget_ref : null,
-      evidenceRefs: Array.isArray(d.evidence_refs) ? d.evidence_refs.map(String) : [],
-      provenance: "authored",
-    };
-  });
-  const f = authored(authored(budget).fairness);
-  return {
-    resourceOwners: owners,
-    resourceDemands: demands,
-    resourceFairness: {
-      policy: String(f.policy),
-      priorityClass: String(f.priority_class),
-      weight: Number(f.weight),
-      protected: f.protected === true,
-      borrowing: String(f.borrowing),
-      reclaim: String(f.reclaim),
-      maxQueueTicks: Number(f.max_queue_ticks),
-      starvationBoundTicks: Number(f.starvation_bound_ticks),
-    },
   };
 }
 
@@ -262,7 +189,7 @@ export function compilePolicy(
     executionBindings,
     ...flatActivity(activity, constraintAddress, workRefs, pauseRefs),
     ...(policy.profile === AutonomousProfile.v3
-      ? authoredResources(index, policy.resource_budget, participantAddresses)
+      ? (compileResourceBudget(scenario, policy, participantAddresses) ?? {})
       : legacyResources(policy, participantAddresses)),
     orderingDependencies: [],
     refreshDependencies: [

@@ -1,4 +1,6 @@
 export { canonicalDigest, canonicalJson } from "../records/index.js";
+/** The v3 resource vocabulary the compiled budgets use (RAES's units and accounting modes per kind). */
+export { RESOURCE_ACCOUNTING, RESOURCE_KINDS, RESOURCE_UNIT } from "../sdl/index.js";
 export {
   Addresses,
   address,

@@ -207,14 +207,16 @@ export interface CompiledAutonomousPolicy {
   readonly activity?: CompiledActivityPolicy;
 }
 
-/** A resource owner of a policy (RAES `resource_owners`). */
+/** An owner of v3 resource budgets, as RAES compiles it. */
 export interface CompiledResourceOwner {
   readonly ownerId: string;
+  /** `participant`, `deployment_tenant`, `shared_service` or `fleet`. */
   readonly kind: string;
+  /** The owner's address: `participant.behavior.<agent>`, `deployment.tenant.<name>`, `provision.node.<n>.service.<s>`, or a fleet ref as authored. */
   readonly address: string;
 }
 
-/** One resource dimension of a policy (RAES `resource_demands`). */
+/** One budget dimension of a v3 policy (RAES's resource demand). */
 export interface CompiledResourceDemand {
   readonly budgetId: string;
   readonly ownerId: string;
@@ -228,13 +230,15 @@ export interface CompiledResourceDemand {
   readonly limit: number;
   readonly reservation: number;
   readonly reset: string;
+  /** Set exactly for `windowed_counter` budgets. */
   readonly windowTicks: number | null;
   readonly parentBudgetRef: string | null;
   readonly evidenceRefs: readonly string[];
+  /** `authored` for a v3 policy's budget; RAES's legacy budgets of v1 and v2 policies say so. */
   readonly provenance: string;
 }
 
-/** A policy's fairness settings (RAES `resource_fairness`). */
+/** The one fairness obligation of a v3 policy. */
 export interface CompiledResourceFairness {
   readonly policy: string;
   readonly priorityClass: string;

@@ -59,6 +59,7 @@ function finishRuntime(runtime: RuntimeDraft): ParticipantRuntimeCapabilities {
   };
   return {
     activity: runtime.activity,
+    ...(runtime.resourceBudgets === undefined ? {} : { resourceBudgets: runtime.resourceBudgets }),
     name: defined(runtime.name, "name"),
     supportedParticipantRoles: defined(runtime.supportedParticipantRoles, "supported_participant_roles"),
     supportedBehaviorFeatures: defined(runtime.supportedBehaviorFeatures, "supported_behavior_features"),

@@ -90,6 +90,26 @@ export const ManifestDiagnosticCode = {
   activity_retries_exceeded: "manifest.activity-retries-exceeded",
   /** `max_autonomous_burst_size` is absent or below a v2 policy's `max_burst_size`. */
   activity_burst_exceeded: "manifest.activity-burst-exceeded",
+  /** A v3 policy needs `resource_budgets` and the manifest declares none. */
+  resource_budgets_required: "manifest.resource-budgets-required",
+  /** `resource_budgets.support_strength` is neither `bounded` nor `exact`. */
+  resource_budget_support_weak: "manifest.resource-budget-support-weak",
+  /** `resource_budgets.realization_contract_ids` lacks the budget state or event contract. */
+  resource_budget_contract_missing: "manifest.resource-budget-contract-missing",
+  /** A v3 policy's fairness policy, owner kind, resource kind, accounting mode or reset mode is not declared supported. */
+  resource_budget_value_unsupported: "manifest.resource-budget-value-unsupported",
+  /** Child budgets' limits sum above their parent's. */
+  resource_budget_parent_overcommitted: "manifest.resource-budget-parent-overcommitted",
+  /** No configured pool matches a budget exactly (pool, owner, kind, unit, accounting mode, meter). */
+  resource_budget_pool_missing: "manifest.resource-budget-pool-missing",
+  /** Two budgets of one policy use the same configured pool. */
+  resource_budget_pool_aliased: "manifest.resource-budget-pool-aliased",
+  /** A pool's capacity is below a budget's limit, or below the sum of the limits of every policy on it. */
+  resource_budget_capacity_exceeded: "manifest.resource-budget-capacity-exceeded",
+  /** A pool's fairness (policy, priority class, borrowing, reclaim, queue and starvation bounds) does not meet the policy's. */
+  resource_budget_fairness_mismatch: "manifest.resource-budget-fairness-mismatch",
+  /** A protected policy's budget has less protected pool capacity than it needs. */
+  resource_budget_protected_capacity_missing: "manifest.resource-budget-protected-capacity-missing",
 } as const;
 /** A backend-manifest diagnostic code. */
 export type ManifestDiagnosticCode = (typeof ManifestDiagnosticCode)[keyof typeof ManifestDiagnosticCode];

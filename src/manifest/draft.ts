@@ -1,4 +1,4 @@
-import type { ActivityCapabilities, FeatureSupportLevel } from "./types.js";
+import type { ActivityCapabilities, FeatureSupportLevel, ResourceBudgetCapabilities } from "./types.js";
 
 /** A parsed `feature_support` entry; undefined fields were malformed and already reported. */
 export interface FeatureSupportDraft {
@@ -63,6 +63,7 @@ export interface RuntimeDraft {
   readonly executionBindings: readonly OfferDraft[];
   readonly claim: ClaimDraft | undefined;
   readonly activity: ActivityCapabilities;
+  readonly resourceBudgets: ResourceBudgetCapabilities | undefined;
 }
 
 /** A parsed manifest before its rules run. */

@@ -1,3 +1,4 @@
+import { parseResourceBudgets } from "./budgets.js";
 import {
   BACKEND_MANIFEST_SCHEMA,
   ManifestDiagnosticCode as Code,
@@ -181,10 +182,6 @@ function readToleratedShapes(sink: DiagnosticSink, runtime: JsonObject, path: st
   }
   readBoolean(sink, runtime, "supports_execution_control", path, "optional");
   readBoolean(sink, runtime, "supports_bounded_concurrency", path, "optional");
-  const budgets = runtime.resource_budgets;
-  if (budgets !== undefined && budgets !== null) {
-    asObject(sink, budgets, `${path}${pointer("resource_budgets")}`, "resource_budgets");
-  }
   if (runtime.constraints !== undefined) {
     const constraints = asObject(
       sink,
@@ -253,6 +250,11 @@ function parseRuntime(sink: DiagnosticSink, runtime: JsonObject, path: string): 
       ...optionalLimit("maxRetriesPerOccurrence", limit("max_autonomous_retries_per_occurrence")),
       ...optionalLimit("maxBurstSize", limit("max_autonomous_burst_size")),
     },
+    resourceBudgets: parseResourceBudgets(
+      sink,
+      runtime.resource_budgets,
+      `${path}${pointer("resource_budgets")}`,
+    ),
   };
 }
 

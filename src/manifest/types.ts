@@ -49,6 +49,45 @@ export interface ParticipantRuntimeCapabilities {
   readonly invocationToolActions?: InvocationToolActionsClaim;
   /** RAES's v2 activity capabilities, as declared (absent lists empty, absent limits undefined). */
   readonly activity: ActivityCapabilities;
+  /** The v3 resource-budget capabilities and configured pools; absent when not declared. */
+  readonly resourceBudgets?: ResourceBudgetCapabilities;
+}
+
+/** One configured physical resource pool (`participant-resource-pool-capacity/v1`). */
+export interface ResourcePoolCapacity {
+  readonly poolRef: string;
+  readonly ownerKind: string;
+  /** The owner's compiled address (a budget's owner address must equal it). */
+  readonly ownerRef: string;
+  readonly resourceKind: string;
+  readonly unit: string;
+  readonly accountingMode: string;
+  readonly meterProfileRef: string;
+  readonly capacity: number;
+  readonly tenantIsolation: string;
+  readonly configurationDigest: string;
+  readonly fairnessPolicy: string;
+  readonly priorityClasses: readonly string[];
+  readonly borrowing: string;
+  readonly reclaim: string;
+  readonly maxQueueTicks: number;
+  readonly starvationBoundTicks: number;
+  readonly protectedCapacity: number;
+  readonly evidenceContractIds: readonly string[];
+}
+
+/** What a backend declares for v3 resource budgets: supported values and its configured pools. */
+export interface ResourceBudgetCapabilities {
+  readonly supportStrength: FeatureSupportLevel;
+  readonly supportedOwnerKinds: readonly string[];
+  readonly supportedResourceKinds: readonly string[];
+  readonly supportedAccountingModes: readonly string[];
+  readonly supportedResetModes: readonly string[];
+  readonly supportedFairnessPolicies: readonly string[];
+  readonly supportedIsolationStrengths: readonly string[];
+  readonly configuredPools: readonly ResourcePoolCapacity[];
+  readonly realizationContractIds: readonly string[];
+  readonly crossRangePoolRefs: readonly string[];
 }
 
 /** What a backend declares it can do for v2 activity policies; nothing is inferred from v1 claims. */

@@ -139,6 +139,18 @@ export const DiagnosticCode = {
     "participant.autonomous-evaluation-authority-namespace-unsupported",
   /** One participant is owned by two autonomous policies. */
   autonomousParticipantOwnerConflict: "participant.autonomous-participant-owner-conflict",
+  /** A participant-owned resource budget names a participant outside its policy's participants (RAES: uncoded). */
+  resourceBudgetParticipantOutOfScope: "participant.resource-budget-participant-out-of-scope",
+  /** A tenant-owned resource budget names an undeclared deployment tenant (RAES: uncoded). */
+  resourceBudgetTenantUnbound: "participant.resource-budget-tenant-unbound",
+  /** A tenant-owned resource budget's tenant owns no authorized action target (RAES: uncoded). */
+  resourceBudgetTenantUnauthorized: "participant.resource-budget-tenant-unauthorized",
+  /** A service-owned resource budget names an undeclared node service (RAES: uncoded). */
+  resourceBudgetServiceUnbound: "participant.resource-budget-service-unbound",
+  /** A service-owned resource budget's service is not exactly an action target of the policy (RAES: uncoded). */
+  resourceBudgetServiceNotTarget: "participant.resource-budget-service-not-target",
+  /** No budget tenant has a `uses_shared_service` relationship to a service-owned budget's service (RAES: uncoded). */
+  resourceBudgetServiceUnauthorized: "participant.resource-budget-service-unauthorized",
 
   /** A clock names no declared time domain. */
   clockTimeDomainUnbound: "time.clock-time-domain-unbound",

@@ -20,6 +20,8 @@ export type {
   Entity,
   ObservationBoundary,
   ProgressionPolicy,
+  ResourceBudget,
+  ResourceBudgetDimension,
   Scenario,
   ScenarioContent,
   ScenarioNode,
@@ -27,6 +29,12 @@ export type {
   TimeDomain,
   ToolAffordance,
 } from "./schema/index.js";
-export { AutonomousProfile, UNINTERPRETED_SECTIONS } from "./schema/index.js";
+export {
+  AutonomousProfile,
+  RESOURCE_ACCOUNTING,
+  RESOURCE_KINDS,
+  RESOURCE_UNIT,
+  UNINTERPRETED_SECTIONS,
+} from "./schema/index.js";
 export type { SourceLimits } from "./source.js";
 export { DEFAULT_SOURCE_LIMITS } from "./source.js";

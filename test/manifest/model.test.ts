@@ -6,6 +6,7 @@ import { compileScenario, type RuntimeModel } from "../../src/compiler/index.js"
 import { ManifestDiagnosticCode as Code, checkManifest } from "../../src/manifest/index.js";
 import { loadScenario } from "../../src/sdl/index.js";
 import { ACTIVITY_CODES } from "./activity-cases.js";
+import { BUDGET_CODES } from "./budget-cases.js";
 import { diagnosticCases } from "./diagnostic-cases.js";
 import { editedExample, error, exampleManifest, findings, ROOT } from "./fixtures.js";
 import { modelDiagnosticCases } from "./model-cases.js";
@@ -90,6 +91,7 @@ describe("checkManifest against the compiled example scenario", () => {
       // Tested with the other bounds in test/manifest/bounds.test.ts.
       Code.value_too_large,
       ...ACTIVITY_CODES,
+      ...BUDGET_CODES,
       ...[...diagnosticCases, ...modelDiagnosticCases].flatMap((testCase) =>
         testCase.expected.map((f) => f.code),
       ),

@@ -3,6 +3,7 @@ import { ManifestDiagnosticCode as Code } from "../codes.js";
 import { type DiagnosticSink, isCompiledAddress, pointer, reportDuplicates } from "../diagnostics.js";
 import type { RuntimeDraft } from "../draft.js";
 import { reportValuesOutside } from "../fields.js";
+import { checkResourceBudgetDeclaration } from "./budget.js";
 
 /** The behavior feature that must agree with `supports_autonomous_execution`. */
 const AUTONOMOUS_FEATURE = "autonomous_execution";
@@ -167,5 +168,6 @@ export function checkCapabilities(sink: DiagnosticSink, runtime: RuntimeDraft): 
   checkLists(sink, runtime);
   checkFeatureSupport(sink, runtime);
   checkAutonomousConfiguration(sink, runtime);
+  checkResourceBudgetDeclaration(sink, runtime);
   checkLimits(sink, runtime);
 }

@@ -4,6 +4,7 @@ import { type DiagnosticSink, pointer } from "../diagnostics.js";
 import { type ExecutionOfferIndex, indexExecutionOffers } from "../offers.js";
 import type { BackendManifest, ParticipantRuntimeCapabilities } from "../types.js";
 import { checkActivityAdmission } from "./activity.js";
+import { checkResourceBudgetAdmission } from "./budget.js";
 
 const RUNTIME = "participant_runtime";
 
@@ -190,6 +191,7 @@ export function checkAgainstModel(
   checkSupportedValues(sink, runtime, policies);
   checkLimits(sink, runtime, policies);
   checkActivityAdmission(sink, runtime, policies);
+  checkResourceBudgetAdmission(sink, runtime, policies);
   const offers = indexExecutionOffers(manifest);
   for (const policy of policies) checkPolicyOffers(sink, manifest, offers, policy);
   if (runtime.invocationToolActions !== undefined) checkToolActionOffers(sink, model, offers, policies);

@@ -16,6 +16,7 @@ import type { ResolvedControl, V2Plan } from "../v2/index.js";
 const RUNNABLE_PROFILE = "participant-autonomous-execution/v1";
 const RUNNABLE_STRATEGY = "ordered_cycle";
 const V2_PROFILE = "participant-autonomous-execution/v2";
+const V3_PROFILE = "participant-autonomous-execution/v3";
 
 /** One participant's schedule under one autonomous policy, ready to run. */
 export interface ScheduleSpec {
@@ -70,6 +71,13 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
     if (policy.profile === V2_PROFILE) {
       specs.push(
         ...planV2(input, policy, progression, problems).map((spec) => ({ ...spec, policyDigest: digest })),
+      );
+      continue;
+    }
+    if (policy.profile === V3_PROFILE) {
+      // docs/guide/harness.md#autonomous-execution-v3: v3 validates, compiles and registers; it does not run yet.
+      problems.push(
+        `${policy.address}: profile ${policy.profile} validates and compiles, but the reference scheduler does not run it yet`,
       );
       continue;
     }

@@ -1,5 +1,6 @@
 import { DiagnosticCode } from "../codes.js";
 import { FAILURE_CLASSES } from "./actions.js";
+import { checkConcurrencyProjection, resourceBudgetShape } from "./budget.js";
 import type { Infer, Shape } from "./shape.js";
 import { choice, integer, list, opaque, record, text } from "./shape.js";
 import { optional, reportNoncanonical, required, struct, variant, withDefault } from "./struct.js";
@@ -171,9 +172,9 @@ const v3Policy = struct(
   {
     profile: required(choice([AutonomousProfile.v3])),
     ...activityFields,
-    resource_budget: required(opaque()),
+    resource_budget: required(resourceBudgetShape),
   },
-  activityRules,
+  [...activityRules, checkConcurrencyProjection],
 );
 
 /** A v1 autonomous execution policy. */

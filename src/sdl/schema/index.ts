@@ -6,6 +6,20 @@ export {
   AutonomousProfile,
 } from "./behavior.js";
 export {
+  ACCOUNTING_MODES,
+  type AccountingMode,
+  RESET_MODES,
+  RESOURCE_ACCOUNTING,
+  RESOURCE_KINDS,
+  RESOURCE_OWNER_KINDS,
+  RESOURCE_UNIT,
+  type ResetMode,
+  type ResourceBudget,
+  type ResourceBudgetDimension,
+  type ResourceKind,
+  type ResourceOwnerKind,
+} from "./budget.js";
+export {
   type ActionContract,
   type Agent,
   type BehaviorSpecification,

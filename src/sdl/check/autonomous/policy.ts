@@ -3,6 +3,7 @@ import { joinPointer } from "../../diagnostics.js";
 import type { ScenarioIndex } from "../../refs.js";
 import type { AutonomousPolicy } from "../../schema/index.js";
 import { AutonomousProfile } from "../../schema/index.js";
+import { checkResourceBudgetOwners } from "./budget.js";
 import type { PolicyContext, Report } from "./context.js";
 import { checkEvaluation } from "./evaluation.js";
 import { checkTime } from "./time.js";
@@ -41,6 +42,7 @@ export function checkAutonomousPolicies(index: ScenarioIndex, report: Report): v
     checkActionsAndBoundary(ctx);
     checkTime(ctx);
     checkEvaluation(ctx);
+    checkResourceBudgetOwners(ctx);
     spec.participant_refs.forEach((participant, i) => {
       if (!Object.hasOwn(index.scenario.agents, participant)) return;
       const prior = owners.get(participant);
