@@ -22,7 +22,17 @@ const SETTLE = TOOL_ACTION_SETTLE_COLUMNS.map(([name]) => name);
 const SCHEDULER = SCHEDULER_COLUMNS.map(([name]) => name);
 const SCHEDULER_KEY = ["participant_address", "policy_address"];
 const SCHEDULER_SET = SCHEDULER.filter((c) => !SCHEDULER_KEY.includes(c));
-const EVENT = ["participant_address", "episode_id", "action_instance_id", "body"];
+const EVENT = ["participant_address", "episode_id", "action_instance_id", "body", "chain_digest"];
+// Each participant's chain head, which every commit of events moves (docs/evidence-format.md).
+const CHAIN = [
+  "participant_address",
+  "scenario_digest",
+  "manifest_digest",
+  "head_digest",
+  "head_sequence",
+  "events",
+  "backfilled_at",
+];
 const OPEN_INVOCATIONS = "SELECT * FROM invocations WHERE state = 'running'";
 const OPEN_ACTIONS =
   "SELECT t.* FROM invocations i JOIN tool_actions t ON t.invocation_id = i.id WHERE i.state = 'running'";
@@ -35,6 +45,8 @@ export interface RecoveryWrites {
   readonly toolActions: readonly Row[];
   readonly events: readonly Row[];
   readonly schedulers: readonly Row[];
+  /** Every participant's chain head after the recovery. */
+  readonly chains: readonly Row[];
 }
 
 /** A floor's time, split into its raw reads and its writes with their commit. */
@@ -50,7 +62,11 @@ export interface FloorTime {
 /** How many rows writing `writes` changes or adds. */
 export function rowCount(writes: RecoveryWrites): number {
   return (
-    writes.invocations.length + writes.toolActions.length + writes.events.length + writes.schedulers.length
+    writes.invocations.length +
+    writes.toolActions.length +
+    writes.events.length +
+    writes.schedulers.length +
+    writes.chains.length
   );
 }
 
@@ -72,6 +88,9 @@ export function sqliteRecoveryWrites(path: string): RecoveryWrites {
         .prepare(
           `SELECT ${SCHEDULER.join(", ")} FROM schedulers ORDER BY participant_address, policy_address`,
         )
+        .all() as Row[],
+      chains: db
+        .prepare(`SELECT ${CHAIN.join(", ")} FROM history_chains ORDER BY participant_address`)
         .all() as Row[],
     };
   } finally {
@@ -98,6 +117,12 @@ export function sqliteFloor(path: string, writes: RecoveryWrites): FloorTime {
       `UPDATE schedulers SET ${SCHEDULER_SET.map((c) => `${c} = @${c}`).join(", ")}
        WHERE participant_address = @participant_address AND policy_address = @policy_address`,
     );
+    const chain = db.prepare(
+      `INSERT INTO history_chains (${CHAIN.join(", ")}) VALUES (${CHAIN.map((c) => `@${c}`).join(", ")})
+       ON CONFLICT (participant_address) DO UPDATE SET ${CHAIN.slice(1)
+         .map((c) => `${c} = excluded.${c}`)
+         .join(", ")}`,
+    );
     const start = performance.now();
     const rowsRead = db.prepare(OPEN_INVOCATIONS).all().length + db.prepare(OPEN_ACTIONS).all().length;
     const read = performance.now();
@@ -107,6 +132,7 @@ export function sqliteFloor(path: string, writes: RecoveryWrites): FloorTime {
       for (const row of writes.toolActions) rowsWritten += settle.run(row).changes;
       for (const row of writes.events) rowsWritten += append.run(row).changes;
       for (const row of writes.schedulers) rowsWritten += scheduler.run(row).changes;
+      for (const row of writes.chains) rowsWritten += chain.run(row).changes;
     }).immediate();
     return { readMs: read - start, writeMs: performance.now() - read, rowsRead, rowsWritten };
   } finally {
@@ -124,10 +150,13 @@ export async function pgRecoveryWrites(url: string, schema: string): Promise<Rec
       invocations: await rows(`${pick(CLOSE)} FROM invocations WHERE recovered_at IS NOT NULL ORDER BY id`),
       toolActions: await rows(`${pick(SETTLE)} FROM tool_actions WHERE recovered_at IS NOT NULL ORDER BY id`),
       events: await rows(
-        "SELECT participant_address, episode_id, action_instance_id, body::text AS body FROM history_events ORDER BY sequence",
+        "SELECT participant_address, episode_id, action_instance_id, body::text AS body, chain_digest FROM history_events ORDER BY sequence",
       ),
       schedulers: await rows(
         `SELECT ${SCHEDULER.join(", ")} FROM schedulers ORDER BY participant_address, policy_address`,
+      ),
+      chains: await rows(
+        `SELECT ${CHAIN.map((c) => `${c}::text AS ${c}`).join(", ")} FROM history_chains ORDER BY participant_address`,
       ),
     };
   } finally {
@@ -186,6 +215,15 @@ export async function pgFloor(url: string, schema: string, writes: RecoveryWrite
        FROM json_to_recordset($1::json) AS t(${SCHEDULER.map((c) => `${c} text`).join(", ")})
        WHERE s.participant_address = t.participant_address AND s.policy_address = t.policy_address`,
       [JSON.stringify(writes.schedulers)],
+    );
+    await write(
+      `INSERT INTO history_chains (${CHAIN.join(", ")})
+       SELECT ${CHAIN.map((c) => `t.${c}::${types.get(`history_chains.${c}`)}`).join(", ")}
+       FROM json_to_recordset($1::json) AS t(${CHAIN.map((c) => `${c} text`).join(", ")})
+       ON CONFLICT (participant_address) DO UPDATE SET ${CHAIN.slice(1)
+         .map((c) => `${c} = excluded.${c}`)
+         .join(", ")}`,
+      [JSON.stringify(writes.chains)],
     );
     await client.query("COMMIT");
     return { readMs: read - start, writeMs: performance.now() - read, rowsRead, rowsWritten };

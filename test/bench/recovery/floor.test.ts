@@ -47,7 +47,7 @@ describe("recovery bench floor", () => {
     assert.equal(floor.rowsWritten, rowCount(writes));
     assert.deepEqual(sqliteRecoveryWrites(copy), writes);
     // Not only the columns the floor copies: every row of the tables recovery writes is the same.
-    for (const table of ["invocations", "tool_actions", "history_events", "schedulers"]) {
+    for (const table of ["invocations", "tool_actions", "history_events", "schedulers", "history_chains"]) {
       assert.deepEqual(wholeTable(copy, table), wholeTable(recovered, table), table);
     }
   });
