@@ -53,9 +53,23 @@ export function freshSchema(prefix = "raes_test"): {
   return { schema, url: url.toString(), drop: () => dropSchema(schema) };
 }
 
-/** Drops a test schema and everything in it. */
+/**
+ * Drops a test schema and everything in it. A backend of a process the test killed can still be
+ * finishing its last statement; when the drop and that statement lock the schema's tables in opposite
+ * orders, PostgreSQL picks one of them as a deadlock victim. The drop is then tried again once that
+ * statement is over.
+ */
 export async function dropSchema(schema: string): Promise<void> {
-  await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== "40P01" || attempt >= 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
 }
 
 /** Runs one statement on the test server through its own short-lived connection. */
