@@ -1,4 +1,4 @@
-import { Command, CommanderError, Help } from "commander";
+import { Command, CommanderError, Help, InvalidArgumentError } from "commander";
 import { commandLoaders, commandSummaries } from "./commands/index.js";
 import { CliErrorCode, ExitCode } from "./exit.js";
 
@@ -50,6 +50,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     await program.parseAsync([...argv], { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : ExitCode.ok;
   } catch (error) {
+    // Thrown by an action (a file argument checked there), commander never printed it.
+    if (error instanceof InvalidArgumentError) {
+      process.stderr.write(`raes: ${CliErrorCode.usage}: ${error.message}\n`);
+      return ExitCode.usage;
+    }
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }

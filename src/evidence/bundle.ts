@@ -96,7 +96,7 @@ export async function writeBundle(
         kind: "input",
         role: input.role,
         name: input.name,
-        digest: `sha256:${crypto.createHash("sha256").update(input.text).digest("hex")}`,
+        digest: textDigest(input.text),
         text: input.text,
       });
     }
@@ -176,6 +176,8 @@ export async function verifyBundle(
         problems.push(`line 1: not a ${BUNDLE_FORMAT} header`);
       header = value as unknown as typeof header;
     } else if (value.kind === "chain") {
+      // The heads start and end the chains: one read after the first event would be ignored.
+      if (verifier !== undefined) problems.push(`line ${lines}: a chain line after the first event line`);
       heads.push(value as unknown as ChainHead);
     } else if (value.kind === "event") {
       verifier ??= new ChainVerifier(heads);
@@ -183,10 +185,14 @@ export async function verifyBundle(
         problems.push(`line ${lines}: an event line without an event (participant_address, sequence)`);
         chainsOk = false;
       } else if (chainsOk && !verifier.add(value.event)) chainsOk = false;
-    } else if (value.kind !== "operation" && value.kind !== "seed_fingerprint" && value.kind !== "input") {
+    } else if (value.kind === "input") {
+      if (typeof value.text !== "string" || value.digest !== textDigest(value.text))
+        problems.push(`line ${lines}: the input's digest is not the digest of its text`);
+    } else if (value.kind !== "operation" && value.kind !== "seed_fingerprint") {
       problems.push(`line ${lines}: unknown kind ${JSON.stringify(value.kind)}`);
     }
   }
+  if (header === undefined) problems.push(`the bundle has no ${BUNDLE_FORMAT} header line`);
   const chains = (verifier ?? new ChainVerifier(heads)).finish();
   if (chains.failure) {
     const f = chains.failure;
@@ -214,6 +220,11 @@ export async function verifyBundle(
     chains,
     ...(typeof header?.raes_ts_version === "string" ? { raes_ts_version: header.raes_ts_version } : {}),
   };
+}
+
+/** `D` of a text: `sha256:` and the hex SHA-256 of its UTF-8 bytes. */
+function textDigest(text: string): string {
+  return `sha256:${crypto.createHash("sha256").update(text).digest("hex")}`;
 }
 
 function isEvent(value: unknown): value is HistoryEvent {

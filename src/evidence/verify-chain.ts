@@ -18,7 +18,7 @@ export const ChainBreak = {
   reordered: "reordered",
   /** The event carries no `chain_digest` (written before chaining and never chained). */
   unchained: "unchained",
-  /** The history ends before a participant's recorded chain head, or the head disagrees with it. */
+  /** The history ends before a participant's recorded chain head, disagrees with it, or has no head. */
   truncated: "truncated",
 } as const;
 /** A kind of chain break. */
@@ -198,7 +198,12 @@ export class ChainVerifier {
       bytewise(a.participant_address, b.participant_address),
     )) {
       const chain = this.#chains.get(head.participant_address);
-      if (chain !== undefined && chain.digest === head.head_digest && chain.sequence === head.head_sequence)
+      if (
+        chain !== undefined &&
+        chain.digest === head.head_digest &&
+        chain.sequence === head.head_sequence &&
+        chain.events === head.events
+      )
         continue;
       const gap = this.#gap;
       if (gap !== undefined && (chain === undefined || chain.sequence < head.head_sequence)) {
@@ -212,7 +217,19 @@ export class ChainVerifier {
             : ChainBreak.truncated,
         participant_address: head.participant_address,
         sequence: head.head_sequence,
-        detail: `the recorded chain head is sequence ${head.head_sequence} (${head.head_digest}), the history ends at ${chain ? `sequence ${chain.sequence}` : "no event"}`,
+        detail: `the recorded chain head is sequence ${head.head_sequence} (${head.head_digest}) of ${head.events} events, the history ends at ${chain ? `sequence ${chain.sequence} after ${chain.events}` : "no event"}`,
+      });
+      return;
+    }
+    // A chain with no recorded head could be cut short at its end unseen: every writer records one.
+    for (const participant of [...this.#chains.keys()].sort(bytewise)) {
+      if (this.#anchors.has(participant)) continue;
+      const chain = this.#chains.get(participant) as Chain;
+      this.#fail({
+        kind: ChainBreak.truncated,
+        participant_address: participant,
+        sequence: chain.sequence,
+        detail: "the participant has events but no recorded chain head, so its end cannot be checked",
       });
       return;
     }

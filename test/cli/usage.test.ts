@@ -58,6 +58,9 @@ describe("every usage error exits 2", () => {
     ["mcp-gateway", "--port-socket", join(dir, "none.sock"), "--map", "X", "--", "node", "x.js"],
     ["demo", "--store", "sqlite:X"],
     ["demo", "--html", "X"],
+    ["verify", "X"],
+    ["verify", "--public-key", "X", "X"],
+    ["export", "--bundle", join(dir, "evidence.jsonl"), "--include-inputs", "X", "--store", "memory:"],
   ];
 
   it("each command fed /dev/zero, a FIFO or a directory exits 2 at once with a clear message", async () => {

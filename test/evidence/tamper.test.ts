@@ -13,7 +13,10 @@ import { closeCommit, invocation, P1, P2, scheduler } from "../store/records.js"
 const ANCHOR = { scenario_digest: "sha256:scenario", manifest_digest: "sha256:manifest" };
 
 /** Five closes, P1 and P2 interleaved, one of them a batch of two: 15 events, 3 per close. */
-async function fill(store: ControlPlaneStore): Promise<HistoryEvent[]> {
+async function fill(
+  store: ControlPlaneStore,
+  anchor: { scenario_digest: string | null; manifest_digest: string | null } = ANCHOR,
+): Promise<HistoryEvent[]> {
   const closes = [
     invocation({ id: "inv-1", participantAddress: P1, ordinal: 0 }),
     invocation({ id: "inv-2", participantAddress: P2, ordinal: 0 }),
@@ -24,7 +27,7 @@ async function fill(store: ControlPlaneStore): Promise<HistoryEvent[]> {
   for (const inv of closes) {
     await store.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
   }
-  const commit = (i: number) => ({ ...closeCommit(closes[i] as never), anchor: ANCHOR });
+  const commit = (i: number) => ({ ...closeCommit(closes[i] as never), anchor });
   await store.commitInvocation(commit(0));
   await store.commitInvocations([commit(1), commit(2)]);
   await store.commitInvocation(commit(3));
@@ -98,6 +101,17 @@ const TAMPERINGS: readonly {
     },
   },
   {
+    name: "changes the event count of a participant's chain head",
+    kind: ChainBreak.truncated,
+    apply: async (t, events) => {
+      const last = events[events.length - 1] as HistoryEvent;
+      await t.run(`UPDATE history_chains SET events = events + 1 WHERE participant_address = ${t.p(1)}`, [
+        last.participant_address,
+      ]);
+      return { participant: last.participant_address, sequence: last.sequence };
+    },
+  },
+  {
     name: "reorders two events of one participant",
     kind: ChainBreak.reordered,
     apply: async (t, events) => {
@@ -164,6 +178,35 @@ describe("raes verify over a SQLite store", () => {
   }
 });
 
+describe("raes verify over a store whose chains name no scenario or manifest", () => {
+  it("fails when someone deletes a participant's chain head and then its last event", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-tamper-unanchored-"));
+    try {
+      const file = join(dir, "store.db");
+      const store = await openControlPlaneStore(`sqlite:${file}`);
+      const events = await fill(store, { scenario_digest: null, manifest_digest: null });
+      await store.close();
+      const [last, before] = [events[events.length - 1], events[events.length - 2]] as HistoryEvent[];
+      assert.equal(last?.participant_address, before?.participant_address);
+      const db = new Database(file);
+      db.prepare("DELETE FROM history_chains WHERE participant_address = ?").run(last?.participant_address);
+      db.prepare("DELETE FROM history_events WHERE sequence = ?").run(last?.sequence);
+      db.close();
+      const reopened = await openControlPlaneStore(`sqlite:${file}`);
+      const report = await verifyStore(reopened, 4);
+      await reopened.close();
+      assert.equal(report.ok, false);
+      assert.deepEqual(
+        [report.failure?.kind, report.failure?.participant_address, report.failure?.sequence],
+        [ChainBreak.truncated, before?.participant_address, before?.sequence],
+        report.failure?.detail,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("raes verify over a PostgreSQL store", async () => {
   if (!(await postgresAvailable("evidence tampering tests"))) return;
   const drops: (() => Promise<void>)[] = [];
@@ -202,7 +245,12 @@ describe("raes verify over a PostgreSQL store", async () => {
         {
           run: async (sql, values = []) => {
             await adminQuery(`SET search_path TO ${schema}`);
-            await adminQuery(sql.replaceAll("history_events", `${schema}.history_events`), values);
+            await adminQuery(
+              sql
+                .replaceAll("history_events", `${schema}.history_events`)
+                .replaceAll("history_chains", `${schema}.history_chains`),
+              values,
+            );
           },
           p: (i) => `$${i}`,
         },
