@@ -115,7 +115,7 @@ export async function changedPolicies(
     if (!allowChange) {
       throw new RuntimeError(
         RuntimeErrorCode.activity_state_conflict,
-        `the policy ${spec.policy.address} differs from the one ${spec.participantAddress} runs under in this store (stored ${stored.policyDigest}, now ${spec.policyDigest}); reopen with the policy it started with, allow the change (raes run --allow-policy-change), which starts a new segment, or use a new store`,
+        `the policy ${spec.policy.address} differs from the one ${spec.participantAddress} runs under in this store (stored ${stored.policyDigest}, now ${spec.policyDigest}); reopen with the policy it started with, allow the change, which starts a new segment (the --allow-policy-change option of raes run; allowPolicyChange of RuntimeManager.open), or use a new store`,
       );
     }
     changed.push(spec);
