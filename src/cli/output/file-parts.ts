@@ -1,0 +1,22 @@
+import { createWriteStream, renameSync, rmSync } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+
+/**
+ * Writes the parts of a text to `path`, each taken from `parts` only once the file has taken the
+ * ones before it (backpressure), so the text is never whole in memory. The parts go to a file
+ * beside `path` that replaces it only when every part is written: a failure leaves `path` as it was.
+ *
+ * @example
+ * await writeFileParts("timeline.html", timelineHtmlParts(input));
+ */
+export async function writeFileParts(path: string, parts: Iterable<string>): Promise<void> {
+  const partial = `${path}.${process.pid}.partial`;
+  try {
+    await pipeline(Readable.from(parts, { objectMode: true }), createWriteStream(partial));
+    renameSync(partial, path);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
+}
