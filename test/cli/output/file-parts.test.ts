@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -34,6 +42,16 @@ describe("writeFileParts", () => {
     await written;
     assert.ok(ahead < 32, `${ahead} parts were taken before the file took them`);
     assert.equal(readFileSync(path, "utf8").length, 32 * part.length);
+  });
+
+  it("writes through a symbolic link, which stays a link", async () => {
+    const target = join(dir, "target.txt");
+    const link = join(dir, "link.txt");
+    writeFileSync(target, "old");
+    symlinkSync(target, link);
+    await writeFileParts(link, ["new"]);
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.equal(readFileSync(target, "utf8"), "new");
   });
 
   it("leaves the file as it was, and no partial file, when a part fails", async () => {
