@@ -3,7 +3,7 @@ import type { HistoryEvent } from "../history/index.js";
 import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import { type ControlPlaneStore, eventPages, type HistoryQuery, operationPages } from "../store/index.js";
-import type { TimelineChain, TimelineInput, TimelineScheduler } from "./model/index.js";
+import type { TimelineChain, TimelineEvent, TimelineInput, TimelineScheduler } from "./model/index.js";
 
 /** From this many actions on, the timeline lists operations in one read rather than one read each. */
 export const LISTED_FROM = 64;
@@ -46,14 +46,15 @@ export async function readTimelineInput(
   query: HistoryQuery = {},
   listedFrom = LISTED_FROM,
 ): Promise<TimelineInput> {
-  const events: HistoryEvent[] = [];
+  const events: TimelineEvent[] = [];
   const ids = new Set<string>();
   const strings = new Map<string, string>();
-  // Read a page at a time, each event's strings shared with the equal ones before it: a long
-  // history repeats its addresses, phases and ids in every event (docs/hardening.md).
+  // Read a page at a time, keeping of each event only what the page draws, its strings shared with
+  // the equal ones before it: a long history repeats its addresses, phases and ids in every event
+  // (docs/hardening.md).
   for await (const page of eventPages(store, query)) {
     for (const event of page) {
-      events.push(shareStrings(event, strings));
+      events.push(timelineEvent(event, strings));
       ids.add(event.action_instance_id);
       if (event.invocation_tool_context) ids.add(event.invocation_tool_context.invocation_action_instance_id);
     }
@@ -87,6 +88,47 @@ async function chainStatus(store: ControlPlaneStore): Promise<TimelineChain> {
       ? { failure: `${f.kind} event: participant ${f.participant_address}, sequence ${f.sequence}` }
       : {}),
   };
+}
+
+/**
+ * What the timeline keeps of a history event (TimelineEvent), its strings shared through `seen`:
+ * not its event id, chain digest, execution scope or the rest of its temporal contexts, which the
+ * page never shows.
+ */
+export function timelineEvent(event: HistoryEvent, seen: Map<string, string>): TimelineEvent {
+  const share = (value: string): string => {
+    const known = seen.get(value);
+    if (known !== undefined) return known;
+    seen.set(value, value);
+    return value;
+  };
+  const kept: { -readonly [K in keyof TimelineEvent]: TimelineEvent[K] } = {
+    sequence: event.sequence,
+    event_type: share(event.event_type) as TimelineEvent["event_type"],
+    timestamp: event.timestamp,
+    participant_address: share(event.participant_address),
+    episode_id: share(event.episode_id),
+    action_instance_id: share(event.action_instance_id),
+    action_contract_address: share(event.action_contract_address),
+    lifecycle_phase: share(event.lifecycle_phase),
+    temporal_contexts: event.temporal_contexts.map((c) => ({
+      observation_point: share(c.observation_point),
+    })),
+  };
+  if (event.actor_provenance !== undefined) kept.actor_provenance = share(event.actor_provenance);
+  if (event.observation_boundary_address !== undefined)
+    kept.observation_boundary_address = share(event.observation_boundary_address);
+  if (event.observation_status !== undefined)
+    kept.observation_status = share(event.observation_status) as NonNullable<
+      TimelineEvent["observation_status"]
+    >;
+  if (event.post_state_digest !== undefined) kept.post_state_digest = share(event.post_state_digest);
+  if (event.action_result !== undefined) kept.action_result = shareStrings(event.action_result, seen);
+  if (event.invocation_tool_context !== undefined)
+    kept.invocation_tool_context = shareStrings(event.invocation_tool_context, seen);
+  if (event.activity_provenance !== undefined)
+    kept.activity_provenance = shareStrings(event.activity_provenance, seen);
+  return kept;
 }
 
 /**

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { MemoryControlPlaneStore } from "../../src/store/index.js";
 import type { ControlPlaneStore } from "../../src/store/types.js";
 import { LISTED_FROM, readTimelineInput, renderTimelineHtml } from "../../src/timeline/index.js";
-import { shareStrings } from "../../src/timeline/read.js";
+import { shareStrings, timelineEvent } from "../../src/timeline/read.js";
 import { runKnownHistory } from "../fixtures/history/scripted-run.js";
 import { EXAMPLE } from "../helpers/example.js";
 
@@ -41,8 +41,34 @@ describe("readTimelineInput", () => {
       },
     });
     const input = await readTimelineInput(paged, {}, 0);
-    assert.deepEqual(input.events, await inner.listEvents());
+    const events = await inner.listEvents();
+    assert.deepEqual(
+      input.events,
+      events.map((event) => timelineEvent(event, new Map())),
+    );
     assert.deepEqual(asked, ["listEvents 1000", "listOperations 1000"], "each read is one page");
+  });
+
+  it("keeps of each event only what the page draws, and the page is the one its whole events draw", async () => {
+    const store = new MemoryControlPlaneStore();
+    await runKnownHistory(store);
+    const input = await readTimelineInput(store);
+    const events = await store.listEvents();
+    assert.ok(events.length > 0);
+    for (const kept of input.events) {
+      for (const dropped of ["event_id", "chain_digest", "execution_scope_ref", "phase_realization"])
+        assert.ok(!Object.hasOwn(kept, dropped), `${dropped} is not kept`);
+      assert.deepEqual(Object.keys(kept.temporal_contexts[0] ?? {}), ["observation_point"]);
+    }
+    const page = {
+      operations: input.operations,
+      schedulers: input.schedulers ?? [],
+      storeUrl: "sqlite:/s.db",
+    };
+    assert.equal(
+      renderTimelineHtml({ ...page, events: input.events }),
+      renderTimelineHtml({ ...page, events }),
+    );
   });
 
   it("shares equal strings across events without changing them or the records read", () => {

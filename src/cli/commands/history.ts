@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { HistoryEvent } from "../../history/index.js";
@@ -7,7 +6,7 @@ import type { ActivityContinuation } from "../../records/index.js";
 import type { HistoryQuery, SchedulerRecord } from "../../store/index.js";
 import { makeDirectories } from "../directories.js";
 import { outputFile } from "../input-files.js";
-import { printNothingMatched, writeJsonObject, writeText } from "../output/index.js";
+import { printNothingMatched, writeFileParts, writeJsonObject, writeText } from "../output/index.js";
 import { storeOption, withStore } from "../store-option.js";
 
 interface HistoryOptions {
@@ -27,17 +26,14 @@ function timelineTitle(options: HistoryOptions): string {
 }
 
 async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file: string): Promise<void> {
-  const { readTimelineInput, renderTimelineHtml } = await import("../../timeline/index.js");
+  const { readTimelineInput, timelineHtmlParts } = await import("../../timeline/index.js");
   const input = await withStore(options.store, (store) => readTimelineInput(store, query), { create: false });
   const path = resolve(file);
   makeDirectories(dirname(path));
-  writeFileSync(
+  // Written a part at a time: the page is never one string in memory (docs/hardening.md).
+  await writeFileParts(
     path,
-    renderTimelineHtml({
-      ...input,
-      title: timelineTitle(options),
-      storeUrl: absoluteStoreUrl(options.store),
-    }),
+    timelineHtmlParts({ ...input, title: timelineTitle(options), storeUrl: absoluteStoreUrl(options.store) }),
   );
   process.stdout.write(`${path}\n`);
 }

@@ -2,6 +2,7 @@
  * What the CLI writes for people and scripts: tables that fit 120 columns, JSON streamed a page at
  * a time, run progress and the next steps a stop prints.
  */
+export { writeFileParts } from "./file-parts.js";
 export { type StreamedField, writeJsonObject, writeText } from "./json-stream.js";
 export {
   byParticipant,

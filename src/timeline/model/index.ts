@@ -18,6 +18,7 @@ export {
   settlementOf,
   type Timeline,
   type TimelineChain,
+  type TimelineEvent,
   type TimelineInput,
   type TimelineInvocation,
   type TimelineParticipant,

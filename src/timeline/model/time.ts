@@ -1,14 +1,19 @@
-import type { HistoryEvent } from "../../history/index.js";
 import { formatDuration, isoTime } from "../../printed/index.js";
-import { settlementOf, type Timeline, type TimelineInvocation, type TimelineToolAction } from "./timeline.js";
+import {
+  settlementOf,
+  type Timeline,
+  type TimelineEvent,
+  type TimelineInvocation,
+  type TimelineToolAction,
+} from "./timeline.js";
 
 /** Milliseconds since the epoch of an event's timestamp (microseconds kept as a fraction), or undefined. */
-export function eventTime(event: HistoryEvent | undefined): number | undefined {
+export function eventTime(event: TimelineEvent | undefined): number | undefined {
   return event === undefined ? undefined : isoTime(event.timestamp);
 }
 
 /** The first and last time among events, when any has one. */
-export function timeSpan(events: readonly HistoryEvent[]): { start: number; end: number } | undefined {
+export function timeSpan(events: readonly TimelineEvent[]): { start: number; end: number } | undefined {
   let start = Number.POSITIVE_INFINITY;
   let end = Number.NEGATIVE_INFINITY;
   for (const event of events) {

@@ -2,6 +2,33 @@ import type { HistoryEvent, InvocationToolContext } from "../../history/index.js
 import type { Operation } from "../../operations/index.js";
 import type { ContinuationView } from "../../runtime/index.js";
 
+/**
+ * The part of a history event the timeline draws: a history event is one, and the timeline's reader
+ * keeps no more (not the event id, chain digest or execution scope), so a long history's page is
+ * drawn from a fraction of its events' memory (docs/hardening.md).
+ */
+export type TimelineEvent = Pick<
+  HistoryEvent,
+  | "sequence"
+  | "event_type"
+  | "timestamp"
+  | "participant_address"
+  | "episode_id"
+  | "action_instance_id"
+  | "action_contract_address"
+  | "actor_provenance"
+  | "observation_boundary_address"
+  | "observation_status"
+  | "lifecycle_phase"
+  | "post_state_digest"
+  | "action_result"
+  | "invocation_tool_context"
+  | "activity_provenance"
+> & {
+  /** Only the observation point of each temporal context is shown. */
+  readonly temporal_contexts: readonly { readonly observation_point: string }[];
+};
+
 /** A participant's scheduler as the timeline shows it. */
 export interface TimelineScheduler {
   readonly participantAddress: string;
@@ -13,7 +40,7 @@ export interface TimelineScheduler {
 
 /** What the timeline page is drawn from. */
 export interface TimelineInput {
-  readonly events: readonly HistoryEvent[];
+  readonly events: readonly TimelineEvent[];
   /** The operations of the actions in `events`; missing ones are shown as not found. */
   readonly operations: readonly Operation[];
   readonly schedulers?: readonly TimelineScheduler[];
@@ -36,7 +63,7 @@ export interface TimelineChain {
 export interface TimelineToolAction {
   readonly id: string;
   readonly context: InvocationToolContext;
-  readonly events: HistoryEvent[];
+  readonly events: TimelineEvent[];
   readonly operation: Operation | undefined;
 }
 
@@ -47,7 +74,7 @@ export interface TimelineInvocation {
   readonly firstSequence: number;
   readonly toolActions: TimelineToolAction[];
   /** The outer triple; empty when the attempt was consumed without one. */
-  readonly outerEvents: HistoryEvent[];
+  readonly outerEvents: TimelineEvent[];
   readonly operation: Operation | undefined;
 }
 
@@ -61,7 +88,7 @@ export interface TimelineParticipant {
 /** Everything the page shows, grouped. */
 export interface Timeline {
   readonly participants: TimelineParticipant[];
-  readonly events: HistoryEvent[];
+  readonly events: TimelineEvent[];
 }
 
 /** The settlements the page has a colour for. */
@@ -75,7 +102,7 @@ interface InvocationDraft {
 
 function invocationFor(
   drafts: Map<string, InvocationDraft>,
-  event: HistoryEvent,
+  event: TimelineEvent,
   invocationId: string,
   operations: ReadonlyMap<string, Operation>,
 ): InvocationDraft {
@@ -102,7 +129,7 @@ function invocationFor(
 
 function addToolEvent(
   draft: InvocationDraft,
-  event: HistoryEvent,
+  event: TimelineEvent,
   context: InvocationToolContext,
   operations: ReadonlyMap<string, Operation>,
 ): void {
@@ -122,7 +149,7 @@ function addToolEvent(
 
 /** Groups wire events (any order) into participants, invocations in commit order and tool actions in admission order. */
 export function buildTimeline(
-  events: readonly HistoryEvent[],
+  events: readonly TimelineEvent[],
   operations: readonly Operation[],
   schedulers: readonly TimelineScheduler[],
 ): Timeline {
@@ -174,7 +201,7 @@ export function settlementOf(action: TimelineToolAction): string {
 }
 
 /** The `observation_emitted` event of a triple, when it was committed. */
-export function observationOf(events: readonly HistoryEvent[]): HistoryEvent | undefined {
+export function observationOf(events: readonly TimelineEvent[]): TimelineEvent | undefined {
   return events.find((event) => event.event_type === "observation_emitted");
 }
 

@@ -1,4 +1,3 @@
-import type { HistoryEvent } from "../../history/index.js";
 import type { Operation } from "../../operations/index.js";
 import { formatDuration, isoTime, resolveCommands } from "../../printed/index.js";
 import {
@@ -8,6 +7,7 @@ import {
   observationOf,
   SETTLEMENTS,
   settlementOf,
+  type TimelineEvent,
   type TimelineInvocation,
   type TimelineToolAction,
   timesLabel,
@@ -63,7 +63,7 @@ function section(title: string, rows: readonly Row[], empty?: string): DetailSec
   return empty === undefined ? { title, rows: kept } : { title, rows: kept, empty };
 }
 
-function eventRows(events: readonly HistoryEvent[]): Row[] {
+function eventRows(events: readonly TimelineEvent[]): Row[] {
   return events.map((event) => [
     `#${event.sequence}`,
     `${event.event_type} · ${event.lifecycle_phase} · ${event.timestamp}`,
@@ -86,7 +86,7 @@ function timeRows(action: TimelineToolAction): Row[] {
   ];
 }
 
-function outcomeRows(events: readonly HistoryEvent[]): Row[] {
+function outcomeRows(events: readonly TimelineEvent[]): Row[] {
   const observed = observationOf(events);
   const result = observed?.action_result;
   return [
@@ -98,8 +98,8 @@ function outcomeRows(events: readonly HistoryEvent[]): Row[] {
 }
 
 /** The action's addresses, each from whichever event of its triple carries it (as in RAES). */
-function addressRows(events: readonly HistoryEvent[]): Row[] {
-  const first = <K extends keyof HistoryEvent>(key: K) => events.find((e) => e[key] !== undefined)?.[key];
+function addressRows(events: readonly TimelineEvent[]): Row[] {
+  const first = <K extends keyof TimelineEvent>(key: K) => events.find((e) => e[key] !== undefined)?.[key];
   return [
     ["action_contract_address", first("action_contract_address")],
     ["observation_boundary_address", first("observation_boundary_address")],

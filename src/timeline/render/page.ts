@@ -57,8 +57,12 @@ export function chainBadge(chain: TimelineChain | undefined): string {
   return `<p class="chain broken" data-chain="broken" role="alert">History chain broken: ${escapeHtml(chain.failure ?? "")}. Run raes verify for details.</p>`;
 }
 
-/** Renders the behavior history as one self-contained HTML page that loads nothing from the network. */
-export function renderTimelineHtml(input: TimelineInput): string {
+/**
+ * The page of `input` (see renderTimelineHtml) in parts, in order: the head and sections, the rows
+ * block, one part per details block, the script. A caller writes each part before asking for the
+ * next, so the whole page is never one string in memory (docs/hardening.md).
+ */
+export function* timelineHtmlParts(input: TimelineInput): Generator<string> {
   const timeline = buildTimeline(input.events, input.operations, input.schedulers ?? []);
   const storeUrl = input.storeUrl ?? DEFAULT_STORE_URL;
   const strings = new StringTable();
@@ -74,7 +78,7 @@ export function renderTimelineHtml(input: TimelineInput): string {
     sections.length > 0
       ? sections.join("\n")
       : `<section class="participant"><p class="muted">No history events.</p></section>`;
-  return `<!doctype html>
+  yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -104,13 +108,22 @@ ${body}
 <div id="details-body">${EMPTY_DETAILS}</div>
 </aside>
 </div>
-<script type="application/json" id="timeline-rows">${dataBlockJson(rows)}</script>
-${details
-  .blocks()
-  .map((block, k) => `<script type="application/json" id="timeline-details-${k}">${block}</script>`)
-  .join("\n")}
-<script>${TIMELINE_SCRIPT}</script>
+`;
+  yield `<script type="application/json" id="timeline-rows">${dataBlockJson(rows)}</script>\n`;
+  let k = 0;
+  for (const block of details.blocks()) {
+    yield `<script type="application/json" id="timeline-details-${k}">${block}</script>\n`;
+    k += 1;
+  }
+  // With no block, an empty line stands where they would be.
+  if (k === 0) yield "\n";
+  yield `<script>${TIMELINE_SCRIPT}</script>
 </body>
 </html>
 `;
+}
+
+/** Renders the behavior history as one self-contained HTML page that loads nothing from the network. */
+export function renderTimelineHtml(input: TimelineInput): string {
+  return [...timelineHtmlParts(input)].join("");
 }

@@ -80,14 +80,15 @@ export class DetailPanels {
     return this.#waiting.length;
   }
 
-  /** The panels as JSON data blocks' texts, PANELS_PER_BLOCK to a block. */
-  blocks(): string[] {
-    const out: string[] = [];
+  /**
+   * The panels as JSON data blocks' texts, PANELS_PER_BLOCK to a block, each made when it is asked
+   * for: only one block's panels are ever held at once.
+   */
+  *blocks(): Generator<string> {
     for (let from = 0; from < this.#waiting.length; from += PANELS_PER_BLOCK) {
       const specs = this.#waiting.slice(from, from + PANELS_PER_BLOCK).map((make) => make());
-      out.push(dataBlockJson(encodeBlock(specs)));
+      yield dataBlockJson(encodeBlock(specs));
     }
-    return out;
   }
 }
 
