@@ -62,7 +62,8 @@ export class SqliteWrites {
   readonly #leases: SqliteLeases;
   readonly #upsertClock: Statement<[ClockRow]>;
   readonly #selectClock: Statement<[string], ClockRow>;
-  readonly #upsertScheduler: Statement<[SchedulerRow]>;
+  /** Prepared at the first write: a read-only store older than step 12 has no policy digest column. */
+  #schedulerStatement: Statement<[SchedulerRow]> | undefined;
   readonly #insertInvocation: Statement<[InvocationRow]>;
   readonly #closeInvocation: Statement<[InvocationCloseRow]>;
   readonly #insertToolAction: Statement<[ToolActionRow]>;
@@ -75,15 +76,19 @@ export class SqliteWrites {
   #history: HistoryStatements | undefined;
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
 
+  get #upsertScheduler(): Statement<[SchedulerRow]> {
+    this.#schedulerStatement ??= this.#db.prepare(
+      upsert("schedulers", SCHEDULER, ["participant_address", "policy_address"]),
+    );
+    return this.#schedulerStatement;
+  }
+
   constructor(db: Database, leases: SqliteLeases, commits: GroupCommit) {
     this.#db = db;
     this.#commits = commits;
     this.#leases = leases;
     this.#upsertClock = db.prepare(upsert("clocks", CLOCK, ["clock_address"]));
     this.#selectClock = db.prepare("SELECT * FROM clocks WHERE clock_address = ?");
-    this.#upsertScheduler = db.prepare(
-      upsert("schedulers", SCHEDULER, ["participant_address", "policy_address"]),
-    );
     this.#insertInvocation = db.prepare(insert("invocations", INVOCATION));
     // A close sets only the columns a close changes: SQLite rewrites an index only when a column it
     // holds is assigned, so the identity and time indexes stay untouched.
