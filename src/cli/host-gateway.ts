@@ -52,7 +52,7 @@ export async function runHostGateway(options: HostGatewayOptions): Promise<numbe
   const { hostMapProblems, hostParticipant, startHost } = await import("../host/index.js");
   const chosen = hostParticipant(model, options.participant);
   if ("problem" in chosen) {
-    say(chosen.problem);
+    printError(CliErrorCode.usage, chosen.problem);
     return ExitCode.usage;
   }
   const unbound = hostMapProblems(model, chosen.participant, options.map);

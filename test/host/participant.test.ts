@@ -50,6 +50,30 @@ describe("the participant host mode runs", () => {
   });
 });
 
+describe("a participant host mode cannot run", () => {
+  it("is a coded usage error on the command line: raes: cli.usage: …, exit 2", async () => {
+    const run = await raes([
+      "mcp-gateway",
+      "--scenario",
+      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
+      "--manifest",
+      join(ROOT, "examples", "harness-backend.manifest.json"),
+      "--map",
+      join(ROOT, "examples", "demo", "mcp-map.yaml"),
+      "--participant",
+      "participant.behavior.nobody",
+      "--",
+      process.execPath,
+      join(ROOT, "dist", "demo", "server.js"),
+    ]);
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /^raes: cli\.usage: --participant participant\.behavior\.nobody is not an autonomous participant of the scenario; it has: participant\.behavior\.participant-agent$/m,
+    );
+  });
+});
+
 describe("a host-mode map checked against the scenario", () => {
   const bindings = {
     affordanceBindings: [
