@@ -4,7 +4,7 @@ import { checkManifestFile } from "../manifest/index.js";
 import type { CallStages, HttpAddress, ToolMap } from "../mcp/index.js";
 import { DEFAULT_STORE_URL } from "../records/index.js";
 import { hasErrors, loadScenario } from "../sdl/index.js";
-import { ExitCode } from "./exit.js";
+import { CliErrorCode, ExitCode, printError } from "./exit.js";
 import { makeStoreFolder } from "./store-option.js";
 
 /** The options of `raes mcp-gateway` in host mode, as parsed and checked by the command. */
@@ -49,12 +49,15 @@ export async function runHostGateway(options: HostGatewayOptions): Promise<numbe
     say(read.message);
     return ExitCode.usage;
   }
-  const { hostParticipant, startHost } = await import("../host/index.js");
+  const { hostMapProblems, hostParticipant, startHost } = await import("../host/index.js");
   const chosen = hostParticipant(model, options.participant);
   if ("problem" in chosen) {
-    say(chosen.problem);
+    printError(CliErrorCode.usage, chosen.problem);
     return ExitCode.usage;
   }
+  const unbound = hostMapProblems(model, chosen.participant, options.map);
+  for (const problem of unbound) printError(CliErrorCode.usage, problem);
+  if (unbound.length > 0) return ExitCode.usage;
   const store = options.store ?? DEFAULT_STORE_URL;
   makeStoreFolder(store);
   let host: Awaited<ReturnType<typeof startHost>>;

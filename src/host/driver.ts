@@ -47,13 +47,17 @@ export class HostDriver {
     this.#runtime = new HostRuntime(options.participant, options.log);
   }
 
-  /** Claims the participant's next invocation for a new session; never throws. */
-  claim(): Promise<SessionClaim> {
+  /**
+   * Claims the participant's next invocation for a new session; never throws. `wanted` is asked when
+   * the session's turn comes (and before each clock step): a session that has ended while it waited
+   * gets no invocation, so a client that gave up spends no attempt.
+   */
+  claim(wanted: () => boolean = () => true): Promise<SessionClaim> {
     let claimed: (claim: SessionClaim) => void = () => undefined;
     const answer = new Promise<SessionClaim>((resolve) => {
       claimed = resolve;
     });
-    const turn = this.#turns.then(() => this.#turn(claimed));
+    const turn = this.#turns.then(() => this.#turn(claimed, wanted));
     this.#turns = turn.catch((error: unknown) => {
       this.#options.log(`a session's turn failed: ${describe(error)}`);
     });
@@ -68,8 +72,9 @@ export class HostDriver {
   }
 
   /** One session's turn: the claim, then (for a live one) the invocation's whole life. */
-  async #turn(claimed: (claim: SessionClaim) => void): Promise<void> {
+  async #turn(claimed: (claim: SessionClaim) => void, wanted: () => boolean): Promise<void> {
     if (this.#closed) return claimed(refused(HostCode.step_failed, "the gateway is shutting down"));
+    if (!wanted()) return claimed(ended());
     let manager: RuntimeManager | undefined;
     let advancing: Promise<unknown> = Promise.resolve();
     const advance = (): Promise<unknown> => {
@@ -80,7 +85,7 @@ export class HostDriver {
       return advancing;
     };
     try {
-      const claim = await this.#claim(advance, () => manager);
+      const claim = await this.#claim(advance, () => manager, wanted);
       // The step that runs a live invocation returns once the session has ended it (finally, below).
       claimed(claim);
     } finally {
@@ -104,9 +109,11 @@ export class HostDriver {
   async #claim(
     advance: () => Promise<unknown>,
     manager: () => RuntimeManager | undefined,
+    wanted: () => boolean,
   ): Promise<SessionClaim> {
     const limit = this.#options.maxStepsPerSession ?? MAX_STEPS_PER_SESSION;
     for (let step = 0; step <= limit; step += 1) {
+      if (!wanted()) return ended();
       const opened = manager();
       if (opened) {
         const stop = await this.#stopped(opened);
@@ -167,6 +174,11 @@ export class HostDriver {
       `${participant}'s scheduler is stopped (${stopped.stopReason ?? "stopped"}); the next steps: ${steps.join("; ")}`,
     );
   }
+}
+
+/** The answer to a session that ended before its turn came: it gets no invocation. */
+function ended(): SessionClaim {
+  return refused(HostCode.session_ended, "this MCP session ended before its turn came; start a new one");
 }
 
 function refused(code: HostCode, message: string): SessionClaim {

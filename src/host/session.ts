@@ -55,10 +55,12 @@ export class HostSession implements SessionCalls {
     if (this.#ended && !this.#bound)
       return toolError(HostCode.session_ended, "this MCP session has ended; start a new one");
     if (!this.#bound) {
-      this.#bound = this.#driver.claim().then((claim) => {
-        this.#claimed = this.#bind(claim);
-        return this.#claimed;
-      });
+      this.#bound = this.#driver
+        .claim(() => !this.#ended)
+        .then((claim) => {
+          this.#claimed = this.#bind(claim);
+          return this.#claimed;
+        });
       this.#restartIdle();
     }
     const bound = await this.#bound;

@@ -121,3 +121,26 @@ export function hostParticipant(
         : `the scenario has several autonomous participants with tool affordance bindings; choose one with --participant: ${candidates.join(", ")}`,
   };
 }
+
+/**
+ * The map entries no call could ever be admitted for in host mode: those whose tool affordance and
+ * action contract are not bound to the participant in the scenario (the port would refuse every
+ * call `affordance_unbound`). Host mode knows the scenario, so it says so before a session spends
+ * an attempt on them. Targets are left to the port: a target outside the binding is refused per call.
+ */
+export function hostMapProblems(model: RuntimeModel, participant: string, map: ToolMap): readonly string[] {
+  const bound = new Set(
+    model.affordanceBindings
+      .filter((b) => b.participantAddress === participant)
+      .map((b) => `${b.toolAffordanceAddress}\n${b.actionContractAddress}`),
+  );
+  const problems: string[] = [];
+  for (const [tool, entry] of map.tools) {
+    if (!bound.has(`${entry.toolAffordanceAddress}\n${entry.actionContractAddress}`)) {
+      problems.push(
+        `map tool ${tool}: ${participant} has no binding of tool affordance ${entry.toolAffordanceAddress} to action contract ${entry.actionContractAddress} in the scenario, so every call would be refused affordance_unbound`,
+      );
+    }
+  }
+  return problems;
+}

@@ -309,4 +309,92 @@ describe("host mode sessions end on their own", () => {
       await opened.close();
     }
   });
+  it("spends no attempt on an HTTP session that ended while it waited for its turn", async () => {
+    const store = `sqlite:${join(dir, "queued.db")}`;
+    const child = spawn(
+      process.execPath,
+      [...HOST_ARGS(store), "--idle-timeout", "2", "--http", "127.0.0.1:0", "--", process.execPath, SERVER],
+      {
+        env: { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let stderr = "";
+        child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+          stderr += chunk;
+          const found = /serving MCP \(Streamable HTTP\) at (\S+)/.exec(stderr)?.[1];
+          if (found) resolve(found);
+        });
+        child.once("exit", () => reject(new Error(stderr)));
+      });
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+      const open = async (): Promise<string> => {
+        const response = await fetch(url, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: {
+              protocolVersion: "2025-03-26",
+              capabilities: {},
+              clientInfo: { name: "t", version: "1" },
+            },
+          }),
+        });
+        await response.text();
+        return response.headers.get("mcp-session-id") as string;
+      };
+      const post = (session: string, body: unknown, signal?: AbortSignal) =>
+        fetch(url, {
+          method: "POST",
+          headers: { ...headers, "mcp-session-id": session, "mcp-protocol-version": "2025-03-26" },
+          body: JSON.stringify(body),
+          ...(signal ? { signal } : {}),
+        });
+      const call = (id: number) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "probe_login", arguments: {} },
+      });
+      const first = await open();
+      const second = await open();
+      await (await post(first, call(2))).text();
+      // The second session's call waits for the first session's invocation; its client gives up.
+      const gaveUp = new AbortController();
+      const waiting = post(second, call(2), gaveUp.signal).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      gaveUp.abort();
+      await waiting;
+      // The first session stays alive (a request every 300 ms) for well past the second's idle timeout.
+      for (let i = 0; i < 15; i += 1) {
+        await (await post(first, { jsonrpc: "2.0", id: 3 + i, method: "tools/list" })).text();
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      const expired = await post(second, { jsonrpc: "2.0", id: 20, method: "tools/list" });
+      await expired.text();
+      assert.equal(expired.status, 404);
+      await fetch(url, { method: "DELETE", headers: { "mcp-session-id": first } });
+      await waitForClosedInvocations(store);
+      // A new session still gets the policy's second attempt: the abandoned one spent nothing.
+      const third = await open();
+      const answer = (await (await post(third, call(5))).json()) as { result: CallToolResult };
+      assert.equal(codeOf(answer.result), undefined, textOf(answer.result));
+      await fetch(url, { method: "DELETE", headers: { "mcp-session-id": third } });
+      await waitForClosedInvocations(store);
+      const history = await historyOf(store);
+      assert.equal(history.invocations.length, 2);
+      assert.deepEqual(
+        history.tools.map((t) => t.settlement),
+        ["succeeded", "succeeded"],
+      );
+    } finally {
+      child.kill("SIGTERM");
+      await exited(child);
+    }
+  });
 });

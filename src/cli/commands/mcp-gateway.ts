@@ -82,7 +82,8 @@ Exit codes:
   0  the client hung up (stdin closed) or a signal stopped the gateway cleanly
   1  the port could not be reached or refused the token, or the upstream did not start
   2  usage: bad options, no upstream command, ${PORT_TOKEN_ENV} unset, an invalid map, or in
-     host mode a scenario or manifest with errors or no participant to run
+     host mode a scenario or manifest with errors, no participant to run, or a map tool whose
+     affordance and contract are not bound to the participant
      (each map problem is printed as FILE:LINE:COL: mcp-map.<code> PATH: message)
 
 Examples:
