@@ -76,7 +76,7 @@ describe("crash recovery through the CLI", () => {
     assert.equal(early.code, 1, early.stderr);
     assert.match(
       early.stderr,
-      /still running: .*`raes run` with the same scenario and --store recovers it first/,
+      /still running: .*starting it again on this store \(`raes run` with the same scenario, or the host-mode `raes mcp-gateway` at its next session\) recovers it first/,
     );
 
     const restarted = ChildScript.start(CLI, [...run, "--steps", "1", "--json"]);

@@ -250,7 +250,7 @@ export function registerOperationsCommand(program: Command): void {
     if (gone > 0)
       process.stderr.write(
         `raes: ${gone === 1 ? "1 operation is" : `${gone} operations are`} in doubt: the runtime that ran ${gone === 1 ? "it" : "them"} is gone; ` +
-          "`raes run` with the same scenario and --store recovers them (nothing is retried), then `raes resolve`\n",
+          "starting the runtime again on this store recovers them (nothing is retried): `raes run` with the same scenario, or the host-mode `raes mcp-gateway` at its next session; then `raes resolve`\n",
       );
   });
   // `raes operations show ID` is `raes operation ID`; its options follow `show`, so they are its own.

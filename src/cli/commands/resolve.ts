@@ -49,7 +49,7 @@ async function stillRunning(
   if ((await store.getOperation(id))?.state !== "running") return error;
   return new ResolutionError(
     error.code,
-    `${error.message}; it is still running: if its runtime is gone, \`raes run\` with the same scenario and --store recovers it first (indeterminate when it was dispatched; nothing is retried), then resolve it`,
+    `${error.message}; it is still running: if its runtime is gone, starting it again on this store (\`raes run\` with the same scenario, or the host-mode \`raes mcp-gateway\` at its next session) recovers it first (indeterminate when it was dispatched; nothing is retried), then resolve it`,
   );
 }
 
