@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -6,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { LOGIN_PATH, type PortalService, startPortalService } from "../../src/demo/index.js";
@@ -14,6 +16,7 @@ import { filesBelow, placesHolding, sqliteCells, storeReads, text } from "../hel
 import { ChildStdioTransport } from "../helpers/child-stdio.js";
 import { ROOT } from "../helpers/example.js";
 
+const run = promisify(execFile);
 const MAIN = join(ROOT, "dist", "cli", "main.js");
 const SERVER = join(ROOT, "dist", "demo", "server.js");
 
@@ -144,6 +147,24 @@ describe("an arguments rule in host mode (demo upstream, SQLite store, OTLP rece
     } finally {
       await opened.close();
     }
+    // The operator sees why: `raes operation` and `raes operations` name the reason.
+    const withheldId = rejected._meta?.["raes/action_instance_id"] as string;
+    const one = await run(process.execPath, [MAIN, "operation", withheldId, "--store", store, "--json"]);
+    const wire = JSON.parse(one.stdout) as Record<string, unknown>;
+    assert.deepEqual(
+      [wire.settlement, wire.withheld_reason, wire.unknown_reason],
+      ["withheld", "arguments_rejected", null],
+    );
+    const listed = await run(process.execPath, [
+      MAIN,
+      "operations",
+      "--store",
+      store,
+      "--kind",
+      "tool_action",
+    ]);
+    assert.match(listed.stdout, /\(withheld\) +0:tool=1 +tool=probe_login reason=arguments_rejected/);
+    reads.push(text("raes operation", one.stdout), text("raes operations", listed.stdout));
     assert.match(transport.stderr, /withheld probe_login \(.*:tool=1\): arguments_rejected/);
 
     // The canary: no spelling of the value in the store's files or tables, its reads, the logs or the spans.
