@@ -6,7 +6,9 @@ import {
   type DispatchReceipt,
   type InvocationToolActionPort,
   noteRefusal,
+  withhold,
 } from "../port/index.js";
+import { WithheldReason } from "../records/index.js";
 
 import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
 import type { ToolMap, ToolMapEntry } from "./map.js";
@@ -219,14 +221,17 @@ export class GovernedCalls {
       );
     const port = this.#port;
     const request = toolActionRequest(port, call.name, entry, toolCallId);
+    const rejected = entry.argumentRule?.(call.arguments);
     let answer: AdmitDispatchAnswer;
     let fingerprint: string;
     try {
       // One step and one durable write when the port can: the receipt comes only once the record
-      // says dispatched. A client that already gave up is admitted alone, so the action is withheld.
-      const asked = call.signal.aborted
-        ? port.admit(request).then((decision) => ({ decision }))
-        : admitAndDispatch(port, request);
+      // says dispatched. A client that already gave up, or arguments the map's rule rejects, are
+      // admitted alone, so the action is withheld: admitted calls count against the claim's limits.
+      const asked =
+        call.signal.aborted || rejected !== undefined
+          ? port.admit(request).then((decision) => ({ decision }))
+          : admitAndDispatch(port, request);
       // Work the answer does not change is done while the port writes, not after.
       fingerprint = callFingerprint(call.name, call.arguments);
       answer = await asked;
@@ -253,9 +258,28 @@ export class GovernedCalls {
         },
       );
     }
-    const result = this.#run(call, entry, id, span, stamps, receipt);
+    const result =
+      rejected !== undefined && !receipt
+        ? this.#withhold(call, id, span, rejected)
+        : this.#run(call, entry, id, span, stamps, receipt);
     this.#settled.set(id, { fingerprint, answer: result });
     return result;
+  }
+
+  /**
+   * Withholds an admitted call whose arguments the map's rule rejects: cancelled before dispatch, with
+   * the reason recorded. The agent gets the validator's message, which never quotes an argument value.
+   */
+  async #withhold(call: ToolCall, id: string, span: ToolCallSpan, message: string): Promise<CallToolResult> {
+    span.outcome = { settlement: "withheld" };
+    const ack = await withhold(this.#port, id, WithheldReason.arguments_rejected).catch(() => undefined);
+    // Not withheld now, it still never runs: the invocation's close settles it withheld.
+    if (!ack?.ok) this.#log(`withholding ${id} was not recorded: ${ack?.refusal ?? "port call failed"}`);
+    this.#log(`withheld ${call.name.slice(0, 128)} (${id}): ${GatewayErrorCode.arguments_rejected}`);
+    return toolError(GatewayErrorCode.arguments_rejected, `${message}; the tool was not run`, {
+      actionInstanceId: id,
+      settlement: "withheld",
+    });
   }
 
   async #run(

@@ -1,4 +1,4 @@
-import { isMap, isScalar, LineCounter, parseDocument, type Scalar, visit, type YAMLMap } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Scalar, visit, type YAMLMap } from "yaml";
 import {
   capPerCode,
   InputFileRefusal,
@@ -10,6 +10,7 @@ import {
   yamlTokensExceeded,
 } from "../input/index.js";
 import { isAddress } from "../records/index.js";
+import { type ArgumentRule, argumentCompiler } from "./argument-rules.js";
 
 /** Fixed codes for everything that can be wrong with a gateway map file. */
 export const ToolMapDiagnosticCode = {
@@ -31,6 +32,8 @@ export const ToolMapDiagnosticCode = {
   field_missing: "mcp-map.field-missing",
   /** A field has the wrong type, is not an address, or a list is empty, too long or repeats itself. */
   field_invalid: "mcp-map.field-invalid",
+  /** `arguments` is not a JSON Schema (draft 2020-12) the validator accepts; the position is inside it. */
+  arguments_invalid: "mcp-map.arguments-invalid",
 } as const;
 /** A gateway map diagnostic code. */
 export type ToolMapDiagnosticCode = (typeof ToolMapDiagnosticCode)[keyof typeof ToolMapDiagnosticCode];
@@ -53,6 +56,8 @@ export interface ToolMapEntry {
   readonly targetAddresses: readonly string[];
   /** Put on `complete`; empty when the map names none. */
   readonly evidenceRefs: readonly string[];
+  /** The entry's `arguments:` schema, compiled once at load; absent when the entry has none. */
+  readonly argumentRule?: ArgumentRule;
 }
 
 /** A validated map: MCP tool name → governed action. */
@@ -72,7 +77,14 @@ const Invalid = ToolMapDiagnosticCode.yaml_invalid;
 const MAX_ID_LENGTH = 256;
 const MAX_LIST = 64;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const ENTRY_KEYS = ["tool_affordance", "action_contract", "observation_boundary", "targets", "evidence_refs"];
+const ENTRY_KEYS = [
+  "tool_affordance",
+  "action_contract",
+  "observation_boundary",
+  "targets",
+  "evidence_refs",
+  "arguments",
+];
 const ADDRESS_FIELDS = [
   ["tool_affordance", "toolAffordanceAddress"],
   ["action_contract", "actionContractAddress"],
@@ -83,9 +95,27 @@ function isValidAddress(value: unknown): value is string {
   return typeof value === "string" && value.length > 0 && value.length <= MAX_ID_LENGTH && isAddress(value);
 }
 
+type Field = { value: unknown; offset: number; node: unknown };
+
+/** The offset of the node at JSON pointer `pointer` below `node`, else `fallback`. */
+function offsetAt(node: unknown, pointer: string, fallback: number): number {
+  let at: unknown = node;
+  let offset = fallback;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    const next = isMap(at) ? at.get(key, true) : isSeq(at) ? at.get(Number(key), true) : undefined;
+    if (next === undefined || next === null) break;
+    at = next;
+    offset = (next as { range?: [number, number, number] }).range?.[0] ?? offset;
+  }
+  return offset;
+}
+
 class MapReader {
   readonly diagnostics: ToolMapDiagnostic[] = [];
   readonly #lines: LineCounter;
+  // Created on the first `arguments:`, so a map without rules never builds a validator.
+  #compile: ReturnType<typeof argumentCompiler> | undefined;
 
   constructor(lines: LineCounter) {
     this.#lines = lines;
@@ -106,7 +136,7 @@ class MapReader {
         "a tool entry must be a mapping",
       );
     const before = this.diagnostics.length;
-    const fields = new Map<string, { value: unknown; offset: number }>();
+    const fields = new Map<string, Field>();
     for (const pair of (node as YAMLMap).items) {
       const key = isScalar(pair.key) ? String((pair.key as Scalar).value) : "";
       const keyOffset = (pair.key as Scalar | null)?.range?.[0] ?? offset;
@@ -123,6 +153,7 @@ class MapReader {
       fields.set(key, {
         value: (pair.value as { toJSON(): unknown } | null)?.toJSON() ?? null,
         offset: valueNode?.range?.[0] ?? keyOffset,
+        node: pair.value,
       });
     }
     const out: Record<string, unknown> = {};
@@ -141,13 +172,26 @@ class MapReader {
     }
     out.targetAddresses = this.addressList(path, "targets", fields.get("targets"), offset, true);
     out.evidenceRefs = this.addressList(path, "evidence_refs", fields.get("evidence_refs"), offset, false);
+    const rules = fields.get("arguments");
+    if (rules) {
+      this.#compile ??= argumentCompiler();
+      const rule = this.#compile(rules.value);
+      if (typeof rule === "function") out.argumentRule = rule;
+      else
+        this.report(
+          ToolMapDiagnosticCode.arguments_invalid,
+          `${path}.arguments`,
+          offsetAt(rules.node, rule.pointer, rules.offset),
+          rule.message,
+        );
+    }
     return this.diagnostics.length === before ? (out as unknown as ToolMapEntry) : undefined;
   }
 
   addressList(
     path: string,
     key: string,
-    field: { value: unknown; offset: number } | undefined,
+    field: Field | undefined,
     offset: number,
     required: boolean,
   ): string[] {

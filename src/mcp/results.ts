@@ -13,6 +13,11 @@ export const GatewayErrorCode = {
   port_unavailable: "port_unavailable",
   /** The call's arguments nest deeper than the gateway forwards; nothing was admitted. */
   arguments_invalid: "arguments_invalid",
+  /**
+   * The arguments do not match the map entry's `arguments` schema: the call was admitted, then
+   * withheld before dispatch (`withheld_reason: "arguments_rejected"`); the upstream never saw it.
+   */
+  arguments_rejected: "arguments_rejected",
   /** The same JSON-RPC id was reused for a different tool call. */
   request_conflict: "request_id_reused",
   /** The upstream did not answer in time; effects are unknown. */

@@ -47,3 +47,4 @@ export type {
   ToolActionPortIdentity,
   ToolOutcomeStatus,
 } from "./types.js";
+export { withhold } from "./withhold.js";

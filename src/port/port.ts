@@ -22,6 +22,7 @@ import type {
   ToolActionObserver,
   ToolActionPortIdentity,
 } from "./types.js";
+import { parseWithheldReason, registerWithhold } from "./withhold.js";
 
 /** Durable writes the port needs; each resolves only after the change is committed. */
 export interface ToolActionLedger {
@@ -115,6 +116,12 @@ export class InvocationToolActionPortCore {
         observe(this.#reportUnknown(id, reason), "reportUnknown", id),
       cancel: (id: unknown) => observe(this.#cancel(id), "cancel", id),
     }) as InvocationToolActionPort;
+    // A cancel that says why; a malformed reason is refused as a malformed cancel would be.
+    registerWithhold(this.port, (id, reason) => {
+      const why = parseWithheldReason(reason);
+      const answer = why ? this.#cancel(id, why) : Promise.resolve(refusedAck(Refusal.request_invalid));
+      return observe(answer, "cancel", id);
+    });
     // Counted only while the invocation runs: a note after its close is not of it.
     registerRefusalNote(this.port, async (value) => {
       const note = parseRefusalNote(value);
@@ -278,11 +285,12 @@ export class InvocationToolActionPortCore {
     });
   }
 
-  async #cancel(id: unknown): Promise<PortAck> {
+  async #cancel(id: unknown, withheldReason?: string): Promise<PortAck> {
     const gate = this.#gate();
     if (gate) return refusedAck(gate);
     return this.#serial(async () => {
-      const refusal = await this.#apply(id, { type: "cancel" });
+      const extra = withheldReason === undefined ? {} : { withheldReason };
+      const refusal = await this.#apply(id, { type: "cancel" }, extra);
       return refusal ? refusedAck(refusal) : OK;
     });
   }

@@ -78,5 +78,6 @@ export {
   ToolActionSettlement,
   toolActionAt,
   UnknownReason,
+  WithheldReason,
 } from "./tool-action.js";
 export { TRACER_NAME, TraceName } from "./trace-names.js";

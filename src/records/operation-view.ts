@@ -50,6 +50,7 @@ export function operationFromToolAction(action: ToolActionRecord): Operation {
     ...(action.recoveredAt === undefined ? {} : { recoveredAt: action.recoveredAt }),
     ...(action.request.toolName === undefined ? {} : { toolName: action.request.toolName }),
     ...(action.unknownReason === undefined ? {} : { unknownReason: action.unknownReason }),
+    ...(action.withheldReason === undefined ? {} : { withheldReason: action.withheldReason }),
     updatedAt: action.updatedAt,
   };
 }

@@ -70,5 +70,7 @@ export interface Operation {
   readonly toolName?: string;
   /** Tool actions: why the effects are unknown, as `reportUnknown` gave it. */
   readonly unknownReason?: string;
+  /** Tool actions: why raes-ts cancelled it before dispatch (`withheld`), when it said. */
+  readonly withheldReason?: string;
   readonly updatedAt: string;
 }

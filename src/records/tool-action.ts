@@ -29,6 +29,14 @@ export const UnknownReason = {
 /** An unknown reason raes-ts gives. */
 export type UnknownReason = (typeof UnknownReason)[keyof typeof UnknownReason];
 
+/** Why raes-ts cancelled an admitted tool action before dispatch, so it settled `withheld`. */
+export const WithheldReason = {
+  /** The call's arguments did not match the gateway map's `arguments` schema; the upstream never saw it. */
+  arguments_rejected: "arguments_rejected",
+} as const;
+/** A withheld reason raes-ts gives. */
+export type WithheldReason = (typeof WithheldReason)[keyof typeof WithheldReason];
+
 /** Where a tool action is in its lifecycle. */
 export const ToolActionPhase = {
   /** The claim is recorded; the tool must not run yet. */
@@ -73,6 +81,8 @@ export interface ToolActionRecord {
   readonly failureClass?: string;
   readonly evidenceRefs?: readonly string[];
   readonly unknownReason?: string;
+  /** Why it was cancelled before dispatch, when the canceller said (a short code, never arguments). */
+  readonly withheldReason?: string;
   readonly resolution?: ResolutionRecord;
   /** When the claim was admitted (microsecond ISO-8601). */
   readonly admittedAt: string;

@@ -12,15 +12,26 @@ export class ChildStdioTransport implements Transport {
   readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
   readonly #buffer = new ReadBuffer();
+  /** What the child wrote on stderr, when asked to keep it. */
+  stderr = "";
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  constructor(command: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string) {
+  constructor(
+    command: string,
+    args: readonly string[],
+    env: NodeJS.ProcessEnv,
+    cwd?: string,
+    options: { readonly keepStderr?: boolean } = {},
+  ) {
     this.child = spawn(command, [...args], {
       env,
-      stdio: ["pipe", "pipe", "ignore"],
+      stdio: ["pipe", "pipe", options.keepStderr === true ? "pipe" : "ignore"],
       ...(cwd ? { cwd } : {}),
+    });
+    this.child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      this.stderr += chunk;
     });
     this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)));
     void this.exited.then(() => this.onclose?.());

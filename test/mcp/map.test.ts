@@ -52,8 +52,8 @@ describe("gateway map file", () => {
     assert.deepEqual(codes(`tools:\n  "bad name":${ENTRY}\n`), [
       `${Code.tool_name_invalid} tools.bad name 2:3`,
     ]);
-    assert.deepEqual(codes(`tools:\n  a:${ENTRY}\n    arguments: {}\n`), [
-      `${Code.unknown_key} tools.a.arguments 7:5`,
+    assert.deepEqual(codes(`tools:\n  a:${ENTRY}\n    argument: {}\n`), [
+      `${Code.unknown_key} tools.a.argument 7:5`,
     ]);
     assert.deepEqual(codes("tools:\n  a:\n    targets: [provision.node.x]\n"), [
       `${Code.field_missing} tools.a.tool_affordance 2:3`,

@@ -214,6 +214,30 @@ export function recordCases(fixture: FixtureSource): void {
     );
   });
 
+  it("keeps why an action was withheld before dispatch, in the record and its operation", async () => {
+    const { store } = fixture();
+    const inv = invocation();
+    await store.openInvocation(inv, scheduler());
+    const admitted = toolAction(inv, 1);
+    const plain = toolAction(inv, 2);
+    await store.insertToolAction(admitted);
+    await store.insertToolAction(plain);
+    const withheld = {
+      ...admitted,
+      phase: "settled" as const,
+      settlement: "withheld" as const,
+      withheldReason: "arguments_rejected",
+      settledAt: "2025-01-01T00:00:01.000001Z",
+    };
+    assert.equal(await store.updateToolAction(withheld, "admitted"), true);
+    assert.deepEqual(await store.getToolAction(admitted.id), withheld);
+    assert.equal((await store.getOperation(admitted.id))?.withheldReason, "arguments_rejected");
+    const closedPlain = { ...plain, phase: "settled" as const, settlement: "withheld" as const };
+    await store.commitInvocation({ ...closeCommit(inv, [withheld, closedPlain]), invocation: inv });
+    assert.deepEqual(await store.listToolActions({ invocationId: inv.id }), [withheld, closedPlain]);
+    assert.equal((await store.getOperation(plain.id))?.withheldReason, undefined);
+  });
+
   it("records a resolution only on an indeterminate, unresolved tool action", async () => {
     const { store } = fixture();
     const inv = invocation();

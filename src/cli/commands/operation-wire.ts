@@ -31,7 +31,11 @@ function kindFieldsToWire(operation: Operation): Record<string, unknown> {
         call: c.call,
       })),
     };
-  return { tool_name: operation.toolName ?? null, unknown_reason: operation.unknownReason ?? null };
+  return {
+    tool_name: operation.toolName ?? null,
+    unknown_reason: operation.unknownReason ?? null,
+    withheld_reason: operation.withheldReason ?? null,
+  };
 }
 
 /** The wire form of an operation: snake_case, every field of its kind present. */

@@ -117,13 +117,14 @@ async function printOperation(
   for (const child of children) process.stdout.write(`  ${childLine(child)}\n`);
 }
 
-/** One child tool action on one line: id, state (settlement), MCP tool name, unknown reason. */
+/** One child tool action on one line: id, state (settlement), MCP tool name, unknown or withheld reason. */
 function childLine(child: Operation): string {
   const state =
     child.settlement && child.settlement !== child.state
       ? `${child.state} (${child.settlement})`
       : child.state;
   const tool = child.toolName ? `  tool ${child.toolName}` : "";
-  const reason = child.unknownReason ? `  reason ${child.unknownReason}` : "";
+  const why = child.unknownReason ?? child.withheldReason;
+  const reason = why ? `  reason ${why}` : "";
   return `${child.id}  ${state}${tool}${reason}`;
 }

@@ -75,11 +75,12 @@ function inDoubt(entry: OwnedOperationEntry, phrase: (owner: OperationOwner) => 
   return `${phrase(entry.owner)}; ${entry.onRecovery} on recovery`;
 }
 
-/** What a row adds for its kind: the MCP tool name and unknown reason, or the refusal counts. */
+/** What a row adds for its kind: the MCP tool name and unknown or withheld reason, or the refusal counts. */
 function detail(entry: OwnedOperationEntry): string {
   const parts: string[] = [];
   if (entry.toolName) parts.push(`tool=${entry.toolName}`);
   if (entry.unknownReason) parts.push(`reason=${entry.unknownReason}`);
+  if (entry.withheldReason) parts.push(`reason=${entry.withheldReason}`);
   for (const [code, n] of Object.entries(entry.refusals ?? {})) parts.push(`refused ${code}=${n}`);
   return parts.join(" ");
 }

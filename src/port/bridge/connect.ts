@@ -4,13 +4,7 @@ import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
 import type { InvocationToolActionPort } from "../types.js";
 import { BridgeLimits } from "./limits.js";
 import { parseLine, readLines } from "./lines.js";
-import {
-  offersAdmitDispatch,
-  offersNoteRefusal,
-  type RemoteEnd,
-  type RemoteHello,
-  remotePort,
-} from "./remote.js";
+import { offeredSteps, type RemoteEnd, type RemoteHello, remotePort } from "./remote.js";
 import { connectMessagePort } from "./worker.js";
 
 /** Where a remote port lives: a MessagePort from `exposeToolActionPort`, or a served socket. */
@@ -40,7 +34,7 @@ function connectSocket(socketPath: string, token: string): Promise<InvocationToo
         hello,
         (call) => socket.write(`${JSON.stringify(call)}\n`),
         (busy) => (busy ? socket.ref() : socket.unref()),
-        { admitDispatch: offersAdmitDispatch(message), noteRefusal: offersNoteRefusal(message) },
+        offeredSteps(message),
       );
       socket.unref();
       resolve(remote.port);

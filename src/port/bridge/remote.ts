@@ -1,7 +1,8 @@
 import { admitAndDispatch, registerAdmitDispatch } from "../admit-dispatch.js";
 import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
 import { noteRefusal, parseRefusalNote, registerRefusalNote } from "../refusal-note.js";
-import type { InvocationToolActionPort, ToolActionPortIdentity } from "../types.js";
+import type { InvocationToolActionPort, PortAck, ToolActionPortIdentity } from "../types.js";
+import { registerWithhold, withhold } from "../withhold.js";
 import { decodeWireValue, encodeWireValue } from "./wire-values.js";
 
 /** The port methods a remote peer may call; nothing else crosses a bridge. */
@@ -16,8 +17,17 @@ export const ADMIT_DISPATCH = "admitDispatch";
  * invocation, no record. A server offers it in its hello; a client sends notes only then.
  */
 export const NOTE_REFUSAL = "noteRefusal";
-/** A remotely callable method: a port method, the combined admit and dispatch, or a refusal note. */
-export type RemoteMethod = (typeof REMOTE_METHODS)[number] | typeof ADMIT_DISPATCH | typeof NOTE_REFUSAL;
+/**
+ * The bridge's step for a cancel that says why (`withhold`): the action settles `withheld` with its
+ * reason recorded. A server offers it in its hello; a client without it sends a plain `cancel`.
+ */
+export const WITHHOLD = "withhold";
+/** A remotely callable method: a port method, or one of the bridge's own steps. */
+export type RemoteMethod =
+  | (typeof REMOTE_METHODS)[number]
+  | typeof ADMIT_DISPATCH
+  | typeof NOTE_REFUSAL
+  | typeof WITHHOLD;
 
 /** A call from a remote peer. */
 export interface RemoteCall {
@@ -51,7 +61,21 @@ export interface RemoteHello {
 
 /** The hello a serving bridge sends for `port`. */
 export function helloFor(port: ToolActionPortIdentity): RemoteHello {
-  return { hello: portIdentity(port), ops: [ADMIT_DISPATCH, NOTE_REFUSAL] };
+  return { hello: portIdentity(port), ops: [ADMIT_DISPATCH, NOTE_REFUSAL, WITHHOLD] };
+}
+
+/** The bridge's own steps a hello offers, as `remotePort` options. */
+export function offeredSteps(message: unknown): {
+  readonly admitDispatch: boolean;
+  readonly noteRefusal: boolean;
+  readonly withhold: boolean;
+} {
+  const ops = (message as { ops?: unknown } | null | undefined)?.ops;
+  return {
+    admitDispatch: offersAdmitDispatch(message),
+    noteRefusal: offersNoteRefusal(message),
+    withhold: Array.isArray(ops) && ops.includes(WITHHOLD),
+  };
 }
 
 /** Whether a hello offers refusal notes. */
@@ -66,7 +90,7 @@ export function offersAdmitDispatch(message: unknown): boolean {
   return Array.isArray(ops) && ops.includes(ADMIT_DISPATCH);
 }
 
-const METHOD_SET = new Set<string>([...REMOTE_METHODS, ADMIT_DISPATCH, NOTE_REFUSAL]);
+const METHOD_SET = new Set<string>([...REMOTE_METHODS, ADMIT_DISPATCH, NOTE_REFUSAL, WITHHOLD]);
 const IDENTITY_KEYS = [
   "invocationActionInstanceId",
   "participantAddress",
@@ -143,6 +167,10 @@ export async function serveRemoteCall(
       if (note) await noteRefusal(port, note);
       return { id, result: { ok: true } };
     }
+    if (call.method === WITHHOLD) {
+      if (typeof args[0] !== "string" || typeof args[1] !== "string") return refusedCall(id, method);
+      return { id, result: await withhold(port, args[0], args[1]) };
+    }
     const invoke = port[call.method] as (x: unknown, y?: unknown) => Promise<unknown>;
     return { id, result: await invoke.call(port, args[0], args[1]) };
   } catch {
@@ -158,7 +186,11 @@ export function remotePort(
   identity: ToolActionPortIdentity,
   send: (call: RemoteCall) => void,
   activity: (busy: boolean) => void = () => undefined,
-  options: { readonly admitDispatch?: boolean; readonly noteRefusal?: boolean } = {},
+  options: {
+    readonly admitDispatch?: boolean;
+    readonly noteRefusal?: boolean;
+    readonly withhold?: boolean;
+  } = {},
 ): {
   port: InvocationToolActionPort;
   receive: (reply: unknown) => void;
@@ -200,6 +232,8 @@ export function remotePort(
     registerAdmitDispatch(port, (request) => call(ADMIT_DISPATCH, [request]) as never);
   if (options.noteRefusal === true)
     registerRefusalNote(port, (note) => call(NOTE_REFUSAL, [note]).then(() => undefined));
+  if (options.withhold === true)
+    registerWithhold(port, (id, reason) => call(WITHHOLD, [id, reason]) as Promise<PortAck>);
   return {
     port,
     receive: (reply) => {

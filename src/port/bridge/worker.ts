@@ -1,13 +1,6 @@
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import type { InvocationToolActionPort } from "../types.js";
-import {
-  helloFor,
-  offersAdmitDispatch,
-  offersNoteRefusal,
-  type RemoteHello,
-  remotePort,
-  serveRemoteCall,
-} from "./remote.js";
+import { helloFor, offeredSteps, type RemoteHello, remotePort, serveRemoteCall } from "./remote.js";
 
 /** Returns a MessagePort to transfer to a worker thread; the worker connects with `connectToolActionPort`. */
 export function exposeToolActionPort(port: InvocationToolActionPort): MessagePort {
@@ -39,7 +32,7 @@ export function connectMessagePort(messagePort: MessagePort): Promise<Invocation
         hello,
         (call) => messagePort.postMessage(call),
         (busy) => (busy ? messagePort.ref() : messagePort.unref()),
-        { admitDispatch: offersAdmitDispatch(message), noteRefusal: offersNoteRefusal(message) },
+        offeredSteps(message),
       );
       messagePort.unref();
       receive = remote.receive;

@@ -201,6 +201,8 @@ BEGIN
 END
 $fn$;
 `,
+  // Only an action raes-ts withholds from here on has a reason; older rows keep none.
+  15: "ALTER TABLE tool_actions ADD COLUMN withheld_reason text;",
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */

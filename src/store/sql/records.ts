@@ -98,6 +98,8 @@ export interface ToolActionRow<AsText extends boolean> {
   failure_class: string | null;
   evidence_refs: JsonCell<readonly string[], AsText> | null;
   unknown_reason: string | null;
+  /** Null for every action but one raes-ts withheld with a reason (schema step 15). */
+  withheld_reason: string | null;
   resolution: JsonCell<ResolutionRecord, AsText> | null;
   /** Null only in a row written before schema step 5 and not backfilled (never, after the step). */
   admitted_at: string | null;
@@ -134,6 +136,7 @@ export type ToolActionSettleRow<AsText extends boolean> = Pick<
   | "failure_class"
   | "evidence_refs"
   | "unknown_reason"
+  | "withheld_reason"
   | "resolution"
   | "dispatched_at"
   | "settled_at"
@@ -162,6 +165,7 @@ export function toolActionSettleRows<Flag, AsText extends boolean>(cells: Cells<
     failure_class: a.failureClass ?? null,
     evidence_refs: a.evidenceRefs === undefined ? null : cells.json(a.evidenceRefs),
     unknown_reason: a.unknownReason ?? null,
+    withheld_reason: a.withheldReason ?? null,
     resolution: a.resolution === undefined ? null : cells.json(a.resolution),
     dispatched_at: a.dispatchedAt ?? null,
     settled_at: a.settledAt ?? null,
@@ -225,6 +229,9 @@ export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsT
       ...(r.failure_class === null ? {} : { failureClass: r.failure_class }),
       ...(r.evidence_refs === null ? {} : { evidenceRefs: cells.parse(r.evidence_refs) }),
       ...(r.unknown_reason === null ? {} : { unknownReason: r.unknown_reason }),
+      ...(r.withheld_reason === null || r.withheld_reason === undefined
+        ? {}
+        : { withheldReason: r.withheld_reason }),
       ...(r.resolution === null ? {} : { resolution: cells.parse(r.resolution) }),
       admittedAt: r.admitted_at ?? r.created_at,
       ...(r.dispatched_at === null ? {} : { dispatchedAt: r.dispatched_at }),
