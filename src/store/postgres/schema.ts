@@ -201,6 +201,24 @@ BEGIN
 END
 $fn$;
 `,
+  // Decisions made before this step (resolutions) are not chained: they name no operator.
+  14: `
+CREATE TABLE operator_decisions (
+  sequence bigint PRIMARY KEY,
+  kind text NOT NULL,
+  subject text NOT NULL,
+  operator text NOT NULL,
+  note text NOT NULL,
+  decided_at text NOT NULL,
+  chain_digest text NOT NULL
+);
+CREATE TABLE operator_chain (
+  id integer PRIMARY KEY CHECK (id = 1),
+  head_digest text NOT NULL,
+  head_sequence bigint NOT NULL,
+  decisions bigint NOT NULL
+);
+`,
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */
