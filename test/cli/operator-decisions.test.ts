@@ -1,13 +1,15 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { verifyBundle } from "../../src/evidence/index.js";
 import { resolveToolAction } from "../../src/operations/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
+import { ROOT } from "../helpers/example.js";
 import { POSTGRES_TEST_URL, postgresAvailable } from "../store/pg-available.js";
 import { invocation, P1, scheduler, toolAction } from "../store/records.js";
 import { raes } from "./cli.js";
@@ -159,4 +161,54 @@ describe("operator decisions tampered in PostgreSQL", async () => {
       }
     });
   }
+});
+
+/** The bundle's lines before the seal, re-sealed unsigned: a forger who rewrites the seal too. */
+function resealed(lines: readonly string[]): string {
+  const body = lines.map((l) => `${l}\n`).join("");
+  const digest = `sha256:${createHash("sha256").update(body).digest("hex")}`;
+  return `${body}${JSON.stringify({ kind: "seal", lines: lines.length, digest, signature: null })}\n`;
+}
+
+describe("operator decisions in an evidence bundle", () => {
+  it("carries the decisions and their head, every line as the JSON Schema describes, and verifies offline", async () => {
+    const url = `sqlite:${join(DIR, "bundle.db")}`;
+    await decided(url);
+    const file = join(DIR, "bundle.jsonl");
+    const exported = await raes(["export", "--bundle", file, "--store", url]);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(exported.stdout, /2 operator decisions/);
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    const { Ajv2020 } = await import("ajv/dist/2020.js");
+    const schema = JSON.parse(readFileSync(join(ROOT, "docs", "evidence-bundle.schema.json"), "utf8"));
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    for (const [i, line] of lines.entries())
+      assert.ok(validate(JSON.parse(line)), `line ${i + 1}: ${JSON.stringify(validate.errors)}`);
+    const kinds = lines.map((l) => (JSON.parse(l) as { kind: string }).kind);
+    assert.equal(kinds.filter((k) => k === "decision").length, 2);
+    assert.equal(kinds.filter((k) => k === "operator_chain").length, 1);
+    const report = await verifyBundle(file);
+    assert.equal(report.ok, true, report.problems.join("; "));
+    assert.equal(report.operator?.decisions, 2);
+    const run = await raes(["verify", file]);
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /2 operator decisions, seal intact/);
+
+    const body = lines.slice(0, -1);
+    const at = body.findIndex((l) => l.includes('"kind":"decision"'));
+    const edited = [...body];
+    edited[at] = (edited[at] as string).replace('"operator":"bob"', '"operator":"mallory"');
+    assert.notEqual(edited[at], body[at]);
+    const tampered = join(DIR, "tampered.jsonl");
+    writeFileSync(tampered, resealed(edited));
+    const broken = await raes(["verify", tampered]);
+    assert.equal(broken.code, 1, broken.stdout);
+    assert.match(broken.stdout, /operator decision edited: sequence 1:/);
+
+    const dropped = body.filter((_, i) => i !== at);
+    writeFileSync(tampered, resealed(dropped));
+    const removed = await verifyBundle(tampered);
+    assert.equal(removed.ok, false);
+    assert.match(removed.problems.join("\n"), /operator decision removed: sequence 1:/);
+  });
 });

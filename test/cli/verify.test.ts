@@ -93,7 +93,7 @@ describe("raes verify and raes export over the demo's store", () => {
       kinds.add(value.kind);
       assert.ok(validate(value), `line ${i + 1}: ${JSON.stringify(validate.errors)}`);
     }
-    assert.deepEqual([...kinds].sort(), ["chain", "event", "header", "operation", "seal"]);
+    assert.deepEqual([...kinds].sort(), ["chain", "event", "header", "operation", "operator_chain", "seal"]);
   });
 
   it("fails the bundle with the wrong public key, saying so", async () => {

@@ -56,7 +56,7 @@ export function registerVerifyCommand(program: Command): void {
             ? "signed (give --public-key to check the signature)"
             : "unsigned";
       process.stdout.write(
-        `${bundle}: verified: ${counted(chains?.events ?? 0, "event")} of ${counted(chains?.participants ?? 0, "participant")}, chains intact, seal intact, ${signature}\n`,
+        `${bundle}: verified: ${counted(chains?.events ?? 0, "event")} of ${counted(chains?.participants ?? 0, "participant")}, chains intact, ${counted(report.operator?.decisions ?? 0, "operator decision")}, seal intact, ${signature}\n`,
       );
       return;
     }
