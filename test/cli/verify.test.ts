@@ -76,7 +76,7 @@ describe("raes verify and raes export over the demo's store", () => {
       // The built CLI, run where there is no store and no source: the bundle is all it reads.
       const run = await built(["verify", copy, "--public-key", PUB], empty);
       assert.equal(run.code, 0, run.stdout + run.stderr);
-      assert.match(run.stdout, /chains intact, seal intact, signature verified/);
+      assert.match(run.stdout, /chains intact, 0 operator decisions, seal intact, signature verified/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
