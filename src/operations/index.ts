@@ -28,6 +28,7 @@ export {
   type OperatorWaitQuery,
 } from "./needs-operator.js";
 export {
+  decisionNote,
   decisionTime,
   OperatorError,
   OperatorRefusal,

@@ -4,16 +4,19 @@ import * as os from "node:os";
 export const OperatorRefusal = {
   /** The name is empty, longer than 256 characters, or holds a control character. */
   invalid: "operator.invalid",
+  /** The decision's note is longer than 4096 characters. */
+  note_too_long: "operator.note-too-long",
 } as const;
 /** An operator refusal code. */
 export type OperatorRefusal = (typeof OperatorRefusal)[keyof typeof OperatorRefusal];
 
 /** A refused operator identity; nothing was recorded. */
 export class OperatorError extends Error {
-  readonly code: OperatorRefusal = OperatorRefusal.invalid;
-  constructor(message: string) {
+  readonly code: OperatorRefusal;
+  constructor(message: string, code: OperatorRefusal = OperatorRefusal.invalid) {
     super(message);
     this.name = "OperatorError";
+    this.code = code;
   }
 }
 
@@ -59,6 +62,16 @@ function defaultUser(): string {
     // A uid with no passwd entry (a container) has no user name: the environment may still say.
     return process.env.USER ?? process.env.LOGNAME ?? "unknown";
   }
+}
+
+const MAX_NOTE_LENGTH = 4096;
+
+/** A decision's note as given, refused (`operator.note-too-long`) over 4096 characters: bounded input. */
+export function decisionNote(note: string | undefined): string {
+  const text = note ?? "";
+  if (text.length > MAX_NOTE_LENGTH)
+    throw new OperatorError(`a note is at most ${MAX_NOTE_LENGTH} characters`, OperatorRefusal.note_too_long);
+  return text;
 }
 
 /** Microseconds, like every other stored time (a Date has milliseconds). */

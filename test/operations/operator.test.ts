@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { OperatorError, operatorIdentity } from "../../src/operations/index.js";
+import { decisionNote, OperatorError, operatorIdentity } from "../../src/operations/index.js";
 
 const sources = (env: Record<string, string | undefined>) => ({
   env,
@@ -27,5 +27,14 @@ describe("operator identity", () => {
       );
     }
     assert.equal(operatorIdentity("x".repeat(256), sources({})).length, 256);
+  });
+
+  it("bounds a decision's note at 4096 characters (operator.note-too-long)", () => {
+    assert.equal(decisionNote(undefined), "");
+    assert.equal(decisionNote("x".repeat(4096)).length, 4096);
+    assert.throws(
+      () => decisionNote("x".repeat(4097)),
+      (error: unknown) => error instanceof OperatorError && error.code === "operator.note-too-long",
+    );
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import {
+  decisionNote,
   decisionTime,
   newOwnerId,
   OperatorError,
@@ -133,7 +134,7 @@ export function registerResumeCommand(program: Command): void {
     ) => {
       let by: ResumeBy;
       try {
-        by = { operator: operatorIdentity(options.operator), note: options.note };
+        by = { operator: operatorIdentity(options.operator), note: decisionNote(options.note) };
       } catch (error) {
         if (!(error instanceof OperatorError)) throw error;
         if (options.json) printJson({ error: error.code, message: error.message });

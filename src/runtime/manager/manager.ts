@@ -2,7 +2,7 @@ import type { RuntimeModel } from "../../compiler/index.js";
 import type { HistoryEvent } from "../../history/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../../manifest/index.js";
 import type { Operation } from "../../operations/index.js";
-import { newOwnerId, operatorIdentity } from "../../operations/index.js";
+import { decisionNote, newOwnerId, operatorIdentity } from "../../operations/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../../port/index.js";
 import { type ChainAnchor, jcsDigest } from "../../records/index.js";
 import {
@@ -312,9 +312,8 @@ export class RuntimeManager {
     options: { readonly operator?: string; readonly note?: string } = {},
   ): Promise<void> {
     const operator = operatorIdentity(options.operator);
-    return this.#exclusive(() =>
-      this.#book.resumeParticipant(participantAddress, { operator, note: options.note ?? "" }),
-    );
+    const note = decisionNote(options.note);
+    return this.#exclusive(() => this.#book.resumeParticipant(participantAddress, { operator, note }));
   }
 
   /** The scheduler or tool-action operation with this id. */
