@@ -2,9 +2,17 @@ import * as crypto from "node:crypto";
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
 import { createInterface } from "node:readline";
-import type { ChainHead, HistoryEvent, Operation } from "../records/index.js";
+import {
+  type ChainHead,
+  EMPTY_OPERATOR_CHAIN,
+  type HistoryEvent,
+  type Operation,
+  type OperatorChainHead,
+  type OperatorDecision,
+} from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
+import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
 import { VERIFY_PAGE } from "./verify-store.js";
 
 /** The bundle format this code writes and reads (docs/evidence-format.md). */
@@ -34,13 +42,16 @@ export interface BundleSummary {
   readonly events: number;
   readonly participants: number;
   readonly operations: number;
+  /** Operator decisions written (docs/evidence-format.md). */
+  readonly decisions: number;
   readonly digest: string;
   readonly signed: boolean;
 }
 
 /**
  * Writes a store's evidence as one JSON Lines file (docs/evidence-format.md): a header, each
- * participant's chain, every history event in commit order, every operation, the v2 seed fingerprints,
+ * participant's chain, the operator chain's head, every history event in commit order, every
+ * operator decision in order, every operation, the v2 seed fingerprints,
  * the inputs when given, and a last `seal` line with the SHA-256 of every byte before it, signed with
  * Ed25519 when a key is given. History is read a page at a time, so memory stays bounded.
  */
@@ -68,6 +79,8 @@ export async function writeBundle(
       created_at: (options.now ?? (() => new Date().toISOString()))(),
     });
     for (const head of heads) await write({ kind: "chain", ...head });
+    const operatorHead = await store.getDecisionHead();
+    await write({ kind: "operator_chain", ...operatorHead });
     let events = 0;
     for (let after = 0; ; ) {
       const page = await store.readChainPage(after, VERIFY_PAGE);
@@ -75,6 +88,14 @@ export async function writeBundle(
       for (const event of page) await write({ kind: "event", event });
       events += page.length;
       after = (page[page.length - 1] as { sequence: number }).sequence;
+    }
+    let decisions = 0;
+    for (let after = 0; ; ) {
+      const page = await store.readDecisionPage(after, VERIFY_PAGE);
+      if (page.length === 0) break;
+      for (const decision of page) await write({ kind: "decision", decision });
+      decisions += page.length;
+      after = (page[page.length - 1] as OperatorDecision).sequence;
     }
     const operations = await store.listOperations({ limit: Number.MAX_SAFE_INTEGER });
     for (const entry of [...operations].reverse()) {
@@ -111,6 +132,7 @@ export async function writeBundle(
       events,
       participants: heads.length,
       operations: operations.length,
+      decisions,
       digest,
       signed: signature !== null,
     };
@@ -128,13 +150,15 @@ export interface BundleReport {
   /** Whether a signature was present and checked against the given public key. */
   readonly signature: "verified" | "unsigned" | "not-checked" | "invalid";
   readonly chains?: ChainReport;
+  /** The operator chain recomputed from the decision lines. */
+  readonly operator?: DecisionReport;
   readonly raes_ts_version?: string;
 }
 
 /**
  * Verifies a bundle offline, with no store: the seal's digest over every byte before it, the Ed25519
  * signature when a public key is given (a key with an unsigned bundle fails), and every participant's
- * chain recomputed from the events (docs/evidence-format.md). Reads the file a line at a time.
+ * chain recomputed from the events, and the operator chain from the decisions (docs/evidence-format.md). Reads the file a line at a time.
  */
 export async function verifyBundle(
   file: string,
@@ -148,6 +172,9 @@ export async function verifyBundle(
   let seal: { lines?: unknown; digest?: unknown; signature?: unknown } | undefined;
   let lines = 0;
   let chainsOk = true;
+  let operatorHead: OperatorChainHead | undefined;
+  let decisions: DecisionVerifier | undefined;
+  let decisionsOk = true;
   const reader = createInterface({
     input: createReadStream(file, { encoding: "utf8" }),
     crlfDelay: Infinity,
@@ -188,6 +215,18 @@ export async function verifyBundle(
     } else if (value.kind === "input") {
       if (typeof value.text !== "string" || value.digest !== textDigest(value.text))
         problems.push(`line ${lines}: the input's digest is not the digest of its text`);
+    } else if (value.kind === "operator_chain") {
+      if (operatorHead !== undefined || decisions !== undefined)
+        problems.push(`line ${lines}: a second operator_chain line, or one after a decision`);
+      operatorHead = value as unknown as OperatorChainHead;
+    } else if (value.kind === "decision") {
+      if (operatorHead === undefined && decisions === undefined)
+        problems.push(`line ${lines}: a decision before the operator_chain line`);
+      decisions ??= new DecisionVerifier(operatorHead ?? EMPTY_OPERATOR_CHAIN);
+      if (!isDecision(value.decision)) {
+        problems.push(`line ${lines}: a decision line without a decision (sequence, chain_digest)`);
+        decisionsOk = false;
+      } else if (decisionsOk && !decisions.add(value.decision)) decisionsOk = false;
     } else if (value.kind !== "operation" && value.kind !== "seed_fingerprint") {
       problems.push(`line ${lines}: unknown kind ${JSON.stringify(value.kind)}`);
     }
@@ -199,6 +238,11 @@ export async function verifyBundle(
     problems.push(
       `event ${f.kind}: participant ${f.participant_address}, sequence ${f.sequence}: ${f.detail}`,
     );
+  }
+  const operator = (decisions ?? new DecisionVerifier(operatorHead ?? EMPTY_OPERATOR_CHAIN)).finish();
+  if (operator.failure) {
+    const f = operator.failure;
+    problems.push(`operator decision ${f.kind}: sequence ${f.sequence}: ${f.detail}`);
   }
   const digest = `sha256:${hash.digest("hex")}`;
   let signature: BundleReport["signature"] = "unsigned";
@@ -218,6 +262,7 @@ export async function verifyBundle(
     problems,
     signature,
     chains,
+    operator,
     ...(typeof header?.raes_ts_version === "string" ? { raes_ts_version: header.raes_ts_version } : {}),
   };
 }
@@ -234,6 +279,16 @@ function isEvent(value: unknown): value is HistoryEvent {
     event !== null &&
     typeof event.participant_address === "string" &&
     Number.isSafeInteger(event.sequence)
+  );
+}
+
+function isDecision(value: unknown): value is OperatorDecision {
+  const decision = value as Partial<OperatorDecision> | null;
+  return (
+    typeof decision === "object" &&
+    decision !== null &&
+    Number.isSafeInteger(decision.sequence) &&
+    typeof decision.chain_digest === "string"
   );
 }
 

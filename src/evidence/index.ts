@@ -8,4 +8,9 @@ export {
   writeBundle,
 } from "./bundle.js";
 export { ChainBreak, type ChainFailure, type ChainReport, ChainVerifier } from "./verify-chain.js";
-export { VERIFY_PAGE, verifyStore } from "./verify-store.js";
+export {
+  type DecisionFailure,
+  type DecisionReport,
+  DecisionVerifier,
+} from "./verify-decisions.js";
+export { type StoreReport, VERIFY_PAGE, verifyDecisions, verifyStore } from "./verify-store.js";

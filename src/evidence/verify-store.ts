@@ -1,18 +1,49 @@
 import type { ControlPlaneStore } from "../store/index.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
+import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
 
 /** Events read per page by `verifyStore`: memory stays bounded at any history length. */
 export const VERIFY_PAGE = 5000;
 
+/** A store's history chains and its operator chain, recomputed. */
+export interface StoreReport extends ChainReport {
+  /** The operator chain (docs/evidence-format.md); `ok` is false when it or a history chain breaks. */
+  readonly operator: DecisionReport;
+}
+
 /**
- * Recomputes every participant's chain in a store, reading its history in commit order a page at a
+ * Recomputes every participant's chain in a store, then its operator chain, reading its history in commit order a page at a
  * time (`readChainPage`), and stops at the first event that does not verify.
  *
  * @example
  * const report = await verifyStore(store);
  * if (!report.ok) console.error(report.failure?.detail);
  */
-export async function verifyStore(store: ControlPlaneStore, pageSize = VERIFY_PAGE): Promise<ChainReport> {
+export async function verifyStore(store: ControlPlaneStore, pageSize = VERIFY_PAGE): Promise<StoreReport> {
+  const chains = await verifyHistory(store, pageSize);
+  const operator = await verifyDecisions(store, pageSize);
+  return { ...chains, ok: chains.ok && operator.ok, operator };
+}
+
+/** Recomputes the store's operator chain a page at a time, stopping at the first decision that fails. */
+export async function verifyDecisions(
+  store: ControlPlaneStore,
+  pageSize = VERIFY_PAGE,
+): Promise<DecisionReport> {
+  const verifier = new DecisionVerifier(await store.getDecisionHead());
+  let after = 0;
+  for (;;) {
+    const page = await store.readDecisionPage(after, pageSize);
+    if (page.length === 0) break;
+    for (const decision of page) {
+      if (!verifier.add(decision)) return verifier.finish();
+      after = decision.sequence;
+    }
+  }
+  return verifier.finish();
+}
+
+async function verifyHistory(store: ControlPlaneStore, pageSize: number): Promise<ChainReport> {
   const verifier = new ChainVerifier(await store.listChainHeads());
   let after = 0;
   for (;;) {

@@ -27,6 +27,14 @@ export {
   type OperatorWait,
   type OperatorWaitQuery,
 } from "./needs-operator.js";
+export {
+  decisionNote,
+  decisionTime,
+  OperatorError,
+  OperatorRefusal,
+  type OperatorSources,
+  operatorIdentity,
+} from "./operator.js";
 export { isDeadLocalOwner, newOwnerId, ownerProcess, takeParticipantLease } from "./owner.js";
 export {
   ResolutionError,
@@ -39,6 +47,8 @@ export {
   type Operation,
   OperationKind,
   OperationState,
+  type OperatorDecision,
+  OperatorDecisionKind,
   type ResolutionRecord,
   ToolActionResolution,
 } from "./types.js";

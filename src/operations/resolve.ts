@@ -1,5 +1,6 @@
 import type { ControlPlaneStore } from "../store/index.js";
-import { type Operation, ToolActionResolution } from "./types.js";
+import { decisionTime, operatorIdentity } from "./operator.js";
+import { type Operation, OperatorDecisionKind, ToolActionResolution } from "./types.js";
 
 /** Why an explicit resolution was refused. */
 export const ResolutionRefusal = {
@@ -29,6 +30,8 @@ export class ResolutionError extends Error {
 export interface ResolutionInput {
   readonly resolution: ToolActionResolution;
   readonly note?: string;
+  /** Who decided; `operatorIdentity()` (RAES_OPERATOR, else USER@HOST) when absent. */
+  readonly operator?: string;
 }
 
 const MAX_NOTE_LENGTH = 4096;
@@ -58,12 +61,14 @@ export async function resolveToolAction(
   }
   if (action.resolution)
     throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} is already resolved`);
-  const recorded = await store.recordResolution(id, {
-    resolution: input.resolution,
-    note,
-    // Microseconds, like every other stored time (a Date has milliseconds).
-    resolvedAt: `${now().toISOString().slice(0, -1)}000Z`,
-  });
+  const operator = operatorIdentity(input.operator);
+  const resolvedAt = decisionTime(now());
+  // The resolution and its operator decision are one transaction (docs/evidence-format.md).
+  const recorded = await store.recordResolution(
+    id,
+    { resolution: input.resolution, note, resolvedAt, operator },
+    { kind: OperatorDecisionKind.resolve, subject: id, operator, note, decided_at: resolvedAt },
+  );
   if (!recorded)
     throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} was resolved concurrently`);
   const operation = await store.getOperation(id);

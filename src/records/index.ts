@@ -49,6 +49,16 @@ export {
   toolActionOperationState,
 } from "./operation-view.js";
 export {
+  appendDecision,
+  EMPTY_OPERATOR_CHAIN,
+  headAfter,
+  OPERATOR_GENESIS,
+  type OperatorChainHead,
+  type OperatorDecision,
+  type OperatorDecisionDraft,
+  OperatorDecisionKind,
+} from "./operator.js";
+export {
   type ActivityContinuation,
   type ActivityLifecycle,
   type ClockRecord,

@@ -43,6 +43,8 @@ export interface ResolutionRecord {
   readonly resolution: ToolActionResolution;
   readonly note: string;
   readonly resolvedAt: string;
+  /** Who resolved it (docs/guide/operations.md); absent on resolutions recorded before operators were named. */
+  readonly operator?: string;
 }
 
 /** An operation as `getOperation` returns it. */

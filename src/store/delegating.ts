@@ -77,6 +77,8 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare listEvents: ControlPlaneStore["listEvents"];
   declare readChainPage: ControlPlaneStore["readChainPage"];
   declare listChainHeads: ControlPlaneStore["listChainHeads"];
+  declare readDecisionPage: ControlPlaneStore["readDecisionPage"];
+  declare getDecisionHead: ControlPlaneStore["getDecisionHead"];
   declare getClock: ControlPlaneStore["getClock"];
   declare getScheduler: ControlPlaneStore["getScheduler"];
   declare listSchedulers: ControlPlaneStore["listSchedulers"];
@@ -94,6 +96,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare commitInvocation: ControlPlaneStore["commitInvocation"];
   declare commitInvocations: ControlPlaneStore["commitInvocations"];
   declare recordResolution: ControlPlaneStore["recordResolution"];
+  declare recordDecision: ControlPlaneStore["recordDecision"];
 
   static {
     const forward = (names: readonly string[], part: (store: DelegatingStore) => object) => {

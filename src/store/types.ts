@@ -8,6 +8,9 @@ import type {
   Operation,
   OperationEntry,
   OperationQuery,
+  OperatorChainHead,
+  OperatorDecision,
+  OperatorDecisionDraft,
   ResolutionRecord,
   SchedulerRecord,
   ToolActionPhase,
@@ -132,6 +135,13 @@ export interface ControlPlaneStore {
   readChainPage(afterSequence: number, limit: number): Promise<HistoryEvent[]>;
   /** Every participant's chain as the store keeps it (anchor, head, event count), ordered by participant. */
   listChainHeads(): Promise<ChainHead[]>;
+  /**
+   * At most `limit` operator decisions after `afterSequence`, in the order they were decided, each
+   * with its `chain_digest` as stored (docs/evidence-format.md): read a page at a time by `raes verify`.
+   */
+  readDecisionPage(afterSequence: number, limit: number): Promise<OperatorDecision[]>;
+  /** The end of the store's operator chain as the store keeps it (the genesis and 0 while empty). */
+  getDecisionHead(): Promise<OperatorChainHead>;
   getClock(clockAddress: string): Promise<ClockRecord | undefined>;
   getScheduler(participantAddress: string, policyAddress: string): Promise<SchedulerRecord | undefined>;
   listSchedulers(): Promise<SchedulerRecord[]>;
@@ -172,8 +182,24 @@ export interface ControlPlaneStore {
   commitInvocation(commit: InvocationCommit, fence?: Fence): Promise<void>;
   /** Commits several invocation closes (one participant's recovery) in one transaction, all or nothing. */
   commitInvocations(commits: readonly InvocationCommit[], fence?: Fence): Promise<void>;
-  /** Records the resolution on an indeterminate, unresolved tool action; false otherwise. */
-  recordResolution(id: string, resolution: ResolutionRecord): Promise<boolean>;
+  /**
+   * Records the resolution on an indeterminate, unresolved tool action and appends `decision` to the
+   * operator chain, in one transaction; false (nothing written) when the action is not such a one.
+   */
+  recordResolution(
+    id: string,
+    resolution: ResolutionRecord,
+    decision: OperatorDecisionDraft,
+  ): Promise<boolean>;
+  /**
+   * Appends `decision` to the operator chain and saves `schedulers` (its effect, as a resume's) in one
+   * transaction, fenced when `fence` is given; returns the decision as chained.
+   */
+  recordDecision(
+    decision: OperatorDecisionDraft,
+    schedulers: readonly SchedulerRecord[],
+    fence?: Fence,
+  ): Promise<OperatorDecision>;
 
   /** The participant's current lease (live or expired), if one is held. */
   getLease(participantAddress: string): Promise<Lease | undefined>;
@@ -209,6 +235,8 @@ export const STORE_READS = [
   "listEvents",
   "readChainPage",
   "listChainHeads",
+  "readDecisionPage",
+  "getDecisionHead",
   "getClock",
   "getScheduler",
   "listSchedulers",
@@ -230,6 +258,7 @@ export const STORE_WRITES = [
   "commitInvocation",
   "commitInvocations",
   "recordResolution",
+  "recordDecision",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The store methods that write records (not leases or membership): each commits one transaction. */

@@ -76,7 +76,7 @@ describe("raes verify and raes export over the demo's store", () => {
       // The built CLI, run where there is no store and no source: the bundle is all it reads.
       const run = await built(["verify", copy, "--public-key", PUB], empty);
       assert.equal(run.code, 0, run.stdout + run.stderr);
-      assert.match(run.stdout, /chains intact, seal intact, signature verified/);
+      assert.match(run.stdout, /chains intact, 0 operator decisions, seal intact, signature verified/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
@@ -93,7 +93,7 @@ describe("raes verify and raes export over the demo's store", () => {
       kinds.add(value.kind);
       assert.ok(validate(value), `line ${i + 1}: ${JSON.stringify(validate.errors)}`);
     }
-    assert.deepEqual([...kinds].sort(), ["chain", "event", "header", "operation", "seal"]);
+    assert.deepEqual([...kinds].sort(), ["chain", "event", "header", "operation", "operator_chain", "seal"]);
   });
 
   it("fails the bundle with the wrong public key, saying so", async () => {

@@ -255,9 +255,16 @@ export function recordCases(fixture: FixtureSource): void {
       note: "portal audit shows the write",
       resolvedAt: "2025-01-02T00:00:00.000Z",
     };
-    assert.equal(await store.recordResolution(succeeded.id, confirmed), false);
-    assert.equal(await store.recordResolution("no-such-action", confirmed), false);
-    assert.equal(await store.recordResolution(unknown.id, confirmed), true);
+    const decided = {
+      kind: "resolve" as const,
+      subject: unknown.id,
+      operator: "alice",
+      note: confirmed.note,
+      decided_at: confirmed.resolvedAt,
+    };
+    assert.equal(await store.recordResolution(succeeded.id, confirmed, decided), false);
+    assert.equal(await store.recordResolution("no-such-action", confirmed, decided), false);
+    assert.equal(await store.recordResolution(unknown.id, confirmed, decided), true);
     const resolved = { ...unknown, resolution: confirmed, updatedAt: confirmed.resolvedAt };
     assert.deepEqual(await store.getToolAction(unknown.id), resolved);
     const again = {
@@ -265,7 +272,7 @@ export function recordCases(fixture: FixtureSource): void {
       resolution: "effect_absent" as const,
       resolvedAt: "2025-01-03T00:00:00.000Z",
     };
-    assert.equal(await store.recordResolution(unknown.id, again), false);
+    assert.equal(await store.recordResolution(unknown.id, again, decided), false);
     assert.deepEqual(await store.getToolAction(unknown.id), resolved);
     assert.deepEqual(await store.getOperation(unknown.id), {
       id: unknown.id,

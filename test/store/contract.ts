@@ -3,6 +3,7 @@ import type { ControlPlaneStore } from "../../src/store/index.js";
 import { clockCases } from "./contract-clock.js";
 import { clockFoldCases } from "./contract-clock-fold.js";
 import { commitCases } from "./contract-commit.js";
+import { decisionCases } from "./contract-decisions.js";
 import { durabilityCases } from "./contract-durability.js";
 import { historyBodyCases } from "./contract-history.js";
 import { inDoubtCases } from "./contract-in-doubt.js";
@@ -51,5 +52,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("recovery reads and batches", () => recoveryCases(current));
     describe("history bodies", () => historyBodyCases(current));
     describe("page reads", () => pageCases(current));
+    describe("operator decisions", () => decisionCases(current));
   });
 }

@@ -12,6 +12,14 @@ import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from ".
 import { clock, closeCommit, invocation, P1, scheduler, toolAction } from "./records.js";
 
 /** An open invocation with one dispatched tool action: the state every fault must leave untouched. */
+const DECIDED = {
+  kind: "resolve" as const,
+  subject: "a",
+  operator: "alice",
+  note: "n",
+  decided_at: "2025-02-01T00:00:00.000000Z",
+};
+
 async function seed(store: ControlPlaneStore): Promise<{ inv: InvocationRecord; action: ToolActionRecord }> {
   const inv = invocation();
   const action = toolAction(inv, 1, { phase: "dispatched" });
@@ -31,11 +39,16 @@ function everyWrite(store: ControlPlaneStore, inv: InvocationRecord, action: Too
     updateToolAction: () => store.updateToolAction(settled, "dispatched"),
     commitInvocation: () => store.commitInvocation(closeCommit(inv, [settled])),
     recordResolution: () =>
-      store.recordResolution(action.id, {
-        resolution: "effect_absent",
-        note: "n",
-        resolvedAt: "2025-02-01T00:00:00Z",
-      }),
+      store.recordResolution(
+        action.id,
+        {
+          resolution: "effect_absent",
+          note: "n",
+          resolvedAt: "2025-02-01T00:00:00Z",
+        },
+        DECIDED,
+      ),
+    recordDecision: () => store.recordDecision({ ...DECIDED, kind: "resume", subject: P1 }, [scheduler()]),
     acquireLease: () => store.acquireLease(P1, "host-a", 1_000),
   };
 }

@@ -51,6 +51,8 @@ export function operationToWire(operation: Operation): Record<string, unknown> {
           resolution: operation.resolution.resolution,
           note: operation.resolution.note,
           resolved_at: operation.resolution.resolvedAt,
+          // Who resolved it; null for a resolution recorded before operators were named.
+          operator: operation.resolution.operator ?? null,
         }
       : null,
     ...timesToWire(operation),

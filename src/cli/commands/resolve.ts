@@ -4,7 +4,9 @@ import {
   type Operation,
   OperationLookupCode,
   OperationLookupError,
+  OperatorError,
   operationId,
+  operatorIdentity,
   ResolutionError,
   ResolutionRefusal,
   resolveToolAction,
@@ -30,12 +32,13 @@ interface ResolveOptions {
   readonly store: string;
   readonly effect: ToolActionResolution;
   readonly note: string;
+  readonly operator?: string;
   readonly json?: boolean;
 }
 
 type ResolveAnswer =
   | { readonly id: string; readonly resolved: Operation; readonly again: boolean }
-  | { readonly error: ResolutionError | OperationLookupError };
+  | { readonly error: ResolutionError | OperationLookupError | OperatorError };
 
 /**
  * A dispatched action whose runtime died is still `running` until a restart recovers it: the refusal
@@ -69,9 +72,16 @@ async function resolve(given: string, options: ResolveOptions): Promise<ResolveA
         throw error;
       }
       try {
+        operatorIdentity(options.operator);
+      } catch (error) {
+        if (error instanceof OperatorError) return { error };
+        throw error;
+      }
+      try {
         const operation = await resolveToolAction(store, id, {
           resolution: options.effect,
           note: options.note,
+          ...(options.operator === undefined ? {} : { operator: options.operator }),
         });
         return { id, resolved: operation, again: false };
       } catch (error) {
@@ -100,6 +110,7 @@ export function registerResolveCommand(program: Command): void {
       .command("resolve <id>")
       .requiredOption("--effect <effect>", "what happened: confirmed or absent", parseEffect)
       .option("--note <text>", "why you decided so", "")
+      .option("--operator <name>", "who decides (default: RAES_OPERATOR, else USER@HOST)")
       .option("--json", "print the resolved operation as JSON"),
   ).action(async (given: string, options: ResolveOptions) => {
     const answer = await resolve(given, options);

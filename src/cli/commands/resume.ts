@@ -1,6 +1,10 @@
 import type { Command } from "commander";
 import {
+  decisionNote,
+  decisionTime,
   newOwnerId,
+  OperatorError,
+  operatorIdentity,
   resumeDecision,
   takeParticipantLease,
   unresolvedIndeterminateActions,
@@ -22,7 +26,13 @@ type ResumeAnswer =
       readonly reasons?: string[];
     };
 
-async function resume(store: ControlPlaneStore, participant: string): Promise<ResumeAnswer> {
+/** Who resumes and why, recorded as the operator's `resume` decision. */
+interface ResumeBy {
+  readonly operator: string;
+  readonly note: string;
+}
+
+async function resume(store: ControlPlaneStore, participant: string, by: ResumeBy): Promise<ResumeAnswer> {
   const unresolved = await unresolvedIndeterminateActions(store, participant);
   if (unresolved.length > 0) {
     return {
@@ -34,7 +44,7 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
   const records = (await store.listSchedulers()).filter((s) => s.participantAddress === participant);
   if (records.length === 0)
     return { error: "runtime.unknown-participant", message: `no scheduler for ${participant}` };
-  const at = new Date().toISOString();
+  const at = decisionTime(new Date());
   // The bound each record carries (schema step 7) completes a v1 schedule whose attempts are used up.
   const decisions = records.map((record) => resumeDecision(record, at));
   const reasons = decisions.flatMap((d) => (d.kind === "not_resumable" ? [d.reason] : []));
@@ -58,8 +68,13 @@ async function resume(store: ControlPlaneStore, participant: string): Promise<Re
     };
   }
   try {
-    for (const record of stopped)
-      await store.saveScheduler(record, { participantAddress: participant, token: lease.token });
+    // The schedulers run again and the decision is chained in one transaction (docs/evidence-format.md).
+    if (stopped.length > 0)
+      await store.recordDecision(
+        { kind: "resume", subject: participant, operator: by.operator, note: by.note, decided_at: at },
+        stopped,
+        { participantAddress: participant, token: lease.token },
+      );
   } finally {
     await store.releaseLease(lease);
   }
@@ -106,9 +121,30 @@ function print(participant: string, answer: ResumeAnswer, storeUrl: string): voi
 
 /** `raes resume PARTICIPANT`: restarts a stopped scheduler once its indeterminate actions are resolved. */
 export function registerResumeCommand(program: Command): void {
-  storeOption(program.command("resume <participant>").option("--json", "print the answer as JSON")).action(
-    async (participant: string, options: { store: string; json?: boolean }) => {
-      const answer = await withStore(options.store, (store) => resume(store, participant), { create: false });
+  storeOption(
+    program
+      .command("resume <participant>")
+      .option("--note <text>", "why you resume it", "")
+      .option("--operator <name>", "who decides (default: RAES_OPERATOR, else USER@HOST)")
+      .option("--json", "print the answer as JSON"),
+  ).action(
+    async (
+      participant: string,
+      options: { store: string; json?: boolean; note: string; operator?: string },
+    ) => {
+      let by: ResumeBy;
+      try {
+        by = { operator: operatorIdentity(options.operator), note: decisionNote(options.note) };
+      } catch (error) {
+        if (!(error instanceof OperatorError)) throw error;
+        if (options.json) printJson({ error: error.code, message: error.message });
+        else process.stderr.write(`raes: ${error.code}: ${error.message}\n`);
+        process.exitCode = ExitCode.usage;
+        return;
+      }
+      const answer = await withStore(options.store, (store) => resume(store, participant, by), {
+        create: false,
+      });
       // Like `raes resolve` answering "already resolved": a participant that was not stopped is exit 0.
       if ("error" in answer) process.exitCode = ExitCode.findings;
       if (options.json) return printJson(answer);

@@ -2,7 +2,7 @@ import type { RuntimeModel } from "../../compiler/index.js";
 import type { HistoryEvent } from "../../history/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../../manifest/index.js";
 import type { Operation } from "../../operations/index.js";
-import { newOwnerId } from "../../operations/index.js";
+import { decisionNote, newOwnerId, operatorIdentity } from "../../operations/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../../port/index.js";
 import { type ChainAnchor, jcsDigest } from "../../records/index.js";
 import {
@@ -302,9 +302,18 @@ export class RuntimeManager {
     });
   }
 
-  /** Restarts a stopped participant's scheduler; refused while indeterminate actions are unresolved. */
-  resumeParticipant(participantAddress: string): Promise<void> {
-    return this.#exclusive(() => this.#book.resumeParticipant(participantAddress));
+  /**
+   * Restarts a stopped participant's scheduler; refused while indeterminate actions are unresolved.
+   * The resume is recorded as an operator decision by `options.operator` (else `RAES_OPERATOR`, else
+   * `USER@HOST`; docs/guide/operations.md).
+   */
+  resumeParticipant(
+    participantAddress: string,
+    options: { readonly operator?: string; readonly note?: string } = {},
+  ): Promise<void> {
+    const operator = operatorIdentity(options.operator);
+    const note = decisionNote(options.note);
+    return this.#exclusive(() => this.#book.resumeParticipant(participantAddress, { operator, note }));
   }
 
   /** The scheduler or tool-action operation with this id. */

@@ -281,14 +281,25 @@ export class ScheduleBook {
     await this.#clocks.reset();
   }
 
-  /** Restarts a stopped participant once every indeterminate tool action of it is resolved. */
-  async resumeParticipant(participantAddress: string): Promise<void> {
+  /**
+   * Restarts a stopped participant once every indeterminate tool action of it is resolved; the
+   * schedulers it restarts and the operator's `resume` decision are one transaction.
+   */
+  async resumeParticipant(
+    participantAddress: string,
+    decision: { readonly operator: string; readonly note: string },
+  ): Promise<void> {
     await this.loadPending(new Set([participantAddress])); // if held but not loaded: its records are older
     const records = this.describe().filter((r) => r.participantAddress === participantAddress);
-    for (const record of await resumedRecords(this.#o, records, participantAddress)) {
-      await this.#saveScheduler(record);
-      this.updateScheduler(record);
-    }
+    const resumed = await resumedRecords(this.#o, records, participantAddress);
+    if (resumed.length === 0) return;
+    const fence = this.fenceFor(participantAddress);
+    await this.#clocks.store.recordDecision(
+      { kind: "resume", subject: participantAddress, ...decision, decided_at: decisionAt(this.#o.now()) },
+      resumed,
+      ...(fence ? [fence] : []),
+    );
+    for (const record of resumed) this.updateScheduler(record);
   }
 
   /** Each owned and loaded schedule's lifecycle (never a record older than the store's). */
@@ -343,4 +354,9 @@ export class ScheduleBook {
     const fence = this.fenceFor(record.participantAddress);
     await this.#clocks.store.saveScheduler(record, ...(fence ? [fence] : []));
   }
+}
+
+/** A decision's time with microseconds, as every stored time (the manager's clock may give milliseconds). */
+function decisionAt(at: string): string {
+  return /\.\d{3}Z$/.test(at) ? `${at.slice(0, -1)}000Z` : at;
 }

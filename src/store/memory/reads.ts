@@ -6,6 +6,8 @@ import {
   type OperationCursor,
   type OperationEntry,
   type OperationQuery,
+  type OperatorChainHead,
+  type OperatorDecision,
   queriedKinds,
   toolActionEntry,
   toolActionOperationState,
@@ -135,6 +137,17 @@ export class MemoryReads {
   readChainPage(afterSequence: number, limit: number): HistoryEvent[] {
     const from = Math.max(0, Math.trunc(afterSequence));
     return this.#tables.events.slice(from, from + Math.max(0, Math.trunc(limit)));
+  }
+
+  /** At most `limit` operator decisions after `afterSequence` (decision n is at index n - 1). */
+  readDecisionPage(afterSequence: number, limit: number): OperatorDecision[] {
+    const from = Math.max(0, Math.trunc(afterSequence));
+    return this.#tables.decisions.slice(from, from + Math.max(0, Math.trunc(limit)));
+  }
+
+  /** The end of the operator chain. */
+  getDecisionHead(): OperatorChainHead {
+    return this.#tables.decisionHead;
   }
 
   /** Every participant's chain, ordered by participant (bytewise). */

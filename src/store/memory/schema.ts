@@ -1,4 +1,10 @@
-import type { ChainHead, HistoryEvent } from "../../records/index.js";
+import {
+  type ChainHead,
+  EMPTY_OPERATOR_CHAIN,
+  type HistoryEvent,
+  type OperatorChainHead,
+  type OperatorDecision,
+} from "../../records/index.js";
 import type { ClockRecord, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../types.js";
 
 /** The in-memory tables; Map insertion order is the listing order. */
@@ -11,6 +17,9 @@ export class MemoryTables {
   readonly actionsByInvocation = new Map<string, string[]>();
   readonly events: HistoryEvent[] = [];
   readonly chains = new Map<string, ChainHead>();
+  /** The operator chain: decision n at index n - 1, and its head. */
+  readonly decisions: OperatorDecision[] = [];
+  decisionHead: OperatorChainHead = EMPTY_OPERATOR_CHAIN;
   readonly #byCreation: CreationKey[] = [];
   #sorted = true;
 

@@ -1,4 +1,11 @@
-import type { ResolutionRecord, ToolActionPhase } from "../../records/index.js";
+import {
+  appendDecision,
+  headAfter,
+  type OperatorDecision,
+  type OperatorDecisionDraft,
+  type ResolutionRecord,
+  type ToolActionPhase,
+} from "../../records/index.js";
 import { ChainLinker } from "../chain.js";
 import { applyClockChange, foldClock } from "../clock.js";
 import { StoreConflictError } from "../errors.js";
@@ -142,11 +149,30 @@ export class MemoryWrites {
   }
 
   /** Records a resolution on an indeterminate, unresolved tool action. */
-  recordResolution(id: string, resolution: ResolutionRecord): boolean {
+  recordResolution(id: string, resolution: ResolutionRecord, decision: OperatorDecisionDraft): boolean {
     const action = this.#tables.toolActions.get(id);
     if (action?.settlement !== "indeterminate" || action.resolution !== undefined) return false;
     this.#tables.toolActions.set(id, { ...action, resolution, updatedAt: resolution.resolvedAt });
+    this.#appendDecision(decision);
     return true;
+  }
+
+  /** Appends a decision and saves the schedulers it changes, once the fence holds. */
+  recordDecision(
+    decision: OperatorDecisionDraft,
+    schedulers: readonly SchedulerRecord[],
+    fence: Fence | undefined,
+  ): OperatorDecision {
+    this.#leases.check(fence);
+    for (const scheduler of schedulers) this.#putScheduler(scheduler);
+    return this.#appendDecision(decision);
+  }
+
+  #appendDecision(draft: OperatorDecisionDraft): OperatorDecision {
+    const decision = appendDecision(this.#tables.decisionHead, draft);
+    this.#tables.decisions.push(decision);
+    this.#tables.decisionHead = headAfter(decision);
+    return decision;
   }
 
   #putScheduler(scheduler: SchedulerRecord): void {

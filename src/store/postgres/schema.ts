@@ -201,6 +201,24 @@ BEGIN
 END
 $fn$;
 `,
+  // Decisions made before this step (resolutions) are not chained: they name no operator.
+  14: `
+CREATE TABLE operator_decisions (
+  sequence bigint PRIMARY KEY,
+  kind text NOT NULL,
+  subject text NOT NULL,
+  operator text NOT NULL,
+  note text NOT NULL,
+  decided_at text NOT NULL,
+  chain_digest text NOT NULL
+);
+CREATE TABLE operator_chain (
+  id integer PRIMARY KEY CHECK (id = 1),
+  head_digest text NOT NULL,
+  head_sequence bigint NOT NULL,
+  decisions bigint NOT NULL
+);
+`,
   // Only an action raes-ts withholds from here on has a reason; older rows keep none.
   15: "ALTER TABLE tool_actions ADD COLUMN withheld_reason text;",
 });

@@ -1,4 +1,10 @@
-import { codeOf, type ResolutionRecord, type ToolActionPhase } from "../../records/index.js";
+import {
+  codeOf,
+  type OperatorDecision,
+  type OperatorDecisionDraft,
+  type ResolutionRecord,
+  type ToolActionPhase,
+} from "../../records/index.js";
 import { ClockMovedError, LeaseLostError, leaseLost, StoreConflictError } from "../errors.js";
 import { columnNames, fromExcluded } from "../sql/index.js";
 import type {
@@ -13,6 +19,7 @@ import type {
 } from "../types.js";
 import { commitBatch, commitBatches } from "./batch.js";
 import { foldClockCte, foldValues, PostgresClockWrites } from "./clock-writes.js";
+import { withDecision } from "./decisions.js";
 import { FENCE_HELD, FENCE_HOLDS, FENCED, fenceValues, NO_FENCE, UNFENCED } from "./leases.js";
 import {
   CLOCK_COLUMNS,
@@ -268,13 +275,40 @@ export class PostgresWrites {
   }
 
   /** Records a resolution on an indeterminate, unresolved tool action. */
-  async recordResolution(id: string, resolution: ResolutionRecord): Promise<boolean> {
-    const result = await this.#pool.query({
-      name: "raes_record_resolution",
-      text: RECORD_RESOLUTION,
-      values: [id, JSON.stringify(resolution), resolution.resolvedAt],
+  async recordResolution(
+    id: string,
+    resolution: ResolutionRecord,
+    decision: OperatorDecisionDraft,
+  ): Promise<boolean> {
+    const chained = await withDecision(this.#pool, decision, undefined, async (client) => {
+      const result = await client.query({
+        name: "raes_record_resolution",
+        text: RECORD_RESOLUTION,
+        values: [id, JSON.stringify(resolution), resolution.resolvedAt],
+      });
+      return (result.rowCount ?? 0) > 0;
     });
-    return (result.rowCount ?? 0) > 0;
+    return chained !== undefined;
+  }
+
+  /** Appends a decision and saves the schedulers it changes in one transaction, the fence held throughout. */
+  async recordDecision(
+    decision: OperatorDecisionDraft,
+    schedulers: readonly SchedulerRecord[],
+    fence: Fence | undefined,
+  ): Promise<OperatorDecision> {
+    const chained = await withDecision(this.#pool, decision, fence, async (client) => {
+      for (const scheduler of schedulers) {
+        await client.query({
+          name: STATEMENTS.saveScheduler.name,
+          text: STATEMENTS.saveScheduler.unfenced,
+          values: [...fenceValues(undefined), ...schedulerValues(scheduler)],
+        });
+      }
+      return true;
+    });
+    if (!chained) throw new StoreConflictError("the operator decision was not recorded");
+    return chained;
   }
 
   /**

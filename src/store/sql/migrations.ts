@@ -25,6 +25,7 @@ const STEPS = {
   11: "history bodies packed in SQLite: key names and repeated strings left out (PostgreSQL: nothing to change)",
   12: "scheduler policy digest: RAES's digest of the policy a schedule runs under, so an edited policy is refused at reopen",
   13: "history chains: chain_digest on every event and each participant's chain head; events written before are chained once, in commit order",
+  14: "operator decisions: every operator decision (resolve, resume, ...) with who decided, chained in one chain per store",
   15: "withheld reason: why raes-ts cancelled a tool action before dispatch (e.g. its arguments were rejected)",
 } as const;
 

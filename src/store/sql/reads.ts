@@ -1,11 +1,14 @@
 import {
   type ChainHead,
   DEFAULT_OPERATION_LIMIT,
+  EMPTY_OPERATOR_CHAIN,
   type HistoryEvent,
   invocationEntry,
   mergeNewestFirst,
   type OperationEntry,
   type OperationQuery,
+  type OperatorChainHead,
+  type OperatorDecision,
   queriedKinds,
   TOOL_ACTION_STATE_CONDITIONS,
   toolActionEntry,
@@ -24,10 +27,14 @@ import {
   type ChainRow,
   type ClockRow,
   chainHead,
+  type DecisionHeadRow,
+  type DecisionRow,
+  decisionHead,
   type EventRow,
   historyEvent,
   type InvocationRow,
   invocationRecord,
+  operatorDecision,
   type SchedulerRow,
   schedulerRecord,
   type ToolActionRow,
@@ -48,6 +55,8 @@ export interface SqlReadDriver<Flag, AsText extends boolean> {
   readonly bodyText: string;
   /** False for a store written before chaining (a read-only SQLite store before step 13): no chain heads. */
   readonly chained?: boolean;
+  /** False for a store written before step 14 (a read-only SQLite store): no operator decisions. */
+  readonly decided?: boolean;
   /** The committed event of a row, where the store keeps bodies other than as the draft's JSON. */
   readonly historyEvent?: (row: EventRow) => HistoryEvent;
   readonly clockRecord: (row: ClockRow<Flag>) => ClockRecord;
@@ -224,6 +233,22 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     if (this.#driver.chained === false) return [];
     const sql = `SELECT * FROM history_chains ORDER BY participant_address${this.#driver.bytewise}`;
     return this.#all<ChainRow, ChainHead>(sql, [], chainHead);
+  }
+
+  /** At most `limit` operator decisions after `afterSequence`, in order, as stored. */
+  readDecisionPage(afterSequence: number, limit: number): Answer<OperatorDecision[]> {
+    if (this.#driver.decided === false) return [];
+    const sql = `SELECT * FROM operator_decisions WHERE sequence > ${pageInteger(Math.max(0, Math.trunc(afterSequence)))} ORDER BY sequence LIMIT ${pageInteger(Math.max(0, Math.trunc(limit)))}`;
+    return this.#all<DecisionRow, OperatorDecision>(sql, [], operatorDecision);
+  }
+
+  /** The end of the operator chain as stored; the genesis while no decision was made. */
+  getDecisionHead(): Answer<OperatorChainHead> {
+    if (this.#driver.decided === false) return EMPTY_OPERATOR_CHAIN;
+    return andThen(
+      this.#first<DecisionHeadRow, OperatorChainHead>("SELECT * FROM operator_chain", [], decisionHead),
+      (head) => head ?? EMPTY_OPERATOR_CHAIN,
+    );
   }
 
   /** History events matching every given filter, in commit order. */

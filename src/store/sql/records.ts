@@ -2,6 +2,9 @@ import type {
   ChainHead,
   HistoryEvent,
   HistoryEventDraft,
+  OperatorChainHead,
+  OperatorDecision,
+  OperatorDecisionKind,
   ParticipantToolActionRequest,
   RefusedCall,
   ResolutionRecord,
@@ -399,5 +402,56 @@ export function chainHead(r: ChainRow): ChainHead {
     head_sequence: Number(r.head_sequence),
     events: Number(r.events),
     backfilled_at: r.backfilled_at,
+  };
+}
+
+/** An `operator_decisions` row. */
+export interface DecisionRow {
+  sequence: number | string;
+  kind: string;
+  subject: string;
+  operator: string;
+  note: string;
+  decided_at: string;
+  chain_digest: string;
+}
+
+/** The columns of `operator_decisions`, in the order the stores write them. */
+export const DECISION_COLUMNS = [
+  "sequence",
+  "kind",
+  "subject",
+  "operator",
+  "note",
+  "decided_at",
+  "chain_digest",
+] as const;
+
+/** A decision from its row, as stored (a tampered kind is kept, for `raes verify` to find). */
+export function operatorDecision(r: DecisionRow): OperatorDecision {
+  return {
+    kind: r.kind as OperatorDecisionKind,
+    subject: r.subject,
+    operator: r.operator,
+    note: r.note,
+    decided_at: r.decided_at,
+    sequence: Number(r.sequence),
+    chain_digest: r.chain_digest,
+  };
+}
+
+/** An `operator_chain` row. */
+export interface DecisionHeadRow {
+  head_digest: string;
+  head_sequence: number | string;
+  decisions: number | string;
+}
+
+/** The operator chain's head from its row. */
+export function decisionHead(r: DecisionHeadRow): OperatorChainHead {
+  return {
+    head_digest: r.head_digest,
+    head_sequence: Number(r.head_sequence),
+    decisions: Number(r.decisions),
   };
 }

@@ -6,7 +6,7 @@ type Named = Record<string, string>;
 
 /** The reads of the SQLite store; each filter combination has its own prepared, indexed statement. */
 export class SqliteReads extends SqlReads<number, true> {
-  constructor(db: Database, chained = true) {
+  constructor(db: Database, chained = true, decided = true) {
     const statements = new Map<string, Statement<[Named], unknown>>();
     const statement = (sql: string) => {
       let prepared = statements.get(sql);
@@ -26,6 +26,7 @@ export class SqliteReads extends SqlReads<number, true> {
       bytewise: "",
       bodyText: `participant_address, episode_id, action_instance_id, body${chained ? ", chain_digest" : ""}`,
       chained,
+      decided,
       historyEvent,
       clockRecord,
       toolActionRecord,

@@ -167,6 +167,24 @@ CREATE TABLE history_chains (
   backfilled_at TEXT
 );
 `,
+  // Decisions made before this step (resolutions) are not chained: they name no operator.
+  14: `
+CREATE TABLE operator_decisions (
+  sequence INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  operator TEXT NOT NULL,
+  note TEXT NOT NULL,
+  decided_at TEXT NOT NULL,
+  chain_digest TEXT NOT NULL
+);
+CREATE TABLE operator_chain (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  head_digest TEXT NOT NULL,
+  head_sequence INTEGER NOT NULL,
+  decisions INTEGER NOT NULL
+);
+`,
   // Only an action raes-ts withholds from here on has a reason; older rows keep none.
   15: "ALTER TABLE tool_actions ADD COLUMN withheld_reason TEXT;",
 });
@@ -231,10 +249,16 @@ const READABLE_FROM = 9;
 
 /** Whether the database has the chain columns of step 13 (a read-only store may be older). */
 export function hasChains(db: Database): boolean {
-  return (
-    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_chains'").get() !==
-    undefined
-  );
+  return hasTable(db, "history_chains");
+}
+
+/** Whether the database has the operator chain of step 14 (a read-only store may be older). */
+export function hasDecisions(db: Database): boolean {
+  return hasTable(db, "operator_decisions");
+}
+
+function hasTable(db: Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
 /** Refuses a database whose schema this code does not fully know; used when opening read-only. */

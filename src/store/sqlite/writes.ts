@@ -1,5 +1,15 @@
 import type { Database, Statement } from "better-sqlite3";
-import { type ChainHead, codeOf, type ResolutionRecord, type ToolActionPhase } from "../../records/index.js";
+import {
+  appendDecision,
+  type ChainHead,
+  codeOf,
+  EMPTY_OPERATOR_CHAIN,
+  headAfter,
+  type OperatorDecision,
+  type OperatorDecisionDraft,
+  type ResolutionRecord,
+  type ToolActionPhase,
+} from "../../records/index.js";
 import { ChainLinker } from "../chain.js";
 import { applyClockChange, foldClock } from "../clock.js";
 import type { Answer } from "../delegating.js";
@@ -10,6 +20,9 @@ import {
   CLOCK_COLUMNS,
   chainHead,
   columnNames,
+  DECISION_COLUMNS,
+  type DecisionHeadRow,
+  decisionHead,
   fromExcluded,
   INVOCATION_CLOSE_COLUMNS,
   INVOCATION_COLUMNS,
@@ -75,6 +88,8 @@ export class SqliteWrites {
   /** Prepared at the first close: a read-only store older than step 13 has no chain columns. */
   #history: HistoryStatements | undefined;
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
+  /** Prepared at the first decision: a read-only store older than step 14 has no operator chain. */
+  #decisions: DecisionStatements | undefined;
 
   get #upsertScheduler(): Statement<[SchedulerRow]> {
     this.#schedulerStatement ??= this.#db.prepare(
@@ -250,12 +265,40 @@ export class SqliteWrites {
   }
 
   /** Records a resolution on an indeterminate, unresolved tool action. */
-  recordResolution(id: string, resolution: ResolutionRecord): Answer<boolean> {
-    return this.#immediate(
-      () =>
-        this.#resolve.run({ id, resolution: JSON.stringify(resolution), updated_at: resolution.resolvedAt })
-          .changes > 0,
-    );
+  recordResolution(
+    id: string,
+    resolution: ResolutionRecord,
+    decision: OperatorDecisionDraft,
+  ): Answer<boolean> {
+    return this.#immediate(() => {
+      const row = { id, resolution: JSON.stringify(resolution), updated_at: resolution.resolvedAt };
+      if (this.#resolve.run(row).changes === 0) return false;
+      this.#appendDecision(decision);
+      return true;
+    });
+  }
+
+  /** Appends a decision and saves the schedulers it changes, under one write lock, once the fence holds. */
+  recordDecision(
+    decision: OperatorDecisionDraft,
+    schedulers: readonly SchedulerRecord[],
+    fence: Fence | undefined,
+  ): Answer<OperatorDecision> {
+    return this.#immediate(() => {
+      this.#leases.check(fence);
+      for (const scheduler of schedulers) this.#upsertScheduler.run(schedulerRow(scheduler));
+      return this.#appendDecision(decision);
+    });
+  }
+
+  /** Chains a decision after the stored head and writes it and the new head (inside the caller's transaction). */
+  #appendDecision(draft: OperatorDecisionDraft): OperatorDecision {
+    this.#decisions ??= decisionStatements(this.#db);
+    const row = this.#decisions.head.get();
+    const decision = appendDecision(row ? decisionHead(row) : EMPTY_OPERATOR_CHAIN, draft);
+    this.#decisions.insert.run(decision);
+    this.#decisions.upsertHead.run({ id: 1, ...headAfter(decision) });
+    return decision;
   }
 
   /**
@@ -309,6 +352,23 @@ function historyStatements(db: Database): HistoryStatements {
     lastSequence: db.prepare<[], number>("SELECT coalesce(max(sequence), 0) FROM history_events").pluck(),
     selectChain: db.prepare("SELECT * FROM history_chains WHERE participant_address = ?"),
     upsertChain: db.prepare(upsert("history_chains", CHAIN_COLUMNS, ["participant_address"])),
+  };
+}
+
+/** The statements the operator chain is appended with. */
+interface DecisionStatements {
+  readonly head: Statement<[], DecisionHeadRow>;
+  readonly insert: Statement<[OperatorDecision]>;
+  readonly upsertHead: Statement<[DecisionHeadRow & { id: number }]>;
+}
+
+function decisionStatements(db: Database): DecisionStatements {
+  return {
+    head: db.prepare("SELECT head_digest, head_sequence, decisions FROM operator_chain WHERE id = 1"),
+    insert: db.prepare(insert("operator_decisions", DECISION_COLUMNS)),
+    upsertHead: db.prepare(
+      upsert("operator_chain", ["id", "head_digest", "head_sequence", "decisions"], ["id"]),
+    ),
   };
 }
 

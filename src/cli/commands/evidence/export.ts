@@ -62,7 +62,7 @@ export function registerExportCommand(program: Command): void {
       { create: false },
     );
     process.stdout.write(
-      `${file}: ${counted(summary.events, "event")} of ${counted(summary.participants, "participant")}, ${counted(summary.operations, "operation")}, ${summary.signed ? "signed" : "unsigned"} (${summary.digest})\n`,
+      `${file}: ${counted(summary.events, "event")} of ${counted(summary.participants, "participant")}, ${counted(summary.operations, "operation")}, ${counted(summary.decisions, "operator decision")}, ${summary.signed ? "signed" : "unsigned"} (${summary.digest})\n`,
     );
     process.exitCode = ExitCode.ok;
   });

@@ -56,7 +56,7 @@ export function registerVerifyCommand(program: Command): void {
             ? "signed (give --public-key to check the signature)"
             : "unsigned";
       process.stdout.write(
-        `${bundle}: verified: ${counted(chains?.events ?? 0, "event")} of ${counted(chains?.participants ?? 0, "participant")}, chains intact, seal intact, ${signature}\n`,
+        `${bundle}: verified: ${counted(chains?.events ?? 0, "event")} of ${counted(chains?.participants ?? 0, "participant")}, chains intact, ${counted(report.operator?.decisions ?? 0, "operator decision")}, seal intact, ${signature}\n`,
       );
       return;
     }
@@ -72,12 +72,19 @@ export function registerVerifyCommand(program: Command): void {
       );
       return;
     }
+    const o = report.operator.failure;
+    if (o !== undefined) {
+      process.stdout.write(
+        `${where}: operator chain broken: ${o.kind} decision: sequence ${o.sequence}: ${o.detail}\n`,
+      );
+      return;
+    }
     const backfilled =
       report.backfilled > 0
         ? ` (${counted(report.backfilled, "chain")} computed by the schema step over older history)`
         : "";
     process.stdout.write(
-      `${where}: verified: ${counted(report.events, "event")} of ${counted(report.participants, "participant")}, every chain intact${backfilled}\n`,
+      `${where}: verified: ${counted(report.events, "event")} of ${counted(report.participants, "participant")}, every chain intact${backfilled}; ${counted(report.operator.decisions, "operator decision")}, operator chain intact\n`,
     );
   });
 }

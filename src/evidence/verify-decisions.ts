@@ -1,0 +1,124 @@
+import {
+  chainDigest,
+  OPERATOR_GENESIS,
+  type OperatorChainHead,
+  type OperatorDecision,
+} from "../records/index.js";
+import { ChainBreak } from "./verify-chain.js";
+
+/** The first operator decision that does not verify. */
+export interface DecisionFailure {
+  readonly kind: ChainBreak;
+  readonly sequence: number;
+  /** One sentence for a person. */
+  readonly detail: string;
+}
+
+/** The outcome of recomputing the operator chain. */
+export interface DecisionReport {
+  readonly ok: boolean;
+  readonly decisions: number;
+  /** The last decision's `chain_digest` as read (the genesis when there is none). */
+  readonly head: string;
+  readonly failure?: DecisionFailure;
+}
+
+/**
+ * Recomputes the operator chain (docs/evidence-format.md) over decisions read in order, one at a
+ * time: memory holds the last digest and at most one suspect decision. `recorded` is the head as the
+ * store or bundle records it, which catches a chain cut short or extended.
+ */
+export class DecisionVerifier {
+  readonly #recorded: OperatorChainHead;
+  #digest = OPERATOR_GENESIS;
+  #sequence = 0;
+  #decisions = 0;
+  #suspect: { readonly decision: OperatorDecision; readonly previous: string } | undefined;
+  #failure: DecisionFailure | undefined;
+
+  constructor(recorded: OperatorChainHead) {
+    this.#recorded = recorded;
+  }
+
+  /** Takes the next decision in order; false once the first failure is known (stop reading). */
+  add(decision: OperatorDecision): boolean {
+    if (this.#failure !== undefined) return false;
+    this.#decisions += 1;
+    const previous = this.#digest;
+    const suspect = this.#suspect;
+    if (suspect !== undefined) {
+      this.#failure = judge(suspect.decision, suspect.previous, decision);
+      return false;
+    }
+    if (decision.sequence !== this.#sequence + 1) {
+      this.#failure = {
+        kind: decision.sequence > this.#sequence + 1 ? ChainBreak.removed : ChainBreak.reordered,
+        sequence: Math.min(decision.sequence, this.#sequence + 1),
+        detail: `decision ${this.#sequence + 1} was expected, decision ${decision.sequence} was read (decisions are numbered without gaps)`,
+      };
+      return false;
+    }
+    if (
+      typeof decision.chain_digest !== "string" ||
+      chainDigest(previous, decision) !== decision.chain_digest
+    )
+      this.#suspect = { decision, previous };
+    this.#digest = decision.chain_digest;
+    this.#sequence = decision.sequence;
+    return true;
+  }
+
+  /** The report once every decision was added. */
+  finish(): DecisionReport {
+    if (this.#failure === undefined && this.#suspect !== undefined) {
+      const { decision } = this.#suspect;
+      this.#failure =
+        this.#recorded.head_sequence < decision.sequence
+          ? {
+              kind: ChainBreak.inserted,
+              sequence: decision.sequence,
+              detail: `it comes after the recorded operator chain head (decision ${this.#recorded.head_sequence})`,
+            }
+          : this.#recorded.head_digest === decision.chain_digest
+            ? { kind: ChainBreak.edited, sequence: decision.sequence, detail: EDITED }
+            : { kind: ChainBreak.reordered, sequence: decision.sequence, detail: NOT_CHAINED };
+    }
+    if (
+      this.#failure === undefined &&
+      (this.#recorded.head_digest !== this.#digest || this.#recorded.head_sequence !== this.#sequence)
+    ) {
+      const short = this.#sequence < this.#recorded.head_sequence;
+      this.#failure = {
+        kind: short ? ChainBreak.removed : ChainBreak.truncated,
+        sequence: short ? this.#sequence + 1 : this.#recorded.head_sequence,
+        detail: `the recorded operator chain head is decision ${this.#recorded.head_sequence} (${this.#recorded.head_digest}), the decisions end at ${this.#sequence === 0 ? "none" : `decision ${this.#sequence}`}`,
+      };
+    }
+    return {
+      ok: this.#failure === undefined,
+      decisions: this.#decisions,
+      head: this.#digest,
+      ...(this.#failure ? { failure: this.#failure } : {}),
+    };
+  }
+}
+
+const EDITED = "its content differs from what its chain_digest sealed";
+const NOT_CHAINED = "it does not chain from the decision before it";
+
+/** The suspect's kind, from the decision after it. */
+function judge(suspect: OperatorDecision, previous: string, next: OperatorDecision): DecisionFailure {
+  const sequence = suspect.sequence;
+  if (chainDigest(suspect.chain_digest, next) === next.chain_digest)
+    return { kind: ChainBreak.edited, sequence, detail: EDITED };
+  if (
+    chainDigest(previous, next) === next.chain_digest ||
+    chainDigest(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
+  )
+    return {
+      kind: ChainBreak.inserted,
+      sequence,
+      detail: "the next decision chains from the decision before it",
+    };
+  return { kind: ChainBreak.reordered, sequence, detail: NOT_CHAINED };
+}

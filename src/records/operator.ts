@@ -1,0 +1,88 @@
+import { chainDigest, jcsDigest } from "./chain.js";
+
+/**
+ * The operator's decisions, chained (docs/evidence-format.md, "Operator decisions"). Every decision a
+ * person makes about a store (resolving an indeterminate tool action, resuming a participant, ...)
+ * is appended, in the transaction that applies it, to one chain per store: its `chain_digest` is
+ * `sha256:` and the lowercase hex SHA-256 of the previous decision's `chain_digest` (71 ASCII
+ * characters) followed by the UTF-8 bytes of the decision's RFC 8785 JSON without `chain_digest`,
+ * the digest rule of history events. The first decision chains from `OPERATOR_GENESIS`.
+ */
+
+/** What an operator decided. */
+export const OperatorDecisionKind = {
+  /** An indeterminate tool action resolved (`subject`: the tool action's id). */
+  resolve: "resolve",
+  /** A stopped participant's schedulers run again (`subject`: the participant's address). */
+  resume: "resume",
+  /** A shared clock paused (`subject`: the clock's address). */
+  pause: "pause",
+  /** A shared clock reset to a new segment (`subject`: the clock's address). */
+  reset: "reset",
+  /** A held tool call dispatched (`subject`: the tool action's id). */
+  approve: "approve",
+  /** A held tool call withheld (`subject`: the tool action's id). */
+  deny: "deny",
+} as const;
+/** An operator decision's kind. */
+export type OperatorDecisionKind = (typeof OperatorDecisionKind)[keyof typeof OperatorDecisionKind];
+
+/** A decision before the store appends it: what, about what, by whom, why and when. */
+export interface OperatorDecisionDraft {
+  readonly kind: OperatorDecisionKind;
+  /** The operation id (resolve, approve, deny), participant address (resume) or clock address (pause, reset). */
+  readonly subject: string;
+  /** Who decided: `--operator`, else `RAES_OPERATOR`, else `USER@HOST`. */
+  readonly operator: string;
+  /** Why, as the operator wrote it ("" when none). */
+  readonly note: string;
+  /** When, ISO 8601 UTC with microseconds. */
+  readonly decided_at: string;
+}
+
+/** A decision as the store keeps it: its place in the operator chain and its digest. */
+export interface OperatorDecision extends OperatorDecisionDraft {
+  /** 1 for a store's first decision, then one more per decision, with no gap. */
+  readonly sequence: number;
+  readonly chain_digest: string;
+}
+
+/** The end of a store's operator chain: the genesis and 0 while it has no decision. */
+export interface OperatorChainHead {
+  readonly head_digest: string;
+  readonly head_sequence: number;
+  /** How many decisions the chain holds (equal to `head_sequence`). */
+  readonly decisions: number;
+}
+
+/** The digest every store's operator chain starts from: `jcsDigest({chain: "raes-ts/operator-decisions"})`. */
+export const OPERATOR_GENESIS = jcsDigest({ chain: "raes-ts/operator-decisions" });
+
+/** A store's operator chain while it holds no decision. */
+export const EMPTY_OPERATOR_CHAIN: OperatorChainHead = {
+  head_digest: OPERATOR_GENESIS,
+  head_sequence: 0,
+  decisions: 0,
+};
+
+/** The decision `draft` appended after `head`, with its sequence and digest. */
+export function appendDecision(head: OperatorChainHead, draft: OperatorDecisionDraft): OperatorDecision {
+  const unsigned = {
+    kind: draft.kind,
+    subject: draft.subject,
+    operator: draft.operator,
+    note: draft.note,
+    decided_at: draft.decided_at,
+    sequence: head.head_sequence + 1,
+  };
+  return { ...unsigned, chain_digest: chainDigest(head.head_digest, unsigned) };
+}
+
+/** The head after `decision`. */
+export function headAfter(decision: OperatorDecision): OperatorChainHead {
+  return {
+    head_digest: decision.chain_digest,
+    head_sequence: decision.sequence,
+    decisions: decision.sequence,
+  };
+}
