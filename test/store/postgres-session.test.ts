@@ -12,14 +12,26 @@ test("every store connection plans its prepared statements generically, beside t
   const { connectionString, options } = withSearchPath(url, "raes_s");
   assert.equal(
     options,
-    "-c work_mem=4MB -c search_path=raes_s -c plan_cache_mode=force_generic_plan -c default_transaction_isolation=read\\ committed",
+    "-c work_mem=4MB -c search_path=raes_s -c plan_cache_mode=force_generic_plan -c default_transaction_isolation=read\\ committed -c jit=off",
   );
   assert.equal(new URL(connectionString).searchParams.get("options"), null);
   assert.equal(new URL(connectionString).searchParams.get("application_name"), "x");
   assert.equal(
     withSearchPath("postgres://127.0.0.1/test", undefined).options,
-    "-c plan_cache_mode=force_generic_plan -c default_transaction_isolation=read\\ committed",
+    "-c plan_cache_mode=force_generic_plan -c default_transaction_isolation=read\\ committed -c jit=off",
   );
+});
+
+test("a store connection compiles no statement with JIT: the commit's generic plan would cross its thresholds", async (t) => {
+  if (!(await postgresAvailable("postgres jit off"))) return t.skip("POSTGRES UNAVAILABLE");
+  const client = new pg.Client(withSearchPath(POSTGRES_TEST_URL, undefined));
+  await client.connect();
+  try {
+    const { rows } = await client.query("SHOW jit");
+    assert.equal(rows[0]?.jit, "off");
+  } finally {
+    await client.end();
+  }
 });
 
 test("a statement limit of 0 is none on the server, whatever the URL or role says, and none in the client", async (t) => {

@@ -79,12 +79,17 @@ export class SqliteWrites {
   #schedulerStatement: Statement<[SchedulerRow]> | undefined;
   readonly #insertInvocation: Statement<[InvocationRow]>;
   readonly #closeInvocation: Statement<[InvocationCloseRow]>;
-  readonly #insertToolAction: Statement<[ToolActionRow]>;
-  readonly #insertFencedToolAction: Statement<[ToolActionRow, string, number]>;
+  /** Prepared at the first write: a read-only store older than step 15 has no withheld reason. */
+  #toolActionStatements:
+    | {
+        readonly insert: Statement<[ToolActionRow]>;
+        readonly insertFenced: Statement<[ToolActionRow, string, number]>;
+        readonly settle: Statement<[ToolActionSettleRow]>;
+      }
+    | undefined;
   readonly #db: Database;
   /** Compare-and-set updates of a tool action, one per set of columns a step writes, fenced or not. */
   readonly #casToolAction = new Map<number, Statement<[ToolActionSettleRow, ...(string | number)[]]>>();
-  readonly #settleToolAction: Statement<[ToolActionSettleRow]>;
   /** Prepared at the first close: a read-only store older than step 13 has no chain columns. */
   #history: HistoryStatements | undefined;
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
@@ -98,6 +103,35 @@ export class SqliteWrites {
     return this.#schedulerStatement;
   }
 
+  get #toolActions() {
+    this.#toolActionStatements ??= {
+      insert: this.#db.prepare(insert("tool_actions", TOOL_ACTION)),
+      // The fence rides in the insert as its invocation_id, null unless the lease is held. Not as
+      // INSERT … SELECT … WHERE: measured, SQLite ran that form about twice as slow as VALUES, far
+      // more than the separate read it saves.
+      insertFenced: this.#db.prepare(
+        insert("tool_actions", TOOL_ACTION).replace(
+          "@invocation_id",
+          `CASE WHEN ${FENCE_HELD} THEN @invocation_id END`,
+        ),
+      ),
+      settle: this.#db.prepare(`UPDATE tool_actions SET ${assignments(SETTLE_COLUMNS, [])} WHERE id = @id`),
+    };
+    return this.#toolActionStatements;
+  }
+
+  get #insertToolAction(): Statement<[ToolActionRow]> {
+    return this.#toolActions.insert;
+  }
+
+  get #insertFencedToolAction(): Statement<[ToolActionRow, string, number]> {
+    return this.#toolActions.insertFenced;
+  }
+
+  get #settleToolAction(): Statement<[ToolActionSettleRow]> {
+    return this.#toolActions.settle;
+  }
+
   constructor(db: Database, leases: SqliteLeases, commits: GroupCommit) {
     this.#db = db;
     this.#commits = commits;
@@ -109,19 +143,6 @@ export class SqliteWrites {
     // holds is assigned, so the identity and time indexes stay untouched.
     this.#closeInvocation = db.prepare(
       `UPDATE invocations SET ${assignments(CLOSE_COLUMNS, [])} WHERE id = @id AND state = 'running'`,
-    );
-    this.#insertToolAction = db.prepare(insert("tool_actions", TOOL_ACTION));
-    // The fence rides in the insert as its invocation_id, null unless the lease is held. Not as
-    // INSERT … SELECT … WHERE: measured, SQLite ran that form about twice as slow as VALUES, far
-    // more than the separate read it saves.
-    this.#insertFencedToolAction = db.prepare(
-      insert("tool_actions", TOOL_ACTION).replace(
-        "@invocation_id",
-        `CASE WHEN ${FENCE_HELD} THEN @invocation_id END`,
-      ),
-    );
-    this.#settleToolAction = db.prepare(
-      `UPDATE tool_actions SET ${assignments(SETTLE_COLUMNS, [])} WHERE id = @id`,
     );
 
     this.#resolve = db.prepare(`UPDATE tool_actions SET resolution = @resolution, updated_at = @updated_at
