@@ -58,3 +58,23 @@ export function printJson(value: unknown): void {
 export function counted(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
+
+/**
+ * Serves until `server` closes, closing it on SIGINT or SIGTERM, then answers exit 0: how every
+ * long-running command (the gateway in each of its modes) ends.
+ */
+export async function serveUntilClosed(server: {
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}): Promise<number> {
+  const onSignal = () => void server.close();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    await server.closed;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  return ExitCode.ok;
+}

@@ -4,7 +4,7 @@ import { checkManifestFile } from "../manifest/index.js";
 import type { CallStages, HttpAddress, ToolMap } from "../mcp/index.js";
 import { DEFAULT_STORE_URL } from "../records/index.js";
 import { hasErrors, loadScenario } from "../sdl/index.js";
-import { CliErrorCode, ExitCode, printError } from "./exit.js";
+import { CliErrorCode, ExitCode, printError, serveUntilClosed } from "./exit.js";
 import { makeStoreFolder } from "./store-option.js";
 
 /** The options of `raes mcp-gateway` in host mode, as parsed and checked by the command. */
@@ -90,14 +90,5 @@ export async function runHostGateway(options: HostGatewayOptions): Promise<numbe
   say(
     `host mode: running ${chosen.participant} on ${store}${host.url ? `; serving MCP (Streamable HTTP) at ${host.url}` : ""}`,
   );
-  const onSignal = () => void host.close();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  try {
-    await host.closed;
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
-  return ExitCode.ok;
+  return serveUntilClosed(host);
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import type { CallStages, HttpAddress, ToolMap } from "../../mcp/index.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
-import { CliErrorCode, ExitCode, printError } from "../exit.js";
+import { CliErrorCode, ExitCode, printError, serveUntilClosed } from "../exit.js";
 import { inputFile } from "../input-files.js";
 import { installOtlp, otlpUrl } from "../otlp.js";
 import { DEFAULT_STORE_URL, storeUrl } from "../store-option.js";
@@ -284,16 +284,7 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
     );
     return ExitCode.findings;
   }
-  const onSignal = () => void gateway.close();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  try {
-    await gateway.closed;
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
-  return ExitCode.ok;
+  return serveUntilClosed(gateway);
 }
 
 async function runHttpGateway(
@@ -337,16 +328,7 @@ async function runHttpGateway(
     return ExitCode.findings;
   }
   say(`serving MCP (Streamable HTTP) at ${gateway.url}`);
-  const onSignal = () => void gateway.close();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  try {
-    await gateway.closed;
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
-  return ExitCode.ok;
+  return serveUntilClosed(gateway);
 }
 
 /** `raes mcp-gateway`: an MCP server on stdio that governs every tool call of one invocation. */
