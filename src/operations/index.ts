@@ -42,7 +42,14 @@ export {
   ResolutionRefusal,
   resolveToolAction,
 } from "./resolve.js";
-export { type ResumeDecision, resumeDecision, unresolvedIndeterminateActions } from "./resume.js";
+export {
+  type ResumeAnswer,
+  type ResumeDecision,
+  ResumeRefusal,
+  resumeDecision,
+  resumeStoredParticipant,
+  unresolvedIndeterminateActions,
+} from "./resume.js";
 export {
   type Operation,
   OperationKind,

@@ -1,3 +1,3 @@
-export type { TimelineEvent, TimelineInput, TimelineScheduler } from "./model/index.js";
-export { LISTED_FROM, readTimelineInput } from "./read.js";
+export type { TimelineChain, TimelineEvent, TimelineInput, TimelineScheduler } from "./model/index.js";
+export { LISTED_FROM, readTimelineInput, type TimelineReadOptions } from "./read.js";
 export { renderTimelineHtml, TIMELINE_CSP, timelineHtmlParts } from "./render/index.js";

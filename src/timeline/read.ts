@@ -37,6 +37,17 @@ async function operationsOf(
   return found.filter((operation): operation is Operation => operation !== undefined);
 }
 
+/** How a live view bounds what it reads (`raes serve`); the whole history and a fresh `raes verify` when absent. */
+export interface TimelineReadOptions {
+  /** Keep only the last this many events, so memory and the page stay bounded as the history grows. */
+  readonly lastEvents?: number;
+  /**
+   * The chain status to show when the caller already has it, or null to show none: either way the
+   * store's chains are not recomputed.
+   */
+  readonly chain?: TimelineChain | null;
+}
+
 /**
  * Reads what the timeline shows: the events, the operation of every action in them, and the
  * schedulers; from `listedFrom` actions on, the operations in one listing.
@@ -45,19 +56,24 @@ export async function readTimelineInput(
   store: ControlPlaneStore,
   query: HistoryQuery = {},
   listedFrom = LISTED_FROM,
+  options: TimelineReadOptions = {},
 ): Promise<TimelineInput> {
-  const events: TimelineEvent[] = [];
-  const ids = new Set<string>();
+  let events: TimelineEvent[] = [];
   const strings = new Map<string, string>();
+  const last = options.lastEvents;
   // Read a page at a time, keeping of each event only what the page draws, its strings shared with
   // the equal ones before it: a long history repeats its addresses, phases and ids in every event
   // (docs/hardening.md).
   for await (const page of eventPages(store, query)) {
-    for (const event of page) {
-      events.push(timelineEvent(event, strings));
-      ids.add(event.action_instance_id);
-      if (event.invocation_tool_context) ids.add(event.invocation_tool_context.invocation_action_instance_id);
-    }
+    for (const event of page) events.push(timelineEvent(event, strings));
+    // Dropped in batches, so keeping the last N costs O(1) per event.
+    if (last !== undefined && events.length > 2 * last) events = events.slice(-last);
+  }
+  if (last !== undefined && events.length > last) events = events.slice(-last);
+  const ids = new Set<string>();
+  for (const event of events) {
+    ids.add(event.action_instance_id);
+    if (event.invocation_tool_context) ids.add(event.invocation_tool_context.invocation_action_instance_id);
   }
   const operations = await operationsOf(store, ids, query, listedFrom);
   const inHistory = new Set(events.map((event) => event.participant_address));
@@ -74,7 +90,8 @@ export async function readTimelineInput(
       ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
     }));
-  return { events, operations, schedulers, chain: await chainStatus(store) };
+  const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
+  return { events, operations, schedulers, ...(chain === null ? {} : { chain }) };
 }
 
 /** Every chain of the store recomputed, as `raes verify` does, for the header's badge. */

@@ -23,6 +23,7 @@ export const commandLoaders: Readonly<Record<string, () => Promise<RegisterComma
   resume: described("resume", async () => (await import("./resume.js")).registerResumeCommand),
   verify: described("verify", async () => (await import("./evidence/index.js")).registerVerifyCommand),
   export: described("export", async () => (await import("./evidence/index.js")).registerExportCommand),
+  serve: described("serve", async () => (await import("./serve/index.js")).registerServeCommand),
   "mcp-gateway": described(
     "mcp-gateway",
     async () => (await import("./mcp-gateway.js")).registerMcpGatewayCommand,
@@ -87,6 +88,10 @@ export const commandSummaries: Readonly<Record<string, readonly [term: string, d
   export: [
     "export [options]",
     "write the store's evidence bundle: history, operations, chain heads, seed fingerprints, optionally signed",
+  ],
+  serve: [
+    "serve [options]",
+    "the live operator console over the store: what needs an operator first, participants, operations and timelines, with buttons for decisions",
   ],
   "mcp-gateway": [
     "mcp-gateway [options] <upstream...>",
