@@ -55,7 +55,10 @@ function resolve(resolution: ToolActionResolution): RunAction {
   return async ({ store, operator, note }, id) => {
     try {
       const operation = await resolveToolAction(store, id, { resolution, note, operator });
-      return { ok: true, answer: { id: operation.id, state: operation.state, resolution: operation.resolution } };
+      return {
+        ok: true,
+        answer: { id: operation.id, state: operation.state, resolution: operation.resolution },
+      };
     } catch (error) {
       return refused(error);
     }

@@ -1,6 +1,6 @@
 import type { ControlPlaneStore } from "../store/index.js";
 import { readTimelineInput, TIMELINE_CSP, type TimelineChain, timelineHtmlParts } from "../timeline/index.js";
-import { type ChainView, ChainState } from "./chain.js";
+import { ChainState, type ChainView } from "./chain.js";
 
 /** The most events a participant's timeline frame shows: its latest, so the frame stays bounded. */
 export const FRAME_EVENTS = 2000;
@@ -16,7 +16,9 @@ function timelineChain(view: ChainView): TimelineChain | null {
   return {
     ok: view.state === ChainState.verified,
     events: view.count,
-    ...(view.failure === undefined ? {} : { failure: `participant ${view.at?.participant ?? ""}, ${view.failure}` }),
+    ...(view.failure === undefined
+      ? {}
+      : { failure: `participant ${view.at?.participant ?? ""}, ${view.failure}` }),
   };
 }
 

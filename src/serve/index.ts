@@ -1,7 +1,7 @@
 export {
-  ActionSubject,
   type ActionContext,
   type ActionOutcome,
+  ActionSubject,
   CONSOLE_ACTIONS,
   type ConsoleAction,
   type RunAction,
@@ -27,4 +27,11 @@ export {
   DEFAULT_TIMING,
   startConsole,
 } from "./server.js";
-export { type ConsoleState, type OperationView, type ParticipantView, readConsoleState, SHOWN, type WaitView } from "./state.js";
+export {
+  type ConsoleState,
+  type OperationView,
+  type ParticipantView,
+  readConsoleState,
+  SHOWN,
+  type WaitView,
+} from "./state.js";

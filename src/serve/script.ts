@@ -5,7 +5,7 @@
  * the state stream, draws the lists, keeps each open participant's timeline frame current, and posts
  * a button's action with the token.
  */
-export const CONSOLE_SCRIPT = String.raw`(() => {
+export const CONSOLE_SCRIPT = `(() => {
   "use strict";
   const token = document.querySelector('meta[name="raes-token"]').getAttribute("content");
   const $ = (id) => document.getElementById(id);

@@ -97,12 +97,14 @@ function html(response: ServerResponse, csp: string, body: string, framed: boole
 /** The request's body, at most MAX_BODY bytes (`serve.body-too-large` past it, the rest unread). */
 async function readBody(request: IncomingMessage): Promise<string> {
   const declared = Number(request.headers["content-length"] ?? "0");
-  if (declared > MAX_BODY) throw new Refused(ServeRefusal.body_too_large, `a request body is at most ${MAX_BODY} bytes`);
+  if (declared > MAX_BODY)
+    throw new Refused(ServeRefusal.body_too_large, `a request body is at most ${MAX_BODY} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY) throw new Refused(ServeRefusal.body_too_large, `a request body is at most ${MAX_BODY} bytes`);
+    if (size > MAX_BODY)
+      throw new Refused(ServeRefusal.body_too_large, `a request body is at most ${MAX_BODY} bytes`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -149,7 +151,10 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleServ
   const hub = new LiveHub(read, timing);
   let guard: RequestGuard | undefined;
 
-  const routes: Record<string, (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<void>> = {
+  const routes: Record<
+    string,
+    (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<void>
+  > = {
     "/": async (_request, response) => html(response, CONSOLE_CSP, consolePage(options.token), false),
     "/api/state": async (_request, response) => {
       const text = await hub.current();
@@ -162,14 +167,27 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleServ
     },
     "/api/events": async (_request, response) => {
       if (!hub.attach(response))
-        throw new Refused(ServeRefusal.too_many_streams, `at most ${timing.maxStreams} live streams are open`);
+        throw new Refused(
+          ServeRefusal.too_many_streams,
+          `at most ${timing.maxStreams} live streams are open`,
+        );
     },
     "/timeline": async (_request, response, url) => {
       const participant = url.searchParams.get("participant");
       const version = url.searchParams.get("v") ?? "";
-      if (participant === null || participant.length === 0 || participant.length > MAX_SUBJECT || version.length > MAX_VERSION)
+      if (
+        participant === null ||
+        participant.length === 0 ||
+        participant.length > MAX_SUBJECT ||
+        version.length > MAX_VERSION
+      )
         throw new Refused(ServeRefusal.bad_request, "give ?participant=ADDRESS");
-      html(response, FRAME_CSP, await frames.html(participant, version, chains.participant(participant)), true);
+      html(
+        response,
+        FRAME_CSP,
+        await frames.html(participant, version, chains.participant(participant)),
+        true,
+      );
     },
   };
 
@@ -216,9 +234,13 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleServ
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       if (!(error instanceof Refused))
-        process.stderr.write(`raes serve: ${request.method} ${request.url?.split("?")[0]}: ${String(error)}\n`);
+        process.stderr.write(
+          `raes serve: ${request.method} ${request.url?.split("?")[0]}: ${String(error)}\n`,
+        );
       const refusal =
-        error instanceof Refused ? error : new Refused(ServeRefusal.internal, "the store failed; see the console's stderr");
+        error instanceof Refused
+          ? error
+          : new Refused(ServeRefusal.internal, "the store failed; see the console's stderr");
       if (response.headersSent) {
         response.destroy();
         return;

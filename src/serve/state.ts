@@ -31,7 +31,11 @@ export interface OperationView {
   readonly withheldReason?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
-  readonly resolution?: { readonly resolution: string; readonly operator?: string; readonly resolvedAt: string };
+  readonly resolution?: {
+    readonly resolution: string;
+    readonly operator?: string;
+    readonly resolvedAt: string;
+  };
 }
 
 /** An operation that waits for a person, what for, and the actions its row offers. */
@@ -118,7 +122,8 @@ export async function readConsoleState(
   ]);
   context.chains.observe(heads, decisionHead);
   const byParticipant = new Map<string, SchedulerRecord[]>();
-  for (const s of schedulers) byParticipant.set(s.participantAddress, [...(byParticipant.get(s.participantAddress) ?? []), s]);
+  for (const s of schedulers)
+    byParticipant.set(s.participantAddress, [...(byParticipant.get(s.participantAddress) ?? []), s]);
   const headOf = new Map(heads.map((h) => [h.participant_address, h]));
   const openOf = new Map<string, number>();
   for (const i of open) openOf.set(i.participantAddress, (openOf.get(i.participantAddress) ?? 0) + 1);
@@ -150,10 +155,7 @@ export async function readConsoleState(
       SHOWN.waits,
     ),
     participants: shown(participants, SHOWN.participants),
-    operations: shown(
-      operations.map(operationView),
-      SHOWN.operations,
-    ),
+    operations: shown(operations.map(operationView), SHOWN.operations),
     decisions: { ...context.chains.decisions(), recorded: decisionHead.decisions },
     actions: Object.fromEntries(Object.entries(CONSOLE_ACTIONS).map(([name, a]) => [name, a.label])),
   };

@@ -33,7 +33,11 @@ export const FORBIDDEN_ARROWS: readonly ForbiddenArrows[] = [
     to: ["cli", "runtime", "host", "mcp", "port"],
     why: "the operator console reads and decides over a store; it runs nothing",
   },
-  { from: "timeline", to: ["serve"], why: "the console draws its timelines with the timeline, never the reverse" },
+  {
+    from: "timeline",
+    to: ["serve"],
+    why: "the console draws its timelines with the timeline, never the reverse",
+  },
 ];
 
 /** What a folder may import: the allowed arrows of docs/architecture.md. */

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { spawn } from "node:child_process";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { ROOT } from "../helpers/example.js";
 import { startServe } from "../serve/console.js";
@@ -56,7 +56,18 @@ describe("raes serve on the command line", () => {
     // startServe waits for a printed ?token=VALUE; with a token file the URL ends at ?token=, so read it here.
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "serve", "--store", store, "--listen", "127.0.0.1:0", "--token-file", tokenFile],
+      [
+        "--import",
+        "tsx",
+        join(ROOT, "src", "cli", "main.ts"),
+        "serve",
+        "--store",
+        store,
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        tokenFile,
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";
@@ -80,7 +91,10 @@ describe("raes serve on the command line", () => {
     const store = await emptyStore("refusals.db");
     const remote = await raes(["serve", "--store", store, "--listen", "0.0.0.0:0"]);
     assert.equal(remote.code, 2);
-    assert.match(remote.stderr, /^raes: cli\.usage: 0\.0\.0\.0 is not a loopback address; serving it needs --token-file/m);
+    assert.match(
+      remote.stderr,
+      /^raes: cli\.usage: 0\.0\.0\.0 is not a loopback address; serving it needs --token-file/m,
+    );
     const bad = await raes(["serve", "--store", store, "--listen", "nowhere"]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--listen wants HOST:PORT/);
@@ -89,7 +103,13 @@ describe("raes serve on the command line", () => {
     const weak = await raes(["serve", "--store", store, "--listen", "0.0.0.0:0", "--token-file", short]);
     assert.equal(weak.code, 2);
     assert.match(weak.stderr, /16 to 1024 characters/);
-    const missing = await raes(["serve", "--store", `sqlite:${join(DIR, "absent.db")}`, "--listen", "127.0.0.1:0"]);
+    const missing = await raes([
+      "serve",
+      "--store",
+      `sqlite:${join(DIR, "absent.db")}`,
+      "--listen",
+      "127.0.0.1:0",
+    ]);
     assert.equal(missing.code, 2);
   });
 });

@@ -21,9 +21,13 @@ describe("one participant's chain recomputed alone (the console's per-participan
         invocation({ id: "inv-2", participantAddress: P2, ordinal: 0 }),
         invocation({ id: "inv-3", participantAddress: P1, ordinal: 1 }),
       ];
-      for (const inv of closes) await store.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
       for (const inv of closes)
-        await store.commitInvocation({ ...closeCommit(inv as never), anchor: { scenario_digest: "s", manifest_digest: "m" } });
+        await store.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
+      for (const inv of closes)
+        await store.commitInvocation({
+          ...closeCommit(inv as never),
+          anchor: { scenario_digest: "s", manifest_digest: "m" },
+        });
       for (const p of [P1, P2]) {
         const report = await verifyParticipantChain(store, p, 2);
         assert.equal(report.ok, true, JSON.stringify(report.failure));
@@ -31,7 +35,10 @@ describe("one participant's chain recomputed alone (the console's per-participan
       const target = (await store.listEvents({ participantAddress: P1 }))[4];
       assert.ok(target);
       const db = new Database(file);
-      db.prepare("UPDATE history_events SET chain_digest = ? WHERE sequence = ?").run(`sha256:${"0".repeat(64)}`, target.sequence);
+      db.prepare("UPDATE history_events SET chain_digest = ? WHERE sequence = ?").run(
+        `sha256:${"0".repeat(64)}`,
+        target.sequence,
+      );
       db.close();
       const broken = await verifyParticipantChain(store, P1);
       assert.equal(broken.ok, false);

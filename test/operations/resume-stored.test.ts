@@ -18,12 +18,17 @@ describe("resuming a participant over a store (raes resume, the console's button
       const inv = invocation();
       await store.openInvocation(inv, scheduler({ attempts: 1 }));
       await store.insertToolAction(toolAction(inv, 1, { phase: "settled", settlement: "indeterminate" }));
-      await store.saveScheduler(scheduler({ attempts: 1, lifecycle: "stopped", stopReason: "tool_action_indeterminate" }));
+      await store.saveScheduler(
+        scheduler({ attempts: 1, lifecycle: "stopped", stopReason: "tool_action_indeterminate" }),
+      );
       const refused = await resumeStoredParticipant(store, P1, { operator: "bob", note: "" });
       assert.ok("error" in refused);
       assert.equal(refused.error, ResumeRefusal.unresolved_indeterminate);
       assert.equal((await store.getDecisionHead()).decisions, 0);
-      const unknown = await resumeStoredParticipant(store, "participant:nobody", { operator: "bob", note: "" });
+      const unknown = await resumeStoredParticipant(store, "participant:nobody", {
+        operator: "bob",
+        note: "",
+      });
       assert.ok("error" in unknown && unknown.error === ResumeRefusal.unknown_participant);
     } finally {
       await store.close();

@@ -36,7 +36,8 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     page.on("pageerror", (error) => errors.push(error.message));
     page.on("console", (message) => {
-      if (message.type() === "error" && !/Failed to load resource/.test(message.text())) errors.push(message.text());
+      if (message.type() === "error" && !/Failed to load resource/.test(message.text()))
+        errors.push(message.text());
     });
     await page.goto(serve.printed, { timeout: 0 });
     await page.waitForSelector('#live[data-live="open"]', { timeout: 0 });
@@ -123,8 +124,10 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
     await page.fill("#note", "the portal shows no change");
     await page.click(`[data-wait="${waiting.id}"] button[data-action="resolve-effect-absent"]`);
     await page.waitForSelector(`[data-wait="${waiting.id}"]`, { state: "detached", timeout: 0 });
-    await page.waitForSelector(`[data-operation="${waiting.id}"] [data-resolution="effect_absent"]`, { timeout: 0 });
-    assert.match(await page.textContent("#message") ?? "", /recorded as alice/);
+    await page.waitForSelector(`[data-operation="${waiting.id}"] [data-resolution="effect_absent"]`, {
+      timeout: 0,
+    });
+    assert.match((await page.textContent("#message")) ?? "", /recorded as alice/);
     const resolution = await withStore(async (store) => (await store.getToolAction(waiting.id))?.resolution);
     assert.equal(resolution?.operator, "alice");
     assert.equal(resolution?.note, "the portal shows no change");

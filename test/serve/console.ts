@@ -20,7 +20,11 @@ export async function runToIndeterminate(store: string): Promise<{ id: string; p
 }
 
 /** Inserts `count` indeterminate, unresolved tool actions of one invocation through the store's own API. */
-export async function indeterminateActions(store: string, count: number, invocationId = "inv-bulk"): Promise<string[]> {
+export async function indeterminateActions(
+  store: string,
+  count: number,
+  invocationId = "inv-bulk",
+): Promise<string[]> {
   const opened = await openControlPlaneStore(store);
   try {
     const inv = invocation({ id: invocationId, participantAddress: "participant:bulk" });
@@ -53,11 +57,15 @@ export interface ServeProcess {
 
 /** Starts `raes serve ARGS` from source and waits for the URL it prints. */
 export function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "serve", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "serve", ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stderr?.on("data", (d) => (stderr += d));
@@ -80,6 +88,8 @@ export function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {})
         },
       });
     });
-    void exited.then((code) => reject(new Error(`raes serve exited ${code} before printing a URL:\n${stdout}\n${stderr}`)));
+    void exited.then((code) =>
+      reject(new Error(`raes serve exited ${code} before printing a URL:\n${stdout}\n${stderr}`)),
+    );
   });
 }

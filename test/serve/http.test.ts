@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { type ConsoleServer, type ConsoleState, SHOWN, ServeRefusal, startConsole } from "../../src/serve/index.js";
+import {
+  type ConsoleServer,
+  type ConsoleState,
+  ServeRefusal,
+  SHOWN,
+  startConsole,
+} from "../../src/serve/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
@@ -50,13 +56,20 @@ function errorCode(body: string): string | undefined {
 }
 
 /** Each store the console runs over: real SQLite, and real PostgreSQL when it answers. */
-const STORES: { name: string; url: () => Promise<string | undefined>; tamper: (url: string, sequence: number) => Promise<void> }[] = [
+const STORES: {
+  name: string;
+  url: () => Promise<string | undefined>;
+  tamper: (url: string, sequence: number) => Promise<void>;
+}[] = [
   {
     name: "SQLite",
     url: async () => `sqlite:${join(DIR, `store-${Date.now()}.db`)}`,
     tamper: async (url, sequence) => {
       const db = new Database(url.slice("sqlite:".length));
-      db.prepare("UPDATE history_events SET chain_digest = ? WHERE sequence = ?").run(`sha256:${"0".repeat(64)}`, sequence);
+      db.prepare("UPDATE history_events SET chain_digest = ? WHERE sequence = ?").run(
+        `sha256:${"0".repeat(64)}`,
+        sequence,
+      );
       db.close();
     },
   },
@@ -76,7 +89,10 @@ const STORES: { name: string; url: () => Promise<string | undefined>; tamper: (u
       await client.connect();
       try {
         await client.query(`SET search_path TO ${schema}`);
-        await client.query("UPDATE history_events SET chain_digest = $1 WHERE sequence = $2", [`sha256:${"0".repeat(64)}`, sequence]);
+        await client.query("UPDATE history_events SET chain_digest = $1 WHERE sequence = $2", [
+          `sha256:${"0".repeat(64)}`,
+          sequence,
+        ]);
       } finally {
         await client.end();
       }
@@ -148,7 +164,9 @@ for (const kind of STORES) {
 
     it("refuses a Host that does not name the console (DNS rebinding), token or not", async (t) => {
       if (url === undefined) return t.skip("PostgreSQL unavailable");
-      const answer = await send(console_.url, `/?token=${TOKEN}`, { headers: { host: `evil.example:${console_.port}` } });
+      const answer = await send(console_.url, `/?token=${TOKEN}`, {
+        headers: { host: `evil.example:${console_.port}` },
+      });
       assert.equal(answer.status, 403);
       assert.equal(errorCode(answer.body), ServeRefusal.host_refused);
     });
@@ -182,7 +200,11 @@ for (const kind of STORES) {
         body: JSON.stringify(body),
       });
       assert.equal(errorCode(plain.body), ServeRefusal.bad_request);
-      const large = await action("resolve-effect-absent", { subject: waiting.id, note: "n".repeat(20_000) }, { "x-raes-token": TOKEN, origin });
+      const large = await action(
+        "resolve-effect-absent",
+        { subject: waiting.id, note: "n".repeat(20_000) },
+        { "x-raes-token": TOKEN, origin },
+      );
       assert.equal(large.status, 413);
       assert.equal(errorCode(large.body), ServeRefusal.body_too_large);
       const unknown = await action("launch-missiles", body, { "x-raes-token": TOKEN, origin });
@@ -195,7 +217,11 @@ for (const kind of STORES) {
     it("resolves from its endpoint with the token and the console's origin, recorded as its operator; a second time is refused", async (t) => {
       if (url === undefined) return t.skip("PostgreSQL unavailable");
       const headers = { "x-raes-token": TOKEN, origin };
-      const done = await action("resolve-effect-absent", { subject: waiting.id, note: "checked the portal" }, headers);
+      const done = await action(
+        "resolve-effect-absent",
+        { subject: waiting.id, note: "checked the portal" },
+        headers,
+      );
       assert.equal(done.status, 200, done.body);
       const resolution = (await store.getToolAction(waiting.id))?.resolution;
       assert.equal(resolution?.resolution, "effect_absent");
@@ -252,12 +278,17 @@ for (const kind of STORES) {
     it("shows each participant's chain as verified, then broken at its participant and sequence after an edit", async (t) => {
       if (url === undefined) return t.skip("PostgreSQL unavailable");
       const participantChain = async () => {
-        const state = JSON.parse((await send(console_.url, "/api/state", { headers: { "x-raes-token": TOKEN } })).body) as ConsoleState;
+        const state = JSON.parse(
+          (await send(console_.url, "/api/state", { headers: { "x-raes-token": TOKEN } })).body,
+        ) as ConsoleState;
         return state.participants.items.find((p) => p.address === waiting.participant)?.chain;
       };
       // Waiting with no time limit of its own: the suite's timeout bounds it.
-      while ((await participantChain())?.state !== "verified") await new Promise((resolve) => setTimeout(resolve, 50));
-      const [event] = await store.listEvents({ participantAddress: waiting.participant, limit: 3 }).then((e) => e.slice(2));
+      while ((await participantChain())?.state !== "verified")
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const [event] = await store
+        .listEvents({ participantAddress: waiting.participant, limit: 3 })
+        .then((e) => e.slice(2));
       assert.ok(event);
       await kind.tamper(url, event.sequence);
       let chain = await participantChain();
@@ -267,7 +298,10 @@ for (const kind of STORES) {
       }
       assert.equal(chain.at?.participant, waiting.participant);
       assert.equal(chain.at?.sequence, event.sequence);
-      const frame = await send(console_.url, `/timeline?participant=${encodeURIComponent(waiting.participant)}&v=broken&token=${TOKEN}`);
+      const frame = await send(
+        console_.url,
+        `/timeline?participant=${encodeURIComponent(waiting.participant)}&v=broken&token=${TOKEN}`,
+      );
       assert.equal(frame.status, 200);
       assert.match(frame.body, /data-chain="broken"/);
       assert.match(String(frame.headers["content-security-policy"]), /frame-ancestors 'self'/);

@@ -60,9 +60,13 @@ export function registerResumeCommand(program: Command): void {
         process.exitCode = ExitCode.usage;
         return;
       }
-      const answer = await withStore(options.store, (store) => resumeStoredParticipant(store, participant, by), {
-        create: false,
-      });
+      const answer = await withStore(
+        options.store,
+        (store) => resumeStoredParticipant(store, participant, by),
+        {
+          create: false,
+        },
+      );
       // Like `raes resolve` answering "already resolved": a participant that was not stopped is exit 0.
       if ("error" in answer) process.exitCode = ExitCode.findings;
       if (options.json) return printJson(answer);

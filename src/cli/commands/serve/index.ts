@@ -35,7 +35,8 @@ async function serve(options: ServeOptions): Promise<number> {
   const { OperatorError, operatorIdentity } = await import("../../../operations/index.js");
   const { printableStoreUrl } = await import("../../../printed/index.js");
   const listen = parseListen(options.listen);
-  if (!listen) return usage(`--listen wants HOST:PORT or PORT (for example 127.0.0.1:7300), not ${options.listen}`);
+  if (!listen)
+    return usage(`--listen wants HOST:PORT or PORT (for example 127.0.0.1:7300), not ${options.listen}`);
   if (!isLoopback(listen.host) && options.tokenFile === undefined)
     return usage(`${listen.host} is not a loopback address; serving it needs --token-file`);
   let token = newToken();
@@ -44,7 +45,9 @@ async function serve(options: ServeOptions): Promise<number> {
     try {
       line = firstLine(options.tokenFile);
     } catch (error) {
-      return usage(`cannot read --token-file ${options.tokenFile}: ${error instanceof Error ? error.message : String(error)}`);
+      return usage(
+        `cannot read --token-file ${options.tokenFile}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const problem = tokenProblem(line);
     if (problem !== undefined) return usage(`--token-file ${options.tokenFile}: ${problem}`);
@@ -63,7 +66,7 @@ async function serve(options: ServeOptions): Promise<number> {
   return withStore(
     options.store,
     async (store) => {
-      let console_;
+      let console_: Awaited<ReturnType<typeof startConsole>>;
       try {
         console_ = await startConsole({
           store,
@@ -73,7 +76,10 @@ async function serve(options: ServeOptions): Promise<number> {
           operator,
         });
       } catch (error) {
-        printError(ServeErrorCode.listen_failed, `cannot listen on ${options.listen}: ${error instanceof Error ? error.message : String(error)}`);
+        printError(
+          ServeErrorCode.listen_failed,
+          `cannot listen on ${options.listen}: ${error instanceof Error ? error.message : String(error)}`,
+        );
         return ExitCode.usage;
       }
       const where =
@@ -94,9 +100,19 @@ export function registerServeCommand(program: Command): void {
   storeOption(
     program
       .command("serve")
-      .option("--listen <host:port>", "where to listen; an address off loopback needs --token-file", "127.0.0.1:7300")
-      .option("--token-file <file>", "the token every request must carry, on the file's first line (else a fresh one is printed in the URL)")
-      .option("--operator <name>", "who decisions made from the console are recorded as (else RAES_OPERATOR, else USER@HOST)"),
+      .option(
+        "--listen <host:port>",
+        "where to listen; an address off loopback needs --token-file",
+        "127.0.0.1:7300",
+      )
+      .option(
+        "--token-file <file>",
+        "the token every request must carry, on the file's first line (else a fresh one is printed in the URL)",
+      )
+      .option(
+        "--operator <name>",
+        "who decisions made from the console are recorded as (else RAES_OPERATOR, else USER@HOST)",
+      ),
   ).action(async (options: ServeOptions) => {
     process.exitCode = await serve(options);
   });
