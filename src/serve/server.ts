@@ -110,6 +110,15 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** The action a path names; a malformed escape names none. */
+function actionOf(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new Refused(ServeRefusal.unknown_action, "the action's name is not a valid path segment");
+  }
+}
+
 /** An action request's `{subject, note?}`, checked. */
 function actionInput(text: string): { subject: string; note: string } {
   let value: unknown;
@@ -211,7 +220,7 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleServ
     const wrongHost = checks.host(request);
     if (wrongHost) throw new Refused(wrongHost, "the Host header does not name this console");
     const actionName = url.pathname.startsWith("/api/actions/")
-      ? decodeURIComponent(url.pathname.slice("/api/actions/".length))
+      ? actionOf(url.pathname.slice("/api/actions/".length))
       : undefined;
     const route = routes[url.pathname];
     if (actionName === undefined && (route === undefined || !Object.hasOwn(routes, url.pathname)))
