@@ -37,8 +37,9 @@ export interface ChainWatchTiming {
 
 /**
  * Recomputes every participant's chain and the operator chain in the background, when a head moved
- * (at most once per `minIntervalMs`) and every `recheckMs`: one check at a time, whatever the number
- * of watchers, and none while nobody watches (the hub calls `observe` only then).
+ * (at most once per `minIntervalMs`, and never sooner than ten times the last check's duration, so a
+ * long history costs at most a tenth of a core) and every `recheckMs`: one check at a time, whatever
+ * the number of watchers, and none while nobody watches (the hub calls `observe` only then).
  */
 export class ChainWatch {
   readonly #store: ControlPlaneStore;
@@ -48,6 +49,8 @@ export class ChainWatch {
   #decisions: ChainView = CHECKING;
   #checkedKey: string | undefined;
   #startedAt = Number.NEGATIVE_INFINITY;
+  /** How long the last check took (ms): the next waits ten times that, so checking takes at most a tenth of the time. */
+  #lastDuration = 0;
   #running: Promise<void> | undefined;
   #closed = false;
 
@@ -67,8 +70,10 @@ export class ChainWatch {
     ]);
     const since = this.#now() - this.#startedAt;
     const moved = key !== this.#checkedKey;
-    if ((moved && since < this.#timing.minIntervalMs) || (!moved && since < this.#timing.recheckMs)) return;
-    this.#startedAt = this.#now();
+    const gap = Math.max(this.#timing.minIntervalMs, 10 * this.#lastDuration);
+    if ((moved && since < gap) || (!moved && since < Math.max(gap, this.#timing.recheckMs))) return;
+    const started = this.#now();
+    this.#startedAt = started;
     this.#running = this.#check(
       heads.map((h) => h.participant_address),
       key,
@@ -76,6 +81,7 @@ export class ChainWatch {
       // A failed read (the store away for a moment) keeps the last status; the next poll tries again.
       .catch(() => undefined)
       .finally(() => {
+        this.#lastDuration = this.#now() - started;
         this.#running = undefined;
       });
   }
