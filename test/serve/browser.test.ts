@@ -5,9 +5,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
 import type { Browser, Page } from "playwright-core";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
+import { exampleRunArgs, raes } from "../cli/cli.js";
 import { browserSkipReason, launchChromium } from "../fixtures/history/chromium.js";
 import { indeterminateActions, runToIndeterminate, type ServeProcess, startServe } from "./console.js";
 
@@ -148,6 +150,29 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
       ],
     );
     await page.waitForSelector('#decisions [data-chain="verified"]', { timeout: 0 });
+    await sameDocument();
+  });
+
+  it("shows a participant's chain broken at the participant and sequence of an edited event", async (t) => {
+    if (skip) return t.skip(skip);
+    const [edited] = await withStore((store) =>
+      store.listEvents({ participantAddress: waiting.participant, limit: 2 }),
+    );
+    assert.ok(edited);
+    const db = new Database(url.slice("sqlite:".length));
+    db.prepare("UPDATE history_events SET chain_digest = ? WHERE sequence = ?").run(
+      `sha256:${"0".repeat(64)}`,
+      edited.sequence,
+    );
+    db.close();
+    // Another run appends to the participant's history, which moves its head: the console checks again.
+    await raes(exampleRunArgs(url));
+    const badge = `[data-participant="${waiting.participant}"] [data-chain="broken"]`;
+    await page.waitForSelector(badge, { timeout: 0 });
+    assert.equal(
+      await page.getAttribute(badge, "data-chain-at"),
+      `${waiting.participant}#${edited.sequence}`,
+    );
     await sameDocument();
     assert.deepEqual(errors, []);
   });
