@@ -59,3 +59,17 @@ export {
   resolveActivityControls,
   type StochasticControl,
 } from "./v2/index.js";
+export {
+  type AutonomousExecutionState,
+  type ContextViewOptions,
+  getParticipantHistoryView,
+  type ParticipantContextView,
+  type ParticipantHistoryView,
+  type ParticipantStatusView,
+  type ServiceHealth,
+  type StoreViewSource,
+  type ViewBehaviorEvent,
+  type ViewEpisodeEvent,
+  type ViewEpisodeState,
+  type ViewExecutionService,
+} from "./views/index.js";

@@ -34,6 +34,18 @@ import {
 } from "../schedule/index.js";
 import type { ParticipantRuntime } from "../types.js";
 import { resolveActivityControls, type StochasticControl } from "../v2/index.js";
+import {
+  type AutonomousExecutionState,
+  autonomousExecutionStates,
+  type ContextViewOptions,
+  type ParticipantContextView,
+  type ParticipantHistoryView,
+  type ParticipantStatusView,
+  participantContextView,
+  participantHistoryView,
+  participantStatusView,
+  type ViewSource,
+} from "../views/index.js";
 import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounded.js";
 import {
   type PacedRunOptions,
@@ -319,6 +331,53 @@ export class RuntimeManager {
   /** The scheduler or tool-action operation with this id. */
   getOperation(id: string): Promise<Operation | undefined> {
     return this.store.getOperation(id);
+  }
+
+  /**
+   * RAES's participant status view: the current episode and its state, the participant's open operations
+   * (`open_operation_refs`) and, raes-ts's own, each execution service's health (`degraded` once pacing
+   * was lost). Undefined for a participant the store has no schedule of (docs/guide/history.md#views).
+   *
+   * @example
+   * const status = await manager.getParticipantStatusView("participant.behavior.participant-agent");
+   * // status?.open_operation_refs: ids of its running invocations and open tool actions
+   */
+  getParticipantStatusView(participantAddress: string): Promise<ParticipantStatusView | undefined> {
+    return participantStatusView(this.#viewSource(), participantAddress);
+  }
+
+  /**
+   * RAES's participant history view of one episode (`episode_history`, `behavior_history`, complete);
+   * undefined when the participant has no such episode.
+   *
+   * @example
+   * const view = await manager.getParticipantHistoryView(participant, `${participant}-autonomous-0`);
+   */
+  getParticipantHistoryView(
+    participantAddress: string,
+    episodeId: string,
+  ): Promise<ParticipantHistoryView | undefined> {
+    return participantHistoryView(this.#viewSource(), participantAddress, episodeId);
+  }
+
+  /** RAES's participant context view: the derived view `options.viewRef` declares; undefined for an unknown participant or episode. */
+  getParticipantContextView(
+    participantAddress: string,
+    options: ContextViewOptions,
+  ): Promise<ParticipantContextView | undefined> {
+    return participantContextView(this.#viewSource(), participantAddress, options);
+  }
+
+  /**
+   * RAES's scheduler states of the schedules this manager owns, under RAES's names and keys
+   * (`<policy>.state.<participant>`: `next_tick`, `attempted_actions`, `succeeded_actions`, ...), v1 and v2.
+   */
+  schedulerStates(): Promise<Record<string, AutonomousExecutionState>> {
+    return autonomousExecutionStates(this.#viewSource(), this.#book.describe());
+  }
+
+  #viewSource(): ViewSource {
+    return { store: this.store, model: this.#ctx.model, now: this.#ctx.now };
   }
 
   /** Wire history events in commit order. */
