@@ -25,8 +25,11 @@ export {
   RuntimeManager,
   type RuntimeManagerOptions,
   type RuntimeObserver,
+  realTimePacing,
   type StepOptions,
   type StepSummary,
+  type WallPacing,
+  wallPacing,
 } from "./manager/index.js";
 export { type ModelActionContext, ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export {
