@@ -27,7 +27,7 @@ describe("raes run --real-time", () => {
     const run = await raes([...args(REAL_TIME, store, "--real-time", "--json")]);
     assert.equal(run.code, 0, run.stderr);
     const summary = JSON.parse(run.stdout);
-    assert.equal(summary.pacing.pacing, "clock");
+    assert.equal(summary.pacing.source, "clock");
     assert.equal(summary.pacing.tick_ms, 10);
     assert.equal(summary.pacing.bound_ms, 10);
     assert.equal(summary.pacing.ended, "schedulers_finished");

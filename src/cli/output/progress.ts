@@ -112,7 +112,7 @@ function format(map: Map<string, number>): string {
 export function pacingJson(paced: PacedRunSummary): Record<string, unknown> {
   return {
     tick_ms: paced.tickMs,
-    pacing: paced.pacing,
+    source: paced.pacing,
     ...(paced.boundMs === undefined ? {} : { bound_ms: paced.boundMs }),
     pacing_lost_steps: paced.pacingLostSteps,
     steps: paced.steps,
