@@ -8,8 +8,8 @@ export {
   toWireJson,
 } from "./compiler/index.js";
 export {
-  getParticipantHistoryView,
   type ParticipantHistoryEvent,
+  participantHistoryEvents,
 } from "./history/index.js";
 export {
   type BackendManifest,
@@ -50,6 +50,8 @@ export {
   LifecyclePhase,
   ObservationStatus,
   type Operation,
+  type OperationDiagnostic,
+  OperationDiagnosticCode,
   type OperationEntry,
   OperationKind,
   type OperationQuery,
@@ -62,6 +64,9 @@ export {
   UnknownReason,
 } from "./records/index.js";
 export {
+  type AutonomousExecutionState,
+  type ContextViewOptions,
+  getParticipantHistoryView,
   type ImplementationIdentity,
   type InvocationControl,
   type InvocationSummary,
@@ -75,10 +80,13 @@ export {
   type ParticipantActionRequest,
   type ParticipantActionResult,
   ParticipantActionStatus,
+  type ParticipantContextView,
   type ParticipantCrossingPolicy,
   type ParticipantFailure,
+  type ParticipantHistoryView,
   type ParticipantRuntime,
   type ParticipantSnapshot,
+  type ParticipantStatusView,
   ParticipantsFailedError,
   ReferenceAutonomousParticipantRuntime,
   RuntimeError,

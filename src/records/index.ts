@@ -24,10 +24,14 @@ export {
   type WireActionResult,
 } from "./history.js";
 export {
+  DiagnosticSeverity,
   type Operation,
+  type OperationDiagnostic,
+  OperationDiagnosticCode,
   OperationKind,
   OperationState,
   type ResolutionRecord,
+  RuntimeDomain,
   ToolActionResolution,
 } from "./operation.js";
 export {

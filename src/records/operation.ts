@@ -47,9 +47,61 @@ export interface ResolutionRecord {
   readonly operator?: string;
 }
 
+/** RAES's runtime domain of an operation; every raes-ts operation is participant work. */
+export const RuntimeDomain = {
+  /** Participant execution: scheduler invocations and their tool actions. */
+  participant: "participant",
+} as const;
+/** A runtime domain. */
+export type RuntimeDomain = (typeof RuntimeDomain)[keyof typeof RuntimeDomain];
+
+/** RAES's diagnostic severities. */
+export const DiagnosticSeverity = {
+  /** The operation failed or was refused for this reason. */
+  error: "error",
+  /** Something went wrong inside an operation that still ran (a refused call, effects unknown). */
+  warning: "warning",
+  /** Informational. */
+  info: "info",
+} as const;
+/** A diagnostic severity. */
+export type DiagnosticSeverity = (typeof DiagnosticSeverity)[keyof typeof DiagnosticSeverity];
+
+/** raes-ts's codes for the diagnostics of an operation (RAES's diagnostic code syntax: lowercase, `.` and `-`). */
+export const OperationDiagnosticCode = {
+  /** An outer invocation's port or gateway refused calls; the message names the refusal code and count. */
+  call_refused: "operation.call-refused",
+  /** The operation ended failed (a failed invocation, or a tool action that settled failed). */
+  failed: "operation.failed",
+  /** A tool action's effects are unknown (settled indeterminate); the message says why. */
+  effects_unknown: "operation.effects-unknown",
+  /** A tool action was cancelled before dispatch; the message says why when raes-ts gave a reason. */
+  withheld: "operation.withheld",
+  /** Recovery settled the operation after its runtime process ended; its end time is unknown. */
+  recovered: "operation.recovered",
+} as const;
+/** An operation diagnostic code. */
+export type OperationDiagnosticCode = (typeof OperationDiagnosticCode)[keyof typeof OperationDiagnosticCode];
+
+/** RAES's structured operation diagnostic (`code`, `domain`, `address`, `message`, `severity`). */
+export interface OperationDiagnostic {
+  readonly code: string;
+  readonly domain: RuntimeDomain;
+  /** The compiled address it is about: the participant. */
+  readonly address: string;
+  readonly message: string;
+  readonly severity: DiagnosticSeverity;
+}
+
 /** An operation as `getOperation` returns it. */
 export interface Operation {
   readonly id: string;
+  /** RAES's runtime domain: always `participant` (docs/raes-mapping.md#operations). */
+  readonly domain: RuntimeDomain;
+  /** RAES's diagnostics: refused calls, why effects are unknown or an action was withheld; empty when none. */
+  readonly diagnostics: readonly OperationDiagnostic[];
+  /** RAES's `changed_addresses`: the participant whose state the operation changes. */
+  readonly changedAddresses: readonly string[];
   readonly parentId: string | null;
   readonly kind: OperationKind;
   readonly state: OperationState;

@@ -15,6 +15,23 @@ export const RuntimeErrorCode = {
   model_too_large: "runtime.model-too-large",
   /** A policy uses something the reference scheduler cannot run; it fails closed at planning. */
   planning_unsupported: "runtime.planning-unsupported",
+  /** A real-time run without `tickMs` on a clock whose SDL declares no wall pacing (a `stepped` progression, or no runtime authority). */
+  pacing_undeclared: "runtime.pacing-undeclared",
+  /** A real-time run without `tickMs` over policy clocks whose SDL declares different wall pacing. */
+  pacing_ambiguous: "runtime.pacing-ambiguous",
+  /** A clock control named a clock no autonomous policy runs on. */
+  clock_unknown: "runtime.clock-unknown",
+  /** A clock control's tick is not a whole number ≥ 0. */
+  clock_tick_invalid: "runtime.clock-tick-invalid",
+  /** RAES's code for a clock jump the clock does not support (`supports_jump` false): RAES's time runtime refuses it. */
+  clock_jump_unsupported: "runtime.backend-contract-invalid",
+  /** RAES's code for a clock transition that would skip a running schedule's next cadence tick. */
+  cadence_skipped: "runtime.participant-autonomous-cadence-skipped",
+  /**
+   * RAES's code for a jump that would leave a schedule in an older segment than its clock: a jump starts a
+   * new segment (ADR-090), and RAES's schedules follow only a reset into one.
+   */
+  autonomous_readback_invalid: "runtime.participant-autonomous-readback-invalid",
   /** The control-plane store could not record a scheduler change: the seed's code, as the port answers it. */
   ledger_unavailable: ParticipantToolActionRefusal.ledger_unavailable,
   /** The participant has indeterminate tool actions that are not resolved yet. */

@@ -25,8 +25,11 @@ export {
   RuntimeManager,
   type RuntimeManagerOptions,
   type RuntimeObserver,
+  realTimePacing,
   type StepOptions,
   type StepSummary,
+  type WallPacing,
+  wallPacing,
 } from "./manager/index.js";
 export { type ModelActionContext, ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export {
@@ -59,3 +62,17 @@ export {
   resolveActivityControls,
   type StochasticControl,
 } from "./v2/index.js";
+export {
+  type AutonomousExecutionState,
+  type ContextViewOptions,
+  getParticipantHistoryView,
+  type ParticipantContextView,
+  type ParticipantHistoryView,
+  type ParticipantStatusView,
+  type ServiceHealth,
+  type StoreViewSource,
+  type ViewBehaviorEvent,
+  type ViewEpisodeEvent,
+  type ViewEpisodeState,
+  type ViewExecutionService,
+} from "./views/index.js";

@@ -38,10 +38,14 @@ function kindFieldsToWire(operation: Operation): Record<string, unknown> {
   };
 }
 
-/** The wire form of an operation: snake_case, every field of its kind present. */
+/**
+ * The wire form of an operation: snake_case, every field of its kind present, with RAES's `domain`,
+ * `diagnostics` and `changed_addresses` (docs/raes-mapping.md#operations).
+ */
 export function operationToWire(operation: Operation): Record<string, unknown> {
   return {
     id: operation.id,
+    domain: operation.domain,
     parent_id: operation.parentId,
     kind: operation.kind,
     state: operation.state,
@@ -57,6 +61,14 @@ export function operationToWire(operation: Operation): Record<string, unknown> {
       : null,
     ...timesToWire(operation),
     ...kindFieldsToWire(operation),
+    diagnostics: operation.diagnostics.map((d) => ({
+      code: d.code,
+      domain: d.domain,
+      address: d.address,
+      message: d.message,
+      severity: d.severity,
+    })),
+    changed_addresses: [...operation.changedAddresses],
     updated_at: operation.updatedAt,
   };
 }

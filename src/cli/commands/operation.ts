@@ -105,7 +105,10 @@ async function printOperation(
   if (json) return printJson(wire);
   for (const [key, value] of Object.entries(wire)) {
     if (value === null || key === "children") continue;
-    if ((key === "refusals" || key === "refused_calls") && Object.keys(value as object).length === 0)
+    if (
+      (key === "refusals" || key === "refused_calls" || key === "diagnostics") &&
+      Object.keys(value as object).length === 0
+    )
       continue;
     process.stdout.write(
       `${key.padEnd(14)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,

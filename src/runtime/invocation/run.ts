@@ -67,6 +67,8 @@ export interface InvocationContext {
   readonly onLate?: (invocationId: string, how: LateOutcome) => void;
   /** The scenario and manifest a participant's chain starts from (docs/reference/evidence.md). */
   readonly anchor?: ChainAnchor;
+  /** RAES's health of a policy's execution service (`degraded` once pacing was lost), for the invocation span. */
+  readonly serviceHealth?: (policyAddress: string) => string;
 }
 
 /** What the manager hands every invocation. */
@@ -83,6 +85,7 @@ export interface ContextInput {
   readonly timers?: RuntimeTimers;
   readonly onLate?: (invocationId: string, how: LateOutcome) => void;
   readonly anchor?: ChainAnchor;
+  readonly serviceHealth?: (policyAddress: string) => string;
 }
 
 /** The invocation context: the model's evidence and failure-class lookups, the store and the clock. */
@@ -108,6 +111,7 @@ export function buildContext(input: ContextInput): InvocationContext {
     outerTimeoutMs: outerTimeouts(input.offers),
     ...(input.onLate ? { onLate: input.onLate } : {}),
     ...(input.anchor ? { anchor: input.anchor } : {}),
+    ...(input.serviceHealth ? { serviceHealth: input.serviceHealth } : {}),
   };
 }
 
@@ -233,7 +237,9 @@ export async function runInvocation(
     updatedAt: openedAt,
   };
   await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));
-  const tracing = new InvocationTrace(invocation, ctx.now);
+  // Only a degraded service is marked on the span; a healthy one adds nothing.
+  const health = ctx.serviceHealth?.(invocation.policyAddress);
+  const tracing = new InvocationTrace(invocation, ctx.now, health === "degraded" ? health : undefined);
 
   const request: ParticipantActionRequest = {
     actionInstanceId: id,

@@ -59,7 +59,8 @@ export class InvocationTrace implements ToolActionObserver {
   readonly #refusedCalls: RefusedCall[] = [];
   readonly #now: () => string;
 
-  constructor(invocation: InvocationRecord, now: () => string) {
+  /** `serviceHealth`: RAES's health of the policy's execution service, as `raes.service.health`. */
+  constructor(invocation: InvocationRecord, now: () => string, serviceHealth?: string) {
     this.#now = now;
     const tracer = trace.getTracer(TRACER_NAME);
     this.#span = tracer.startSpan(`invoke_agent ${invocation.participantAddress}`, {
@@ -67,6 +68,7 @@ export class InvocationTrace implements ToolActionObserver {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": invocation.participantAddress,
         ...invocationAttributes(invocation),
+        ...(serviceHealth === undefined ? {} : { "raes.service.health": serviceHealth }),
       },
     });
   }

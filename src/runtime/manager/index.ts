@@ -12,3 +12,5 @@ export {
   type StepOptions,
   type StepSummary,
 } from "./paced-run.js";
+export { type WallPacing, wallPacing } from "./pacing.js";
+export { realTimePacing } from "./service-pacing.js";

@@ -34,7 +34,20 @@ import {
 } from "../schedule/index.js";
 import type { ParticipantRuntime } from "../types.js";
 import { resolveActivityControls, type StochasticControl } from "../v2/index.js";
+import {
+  type AutonomousExecutionState,
+  autonomousExecutionStates,
+  type ContextViewOptions,
+  type ParticipantContextView,
+  type ParticipantHistoryView,
+  type ParticipantStatusView,
+  participantContextView,
+  participantHistoryView,
+  participantStatusView,
+  type ViewSource,
+} from "../views/index.js";
 import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounded.js";
+import { jumpRefusal } from "./jump.js";
 import {
   type PacedRunOptions,
   type PacedRunSummary,
@@ -42,6 +55,7 @@ import {
   type StepOptions,
   type StepSummary,
 } from "./paced-run.js";
+import { ServicePacing } from "./service-pacing.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
 
 /** An installed participant-crossing policy; while one is installed no tool action is admitted. */
@@ -119,6 +133,7 @@ export class RuntimeManager {
   readonly #observer: RuntimeObserver | undefined;
   readonly #v2: readonly ScheduleSpec[];
   readonly #concurrency: number;
+  readonly #pacing: ServicePacing;
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -129,9 +144,11 @@ export class RuntimeManager {
     ctx: InvocationContext,
     v2: readonly ScheduleSpec[],
     concurrency: number,
+    pacing: ServicePacing,
     observer?: RuntimeObserver,
   ) {
     this.#concurrency = concurrency;
+    this.#pacing = pacing;
     this.store = store;
     this.#ownsStore = ownsStore;
     this.#book = book;
@@ -218,7 +235,9 @@ export class RuntimeManager {
         },
       });
       const refused = options.observer?.toolActionRefused;
+      const pacing = new ServicePacing(options.model, log);
       const ctx = buildContext({
+        serviceHealth: pacing.health,
         model: options.model,
         runtime: options.runtime,
         store: book.store,
@@ -235,7 +254,7 @@ export class RuntimeManager {
         },
       });
       const v2 = v2Order(specs);
-      const manager = new RuntimeManager(store, ownsStore, book, ctx, v2, inFlight, options.observer);
+      const manager = new RuntimeManager(store, ownsStore, book, ctx, v2, inFlight, pacing, options.observer);
       const changed = book.takePolicyChanges();
       if (changed.length > 0) {
         const policies = [...new Set(changed.map((spec) => spec.policy.address))].join(", ");
@@ -267,12 +286,41 @@ export class RuntimeManager {
     });
   }
 
-  /** Steps in real time, one step per `tickMs` without drift, until `steps`, `signal` or all finish. */
-  run(options: PacedRunOptions & StepOptions): Promise<PacedRunSummary> {
+  /**
+   * Steps in real time, one step per `tickMs` without drift, until `steps`, `signal` or all finish. Without
+   * `tickMs` the SDL paces it as RAES's wall driver does: one tick per tick period ÷ pacing_ratio of a
+   * `real_time` or `dilated` progression (`runtime.pacing-undeclared` for a `stepped` one). Then a step that
+   * starts later than the progression's `drift_bound_ticks` (one tick when undeclared) marks the clock's
+   * services `degraded` (docs/guide/operations.md#real-time).
+   *
+   * @example
+   * const summary = await manager.run({ steps: 30 }); // real_time, tick period 1/100 s: 10 ms per step
+   */
+  run(options: PacedRunOptions & StepOptions = {}): Promise<PacedRunSummary> {
+    let pacing: ReturnType<ServicePacing["pacing"]>;
+    try {
+      pacing = this.#pacing.pacing(options.tickMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const positions = () => schedulePositions(this.#ctx.model, this.#book.describe());
     const awaitingShare = () => this.share().owned < this.share().target;
     const step = () => this.step(1, options).catch((e: unknown) => survivedLeaseLoss(e, this.#ctx.log));
-    return runPaced({ step, positions, awaitingShare, timers: this.#ctx.timers }, options);
+    const pacingLost = async (latenessMs: number) => {
+      const generations = new Map<string, number>();
+      for (const policy of Object.values(this.#ctx.model.autonomousPolicies))
+        if (!generations.has(policy.clockAddress))
+          generations.set(
+            policy.clockAddress,
+            (await this.store.getClock(policy.clockAddress))?.generation ?? 1,
+          );
+      this.#pacing.lost(latenessMs, (clock) => generations.get(clock) ?? 1);
+    };
+    return runPaced(
+      { step, positions, awaitingShare, pacingLost, timers: this.#ctx.timers },
+      options,
+      pacing,
+    );
   }
 
   /** Pauses the shared clock: steps do nothing until `resume`. */
@@ -303,6 +351,22 @@ export class RuntimeManager {
   }
 
   /**
+   * Jumps a shared clock to `tick`, with RAES's semantics (ADR-090): only a clock that `supports_jump`
+   * may jump, a jump would start a new segment, and RAES refuses every jump of a clock its autonomous
+   * schedules run on, before anything changes: `runtime.backend-contract-invalid` (no `supports_jump`),
+   * `runtime.participant-autonomous-cadence-skipped` (past a running schedule's next cadence tick), else
+   * `runtime.participant-autonomous-readback-invalid`. Nothing is written and no harness is called.
+   * `reset()` is how such a clock starts a new segment (docs/guide/operations.md#clock-jumps).
+   */
+  jumpClock(clockAddress: string, tick: number): Promise<never> {
+    return this.#exclusive(async () => {
+      const clock = await this.store.getClock(clockAddress);
+      const states = Object.values(await this.schedulerStates());
+      throw jumpRefusal(this.#ctx.model, clockAddress, tick, clock, states);
+    });
+  }
+
+  /**
    * Restarts a stopped participant's scheduler; refused while indeterminate actions are unresolved.
    * The resume is recorded as an operator decision by `options.operator` (else `RAES_OPERATOR`, else
    * `USER@HOST`; docs/guide/operations.md).
@@ -319,6 +383,58 @@ export class RuntimeManager {
   /** The scheduler or tool-action operation with this id. */
   getOperation(id: string): Promise<Operation | undefined> {
     return this.store.getOperation(id);
+  }
+
+  /**
+   * RAES's participant status view: the current episode and its state, the participant's open operations
+   * (`open_operation_refs`) and, raes-ts's own, each execution service's health (`degraded` once pacing
+   * was lost). Undefined for a participant the store has no schedule of (docs/guide/history.md#views).
+   *
+   * @example
+   * const status = await manager.getParticipantStatusView("participant.behavior.participant-agent");
+   * // status?.open_operation_refs: ids of its running invocations and open tool actions
+   */
+  getParticipantStatusView(participantAddress: string): Promise<ParticipantStatusView | undefined> {
+    return participantStatusView(this.#viewSource(), participantAddress);
+  }
+
+  /**
+   * RAES's participant history view of one episode (`episode_history`, `behavior_history`, complete);
+   * undefined when the participant has no such episode.
+   *
+   * @example
+   * const view = await manager.getParticipantHistoryView(participant, `${participant}-autonomous-0`);
+   */
+  getParticipantHistoryView(
+    participantAddress: string,
+    episodeId: string,
+  ): Promise<ParticipantHistoryView | undefined> {
+    return participantHistoryView(this.#viewSource(), participantAddress, episodeId);
+  }
+
+  /** RAES's participant context view: the derived view `options.viewRef` declares; undefined for an unknown participant or episode. */
+  getParticipantContextView(
+    participantAddress: string,
+    options: ContextViewOptions,
+  ): Promise<ParticipantContextView | undefined> {
+    return participantContextView(this.#viewSource(), participantAddress, options);
+  }
+
+  /**
+   * RAES's scheduler states of the schedules this manager owns, under RAES's names and keys
+   * (`<policy>.state.<participant>`: `next_tick`, `attempted_actions`, `succeeded_actions`, ...), v1 and v2.
+   */
+  schedulerStates(): Promise<Record<string, AutonomousExecutionState>> {
+    return autonomousExecutionStates(this.#viewSource(), this.#book.describe());
+  }
+
+  #viewSource(): ViewSource {
+    return {
+      store: this.store,
+      model: this.#ctx.model,
+      now: this.#ctx.now,
+      pacingDeviations: this.#pacing.deviations,
+    };
   }
 
   /** Wire history events in commit order. */

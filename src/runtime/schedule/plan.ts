@@ -37,13 +37,22 @@ export interface ScheduleSpec {
 /** A progression policy with a positive step, the only kind a schedule runs on. */
 export type SteppedProgression = CompiledProgressionPolicy & { readonly stepTicks: number };
 
+/** The advancement modes paced against wall time (RAES's wall driver drives these). */
+const WALL_PACED = new Set(["real_time", "dilated"]);
+
+/**
+ * The progression a schedule steps by: a `stepped` policy's declared quantum; a `real_time` or `dilated`
+ * one (which declares no step) one tick per step, so a paced run moves the clock one tick per tick period
+ * ÷ pacing_ratio and reaches every cadence tick, as RAES's wall driver does (docs/guide/operations.md#real-time).
+ */
 function steppedProgression(
   progression: CompiledProgressionPolicy | undefined,
 ): SteppedProgression | undefined {
-  const step = progression?.stepTicks ?? null;
-  return progression === undefined || step === null || step < 1
-    ? undefined
-    : { ...progression, stepTicks: step };
+  if (progression === undefined) return undefined;
+  if (progression.stepTicks === null && WALL_PACED.has(progression.advancementMode))
+    return { ...progression, stepTicks: 1 };
+  const step = progression.stepTicks;
+  return step === null || step < 1 ? undefined : { ...progression, stepTicks: step };
 }
 
 /** Inputs to planning. */
