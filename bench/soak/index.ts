@@ -122,7 +122,9 @@ async function soak(
     runtime,
     store: url,
   });
-  log(`${backend}: opened with ${sizes.participants} participants in ${fmt(performance.now() - started, 0)} ms`);
+  log(
+    `${backend}: opened with ${sizes.participants} participants in ${fmt(performance.now() - started, 0)} ms`,
+  );
   const probe =
     backend === "memory"
       ? { bytes: async () => 0, close: async () => undefined }
@@ -248,7 +250,12 @@ export async function runSoakBench(argv: readonly string[] = []): Promise<void> 
       const { samples, openBytes } = await soak(backend, sizes, scratch.dir);
       rows.push(row(backend, samples, openBytes));
       for (const s of samples) {
-        points.push({ store: backend, invocations: s.invocations, costUs: s.wallUsPerInvocation, rssMiB: s.rssMiB });
+        points.push({
+          store: backend,
+          invocations: s.invocations,
+          costUs: s.wallUsPerInvocation,
+          rssMiB: s.rssMiB,
+        });
       }
     } finally {
       scratch.dispose();

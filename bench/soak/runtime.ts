@@ -8,8 +8,8 @@ import type {
   ParticipantActionResult,
   ParticipantRuntime,
 } from "../../src/index.js";
-import { noopResult } from "../shared/index.js";
 import { oneToolCall } from "../../test/helpers/tool-requests.js";
+import { noopResult } from "../shared/index.js";
 
 /** One tool call per invocation, no waiting. */
 export class OneToolCallRuntime implements ParticipantRuntime {
