@@ -43,6 +43,8 @@ interface Sample {
   readonly invocations: number;
   readonly wallUsPerInvocation: number;
   readonly cpuUsPerInvocation: number;
+  /** The system (kernel) part of it: reads and writes of the store's pages, fsyncs. */
+  readonly sysUsPerInvocation: number;
   readonly rssMiB: number;
   readonly heapMiB: number;
   readonly storeBytes: number;
@@ -152,6 +154,7 @@ async function soak(
         invocations,
         wallUsPerInvocation: (ms * 1000) / ran.length,
         cpuUsPerInvocation: (cpuUs.user + cpuUs.system) / ran.length,
+        sysUsPerInvocation: cpuUs.system / ran.length,
         rssMiB: memory.rss / MiB,
         heapMiB: memory.heapUsed / MiB,
         storeBytes: await probe.bytes(),
@@ -205,6 +208,7 @@ function row(backend: Backend, samples: readonly Sample[], openBytes: number): s
   const cpu = (tenth: readonly Sample[]) => median(tenth.map((s) => s.cpuUsPerInvocation));
   const costRatio = wall(last) / wall(first);
   const cpuRatio = cpu(last) / cpu(first);
+  const sys = (tenth: readonly Sample[]) => median(tenth.map((s) => s.sysUsPerInvocation));
   const warm = first.at(-1)?.rssMiB ?? Number.NaN;
   const end = samples.at(-1)?.rssMiB ?? Number.NaN;
   const peak = Math.max(...samples.slice(first.length).map((s) => s.rssMiB));
@@ -219,6 +223,7 @@ function row(backend: Backend, samples: readonly Sample[], openBytes: number): s
     `${fmt(wall(first), 0)} → ${fmt(wall(last), 0)}`,
     `${fmt(costRatio, 2)} ${verdict(costRatio <= 1.1)}`,
     `${fmt(cpu(first), 0)} → ${fmt(cpu(last), 0)} (${fmt(cpuRatio, 2)})`,
+    `${fmt(sys(first), 0)} → ${fmt(sys(last), 0)}`,
     `${fmt(warm, 0)} → ${fmt(end, 0)} (peak ${fmt(peak, 0)})`,
     `${fmt(growth * 100, 1)} % ${verdict(growth <= 0.1)}`,
     `${fmt(heapWarm, 0)} → ${fmt(heapEnd, 0)}`,
@@ -270,6 +275,7 @@ export async function runSoakBench(argv: readonly string[] = []): Promise<void> 
       "µs/invocation (wall, median step)",
       "last/first (goal ≤ 1.1)",
       "CPU µs/invocation (last/first)",
+      "of it system µs",
       "RSS MiB after warm-up → end",
       "RSS growth (goal ≤ 10 %)",
       "heap MiB",
