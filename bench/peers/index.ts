@@ -226,7 +226,7 @@ export async function runPeersBench(argv: readonly string[] = []): Promise<void>
       "side",
       "ms/invocation",
       "invocations/s",
-      "process CPU ms/invocation",
+      "process CPU ms/invocation (all sides' background work included)",
       "raes-ts throughput ÷ side",
       "paired",
     ],
