@@ -59,6 +59,16 @@ export {
   OperatorDecisionKind,
 } from "./operator.js";
 export {
+  RESOURCE_LOG_LIMIT,
+  type ResourceBudgetEvent,
+  type ResourceBudgetShare,
+  type ResourceBudgetStateView,
+  type ResourceHold,
+  type ResourceLedger,
+  type ResourceLogEntry,
+  ResourceTransition,
+} from "./resource.js";
+export {
   type ActivityContinuation,
   type ActivityLifecycle,
   type ClockRecord,

@@ -35,6 +35,7 @@ export {
   type OperationEntry,
   type OperationQuery,
   type ProcessMember,
+  type ResourceLedger,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,

@@ -12,3 +12,4 @@ export {
   type StepOptions,
   type StepSummary,
 } from "./paced-run.js";
+export type { ResourceThrottle } from "./v3.js";
