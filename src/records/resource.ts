@@ -63,14 +63,17 @@ export interface ResourceLedger {
   readonly generation: number;
   readonly budgets: Readonly<Record<string, ResourceBudgetShare>>;
   readonly held?: ResourceHold;
-  /** The most recent transitions, oldest first, at most `RESOURCE_LOG_LIMIT`. */
+  /**
+   * The most recent operations, oldest first, at most `RESOURCE_LOG_LIMIT`: one entry per operation (a
+   * commit or release replaces its reserve entry) and one per throttle.
+   */
   readonly log: readonly ResourceLogEntry[];
   /** How many entries were ever logged (the log keeps the last ones). */
   readonly logged: number;
 }
 
-/** How many transitions a ledger keeps in its log. */
-export const RESOURCE_LOG_LIMIT = 512;
+/** How many operations a ledger keeps in its log (each schedule row carries it, so it stays small). */
+export const RESOURCE_LOG_LIMIT = 64;
 
 /** A budget event as `RuntimeManager.resourceBudgetEvents()` returns it (DESIGN §15). */
 export interface ResourceBudgetEvent {

@@ -93,7 +93,17 @@ export function reconciled(plan: V3Plan, ledger: ResourceLedger, generation: num
   return { ...rest, generation, budgets };
 }
 
+/**
+ * The log with `entry` added. A commit or release replaces its own reserve entry, which it implies
+ * (`budgetEvents` gives both), so the log holds one entry per operation.
+ */
 function appended(ledger: ResourceLedger, entry: ResourceLogEntry): Pick<ResourceLedger, "log" | "logged"> {
+  const last = ledger.log.at(-1);
+  const settles =
+    entry.transition !== "reserve" &&
+    last?.transition === "reserve" &&
+    last.operationId === entry.operationId;
+  if (settles) return { log: [...ledger.log.slice(0, -1), entry], logged: ledger.logged };
   const log = [...ledger.log, entry];
   return {
     log: log.length > RESOURCE_LOG_LIMIT ? log.slice(-RESOURCE_LOG_LIMIT) : log,

@@ -118,26 +118,33 @@ export function budgetEvents(records: readonly SchedulerRecord[]): ResourceBudge
     const log = r.resources?.log ?? [];
     const first = (r.resources?.logged ?? 0) - log.length;
     log.forEach((entry, i) => {
-      for (const [budgetId, requested] of Object.entries(entry.requested)) {
-        const measured = entry.measured?.[budgetId];
-        out.push({
-          order: first + i,
-          event: {
-            transition: entry.transition,
-            operation_id: entry.operationId,
-            budget_id: budgetId,
-            tick: entry.tick,
-            segment: entry.segment,
-            execution_generation: entry.generation,
-            policy_address: r.policyAddress,
-            participant_address: r.participantAddress,
-            requested,
-            ...(measured === undefined ? {} : { measured }),
-            ...(entry.code === undefined ? {} : { code: entry.code }),
-            ...(entry.capacityKind === undefined ? {} : { capacity_kind: entry.capacityKind }),
-          },
-        });
-      }
+      // A commit or release stands for its reserve too (the log keeps one entry per operation).
+      const transitions =
+        entry.transition === "commit" || entry.transition === "release"
+          ? (["reserve", entry.transition] as const)
+          : ([entry.transition] as const);
+      for (const transition of transitions)
+        for (const [budgetId, requested] of Object.entries(entry.requested)) {
+          const measured = transition === "commit" ? entry.measured?.[budgetId] : undefined;
+          const code = transition === "reserve" ? undefined : entry.code;
+          out.push({
+            order: first + i,
+            event: {
+              transition,
+              operation_id: entry.operationId,
+              budget_id: budgetId,
+              tick: entry.tick,
+              segment: entry.segment,
+              execution_generation: entry.generation,
+              policy_address: r.policyAddress,
+              participant_address: r.participantAddress,
+              requested,
+              ...(measured === undefined ? {} : { measured }),
+              ...(code === undefined ? {} : { code }),
+              ...(entry.capacityKind === undefined ? {} : { capacity_kind: entry.capacityKind }),
+            },
+          });
+        }
     });
   }
   return out
