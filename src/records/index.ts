@@ -61,12 +61,15 @@ export {
 export {
   RESOURCE_LOG_LIMIT,
   type ResourceBudgetEvent,
+  type ResourceBudgetInfo,
   type ResourceBudgetShare,
   type ResourceBudgetStateView,
   type ResourceHold,
   type ResourceLedger,
   type ResourceLogEntry,
   ResourceTransition,
+  type ResourceUseRow,
+  resourceUseRows,
 } from "./resource.js";
 export {
   type ActivityContinuation,

@@ -57,8 +57,23 @@ export interface ResourceLogEntry {
   readonly capacityKind?: "logical budget" | "shared pool";
 }
 
+/** What a budget is, kept with the ledger so store readers (`raes operations --budgets`) need no scenario. */
+export interface ResourceBudgetInfo {
+  /** The owner's address. */
+  readonly owner: string;
+  readonly resourceKind: string;
+  readonly unit: string;
+  /** Gauges and leases count what is held in flight; counters what was committed. */
+  readonly accountingMode: string;
+  readonly limit: number;
+  /** The window of a windowed budget; null otherwise. */
+  readonly windowTicks: number | null;
+}
+
 /** A v3 schedule's share of its policy's budgets. */
 export interface ResourceLedger {
+  /** Each budget's owner, kind, unit, limit and window, by budget id. */
+  readonly info?: Readonly<Record<string, ResourceBudgetInfo>>;
   /** The execution generation these totals belong to; a reset reconciles them to the next one. */
   readonly generation: number;
   readonly budgets: Readonly<Record<string, ResourceBudgetShare>>;
@@ -108,4 +123,73 @@ export interface ResourceBudgetStateView {
   /** raes-ts only (RAES has no rolling window): the current window's first tick and its use. */
   readonly window_start?: number;
   readonly window_use?: number;
+}
+
+/** One row of budget use: a budget of a policy, summed over its schedules, in its current window. */
+export interface ResourceUseRow {
+  readonly owner: string;
+  readonly policy_address: string;
+  readonly budget_id: string;
+  readonly resource_kind: string;
+  readonly unit: string;
+  /** The window's first tick and the tick after it; null for budgets without a window. */
+  readonly window: readonly [number, number] | null;
+  /** Use in the window (windowed budgets), held in flight (gauges and leases) or in the generation (others). */
+  readonly used: number;
+  readonly limit: number;
+  readonly reserved: number;
+  readonly throttled: number;
+  readonly generation: number;
+}
+
+/**
+ * Budget use per owner and window from stored v3 schedules (newest generation only), sorted by owner,
+ * policy and budget. A windowed budget shows the window of its latest commit.
+ */
+export function resourceUseRows(
+  records: readonly { readonly policyAddress: string; readonly resources?: ResourceLedger }[],
+): ResourceUseRow[] {
+  const top = new Map<string, number>();
+  for (const r of records)
+    if (r.resources)
+      top.set(r.policyAddress, Math.max(top.get(r.policyAddress) ?? 0, r.resources.generation));
+  const rows = new Map<string, ResourceUseRow>();
+  for (const r of records) {
+    const ledger = r.resources;
+    if (!ledger || ledger.generation !== top.get(r.policyAddress)) continue;
+    for (const [budgetId, info] of Object.entries(ledger.info ?? {})) {
+      const share = ledger.budgets[budgetId];
+      const key = `${r.policyAddress}\u0000${budgetId}`;
+      const before = rows.get(key);
+      const windowed = info.windowTicks !== null && info.windowTicks > 0;
+      const start = Math.max(share?.windowStart ?? 0, before?.window?.[0] ?? 0);
+      const sameWindow = (s: number | undefined) => s === start;
+      const gauge = info.accountingMode === "reservable_gauge" || info.accountingMode === "lease";
+      const used = gauge
+        ? (before?.used ?? 0) + (ledger.held?.vector[budgetId] ?? 0)
+        : windowed
+          ? (sameWindow(share?.windowStart) ? (share?.windowUse ?? 0) : 0) +
+            (before && sameWindow(before.window?.[0]) ? before.used : 0)
+          : (share?.cumulative ?? 0) + (before?.used ?? 0);
+      rows.set(key, {
+        owner: info.owner,
+        policy_address: r.policyAddress,
+        budget_id: budgetId,
+        resource_kind: info.resourceKind,
+        unit: info.unit,
+        window: windowed ? [start, start + (info.windowTicks ?? 0)] : null,
+        used,
+        limit: info.limit,
+        reserved: (before?.reserved ?? 0) + (ledger.held?.vector[budgetId] ?? 0),
+        throttled: (before?.throttled ?? 0) + (share?.throttled ?? 0),
+        // RAES's budget generation counts reconciliations from 0.
+        generation: Math.max(0, ledger.generation - 1),
+      });
+    }
+  }
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...rows.values()].sort(
+    (a, b) =>
+      cmp(a.owner, b.owner) || cmp(a.policy_address, b.policy_address) || cmp(a.budget_id, b.budget_id),
+  );
 }

@@ -51,7 +51,7 @@ export function reserveAttempt(
   },
 ): ReserveOutcome {
   const all = ledgerEntries(book.describe(), (p) => run.plans.get(p), at.generation);
-  const own = { plan: spec.v3, ledger: scheduler.resources ?? newLedger(at.generation) };
+  const own = { plan: spec.v3, ledger: scheduler.resources ?? newLedger(spec.v3, at.generation) };
   return reserve(own, all, at);
 }
 

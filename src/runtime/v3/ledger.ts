@@ -1,6 +1,7 @@
 import type { CompiledResourceDemand } from "../../compiler/index.js";
 import {
   RESOURCE_LOG_LIMIT,
+  type ResourceBudgetInfo,
   type ResourceBudgetShare,
   type ResourceLedger,
   type ResourceLogEntry,
@@ -45,9 +46,19 @@ export const THROTTLED = "runtime.participant-resource-throttled";
 const GAUGES = new Set(["reservable_gauge", "lease"]);
 const EMPTY_SHARE: ResourceBudgetShare = { cumulative: 0, throttled: 0, windowStart: 0, windowUse: 0 };
 
-/** A new ledger for a schedule starting at `generation`. */
-export function newLedger(generation: number): ResourceLedger {
-  return { generation, budgets: {}, log: [], logged: 0 };
+/** A new ledger for a schedule of `plan` starting at `generation`. */
+export function newLedger(plan: V3Plan, generation: number): ResourceLedger {
+  const info: Record<string, ResourceBudgetInfo> = {};
+  for (const { demand } of plan.budgets)
+    info[demand.budgetId] = {
+      owner: demand.ownerAddress,
+      resourceKind: demand.resourceKind,
+      unit: demand.unit,
+      accountingMode: demand.accountingMode,
+      limit: demand.limit,
+      windowTicks: demand.accountingMode === "windowed_counter" ? demand.windowTicks : null,
+    };
+  return { info, generation, budgets: {}, log: [], logged: 0 };
 }
 
 /** The first tick of the window containing `tick` (windowed budgets with `window_ticks`). */

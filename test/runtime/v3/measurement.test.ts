@@ -43,7 +43,13 @@ async function firstAttempt(mangle: Mangle) {
     const { invocations } = await manager.step(3);
     const [first] = invocations;
     assert.ok(first, "the first attempt ran");
-    return { first, count: invocations.length, manager, budgets: manager.resourceBudgets(), events: manager.resourceBudgetEvents() };
+    return {
+      first,
+      count: invocations.length,
+      manager,
+      budgets: manager.resourceBudgets(),
+      events: manager.resourceBudgetEvents(),
+    };
   } finally {
     await manager.close();
   }
