@@ -93,6 +93,8 @@ export interface V3Run {
   readonly measure?: Readonly<Record<string, number>>;
   readonly resetAt?: readonly number[];
   readonly store?: ControlPlaneStore | string;
+  /** Another manifest than the example's. */
+  readonly manifest?: unknown;
 }
 
 /** The v3 example's compiled model. */
@@ -126,8 +128,6 @@ export async function v3TraceOfRun(
   let step = 0;
   let manager: RuntimeManager | undefined;
   const closed = (summary: InvocationSummary) => {
-    const p = manager ? undefined : undefined;
-    void p;
     lines.push({
       kind: "attempt",
       step,
@@ -155,7 +155,7 @@ export async function v3TraceOfRun(
     });
   manager = await RuntimeManager.open({
     model: run.model,
-    manifest: v3Manifest(),
+    manifest: run.manifest ?? v3Manifest(),
     runtime,
     ...(run.store === undefined ? {} : { store: run.store }),
     stochasticControls: [

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import {
@@ -78,6 +79,22 @@ describe("RuntimeManager runs v3 as RAES, up to RAES's first throttle", () => {
     assert.equal(runtime.seen.length, 5);
     assert.equal(new Set(runtime.seen).size, 5);
     assert.deepEqual(advances, Array(40).fill(1));
+  });
+
+  it("reproduces a shared-pool throttle (protected capacity) through RAES's first throttle", async () => {
+    const expected = readV3Trace(join(V3_TRACES, "pool-protected-seed42.jsonl"));
+    const { lines, runtime, advances } = await v3TraceOfRun({
+      model: v3Model(),
+      manifest: JSON.parse(readFileSync(join(V3_TRACES, "images-protected-pool.manifest.json"), "utf8")),
+      seed: seed("42"),
+      steps: 30,
+      failEvery: 3,
+    });
+    const through = upToFirstThrottle(expected);
+    assert.equal(through.at(-1)?.throttle?.capacity_kind, "shared pool");
+    assert.equal(firstV3Difference(lines.slice(0, through.length), through), undefined);
+    assert.equal(new Set(runtime.seen).size, runtime.seen.length);
+    assert.deepEqual(advances, Array(30).fill(1));
   });
 
   it("reproduces a reset: time_segment budgets clear, run and reconciled budgets keep their totals", async () => {
