@@ -1,6 +1,8 @@
 export {
   DEFAULT_STORE_URL,
+  type ResourceUseRow,
   readStoreUrl,
+  resourceUseRows,
   STORE_URL_FORMS,
   type StoreLocation,
   type StoreUrlReading,

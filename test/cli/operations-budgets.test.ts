@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -7,8 +7,8 @@ import { ROOT } from "../helpers/example.js";
 import { V3_EXAMPLE, V3_MANIFEST } from "../runtime/v3/harness.js";
 import { raes } from "./cli.js";
 
-describe("raes operations --budgets (v3)", () => {
-  it("shows budget use per owner and window of a v3 run, as a table and as JSON", async () => {
+describe("raes operations --budgets and the timeline (v3)", () => {
+  it("show budget use per owner and window of a v3 run: a table, JSON and the timeline page", async () => {
     const dir = mkdtempSync(join(tmpdir(), "raes-v3-budgets-"));
     const store = `sqlite:${join(dir, "cp.db")}`;
     const run = await raes([
@@ -44,5 +44,15 @@ describe("raes operations --budgets (v3)", () => {
       table.stdout,
       /participant\.behavior\.participant-agent +participant-actions +500–600 +4 actions +24/,
     );
+    // The timeline shows the same use per owner and window in the participant's section.
+    const page = join(dir, "timeline.html");
+    const html = await raes(["history", "--html", page, "--store", store]);
+    assert.equal(html.code, 0, html.stderr);
+    const text = readFileSync(page, "utf8");
+    assert.match(
+      text,
+      /<tr data-budget="participant-actions"><td>participant\.behavior\.participant-agent<\/td><td>participant-actions<\/td><td>500–600<\/td><td>4 \/ 24 actions<\/td>/,
+    );
+    assert.match(text, /<tr data-budget="images">.*?<td>27 \/ 40 images<\/td>/);
   });
 });
