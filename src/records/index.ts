@@ -63,6 +63,19 @@ export {
   OperatorDecisionKind,
 } from "./operator.js";
 export {
+  RESOURCE_LOG_LIMIT,
+  type ResourceBudgetEvent,
+  type ResourceBudgetInfo,
+  type ResourceBudgetShare,
+  type ResourceBudgetStateView,
+  type ResourceHold,
+  type ResourceLedger,
+  type ResourceLogEntry,
+  ResourceTransition,
+  type ResourceUseRow,
+  resourceUseRows,
+} from "./resource.js";
+export {
   type ActivityContinuation,
   type ActivityLifecycle,
   type ClockRecord,

@@ -44,6 +44,12 @@ export const RuntimeErrorCode = {
   participants_failed: "runtime.participants-failed",
   /** The manager was closed. */
   manager_closed: "runtime.manager-closed",
+  /** A v3 reservation found a budget or pool without room; nothing reached the native runtime (RAES's code). */
+  participant_resource_throttled: "runtime.participant-resource-throttled",
+  /** A v3 result's measurement vector is missing, incomplete or foreign; the reservation is released (RAES's code). */
+  participant_resource_measurement_untrusted: "runtime.participant-resource-measurement-untrusted",
+  /** A v3 result measured more than it reserved, less than zero, or without evidence; released (RAES's code). */
+  participant_resource_measurement_invalid: "runtime.participant-resource-measurement-invalid",
   /** A v2 policy names a stochastic control the run did not supply (RAES's code). */
   activity_control_unbound: "runtime.participant-activity-control-unbound",
   /** A supplied stochastic control is malformed or supplied twice. */

@@ -13,6 +13,7 @@ export {
   type InvocationSummary,
   type LateOutcome,
   type RecoveredInvocation,
+  type ResourceOutcome,
   recoverInterruptedInvocations,
   settleInterrupted,
 } from "./invocation/index.js";
@@ -22,6 +23,7 @@ export {
   type PacedRunSummary,
   type PacedStep,
   type ParticipantCrossingPolicy,
+  type ResourceThrottle,
   RuntimeManager,
   type RuntimeManagerOptions,
   type RuntimeObserver,
@@ -62,6 +64,12 @@ export {
   resolveActivityControls,
   type StochasticControl,
 } from "./v2/index.js";
+export {
+  MeasurementCode,
+  type ParticipantResourceMeasurement,
+  type ResourceMeasurementRequirement,
+  type ResourcePoolStateView,
+} from "./v3/index.js";
 export {
   type AutonomousExecutionState,
   type ContextViewOptions,

@@ -1,4 +1,5 @@
 import type { InvocationToolActionPort } from "../port/index.js";
+import type { ParticipantResourceMeasurement, ResourceMeasurementRequirement } from "./v3/index.js";
 
 /** RAES participant action result statuses. */
 export const ParticipantActionStatus = {
@@ -36,6 +37,11 @@ export interface ParticipantActionRequest {
   readonly episodeId: string;
   readonly participantImplementationRef: string;
   readonly ordinal: number;
+  /**
+   * Under v3: what the native runtime must measure, one entry per reserved budget. The result must
+   * return one `resourceMeasurements` entry for each (docs/guide/harness.md#autonomous-execution-v3).
+   */
+  readonly resourceMeasurementRequirements?: readonly ResourceMeasurementRequirement[];
 }
 
 /** What the participant sees of the shared clock and its own schedule at dispatch. */
@@ -61,6 +67,8 @@ export interface ParticipantActionResult {
   /** What the participant observed, in its own words (RAES's `observations`). */
   readonly observations?: readonly string[];
   readonly evidenceRefs?: readonly string[];
+  /** Under v3: the measured vector, one entry per `resourceMeasurementRequirements` entry of the request. */
+  readonly resourceMeasurements?: readonly ParticipantResourceMeasurement[];
 }
 
 /** A participant implementation's identity, as in RAES's implementation selection. */

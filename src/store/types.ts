@@ -25,6 +25,7 @@ export {
   type OperationCursor,
   type OperationEntry,
   type OperationQuery,
+  type ResourceLedger,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,

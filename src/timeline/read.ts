@@ -2,7 +2,13 @@ import { verifyStore } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
 import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
-import { type ControlPlaneStore, eventPages, type HistoryQuery, operationPages } from "../store/index.js";
+import {
+  type ControlPlaneStore,
+  eventPages,
+  type HistoryQuery,
+  operationPages,
+  resourceUseRows,
+} from "../store/index.js";
 import type { TimelineChain, TimelineEvent, TimelineInput, TimelineScheduler } from "./model/index.js";
 
 /** From this many actions on, the timeline lists operations in one read rather than one read each. */
@@ -89,6 +95,7 @@ export async function readTimelineInput(
       lifecycle: scheduler.lifecycle,
       ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
+      ...(scheduler.resources === undefined ? {} : { budgets: resourceUseRows([scheduler]) }),
     }));
   const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
   return { events, operations, schedulers, ...(chain === null ? {} : { chain }) };

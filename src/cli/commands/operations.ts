@@ -6,6 +6,8 @@ import {
   OperationKind,
   type OperationQuery,
   OperationState,
+  type ResourceUseRow,
+  resourceUseRows,
 } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { printJson } from "../exit.js";
@@ -28,6 +30,7 @@ interface OperationsOptions {
   readonly since?: string;
   readonly limit: number;
   readonly needsOperator?: boolean;
+  readonly budgets?: boolean;
   readonly wide?: boolean;
   readonly json?: boolean;
 }
@@ -138,6 +141,49 @@ function tableOf(
   return tableLines(columns, cells, wide ? undefined : TABLE_WIDTH);
 }
 
+/** The `--budgets` table: v3 budget use per owner and window (docs/guide/harness.md#autonomous-execution-v3). */
+function budgetTable(rows: readonly ResourceUseRow[], wide: boolean): string[] {
+  const columns: Column[] = [
+    { header: "OWNER" },
+    { header: "BUDGET" },
+    ...(wide ? [{ header: "KIND" }] : []),
+    { header: "WINDOW" },
+    { header: "USED" },
+    { header: "LIMIT" },
+    { header: "RESERVED" },
+    { header: "THROTTLED" },
+    { header: "GEN" },
+    ...(wide ? [{ header: "POLICY" }] : []),
+  ];
+  const cells = rows.map((r) => [
+    r.owner,
+    r.budget_id,
+    ...(wide ? [r.resource_kind] : []),
+    r.window ? `${r.window[0]}–${r.window[1]}` : "-",
+    `${r.used} ${r.unit}`,
+    String(r.limit),
+    String(r.reserved),
+    String(r.throttled),
+    String(r.generation),
+    ...(wide ? [r.policy_address] : []),
+  ]);
+  return tableLines(columns, cells, wide ? undefined : TABLE_WIDTH);
+}
+
+/** Prints `--budgets`: every stored v3 budget's use in its current window, per owner. */
+async function printBudgets(options: OperationsOptions): Promise<void> {
+  const rows = await withStore(
+    options.store,
+    async (store) => resourceUseRows(await store.listSchedulers()),
+    {
+      create: false,
+    },
+  );
+  if (options.json) return printJson({ budgets: rows });
+  if (rows.length === 0) return printNothingMatched("v3 resource budgets", options.store);
+  for (const line of budgetTable(rows, options.wide === true)) process.stdout.write(`${line}\n`);
+}
+
 /** The listed rows: what waits for a person with `--needs-operator`, else the filtered operations. */
 async function listRows(store: ControlPlaneStore, options: OperationsOptions): Promise<Row[]> {
   const { listOperationsWithOwners, listOperatorWaits } = await import("../../operations/index.js");
@@ -196,6 +242,12 @@ export function registerOperationsCommand(program: Command): void {
           "only what waits for a person (unresolved indeterminate actions), each marked with what it needs",
         ).conflicts(["state", "kind"]),
       )
+      .addOption(
+        new Option(
+          "--budgets",
+          'v3 resource budget use per owner and window instead of operations (with --json: {"budgets": [...]})',
+        ).conflicts(["needsOperator", "state", "kind", "participant", "since"]),
+      )
       .option(
         "--since <time>",
         "only operations created at or after TIME (ISO-8601, or 90s, 15m, 2h, 7d ago)",
@@ -205,6 +257,7 @@ export function registerOperationsCommand(program: Command): void {
       .option("--wide", "print whole ids, times and participants (the table is then wider than 120 columns)")
       .option("--json", 'print {"operations": [...]} as JSON'),
   ).action(async (options: OperationsOptions) => {
+    if (options.budgets) return printBudgets(options);
     const { ownedOperationPages, ownerPhrase, shortOperationId } = await import("../../operations/index.js");
     // JSON streams a page at a time, each page written before the next is read (docs/hardening.md).
     if (options.json && options.needsOperator !== true)

@@ -160,6 +160,22 @@ export class InvocationTrace implements ToolActionObserver {
     };
   }
 
+  /**
+   * The v3 resource outcome on the invocation span: `raes.resource.result` and, per budget,
+   * `raes.resource.reserved.<budget>` and `raes.resource.measured.<budget>` (the committed vector).
+   */
+  resources(
+    result: string,
+    reserved: Readonly<Record<string, number>>,
+    measured: Readonly<Record<string, number>> | undefined,
+  ): void {
+    this.#span.setAttribute("raes.resource.result", result);
+    for (const [budget, n] of Object.entries(reserved))
+      this.#span.setAttribute(`raes.resource.reserved.${budget}`, n);
+    for (const [budget, n] of Object.entries(measured ?? {}))
+      this.#span.setAttribute(`raes.resource.measured.${budget}`, n);
+  }
+
   /** Ends the invocation span once its close is committed (or failed to commit). */
   end(state: string, outerStatus: string | undefined, error?: unknown): void {
     for (const span of this.#actions.values()) span.end();

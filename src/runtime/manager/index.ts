@@ -14,3 +14,4 @@ export {
 } from "./paced-run.js";
 export { type WallPacing, wallPacing } from "./pacing.js";
 export { realTimePacing } from "./service-pacing.js";
+export type { ResourceThrottle } from "./v3.js";

@@ -4,7 +4,12 @@ import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from 
 import type { Operation } from "../../operations/index.js";
 import { decisionNote, newOwnerId, operatorIdentity } from "../../operations/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../../port/index.js";
-import { type ChainAnchor, jcsDigest } from "../../records/index.js";
+import {
+  type ChainAnchor,
+  jcsDigest,
+  type ResourceBudgetEvent,
+  type ResourceBudgetStateView,
+} from "../../records/index.js";
 import {
   type ControlPlaneStore,
   MemoryControlPlaneStore,
@@ -34,6 +39,7 @@ import {
 } from "../schedule/index.js";
 import type { ParticipantRuntime } from "../types.js";
 import { resolveActivityControls, type StochasticControl } from "../v2/index.js";
+import type { ResourcePoolStateView } from "../v3/index.js";
 import {
   type AutonomousExecutionState,
   autonomousExecutionStates,
@@ -57,6 +63,7 @@ import {
 } from "./paced-run.js";
 import { ServicePacing } from "./service-pacing.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
+import { type ResourceThrottle, resourceViews, settleInterruptedHolds, type V3Run, v3Plans } from "./v3.js";
 
 /** An installed participant-crossing policy; while one is installed no tool action is admitted. */
 export interface ParticipantCrossingPolicy {
@@ -71,6 +78,8 @@ export interface RuntimeObserver {
   lateResultDiscarded?(invocationId: string, how: LateOutcome): void;
   /** This process's share of the participants changed (processes joined or left, leases handed over). */
   shareChanged?(share: ParticipantShare): void;
+  /** A v3 attempt was throttled and held back; nothing reached the native runtime (DESIGN §15). */
+  resourceThrottled?(throttle: ResourceThrottle): void;
 }
 
 /** Options of `RuntimeManager.open`. */
@@ -134,6 +143,7 @@ export class RuntimeManager {
   readonly #v2: readonly ScheduleSpec[];
   readonly #concurrency: number;
   readonly #pacing: ServicePacing;
+  readonly #v3: V3Run;
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -155,6 +165,8 @@ export class RuntimeManager {
     this.#ctx = ctx;
     this.#observer = observer;
     this.#v2 = v2;
+    const throttled = observer?.resourceThrottled;
+    this.#v3 = { plans: v3Plans(v2), ...(throttled ? { onThrottle: (t) => throttled(t) } : {}) };
   }
 
   /**
@@ -195,6 +207,7 @@ export class RuntimeManager {
       offers,
       toolActionLimits: limits,
       crossingPolicyInstalled: options.crossingPolicy !== undefined,
+      resourcePools: check.manifest.participantRuntime.resourceBudgets?.configuredPools ?? [],
     });
     const ownsStore = typeof options.store === "string" || options.store === undefined;
     const store =
@@ -255,6 +268,8 @@ export class RuntimeManager {
       });
       const v2 = v2Order(specs);
       const manager = new RuntimeManager(store, ownsStore, book, ctx, v2, inFlight, pacing, options.observer);
+      // Reservations a dead process held: settled as their invocations were (consumed, no measurement).
+      await settleInterruptedHolds(ctx, book);
       const changed = book.takePolicyChanges();
       if (changed.length > 0) {
         const policies = [...new Set(changed.map((spec) => spec.policy.address))].join(", ");
@@ -453,6 +468,28 @@ export class RuntimeManager {
   /** How many participants this process owns, of how many, among how many live processes (as of its last step). */
   share = (): ParticipantShare => this.#book.share();
 
+  /**
+   * The v3 budget events of the schedules this manager owns (DESIGN §15): `reserve`, `commit`,
+   * `release` and `throttle`, one per budget (a throttle names the budget without room), in tick order.
+   * Each schedule keeps its last 64 operations (and throttles).
+   *
+   * @example
+   * const throttles = manager.resourceBudgetEvents().filter((e) => e.transition === "throttle");
+   */
+  resourceBudgetEvents(): ResourceBudgetEvent[] {
+    return resourceViews(this.#book, this.#v2, this.#v3).events;
+  }
+
+  /** Every v3 budget's state (RAES's fields, plus the current window of windowed budgets), by policy. */
+  resourceBudgets(): ResourceBudgetStateView[] {
+    return resourceViews(this.#book, this.#v2, this.#v3).budgets;
+  }
+
+  /** Every physical pool the v3 budgets draw on, with its use across policies. */
+  resourcePools(): ResourcePoolStateView[] {
+    return resourceViews(this.#book, this.#v2, this.#v3).pools;
+  }
+
   /** The participants this manager owns, with their scheduler lifecycle. */
   schedulers(): ReturnType<ScheduleBook["describe"]> {
     return this.#book.describe();
@@ -487,7 +524,7 @@ export class RuntimeManager {
     if (only) throw only.error;
     // v2 participants run serially in RAES's order, each finishing its due attempts first.
     const closed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
-    invocations.push(...(await runV2Work(this.#ctx, this.#book, this.#v2, due, closed)));
+    invocations.push(...(await runV2Work(this.#ctx, this.#book, this.#v2, due, closed, this.#v3)));
     return invocations;
   }
 

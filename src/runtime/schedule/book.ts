@@ -247,6 +247,16 @@ export class ScheduleBook {
     return { spec, scheduler };
   }
 
+  /** The generation of a clock as this process last saw it (0 before it first moves). */
+  generationOf(clockAddress: string): number {
+    return this.#clocks.get(clockAddress)?.generation ?? 0;
+  }
+
+  /** The tick of a clock as this process last saw it. */
+  tickOf(clockAddress: string): number {
+    return this.#clocks.get(clockAddress)?.tick ?? 0;
+  }
+
   /** Where the shared clock stands for an invocation of this schedule at this tick. */
   clockFor(spec: ScheduleSpec, tick: number): InvocationClock {
     return this.#clocks.clockFor(spec, tick);

@@ -221,6 +221,8 @@ CREATE TABLE operator_chain (
 `,
   // Only an action raes-ts withholds from here on has a reason; older rows keep none.
   15: "ALTER TABLE tool_actions ADD COLUMN withheld_reason text;",
+  // Written with the scheduler row, so a reservation commits with the invocation that holds it.
+  18: "ALTER TABLE schedulers ADD COLUMN resources text;",
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */

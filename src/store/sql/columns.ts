@@ -24,6 +24,7 @@ export const SCHEDULER_COLUMNS: readonly Column[] = [
   ["attempt_bound", "bigint"],
   ["stream_fingerprint", "text"],
   ["policy_digest", "text"],
+  ["resources", "text"],
   ["updated_at", "text"],
 ];
 

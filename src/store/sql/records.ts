@@ -8,6 +8,7 @@ import type {
   ParticipantToolActionRequest,
   RefusedCall,
   ResolutionRecord,
+  ResourceLedger,
   ToolActionPhase,
   ToolActionSettlement,
 } from "../../records/index.js";
@@ -59,6 +60,8 @@ export interface SchedulerRow {
   attempt_bound: number | null;
   stream_fingerprint: string | null;
   policy_digest?: string | null;
+  /** The v3 resource ledger as JSON text; null for v1 and v2 schedules, absent before schema step 18. */
+  resources?: string | null;
   updated_at: string;
 }
 
@@ -262,6 +265,7 @@ export function schedulerRow(s: SchedulerRecord): SchedulerRow {
     attempt_bound: s.maxActionAttempts ?? null,
     stream_fingerprint: s.streamFingerprint ?? null,
     policy_digest: s.policyDigest ?? null,
+    resources: s.resources === undefined ? null : JSON.stringify(s.resources),
     updated_at: s.updatedAt,
   };
 }
@@ -288,6 +292,9 @@ export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
       ? {}
       : { streamFingerprint: r.stream_fingerprint }),
     ...(r.policy_digest === null || r.policy_digest === undefined ? {} : { policyDigest: r.policy_digest }),
+    ...(r.resources === null || r.resources === undefined
+      ? {}
+      : { resources: JSON.parse(r.resources) as ResourceLedger }),
     updatedAt: r.updated_at,
   };
 }

@@ -1,6 +1,7 @@
 import type { HistoryEvent, InvocationToolContext } from "../../history/index.js";
 import type { Operation } from "../../operations/index.js";
 import type { ContinuationView } from "../../runtime/index.js";
+import type { ResourceUseRow } from "../../store/index.js";
 
 /**
  * The part of a history event the timeline draws: a history event is one, and the timeline's reader
@@ -36,6 +37,8 @@ export interface TimelineScheduler {
   readonly stopReason?: string;
   /** A v2 scheduler's continuation (RAES's fields). */
   readonly continuation?: ContinuationView;
+  /** A v3 scheduler's budget use per owner and window. */
+  readonly budgets?: readonly ResourceUseRow[];
 }
 
 /** What the timeline page is drawn from. */

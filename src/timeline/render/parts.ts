@@ -102,11 +102,26 @@ export function participantSection(participant: TimelineParticipant, storeUrl: s
     `<p class="muted">${participant.invocations.length} invocation${participant.invocations.length === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
     `<div class="schedulers">${schedulers}</div></header>`,
     resolutionSummary(participant, storeUrl),
+    budgetUse(participant),
     rows.length === 0 ? "" : `<ol class="invocations"></ol>`,
     pager,
     empty,
     "</section>",
   ].join("");
+}
+
+/** A v3 participant's budget use per owner and window (docs/guide/harness.md#autonomous-execution-v3). */
+function budgetUse(participant: TimelineParticipant): string {
+  const rows = participant.schedulers.flatMap((s) => s.budgets ?? []);
+  if (rows.length === 0) return "";
+  const cell = (text: string) => `<td>${escapeHtml(text)}</td>`;
+  const body = rows
+    .map(
+      (r) =>
+        `<tr data-budget="${escapeHtml(r.budget_id)}">${cell(r.owner)}${cell(r.budget_id)}${cell(r.window ? `${r.window[0]}–${r.window[1]}` : "—")}${cell(`${r.used} / ${r.limit} ${r.unit}`)}${cell(String(r.reserved))}${cell(String(r.throttled))}</tr>`,
+    )
+    .join("");
+  return `<details class="budgets"><summary>Resource budgets (v3): use per owner and window</summary><table><thead><tr><th>owner</th><th>budget</th><th>window</th><th>used / limit</th><th>reserved</th><th>throttled</th></tr></thead><tbody>${body}</tbody></table></details>`;
 }
 
 /**
