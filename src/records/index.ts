@@ -59,6 +59,31 @@ export {
   OperatorDecisionKind,
 } from "./operator.js";
 export {
+  type EpisodeStep,
+  initializeEpisode,
+  nextEpisode,
+  terminateEpisode,
+} from "./participant-episode.js";
+export {
+  acceptsWork,
+  type ControlStep,
+  controlTransition,
+  EPISODE_STATE_SCHEMA,
+  type EpisodeControlAction,
+  type EpisodeEventType,
+  type EpisodeStatus,
+  type EpisodeTerminalReason,
+  EXECUTION_SERVICE_STATE_SCHEMA,
+  ExecutionControlAction,
+  type ExecutionLifecycle,
+  MAX_SERVICE_EVIDENCE_REFS,
+  ParticipantControlCode,
+  type ParticipantEpisodeEvent,
+  type ParticipantEpisodeState,
+  type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
+} from "./participant-service.js";
+export {
   type ActivityContinuation,
   type ActivityLifecycle,
   type ClockRecord,
