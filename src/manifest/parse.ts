@@ -291,15 +291,24 @@ function parseRuntime(sink: DiagnosticSink, runtime: JsonObject, path: string): 
  * `supports_execution_control` is true ("execution control is missing required actions").
  */
 function parseControlActions(sink: DiagnosticSink, runtime: JsonObject, path: string): readonly string[] {
-  const actions = readStringList(sink, runtime, "supported_execution_control_actions", path, "optional") ?? [];
+  const actions =
+    readStringList(sink, runtime, "supported_execution_control_actions", path, "optional") ?? [];
   const at = `${path}${pointer("supported_execution_control_actions")}`;
   const known: readonly string[] = EXECUTION_CONTROL_ACTIONS;
   const unknown = actions.filter((action) => !known.includes(action));
   if (unknown.length > 0)
-    sink.error(Code.invalid_value, at, `unsupported execution control actions: ${[...unknown].sort().join(", ")}`);
+    sink.error(
+      Code.invalid_value,
+      at,
+      `unsupported execution control actions: ${[...unknown].sort().join(", ")}`,
+    );
   const missing = known.filter((action) => !actions.includes(action));
   if (runtime.supports_execution_control === true && missing.length > 0)
-    sink.error(Code.invalid_value, at, `execution control is missing required actions: ${missing.join(", ")}`);
+    sink.error(
+      Code.invalid_value,
+      at,
+      `execution control is missing required actions: ${missing.join(", ")}`,
+    );
   return actions;
 }
 
@@ -309,7 +318,13 @@ function parseTime(sink: DiagnosticSink, root: JsonObject): { readonly time?: Ti
   const time = asObject(sink, root.time, pointer("time"), "time");
   if (time === undefined) return {};
   reportUnknownKeys(sink, time, pointer("time"), TIME_KEYS);
-  const coordinated = readBoolean(sink, time, "supports_coordinated_participant_reset", pointer("time"), "optional");
+  const coordinated = readBoolean(
+    sink,
+    time,
+    "supports_coordinated_participant_reset",
+    pointer("time"),
+    "optional",
+  );
   return { time: { supportsCoordinatedParticipantReset: coordinated === true } };
 }
 

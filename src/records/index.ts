@@ -59,12 +59,6 @@ export {
   OperatorDecisionKind,
 } from "./operator.js";
 export {
-  type EpisodeStep,
-  initializeEpisode,
-  nextEpisode,
-  terminateEpisode,
-} from "./participant-episode.js";
-export {
   acceptsWork,
   type ControlStep,
   controlTransition,
@@ -72,17 +66,21 @@ export {
   type EpisodeControlAction,
   type EpisodeEventType,
   type EpisodeStatus,
+  type EpisodeStep,
   type EpisodeTerminalReason,
   EXECUTION_SERVICE_STATE_SCHEMA,
   ExecutionControlAction,
   type ExecutionLifecycle,
+  initializeEpisode,
   MAX_SERVICE_EVIDENCE_REFS,
+  nextEpisode,
   ParticipantControlCode,
   type ParticipantEpisodeEvent,
   type ParticipantEpisodeState,
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
-} from "./participant-service.js";
+  terminateEpisode,
+} from "./participant/index.js";
 export {
   type ActivityContinuation,
   type ActivityLifecycle,

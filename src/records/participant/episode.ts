@@ -7,7 +7,7 @@ import {
   ParticipantControlCode,
   type ParticipantEpisodeEvent,
   type ParticipantEpisodeState,
-} from "./participant-service.js";
+} from "./service.js";
 
 /**
  * RAES's participant episode lifecycle (ADR-013; ADR-054 §4): initialize, reset, restart and
@@ -98,7 +98,8 @@ export function nextEpisode(
   at: string,
 ): ControlStep<EpisodeStep> {
   if (participantAddress === "") return rejected("participant_address must be non-empty");
-  if (current === null) return rejected(`cannot ${action} participant '${participantAddress}': no live episode`);
+  if (current === null)
+    return rejected(`cannot ${action} participant '${participantAddress}': no live episode`);
   const terminated = current.status === "terminated";
   if (action === "reset" && terminated)
     return rejected(`cannot reset terminated participant '${participantAddress}'; use restart`);
