@@ -22,6 +22,9 @@ export {
   RegistrationErrorCode,
 } from "./manifest/index.js";
 export {
+  type ControlOutcome,
+  type ControlRequest,
+  controlParticipant,
   ResolutionError,
   ResolutionRefusal,
   resolveToolAction,
@@ -44,6 +47,7 @@ export {
 } from "./port/index.js";
 export {
   canonicalDigest,
+  ExecutionControlAction,
   type HistoryEvent,
   HistoryEventType,
   type InvocationToolContext,
@@ -54,6 +58,11 @@ export {
   OperationKind,
   type OperationQuery,
   OperationState,
+  ParticipantControlCode,
+  type ParticipantEpisodeEvent,
+  type ParticipantEpisodeState,
+  type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
   SchedulerLifecycle,
   SchedulerStopReason,
   ToolActionPhase,
@@ -75,7 +84,10 @@ export {
   type ParticipantActionRequest,
   type ParticipantActionResult,
   ParticipantActionStatus,
+  ParticipantControlError,
+  type ParticipantControlOptions,
   type ParticipantCrossingPolicy,
+  type ParticipantEpisodeResetRequest,
   type ParticipantFailure,
   type ParticipantRuntime,
   type ParticipantSnapshot,

@@ -2,6 +2,7 @@
 export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "../operations/index.js";
 export { type RuntimeTimers, sleep, systemTimers } from "./clock/index.js";
 export {
+  ParticipantControlError,
   type ParticipantFailure,
   ParticipantsFailedError,
   RuntimeError,
@@ -21,6 +22,7 @@ export {
   type PacedRunOptions,
   type PacedRunSummary,
   type PacedStep,
+  type ParticipantControlOptions,
   type ParticipantCrossingPolicy,
   RuntimeManager,
   type RuntimeManagerOptions,
@@ -49,6 +51,7 @@ export {
   type ParticipantActionRequest,
   type ParticipantActionResult,
   ParticipantActionStatus,
+  type ParticipantEpisodeResetRequest,
   type ParticipantRuntime,
   type ParticipantSnapshot,
 } from "./types.js";

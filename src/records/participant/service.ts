@@ -125,6 +125,16 @@ export interface ParticipantServiceRecord {
   /** 1 when first written, then one more per write: a write names the revision it replaces (compare-and-set). */
   readonly revision: number;
   readonly service: ParticipantExecutionServiceState;
+  /**
+   * The controls the runtime's manifest allows (`supported_execution_control_actions` when it declares
+   * `supports_execution_control`, else none), written by the runtime so another process can check them.
+   */
+  readonly controlActions: readonly ExecutionControlAction[];
+  /**
+   * The shared clock's generation this record has followed: a clock reset (a higher clock generation)
+   * moves the service to the next generation and the episode to the clock's new segment.
+   */
+  readonly clockGeneration: number;
   /** The current episode; null before the first is initialized. */
   readonly episode: ParticipantEpisodeState | null;
   /** Every episode event of this participant, oldest first. */

@@ -228,6 +228,8 @@ CREATE TABLE participant_services (
   participant_address text PRIMARY KEY,
   revision bigint NOT NULL,
   service text NOT NULL,
+  control_actions text NOT NULL,
+  clock_generation bigint NOT NULL,
   episode text,
   episode_history text NOT NULL,
   updated_at text NOT NULL

@@ -4,9 +4,9 @@ import { withDecision } from "./decisions.js";
 import type { Queryable } from "./sticky.js";
 
 const INSERT_SERVICE = `INSERT INTO participant_services (${SERVICE_COLUMNS.join(", ")})
-  VALUES ($1::text, $2::bigint, $3::text, $4::text, $5::text, $6::text) ON CONFLICT (participant_address) DO NOTHING`;
-const UPDATE_SERVICE = `UPDATE participant_services SET revision = $2::bigint, service = $3::text, episode = $4::text,
-  episode_history = $5::text, updated_at = $6::text WHERE participant_address = $1::text AND revision = $2::bigint - 1`;
+  VALUES ($1::text, $2::bigint, $3::text, $4::text, $5::bigint, $6::text, $7::text, $8::text) ON CONFLICT (participant_address) DO NOTHING`;
+const UPDATE_SERVICE = `UPDATE participant_services SET revision = $2::bigint, service = $3::text, control_actions = $4::text,
+  clock_generation = $5::bigint, episode = $6::text, episode_history = $7::text, updated_at = $8::text WHERE participant_address = $1::text AND revision = $2::bigint - 1`;
 
 /**
  * Writes a participant's service record over the revision before it (inserts revision 1 when absent),

@@ -5,6 +5,8 @@ export interface ServiceRow {
   readonly participant_address: string;
   readonly revision: number | string;
   readonly service: string;
+  readonly control_actions: string;
+  readonly clock_generation: number | string;
   readonly episode: string | null;
   readonly episode_history: string;
   readonly updated_at: string;
@@ -15,6 +17,8 @@ export const SERVICE_COLUMNS = [
   "participant_address",
   "revision",
   "service",
+  "control_actions",
+  "clock_generation",
   "episode",
   "episode_history",
   "updated_at",
@@ -26,6 +30,8 @@ export function serviceRow(record: ParticipantServiceRecord): ServiceRow {
     participant_address: record.participantAddress,
     revision: record.revision,
     service: JSON.stringify(record.service),
+    control_actions: JSON.stringify(record.controlActions),
+    clock_generation: record.clockGeneration,
     episode: record.episode === null ? null : JSON.stringify(record.episode),
     episode_history: JSON.stringify(record.episodeHistory),
     updated_at: record.updatedAt,
@@ -38,6 +44,8 @@ export function serviceRecord(row: ServiceRow): ParticipantServiceRecord {
     participantAddress: row.participant_address,
     revision: Number(row.revision),
     service: JSON.parse(row.service) as ParticipantServiceRecord["service"],
+    controlActions: JSON.parse(row.control_actions) as ParticipantServiceRecord["controlActions"],
+    clockGeneration: Number(row.clock_generation),
     episode: row.episode === null ? null : (JSON.parse(row.episode) as ParticipantServiceRecord["episode"]),
     episodeHistory: JSON.parse(row.episode_history) as ParticipantServiceRecord["episodeHistory"],
     updatedAt: row.updated_at,

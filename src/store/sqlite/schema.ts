@@ -194,6 +194,8 @@ CREATE TABLE participant_services (
   participant_address TEXT PRIMARY KEY,
   revision INTEGER NOT NULL,
   service TEXT NOT NULL,
+  control_actions TEXT NOT NULL,
+  clock_generation INTEGER NOT NULL,
   episode TEXT,
   episode_history TEXT NOT NULL,
   updated_at TEXT NOT NULL

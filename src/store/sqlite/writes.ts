@@ -331,7 +331,8 @@ export class SqliteWrites {
           `${insert("participant_services", SERVICE_COLUMNS)} ON CONFLICT (participant_address) DO NOTHING`,
         ),
         update: this.#db.prepare(
-          "UPDATE participant_services SET revision = @revision, service = @service, episode = @episode, " +
+          "UPDATE participant_services SET revision = @revision, service = @service, " +
+            "control_actions = @control_actions, clock_generation = @clock_generation, episode = @episode, " +
             "episode_history = @episode_history, updated_at = @updated_at " +
             "WHERE participant_address = @participant_address AND revision = @revision - 1",
         ),
