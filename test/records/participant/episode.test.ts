@@ -3,10 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { controlEpisode } from "../../../src/operations/index.js";
-import {
-  EXECUTION_SERVICE_STATE_SCHEMA,
-  type ParticipantServiceRecord,
-} from "../../../src/records/index.js";
+import { EXECUTION_SERVICE_STATE_SCHEMA, type ParticipantServiceRecord } from "../../../src/records/index.js";
 import { MemoryControlPlaneStore } from "../../../src/store/index.js";
 import { ROOT } from "../../helpers/example.js";
 
@@ -92,7 +89,8 @@ describe("participant episodes against RAES's recorded answers (ADR-013, ADR-054
         continue;
       }
       assert.equal(outcome.ok, step.success, label);
-      if (!outcome.ok) assert.deepEqual([outcome.code, outcome.message], [step.codes[0], step.messages[0]], label);
+      if (!outcome.ok)
+        assert.deepEqual([outcome.code, outcome.message], [step.codes[0], step.messages[0]], label);
     }
     for (const p of participants) {
       const record = await store.getParticipantService(p);
