@@ -20,7 +20,9 @@ const fixture = (name: string) =>
 const CONTROL = fixture("execution-control.json");
 const REGISTRATION = fixture("registration.json");
 
-function controlledManifest(edit: (m: Record<string, any>) => void = () => undefined): Record<string, any> {
+type ManifestJson = ReturnType<typeof exampleManifest>;
+
+function controlledManifest(edit: (m: ManifestJson) => void = () => undefined): ManifestJson {
   const manifest = exampleManifest();
   manifest.participant_runtime.supports_execution_control = true;
   manifest.participant_runtime.supported_execution_control_actions = ACTIONS;
@@ -166,7 +168,7 @@ describe("RuntimeManager execution control", () => {
 });
 
 describe("coordinated participant reset (RAES's registration and admission)", () => {
-  const coordinated = (value: boolean) => (m: Record<string, any>) => {
+  const coordinated = (value: boolean) => (m: ManifestJson) => {
     m.time = { supports_coordinated_participant_reset: value };
   };
 
