@@ -566,8 +566,16 @@ export class RuntimeManager {
     return this.#book.dueNow();
   }
 
-  #refreshServices(): Promise<void> {
-    return refreshServices(this.store, this.#book, this.#services.specs, this.#seen, this.#ctx.now());
+  /** Reads the services; a store that cannot answer is the ledger's unavailability, as in an invocation's writes. */
+  async #refreshServices(): Promise<void> {
+    try {
+      await refreshServices(this.store, this.#book, this.#services.specs, this.#seen, this.#ctx.now());
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      throw new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
+        cause: error,
+      });
+    }
   }
 
   #specOf(participantAddress: string): ScheduleSpec | undefined {
