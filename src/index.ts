@@ -22,6 +22,9 @@ export {
   RegistrationErrorCode,
 } from "./manifest/index.js";
 export {
+  type ControlOutcome,
+  type ControlRequest,
+  controlParticipant,
   ResolutionError,
   ResolutionRefusal,
   resolveToolAction,
@@ -44,6 +47,7 @@ export {
 } from "./port/index.js";
 export {
   canonicalDigest,
+  ExecutionControlAction,
   type HistoryEvent,
   HistoryEventType,
   type InvocationToolContext,
@@ -56,6 +60,11 @@ export {
   OperationKind,
   type OperationQuery,
   OperationState,
+  ParticipantControlCode,
+  type ParticipantEpisodeEvent,
+  type ParticipantEpisodeState,
+  type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
   type ResourceBudgetEvent,
   type ResourceBudgetStateView,
   ResourceTransition,
@@ -84,7 +93,10 @@ export {
   type ParticipantActionResult,
   ParticipantActionStatus,
   type ParticipantContextView,
+  ParticipantControlError,
+  type ParticipantControlOptions,
   type ParticipantCrossingPolicy,
+  type ParticipantEpisodeResetRequest,
   type ParticipantFailure,
   type ParticipantHistoryView,
   type ParticipantResourceMeasurement,

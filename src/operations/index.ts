@@ -4,6 +4,16 @@ export {
   toolActionOperationState,
 } from "../records/index.js";
 export {
+  type ControlClock,
+  type ControlOutcome,
+  type ControlRequest,
+  controlEpisode,
+  controlParticipant,
+  defaultEpisodeId,
+  type EpisodeOutcome,
+  type EpisodeRequest,
+} from "./control.js";
+export {
   inFlight,
   listOperationsWithOwners,
   type OperationOwner,

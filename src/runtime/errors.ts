@@ -1,6 +1,6 @@
 import { RegistrationErrorCode } from "../manifest/index.js";
 import { ParticipantToolActionRefusal } from "../port/index.js";
-import { codeOf } from "../records/index.js";
+import { codeOf, type ParticipantControlCode } from "../records/index.js";
 import { LeaseLostError } from "../store/index.js";
 /** Codes of errors the runtime manager raises (refusals of the port are answers, not errors). */
 export const RuntimeErrorCode = {
@@ -64,6 +64,13 @@ export const RuntimeErrorCode = {
    * only a reset starts the participant again.
    */
   scheduler_not_resumable: "runtime.scheduler-not-resumable",
+  /**
+   * RAES's admission code: the manifest's `time` capabilities lack coordinated participant reset while a
+   * policy's progression resets or replays its clock.
+   */
+  autonomous_execution_unsupported: "participant.autonomous-execution-unsupported",
+  /** RAES's code: a clock reset with autonomous participants under a manifest without coordinated participant reset. */
+  coordinated_reset_unsupported: "runtime.coordinated-participant-reset-unsupported",
 } as const;
 /** A runtime error code. */
 export type RuntimeErrorCode = (typeof RuntimeErrorCode)[keyof typeof RuntimeErrorCode];
@@ -82,6 +89,16 @@ export class RuntimeError extends Error {
     this.name = "RuntimeError";
     this.code = code;
     this.details = details;
+  }
+}
+
+/** A refused participant control (execution or episode); nothing was written. `code` is RAES's where it has one. */
+export class ParticipantControlError extends Error {
+  readonly code: ParticipantControlCode;
+  constructor(code: ParticipantControlCode, message: string) {
+    super(message);
+    this.name = "ParticipantControlError";
+    this.code = code;
   }
 }
 

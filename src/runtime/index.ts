@@ -2,6 +2,7 @@
 export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "../operations/index.js";
 export { type RuntimeTimers, sleep, systemTimers } from "./clock/index.js";
 export {
+  ParticipantControlError,
   type ParticipantFailure,
   ParticipantsFailedError,
   RuntimeError,
@@ -22,6 +23,7 @@ export {
   type PacedRunOptions,
   type PacedRunSummary,
   type PacedStep,
+  type ParticipantControlOptions,
   type ParticipantCrossingPolicy,
   type ResourceThrottle,
   RuntimeManager,
@@ -54,6 +56,7 @@ export {
   type ParticipantActionRequest,
   type ParticipantActionResult,
   ParticipantActionStatus,
+  type ParticipantEpisodeResetRequest,
   type ParticipantRuntime,
   type ParticipantSnapshot,
 } from "./types.js";

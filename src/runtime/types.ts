@@ -101,6 +101,18 @@ export interface ParticipantRuntime {
   ): Promise<ParticipantActionResult> | ParticipantActionResult;
   /** Present and callable on runtimes that claim participant-invocation-tool-actions/v1. */
   attachInvocationToolActions?(port: InvocationToolActionPort): void | Promise<void>;
+  /**
+   * RAES's `reset_many`: resets these participants' episodes in one atomic step when their shared clock
+   * resets. Required when the manifest's `time` declares `supports_coordinated_participant_reset`.
+   */
+  resetMany?(requests: readonly ParticipantEpisodeResetRequest[]): void | Promise<void>;
+}
+
+/** RAES's `ParticipantEpisodeResetRequest`: one participant's new episode at a coordinated reset. */
+export interface ParticipantEpisodeResetRequest {
+  readonly participant_address: string;
+  readonly episode_id: string;
+  readonly reason: string;
 }
 
 /** The outcome a harness reports for the outer invocation. */

@@ -11,6 +11,7 @@ import type {
   OperatorChainHead,
   OperatorDecision,
   OperatorDecisionDraft,
+  ParticipantServiceRecord,
   ResolutionRecord,
   SchedulerRecord,
   ToolActionPhase,
@@ -25,6 +26,7 @@ export {
   type OperationCursor,
   type OperationEntry,
   type OperationQuery,
+  type ParticipantServiceRecord,
   type ResourceLedger,
   SchedulerLifecycle,
   type SchedulerRecord,
@@ -155,6 +157,10 @@ export interface ControlPlaneStore {
    * (bytewise) then admission order: what recovery settles, read in one query.
    */
   listOpenToolActions(participantAddress?: string): Promise<ToolActionRecord[]>;
+  /** One participant's execution service and episodes (schema step 17), if it has been written. */
+  getParticipantService(participantAddress: string): Promise<ParticipantServiceRecord | undefined>;
+  /** Every participant's execution service and episodes, ordered by participant address. */
+  listParticipantServices(): Promise<ParticipantServiceRecord[]>;
 
   saveClock(clock: ClockRecord): Promise<void>;
   /**
@@ -202,6 +208,16 @@ export interface ControlPlaneStore {
     fence?: Fence,
   ): Promise<OperatorDecision>;
 
+  /**
+   * Writes a participant's service record if the stored one is at `record.revision - 1` (absent for 1),
+   * and appends `decision` to the operator chain in the same transaction; false (nothing written) when
+   * another write came first.
+   */
+  saveParticipantService(
+    record: ParticipantServiceRecord,
+    decision?: OperatorDecisionDraft,
+  ): Promise<boolean>;
+
   /** The participant's current lease (live or expired), if one is held. */
   getLease(participantAddress: string): Promise<Lease | undefined>;
   /**
@@ -246,6 +262,8 @@ export const STORE_READS = [
   "getToolAction",
   "listToolActions",
   "listOpenToolActions",
+  "getParticipantService",
+  "listParticipantServices",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The names of the store's record writes, each one transaction. */
@@ -260,6 +278,7 @@ export const STORE_WRITES = [
   "commitInvocations",
   "recordResolution",
   "recordDecision",
+  "saveParticipantService",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The store methods that write records (not leases or membership): each commits one transaction. */

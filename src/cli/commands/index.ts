@@ -21,6 +21,7 @@ export const commandLoaders: Readonly<Record<string, () => Promise<RegisterComma
   ),
   resolve: described("resolve", async () => (await import("./resolve.js")).registerResolveCommand),
   resume: described("resume", async () => (await import("./resume.js")).registerResumeCommand),
+  control: described("control", async () => (await import("./control/index.js")).registerControlCommand),
   verify: described("verify", async () => (await import("./evidence/index.js")).registerVerifyCommand),
   export: described("export", async () => (await import("./evidence/index.js")).registerExportCommand),
   serve: described("serve", async () => (await import("./serve/index.js")).registerServeCommand),
@@ -80,6 +81,10 @@ export const commandSummaries: Readonly<Record<string, readonly [term: string, d
   resume: [
     "resume [options] <participant>",
     "restart a participant's stopped scheduler (refused while indeterminate actions are unresolved)",
+  ],
+  control: [
+    "control [options] <action> <participant>",
+    "start, pause, resume, drain, reset or teardown one participant's execution service (a running raes run honours it at its next advance)",
   ],
   verify: [
     "verify [options] [bundle]",

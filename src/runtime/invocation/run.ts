@@ -224,7 +224,7 @@ export async function runInvocation(
     policy.actionOrder[scheduler.cursor % policy.actionOrder.length] ??
     "";
   const binding = policy.executionBindings.find((b) => b.actionContractAddress === actionContractAddress);
-  const episodeId = episodeIdFor(participantAddress, clock.segment);
+  const episodeId = clock.episodeId ?? episodeIdFor(participantAddress, clock.segment);
   const observationPoint = observationPointFor(clock.clockAddress, clock.segment, clock.tick);
   const id =
     v2?.attempt.attemptId ?? outerActionInstanceId(policy.address, participantAddress, scheduler.nextOrdinal);

@@ -1,4 +1,5 @@
 export {
+  type ParticipantControlOptions,
   type ParticipantCrossingPolicy,
   RuntimeManager,
   type RuntimeManagerOptions,

@@ -1,12 +1,29 @@
 import type { RuntimeModel } from "../../compiler/index.js";
 import type { HistoryEvent } from "../../history/index.js";
-import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../../manifest/index.js";
-import type { Operation } from "../../operations/index.js";
-import { decisionNote, newOwnerId, operatorIdentity } from "../../operations/index.js";
+import {
+  type BackendManifest,
+  checkManifest,
+  indexExecutionOffers,
+  registerParticipantRuntime,
+} from "../../manifest/index.js";
+import type { ControlOutcome, EpisodeOutcome, EpisodeRequest, Operation } from "../../operations/index.js";
+import {
+  controlEpisode,
+  controlParticipant,
+  decisionNote,
+  newOwnerId,
+  operatorIdentity,
+} from "../../operations/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../../port/index.js";
 import {
   type ChainAnchor,
+  type EpisodeTerminalReason,
+  type ExecutionControlAction,
   jcsDigest,
+  ParticipantControlCode,
+  type ParticipantEpisodeState,
+  type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
   type ResourceBudgetEvent,
   type ResourceBudgetStateView,
 } from "../../records/index.js";
@@ -17,7 +34,13 @@ import {
   StoreUnavailableError,
 } from "../../store/index.js";
 import { isoClock, preciseNow, type RuntimeTimers } from "../clock/index.js";
-import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode, survivedLeaseLoss } from "../errors.js";
+import {
+  ParticipantControlError,
+  ParticipantsFailedError,
+  RuntimeError,
+  RuntimeErrorCode,
+  survivedLeaseLoss,
+} from "../errors.js";
 import {
   buildContext,
   consumedLine,
@@ -62,8 +85,27 @@ import {
   type StepSummary,
 } from "./paced-run.js";
 import { ServicePacing } from "./service-pacing.js";
+import { ensureServices, refreshServices } from "./services.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
 import { type ResourceThrottle, resourceViews, settleInterruptedHolds, type V3Run, v3Plans } from "./v3.js";
+
+/** Who decides a participant control, and why; `expectedGeneration` is RAES's fence (default: the current one). */
+export interface ParticipantControlOptions {
+  readonly expectedGeneration?: number;
+  readonly operator?: string;
+  readonly note?: string;
+  /** A drain's bound on waiting for open invocations (default 30000 ms). */
+  readonly drainTimeoutMs?: number;
+}
+
+/** What the manager needs to keep the participants' execution services. */
+interface ServiceContext {
+  readonly specs: readonly ScheduleSpec[];
+  readonly model: RuntimeModel;
+  readonly manifest: BackendManifest;
+  readonly runtime: ParticipantRuntime;
+  readonly nowMs: () => number;
+}
 
 /** An installed participant-crossing policy; while one is installed no tool action is admitted. */
 export interface ParticipantCrossingPolicy {
@@ -114,6 +156,11 @@ export interface RuntimeManagerOptions {
    * Without it, such a reopen is refused (`runtime.participant-autonomous-state-conflict`) before any write.
    */
   readonly allowPolicyChange?: boolean;
+  /**
+   * Start each participant's execution service at open (default true). With false, a participant
+   * without a service record waits `stopped` until `startParticipant` (or `raes control start`).
+   */
+  readonly startParticipants?: boolean;
 }
 
 /** The per-invocation tool-action limits a manifest's composition claim declares, when it has one. */
@@ -144,6 +191,9 @@ export class RuntimeManager {
   readonly #concurrency: number;
   readonly #pacing: ServicePacing;
   readonly #v3: V3Run;
+  readonly #services: ServiceContext;
+  /** The service generation last read per participant: a higher one after an execution reset clears its schedules. */
+  readonly #seen = new Map<string, number>();
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -155,8 +205,10 @@ export class RuntimeManager {
     v2: readonly ScheduleSpec[],
     concurrency: number,
     pacing: ServicePacing,
+    services: ServiceContext,
     observer?: RuntimeObserver,
   ) {
+    this.#services = services;
     this.#concurrency = concurrency;
     this.#pacing = pacing;
     this.store = store;
@@ -194,6 +246,7 @@ export class RuntimeManager {
       throw new RuntimeError(RuntimeErrorCode.manifest_invalid, "the backend manifest is invalid", details);
     }
     const { toolActionsClaimed } = registration;
+    const time = check.manifest.time;
     const inFlight = checkedConcurrency(
       options.concurrency ?? check.manifest.participantRuntime.maxAutonomousInFlight,
     );
@@ -209,6 +262,15 @@ export class RuntimeManager {
       crossingPolicyInstalled: options.crossingPolicy !== undefined,
       resourcePools: check.manifest.participantRuntime.resourceBudgets?.configuredPools ?? [],
     });
+    // RAES's admission: a progression that resets or replays its clock needs coordinated participant reset.
+    if (time && !time.supportsCoordinatedParticipantReset) {
+      const resetting = specs.find((s) => s.progression.resetBehavior !== "unsupported");
+      if (resetting)
+        throw new RuntimeError(
+          RuntimeErrorCode.autonomous_execution_unsupported,
+          `autonomous clock reset requires coordinated participant reset support (${resetting.policy.address})`,
+        );
+    }
     const ownsStore = typeof options.store === "string" || options.store === undefined;
     const store =
       typeof options.store === "string"
@@ -267,7 +329,31 @@ export class RuntimeManager {
         },
       });
       const v2 = v2Order(specs);
-      const manager = new RuntimeManager(store, ownsStore, book, ctx, v2, inFlight, pacing, options.observer);
+      const services: ServiceContext = {
+        specs,
+        model: options.model,
+        manifest: check.manifest,
+        runtime: options.runtime,
+        nowMs,
+      };
+      const manager = new RuntimeManager(
+        store,
+        ownsStore,
+        book,
+        ctx,
+        v2,
+        inFlight,
+        pacing,
+        services,
+        options.observer,
+      );
+      await ensureServices(store, book, {
+        specs,
+        model: options.model,
+        manifest: check.manifest,
+        at: now(),
+        start: options.startParticipants ?? true,
+      });
       // Reservations a dead process held: settled as their invocations were (consumed, no measurement).
       await settleInterruptedHolds(ctx, book);
       const changed = book.takePolicyChanges();
@@ -277,7 +363,7 @@ export class RuntimeManager {
         await book.reset();
       }
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
-      await manager.#exclusive(async () => manager.#run(await book.dueNow()));
+      await manager.#exclusive(async () => manager.#run(await manager.#dueNow()));
       return manager;
     } catch (error) {
       if (ownsStore) await store.close().catch(() => undefined);
@@ -292,6 +378,8 @@ export class RuntimeManager {
       const invocations: InvocationSummary[] = [];
       let steps = 0;
       for (let i = 0; i < n; i += 1) {
+        // The store's execution services first: a control from any process takes effect at this advance.
+        await this.#refreshServices();
         const ran = await this.#book.step((due) => this.#run(due, concurrency));
         if (ran === undefined) break;
         steps += 1;
@@ -348,7 +436,7 @@ export class RuntimeManager {
     return this.#exclusive(async () => {
       await this.#book.setPaused(false);
       await pauseV2(this.#ctx, this.#book, false);
-      await this.#run(await this.#book.dueNow());
+      await this.#run(await this.#dueNow());
     });
   }
 
@@ -360,9 +448,58 @@ export class RuntimeManager {
    */
   reset(): Promise<void> {
     return this.#exclusive(async () => {
+      const time = this.#services.manifest.time;
+      if (time && !time.supportsCoordinatedParticipantReset)
+        throw new RuntimeError(
+          RuntimeErrorCode.coordinated_reset_unsupported,
+          "Autonomous clock reset requires one atomic time and participant reset operation.",
+        );
+      if (time?.supportsCoordinatedParticipantReset) await this.#resetMany();
       await this.#book.reset();
-      await this.#run(await this.#book.dueNow());
+      // Each participant's service follows the clock: next generation, a new episode in the new segment.
+      await this.#run(await this.#dueNow());
     });
+  }
+
+  /** RAES's coordinated reset: the runtime's atomic reset of every live episode on the clocks being reset. */
+  async #resetMany(): Promise<void> {
+    const records = await this.store.listParticipantServices();
+    const requests = records
+      .filter((r) => r.episode !== null && r.episode.status !== "terminated")
+      .map((r) => {
+        const clock = this.#specOf(r.participantAddress)?.policy.clockAddress;
+        const segment = (clock ? (this.#book.clock(clock)?.segment ?? 0) : 0) + 1;
+        return {
+          participant_address: r.participantAddress,
+          episode_id: `${r.participantAddress}-autonomous-${segment}`,
+          reason: `shared clock reset to segment ${segment}`,
+        };
+      });
+    await this.#services.runtime.resetMany?.(requests);
+  }
+
+  /** Starts a stopped participant's execution service (RAES's `start`). */
+  startParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "start", options);
+  }
+
+  /** Pauses a running participant's execution service: it admits no new work until `resumeParticipant`. */
+  pauseParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "pause", options);
+  }
+
+  /** Drains a participant's execution service to quiescent: no new work, and none left open (bounded wait). */
+  drainParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "drain", options);
   }
 
   /**
@@ -382,17 +519,168 @@ export class RuntimeManager {
   }
 
   /**
-   * Restarts a stopped participant's scheduler; refused while indeterminate actions are unresolved.
-   * The resume is recorded as an operator decision by `options.operator` (else `RAES_OPERATOR`, else
+   * Resets a quiescent participant's execution service (RAES's `reset`): the next generation, its
+   * schedules' attempts and counters cleared, running again.
+   */
+  resetParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "reset", options);
+  }
+
+  /** Tears a quiescent participant's execution service down for good: it never runs again in this store. */
+  teardownParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "teardown", options);
+  }
+
+  /** RAES's readback of one participant's execution service, from the store. */
+  async participantExecutionState(participantAddress: string): Promise<ParticipantExecutionServiceState> {
+    const record = await this.store.getParticipantService(participantAddress);
+    if (!record)
+      throw new ParticipantControlError(
+        ParticipantControlCode.not_found,
+        `participant '${participantAddress}' has no execution service in this store`,
+      );
+    return record.service;
+  }
+
+  /** Every participant's execution service and episodes (current episode and history), from the store. */
+  participantServices(): Promise<ParticipantServiceRecord[]> {
+    return this.store.listParticipantServices();
+  }
+
+  /** Initializes a participant's first episode (RAES's `initialize_participant_episode`). */
+  initializeParticipantEpisode(
+    participantAddress: string,
+    options: { readonly episodeId?: string; readonly operator?: string; readonly note?: string } = {},
+  ): Promise<ParticipantEpisodeState> {
+    return this.#episode({ participant: participantAddress, action: "initialize", ...options });
+  }
+
+  /** Replaces a participant's live episode with a new one (RAES's `reset_participant_episode`). */
+  resetParticipantEpisode(
+    participantAddress: string,
+    options: {
+      readonly episodeId?: string;
+      readonly reason?: string;
+      readonly operator?: string;
+      readonly note?: string;
+    } = {},
+  ): Promise<ParticipantEpisodeState> {
+    return this.#episode({ participant: participantAddress, action: "reset", ...options });
+  }
+
+  /** Follows a participant's terminated episode with a new one (RAES's `restart_participant_episode`). */
+  restartParticipantEpisode(
+    participantAddress: string,
+    options: {
+      readonly episodeId?: string;
+      readonly reason?: string;
+      readonly operator?: string;
+      readonly note?: string;
+    } = {},
+  ): Promise<ParticipantEpisodeState> {
+    return this.#episode({ participant: participantAddress, action: "restart", ...options });
+  }
+
+  /** Terminates a participant's live episode (RAES's `terminate_participant_episode`); it runs no work until restarted. */
+  terminateParticipantEpisode(
+    participantAddress: string,
+    options: {
+      readonly terminalReason?: EpisodeTerminalReason;
+      readonly detail?: string;
+      readonly operator?: string;
+      readonly note?: string;
+    } = {},
+  ): Promise<ParticipantEpisodeState> {
+    return this.#episode({ participant: participantAddress, action: "terminate", ...options });
+  }
+
+  #episode(request: EpisodeRequest): Promise<ParticipantEpisodeState> {
+    return this.#exclusive(async () => {
+      const outcome: EpisodeOutcome = await controlEpisode(this.store, request, {
+        now: () => new Date(this.#services.nowMs()),
+      });
+      if (!outcome.ok) throw new ParticipantControlError(outcome.code, outcome.message);
+      await this.#refreshServices();
+      return outcome.episode;
+    });
+  }
+
+  #control(
+    participantAddress: string,
+    action: ExecutionControlAction,
+    options: ParticipantControlOptions,
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#exclusive(() => this.#applyControl(participantAddress, action, options));
+  }
+
+  async #applyControl(
+    participantAddress: string,
+    action: ExecutionControlAction,
+    options: ParticipantControlOptions,
+  ): Promise<ParticipantExecutionServiceState> {
+    const outcome: ControlOutcome = await controlParticipant(
+      this.store,
+      { participant: participantAddress, action, ...options },
+      { now: () => new Date(this.#services.nowMs()) },
+    );
+    if (!outcome.ok) throw new ParticipantControlError(outcome.code, outcome.message);
+    // As RAES's resume: work due at the clock's current tick that has not run yet runs now.
+    if (action === "start" || action === "resume" || action === "reset")
+      await this.#run(await this.#dueNow());
+    else await this.#refreshServices();
+    return outcome.service;
+  }
+
+  /** The work due now, after reading the participants' execution services. */
+  async #dueNow() {
+    await this.#refreshServices();
+    return this.#book.dueNow();
+  }
+
+  /** Reads the services; a store that cannot answer is the ledger's unavailability, as in an invocation's writes. */
+  async #refreshServices(): Promise<void> {
+    try {
+      await refreshServices(this.store, this.#book, this.#services.specs, this.#seen, this.#ctx.now());
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      throw new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
+        cause: error,
+      });
+    }
+  }
+
+  #specOf(participantAddress: string): ScheduleSpec | undefined {
+    return this.#services.specs.find((s) => s.participantAddress === participantAddress);
+  }
+
+  /**
+   * Resumes a participant: a paused execution service (RAES's `resume`, fenced by `expectedGeneration`),
+   * then a stopped scheduler, which is refused while indeterminate actions are unresolved. Each is recorded as an operator decision by `options.operator` (else `RAES_OPERATOR`, else
    * `USER@HOST`; docs/guide/operations.md).
    */
   resumeParticipant(
     participantAddress: string,
-    options: { readonly operator?: string; readonly note?: string } = {},
-  ): Promise<void> {
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState | undefined> {
     const operator = operatorIdentity(options.operator);
     const note = decisionNote(options.note);
-    return this.#exclusive(() => this.#book.resumeParticipant(participantAddress, { operator, note }));
+    return this.#exclusive(async () => {
+      const record = await this.store.getParticipantService(participantAddress);
+      // A paused execution service resumes under RAES's fence; a stopped scheduler restarts as before.
+      const paused = record?.service.observed_lifecycle === "paused";
+      const service =
+        paused || options.expectedGeneration !== undefined
+          ? await this.#applyControl(participantAddress, "resume", { ...options, operator, note })
+          : record?.service;
+      await this.#book.resumeParticipant(participantAddress, { operator, note });
+      return service;
+    });
   }
 
   /** The scheduler or tool-action operation with this id. */

@@ -3,6 +3,7 @@ import {
   headAfter,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
 } from "../../records/index.js";
@@ -166,6 +167,15 @@ export class MemoryWrites {
     this.#leases.check(fence);
     for (const scheduler of schedulers) this.#putScheduler(scheduler);
     return this.#appendDecision(decision);
+  }
+
+  /** Writes a participant's service record over the revision before it, with its decision. */
+  saveParticipantService(record: ParticipantServiceRecord, decision?: OperatorDecisionDraft): boolean {
+    const stored = this.#tables.services.get(record.participantAddress);
+    if ((stored?.revision ?? 0) !== record.revision - 1) return false;
+    this.#tables.services.set(record.participantAddress, record);
+    if (decision) this.#appendDecision(decision);
+    return true;
   }
 
   #appendDecision(draft: OperatorDecisionDraft): OperatorDecision {

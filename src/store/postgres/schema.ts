@@ -221,6 +221,20 @@ CREATE TABLE operator_chain (
 `,
   // Only an action raes-ts withholds from here on has a reason; older rows keep none.
   15: "ALTER TABLE tool_actions ADD COLUMN withheld_reason text;",
+  16: "-- Reserved for the approvals step.",
+  // Participants scheduled before this step get their record from the next manager that opens the store.
+  17: `
+CREATE TABLE participant_services (
+  participant_address text PRIMARY KEY,
+  revision bigint NOT NULL,
+  service text NOT NULL,
+  control_actions text NOT NULL,
+  clock_generation bigint NOT NULL,
+  episode text,
+  episode_history text NOT NULL,
+  updated_at text NOT NULL
+);
+`,
   // Written with the scheduler row, so a reservation commits with the invocation that holds it.
   18: "ALTER TABLE schedulers ADD COLUMN resources text;",
 });

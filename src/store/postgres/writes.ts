@@ -2,6 +2,7 @@ import {
   codeOf,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
 } from "../../records/index.js";
@@ -35,6 +36,7 @@ import {
   toolActionChange,
   toolActionValues,
 } from "./rows.js";
+import { saveService } from "./services.js";
 import type { Queryable } from "./sticky.js";
 
 // Text of the PostgreSQL write statements: `$n::type` parameters numbered from `first`.
@@ -309,6 +311,14 @@ export class PostgresWrites {
     });
     if (!chained) throw new StoreConflictError("the operator decision was not recorded");
     return chained;
+  }
+
+  /** Writes a participant's service record over the revision before it, with its decision, in one transaction. */
+  saveParticipantService(
+    record: ParticipantServiceRecord,
+    decision?: OperatorDecisionDraft,
+  ): Promise<boolean> {
+    return saveService(this.#pool, record, decision);
   }
 
   /**

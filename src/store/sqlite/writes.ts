@@ -7,6 +7,7 @@ import {
   headAfter,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
 } from "../../records/index.js";
@@ -27,6 +28,9 @@ import {
   INVOCATION_CLOSE_COLUMNS,
   INVOCATION_COLUMNS,
   SCHEDULER_COLUMNS,
+  SERVICE_COLUMNS,
+  type ServiceRow,
+  serviceRow,
   setColumns,
   TOOL_ACTION_COLUMNS,
   TOOL_ACTION_SETTLE_COLUMNS,
@@ -95,6 +99,10 @@ export class SqliteWrites {
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
   /** Prepared at the first decision: a read-only store older than step 14 has no operator chain. */
   #decisions: DecisionStatements | undefined;
+  /** Prepared at the first service write: a read-only store older than step 17 has no participant services. */
+  #services:
+    | { readonly insert: Statement<[ServiceRow]>; readonly update: Statement<[ServiceRow]> }
+    | undefined;
 
   get #upsertScheduler(): Statement<[SchedulerRow]> {
     this.#schedulerStatement ??= this.#db.prepare(
@@ -309,6 +317,31 @@ export class SqliteWrites {
       this.#leases.check(fence);
       for (const scheduler of schedulers) this.#upsertScheduler.run(schedulerRow(scheduler));
       return this.#appendDecision(decision);
+    });
+  }
+
+  /** Writes a participant's service record over the revision before it, with its decision, in one transaction. */
+  saveParticipantService(
+    record: ParticipantServiceRecord,
+    decision?: OperatorDecisionDraft,
+  ): Answer<boolean> {
+    return this.#immediate(() => {
+      this.#services ??= {
+        insert: this.#db.prepare(
+          `${insert("participant_services", SERVICE_COLUMNS)} ON CONFLICT (participant_address) DO NOTHING`,
+        ),
+        update: this.#db.prepare(
+          "UPDATE participant_services SET revision = @revision, service = @service, " +
+            "control_actions = @control_actions, clock_generation = @clock_generation, episode = @episode, " +
+            "episode_history = @episode_history, updated_at = @updated_at " +
+            "WHERE participant_address = @participant_address AND revision = @revision - 1",
+        ),
+      };
+      const row = serviceRow(record);
+      const written = record.revision === 1 ? this.#services.insert.run(row) : this.#services.update.run(row);
+      if (written.changes === 0) return false;
+      if (decision) this.#appendDecision(decision);
+      return true;
     });
   }
 
