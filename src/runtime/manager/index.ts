@@ -1,10 +1,10 @@
-export {
-  type ParticipantControlOptions,
-  type ParticipantCrossingPolicy,
-  RuntimeManager,
-  type RuntimeManagerOptions,
-  type RuntimeObserver,
-} from "./manager.js";
+export { RuntimeManager } from "./manager.js";
+export type {
+  ParticipantControlOptions,
+  ParticipantCrossingPolicy,
+  RuntimeManagerOptions,
+  RuntimeObserver,
+} from "./options.js";
 export {
   PacedRunEnd,
   type PacedRunOptions,
