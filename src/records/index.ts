@@ -82,6 +82,10 @@ export {
   sqliteStoreUrl,
 } from "./store-url.js";
 export {
+  ApprovalExpiry,
+  type ApprovalRecord,
+  ApprovalState,
+  approvalWithheldReason,
   type ParticipantToolActionRequest,
   ToolActionPhase,
   type ToolActionRecord,

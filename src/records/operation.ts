@@ -1,4 +1,5 @@
 import type { RefusedCall } from "./scheduler.js";
+import type { ApprovalRecord } from "./tool-action.js";
 
 /** States of a scheduler or tool-action operation. */
 export const OperationState = {
@@ -74,5 +75,7 @@ export interface Operation {
   readonly unknownReason?: string;
   /** Tool actions: why raes-ts cancelled it before dispatch (`withheld`), when it said. */
   readonly withheldReason?: string;
+  /** Tool actions: the approval it was held for, and its decision (docs/guide/approvals.md). */
+  readonly approval?: ApprovalRecord;
   readonly updatedAt: string;
 }

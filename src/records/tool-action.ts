@@ -33,9 +33,61 @@ export type UnknownReason = (typeof UnknownReason)[keyof typeof UnknownReason];
 export const WithheldReason = {
   /** The call's arguments did not match the gateway map's `arguments` schema; the upstream never saw it. */
   arguments_rejected: "arguments_rejected",
+  /** An operator denied the held call (`raes deny`); the upstream never saw it. */
+  approval_denied: "approval_denied",
+  /**
+   * No operator decided on the held call before its `timeout_seconds`, its invocation closed, or its
+   * runtime process ended (recovery); the upstream never saw it.
+   */
+  approval_expired: "approval_expired",
 } as const;
 /** A withheld reason raes-ts gives. */
 export type WithheldReason = (typeof WithheldReason)[keyof typeof WithheldReason];
+
+/** Where a held tool call's approval stands (docs/guide/approvals.md). */
+export const ApprovalState = {
+  /** Admitted and held undispatched until an operator decides or the approval expires. */
+  pending: "pending",
+  /** An operator approved it; its runtime dispatches it once. */
+  approved: "approved",
+  /** An operator denied it; it settles `withheld` with `approval_denied`. */
+  denied: "denied",
+  /** Nobody decided in time (or its invocation or runtime ended first); it settles `withheld` with `approval_expired`. */
+  expired: "expired",
+} as const;
+/** An approval state. */
+export type ApprovalState = (typeof ApprovalState)[keyof typeof ApprovalState];
+
+/** Why a pending approval expired. */
+export const ApprovalExpiry = {
+  /** `timeout_seconds` passed with no decision. */
+  timeout: "timeout",
+  /** The invocation closed (the agent's session ended) with no decision. */
+  invocation_closed: "invocation_closed",
+  /** The agent gave up on the call (MCP cancellation) with no decision. */
+  call_cancelled: "call_cancelled",
+  /** The runtime process ended with the call held; recovery cancelled it. */
+  restart: "restart",
+} as const;
+/** An approval expiry reason. */
+export type ApprovalExpiry = (typeof ApprovalExpiry)[keyof typeof ApprovalExpiry];
+
+/** A held tool call's approval, durably: never arguments, only who decided what and when. */
+export interface ApprovalRecord {
+  readonly state: ApprovalState;
+  /** When the call was held (microsecond ISO-8601). */
+  readonly requestedAt: string;
+  /** How long it may wait for a decision. */
+  readonly timeoutSeconds: number;
+  /** When it was approved, denied or expired. */
+  readonly decidedAt?: string;
+  /** Who approved or denied it (absent while pending and when it expired). */
+  readonly operator?: string;
+  /** The operator's note ("" when none). */
+  readonly note?: string;
+  /** Why it expired. */
+  readonly expiredBy?: ApprovalExpiry;
+}
 
 /** Where a tool action is in its lifecycle. */
 export const ToolActionPhase = {
@@ -84,6 +136,8 @@ export interface ToolActionRecord {
   /** Why it was cancelled before dispatch, when the canceller said (a short code, never arguments). */
   readonly withheldReason?: string;
   readonly resolution?: ResolutionRecord;
+  /** Set when the gateway held the call for an operator's approval (schema step 16). */
+  readonly approval?: ApprovalRecord;
   /** When the claim was admitted (microsecond ISO-8601). */
   readonly admittedAt: string;
   /** When dispatch was recorded; absent while admitted, and for an action withheld before dispatch. */
@@ -111,4 +165,12 @@ export function toolActionAt(
     ...(state.phase === ToolActionPhase.settled ? { settledAt: at } : {}),
     updatedAt: at,
   };
+}
+
+/** The withheld reason a held call's approval gives its settlement: denied or expired; else none. */
+export function approvalWithheldReason(approval: ApprovalRecord | undefined): WithheldReason | undefined {
+  if (approval?.state === ApprovalState.denied) return WithheldReason.approval_denied;
+  if (approval?.state === ApprovalState.expired || approval?.state === ApprovalState.pending)
+    return WithheldReason.approval_expired;
+  return undefined;
 }

@@ -96,6 +96,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare commitInvocation: ControlPlaneStore["commitInvocation"];
   declare commitInvocations: ControlPlaneStore["commitInvocations"];
   declare recordResolution: ControlPlaneStore["recordResolution"];
+  declare recordApproval: ControlPlaneStore["recordApproval"];
   declare recordDecision: ControlPlaneStore["recordDecision"];
 
   static {

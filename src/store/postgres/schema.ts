@@ -221,6 +221,8 @@ CREATE TABLE operator_chain (
 `,
   // Only an action raes-ts withholds from here on has a reason; older rows keep none.
   15: "ALTER TABLE tool_actions ADD COLUMN withheld_reason text;",
+  // Only a call held for approval from here on has one (docs/guide/approvals.md); older rows keep none.
+  16: "ALTER TABLE tool_actions ADD COLUMN approval json;",
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */
