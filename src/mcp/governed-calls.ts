@@ -311,7 +311,10 @@ export class GovernedCalls {
     this.#log(`holding ${call.name.slice(0, 128)} (${id}) for approval: raes approve ${id}`);
     let ticks = 0;
     const waiting = `waiting for an operator to approve ${id} (raes approve / raes deny)`;
-    const tell = () => void call.progress?.((ticks += 1), waiting).catch(() => undefined);
+    const tell = () => {
+      ticks += 1;
+      void call.progress?.(ticks, waiting).catch(() => undefined);
+    };
     if (call.progress) tell();
     const timer = call.progress ? setInterval(tell, PROGRESS_EVERY_MS) : undefined;
     const answer = await awaitApproval(this.#port, id, { timeoutSeconds, signal: call.signal })
