@@ -1,4 +1,5 @@
 export { isAddress, isAddressSegment } from "./address.js";
+export { ApprovalExpiry, type ApprovalRecord, ApprovalState } from "./approval.js";
 export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
 export {
   type ChainAnchor,
@@ -82,9 +83,6 @@ export {
   sqliteStoreUrl,
 } from "./store-url.js";
 export {
-  ApprovalExpiry,
-  type ApprovalRecord,
-  ApprovalState,
   approvalWithheldReason,
   type ParticipantToolActionRequest,
   ToolActionPhase,

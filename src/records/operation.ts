@@ -1,5 +1,5 @@
+import type { ApprovalRecord } from "./approval.js";
 import type { RefusedCall } from "./scheduler.js";
-import type { ApprovalRecord } from "./tool-action.js";
 
 /** States of a scheduler or tool-action operation. */
 export const OperationState = {
