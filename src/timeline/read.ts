@@ -3,7 +3,13 @@ import type { HistoryEvent } from "../history/index.js";
 import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import { type ControlPlaneStore, eventPages, type HistoryQuery, operationPages } from "../store/index.js";
-import type { TimelineChain, TimelineEvent, TimelineInput, TimelineScheduler } from "./model/index.js";
+import type {
+  PendingApproval,
+  TimelineChain,
+  TimelineEvent,
+  TimelineInput,
+  TimelineScheduler,
+} from "./model/index.js";
 
 /** From this many actions on, the timeline lists operations in one read rather than one read each. */
 export const LISTED_FROM = 64;
@@ -74,7 +80,27 @@ export async function readTimelineInput(
       ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
     }));
-  return { events, operations, schedulers, chain: await chainStatus(store) };
+  // Held calls are admitted (accepted) until decided: few at any time, and not in history yet.
+  const accepted = await store.listOperations({
+    kind: "tool_action",
+    state: "accepted",
+    ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
+    limit: 10_000,
+  });
+  const pendingApprovals: PendingApproval[] = accepted.flatMap((entry) =>
+    entry.approval?.state === "pending"
+      ? [
+          {
+            id: entry.id,
+            participantAddress: entry.participantAddress,
+            ...(entry.toolName === undefined ? {} : { toolName: entry.toolName }),
+            requestedAt: entry.approval.requestedAt,
+            timeoutSeconds: entry.approval.timeoutSeconds,
+          },
+        ]
+      : [],
+  );
+  return { events, operations, schedulers, chain: await chainStatus(store), pendingApprovals };
 }
 
 /** Every chain of the store recomputed, as `raes verify` does, for the header's badge. */

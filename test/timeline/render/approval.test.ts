@@ -59,4 +59,33 @@ describe("the timeline's approvals", () => {
     assert.equal(approvals[1]?.withheld_reason, "approval_denied");
     assert.equal(approvals[2]?.["approval.expired_by"], "timeout");
   });
+
+  it("lists the calls still waiting for approval in their participant's section, with approve and deny commands", () => {
+    const invocation = craftedInvocation("participant.behavior.alpha", 0);
+    const done = craftedToolAction(invocation, 1, "c-1", "succeeded");
+    const page = renderTimelineHtml({
+      events: sequenced(committedDrafts(invocation, [done], "succeeded")),
+      operations: [toolOperation(done)],
+      storeUrl: "sqlite:/tmp/x.db",
+      pendingApprovals: [
+        {
+          id: "inv:tool=2",
+          participantAddress: "participant.behavior.alpha",
+          toolName: "probe_login",
+          requestedAt: at(3),
+          timeoutSeconds: 300,
+        },
+      ],
+    });
+    const visible = visibleMarkup(page);
+    assert.deepEqual(attributeValues(visible, "data-pending-approval"), ["inv:tool=2"]);
+    assert.match(visible, /1 tool call waits for approval/);
+    assert.match(visible, /data-decision="approve">[^<]*approve inv:tool=2 --store sqlite:\/tmp\/x\.db</);
+    assert.match(visible, /data-decision="deny">[^<]*deny inv:tool=2 --store/);
+    const none = renderTimelineHtml({
+      events: sequenced(committedDrafts(invocation, [done], "succeeded")),
+      operations: [toolOperation(done)],
+    });
+    assert.deepEqual(attributeValues(visibleMarkup(none), "data-pending-approval"), []);
+  });
 });
