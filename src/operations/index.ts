@@ -4,6 +4,13 @@ export {
   toolActionOperationState,
 } from "../records/index.js";
 export {
+  type ApprovalInput,
+  type ApprovalOutcome,
+  ApprovalRefusal,
+  approveToolAction,
+  denyToolAction,
+} from "./approve.js";
+export {
   type ControlClock,
   type ControlOutcome,
   type ControlRequest,

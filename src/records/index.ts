@@ -1,4 +1,5 @@
 export { isAddress, isAddressSegment } from "./address.js";
+export { ApprovalExpiry, type ApprovalRecord, ApprovalState } from "./approval.js";
 export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
 export {
   type ChainAnchor,
@@ -122,6 +123,7 @@ export {
   sqliteStoreUrl,
 } from "./store-url.js";
 export {
+  approvalWithheldReason,
   type ParticipantToolActionRequest,
   ToolActionPhase,
   type ToolActionRecord,

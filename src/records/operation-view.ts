@@ -149,6 +149,7 @@ export function operationFromToolAction(action: ToolActionRecord): Operation {
     ...(action.request.toolName === undefined ? {} : { toolName: action.request.toolName }),
     ...(action.unknownReason === undefined ? {} : { unknownReason: action.unknownReason }),
     ...(action.withheldReason === undefined ? {} : { withheldReason: action.withheldReason }),
+    ...(action.approval === undefined ? {} : { approval: action.approval }),
     updatedAt: action.updatedAt,
   };
 }

@@ -1,3 +1,4 @@
+import type { ApprovalRecord } from "./approval.js";
 import type { RefusedCall } from "./scheduler.js";
 
 /** States of a scheduler or tool-action operation. */
@@ -126,5 +127,7 @@ export interface Operation {
   readonly unknownReason?: string;
   /** Tool actions: why raes-ts cancelled it before dispatch (`withheld`), when it said. */
   readonly withheldReason?: string;
+  /** Tool actions: the approval it was held for, and its decision (docs/guide/approvals.md). */
+  readonly approval?: ApprovalRecord;
   readonly updatedAt: string;
 }

@@ -98,6 +98,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare commitInvocation: ControlPlaneStore["commitInvocation"];
   declare commitInvocations: ControlPlaneStore["commitInvocations"];
   declare recordResolution: ControlPlaneStore["recordResolution"];
+  declare recordApproval: ControlPlaneStore["recordApproval"];
   declare recordDecision: ControlPlaneStore["recordDecision"];
   declare saveParticipantService: ControlPlaneStore["saveParticipantService"];
 

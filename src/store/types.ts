@@ -1,4 +1,6 @@
 import type {
+  ApprovalRecord,
+  ApprovalState,
   ChainAnchor,
   ChainHead,
   ClockRecord,
@@ -199,6 +201,18 @@ export interface ControlPlaneStore {
     decision: OperatorDecisionDraft,
   ): Promise<boolean>;
   /**
+   * Sets the approval of a tool action that is still admitted (never dispatched) and whose stored
+   * approval is in state `expected` (undefined: it has none yet), appending `decision` to the operator
+   * chain in the same transaction when given; false (nothing written) otherwise. Every change of an
+   * approval is this one compare-and-set, so two deciders (or a decider and an expiry) never both win.
+   */
+  recordApproval(
+    id: string,
+    approval: ApprovalRecord,
+    expected: ApprovalState | undefined,
+    decision?: OperatorDecisionDraft,
+  ): Promise<boolean>;
+  /**
    * Appends `decision` to the operator chain and saves `schedulers` (its effect, as a resume's) in one
    * transaction, fenced when `fence` is given; returns the decision as chained.
    */
@@ -277,6 +291,7 @@ export const STORE_WRITES = [
   "commitInvocation",
   "commitInvocations",
   "recordResolution",
+  "recordApproval",
   "recordDecision",
   "saveParticipantService",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];

@@ -9,7 +9,13 @@ import {
   operationPages,
   resourceUseRows,
 } from "../store/index.js";
-import type { TimelineChain, TimelineEvent, TimelineInput, TimelineScheduler } from "./model/index.js";
+import type {
+  PendingApproval,
+  TimelineChain,
+  TimelineEvent,
+  TimelineInput,
+  TimelineScheduler,
+} from "./model/index.js";
 
 /** From this many actions on, the timeline lists operations in one read rather than one read each. */
 export const LISTED_FROM = 64;
@@ -97,8 +103,28 @@ export async function readTimelineInput(
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
       ...(scheduler.resources === undefined ? {} : { budgets: resourceUseRows([scheduler]) }),
     }));
+  // Held calls are admitted (accepted) until decided: few at any time, and not in history yet.
+  const accepted = await store.listOperations({
+    kind: "tool_action",
+    state: "accepted",
+    ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
+    limit: 10_000,
+  });
+  const pendingApprovals: PendingApproval[] = accepted.flatMap((entry) =>
+    entry.approval?.state === "pending"
+      ? [
+          {
+            id: entry.id,
+            participantAddress: entry.participantAddress,
+            ...(entry.toolName === undefined ? {} : { toolName: entry.toolName }),
+            requestedAt: entry.approval.requestedAt,
+            timeoutSeconds: entry.approval.timeoutSeconds,
+          },
+        ]
+      : [],
+  );
   const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
-  return { events, operations, schedulers, ...(chain === null ? {} : { chain }) };
+  return { events, operations, schedulers, ...(chain === null ? {} : { chain }), pendingApprovals };
 }
 
 /** Every chain of the store recomputed, as `raes verify` does, for the header's badge. */

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from "node:test";
 import type { ControlPlaneStore } from "../../src/store/index.js";
+import { approvalCases } from "./contract-approvals.js";
 import { clockCases } from "./contract-clock.js";
 import { clockFoldCases } from "./contract-clock-fold.js";
 import { commitCases } from "./contract-commit.js";
@@ -55,5 +56,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("page reads", () => pageCases(current));
     describe("operator decisions", () => decisionCases(current));
     describe("participant services", () => serviceCases(current));
+    describe("approvals", () => approvalCases(current));
   });
 }

@@ -22,6 +22,8 @@ export const commandLoaders: Readonly<Record<string, () => Promise<RegisterComma
   resolve: described("resolve", async () => (await import("./resolve.js")).registerResolveCommand),
   resume: described("resume", async () => (await import("./resume.js")).registerResumeCommand),
   control: described("control", async () => (await import("./control/index.js")).registerControlCommand),
+  approve: described("approve", async () => (await import("./approval/index.js")).registerApproveCommand),
+  deny: described("deny", async () => (await import("./approval/index.js")).registerDenyCommand),
   verify: described("verify", async () => (await import("./evidence/index.js")).registerVerifyCommand),
   export: described("export", async () => (await import("./evidence/index.js")).registerExportCommand),
   serve: described("serve", async () => (await import("./serve/index.js")).registerServeCommand),
@@ -85,6 +87,14 @@ export const commandSummaries: Readonly<Record<string, readonly [term: string, d
   control: [
     "control [options] <action> <participant>",
     "start, pause, resume, drain, reset or teardown one participant's execution service (a running raes run honours it at its next advance)",
+  ],
+  approve: [
+    "approve [options] <id>",
+    "approve a tool call held for approval (ID: its id, or any unique prefix or suffix): its runtime dispatches it and the tool runs once (approving again is a no-op)",
+  ],
+  deny: [
+    "deny [options] <id>",
+    "deny a tool call held for approval: it is withheld (approval_denied) and the tool never runs (denying again is a no-op)",
   ],
   verify: [
     "verify [options] [bundle]",

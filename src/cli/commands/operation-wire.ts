@@ -1,5 +1,5 @@
 import type { OperationOwner, OwnedOperationEntry } from "../../operations/index.js";
-import type { Operation } from "../../records/index.js";
+import type { ApprovalRecord, Operation } from "../../records/index.js";
 
 // The wire (`--json`) forms of operations that `raes operation`, `raes operations` and `raes resolve` print.
 
@@ -35,6 +35,20 @@ function kindFieldsToWire(operation: Operation): Record<string, unknown> {
     tool_name: operation.toolName ?? null,
     unknown_reason: operation.unknownReason ?? null,
     withheld_reason: operation.withheldReason ?? null,
+    approval: operation.approval ? approvalToWire(operation.approval) : null,
+  };
+}
+
+/** A held call's approval on the wire: its state, times, and who decided (null while pending or expired). */
+export function approvalToWire(approval: ApprovalRecord): Record<string, unknown> {
+  return {
+    state: approval.state,
+    requested_at: approval.requestedAt,
+    timeout_seconds: approval.timeoutSeconds,
+    decided_at: approval.decidedAt ?? null,
+    operator: approval.operator ?? null,
+    note: approval.note ?? null,
+    expired_by: approval.expiredBy ?? null,
   };
 }
 

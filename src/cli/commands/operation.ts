@@ -129,5 +129,8 @@ function childLine(child: Operation): string {
   const tool = child.toolName ? `  tool ${child.toolName}` : "";
   const why = child.unknownReason ?? child.withheldReason;
   const reason = why ? `  reason ${why}` : "";
-  return `${child.id}  ${state}${tool}${reason}`;
+  const approval = child.approval;
+  const decided = approval?.operator ? ` by ${approval.operator}` : "";
+  const held = approval ? `  approval ${approval.state}${decided}` : "";
+  return `${child.id}  ${state}${tool}${reason}${held}`;
 }

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { OperationOwner, OperatorNeed, OwnedOperationEntry } from "../../operations/index.js";
-import { resolveCommands } from "../../printed/index.js";
+import { approvalCommands, resolveCommands } from "../../printed/index.js";
 import {
   DEFAULT_OPERATION_LIMIT,
   OperationKind,
@@ -213,15 +213,27 @@ function operationQuery(options: OperationsOptions): OperationQuery {
  */
 function decisionLines(rows: readonly Row[], shortIds: ReadonlyMap<string, string>, store: string): string[] {
   const waiting = rows.filter((r) => r.need === "resolution");
-  if (waiting.length === 0) return [];
-  return [
-    "",
-    "resolve each with one of (the effect happened / did not):",
-    ...waiting.flatMap(({ entry }) => {
-      const c = resolveCommands(shortIds.get(entry.id) ?? entry.id, store);
-      return [`  ${c.confirmed}`, `  ${c.absent}`];
-    }),
-  ];
+  const held = rows.filter((r) => r.need === "pending_approval");
+  const lines: string[] = [];
+  if (waiting.length > 0)
+    lines.push(
+      "",
+      "resolve each with one of (the effect happened / did not):",
+      ...waiting.flatMap(({ entry }) => {
+        const c = resolveCommands(shortIds.get(entry.id) ?? entry.id, store);
+        return [`  ${c.confirmed}`, `  ${c.absent}`];
+      }),
+    );
+  if (held.length > 0)
+    lines.push(
+      "",
+      "approve (the tool runs once) or deny (it never runs) each held call:",
+      ...held.flatMap(({ entry }) => {
+        const c = approvalCommands(shortIds.get(entry.id) ?? entry.id, store);
+        return [`  ${c.approve}`, `  ${c.deny}`];
+      }),
+    );
+  return lines;
 }
 
 /** `raes operations`: list outer invocations and tool actions, newest first, with filters; `show ID` shows one. */
@@ -239,7 +251,7 @@ export function registerOperationsCommand(program: Command): void {
       .addOption(
         new Option(
           "--needs-operator",
-          "only what waits for a person (unresolved indeterminate actions), each marked with what it needs",
+          "only what waits for a person (unresolved indeterminate actions, pending approvals), each marked with what it needs",
         ).conflicts(["state", "kind"]),
       )
       .addOption(

@@ -463,6 +463,8 @@ function createPort(
     ledger: {
       insert: (record) => ctx.store.insertToolAction(record, ...fence),
       update: (record, expected) => ctx.store.updateToolAction(record, expected, ...fence),
+      recordApproval: (id, approval, expected) => ctx.store.recordApproval(id, approval, expected),
+      read: (id) => ctx.store.getToolAction(id),
     },
     outcomeEvidence: ctx.outcomeEvidence,
     failureClasses: ctx.failureClasses,

@@ -1,4 +1,6 @@
 import {
+  type ApprovalRecord,
+  type ApprovalState,
   appendDecision,
   headAfter,
   type OperatorDecision,
@@ -155,6 +157,21 @@ export class MemoryWrites {
     if (action?.settlement !== "indeterminate" || action.resolution !== undefined) return false;
     this.#tables.toolActions.set(id, { ...action, resolution, updatedAt: resolution.resolvedAt });
     this.#appendDecision(decision);
+    return true;
+  }
+
+  /** Sets an admitted tool action's approval when its current one is in state `expected`. */
+  recordApproval(
+    id: string,
+    approval: ApprovalRecord,
+    expected: ApprovalState | undefined,
+    decision: OperatorDecisionDraft | undefined,
+  ): boolean {
+    const action = this.#tables.toolActions.get(id);
+    if (action?.phase !== "admitted" || action.approval?.state !== expected) return false;
+    const updatedAt = approval.decidedAt ?? approval.requestedAt;
+    this.#tables.toolActions.set(id, { ...action, approval, updatedAt });
+    if (decision) this.#appendDecision(decision);
     return true;
   }
 

@@ -1,4 +1,6 @@
 import {
+  type ApprovalRecord,
+  type ApprovalState,
   codeOf,
   type OperatorDecision,
   type OperatorDecisionDraft,
@@ -156,6 +158,11 @@ const STATEMENTS = {
 const RECORD_RESOLUTION = `UPDATE tool_actions SET resolution = $2::json, updated_at = $3::text
   WHERE id = $1::text AND settlement = 'indeterminate' AND resolution IS NULL`;
 
+const SET_APPROVAL = `UPDATE tool_actions SET approval = $2::json, updated_at = $3::text
+  WHERE id = $1::text AND phase = 'admitted'`;
+const HOLD_APPROVAL = `${SET_APPROVAL} AND approval IS NULL`;
+const DECIDE_APPROVAL = `${SET_APPROVAL} AND approval->>'state' = $4::text`;
+
 /** PostgreSQL's SQLSTATE for a duplicate key. */
 const UNIQUE_VIOLATION = "23505";
 
@@ -288,6 +295,29 @@ export class PostgresWrites {
         text: RECORD_RESOLUTION,
         values: [id, JSON.stringify(resolution), resolution.resolvedAt],
       });
+      return (result.rowCount ?? 0) > 0;
+    });
+    return chained !== undefined;
+  }
+
+  /** Sets an admitted tool action's approval when its current one is in state `expected`, with its decision. */
+  async recordApproval(
+    id: string,
+    approval: ApprovalRecord,
+    expected: ApprovalState | undefined,
+    decision: OperatorDecisionDraft | undefined,
+  ): Promise<boolean> {
+    const values = [id, JSON.stringify(approval), approval.decidedAt ?? approval.requestedAt];
+    const query =
+      expected === undefined
+        ? { name: "raes_hold_approval", text: HOLD_APPROVAL, values }
+        : { name: "raes_decide_approval", text: DECIDE_APPROVAL, values: [...values, expected] };
+    if (!decision) {
+      const result = await this.#pool.query(query);
+      return (result.rowCount ?? 0) > 0;
+    }
+    const chained = await withDecision(this.#pool, decision, undefined, async (client) => {
+      const result = await client.query(query);
       return (result.rowCount ?? 0) > 0;
     });
     return chained !== undefined;

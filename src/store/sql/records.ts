@@ -1,4 +1,5 @@
 import type {
+  ApprovalRecord,
   ChainHead,
   HistoryEvent,
   HistoryEventDraft,
@@ -107,6 +108,8 @@ export interface ToolActionRow<AsText extends boolean> {
   /** Null for every action but one raes-ts withheld with a reason (schema step 15). */
   withheld_reason: string | null;
   resolution: JsonCell<ResolutionRecord, AsText> | null;
+  /** Null for every action but one held for approval (schema step 16); absent in an older store. */
+  approval?: JsonCell<ApprovalRecord, AsText> | null;
   /** Null only in a row written before schema step 5 and not backfilled (never, after the step). */
   admitted_at: string | null;
   dispatched_at: string | null;
@@ -144,6 +147,7 @@ export type ToolActionSettleRow<AsText extends boolean> = Pick<
   | "unknown_reason"
   | "withheld_reason"
   | "resolution"
+  | "approval"
   | "dispatched_at"
   | "settled_at"
   | "recovered_at"
@@ -173,6 +177,7 @@ export function toolActionSettleRows<Flag, AsText extends boolean>(cells: Cells<
     unknown_reason: a.unknownReason ?? null,
     withheld_reason: a.withheldReason ?? null,
     resolution: a.resolution === undefined ? null : cells.json(a.resolution),
+    approval: a.approval === undefined ? null : cells.json(a.approval),
     dispatched_at: a.dispatchedAt ?? null,
     settled_at: a.settledAt ?? null,
     recovered_at: a.recoveredAt ?? null,
@@ -239,6 +244,7 @@ export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsT
         ? {}
         : { withheldReason: r.withheld_reason }),
       ...(r.resolution === null ? {} : { resolution: cells.parse(r.resolution) }),
+      ...(r.approval === null || r.approval === undefined ? {} : { approval: cells.parse(r.approval) }),
       admittedAt: r.admitted_at ?? r.created_at,
       ...(r.dispatched_at === null ? {} : { dispatchedAt: r.dispatched_at }),
       ...(r.settled_at === null ? {} : { settledAt: r.settled_at }),

@@ -187,7 +187,8 @@ CREATE TABLE operator_chain (
 `,
   // Only an action raes-ts withholds from here on has a reason; older rows keep none.
   15: "ALTER TABLE tool_actions ADD COLUMN withheld_reason TEXT;",
-  16: "-- Reserved for the approvals step.",
+  // Only a call held for approval from here on has one (docs/guide/approvals.md); older rows keep none.
+  16: "ALTER TABLE tool_actions ADD COLUMN approval TEXT;",
   // Participants scheduled before this step get their record from the next manager that opens the store.
   17: `
 CREATE TABLE participant_services (

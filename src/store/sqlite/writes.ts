@@ -1,5 +1,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import {
+  type ApprovalRecord,
+  type ApprovalState,
   appendDecision,
   type ChainHead,
   codeOf,
@@ -103,6 +105,8 @@ export class SqliteWrites {
   #services:
     | { readonly insert: Statement<[ServiceRow]>; readonly update: Statement<[ServiceRow]> }
     | undefined;
+  /** Prepared at the first approval: a read-only store older than step 16 has no approval column. */
+  #approvals: ApprovalStatements | undefined;
 
   get #upsertScheduler(): Statement<[SchedulerRow]> {
     this.#schedulerStatement ??= this.#db.prepare(
@@ -307,6 +311,30 @@ export class SqliteWrites {
     });
   }
 
+  /** Sets an admitted tool action's approval when its current one is in state `expected`, with its decision. */
+  recordApproval(
+    id: string,
+    approval: ApprovalRecord,
+    expected: ApprovalState | undefined,
+    decision: OperatorDecisionDraft | undefined,
+  ): Answer<boolean> {
+    return this.#immediate(() => {
+      this.#approvals ??= approvalStatements(this.#db);
+      const row = {
+        id,
+        approval: JSON.stringify(approval),
+        updated_at: approval.decidedAt ?? approval.requestedAt,
+      };
+      const changed =
+        expected === undefined
+          ? this.#approvals.hold.run(row).changes
+          : this.#approvals.decide.run({ ...row, expected }).changes;
+      if (changed === 0) return false;
+      if (decision) this.#appendDecision(decision);
+      return true;
+    });
+  }
+
   /** Appends a decision and saves the schedulers it changes, under one write lock, once the fence holds. */
   recordDecision(
     decision: OperatorDecisionDraft,
@@ -423,6 +451,21 @@ function decisionStatements(db: Database): DecisionStatements {
     upsertHead: db.prepare(
       upsert("operator_chain", ["id", "head_digest", "head_sequence", "decisions"], ["id"]),
     ),
+  };
+}
+
+/** The compare-and-set updates of a tool action's approval: first held, then decided or expired. */
+interface ApprovalStatements {
+  readonly hold: Statement<[{ id: string; approval: string; updated_at: string }]>;
+  readonly decide: Statement<[{ id: string; approval: string; updated_at: string; expected: string }]>;
+}
+
+function approvalStatements(db: Database): ApprovalStatements {
+  const set =
+    "UPDATE tool_actions SET approval = @approval, updated_at = @updated_at WHERE id = @id AND phase = 'admitted'";
+  return {
+    hold: db.prepare(`${set} AND approval IS NULL`),
+    decide: db.prepare(`${set} AND json_extract(approval, '$.state') = @expected`),
   };
 }
 

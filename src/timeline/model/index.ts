@@ -14,6 +14,7 @@ export {
   needsOperator,
   needsResolution,
   observationOf,
+  type PendingApproval,
   SETTLEMENTS,
   settlementOf,
   type Timeline,

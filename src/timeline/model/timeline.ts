@@ -52,6 +52,17 @@ export interface TimelineInput {
   readonly storeUrl?: string;
   /** Whether the store's history chains verify (`raes verify`); the header shows it when given. */
   readonly chain?: TimelineChain;
+  /** Calls held for approval that nobody has decided yet: not in history until they settle. */
+  readonly pendingApprovals?: readonly PendingApproval[];
+}
+
+/** A call held for an operator's approval (docs/guide/approvals.md), as its participant's section lists it. */
+export interface PendingApproval {
+  readonly id: string;
+  readonly participantAddress: string;
+  readonly toolName?: string;
+  readonly requestedAt: string;
+  readonly timeoutSeconds: number;
 }
 
 /** The outcome of recomputing the store's history chains, as the header badge shows it. */

@@ -69,7 +69,14 @@ export function* timelineHtmlParts(input: TimelineInput): Generator<string> {
   const details = new DetailPanels(storeUrl);
   const p = timeline.participants.map((participant) => encodeRows(participant, strings, details));
   const rows: EncodedRows = { s: strings.entries(), p };
-  const sections = timeline.participants.map((participant) => participantSection(participant, storeUrl));
+  const pending = input.pendingApprovals ?? [];
+  const sections = timeline.participants.map((participant) =>
+    participantSection(
+      participant,
+      storeUrl,
+      pending.filter((held) => held.participantAddress === participant.address),
+    ),
+  );
   const invocations = timeline.participants.reduce((sum, p) => sum + p.invocations.length, 0);
   const counts = countBySettlement(timeline);
   const toolActions = [...counts.values()].reduce((sum, count) => sum + count, 0);

@@ -1,5 +1,7 @@
+import { approvalCommands } from "../../printed/index.js";
 import {
   needsResolution,
+  type PendingApproval,
   SETTLEMENTS,
   settlementOf,
   type TimelineParticipant,
@@ -81,7 +83,25 @@ function resolutionSummary(participant: TimelineParticipant, storeUrl: string): 
  * invocations, which the page script draws from the rows block one page at a time, filtered, with
  * episode titles.
  */
-export function participantSection(participant: TimelineParticipant, storeUrl: string): string {
+/** The calls of a participant held for approval, each with the commands that decide it. */
+function approvalSummary(pending: readonly PendingApproval[], storeUrl: string): string {
+  if (pending.length === 0) return "";
+  const items = pending
+    .map((held) => {
+      const c = approvalCommands(held.id, storeUrl);
+      const tool = held.toolName ? ` <span class="muted">${escapeHtml(held.toolName)}</span>` : "";
+      return `<li data-pending-approval="${escapeHtml(held.id)}"><code>${escapeHtml(held.id)}</code>${tool} <span class="muted">held since ${escapeHtml(held.requestedAt)}, expires after ${held.timeoutSeconds} s</span><span class="command-choice">to run it once:</span><code class="command" data-decision="approve">${escapeHtml(c.approve)}</code><span class="command-choice">to withhold it:</span><code class="command" data-decision="deny">${escapeHtml(c.deny)}</code></li>`;
+    })
+    .join("");
+  const n = pending.length;
+  return `<div class="attention" data-pending-approvals="${n}"><h3>${n} tool call${n === 1 ? "" : "s"} wait${n === 1 ? "s" : ""} for approval</h3><p>Held undispatched: the tool runs only once approved.</p><ul class="commands">${items}</ul></div>`;
+}
+
+export function participantSection(
+  participant: TimelineParticipant,
+  storeUrl: string,
+  pending: readonly PendingApproval[] = [],
+): string {
   const toolActions = participant.invocations.reduce(
     (sum, invocation) => sum + invocation.toolActions.length,
     0,
@@ -101,6 +121,7 @@ export function participantSection(participant: TimelineParticipant, storeUrl: s
     `<header class="participant-head"><div><h2><code>${escapeHtml(participant.address)}</code></h2>`,
     `<p class="muted">${participant.invocations.length} invocation${participant.invocations.length === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
     `<div class="schedulers">${schedulers}</div></header>`,
+    approvalSummary(pending, storeUrl),
     resolutionSummary(participant, storeUrl),
     budgetUse(participant),
     rows.length === 0 ? "" : `<ol class="invocations"></ol>`,
