@@ -68,6 +68,40 @@ describe("compiled model equals RAES's, field for field (recorded RAES compilati
     assert.ok(names.filter((name) => name.startsWith("sdl-differential/")).length >= 60);
   });
 
+  it("covers every surface the ref index resolves: accounts, knowledge, interactive access, view transitions, mixed control", () => {
+    const surfaces = RAES.cases["test/fixtures/raes-compile/participant-surfaces.sdl.yaml"];
+    assert.ok(surfaces, "the participant-surfaces fixture is recorded");
+    const records = (kind: string) =>
+      Object.values(surfaces[kind] ?? {}).map((digest) => RAES.records[digest] ?? {});
+    const some = (kind: string, field: string) =>
+      records(kind).some((record) => {
+        const value = record[field];
+        return Array.isArray(value) ? value.length > 0 : value !== null && value !== "";
+      });
+    for (const field of [
+      "starting_account_addresses",
+      "initial_knowledge_addresses",
+      "starting_assertion_addresses",
+      "authority_anchor_addresses",
+      "operating_scope_addresses",
+      "interactive_access",
+    ]) {
+      assert.ok(some("participant_behaviors", field), field);
+    }
+    for (const field of [
+      "disclosed_refs",
+      "inferred_refs",
+      "deceptive_refs",
+      "concealed_refs",
+      "view_transitions",
+    ]) {
+      assert.ok(some("observation_boundaries", field), field);
+    }
+    for (const field of ["mixed_control_dispositions", "controller_states", "control_transitions"]) {
+      assert.ok(some("behavior_specifications", field), field);
+    }
+  });
+
   for (const name of names) {
     it(`equals RAES on ${name}`, () => {
       const { scenario, diagnostics } = loadScenario(caseText(name), { source: "text" });
