@@ -26,6 +26,7 @@ const FAMILIES = [
   "behavior-spec",
   "temporal-contracts",
   "objectives",
+  "interactive-access",
 ];
 
 interface Outcome {
