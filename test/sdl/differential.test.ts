@@ -27,6 +27,7 @@ const FAMILIES = [
   "temporal-contracts",
   "objectives",
   "interactive-access",
+  "mixed-control",
 ];
 
 interface Outcome {
