@@ -25,34 +25,28 @@ export {
   type WireActionResult,
 } from "./history.js";
 export {
-  DiagnosticSeverity,
-  type Operation,
-  type OperationDiagnostic,
-  OperationDiagnosticCode,
-  OperationKind,
-  OperationState,
-  type ResolutionRecord,
-  RuntimeDomain,
-  ToolActionResolution,
-} from "./operation.js";
-export {
   DEFAULT_OPERATION_LIMIT,
+  DiagnosticSeverity,
   invocationEntry,
   invocationStateMatches,
   mergeNewestFirst,
   newestFirst,
+  type Operation,
   type OperationCursor,
+  type OperationDiagnostic,
+  OperationDiagnosticCode,
   type OperationEntry,
+  OperationKind,
   type OperationQuery,
-  queriedKinds,
-  TOOL_ACTION_STATE_CONDITIONS,
-  toolActionEntry,
-} from "./operation-query.js";
-export {
+  OperationState,
   operationFromInvocation,
   operationFromToolAction,
+  queriedKinds,
+  RuntimeDomain,
+  TOOL_ACTION_STATE_CONDITIONS,
+  toolActionEntry,
   toolActionOperationState,
-} from "./operation-view.js";
+} from "./operation/index.js";
 export {
   appendDecision,
   EMPTY_OPERATOR_CHAIN,
@@ -125,8 +119,10 @@ export {
 export {
   approvalWithheldReason,
   type ParticipantToolActionRequest,
+  type ResolutionRecord,
   ToolActionPhase,
   type ToolActionRecord,
+  ToolActionResolution,
   ToolActionSettlement,
   toolActionAt,
   UnknownReason,

@@ -1,5 +1,23 @@
 import { type ApprovalRecord, ApprovalState } from "./approval.js";
-import type { ResolutionRecord } from "./operation.js";
+
+/** How an operator resolved an indeterminate tool action. */
+export const ToolActionResolution = {
+  /** The operator confirmed the effect happened. */
+  effect_confirmed: "effect_confirmed",
+  /** The operator confirmed the effect did not happen. */
+  effect_absent: "effect_absent",
+} as const;
+/** A resolution decision. */
+export type ToolActionResolution = (typeof ToolActionResolution)[keyof typeof ToolActionResolution];
+
+/** A recorded resolution of an indeterminate tool action. */
+export interface ResolutionRecord {
+  readonly resolution: ToolActionResolution;
+  readonly note: string;
+  readonly resolvedAt: string;
+  /** Who resolved it (docs/guide/operations.md); absent on resolutions recorded before operators were named. */
+  readonly operator?: string;
+}
 
 /** How a tool action finally settled. */
 export const ToolActionSettlement = {

@@ -1,5 +1,6 @@
-import type { ApprovalRecord } from "./approval.js";
-import type { RefusedCall } from "./scheduler.js";
+import type { ApprovalRecord } from "../approval.js";
+import type { RefusedCall } from "../scheduler.js";
+import type { ResolutionRecord } from "../tool-action.js";
 
 /** States of a scheduler or tool-action operation. */
 export const OperationState = {
@@ -28,25 +29,6 @@ export const OperationKind = {
 } as const;
 /** An operation kind. */
 export type OperationKind = (typeof OperationKind)[keyof typeof OperationKind];
-
-/** How an operator resolved an indeterminate tool action. */
-export const ToolActionResolution = {
-  /** The operator confirmed the effect happened. */
-  effect_confirmed: "effect_confirmed",
-  /** The operator confirmed the effect did not happen. */
-  effect_absent: "effect_absent",
-} as const;
-/** A resolution decision. */
-export type ToolActionResolution = (typeof ToolActionResolution)[keyof typeof ToolActionResolution];
-
-/** A recorded resolution of an indeterminate tool action. */
-export interface ResolutionRecord {
-  readonly resolution: ToolActionResolution;
-  readonly note: string;
-  readonly resolvedAt: string;
-  /** Who resolved it (docs/guide/operations.md); absent on resolutions recorded before operators were named. */
-  readonly operator?: string;
-}
 
 /** RAES's runtime domain of an operation; every raes-ts operation is participant work. */
 export const RuntimeDomain = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { operationFromInvocation, operationFromToolAction } from "../../src/records/index.js";
-import { invocation, P1, toolAction } from "../store/records.js";
+import { operationFromInvocation, operationFromToolAction } from "../../../src/records/index.js";
+import { invocation, P1, toolAction } from "../../store/records.js";
 
 // RAES's operation status carries `domain`, `diagnostics` ({code, domain, address, message, severity}) and
 // `changed_addresses` (test/fixtures/raes-views/open-operations.json); raes-ts's codes are its own.

@@ -1,3 +1,5 @@
+import type { InvocationRecord } from "../scheduler.js";
+import type { ToolActionRecord } from "../tool-action.js";
 import {
   DiagnosticSeverity,
   type Operation,
@@ -7,8 +9,6 @@ import {
   type OperationState,
   RuntimeDomain,
 } from "./operation.js";
-import type { InvocationRecord } from "./scheduler.js";
-import type { ToolActionRecord } from "./tool-action.js";
 
 const SETTLED_STATE: Readonly<Record<string, OperationState>> = {
   succeeded: "succeeded",
