@@ -106,6 +106,11 @@ export interface HistoryQuery {
   readonly afterSequence?: number;
   /** At most this many events, the first in commit order: one page. */
   readonly limit?: number;
+  /**
+   * Only the last this many matching events (still in commit order), read from the end: a live view
+   * of a long history reads what it shows, not the whole history. `limit` then takes the first of them.
+   */
+  readonly last?: number;
 }
 
 /** Filters for listing tool actions. */

@@ -23,16 +23,18 @@ export const LISTED_FROM = 64;
 /**
  * The operations of `ids`, in their order. Many (a long run) come from one listing of the shown
  * participant's operations, or of all, which the history shown covers: not a round trip each. An
- * episode's are read one by one, as a listing would hold every other episode's too.
+ * episode's, or a bounded tail's, are read one by one, as a listing would hold every other one too.
  */
 async function operationsOf(
   store: ControlPlaneStore,
   ids: ReadonlySet<string>,
   query: HistoryQuery,
   listedFrom: number,
+  tail: boolean,
 ): Promise<Operation[]> {
   let found: (Operation | undefined)[];
-  if (ids.size < listedFrom || query.episodeId !== undefined) {
+  // A tail's ids are bounded by its length, while a listing would read every older operation too.
+  if (ids.size < listedFrom || query.episodeId !== undefined || tail) {
     found = await Promise.all([...ids].map((id) => store.getOperation(id)));
   } else {
     const listing = operationPages(store, {
@@ -41,9 +43,12 @@ async function operationsOf(
     });
     // A page at a time, keeping only the operations the history shows.
     const byId = new Map<string, Operation>();
-    for await (const page of listing)
+    // Newest first, so the operations of a recent tail are found first: the listing stops once all are.
+    for await (const page of listing) {
       for (const { participantAddress: _, createdAt: __, ...operation } of page)
         if (ids.has(operation.id)) byId.set(operation.id, operation);
+      if (byId.size === ids.size) break;
+    }
     found = [...ids].map((id) => byId.get(id));
   }
   return found.filter((operation): operation is Operation => operation !== undefined);
@@ -70,24 +75,26 @@ export async function readTimelineInput(
   listedFrom = LISTED_FROM,
   options: TimelineReadOptions = {},
 ): Promise<TimelineInput> {
-  let events: TimelineEvent[] = [];
+  const events: TimelineEvent[] = [];
   const strings = new Map<string, string>();
   const last = options.lastEvents;
   // Read a page at a time, keeping of each event only what the page draws, its strings shared with
   // the equal ones before it: a long history repeats its addresses, phases and ids in every event
   // (docs/hardening.md).
-  for await (const page of eventPages(store, query)) {
-    for (const event of page) events.push(timelineEvent(event, strings));
-    // Dropped in batches, so keeping the last N costs O(1) per event.
-    if (last !== undefined && events.length > 2 * last) events = events.slice(-last);
-  }
-  if (last !== undefined && events.length > last) events = events.slice(-last);
+  if (last !== undefined) {
+    // Read from the end: the last N cost the same however long the history grew (`raes serve`'s frames).
+    const { afterSequence: _after, limit: _limit, ...filters } = query;
+    for (const event of await store.listEvents({ ...filters, last }))
+      events.push(timelineEvent(event, strings));
+  } else
+    for await (const page of eventPages(store, query))
+      for (const event of page) events.push(timelineEvent(event, strings));
   const ids = new Set<string>();
   for (const event of events) {
     ids.add(event.action_instance_id);
     if (event.invocation_tool_context) ids.add(event.invocation_tool_context.invocation_action_instance_id);
   }
-  const operations = await operationsOf(store, ids, query, listedFrom);
+  const operations = await operationsOf(store, ids, query, listedFrom, last !== undefined);
   const inHistory = new Set(events.map((event) => event.participant_address));
   // A participant filter keeps its scheduler even before its first event; an episode filter shows only participants in it.
   const shown = (address: string) =>

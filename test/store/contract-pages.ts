@@ -79,11 +79,29 @@ export function pageCases(fixture: FixtureSource): void {
     }
   });
 
+  it("reads only the last N matching events, from the end, still in commit order", async () => {
+    await fillHistory(fixture);
+    const { store } = fixture();
+    const all = await store.listEvents();
+    const p2 = all.filter((e) => e.participant_address === P2);
+    assert.ok(p2.length >= 3, "enough events of P2");
+    assert.deepEqual(await store.listEvents({ last: 3 }), all.slice(-3));
+    assert.deepEqual(await store.listEvents({ participantAddress: P2, last: 2 }), p2.slice(-2));
+    assert.deepEqual(await store.listEvents({ participantAddress: P2, last: 1_000 }), p2);
+    assert.deepEqual(await store.listEvents({ last: 0 }), []);
+    assert.deepEqual(await store.listEvents({ last: 4, limit: 2 }), all.slice(-4, -2));
+    assert.deepEqual(
+      await store.listEvents({ afterSequence: all.length - 2, last: 5 }),
+      all.filter((e) => e.sequence > all.length - 2),
+    );
+  });
+
   it("refuses a page bound that is not a whole number from 0", async () => {
     const { store } = fixture();
     for (const bad of [-1, 1.5, Number.NaN]) {
       await assert.rejects(async () => store.listEvents({ afterSequence: bad }), RangeError, String(bad));
       await assert.rejects(async () => store.listEvents({ limit: bad }), RangeError, String(bad));
+      await assert.rejects(async () => store.listEvents({ last: bad }), RangeError, String(bad));
     }
   });
 

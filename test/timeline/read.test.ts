@@ -46,7 +46,12 @@ describe("readTimelineInput", () => {
       input.events,
       events.map((event) => timelineEvent(event, new Map())),
     );
-    assert.deepEqual(asked, ["listEvents 1000", "listOperations 1000"], "each read is one page");
+    // The third is the held calls awaiting approval, one bounded read.
+    assert.deepEqual(
+      asked,
+      ["listEvents 1000", "listOperations 1000", "listOperations 10000"],
+      "each read is one page",
+    );
   });
 
   it("keeps of each event only what the page draws, and the page is the one its whole events draw", async () => {
@@ -97,6 +102,52 @@ describe("readTimelineInput", () => {
       assert.equal(listed.gets(), 0, "no read per operation from the threshold on");
       assert.deepEqual(actual, expected);
     }
+  });
+
+  it("reads only the last N events and their operations for a bounded view, not the whole history", async () => {
+    const inner = new MemoryControlPlaneStore();
+    await runKnownHistory(inner);
+    const all = await inner.listEvents({ participantAddress: EXAMPLE.participant });
+    const last = 3;
+    assert.ok(all.length > 2 * last, "a history longer than the tail");
+    let rows = 0;
+    let listings = 0;
+    const counted = new Proxy(inner, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== "function") return value;
+        if (property === "listEvents")
+          return async (query: object) => {
+            const found = await value.call(target, query);
+            rows += found.length;
+            return found;
+          };
+        if (property === "listOperations")
+          return (query: { state?: string }) => {
+            if (query.state === undefined) listings += 1;
+            return value.call(target, query);
+          };
+        return value.bind(target);
+      },
+    });
+    const input = await readTimelineInput(counted, { participantAddress: EXAMPLE.participant }, 0, {
+      lastEvents: last,
+      chain: null,
+    });
+    assert.deepEqual(
+      input.events,
+      all.slice(-last).map((event) => timelineEvent(event, new Map())),
+    );
+    assert.equal(rows, last, "only the tail's events are read");
+    assert.equal(listings, 0, "no listing of every operation");
+    const whole = await readTimelineInput(inner, { participantAddress: EXAMPLE.participant }, 0, {
+      chain: null,
+    });
+    const shown = new Set(input.events.map((e) => e.action_instance_id));
+    assert.deepEqual(
+      input.operations,
+      whole.operations.filter((o) => shown.has(o.id)),
+    );
   });
 
   it("reads an episode's operations one by one: a listing would hold every other episode's", async () => {

@@ -174,7 +174,7 @@ export class MemoryReads {
   listEvents(query: HistoryQuery = {}): HistoryEvent[] {
     const { events } = this.#tables;
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
-    for (const n of [query.afterSequence, query.limit])
+    for (const n of [query.afterSequence, query.limit, query.last])
       if (n !== undefined && (!Number.isSafeInteger(n) || n < 0))
         throw new RangeError(`a page bound is a whole number from 0, not ${n}`);
     // Sequences are ascending from 1 in the array, so a page starts with a binary search.
@@ -188,6 +188,18 @@ export class MemoryReads {
       }
     }
     const found: HistoryEvent[] = [];
+    if (query.last !== undefined) {
+      // From the end backwards, so the last N cost O(N) plus the events of others after them.
+      for (let j = events.length - 1; j >= i && found.length < query.last; j -= 1) {
+        const e = events[j] as HistoryEvent;
+        if (
+          (query.participantAddress === undefined || e.participant_address === query.participantAddress) &&
+          (query.episodeId === undefined || e.episode_id === query.episodeId)
+        )
+          found.push(e);
+      }
+      return found.reverse().slice(0, limit);
+    }
     for (; i < events.length && found.length < limit; i += 1) {
       const e = events[i] as HistoryEvent;
       if (

@@ -281,7 +281,10 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
         ? ""
         : `${filtered === select ? " WHERE" : " AND"} sequence > ${pageInteger(query.afterSequence)}`;
     const limit = query.limit === undefined ? "" : ` LIMIT ${pageInteger(query.limit)}`;
-    const sql = `${filtered}${after} ORDER BY sequence${limit}`;
+    const sql =
+      query.last === undefined
+        ? `${filtered}${after} ORDER BY sequence${limit}`
+        : `SELECT * FROM (${filtered}${after} ORDER BY sequence DESC LIMIT ${pageInteger(query.last)}) AS tail ORDER BY sequence${limit}`;
     return this.#all<EventRow, HistoryEvent>(sql, values, this.#driver.historyEvent ?? historyEvent);
   }
 

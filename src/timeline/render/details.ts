@@ -119,6 +119,7 @@ function operationSection(operation: Operation | undefined): DetailSection {
     ["tool_name", operation.toolName],
     ["unknown_reason", operation.unknownReason],
     ["resolution", resolution?.resolution],
+    ["resolution.operator", resolution?.operator],
     ["resolution.note", resolution?.note || undefined],
     ["resolution.resolved_at", resolution?.resolvedAt],
     ["started_at", operation.startedAt],
