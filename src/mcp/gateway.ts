@@ -51,8 +51,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     if (!upstreamTools.has(name)) log(`the upstream has no tool '${name}'; it stays hidden`);
   }
   const sessionId = newSessionId();
-  const governed = (port: InvocationToolActionPort) =>
-    new GovernedCalls({
+  // Every session's governed calls, so a client that hangs up releases what they hold for approval.
+  const made: GovernedCalls[] = [];
+  const governed = (port: InvocationToolActionPort) => {
+    const calls = new GovernedCalls({
       port,
       map: options.map,
       upstream,
@@ -61,6 +63,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       log,
       ...(options.onStages ? { onStages: options.onStages } : {}),
     });
+    made.push(calls);
+    return calls;
+  };
   const calls: SessionCalls = options.sessionCalls
     ? options.sessionCalls({ id: sessionId, close: () => close({ drain: true }) }, governed)
     : governed(requiredPort(options.port));
@@ -72,7 +77,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     resolveClosed = resolve;
   });
   let closing: Promise<void> | undefined;
-  const close = (how: { readonly drain?: boolean } = {}): Promise<void> => {
+  const close = (how: { readonly drain?: boolean; readonly hungUp?: boolean } = {}): Promise<void> => {
+    // The client left: nobody will read a held call's answer, so it expires rather than wait for a
+    // decision (docs/guide/approvals.md). A close from this side (idle, the offer's timeout) waits.
+    if (how.hungUp || !how.drain) for (const governedCalls of made) governedCalls.releaseHolds();
     closing ??= (async () => {
       for (const [event, listener] of listeners) input.off(event, listener);
       if (how.drain) await calls.drain();
@@ -88,15 +96,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   };
   // The client hung up (EOF): answer what is in flight, then go. A broken stream answers nothing.
   const listeners: [string, () => void][] = [
-    ["end", () => void close({ drain: true })],
-    ["close", () => void close({ drain: true })],
+    ["end", () => void close({ drain: true, hungUp: true })],
+    ["close", () => void close({ drain: true, hungUp: true })],
     ["error", () => void close()],
   ];
   for (const [event, listener] of listeners) input.once(event, listener);
   // Writing to a client that is gone must end the gateway, never crash it.
   output.on("error", () => void close());
   // The transport closes itself on a message over its size limit; then nothing more is read.
-  server.onclose = () => void close({ drain: true });
+  server.onclose = () => void close({ drain: true, hungUp: true });
   await server.connect(new CheckedStdioTransport(input, output));
   return { closed, close };
 }

@@ -73,6 +73,8 @@ export class GovernedCalls {
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #onStages: ((stages: CallStages) => void) | undefined;
+  /** Aborted once the client is gone: a call still held for approval then expires, and never runs. */
+  readonly #hungUp = new AbortController();
 
   constructor(options: {
     readonly port: InvocationToolActionPort;
@@ -175,6 +177,15 @@ export class GovernedCalls {
     this.#inFlight.add(noted);
     void noted.then(() => this.#inFlight.delete(noted));
     return toolError(code, message);
+  }
+
+  /**
+   * The client is gone (stdin closed, its session ended): every call still held for approval, and any
+   * held later, expires now instead of waiting for a decision, so an approval given after the client
+   * left never runs a tool nobody will read. Calls already approved or dispatched go on; `drain` waits.
+   */
+  releaseHolds(): void {
+    this.#hungUp.abort();
   }
 
   /** Resolves once every call in flight is answered, every settle acknowledged and every stage report made. */
@@ -317,7 +328,8 @@ export class GovernedCalls {
     };
     if (call.progress) tell();
     const timer = call.progress ? setInterval(tell, PROGRESS_EVERY_MS) : undefined;
-    const answer = await awaitApproval(this.#port, id, { timeoutSeconds, signal: call.signal })
+    const signal = AbortSignal.any([call.signal, this.#hungUp.signal]);
+    const answer = await awaitApproval(this.#port, id, { timeoutSeconds, signal })
       .catch(() => undefined)
       .finally(() => clearInterval(timer));
     if (answer?.ok && answer.decision === "approved") {

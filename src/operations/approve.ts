@@ -8,6 +8,7 @@ import {
   type ToolActionRecord,
 } from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
+import { OwnerStatus, participantOwner } from "./in-doubt.js";
 import { decisionNote, decisionTime, OperatorError, operatorIdentity } from "./operator.js";
 
 /** Why an approve or deny was refused; nothing was recorded. */
@@ -24,6 +25,11 @@ export const ApprovalRefusal = {
   already_approved: "approval.already-approved",
   /** The approval is still pending, but its action settled (its runtime ended and recovery withheld it). */
   not_pending: "approval.not-pending",
+  /**
+   * The runtime holding the call is provably gone (its process on this host no longer exists): nobody
+   * can dispatch it, and the next start withholds it (`expired_by: "restart"`).
+   */
+  runtime_gone: "approval.runtime-gone",
   /** The operator name is empty, too long or holds a control character. */
   operator_invalid: "operator.invalid",
   /** The note is longer than 4096 characters. */
@@ -102,12 +108,13 @@ async function decide(
     if (error instanceof OperatorError) return refused(error.code, error.message);
     throw error;
   }
-  const decidedAt = decisionTime((input.now ?? (() => new Date()))());
+  const clock = input.now ?? (() => new Date());
+  const decidedAt = decisionTime(clock());
   // Read, then compare-and-set from pending: a concurrent decider makes the write find nothing, and
   // the second read answers as if it had come after (at most two rounds: a decision is final).
   for (let round = 0; round < 2; round += 1) {
     const action = await store.getToolAction(id);
-    const standing = standingOf(action, id, want);
+    const standing = standingOf(action, id, want) ?? (await lateOrOrphaned(store, action, id, want, clock()));
     if (standing) return standing;
     const pending = (action as ToolActionRecord).approval as ApprovalRecord;
     const approval: ApprovalRecord = { ...pending, state: want, decidedAt, operator, note };
@@ -147,5 +154,35 @@ function standingOf(
     );
   if (action.phase !== ToolActionPhase.admitted)
     return refused(ApprovalRefusal.not_pending, `${id} is already ${action.settlement ?? action.phase}`);
+  return undefined;
+}
+
+/**
+ * Why an approve of a still-pending call would dispatch nothing (undefined when it can run): its
+ * timeout has passed, so its runtime is withholding it; or the runtime holding it is provably dead,
+ * so recovery will. Saying `approved` then would promise a run that never comes. A deny is kept:
+ * it withholds the call, which is what happens anyway.
+ */
+async function lateOrOrphaned(
+  store: ControlPlaneStore,
+  action: ToolActionRecord | undefined,
+  id: string,
+  want: Decided,
+  now: Date,
+): Promise<ApprovalOutcome | undefined> {
+  const approval = action?.approval;
+  if (!action || !approval || want !== ApprovalState.approved) return undefined;
+  const deadline = Date.parse(approval.requestedAt) + approval.timeoutSeconds * 1000;
+  if (now.getTime() >= deadline)
+    return refused(
+      ApprovalRefusal.expired,
+      `the approval of ${id} timed out at ${new Date(deadline).toISOString()}; its runtime withholds the call`,
+    );
+  const owner = await participantOwner(store, action.participantAddress, () => now.getTime());
+  if (owner.status === OwnerStatus.dead)
+    return refused(
+      ApprovalRefusal.runtime_gone,
+      `the runtime holding ${id} (pid ${owner.pid ?? "?"}) is gone; its next start withholds the call`,
+    );
   return undefined;
 }

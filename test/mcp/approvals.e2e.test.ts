@@ -221,6 +221,30 @@ for (const kind of ["sqlite", "postgres"] as const) {
       assert.deepEqual(placesHolding(searched, canary), []);
     });
 
+    it("expires a held call when the agent hangs up: the gateway exits at once, and an approval after never runs the tool", async (t) => {
+      if (skip || !store) return t.skip("PostgreSQL unavailable");
+      const before = { ...portal.requests() };
+      const { client, transport } = await gateway(dir, url, mapWith("required"), portal);
+      const answer = client
+        .callTool({ name: "probe_login", arguments: { path: "/admin" } })
+        .catch(() => undefined);
+      const id = await pendingApproval(store);
+      // The agent hangs up (stdin closed) while its call is held; nobody is left to read an answer.
+      await client.close();
+      await answer;
+      assert.equal(await transport.exited, 0, transport.stderr);
+      const late = await raes(url, "approve", id);
+      assert.equal(late.code, 1, late.stdout);
+      assert.match(late.stderr, /approval\.expired/);
+      assert.deepEqual(portal.requests(), before, "the upstream never saw it");
+      const action = await store.getToolAction(id);
+      // Expired by the hang-up itself, not by the invocation's timeout long after.
+      assert.deepEqual(
+        [action?.settlement, action?.withheldReason, action?.approval?.expiredBy],
+        ["withheld", "approval_expired", "call_cancelled"],
+      );
+    });
+
     it("expires a call nobody decides on: withheld with approval_expired, never run; a call the `when` rule does not match runs at once", async (t) => {
       if (skip || !store) return t.skip("PostgreSQL unavailable");
       const rule =

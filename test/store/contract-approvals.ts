@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { it } from "node:test";
 import {
   ApprovalRefusal,
   approveToolAction,
   denyToolAction,
   listOperatorWaits,
+  newOwnerId,
 } from "../../src/operations/index.js";
 import type { ApprovalRecord } from "../../src/records/index.js";
 import type { FixtureSource } from "./contract.js";
@@ -63,6 +65,32 @@ export function approvalCases(fixture: FixtureSource): void {
     assert.equal(deny.outcome, "refused");
     assert.equal(deny.outcome === "refused" && deny.code, ApprovalRefusal.already_approved);
     assert.equal((await store.getDecisionHead()).decisions, 1, "a refusal leaves no trace");
+  });
+
+  it("refuses to approve a pending action past its timeout (approval.expired), recording nothing; a deny is kept", async () => {
+    const { store, action } = await held(fixture);
+    const late = () => new Date("2025-01-02T00:05:00.000Z");
+    const approve = await approveToolAction(store, action.id, { operator: "alice", now: late });
+    assert.equal(approve.outcome === "refused" && approve.code, ApprovalRefusal.expired);
+    assert.equal((await store.getToolAction(action.id))?.approval?.state, "pending");
+    assert.deepEqual(await store.readDecisionPage(0, 10), [], "a refusal leaves no trace");
+    assert.equal(
+      (await denyToolAction(store, action.id, { operator: "alice", now: late })).outcome,
+      "denied",
+    );
+  });
+
+  it("refuses to approve a call whose runtime is provably dead (approval.runtime-gone): nobody would dispatch it", async () => {
+    const { store, action } = await held(fixture);
+    // A process of this host that has exited holds the participant's lease, as after a SIGKILL.
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const [host, , ...rest] = newOwnerId().split("/");
+    const owner = [host, String(gone), ...rest].join("/");
+    assert.ok(await store.acquireLease(action.participantAddress, owner, 60_000));
+    const approve = await approveToolAction(store, action.id, { operator: "alice", now });
+    assert.equal(approve.outcome === "refused" && approve.code, ApprovalRefusal.runtime_gone);
+    assert.equal((await store.getToolAction(action.id))?.approval?.state, "pending");
+    assert.deepEqual(await store.readDecisionPage(0, 10), [], "a refusal leaves no trace");
   });
 
   it("denies a pending action; approve after deny is refused with approval.already-denied", async () => {
