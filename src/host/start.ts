@@ -68,6 +68,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     timeoutMs: options.timeoutMs,
     sessionCalls,
     log: options.log,
+    storeUrl: options.store,
     ...(options.onStages ? { onStages: options.onStages } : {}),
   };
   let url: string | undefined;

@@ -23,6 +23,8 @@ export interface GatewayOptions {
   readonly input?: Readable;
   readonly output?: Writable;
   readonly log?: GatewayLog;
+  /** The store of the runtime behind the port, when known (host mode): held-call log lines print runnable commands. */
+  readonly storeUrl?: string;
   /** Told the stage times of each call that reached the upstream. */
   readonly onStages?: (stages: CallStages) => void;
 }
@@ -62,6 +64,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       timeoutMs: options.timeoutMs,
       log,
       ...(options.onStages ? { onStages: options.onStages } : {}),
+      ...(options.storeUrl === undefined ? {} : { storeUrl: options.storeUrl }),
     });
     made.push(calls);
     return calls;

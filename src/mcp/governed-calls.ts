@@ -9,6 +9,7 @@ import {
   noteRefusal,
   withhold,
 } from "../port/index.js";
+import { approvalCommands } from "../printed/index.js";
 import { WithheldReason } from "../records/index.js";
 
 import { type CallStages, type Stamps, stagesOf } from "./call-stages.js";
@@ -68,6 +69,7 @@ export class GovernedCalls {
   readonly #sessionId: string;
   readonly #timeoutMs: number;
   readonly #log: GatewayLog;
+  readonly #storeUrl: string | undefined;
   readonly #settles: Settles;
   readonly #settled = new Map<string, Settled>();
   readonly #queues = new Map<string, Promise<unknown>>();
@@ -83,6 +85,8 @@ export class GovernedCalls {
     readonly sessionId: string;
     readonly timeoutMs: number;
     readonly log: GatewayLog;
+    /** The store the runtime holding these calls writes, when known: the held-call log line then prints runnable commands. */
+    readonly storeUrl?: string;
     /** Told the stage times of every call that reached the upstream, to find where latency goes. */
     readonly onStages?: (stages: CallStages) => void;
   }) {
@@ -92,6 +96,7 @@ export class GovernedCalls {
     this.#sessionId = options.sessionId;
     this.#timeoutMs = options.timeoutMs;
     this.#log = options.log;
+    this.#storeUrl = options.storeUrl;
     this.#settles = new Settles(options.port, options.log);
     this.#onStages = options.onStages;
   }
@@ -319,7 +324,7 @@ export class GovernedCalls {
     stamps: Stamps,
   ): Promise<CallToolResult> {
     const timeoutSeconds = entry.approval?.timeoutSeconds ?? 300;
-    this.#log(`holding ${call.name.slice(0, 128)} (${id}) for approval: raes approve ${id}`);
+    this.#log(holdingLine(call.name.slice(0, 128), id, this.#storeUrl));
     let ticks = 0;
     const waiting = `waiting for an operator to approve ${id} (raes approve / raes deny)`;
     const tell = () => {
@@ -423,4 +428,16 @@ export class GovernedCalls {
     this.#settles.completeBehind(id, entry, status, () => this.#stamp(stamps, "settled"));
     return result;
   }
+}
+
+/**
+ * The log line of a call held for approval: with the runtime's store known, the two commands that
+ * decide it, runnable as printed; without it (a gateway on a port socket), no command is printed,
+ * because one without the runtime's `--store` would decide nothing.
+ */
+export function holdingLine(tool: string, id: string, storeUrl: string | undefined): string {
+  if (storeUrl === undefined)
+    return `holding ${tool} (${id}) for approval: decide it with raes approve or raes deny on the runtime's store`;
+  const c = approvalCommands(id, storeUrl);
+  return `holding ${tool} (${id}) for approval: ${c.approve}  (or: ${c.deny})`;
 }

@@ -1,6 +1,6 @@
 export { type CallStages, stagesLine } from "./call-stages.js";
 export { type GatewayOptions, type RunningGateway, startGateway } from "./gateway.js";
-export { type GatewayLog, GovernedCalls, type ToolCall } from "./governed-calls.js";
+export { type GatewayLog, GovernedCalls, holdingLine, type ToolCall } from "./governed-calls.js";
 export { governedServer } from "./governed-server.js";
 export {
   bearerTokenProblem,

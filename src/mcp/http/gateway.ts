@@ -50,6 +50,8 @@ export interface HttpGatewayOptions {
   /** Sessions the gateway holds at once, over all clients: a bound on its memory. Default 1024. */
   readonly maxSessions?: number;
   readonly log?: GatewayLog;
+  /** The store of the runtime behind the port, when known (host mode): held-call log lines print runnable commands. */
+  readonly storeUrl?: string;
   /** Told the stage times of each call that reached the upstream. */
   readonly onStages?: (stages: CallStages) => void;
 }
@@ -180,6 +182,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
         timeoutMs: options.timeoutMs,
         log,
         ...(options.onStages ? { onStages: options.onStages } : {}),
+        ...(options.storeUrl === undefined ? {} : { storeUrl: options.storeUrl }),
       });
     const calls: SessionCalls = options.sessionCalls
       ? options.sessionCalls(
