@@ -1,3 +1,10 @@
 export type { TimelineEvent, TimelineInput, TimelineScheduler } from "./model/index.js";
-export { LISTED_FROM, readTimelineInput } from "./read.js";
-export { renderTimelineHtml, TIMELINE_CSP, timelineHtmlParts } from "./render/index.js";
+export { LISTED_FROM, readTimelineInput, readTimelinePage, type TimelinePage } from "./read.js";
+export {
+  type PageOptions,
+  PageSummary,
+  renderTimelineHtml,
+  summaryHtmlParts,
+  TIMELINE_CSP,
+  timelineHtmlParts,
+} from "./render/index.js";
