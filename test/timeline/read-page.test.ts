@@ -112,13 +112,13 @@ describe("readTimelinePage: the timeline drawn one invocation at a time", () => 
   });
 
   it("leaves no scratch file behind", async () => {
-    const before = readdirSync(tmpdir()).filter((name) => name.startsWith("raes-timeline-")).length;
+    const before = readdirSync(tmpdir()).filter((name) => name.startsWith("raes-timeline-panels-")).length;
     const inner = new MemoryControlPlaneStore();
     await runKnownHistory(inner);
     await streamedPage(inner);
     const { page } = await readTimelinePage(inner, {}, STORE_URL);
     page.panels.close();
-    const after = readdirSync(tmpdir()).filter((name) => name.startsWith("raes-timeline-")).length;
+    const after = readdirSync(tmpdir()).filter((name) => name.startsWith("raes-timeline-panels-")).length;
     assert.equal(after, before);
   });
 });

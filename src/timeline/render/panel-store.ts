@@ -54,7 +54,7 @@ class ScratchFile {
   #closed = false;
 
   constructor() {
-    this.#dir = mkdtempSync(join(tmpdir(), "raes-timeline-"));
+    this.#dir = mkdtempSync(join(tmpdir(), "raes-timeline-panels-"));
     this.#fd = openSync(join(this.#dir, "panels"), "w+", 0o600);
   }
 
