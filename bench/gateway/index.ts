@@ -5,13 +5,14 @@
  * server answering the tool itself over Streamable HTTP (what HTTP costs here), through
  * `raes mcp-gateway` on stdio, and through `raes mcp-gateway --http`. Each gateway call is admitted
  * and dispatched in one step (one durable write) and settled through the port, served unwrapped as
- * `raes run --agent-command` serves it. It then breaks the gateway calls down by stage (the
+ * `raes run --agent-command` serves it. A fifth series runs the gateway in host mode (`--scenario`: it
+ * is the participant runtime, with its own SQLite store; the client's session is one invocation). It then breaks the gateway calls down by stage (the
  * gateway's `--log-timings` lines, the store writes) and measures the floors on the same disk in
  * blocks between them: one fdatasync, one SQLite commit.
  * GW_PROF=DIR writes a V8 CPU profile of each gateway and HTTP server process there.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,6 +37,7 @@ const TSX = import.meta.resolve("tsx");
 const node = (file: string) => [process.execPath, "--import", TSX, file];
 const PROFILE = process.env.GW_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.GW_PROF}`] : [];
 const UPSTREAM = node(join(LIVE, "counting-upstream.ts"));
+const EXAMPLE_SCENARIO = join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml");
 const CLIENT = join(ROOT, "bench", "gateway", "client.ts");
 const HTTP_ECHO = join(ROOT, "bench", "gateway", "http-echo-server.ts");
 
@@ -149,6 +151,8 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     private readonly calls: number,
     /** Where the store puts its samples: the running block's series. */
     private readonly served: { current: Samples },
+    /** The manifest, for the host-mode gateway. */
+    private readonly manifest: unknown,
   ) {
     super();
   }
@@ -204,6 +208,29 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
         RAES_PORT_TOKEN: served.token,
       });
       await add("gateway http", ["http", http.url.href], {}, () => http.stderr);
+      // Host mode: the gateway is the participant runtime, with its own store; the session is one invocation.
+      const hostManifest = join(this.dir, "host.manifest.json");
+      writeFileSync(hostManifest, JSON.stringify(this.manifest));
+      await add(
+        "host stdio",
+        [
+          "stdio",
+          exec as string,
+          ...PROFILE,
+          ...rest.slice(0, 5),
+          "--scenario",
+          EXAMPLE_SCENARIO,
+          "--manifest",
+          hostManifest,
+          "--map",
+          join(LIVE, "map.yaml"),
+          "--store",
+          `sqlite:${join(this.dir, "host.db")}`,
+          "--",
+          ...UPSTREAM,
+        ],
+        {},
+      );
       const discard = new Samples();
       // The same warm-up for every series (JIT, first writes, connections), then blocks in turn.
       for (const s of series) {
@@ -251,14 +278,15 @@ function report(
   const governed = series.filter((row) => row.label.startsWith("gateway"));
   if (!direct || !directHttp) throw new Error("no series ran");
   const d50 = p50(direct.samples);
+  const d95 = quantile(direct.samples, 0.95);
   const d99 = quantile(direct.samples, 0.99);
   printTable(
     `tools/call latency, ${calls} sequential calls per series in blocks taken in turn (each block starts one series later), store ${storeName} (ms)`,
-    ["series", "p50", "p99", "added p50", "added p99"],
+    ["series", "p50", "p95", "p99", "added p50", "added p95", "added p99"],
     series.map((row) => {
-      const [r50, r99] = [p50(row.samples), quantile(row.samples, 0.99)];
-      const added = row === direct ? ["", ""] : [fmt(r50 - d50, 3), fmt(r99 - d99, 3)];
-      return [row.label, fmt(r50, 3), fmt(r99, 3), ...added];
+      const [r50, r95, r99] = [p50(row.samples), quantile(row.samples, 0.95), quantile(row.samples, 0.99)];
+      const added = row === direct ? ["", "", ""] : [fmt(r50 - d50, 3), fmt(r95 - d95, 3), fmt(r99 - d99, 3)];
+      return [row.label, fmt(r50, 3), fmt(r95, 3), fmt(r99, 3), ...added];
     }),
   );
   const overHttp = series.find((row) => row.label === "gateway http");
@@ -314,7 +342,7 @@ export async function runGatewayBench(argv: readonly string[]): Promise<void> {
     manifest.participant_runtime.invocation_tool_actions.max_tool_actions_per_invocation = 100_000;
     for (const offer of manifest.participant_runtime.execution_bindings) offer.timeout_seconds = 3600;
     const served = { current: new Samples() };
-    const harness = new BenchHarness(dir, calls, served);
+    const harness = new BenchHarness(dir, calls, served, manifest);
     const store = await openControlPlaneStore(storeArg ?? `sqlite:${join(dir, "cp.db")}`);
     const manager = await RuntimeManager.open({
       model,

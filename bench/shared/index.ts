@@ -45,6 +45,7 @@ export {
   type Measurement,
   type Printed,
   printFloorTable,
+  printImage,
   printNote,
   printTable,
   takePrinted,

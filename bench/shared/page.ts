@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type { Printed } from "./tables.js";
 
 /** One suite of the run: its name, the arguments it ran with, and what it printed. */
@@ -49,6 +49,9 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 
 const code = (text: string) => `\`${text}\``;
 
+/** Where an image a suite drew goes, relative to the page. */
+const imagePath = (name: string) => `benchmarks/${name}`;
+
 /** The page's markdown. */
 export function renderBenchmarksPage(runs: readonly SuiteRun[], context: PageContext): string {
   const command = `npm run bench -- ${context.argv.map(shellWord).join(" ")}`;
@@ -85,6 +88,7 @@ export function renderBenchmarksPage(runs: readonly SuiteRun[], context: PageCon
     if (run.printed.length === 0) out.push("", "It printed no table.");
     for (const item of run.printed) {
       if (item.kind === "table") out.push("", `**${item.title}**`, "", table(item.header, item.rows));
+      else if (item.kind === "image") out.push("", `![${item.alt}](${imagePath(item.name)})`);
       else out.push("", item.text.split("\n").join("  \n"));
     }
   }
@@ -118,5 +122,11 @@ export function writeBenchmarksPage(
     node: process.version,
   });
   mkdirSync(dirname(path), { recursive: true });
+  for (const item of runs.flatMap((run) => run.printed)) {
+    if (item.kind !== "image") continue;
+    const file = join(dirname(path), imagePath(item.name));
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, item.png);
+  }
   writeFileSync(path, page);
 }

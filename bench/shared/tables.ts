@@ -3,6 +3,9 @@
  * are measured and kept, in order, so `npm run bench -- --markdown` can write them to a page
  * (page.ts) once the run is over.
  */
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** One thing a suite printed for its reader. */
 export type Printed =
@@ -12,7 +15,8 @@ export type Printed =
       readonly header: readonly string[];
       readonly rows: readonly (readonly string[])[];
     }
-  | { readonly kind: "note"; readonly text: string };
+  | { readonly kind: "note"; readonly text: string }
+  | { readonly kind: "image"; readonly name: string; readonly alt: string; readonly png: Uint8Array };
 
 const printed: Printed[] = [];
 
@@ -64,6 +68,17 @@ export function printNote(text: string): void {
   console.log(text);
   const kept = text.trim();
   if (kept !== "") printed.push({ kind: "note", text: kept });
+}
+
+/**
+ * Shows a PNG the suite drew (a plot): written now to the OS temp folder, and with `--markdown` next
+ * to the page, under `benchmarks/NAME`, and shown there.
+ */
+export function printImage(name: string, alt: string, png: Uint8Array): void {
+  const path = join(tmpdir(), `raes-bench-${name}`);
+  writeFileSync(path, png);
+  console.log(`${alt}: ${path}`);
+  printed.push({ kind: "image", name, alt, png });
 }
 
 /** One row of a floor table: a measurement and the floor it is compared with (measured in the same run). */

@@ -9,6 +9,7 @@ import {
   type PacedRunSummary,
   parseStochasticControl,
   RuntimeManager,
+  realTimePacing,
   type StochasticControl,
   survivedLeaseLoss,
 } from "../runtime/index.js";
@@ -47,6 +48,7 @@ export interface RunOptions extends RuntimeChoice {
   readonly store: string;
   readonly steps?: number;
   readonly tickMs?: number;
+  readonly realTime?: boolean;
   readonly concurrency?: number;
   readonly leaseTtlMs?: number;
   readonly json?: boolean;
@@ -114,6 +116,17 @@ async function runParsed(
   const read = readInputFile(options.manifest, 1_000_000);
   if (!read.ok) return fail(read.refusal, read.message);
   const manifest = JSON.parse(read.text) as unknown;
+  if (options.realTime && options.tickMs === undefined) {
+    // Before open, which runs the start tick: a clock the SDL does not pace is refused with nothing run.
+    try {
+      realTimePacing(model);
+    } catch (error) {
+      return fail(
+        codeOf(error) ?? CliErrorCode.usage,
+        error instanceof Error ? error.message : String(error),
+      );
+    }
+  }
   makeStoreFolder(options.store);
   const runtime = await buildRuntime(options);
   const progress = new RunProgress({
@@ -174,14 +187,14 @@ async function runParsed(
   }
   let paced: PacedRunSummary | undefined;
   try {
-    if (options.tickMs === undefined) {
+    if (options.tickMs === undefined && !options.realTime) {
       const steps = options.steps ?? 1;
       const log = (line: string) => process.stderr.write(`raes run: ${line}\n`);
       for (let i = 0; i < steps && !interrupt.signal.aborted; i += 1)
         await manager.step(1).catch((e: unknown) => survivedLeaseLoss(e, log));
     } else {
       paced = await manager.run({
-        tickMs: options.tickMs,
+        ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
         signal: interrupt.signal,
         ...(options.steps === undefined ? {} : { steps: options.steps }),
         onStep: (step) => progress.paced(step),

@@ -39,8 +39,25 @@ export const Addresses = {
   node: (node: string) => address("provision", "node", node),
   /** `provision.node.<n>.service.<s>` */
   service: (node: string, service: string) => address("provision", "node", node, "service", service),
+  /** `provision.network.<n>`: a switch node. */
+  network: (node: string) => address("provision", "network", node),
   /** `provision.content.<c>` */
   content: (content: string) => address("provision", "content", content),
+  /** `provision.content.<c>.items.<i>` */
+  contentItem: (content: string, item: string) => address("provision", "content", content, "items", item),
+  /** `provision.account.<a>` */
+  account: (account: string) => address("provision", "account", account),
+  /** `template.<kind>.<name>`: a condition, feature or vulnerability. */
+  template: (kind: "condition" | "feature" | "vulnerability", name: string) =>
+    address("template", kind, name),
+  /** `evaluation.assertion.<ref>`, the ref as authored (RAES's starting assertions). */
+  assertion: (ref: string) => `evaluation.assertion.${ref}`,
+  /** `participant.behavior-specification.<spec>.controller-state.<id>` */
+  controllerState: (spec: string, id: string) =>
+    address("participant", "behavior-specification", spec, "controller-state", id),
+  /** `participant.behavior-specification.<spec>.control-transition.<id>` */
+  controlTransition: (spec: string, id: string) =>
+    address("participant", "behavior-specification", spec, "control-transition", id),
   /** `time.domain.<d>` */
   timeDomain: (domain: string) => address("time", "domain", domain),
   /** `evaluation.objective.<o>` */

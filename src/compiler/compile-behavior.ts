@@ -1,7 +1,8 @@
 import type { ScenarioIndex } from "../sdl/index.js";
 import { sectionRefName } from "../sdl/index.js";
-import { Addresses, resolveRefAddresses } from "./addresses.js";
+import { Addresses } from "./addresses.js";
 import { compilePolicy } from "./compile-policy.js";
+import { compileMixedControl } from "./mixed-control.js";
 import type {
   CompiledActionContract,
   CompiledAffordanceBinding,
@@ -11,6 +12,7 @@ import type {
   RuntimeModel,
 } from "./model.js";
 import { byAddress, compareText as compare, resolveNames } from "./records.js";
+import type { RefIndex } from "./ref-index.js";
 
 type BehaviorPart = Pick<
   RuntimeModel,
@@ -20,6 +22,7 @@ type BehaviorPart = Pick<
 /** Compiles specifications, autonomous policies, tool affordances and the affordance bindings. */
 export function compileBehavior(
   index: ScenarioIndex,
+  refs: RefIndex,
   actionContracts: Readonly<Record<string, CompiledActionContract>>,
 ): BehaviorPart {
   const { scenario } = index;
@@ -91,7 +94,8 @@ export function compileBehavior(
     const outcomeRules = [...new Set(spec.outcome_interpretation_rule_refs)]
       .filter((ref) => ruleNames.includes(ref))
       .map(Addresses.outcomeRule);
-    const authorityScope = resolveRefAddresses(scenario, spec.authority_scope_refs);
+    const authorityScope = refs.addresses(spec.authority_scope_refs);
+    const mixedControl = compileMixedControl(specName, spec.mixed_control, refs);
     specifications.push({
       address: specAddress,
       name: specName,
@@ -120,21 +124,18 @@ export function compileBehavior(
       participantInjectDeliveryAddresses: mappingKeys(spec.participant_inject_deliveries).map((id) =>
         Addresses.injectDelivery(specName, id),
       ),
-      ...(spec.mixed_control === undefined ? NO_MIXED_CONTROL : {}),
+      ...mixedControl.fields,
       orderingDependencies: [],
-      ...(spec.mixed_control === undefined
-        ? {
-            refreshDependencies: [
-              ...new Set([
-                ...policyParticipants,
-                ...actionAddresses(spec.action_contract_refs),
-                ...boundaryAddresses(spec.observation_boundary_refs),
-                ...outcomeRules,
-                ...authorityScope,
-              ]),
-            ],
-          }
-        : {}),
+      refreshDependencies: [
+        ...new Set([
+          ...policyParticipants,
+          ...actionAddresses(spec.action_contract_refs),
+          ...boundaryAddresses(spec.observation_boundary_refs),
+          ...outcomeRules,
+          ...authorityScope,
+          ...mixedControl.dependencies,
+        ]),
+      ],
     });
   }
   bindings.sort(
@@ -158,14 +159,3 @@ function mappingKeys(value: unknown): string[] {
 }
 
 const extensionKeys = mappingKeys;
-
-/** RAES's mixed-control fields of a specification without `mixed_control`. */
-const NO_MIXED_CONTROL = {
-  mixedControlParticipantAddress: "",
-  mixedControlPolicyRevision: "",
-  mixedControlOrderStrategy: "",
-  mixedControlInitialStateAddress: "",
-  mixedControlDispositions: null,
-  controllerStates: [],
-  controlTransitions: [],
-} as const;

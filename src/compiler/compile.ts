@@ -1,18 +1,16 @@
 import { canonicalDigest } from "../records/index.js";
 import type { Scenario } from "../sdl/index.js";
-import { ScenarioIndex, scenarioErrors, sectionRefName } from "../sdl/index.js";
-import { Addresses, resolveRefAddresses } from "./addresses.js";
+import { ScenarioIndex, scenarioErrors } from "../sdl/index.js";
+import { Addresses } from "./addresses.js";
+import { compileBoundaries } from "./boundaries/index.js";
 import { compileBehavior } from "./compile-behavior.js";
 import { compileTime } from "./compile-time.js";
 import { CompileError, CompileErrorCode } from "./errors.js";
-import type {
-  CompiledActionContract,
-  CompiledObservationBoundary,
-  CompiledParticipant,
-  RuntimeModel,
-} from "./model.js";
+import type { CompiledActionContract, RuntimeModel } from "./model.js";
 import { RUNTIME_MODEL_SCHEMA } from "./model.js";
+import { compileParticipants } from "./participants/index.js";
 import { byAddress, compareText } from "./records.js";
+import { RefIndex } from "./ref-index.js";
 
 /**
  * The scenario's errors as `code path: message` lines. A value that is not a decoded scenario makes the
@@ -36,6 +34,7 @@ export function compileScenario(scenario: Scenario): RuntimeModel {
     throw new CompileError(CompileErrorCode.scenario_invalid, "the scenario has errors", errors);
   }
   const index = new ScenarioIndex(scenario);
+  const refIndex = new RefIndex(scenario);
   const actionContracts = byAddress(
     Object.entries(scenario.action_contracts).map(([name, contract]) => {
       const refs = [
@@ -47,7 +46,7 @@ export function compileScenario(scenario: Scenario): RuntimeModel {
       const compiled: CompiledActionContract = {
         address,
         name,
-        targetAddresses: resolveRefAddresses(scenario, refs),
+        targetAddresses: refIndex.addresses(refs),
         sharedTimeBound: temporal.length > 0,
         failureClasses: distinct(contract.failure_classes),
         actionName: name,
@@ -82,13 +81,13 @@ export function compileScenario(scenario: Scenario): RuntimeModel {
       return compiled;
     }),
   );
-  const behavior = compileBehavior(index, actionContracts);
+  const behavior = compileBehavior(index, refIndex, actionContracts);
   return {
     schema: RUNTIME_MODEL_SCHEMA,
     scenario: { name: scenario.name, version: scenario.version },
     actionContracts,
     observationBoundaries: compileBoundaries(scenario),
-    participants: compileParticipants(index),
+    participants: compileParticipants(index, refIndex),
     behaviorSpecifications: behavior.behaviorSpecifications,
     autonomousPolicies: behavior.autonomousPolicies,
     toolAffordances: behavior.toolAffordances,
@@ -119,82 +118,4 @@ function argumentShape(
       return isMapping(definition) ? [{ name, ...definition }] : [];
     });
   return { argumentShapeRef: `${address}.argument-shape.sha256-${hex}`, argumentDefinitions };
-}
-
-function compileBoundaries(scenario: Scenario): Record<string, CompiledObservationBoundary> {
-  return byAddress(
-    Object.entries(scenario.observation_boundaries).map(([name, boundary]) => {
-      const dispositions = new Map(
-        boundary.view_rules.map((rule) => [rule.information_ref, rule.disposition]),
-      );
-      const compiled: CompiledObservationBoundary = {
-        address: Addresses.observationBoundary(name),
-        name,
-        declaredRefs: [
-          ...new Set([...boundary.observable_refs, ...boundary.hidden_refs, ...boundary.evidence_refs]),
-        ],
-        evidenceRefs: [...boundary.evidence_refs],
-        viewRules: boundary.view_rules.map((rule) => ({
-          informationRef: rule.information_ref,
-          disposition: rule.disposition,
-        })),
-        outcomeEvidenceRefs: boundary.evidence_refs.filter((ref) => dispositions.get(ref) !== "hidden"),
-        boundaryName: name,
-        projectionBasis: boundary.projection_basis,
-        observableRefs: [...boundary.observable_refs],
-        hiddenRefs: [...boundary.hidden_refs],
-        realizedViewDisclosure: boundary.realized_view_disclosure ?? "",
-        orderingDependencies: [],
-        refreshDependencies: [],
-      };
-      return compiled;
-    }),
-  );
-}
-
-/** Builds each name's address once; many agents name the same few contracts and boundaries. */
-function addressCache(build: (name: string) => string): (name: string) => string {
-  const cache = new Map<string, string>();
-  return (name) => {
-    let built = cache.get(name);
-    if (built === undefined) {
-      built = build(name);
-      cache.set(name, built);
-    }
-    return built;
-  };
-}
-
-function compileParticipants(index: ScenarioIndex): Record<string, CompiledParticipant> {
-  const { scenario } = index;
-  const actionAddress = addressCache(Addresses.actionContract);
-  const boundaryAddress = addressCache(Addresses.observationBoundary);
-  return byAddress(
-    Object.entries(scenario.agents).map(([name, agent]) => {
-      const actions = agent.actions
-        .map((ref) => sectionRefName(ref, "action_contracts", scenario.action_contracts))
-        .filter((action): action is string => action !== undefined);
-      const boundaries = agent.observation_boundaries
-        .map((ref) => sectionRefName(ref, "observation_boundaries", scenario.observation_boundaries))
-        .filter((boundary): boundary is string => boundary !== undefined);
-      const role = index.rolesByAgent.get(name);
-      const compiled: CompiledParticipant = {
-        address: Addresses.participant(name),
-        agent: name,
-        ...(index.entities.has(agent.entity) ? { entity: agent.entity } : {}),
-        ...(role === undefined ? {} : { role }),
-        actionContractAddresses: [...new Set(actions)].map(actionAddress),
-        observationBoundaryAddresses: [...new Set(boundaries)].map(boundaryAddress),
-        name,
-        participantName: name,
-        entityName: agent.entity,
-        startingAssertionRefs: [...agent.starting_assertions],
-        authorityAnchorRefs: [...agent.authority_anchors],
-        operatingScopeRefs: [...agent.operating_scope],
-        interpretationMode: "role-neutral-projection",
-        orderingDependencies: [],
-      };
-      return compiled;
-    }),
-  );
 }

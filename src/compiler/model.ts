@@ -1,3 +1,24 @@
+import type { CompiledObservationBoundary } from "./boundaries/index.js";
+import type {
+  CompiledControllerState,
+  CompiledControlTransition,
+  CompiledMixedControlDispositions,
+} from "./mixed-control.js";
+import type { CompiledParticipant } from "./participants/index.js";
+
+export type {
+  CompiledObservationBoundary,
+  CompiledViewRelationSnapshot,
+  CompiledViewRule,
+  CompiledViewTransition,
+} from "./boundaries/index.js";
+export type {
+  CompiledControllerState,
+  CompiledControlTransition,
+  CompiledMixedControlDispositions,
+} from "./mixed-control.js";
+export type { CompiledInteractiveAccess, CompiledParticipant } from "./participants/index.js";
+
 /** Schema tag carried by every compiled runtime model. */
 export const RUNTIME_MODEL_SCHEMA = "raes-ts/runtime-model/v1";
 
@@ -5,7 +26,7 @@ export const RUNTIME_MODEL_SCHEMA = "raes-ts/runtime-model/v1";
 export interface CompiledActionContract {
   readonly address: string;
   readonly name: string;
-  /** Addressable `effects[].target_refs` then `preconditions[].support_refs`, deduplicated, first-seen order. */
+  /** `effects[].target_refs` then `preconditions[].support_refs` that the ref index resolves, distinct, first-seen order. */
   readonly targetAddresses: readonly string[];
   /** True when the contract declares a non-empty `temporal_contracts`. */
   readonly sharedTimeBound: boolean;
@@ -44,51 +65,6 @@ export interface CompiledActionContract {
   readonly refreshDependencies: readonly string[];
 }
 
-/** One authored view rule of an observation boundary. */
-export interface CompiledViewRule {
-  readonly informationRef: string;
-  readonly disposition: string;
-}
-
-/** An observation boundary with its declared refs and the evidence a tool outcome may carry. */
-export interface CompiledObservationBoundary {
-  readonly address: string;
-  readonly name: string;
-  /** Every ref the boundary declares (observable, hidden, evidence), as authored. */
-  readonly declaredRefs: readonly string[];
-  readonly evidenceRefs: readonly string[];
-  readonly viewRules: readonly CompiledViewRule[];
-  /** Declared evidence refs whose view rule is not `hidden`: the only evidence an outcome may cite. */
-  readonly outcomeEvidenceRefs: readonly string[];
-  /** RAES's fields, as authored (`realized_view_disclosure` is `""` when not authored). */
-  readonly boundaryName: string;
-  readonly projectionBasis: string;
-  readonly observableRefs: readonly string[];
-  readonly hiddenRefs: readonly string[];
-  readonly realizedViewDisclosure: string;
-  readonly orderingDependencies: readonly string[];
-  readonly refreshDependencies: readonly string[];
-}
-
-/** A participant (`participant.behavior.<agent>`). */
-export interface CompiledParticipant {
-  readonly address: string;
-  readonly agent: string;
-  readonly entity?: string;
-  readonly role?: string;
-  readonly actionContractAddresses: readonly string[];
-  readonly observationBoundaryAddresses: readonly string[];
-  /** RAES's fields: the agent's name (twice, as RAES writes it), its authored entity and refs. */
-  readonly name: string;
-  readonly participantName: string;
-  readonly entityName: string;
-  readonly startingAssertionRefs: readonly string[];
-  readonly authorityAnchorRefs: readonly string[];
-  readonly operatingScopeRefs: readonly string[];
-  readonly interpretationMode: "role-neutral-projection";
-  readonly orderingDependencies: readonly string[];
-}
-
 /** A behavior specification and what it owns. */
 export interface CompiledBehaviorSpecification {
   readonly address: string;
@@ -123,17 +99,17 @@ export interface CompiledBehaviorSpecification {
   readonly authorityScopeAddresses: readonly string[];
   /** One address per `participant_inject_deliveries` id, sorted. */
   readonly participantInjectDeliveryAddresses: readonly string[];
-  /** RAES's mixed-control fields; written (empty) only for a specification without `mixed_control`, which raes-ts does not compile. */
-  readonly mixedControlParticipantAddress?: string;
-  readonly mixedControlPolicyRevision?: string;
-  readonly mixedControlOrderStrategy?: string;
-  readonly mixedControlInitialStateAddress?: string;
-  readonly mixedControlDispositions?: null;
-  readonly controllerStates?: readonly never[];
-  readonly controlTransitions?: readonly never[];
+  /** RAES's mixed-control fields (`""`, `null` and empty lists for a specification without `mixed_control`). */
+  readonly mixedControlParticipantAddress: string;
+  readonly mixedControlPolicyRevision: string;
+  readonly mixedControlOrderStrategy: string;
+  readonly mixedControlInitialStateAddress: string;
+  readonly mixedControlDispositions: CompiledMixedControlDispositions | null;
+  readonly controllerStates: readonly CompiledControllerState[];
+  readonly controlTransitions: readonly CompiledControlTransition[];
   readonly orderingDependencies: readonly string[];
-  /** As RAES: participants, actions, boundaries, outcome rules, authority scope, distinct; absent with `mixed_control`. */
-  readonly refreshDependencies?: readonly string[];
+  /** As RAES: participants, actions, boundaries, outcome rules, authority scope, then the mixed-control addresses, distinct. */
+  readonly refreshDependencies: readonly string[];
 }
 
 /** One execution binding of an autonomous policy: an action it may run. */

@@ -13,4 +13,10 @@ export {
   type DecisionReport,
   DecisionVerifier,
 } from "./verify-decisions.js";
-export { type StoreReport, VERIFY_PAGE, verifyDecisions, verifyStore } from "./verify-store.js";
+export {
+  type StoreReport,
+  VERIFY_PAGE,
+  verifyDecisions,
+  verifyParticipantChain,
+  verifyStore,
+} from "./verify-store.js";

@@ -73,15 +73,19 @@ export class ChainVerifier {
   #pending: Pending | undefined;
   #failure: ChainFailure | undefined;
 
-  constructor(heads: readonly ChainHead[]) {
+  /** False when the events are one participant's only: its sequences skip the others', so gaps are no sign. */
+  readonly #gaps: boolean;
+
+  constructor(heads: readonly ChainHead[], options: { readonly gaps?: boolean } = {}) {
     for (const head of heads) this.#anchors.set(head.participant_address, head);
+    this.#gaps = options.gaps ?? true;
   }
 
   /** Takes the next event in commit order; false once the first failure is known (stop reading). */
   add(event: HistoryEvent): boolean {
     if (this.#failure !== undefined) return false;
     this.#events += 1;
-    if (event.sequence !== this.#lastSequence + 1 && this.#gap === undefined)
+    if (this.#gaps && event.sequence !== this.#lastSequence + 1 && this.#gap === undefined)
       this.#gap = this.#lastSequence + 1;
     this.#lastSequence = event.sequence;
     const participant = event.participant_address;

@@ -56,3 +56,27 @@ async function verifyHistory(store: ControlPlaneStore, pageSize: number): Promis
   }
   return verifier.finish();
 }
+
+/**
+ * Recomputes one participant's chain alone, a page at a time, against its recorded head: what a live
+ * view shows per participant. An edited, inserted, reordered or removed event of it, or a history cut
+ * short of its head, fails; `raes verify` (verifyStore) remains the whole check, commit order included.
+ */
+export async function verifyParticipantChain(
+  store: ControlPlaneStore,
+  participantAddress: string,
+  pageSize = VERIFY_PAGE,
+): Promise<ChainReport> {
+  const heads = (await store.listChainHeads()).filter((h) => h.participant_address === participantAddress);
+  const verifier = new ChainVerifier(heads, { gaps: false });
+  let after = 0;
+  for (;;) {
+    const page = await store.listEvents({ participantAddress, afterSequence: after, limit: pageSize });
+    if (page.length === 0) break;
+    for (const event of page) {
+      if (!verifier.add(event)) return verifier.finish();
+      after = event.sequence;
+    }
+  }
+  return verifier.finish();
+}

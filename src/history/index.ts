@@ -19,4 +19,4 @@ export {
   type TemporalContext,
   type WireActionResult,
 } from "./types.js";
-export { getParticipantHistoryView, type HistorySource, type ParticipantHistoryEvent } from "./view.js";
+export { type HistorySource, type ParticipantHistoryEvent, participantHistoryEvents } from "./view.js";

@@ -10,8 +10,11 @@ export type HistorySource =
       listEvents(query: { participantAddress?: string; episodeId?: string }): Promise<HistoryEvent[]>;
     };
 
-/** The participant history view: the participant's events in commit order, without scope fields. */
-export async function getParticipantHistoryView(
+/**
+ * A participant's history events in commit order, without the scheduler's scope fields (of one episode
+ * when given). RAES's history view, with its wrapper fields, is `getParticipantHistoryView`.
+ */
+export async function participantHistoryEvents(
   source: HistorySource,
   participantAddress: string,
   options: { readonly episodeId?: string } = {},

@@ -78,6 +78,8 @@ function finishRuntime(runtime: RuntimeDraft): ParticipantRuntimeCapabilities {
     supportedAutonomousTargetAddresses: runtime.supportedAutonomousTargetAddresses ?? [],
     ...limits,
     executionBindings: runtime.executionBindings.map(finishOffer),
+    supportsExecutionControl: runtime.supportsExecutionControl,
+    supportedExecutionControlActions: runtime.supportedExecutionControlActions,
     ...(claim === undefined
       ? {}
       : {
@@ -102,6 +104,7 @@ function finishManifest(draft: ManifestDraft): BackendManifest {
     name: defined(draft.name, "name"),
     version: defined(draft.version, "version"),
     participantRuntime: finishRuntime(defined(draft.runtime, "participant_runtime")),
+    ...(draft.time === undefined ? {} : { time: draft.time }),
   };
 }
 

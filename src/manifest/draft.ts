@@ -1,4 +1,9 @@
-import type { ActivityCapabilities, FeatureSupportLevel, ResourceBudgetCapabilities } from "./types.js";
+import type {
+  ActivityCapabilities,
+  FeatureSupportLevel,
+  ResourceBudgetCapabilities,
+  TimeCapabilities,
+} from "./types.js";
 
 /** A parsed `feature_support` entry; undefined fields were malformed and already reported. */
 export interface FeatureSupportDraft {
@@ -64,6 +69,8 @@ export interface RuntimeDraft {
   readonly claim: ClaimDraft | undefined;
   readonly activity: ActivityCapabilities;
   readonly resourceBudgets: ResourceBudgetCapabilities | undefined;
+  readonly supportsExecutionControl: boolean;
+  readonly supportedExecutionControlActions: readonly string[];
 }
 
 /** A parsed manifest before its rules run. */
@@ -72,4 +79,5 @@ export interface ManifestDraft {
   readonly name: string | undefined;
   readonly version: string | undefined;
   readonly runtime: RuntimeDraft | undefined;
+  readonly time?: TimeCapabilities;
 }

@@ -8,6 +8,7 @@ export {
 } from "./codes.js";
 export { type ExecutionOfferIndex, indexExecutionOffers, type OfferQuery } from "./offers.js";
 export { type Registration, RegistrationError, registerParticipantRuntime } from "./registration.js";
+export { matchingPool, poolKey } from "./rules/index.js";
 export type {
   BackendManifest,
   ExecutionBindingOffer,
@@ -17,4 +18,5 @@ export type {
   ManifestCheck,
   ManifestDiagnostic,
   ParticipantRuntimeCapabilities,
+  ResourcePoolCapacity,
 } from "./types.js";

@@ -25,11 +25,37 @@ import {
   readStringList,
   reportUnknownKeys,
 } from "./fields.js";
-import type { FeatureSupportLevel } from "./types.js";
+import type { FeatureSupportLevel, TimeCapabilities } from "./types.js";
 
 const SUPPORT_LEVELS: readonly FeatureSupportLevel[] = ["unsupported", "disclosed_weak", "bounded", "exact"];
 
-const MANIFEST_KEYS = new Set(["schema_version", "name", "version", "participant_runtime"]);
+const MANIFEST_KEYS = new Set(["schema_version", "name", "version", "participant_runtime", "time"]);
+
+/** RAES's execution-control actions; a runtime that supports execution control supports all six. */
+export const EXECUTION_CONTROL_ACTIONS = ["start", "pause", "resume", "drain", "reset", "teardown"] as const;
+
+/** RAES's `time` capability keys; raes-ts reads `supports_coordinated_participant_reset` and tolerates the rest. */
+const TIME_KEYS = new Set([
+  "name",
+  "supported_contract_versions",
+  "supported_domain_kinds",
+  "supported_authority_kinds",
+  "supported_advancement_modes",
+  "supported_synchronization_modes",
+  "supported_mapping_kinds",
+  "supported_constraint_kinds",
+  "supported_reset_behaviors",
+  "supported_replay_behaviors",
+  "max_time_domains",
+  "max_clocks",
+  "supports_pause",
+  "supports_jump",
+  "supports_exact_rational_mappings",
+  "supports_append_only_history",
+  "supports_run_provenance",
+  "supports_coordinated_participant_reset",
+  "constraints",
+]);
 
 const CLAIM_KEYS = new Set([
   "semantic_versions",
@@ -75,7 +101,6 @@ const TOLERATED_LISTS = [
   "supported_interaction_features",
   "supported_autonomous_activity_features",
   "supported_autonomous_random_stream_profiles",
-  "supported_execution_control_actions",
 ] as const;
 
 /** Every RAES `max_*` capability with its minimum; RAES requires two services for bounded concurrency. */
@@ -102,6 +127,7 @@ const RUNTIME_KEYS = new Set([
   "execution_bindings",
   "invocation_tool_actions",
   "supports_execution_control",
+  "supported_execution_control_actions",
   "supports_bounded_concurrency",
   "resource_budgets",
   "constraints",
@@ -255,7 +281,51 @@ function parseRuntime(sink: DiagnosticSink, runtime: JsonObject, path: string): 
       runtime.resource_budgets,
       `${path}${pointer("resource_budgets")}`,
     ),
+    supportsExecutionControl: runtime.supports_execution_control === true,
+    supportedExecutionControlActions: parseControlActions(sink, runtime, path),
   };
+}
+
+/**
+ * `supported_execution_control_actions`, with RAES's rules: no unknown action, and all six when
+ * `supports_execution_control` is true ("execution control is missing required actions").
+ */
+function parseControlActions(sink: DiagnosticSink, runtime: JsonObject, path: string): readonly string[] {
+  const actions =
+    readStringList(sink, runtime, "supported_execution_control_actions", path, "optional") ?? [];
+  const at = `${path}${pointer("supported_execution_control_actions")}`;
+  const known: readonly string[] = EXECUTION_CONTROL_ACTIONS;
+  const unknown = actions.filter((action) => !known.includes(action));
+  if (unknown.length > 0)
+    sink.error(
+      Code.invalid_value,
+      at,
+      `unsupported execution control actions: ${[...unknown].sort().join(", ")}`,
+    );
+  const missing = known.filter((action) => !actions.includes(action));
+  if (runtime.supports_execution_control === true && missing.length > 0)
+    sink.error(
+      Code.invalid_value,
+      at,
+      `execution control is missing required actions: ${missing.join(", ")}`,
+    );
+  return actions;
+}
+
+/** The manifest's `time` capabilities: only `supports_coordinated_participant_reset` is interpreted. */
+function parseTime(sink: DiagnosticSink, root: JsonObject): { readonly time?: TimeCapabilities } {
+  if (!Object.hasOwn(root, "time") || root.time === null) return {};
+  const time = asObject(sink, root.time, pointer("time"), "time");
+  if (time === undefined) return {};
+  reportUnknownKeys(sink, time, pointer("time"), TIME_KEYS);
+  const coordinated = readBoolean(
+    sink,
+    time,
+    "supports_coordinated_participant_reset",
+    pointer("time"),
+    "optional",
+  );
+  return { time: { supportsCoordinatedParticipantReset: coordinated === true } };
 }
 
 /** Parses a manifest's wire document into a draft, reporting every shape problem. */
@@ -278,7 +348,7 @@ export function parseManifestDocument(sink: DiagnosticSink, document: unknown): 
   const runtimeField = readPresentObject(sink, root, "participant_runtime");
   const runtime =
     runtimeField === undefined ? undefined : parseRuntime(sink, runtimeField, pointer("participant_runtime"));
-  return { schemaVersion, name, version, runtime };
+  return { schemaVersion, name, version, runtime, ...parseTime(sink, root) };
 }
 
 function readPresentObject(sink: DiagnosticSink, root: JsonObject, key: string): JsonObject | undefined {

@@ -34,13 +34,21 @@ function refuse(message: string): never {
 
 /**
  * Registers a participant runtime against a checked manifest: refuses, with `registry.target-contract-mismatch`,
- * a runtime without a callable `admitAction`, an invalid claim, or a claim whose runtime lacks a callable
+ * a runtime without a callable `admitAction`, a `time.supports_coordinated_participant_reset` manifest whose
+ * runtime lacks a callable `resetMany`, an invalid claim, or a claim whose runtime lacks a callable
  * `attachInvocationToolActions`.
  */
 export function registerParticipantRuntime(manifest: BackendManifest, runtime: unknown): Registration {
   const runtimeName = manifest.participantRuntime.name;
   if (!isCallableMember(runtime, "admitAction")) {
     refuse(`participant runtime for '${runtimeName}' has no callable admitAction`);
+  }
+  // RAES's registration: a coordinated participant reset claim needs the runtime's atomic batch reset.
+  if (manifest.time?.supportsCoordinatedParticipantReset && !isCallableMember(runtime, "resetMany")) {
+    refuse(
+      `manifest '${manifest.name}' claims supports_coordinated_participant_reset but participant runtime ` +
+        `'${runtimeName}' has no callable resetMany`,
+    );
   }
   const claim = claimFactsOf(manifest);
   if (claim === undefined) return { toolActionsClaimed: false };

@@ -51,6 +51,19 @@ export interface ParticipantRuntimeCapabilities {
   readonly activity: ActivityCapabilities;
   /** The v3 resource-budget capabilities and configured pools; absent when not declared. */
   readonly resourceBudgets?: ResourceBudgetCapabilities;
+  /** RAES's `supports_execution_control`: the participants' execution services take lifecycle controls. */
+  readonly supportsExecutionControl: boolean;
+  /** RAES's `supported_execution_control_actions`, as declared (empty when absent). */
+  readonly supportedExecutionControlActions: readonly string[];
+}
+
+/**
+ * The manifest's `time` capabilities raes-ts interprets. A manifest without `time` leaves the shared
+ * clock to raes-ts's own time runtime, which resets a clock's participants with it (docs/raes-mapping.md).
+ */
+export interface TimeCapabilities {
+  /** RAES's `supports_coordinated_participant_reset`: one atomic clock and participant episode reset. */
+  readonly supportsCoordinatedParticipantReset: boolean;
 }
 
 /** One configured physical resource pool (`participant-resource-pool-capacity/v1`). */
@@ -105,6 +118,8 @@ export interface BackendManifest {
   readonly name: string;
   readonly version: string;
   readonly participantRuntime: ParticipantRuntimeCapabilities;
+  /** The `time` capabilities, when the manifest declares them. */
+  readonly time?: TimeCapabilities;
 }
 
 /** One problem found in a manifest; `path` is a JSON pointer into the wire document. */

@@ -3,6 +3,7 @@ import { valueDepthExceeds } from "../input/index.js";
 import {
   type AdmitDispatchAnswer,
   admitAndDispatch,
+  awaitApproval,
   type DispatchReceipt,
   type InvocationToolActionPort,
   noteRefusal,
@@ -33,7 +34,12 @@ export interface ToolCall {
   readonly protocolVersion?: string;
   /** `pipe` (stdio) or `tcp` (Streamable HTTP), for the call's span. */
   readonly networkTransport?: "pipe" | "tcp";
+  /** Sends the agent an MCP progress notification; present only when it asked (a progressToken). */
+  readonly progress?: (progress: number, message: string) => Promise<void>;
 }
+
+/** How often a held call tells an agent that asked for progress that it still waits. */
+const PROGRESS_EVERY_MS = 1000;
 
 interface Settled {
   /** Digest of tool name and arguments, kept in memory only, to tell a retry from a reused id. */
@@ -222,6 +228,11 @@ export class GovernedCalls {
     const port = this.#port;
     const request = toolActionRequest(port, call.name, entry, toolCallId);
     const rejected = entry.argumentRule?.(call.arguments);
+    // A call held for approval is admitted alone: it is dispatched only once an operator approves.
+    const held =
+      rejected === undefined &&
+      entry.approval !== undefined &&
+      entry.approval.when?.(call.arguments) === undefined;
     let answer: AdmitDispatchAnswer;
     let fingerprint: string;
     try {
@@ -229,7 +240,7 @@ export class GovernedCalls {
       // says dispatched. A client that already gave up, or arguments the map's rule rejects, are
       // admitted alone, so the action is withheld: admitted calls count against the claim's limits.
       const asked =
-        call.signal.aborted || rejected !== undefined
+        call.signal.aborted || rejected !== undefined || held
           ? port.admit(request).then((decision) => ({ decision }))
           : admitAndDispatch(port, request);
       // Work the answer does not change is done while the port writes, not after.
@@ -261,7 +272,9 @@ export class GovernedCalls {
     const result =
       rejected !== undefined && !receipt
         ? this.#withhold(call, id, span, rejected)
-        : this.#run(call, entry, id, span, stamps, receipt);
+        : held && !receipt && !call.signal.aborted
+          ? this.#hold(call, entry, id, span, stamps)
+          : this.#run(call, entry, id, span, stamps, receipt);
     this.#settled.set(id, { fingerprint, answer: result });
     return result;
   }
@@ -280,6 +293,50 @@ export class GovernedCalls {
       actionInstanceId: id,
       settlement: "withheld",
     });
+  }
+
+  /**
+   * Holds an admitted call for an operator (docs/guide/approvals.md): dispatched only once approved;
+   * denied or expired, it is withheld and the upstream never sees it. While it waits, an agent that
+   * asked for progress is told so every second. The agent never gets its arguments back.
+   */
+  async #hold(
+    call: ToolCall,
+    entry: ToolMapEntry,
+    id: string,
+    span: ToolCallSpan,
+    stamps: Stamps,
+  ): Promise<CallToolResult> {
+    const timeoutSeconds = entry.approval?.timeoutSeconds ?? 300;
+    this.#log(`holding ${call.name.slice(0, 128)} (${id}) for approval: raes approve ${id}`);
+    let ticks = 0;
+    const waiting = `waiting for an operator to approve ${id} (raes approve / raes deny)`;
+    const tell = () => {
+      ticks += 1;
+      void call.progress?.(ticks, waiting).catch(() => undefined);
+    };
+    if (call.progress) tell();
+    const timer = call.progress ? setInterval(tell, PROGRESS_EVERY_MS) : undefined;
+    const answer = await awaitApproval(this.#port, id, { timeoutSeconds, signal: call.signal })
+      .catch(() => undefined)
+      .finally(() => clearInterval(timer));
+    if (answer?.ok && answer.decision === "approved") {
+      this.#log(`approved ${id}`);
+      return this.#run(call, entry, id, span, stamps, undefined);
+    }
+    const denied = answer?.ok === true && answer.decision === "denied";
+    const reason = denied ? WithheldReason.approval_denied : WithheldReason.approval_expired;
+    span.outcome = { settlement: "withheld" };
+    const ack = await withhold(this.#port, id, reason).catch(() => undefined);
+    if (!ack?.ok) this.#log(`withholding ${id} was not recorded: ${ack?.refusal ?? "port call failed"}`);
+    this.#log(`withheld ${call.name.slice(0, 128)} (${id}): ${reason}`);
+    const code = denied ? GatewayErrorCode.approval_denied : GatewayErrorCode.approval_expired;
+    const message = denied
+      ? "an operator denied this call; the tool was not run"
+      : answer?.ok === false
+        ? `the call could not be held for approval (${answer.refusal}); the tool was not run`
+        : "no operator approved this call in time; the tool was not run";
+    return toolError(code, message, { actionInstanceId: id, settlement: "withheld" });
   }
 
   async #run(

@@ -50,7 +50,18 @@ export function governedServer(options: {
   });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     calls.touched?.();
+    const token = request.params._meta?.progressToken;
     return calls.handle({
+      // Only an agent that asked for progress (a progressToken) is sent any.
+      ...(token === undefined
+        ? {}
+        : {
+            progress: (progress: number, message: string) =>
+              extra.sendNotification({
+                method: "notifications/progress",
+                params: { progressToken: token, progress, message },
+              }),
+          }),
       name: request.params.name,
       arguments: request.params.arguments,
       meta: request.params._meta,

@@ -34,6 +34,11 @@ export const ToolMapDiagnosticCode = {
   field_invalid: "mcp-map.field-invalid",
   /** `arguments` is not a JSON Schema (draft 2020-12) the validator accepts; the position is inside it. */
   arguments_invalid: "mcp-map.arguments-invalid",
+  /**
+   * `approval` is not `required` or a mapping of `when` (a JSON Schema) and `timeout_seconds` (a whole
+   * number of seconds from 1 to 86400); the position is inside it.
+   */
+  approval_invalid: "mcp-map.approval-invalid",
 } as const;
 /** A gateway map diagnostic code. */
 export type ToolMapDiagnosticCode = (typeof ToolMapDiagnosticCode)[keyof typeof ToolMapDiagnosticCode];
@@ -58,7 +63,22 @@ export interface ToolMapEntry {
   readonly evidenceRefs: readonly string[];
   /** The entry's `arguments:` schema, compiled once at load; absent when the entry has none. */
   readonly argumentRule?: ArgumentRule;
+  /** The entry's `approval:`: calls are held for an operator's decision; absent when it has none. */
+  readonly approval?: ToolApproval;
 }
+
+/** A map entry's approval rule (docs/guide/approvals.md). */
+export interface ToolApproval {
+  /** Holds only calls whose arguments match this schema (`when:`); every call when absent. */
+  readonly when?: ArgumentRule;
+  /** Seconds a held call waits for a decision before it expires; default 300. */
+  readonly timeoutSeconds: number;
+}
+
+/** How long a held call waits when the map does not say. */
+export const DEFAULT_APPROVAL_SECONDS = 300;
+const MAX_APPROVAL_SECONDS = 86_400;
+const APPROVAL_KEYS = ["when", "timeout_seconds"];
 
 /** A validated map: MCP tool name → governed action. */
 export interface ToolMap {
@@ -84,6 +104,7 @@ const ENTRY_KEYS = [
   "targets",
   "evidence_refs",
   "arguments",
+  "approval",
 ];
 const ADDRESS_FIELDS = [
   ["tool_affordance", "toolAffordanceAddress"],
@@ -185,7 +206,70 @@ class MapReader {
           rule.message,
         );
     }
+    const approval = fields.get("approval");
+    if (approval) {
+      const rule = this.approval(path, approval);
+      if (rule) out.approval = rule;
+    }
     return this.diagnostics.length === before ? (out as unknown as ToolMapEntry) : undefined;
+  }
+
+  /** `approval: required`, or `{when: <JSON Schema>, timeout_seconds: N}` with either key optional. */
+  approval(path: string, field: Field): ToolApproval | undefined {
+    const at = `${path}.approval`;
+    const bad = (where: string, offset: number, message: string) =>
+      void this.report(ToolMapDiagnosticCode.approval_invalid, where, offset, message);
+    if (field.value === "required") return { timeoutSeconds: DEFAULT_APPROVAL_SECONDS };
+    if (!isMap(field.node))
+      return bad(
+        at,
+        field.offset,
+        "'approval' must be 'required' or a mapping of 'when' and 'timeout_seconds'",
+      );
+    let when: ArgumentRule | undefined;
+    let timeoutSeconds = DEFAULT_APPROVAL_SECONDS;
+    let ok = true;
+    for (const pair of (field.node as YAMLMap).items) {
+      const key = isScalar(pair.key) ? String((pair.key as Scalar).value) : "";
+      const keyOffset = (pair.key as Scalar | null)?.range?.[0] ?? field.offset;
+      const node = pair.value as { range?: [number, number, number]; toJSON?: () => unknown } | null;
+      const offset = node?.range?.[0] ?? keyOffset;
+      const value = node?.toJSON?.() ?? null;
+      if (key === "timeout_seconds") {
+        if (
+          typeof value === "number" &&
+          Number.isSafeInteger(value) &&
+          value >= 1 &&
+          value <= MAX_APPROVAL_SECONDS
+        )
+          timeoutSeconds = value;
+        else {
+          ok = false;
+          bad(
+            `${at}.timeout_seconds`,
+            offset,
+            `'timeout_seconds' must be a whole number from 1 to ${MAX_APPROVAL_SECONDS}`,
+          );
+        }
+      } else if (key === "when") {
+        this.#compile ??= argumentCompiler();
+        const rule = this.#compile(value);
+        if (typeof rule === "function") when = rule;
+        else {
+          ok = false;
+          bad(
+            `${at}.when`,
+            offsetAt(pair.value, rule.pointer, offset),
+            rule.message.replace("'arguments'", "'when'"),
+          );
+        }
+      } else {
+        ok = false;
+        bad(`${at}.${key}`, keyOffset, `unknown key '${key}'; allowed: ${APPROVAL_KEYS.join(", ")}`);
+      }
+    }
+    if (!ok) return undefined;
+    return when === undefined ? { timeoutSeconds } : { when, timeoutSeconds };
   }
 
   addressList(

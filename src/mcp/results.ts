@@ -18,6 +18,16 @@ export const GatewayErrorCode = {
    * withheld before dispatch (`withheld_reason: "arguments_rejected"`); the upstream never saw it.
    */
   arguments_rejected: "arguments_rejected",
+  /**
+   * An operator denied the held call (`raes deny`): it was withheld before dispatch
+   * (`withheld_reason: "approval_denied"`); the upstream never saw it.
+   */
+  approval_denied: "approval_denied",
+  /**
+   * No operator decided on the held call in time (or the agent gave up on it): it was withheld before
+   * dispatch (`withheld_reason: "approval_expired"`); the upstream never saw it.
+   */
+  approval_expired: "approval_expired",
   /** The same JSON-RPC id was reused for a different tool call. */
   request_conflict: "request_id_reused",
   /** The upstream did not answer in time; effects are unknown. */

@@ -4,6 +4,23 @@ export {
   toolActionOperationState,
 } from "../records/index.js";
 export {
+  type ApprovalInput,
+  type ApprovalOutcome,
+  ApprovalRefusal,
+  approveToolAction,
+  denyToolAction,
+} from "./approve.js";
+export {
+  type ControlClock,
+  type ControlOutcome,
+  type ControlRequest,
+  controlEpisode,
+  controlParticipant,
+  defaultEpisodeId,
+  type EpisodeOutcome,
+  type EpisodeRequest,
+} from "./control.js";
+export {
   inFlight,
   listOperationsWithOwners,
   type OperationOwner,
@@ -42,7 +59,14 @@ export {
   ResolutionRefusal,
   resolveToolAction,
 } from "./resolve.js";
-export { type ResumeDecision, resumeDecision, unresolvedIndeterminateActions } from "./resume.js";
+export {
+  type ResumeAnswer,
+  type ResumeDecision,
+  ResumeRefusal,
+  resumeDecision,
+  resumeStoredParticipant,
+  unresolvedIndeterminateActions,
+} from "./resume.js";
 export {
   type Operation,
   OperationKind,

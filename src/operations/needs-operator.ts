@@ -1,4 +1,4 @@
-import { type OperationEntry, OperationKind, OperationState } from "../records/index.js";
+import { newestFirst, type OperationEntry, OperationKind, OperationState } from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 
 /**
@@ -8,6 +8,8 @@ import type { ControlPlaneStore } from "../store/index.js";
 export const OperatorNeed = {
   /** An indeterminate tool action no operator has resolved: `raes resolve` decides whether its effect happened. */
   resolution: "resolution",
+  /** A tool call held for approval: `raes approve` dispatches it, `raes deny` withholds it. */
+  pending_approval: "pending_approval",
 } as const;
 /** An operator need. */
 export type OperatorNeed = (typeof OperatorNeed)[keyof typeof OperatorNeed];
@@ -25,26 +27,34 @@ export interface OperatorWaitQuery {
   readonly limit: number;
 }
 
-/** The most indeterminate actions one listing reads to find the unresolved ones. */
+/** The most indeterminate (or admitted) actions one listing reads to find those that wait. */
 const INDETERMINATE_CAP = 100_000;
 
 /**
  * Exactly what waits for a person, newest first, at most `limit`: each unresolved indeterminate tool
- * action (a resolved one waits for nothing, so it is not listed).
+ * action and each call held for approval whose approval is still pending (a resolved or decided one
+ * waits for nothing, so it is not listed).
  */
 export async function listOperatorWaits(
   store: ControlPlaneStore,
   query: OperatorWaitQuery,
 ): Promise<OperatorWait[]> {
-  const indeterminate = await store.listOperations({
+  const filters = {
     kind: OperationKind.tool_action,
-    state: OperationState.indeterminate,
     ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
     ...(query.since === undefined ? {} : { since: query.since }),
     limit: INDETERMINATE_CAP,
-  });
-  return indeterminate
-    .filter((entry) => entry.resolution === undefined)
-    .slice(0, query.limit)
-    .map((entry) => ({ need: OperatorNeed.resolution, entry }));
+  };
+  const indeterminate = await store.listOperations({ ...filters, state: OperationState.indeterminate });
+  // Held calls are admitted (accepted) until decided: few at any time.
+  const admitted = await store.listOperations({ ...filters, state: OperationState.accepted });
+  const waits: OperatorWait[] = [
+    ...indeterminate
+      .filter((entry) => entry.resolution === undefined)
+      .map((entry) => ({ need: OperatorNeed.resolution, entry })),
+    ...admitted
+      .filter((entry) => entry.approval?.state === "pending")
+      .map((entry) => ({ need: OperatorNeed.pending_approval, entry })),
+  ];
+  return waits.sort((a, b) => newestFirst(a.entry, b.entry)).slice(0, query.limit);
 }

@@ -6,6 +6,14 @@ export {
 } from "./admission.js";
 export { type AdmitDispatchAnswer, admitAndDispatch, combinesAdmitDispatch } from "./admit-dispatch.js";
 export {
+  type ApprovalAnswer,
+  type ApprovalDecision,
+  type ApprovalWait,
+  awaitApproval,
+  holdsForApproval,
+  MAX_APPROVAL_SECONDS,
+} from "./approval.js";
+export {
   BridgeLimits,
   connectToolActionPort,
   exposeToolActionPort,

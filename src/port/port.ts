@@ -1,7 +1,8 @@
-import type { ToolActionRecord } from "../records/index.js";
-import { textDigest, toolActionAt, UnknownReason } from "../records/index.js";
+import type { ApprovalExpiry, ApprovalRecord, ApprovalState, ToolActionRecord } from "../records/index.js";
+import { approvalWithheldReason, textDigest, toolActionAt, UnknownReason } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
+import { type ApprovalAnswer, type ApprovalWait, parseApprovalWait, registerApproval } from "./approval.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
 import { parseRefusalNote, registerRefusalNote } from "./refusal-note.js";
 import { type SettlementEvent, transition } from "./settlement.js";
@@ -28,6 +29,17 @@ import { parseWithheldReason, registerWithhold } from "./withhold.js";
 export interface ToolActionLedger {
   insert(record: ToolActionRecord): Promise<void>;
   update(record: ToolActionRecord, expectedPhase: ToolActionPhase): Promise<boolean>;
+  /**
+   * Sets an admitted action's approval when the stored one is in state `expected` (undefined: none):
+   * the store's compare-and-set (docs/guide/approvals.md). With `read`, the port can hold calls.
+   */
+  recordApproval?(
+    id: string,
+    approval: ApprovalRecord,
+    expected: ApprovalState | undefined,
+  ): Promise<boolean>;
+  /** The stored record, read while a call is held, to see a decision another process wrote. */
+  read?(id: string): Promise<ToolActionRecord | undefined>;
 }
 
 /** A durable write of the port that failed; the port answered `ledger_unavailable`. */
@@ -57,7 +69,11 @@ export interface ToolActionPortOptions {
   readonly observer?: ToolActionObserver;
   /** Told why each failed durable write failed, once, as the answer itself keeps only the code. */
   readonly onLedgerFailure?: (failure: LedgerWriteFailure) => void;
+  /** How often a held call reads the store for its decision; default 200 ms. */
+  readonly approvalPollMs?: number;
 }
+
+const APPROVAL_POLL_MS = 200;
 
 type PortStatus = "inactive" | "open" | "closed";
 
@@ -122,6 +138,9 @@ export class InvocationToolActionPortCore {
       const answer = why ? this.#cancel(id, why) : Promise.resolve(refusedAck(Refusal.request_invalid));
       return observe(answer, "cancel", id);
     });
+    // Held calls need the store's compare-and-set and a read of what another process decided.
+    if (options.ledger.recordApproval && options.ledger.read)
+      registerApproval(this.port, (id, wait) => this.#awaitApproval(id, wait));
     // Counted only while the invocation runs: a note after its close is not of it.
     registerRefusalNote(this.port, async (value) => {
       const note = parseRefusalNote(value);
@@ -150,13 +169,19 @@ export class InvocationToolActionPortCore {
     this.close();
     return this.#serial(async () => {
       const settled: ToolActionRecord[] = [];
+      // A held call is decided before it settles: expired, unless an operator decided first.
+      for (const record of [...this.#actions.values()])
+        if (record.approval?.state === "pending") await this.#endApproval(record.id, "invocation_closed");
       for (const record of this.#actions.values()) {
         const result = transition(record, { type: "close" });
         if (!result.ok || result.state === record) {
           settled.push(record);
           continue;
         }
-        const at = toolActionAt(record, result.state, this.#options.now());
+        const moved = toolActionAt(record, result.state, this.#options.now());
+        const why = moved.settlement === "withheld" ? approvalWithheldReason(record.approval) : undefined;
+        const at =
+          why === undefined || moved.withheldReason !== undefined ? moved : { ...moved, withheldReason: why };
         // Dispatched with no outcome and no reportUnknown: the record says why its effects are unknown.
         const closed =
           at.settlement === "indeterminate" && at.unknownReason === undefined
@@ -250,6 +275,9 @@ export class InvocationToolActionPortCore {
     const gate = this.#gate();
     if (gate) return refusedReceipt(gate);
     return this.#serial(async () => {
+      // A held call runs only once approved (docs/guide/approvals.md).
+      const held = typeof id === "string" ? this.#actions.get(id)?.approval : undefined;
+      if (held && held.state !== "approved") return refusedReceipt(Refusal.state_conflict);
       const refusal = await this.#apply(id, { type: "dispatch" });
       return refusal ? refusedReceipt(refusal) : ACCEPTED;
     });
@@ -289,10 +317,99 @@ export class InvocationToolActionPortCore {
     const gate = this.#gate();
     if (gate) return refusedAck(gate);
     return this.#serial(async () => {
+      // Cancelling a held call ends its approval first, so no operator can approve it after.
+      if (typeof id === "string" && this.#actions.get(id)?.approval?.state === "pending")
+        await this.#endApproval(id, "call_cancelled");
       const extra = withheldReason === undefined ? {} : { withheldReason };
       const refusal = await this.#apply(id, { type: "cancel" }, extra);
       return refusal ? refusedAck(refusal) : OK;
     });
+  }
+
+  /**
+   * Holds an admitted action until its approval is decided (`awaitApproval`, docs/guide/approvals.md).
+   * The hold is one durable compare-and-set; then the store is read every `approvalPollMs` for a
+   * decision any process wrote, until the timeout, the caller's signal or the port's close expires it.
+   */
+  async #awaitApproval(id: unknown, raw: unknown): Promise<ApprovalAnswer> {
+    const wait = parseApprovalWait(raw);
+    if (!wait || typeof id !== "string") return { ok: false, refusal: Refusal.request_invalid };
+    const signal = (raw as ApprovalWait).signal;
+    const gate = this.#gate();
+    if (gate) return { ok: false, refusal: gate };
+    const ledger = this.#options.ledger;
+    const held = await this.#serial(async (): Promise<Refusal | ApprovalRecord> => {
+      const record = this.#actions.get(id);
+      if (!record) return Refusal.unknown_action;
+      if (record.phase !== ToolActionPhase.admitted || record.approval) return Refusal.state_conflict;
+      const at = this.#options.now();
+      const approval: ApprovalRecord = {
+        state: "pending",
+        requestedAt: at,
+        timeoutSeconds: wait.timeoutSeconds,
+      };
+      try {
+        if (!(await ledger.recordApproval?.(id, approval, undefined))) return Refusal.ledger_unavailable;
+      } catch {
+        return Refusal.ledger_unavailable;
+      }
+      this.#actions.set(id, { ...record, approval, updatedAt: at });
+      return approval;
+    });
+    if (typeof held === "string") return { ok: false, refusal: held };
+    const deadline = Date.parse(held.requestedAt) + wait.timeoutSeconds * 1000;
+    const pollMs = this.#options.approvalPollMs ?? APPROVAL_POLL_MS;
+    for (;;) {
+      const mine = this.#actions.get(id)?.approval;
+      if (mine && mine.state !== "pending") return { ok: true, decision: mine.state };
+      const stored = await ledger.read?.(id).catch(() => undefined);
+      const decided = stored?.approval;
+      if (decided && decided.state !== "pending") {
+        await this.#serial(async () => {
+          const record = this.#actions.get(id);
+          if (record?.approval?.state === "pending") this.#actions.set(id, { ...record, approval: decided });
+        });
+        continue;
+      }
+      const expiredBy: ApprovalExpiry | undefined =
+        this.#status === "closed"
+          ? "invocation_closed"
+          : signal?.aborted
+            ? "call_cancelled"
+            : Date.parse(this.#options.now()) >= deadline
+              ? "timeout"
+              : undefined;
+      if (expiredBy) {
+        await this.#serial(() => this.#endApproval(id, expiredBy));
+        continue;
+      }
+      await pause(pollMs, signal);
+    }
+  }
+
+  /**
+   * Expires a pending approval (inside `#serial`), unless the store says someone decided first: that
+   * decision is kept. A store that cannot be written leaves the expiry in memory; the settlement
+   * that follows writes it.
+   */
+  async #endApproval(id: string, expiredBy: ApprovalExpiry): Promise<void> {
+    const record = this.#actions.get(id);
+    const pending = record?.approval;
+    if (!record || pending?.state !== "pending") return;
+    const ledger = this.#options.ledger;
+    const expired: ApprovalRecord = {
+      ...pending,
+      state: "expired",
+      decidedAt: this.#options.now(),
+      expiredBy,
+    };
+    let approval = expired;
+    const written = await Promise.resolve(ledger.recordApproval?.(id, expired, "pending")).catch(() => false);
+    if (!written) {
+      const stored = await ledger.read?.(id).catch(() => undefined);
+      if (stored?.approval && stored.approval.state !== "pending") approval = stored.approval;
+    }
+    this.#actions.set(id, { ...record, approval });
   }
 
   /** Applies one event durably: the in-memory record changes only after the store commits it. */
@@ -324,6 +441,19 @@ export class InvocationToolActionPortCore {
     if (next.phase === ToolActionPhase.settled) observer?.settled(next);
     return undefined;
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 /**

@@ -47,6 +47,15 @@ export function resolveCommands(id: string, storeUrl: string): { confirmed: stri
   return { confirmed: command("confirmed"), absent: command("absent") };
 }
 
+/** The `raes approve` and `raes deny` commands for a call held for approval, each runnable as printed. */
+export function approvalCommands(id: string, storeUrl: string): { approve: string; deny: string } {
+  const store = printableStoreUrl(storeUrl);
+  return {
+    approve: printedCommand(["approve", id, "--store", store]),
+    deny: printedCommand(["deny", id, "--store", store]),
+  };
+}
+
 /** The `raes resume` command that restarts a participant's stopped scheduler, runnable as printed. */
 export function resumeCommand(participant: string, storeUrl: string): string {
   return printedCommand(["resume", participant, "--store", printableStoreUrl(storeUrl)]);

@@ -1,5 +1,6 @@
 export {
   absoluteStoreUrl,
+  approvalCommands,
   printableStoreUrl,
   printedCommand,
   resolveCommands,

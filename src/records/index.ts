@@ -1,4 +1,5 @@
 export { isAddress, isAddressSegment } from "./address.js";
+export { ApprovalExpiry, type ApprovalRecord, ApprovalState } from "./approval.js";
 export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
 export {
   type ChainAnchor,
@@ -24,30 +25,28 @@ export {
   type WireActionResult,
 } from "./history.js";
 export {
-  type Operation,
-  OperationKind,
-  OperationState,
-  type ResolutionRecord,
-  ToolActionResolution,
-} from "./operation.js";
-export {
   DEFAULT_OPERATION_LIMIT,
+  DiagnosticSeverity,
   invocationEntry,
   invocationStateMatches,
   mergeNewestFirst,
   newestFirst,
+  type Operation,
   type OperationCursor,
+  type OperationDiagnostic,
+  OperationDiagnosticCode,
   type OperationEntry,
+  OperationKind,
   type OperationQuery,
-  queriedKinds,
-  TOOL_ACTION_STATE_CONDITIONS,
-  toolActionEntry,
-} from "./operation-query.js";
-export {
+  OperationState,
   operationFromInvocation,
   operationFromToolAction,
+  queriedKinds,
+  RuntimeDomain,
+  TOOL_ACTION_STATE_CONDITIONS,
+  toolActionEntry,
   toolActionOperationState,
-} from "./operation-view.js";
+} from "./operation/index.js";
 export {
   appendDecision,
   EMPTY_OPERATOR_CHAIN,
@@ -58,6 +57,42 @@ export {
   type OperatorDecisionDraft,
   OperatorDecisionKind,
 } from "./operator.js";
+export {
+  acceptsWork,
+  type ControlStep,
+  controlTransition,
+  EPISODE_STATE_SCHEMA,
+  type EpisodeControlAction,
+  type EpisodeEventType,
+  type EpisodeStatus,
+  type EpisodeStep,
+  type EpisodeTerminalReason,
+  EXECUTION_SERVICE_STATE_SCHEMA,
+  ExecutionControlAction,
+  type ExecutionLifecycle,
+  initializeEpisode,
+  MAX_SERVICE_EVIDENCE_REFS,
+  nextEpisode,
+  ParticipantControlCode,
+  type ParticipantEpisodeEvent,
+  type ParticipantEpisodeState,
+  type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
+  terminateEpisode,
+} from "./participant/index.js";
+export {
+  RESOURCE_LOG_LIMIT,
+  type ResourceBudgetEvent,
+  type ResourceBudgetInfo,
+  type ResourceBudgetShare,
+  type ResourceBudgetStateView,
+  type ResourceHold,
+  type ResourceLedger,
+  type ResourceLogEntry,
+  ResourceTransition,
+  type ResourceUseRow,
+  resourceUseRows,
+} from "./resource.js";
 export {
   type ActivityContinuation,
   type ActivityLifecycle,
@@ -82,9 +117,12 @@ export {
   sqliteStoreUrl,
 } from "./store-url.js";
 export {
+  approvalWithheldReason,
   type ParticipantToolActionRequest,
+  type ResolutionRecord,
   ToolActionPhase,
   type ToolActionRecord,
+  ToolActionResolution,
   ToolActionSettlement,
   toolActionAt,
   UnknownReason,

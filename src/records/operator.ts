@@ -23,6 +23,26 @@ export const OperatorDecisionKind = {
   approve: "approve",
   /** A held tool call withheld (`subject`: the tool action's id). */
   deny: "deny",
+  /** A participant's execution service started (`subject`: the participant's address; `raes control start`). */
+  execution_start: "execution_start",
+  /** A participant's execution service paused (`subject`: the participant's address). */
+  execution_pause: "execution_pause",
+  /** A paused execution service resumed (`subject`: the participant's address). */
+  execution_resume: "execution_resume",
+  /** A participant's execution service drained to quiescent (`subject`: the participant's address). */
+  execution_drain: "execution_drain",
+  /** A quiescent execution service reset to the next generation (`subject`: the participant's address). */
+  execution_reset: "execution_reset",
+  /** A quiescent execution service torn down for good (`subject`: the participant's address). */
+  execution_teardown: "execution_teardown",
+  /** A participant's first episode initialized (`subject`: the participant's address). */
+  episode_initialize: "episode_initialize",
+  /** A participant's live episode replaced by a new one (`subject`: the participant's address). */
+  episode_reset: "episode_reset",
+  /** A participant's terminated episode followed by a new one (`subject`: the participant's address). */
+  episode_restart: "episode_restart",
+  /** A participant's live episode terminated (`subject`: the participant's address). */
+  episode_terminate: "episode_terminate",
 } as const;
 /** An operator decision's kind. */
 export type OperatorDecisionKind = (typeof OperatorDecisionKind)[keyof typeof OperatorDecisionKind];
@@ -30,7 +50,10 @@ export type OperatorDecisionKind = (typeof OperatorDecisionKind)[keyof typeof Op
 /** A decision before the store appends it: what, about what, by whom, why and when. */
 export interface OperatorDecisionDraft {
   readonly kind: OperatorDecisionKind;
-  /** The operation id (resolve, approve, deny), participant address (resume) or clock address (pause, reset). */
+  /**
+   * The operation id (resolve, approve, deny), participant address (resume, `execution_*`, `episode_*`)
+   * or clock address (pause, reset).
+   */
   readonly subject: string;
   /** Who decided: `--operator`, else `RAES_OPERATOR`, else `USER@HOST`. */
   readonly operator: string;

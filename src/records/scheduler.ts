@@ -1,3 +1,4 @@
+import type { ResourceLedger } from "./resource.js";
 /** Scheduler lifecycle of one participant. */
 export const SchedulerLifecycle = {
   /** Due actions run. */
@@ -67,6 +68,8 @@ export interface SchedulerRecord {
    * an edited policy is refused unless the change is allowed, which starts a new segment. Absent in old rows.
    */
   readonly policyDigest?: string;
+  /** A v3 schedule's share of its policy's resource budgets (schema step 18); absent for v1 and v2. */
+  readonly resources?: ResourceLedger;
   readonly updatedAt: string;
 }
 

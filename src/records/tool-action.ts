@@ -1,4 +1,23 @@
-import type { ResolutionRecord } from "./operation.js";
+import { type ApprovalRecord, ApprovalState } from "./approval.js";
+
+/** How an operator resolved an indeterminate tool action. */
+export const ToolActionResolution = {
+  /** The operator confirmed the effect happened. */
+  effect_confirmed: "effect_confirmed",
+  /** The operator confirmed the effect did not happen. */
+  effect_absent: "effect_absent",
+} as const;
+/** A resolution decision. */
+export type ToolActionResolution = (typeof ToolActionResolution)[keyof typeof ToolActionResolution];
+
+/** A recorded resolution of an indeterminate tool action. */
+export interface ResolutionRecord {
+  readonly resolution: ToolActionResolution;
+  readonly note: string;
+  readonly resolvedAt: string;
+  /** Who resolved it (docs/guide/operations.md); absent on resolutions recorded before operators were named. */
+  readonly operator?: string;
+}
 
 /** How a tool action finally settled. */
 export const ToolActionSettlement = {
@@ -33,6 +52,13 @@ export type UnknownReason = (typeof UnknownReason)[keyof typeof UnknownReason];
 export const WithheldReason = {
   /** The call's arguments did not match the gateway map's `arguments` schema; the upstream never saw it. */
   arguments_rejected: "arguments_rejected",
+  /** An operator denied the held call (`raes deny`); the upstream never saw it. */
+  approval_denied: "approval_denied",
+  /**
+   * No operator decided on the held call before its `timeout_seconds`, its invocation closed, or its
+   * runtime process ended (recovery); the upstream never saw it.
+   */
+  approval_expired: "approval_expired",
 } as const;
 /** A withheld reason raes-ts gives. */
 export type WithheldReason = (typeof WithheldReason)[keyof typeof WithheldReason];
@@ -84,6 +110,8 @@ export interface ToolActionRecord {
   /** Why it was cancelled before dispatch, when the canceller said (a short code, never arguments). */
   readonly withheldReason?: string;
   readonly resolution?: ResolutionRecord;
+  /** Set when the gateway held the call for an operator's approval (schema step 16). */
+  readonly approval?: ApprovalRecord;
   /** When the claim was admitted (microsecond ISO-8601). */
   readonly admittedAt: string;
   /** When dispatch was recorded; absent while admitted, and for an action withheld before dispatch. */
@@ -111,4 +139,12 @@ export function toolActionAt(
     ...(state.phase === ToolActionPhase.settled ? { settledAt: at } : {}),
     updatedAt: at,
   };
+}
+
+/** The withheld reason a held call's approval gives its settlement: denied or expired; else none. */
+export function approvalWithheldReason(approval: ApprovalRecord | undefined): WithheldReason | undefined {
+  if (approval?.state === ApprovalState.denied) return WithheldReason.approval_denied;
+  if (approval?.state === ApprovalState.expired || approval?.state === ApprovalState.pending)
+    return WithheldReason.approval_expired;
+  return undefined;
 }

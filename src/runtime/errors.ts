@@ -1,6 +1,6 @@
 import { RegistrationErrorCode } from "../manifest/index.js";
 import { ParticipantToolActionRefusal } from "../port/index.js";
-import { codeOf } from "../records/index.js";
+import { codeOf, type ParticipantControlCode } from "../records/index.js";
 import { LeaseLostError } from "../store/index.js";
 /** Codes of errors the runtime manager raises (refusals of the port are answers, not errors). */
 export const RuntimeErrorCode = {
@@ -15,6 +15,23 @@ export const RuntimeErrorCode = {
   model_too_large: "runtime.model-too-large",
   /** A policy uses something the reference scheduler cannot run; it fails closed at planning. */
   planning_unsupported: "runtime.planning-unsupported",
+  /** A real-time run without `tickMs` on a clock whose SDL declares no wall pacing (a `stepped` progression, or no runtime authority). */
+  pacing_undeclared: "runtime.pacing-undeclared",
+  /** A real-time run without `tickMs` over policy clocks whose SDL declares different wall pacing. */
+  pacing_ambiguous: "runtime.pacing-ambiguous",
+  /** A clock control named a clock no autonomous policy runs on. */
+  clock_unknown: "runtime.clock-unknown",
+  /** A clock control's tick is not a whole number ≥ 0. */
+  clock_tick_invalid: "runtime.clock-tick-invalid",
+  /** RAES's code for a clock jump the clock does not support (`supports_jump` false): RAES's time runtime refuses it. */
+  clock_jump_unsupported: "runtime.backend-contract-invalid",
+  /** RAES's code for a clock transition that would skip a running schedule's next cadence tick. */
+  cadence_skipped: "runtime.participant-autonomous-cadence-skipped",
+  /**
+   * RAES's code for a jump that would leave a schedule in an older segment than its clock: a jump starts a
+   * new segment (ADR-090), and RAES's schedules follow only a reset into one.
+   */
+  autonomous_readback_invalid: "runtime.participant-autonomous-readback-invalid",
   /** The control-plane store could not record a scheduler change: the seed's code, as the port answers it. */
   ledger_unavailable: ParticipantToolActionRefusal.ledger_unavailable,
   /** The participant has indeterminate tool actions that are not resolved yet. */
@@ -27,6 +44,12 @@ export const RuntimeErrorCode = {
   participants_failed: "runtime.participants-failed",
   /** The manager was closed. */
   manager_closed: "runtime.manager-closed",
+  /** A v3 reservation found a budget or pool without room; nothing reached the native runtime (RAES's code). */
+  participant_resource_throttled: "runtime.participant-resource-throttled",
+  /** A v3 result's measurement vector is missing, incomplete or foreign; the reservation is released (RAES's code). */
+  participant_resource_measurement_untrusted: "runtime.participant-resource-measurement-untrusted",
+  /** A v3 result measured more than it reserved, less than zero, or without evidence; released (RAES's code). */
+  participant_resource_measurement_invalid: "runtime.participant-resource-measurement-invalid",
   /** A v2 policy names a stochastic control the run did not supply (RAES's code). */
   activity_control_unbound: "runtime.participant-activity-control-unbound",
   /** A supplied stochastic control is malformed or supplied twice. */
@@ -41,6 +64,13 @@ export const RuntimeErrorCode = {
    * only a reset starts the participant again.
    */
   scheduler_not_resumable: "runtime.scheduler-not-resumable",
+  /**
+   * RAES's admission code: the manifest's `time` capabilities lack coordinated participant reset while a
+   * policy's progression resets or replays its clock.
+   */
+  autonomous_execution_unsupported: "participant.autonomous-execution-unsupported",
+  /** RAES's code: a clock reset with autonomous participants under a manifest without coordinated participant reset. */
+  coordinated_reset_unsupported: "runtime.coordinated-participant-reset-unsupported",
 } as const;
 /** A runtime error code. */
 export type RuntimeErrorCode = (typeof RuntimeErrorCode)[keyof typeof RuntimeErrorCode];
@@ -59,6 +89,16 @@ export class RuntimeError extends Error {
     this.name = "RuntimeError";
     this.code = code;
     this.details = details;
+  }
+}
+
+/** A refused participant control (execution or episode); nothing was written. `code` is RAES's where it has one. */
+export class ParticipantControlError extends Error {
+  readonly code: ParticipantControlCode;
+  constructor(code: ParticipantControlCode, message: string) {
+    super(message);
+    this.name = "ParticipantControlError";
+    this.code = code;
   }
 }
 

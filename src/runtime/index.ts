@@ -2,6 +2,7 @@
 export { isDeadLocalOwner, newOwnerId, takeParticipantLease } from "../operations/index.js";
 export { type RuntimeTimers, sleep, systemTimers } from "./clock/index.js";
 export {
+  ParticipantControlError,
   type ParticipantFailure,
   ParticipantsFailedError,
   RuntimeError,
@@ -13,6 +14,7 @@ export {
   type InvocationSummary,
   type LateOutcome,
   type RecoveredInvocation,
+  type ResourceOutcome,
   recoverInterruptedInvocations,
   settleInterrupted,
 } from "./invocation/index.js";
@@ -21,12 +23,17 @@ export {
   type PacedRunOptions,
   type PacedRunSummary,
   type PacedStep,
+  type ParticipantControlOptions,
   type ParticipantCrossingPolicy,
+  type ResourceThrottle,
   RuntimeManager,
   type RuntimeManagerOptions,
   type RuntimeObserver,
+  realTimePacing,
   type StepOptions,
   type StepSummary,
+  type WallPacing,
+  wallPacing,
 } from "./manager/index.js";
 export { type ModelActionContext, ReferenceAutonomousParticipantRuntime } from "./reference-runtime.js";
 export {
@@ -49,6 +56,7 @@ export {
   type ParticipantActionRequest,
   type ParticipantActionResult,
   ParticipantActionStatus,
+  type ParticipantEpisodeResetRequest,
   type ParticipantRuntime,
   type ParticipantSnapshot,
 } from "./types.js";
@@ -59,3 +67,23 @@ export {
   resolveActivityControls,
   type StochasticControl,
 } from "./v2/index.js";
+export {
+  MeasurementCode,
+  type ParticipantResourceMeasurement,
+  type ResourceMeasurementRequirement,
+  type ResourcePoolStateView,
+} from "./v3/index.js";
+export {
+  type AutonomousExecutionState,
+  type ContextViewOptions,
+  getParticipantHistoryView,
+  type ParticipantContextView,
+  type ParticipantHistoryView,
+  type ParticipantStatusView,
+  type ServiceHealth,
+  type StoreViewSource,
+  type ViewBehaviorEvent,
+  type ViewEpisodeEvent,
+  type ViewEpisodeState,
+  type ViewExecutionService,
+} from "./views/index.js";

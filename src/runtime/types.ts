@@ -1,4 +1,5 @@
 import type { InvocationToolActionPort } from "../port/index.js";
+import type { ParticipantResourceMeasurement, ResourceMeasurementRequirement } from "./v3/index.js";
 
 /** RAES participant action result statuses. */
 export const ParticipantActionStatus = {
@@ -36,6 +37,11 @@ export interface ParticipantActionRequest {
   readonly episodeId: string;
   readonly participantImplementationRef: string;
   readonly ordinal: number;
+  /**
+   * Under v3: what the native runtime must measure, one entry per reserved budget. The result must
+   * return one `resourceMeasurements` entry for each (docs/guide/harness.md#autonomous-execution-v3).
+   */
+  readonly resourceMeasurementRequirements?: readonly ResourceMeasurementRequirement[];
 }
 
 /** What the participant sees of the shared clock and its own schedule at dispatch. */
@@ -61,6 +67,8 @@ export interface ParticipantActionResult {
   /** What the participant observed, in its own words (RAES's `observations`). */
   readonly observations?: readonly string[];
   readonly evidenceRefs?: readonly string[];
+  /** Under v3: the measured vector, one entry per `resourceMeasurementRequirements` entry of the request. */
+  readonly resourceMeasurements?: readonly ParticipantResourceMeasurement[];
 }
 
 /** A participant implementation's identity, as in RAES's implementation selection. */
@@ -93,6 +101,18 @@ export interface ParticipantRuntime {
   ): Promise<ParticipantActionResult> | ParticipantActionResult;
   /** Present and callable on runtimes that claim participant-invocation-tool-actions/v1. */
   attachInvocationToolActions?(port: InvocationToolActionPort): void | Promise<void>;
+  /**
+   * RAES's `reset_many`: resets these participants' episodes in one atomic step when their shared clock
+   * resets. Required when the manifest's `time` declares `supports_coordinated_participant_reset`.
+   */
+  resetMany?(requests: readonly ParticipantEpisodeResetRequest[]): void | Promise<void>;
+}
+
+/** RAES's `ParticipantEpisodeResetRequest`: one participant's new episode at a coordinated reset. */
+export interface ParticipantEpisodeResetRequest {
+  readonly participant_address: string;
+  readonly episode_id: string;
+  readonly reason: string;
 }
 
 /** The outcome a harness reports for the outer invocation. */

@@ -33,6 +33,18 @@ export const DiagnosticCode = {
   agentInitialKnowledgeUnbound: "participant.agent-initial-knowledge-unbound",
   /** An agent `allowed_subnets` entry names no switch (RAES prose, no RAES code). */
   agentAllowedSubnetUnbound: "participant.agent-allowed-subnet-unbound",
+  /** An interactive-access `target_ref` names no declared node (RAES's code). */
+  interactiveAccessTargetUnbound: "participant.interactive-access-target-unbound",
+  /** An interactive-access `target_ref` names a node that is not a VM (RAES's code). */
+  interactiveAccessTargetNotVm: "participant.interactive-access-target-not-vm",
+  /** An interactive-access `account_ref` names no declared account (RAES's code). */
+  interactiveAccessAccountUnbound: "participant.interactive-access-account-unbound",
+  /** An interactive-access account belongs to another node than the target (RAES's code). */
+  interactiveAccessAccountNodeMismatch: "participant.interactive-access-account-node-mismatch",
+  /** An interactive-access account is not among the agent's `starting_accounts` (RAES's code). */
+  interactiveAccessAccountNotStarting: "participant.interactive-access-account-not-starting",
+  /** Two interactive-access entries of one agent name the same VM and channel (RAES's code). */
+  interactiveAccessDuplicateEndpoint: "participant.interactive-access-duplicate-endpoint",
   /** An agent action names no declared action contract. */
   actionContractUnbound: "participant.action-contract-unbound",
   /** An agent observation boundary names no declared boundary. */

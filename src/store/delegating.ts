@@ -87,6 +87,8 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare getToolAction: ControlPlaneStore["getToolAction"];
   declare listToolActions: ControlPlaneStore["listToolActions"];
   declare listOpenToolActions: ControlPlaneStore["listOpenToolActions"];
+  declare getParticipantService: ControlPlaneStore["getParticipantService"];
+  declare listParticipantServices: ControlPlaneStore["listParticipantServices"];
   declare saveClock: ControlPlaneStore["saveClock"];
   declare updateClock: ControlPlaneStore["updateClock"];
   declare saveScheduler: ControlPlaneStore["saveScheduler"];
@@ -96,7 +98,9 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare commitInvocation: ControlPlaneStore["commitInvocation"];
   declare commitInvocations: ControlPlaneStore["commitInvocations"];
   declare recordResolution: ControlPlaneStore["recordResolution"];
+  declare recordApproval: ControlPlaneStore["recordApproval"];
   declare recordDecision: ControlPlaneStore["recordDecision"];
+  declare saveParticipantService: ControlPlaneStore["saveParticipantService"];
 
   static {
     const forward = (names: readonly string[], part: (store: DelegatingStore) => object) => {

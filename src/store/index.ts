@@ -1,6 +1,8 @@
 export {
   DEFAULT_STORE_URL,
+  type ResourceUseRow,
   readStoreUrl,
+  resourceUseRows,
   STORE_URL_FORMS,
   type StoreLocation,
   type StoreUrlReading,
@@ -35,6 +37,7 @@ export {
   type OperationEntry,
   type OperationQuery,
   type ProcessMember,
+  type ResourceLedger,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,

@@ -1,4 +1,6 @@
 import type {
+  ApprovalRecord,
+  ApprovalState,
   ChainAnchor,
   ChainHead,
   ClockRecord,
@@ -11,6 +13,7 @@ import type {
   OperatorChainHead,
   OperatorDecision,
   OperatorDecisionDraft,
+  ParticipantServiceRecord,
   ResolutionRecord,
   SchedulerRecord,
   ToolActionPhase,
@@ -25,6 +28,8 @@ export {
   type OperationCursor,
   type OperationEntry,
   type OperationQuery,
+  type ParticipantServiceRecord,
+  type ResourceLedger,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,
@@ -154,6 +159,10 @@ export interface ControlPlaneStore {
    * (bytewise) then admission order: what recovery settles, read in one query.
    */
   listOpenToolActions(participantAddress?: string): Promise<ToolActionRecord[]>;
+  /** One participant's execution service and episodes (schema step 17), if it has been written. */
+  getParticipantService(participantAddress: string): Promise<ParticipantServiceRecord | undefined>;
+  /** Every participant's execution service and episodes, ordered by participant address. */
+  listParticipantServices(): Promise<ParticipantServiceRecord[]>;
 
   saveClock(clock: ClockRecord): Promise<void>;
   /**
@@ -192,6 +201,18 @@ export interface ControlPlaneStore {
     decision: OperatorDecisionDraft,
   ): Promise<boolean>;
   /**
+   * Sets the approval of a tool action that is still admitted (never dispatched) and whose stored
+   * approval is in state `expected` (undefined: it has none yet), appending `decision` to the operator
+   * chain in the same transaction when given; false (nothing written) otherwise. Every change of an
+   * approval is this one compare-and-set, so two deciders (or a decider and an expiry) never both win.
+   */
+  recordApproval(
+    id: string,
+    approval: ApprovalRecord,
+    expected: ApprovalState | undefined,
+    decision?: OperatorDecisionDraft,
+  ): Promise<boolean>;
+  /**
    * Appends `decision` to the operator chain and saves `schedulers` (its effect, as a resume's) in one
    * transaction, fenced when `fence` is given; returns the decision as chained.
    */
@@ -200,6 +221,16 @@ export interface ControlPlaneStore {
     schedulers: readonly SchedulerRecord[],
     fence?: Fence,
   ): Promise<OperatorDecision>;
+
+  /**
+   * Writes a participant's service record if the stored one is at `record.revision - 1` (absent for 1),
+   * and appends `decision` to the operator chain in the same transaction; false (nothing written) when
+   * another write came first.
+   */
+  saveParticipantService(
+    record: ParticipantServiceRecord,
+    decision?: OperatorDecisionDraft,
+  ): Promise<boolean>;
 
   /** The participant's current lease (live or expired), if one is held. */
   getLease(participantAddress: string): Promise<Lease | undefined>;
@@ -245,6 +276,8 @@ export const STORE_READS = [
   "getToolAction",
   "listToolActions",
   "listOpenToolActions",
+  "getParticipantService",
+  "listParticipantServices",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The names of the store's record writes, each one transaction. */
@@ -258,7 +291,9 @@ export const STORE_WRITES = [
   "commitInvocation",
   "commitInvocations",
   "recordResolution",
+  "recordApproval",
   "recordDecision",
+  "saveParticipantService",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The store methods that write records (not leases or membership): each commits one transaction. */

@@ -1,5 +1,12 @@
-export type { TimelineEvent, TimelineInput, TimelineScheduler } from "./model/index.js";
-export { LISTED_FROM, readTimelineInput, readTimelinePage, type TimelinePage } from "./read.js";
+export type { TimelineChain, TimelineEvent, TimelineInput, TimelineScheduler } from "./model/index.js";
+export {
+  LISTED_FROM,
+  readTimelineInput,
+  readTimelinePage,
+  type TimelinePage,
+  type TimelinePageOptions,
+  type TimelineReadOptions,
+} from "./read.js";
 export {
   type PageOptions,
   PageSummary,

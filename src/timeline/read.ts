@@ -2,13 +2,20 @@ import { verifyStore } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
 import { type Operation, operationFromToolAction } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
-import { type ControlPlaneStore, eventPages, type HistoryQuery, operationPages } from "../store/index.js";
+import {
+  type ControlPlaneStore,
+  eventPages,
+  type HistoryQuery,
+  operationPages,
+  resourceUseRows,
+} from "../store/index.js";
 import {
   type GroupedInvocation,
   InterleavedHistoryError,
   InvocationGrouper,
   joinOperations,
   operationIds,
+  type PendingApproval,
   type TimelineChain,
   type TimelineEvent,
   type TimelineInput,
@@ -55,6 +62,17 @@ async function operationsOf(
   return found.filter((operation): operation is Operation => operation !== undefined);
 }
 
+/** How a live view bounds what it reads (`raes serve`); the whole history and a fresh `raes verify` when absent. */
+export interface TimelineReadOptions {
+  /** Keep only the last this many events, so memory and the page stay bounded as the history grows. */
+  readonly lastEvents?: number;
+  /**
+   * The chain status to show when the caller already has it, or null to show none: either way the
+   * store's chains are not recomputed.
+   */
+  readonly chain?: TimelineChain | null;
+}
+
 /**
  * Reads what the timeline shows: the events, the operation of every action in them, and the
  * schedulers; from `listedFrom` actions on, the operations in one listing.
@@ -63,24 +81,55 @@ export async function readTimelineInput(
   store: ControlPlaneStore,
   query: HistoryQuery = {},
   listedFrom = LISTED_FROM,
+  options: TimelineReadOptions = {},
 ): Promise<TimelineInput> {
-  const events: TimelineEvent[] = [];
-  const ids = new Set<string>();
+  let events: TimelineEvent[] = [];
   const strings = new Map<string, string>();
+  const last = options.lastEvents;
   // Read a page at a time, keeping of each event only what the page draws, its strings shared with
   // the equal ones before it: a long history repeats its addresses, phases and ids in every event
   // (docs/hardening.md).
   for await (const page of eventPages(store, query)) {
-    for (const event of page) {
-      events.push(timelineEvent(event, strings));
-      ids.add(event.action_instance_id);
-      if (event.invocation_tool_context) ids.add(event.invocation_tool_context.invocation_action_instance_id);
-    }
+    for (const event of page) events.push(timelineEvent(event, strings));
+    // Dropped in batches, so keeping the last N costs O(1) per event.
+    if (last !== undefined && events.length > 2 * last) events = events.slice(-last);
+  }
+  if (last !== undefined && events.length > last) events = events.slice(-last);
+  const ids = new Set<string>();
+  for (const event of events) {
+    ids.add(event.action_instance_id);
+    if (event.invocation_tool_context) ids.add(event.invocation_tool_context.invocation_action_instance_id);
   }
   const operations = await operationsOf(store, ids, query, listedFrom);
   const inHistory = new Set(events.map((event) => event.participant_address));
   const schedulers = await schedulersShown(store, query, inHistory);
-  return { events, operations, schedulers, chain: await chainStatus(store) };
+  const pendingApprovals = await pendingApprovalsOf(store, query);
+  const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
+  return { events, operations, schedulers, ...(chain === null ? {} : { chain }), pendingApprovals };
+}
+
+/** The calls held for approval that nobody has decided yet, of the shown participant or of all. */
+async function pendingApprovalsOf(store: ControlPlaneStore, query: HistoryQuery): Promise<PendingApproval[]> {
+  // Held calls are admitted (accepted) until decided: few at any time, and not in history yet.
+  const accepted = await store.listOperations({
+    kind: "tool_action",
+    state: "accepted",
+    ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
+    limit: 10_000,
+  });
+  return accepted.flatMap((entry) =>
+    entry.approval?.state === "pending"
+      ? [
+          {
+            id: entry.id,
+            participantAddress: entry.participantAddress,
+            ...(entry.toolName === undefined ? {} : { toolName: entry.toolName }),
+            requestedAt: entry.approval.requestedAt,
+            timeoutSeconds: entry.approval.timeoutSeconds,
+          },
+        ]
+      : [],
+  );
 }
 
 /** The schedulers the timeline shows: a participant filter keeps its scheduler even before its first event; an episode filter shows only participants in it. */
@@ -100,14 +149,18 @@ async function schedulersShown(
       lifecycle: scheduler.lifecycle,
       ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
+      ...(scheduler.resources === undefined ? {} : { budgets: resourceUseRows([scheduler]) }),
     }));
 }
 
-/** A timeline page read from a store, ready to write (`summaryHtmlParts`), and its chain badge. */
+/** A timeline page read from a store, ready to write (`summaryHtmlParts`), and its chain badge if shown. */
 export interface TimelinePage {
   readonly page: PageSummary;
-  readonly chain: TimelineChain;
+  readonly chain?: TimelineChain;
 }
+
+/** What the streamed page shows besides the history: the chain badge as readTimelineInput's option. */
+export type TimelinePageOptions = Pick<TimelineReadOptions, "chain">;
 
 /**
  * Reads what the timeline page shows in one pass over the history, a page of events at a time: each
@@ -121,14 +174,21 @@ export async function readTimelinePage(
   store: ControlPlaneStore,
   query: HistoryQuery,
   storeUrl: string,
+  options: TimelinePageOptions = {},
 ): Promise<TimelinePage> {
   // One participant's panels go into blocks as they come; several participants' wait for their order.
   const one = query.participantAddress !== undefined || (await store.listChainHeads()).length <= 1;
   try {
-    return await readPage(store, query, storeUrl, one ? new OneParticipantPanels() : new FilePanels());
+    return await readPage(
+      store,
+      query,
+      storeUrl,
+      options,
+      one ? new OneParticipantPanels() : new FilePanels(),
+    );
   } catch (error) {
     if (!(error instanceof SecondParticipantError)) throw error;
-    return readPage(store, query, storeUrl, new FilePanels());
+    return readPage(store, query, storeUrl, options, new FilePanels());
   }
 }
 
@@ -136,6 +196,7 @@ async function readPage(
   store: ControlPlaneStore,
   query: HistoryQuery,
   storeUrl: string,
+  options: TimelinePageOptions,
   panels: PanelStore,
 ): Promise<TimelinePage> {
   try {
@@ -154,12 +215,17 @@ async function readPage(
     }
     await draw(store, page, grouper.finish());
     for (const scheduler of await schedulersShown(store, query, seen)) page.addScheduler(scheduler);
-    return { page, chain: await chainStatus(store) };
+    for (const held of await pendingApprovalsOf(store, query)) page.addPendingApproval(held);
+    const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
+    return { page, ...(chain === null ? {} : { chain }) };
   } catch (error) {
     panels.close();
     if (!(error instanceof InterleavedHistoryError)) throw error;
-    const input = await readTimelineInput(store, query);
-    return { page: summarizeInput({ ...input, storeUrl }), chain: input.chain ?? (await chainStatus(store)) };
+    const input = await readTimelineInput(store, query, LISTED_FROM, options);
+    return {
+      page: summarizeInput({ ...input, storeUrl }),
+      ...(input.chain === undefined ? {} : { chain: input.chain }),
+    };
   }
 }
 

@@ -28,6 +28,16 @@ export const FORBIDDEN_ARROWS: readonly ForbiddenArrows[] = [
     why: "host mode composes the gateway and the runtime; the gateway never knows it",
   },
   { from: "runtime", to: ["host"], why: "host mode is a participant runtime above the manager" },
+  {
+    from: "serve",
+    to: ["cli", "runtime", "host", "mcp", "port"],
+    why: "the operator console reads and decides over a store; it runs nothing",
+  },
+  {
+    from: "timeline",
+    to: ["serve"],
+    why: "the console draws its timelines with the timeline, never the reverse",
+  },
 ];
 
 /** What a folder may import: the allowed arrows of docs/architecture.md. */

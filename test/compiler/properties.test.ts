@@ -125,6 +125,15 @@ const ADDRESS_KINDS: readonly (readonly string[])[] = [
   ["provision", "node", "*"],
   ["provision", "node", "*", "service", "*"],
   ["provision", "content", "*"],
+  ["provision", "content", "*", "items", "*"],
+  ["provision", "network", "*"],
+  ["provision", "account", "*"],
+  ["template", "condition", "*"],
+  ["template", "feature", "*"],
+  ["template", "vulnerability", "*"],
+  ["evaluation", "assertion", "*"],
+  ["participant", "behavior-specification", "*", "controller-state", "*"],
+  ["participant", "behavior-specification", "*", "control-transition", "*"],
   ["time", "clock", "*"],
   ["time", "policy", "*"],
   ["time", "constraint", "*"],
@@ -157,7 +166,10 @@ function addressKind(address: string): string | undefined {
 
 const ADDRESS_FIELD = /(^address$|Address$|Addresses$)/;
 
-/** Every address the model holds: record keys and the values of address fields (`""`, RAES's "none", excepted). */
+/**
+ * Every address the model holds: record keys and the values of address fields (`""`, RAES's "none",
+ * excepted). A view relation's keys are authored information refs, not addresses.
+ */
 function addressesIn(value: unknown, out: string[] = [], field = ""): string[] {
   if (typeof value === "string") {
     if (ADDRESS_FIELD.test(field) && value !== "") out.push(value);
@@ -165,7 +177,7 @@ function addressesIn(value: unknown, out: string[] = [], field = ""): string[] {
     for (const entry of value) addressesIn(entry, out, field);
   } else if (value !== null && typeof value === "object") {
     for (const [key, entry] of Object.entries(value)) {
-      if (key.includes(".")) out.push(key);
+      if (key.includes(".") && field !== "viewRelation") out.push(key);
       addressesIn(entry, out, key);
     }
   }

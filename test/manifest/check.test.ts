@@ -53,6 +53,33 @@ describe("checkManifest", () => {
     assert.deepEqual(findings(checkManifest(manifest)), []);
   });
 
+  it("refuses execution control without RAES's six actions, or with an unknown one, and reads time.supports_coordinated_participant_reset", () => {
+    const missing = editedExample((m) => {
+      m.participant_runtime.supports_execution_control = true;
+      m.participant_runtime.supported_execution_control_actions = ["start", "pause"];
+    });
+    const check = checkManifest(missing);
+    assert.equal(check.ok, false);
+    assert.ok(
+      check.diagnostics.some((d) =>
+        d.message.includes("execution control is missing required actions: resume, drain, reset, teardown"),
+      ),
+    );
+    const unknown = editedExample((m) => {
+      m.participant_runtime.supported_execution_control_actions = ["start", "freeze"];
+    });
+    assert.ok(
+      checkManifest(unknown).diagnostics.some((d) =>
+        d.message.includes("unsupported execution control actions: freeze"),
+      ),
+    );
+    const timed = editedExample((m) => {
+      m.time = { name: "clock", supports_coordinated_participant_reset: true, supports_pause: true };
+    });
+    assert.deepEqual(checkManifest(timed).manifest?.time, { supportsCoordinatedParticipantReset: true });
+    assert.equal(checkManifest(exampleManifest()).manifest?.time, undefined);
+  });
+
   it("reads JSON text as well as a parsed value", () => {
     const text = JSON.stringify(exampleManifest());
     assert.deepEqual(checkManifest(text).manifest, checkManifest(exampleManifest()).manifest);

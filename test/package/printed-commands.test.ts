@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
   mkdirSync,
@@ -144,6 +144,40 @@ describe("every printed command runs as printed with /bin/sh, raes-ts installed 
     );
     runs(command(fromRefusal, "--effect absent"));
     runs(command(fromRefusal, " resume "));
+  });
+
+  it("serve: the URL it prints opens the console as printed, and SIGTERM stops it", async () => {
+    if (statSync(join(project, ".raes", "demo.db"), { throwIfNoEntry: false }) === undefined)
+      sh("npx raes demo");
+    // Its own process group, so the signal reaches raes under npx.
+    const child = spawn(
+      "/bin/sh",
+      ["-c", "npx raes serve --store sqlite:.raes/demo.db --listen 127.0.0.1:0"],
+      {
+        cwd: project,
+        env: { ...process.env, PATH, RAES_STORE: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      },
+    );
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    let out = "";
+    const printed = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (d) => {
+        out += d;
+        const url = /http:\/\/\S+\?token=\S+/.exec(out)?.[0];
+        if (url) resolve(url);
+      });
+      void exited.then(() => reject(new Error(`raes serve ended before printing its URL: ${out}`)));
+    });
+    try {
+      const page = await fetch(printed);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /RAES operator console/);
+    } finally {
+      process.kill(-(child.pid as number), "SIGTERM");
+      await exited;
+    }
   });
 
   it("run: a stop prints its next steps, and they run", () => {

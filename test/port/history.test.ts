@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { getParticipantHistoryView } from "../../src/index.js";
+import { participantHistoryEvents } from "../../src/index.js";
 import { EXAMPLE } from "../helpers/example.js";
 import { codeOf, outcomeFor, requestFor } from "../helpers/tool-requests.js";
 import { oneInvocation } from "./support/invocation.js";
@@ -69,7 +69,7 @@ describe("tool-action history", () => {
           );
         }
         for (const event of events.slice(12)) assert.equal(event.invocation_tool_context, undefined);
-        const view = await getParticipantHistoryView(manager, EXAMPLE.participant);
+        const view = await participantHistoryEvents(manager, EXAMPLE.participant);
         const viewed = view.filter(
           (e) => e.invocation_tool_context?.invocation_action_instance_id === invocationId,
         );

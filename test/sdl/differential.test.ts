@@ -26,6 +26,8 @@ const FAMILIES = [
   "behavior-spec",
   "temporal-contracts",
   "objectives",
+  "interactive-access",
+  "mixed-control",
 ];
 
 interface Outcome {

@@ -141,6 +141,9 @@ export function recordCases(fixture: FixtureSource): void {
     await store.openInvocation(inv, scheduler());
     assert.deepEqual(await store.getOperation(inv.id), {
       id: inv.id,
+      domain: "participant",
+      diagnostics: [],
+      changedAddresses: [inv.participantAddress],
       parentId: null,
       kind: "scheduler_invocation",
       state: "running",
@@ -158,6 +161,17 @@ export function recordCases(fixture: FixtureSource): void {
     await store.updateToolAction(withheld, "dispatched");
     assert.deepEqual(await store.getOperation(action.id), {
       id: action.id,
+      domain: "participant",
+      diagnostics: [
+        {
+          code: "operation.withheld",
+          domain: "participant",
+          address: inv.participantAddress,
+          message: "withheld before dispatch",
+          severity: "warning",
+        },
+      ],
+      changedAddresses: [inv.participantAddress],
       parentId: inv.id,
       kind: "tool_action",
       state: "cancelled",
@@ -276,6 +290,17 @@ export function recordCases(fixture: FixtureSource): void {
     assert.deepEqual(await store.getToolAction(unknown.id), resolved);
     assert.deepEqual(await store.getOperation(unknown.id), {
       id: unknown.id,
+      domain: "participant",
+      diagnostics: [
+        {
+          code: "operation.effects-unknown",
+          domain: "participant",
+          address: inv.participantAddress,
+          message: "effects unknown: harness lost the tool process",
+          severity: "info",
+        },
+      ],
+      changedAddresses: [inv.participantAddress],
       parentId: inv.id,
       kind: "tool_action",
       state: "indeterminate",

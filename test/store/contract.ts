@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from "node:test";
 import type { ControlPlaneStore } from "../../src/store/index.js";
+import { approvalCases } from "./contract-approvals.js";
 import { clockCases } from "./contract-clock.js";
 import { clockFoldCases } from "./contract-clock-fold.js";
 import { commitCases } from "./contract-commit.js";
@@ -13,6 +14,7 @@ import { operationCases, refusalCountCases } from "./contract-operations.js";
 import { pageCases } from "./contract-pages.js";
 import { recordCases } from "./contract-records.js";
 import { recoveryCases } from "./contract-recovery.js";
+import { serviceCases } from "./contract-services.js";
 
 /** A store under test; `reopen` (durable stores only) opens the same URL again after `store.close()`. */
 export interface StoreFixture {
@@ -53,5 +55,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("history bodies", () => historyBodyCases(current));
     describe("page reads", () => pageCases(current));
     describe("operator decisions", () => decisionCases(current));
+    describe("participant services", () => serviceCases(current));
+    describe("approvals", () => approvalCases(current));
   });
 }

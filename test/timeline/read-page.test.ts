@@ -11,7 +11,9 @@ import {
   summaryHtmlParts,
 } from "../../src/timeline/index.js";
 import { InterleavedHistoryError, InvocationGrouper } from "../../src/timeline/model/index.js";
+import { attributeValues, visibleMarkup } from "../fixtures/history/html.js";
 import { runKnownHistory } from "../fixtures/history/scripted-run.js";
+import { invocation, scheduler, toolAction } from "../store/records.js";
 
 const STORE_URL = "sqlite:/s.db";
 
@@ -23,8 +25,9 @@ function seen(
     readonly heads?: number;
     readonly reorder?: (events: HistoryEvent[]) => HistoryEvent[];
   } = {},
-): { store: ControlPlaneStore; calls: Map<string, number> } {
+): { store: ControlPlaneStore; calls: Map<string, number>; listings: unknown[] } {
   const calls = new Map<string, number>();
+  const listings: unknown[] = [];
   const proxy = new Proxy(store, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
@@ -32,6 +35,7 @@ function seen(
       const name = String(property);
       return async (...args: unknown[]) => {
         calls.set(name, (calls.get(name) ?? 0) + 1);
+        if (name === "listOperations") listings.push(args[0]);
         const answer = await value.apply(target, args);
         if (name === "listEvents") {
           const events = (answer as HistoryEvent[]).map(change.event ?? ((e) => e));
@@ -43,7 +47,7 @@ function seen(
       };
     },
   });
-  return { store: proxy, calls };
+  return { store: proxy, calls, listings };
 }
 
 /** The page `raes history --html` writes, from `readTimelinePage`. */
@@ -84,11 +88,37 @@ describe("readTimelinePage: the timeline drawn one invocation at a time", () => 
     const streamed = seen(inner);
     const page = await streamedPage(streamed.store);
     assert.equal(page, await wholePage(inner));
-    assert.equal(streamed.calls.get("listOperations"), undefined, "no listing of every operation");
+    // The one listing is of the calls still held for approval (admitted, undecided): never every operation.
+    assert.deepEqual(streamed.listings, [{ kind: "tool_action", state: "accepted", limit: 10_000 }]);
     assert.ok(
       (streamed.calls.get("listToolActions") ?? 0) > 0,
       "each invocation's tool actions read with it",
     );
+  });
+
+  it("lists the calls held for approval and shows the chain badge as the whole history draws them", async () => {
+    const inner = new MemoryControlPlaneStore();
+    await runKnownHistory(inner);
+    // A call admitted and held for approval, of a participant whose scheduler is running: not in history.
+    const inv = invocation();
+    await inner.openInvocation(inv, scheduler({ attempts: 1 }));
+    const admitted = toolAction(inv, 1);
+    await inner.insertToolAction(admitted);
+    const held = {
+      state: "pending",
+      requestedAt: "2025-01-02T00:00:00.000000Z",
+      timeoutSeconds: 300,
+    } as const;
+    assert.equal(await inner.recordApproval(admitted.id, held, undefined), true);
+    const page = await streamedPage(inner);
+    assert.equal(page, await wholePage(inner));
+    const visible = visibleMarkup(page);
+    assert.deepEqual(attributeValues(visible, "data-pending-approval"), [admitted.id]);
+    assert.match(visible, /1 tool call waits for approval/);
+    assert.match(visible, /data-chain="verified"/);
+    // A chain status given by the caller is shown as given, and none when null: the chains not recomputed.
+    const { page: quiet } = await readTimelinePage(inner, {}, STORE_URL, { chain: null });
+    assert.doesNotMatch([...summaryHtmlParts(quiet)].join(""), /data-chain=/);
   });
 
   it("orders several participants as the page does (those that need an operator first), whichever panel store holds them", async () => {

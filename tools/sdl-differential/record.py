@@ -56,6 +56,18 @@ def _wrap(name):
     setattr(co._ContentObjectivesMixin, name, staticmethod(render))
 
 
+_analyze_interactive_access = co.analyze_participant_interactive_access
+
+
+def _interactive_access_issues(**kwargs):
+    # RAES renders these issues as bare messages; keep each message's own RAES code.
+    issues = _analyze_interactive_access(**kwargs)
+    captured.extend((issue.message, issue.code) for issue in issues)
+    return issues
+
+
+co.analyze_participant_interactive_access = _interactive_access_issues
+
 for _name in ("_format_participant_behavior_issue", "_format_objective_issue", "_format_participant_outcome_issue"):
     _wrap(_name)
 

@@ -21,8 +21,12 @@ export const commandLoaders: Readonly<Record<string, () => Promise<RegisterComma
   ),
   resolve: described("resolve", async () => (await import("./resolve.js")).registerResolveCommand),
   resume: described("resume", async () => (await import("./resume.js")).registerResumeCommand),
+  control: described("control", async () => (await import("./control/index.js")).registerControlCommand),
+  approve: described("approve", async () => (await import("./approval/index.js")).registerApproveCommand),
+  deny: described("deny", async () => (await import("./approval/index.js")).registerDenyCommand),
   verify: described("verify", async () => (await import("./evidence/index.js")).registerVerifyCommand),
   export: described("export", async () => (await import("./evidence/index.js")).registerExportCommand),
+  serve: described("serve", async () => (await import("./serve/index.js")).registerServeCommand),
   "mcp-gateway": described(
     "mcp-gateway",
     async () => (await import("./mcp-gateway.js")).registerMcpGatewayCommand,
@@ -80,6 +84,18 @@ export const commandSummaries: Readonly<Record<string, readonly [term: string, d
     "resume [options] <participant>",
     "restart a participant's stopped scheduler (refused while indeterminate actions are unresolved)",
   ],
+  control: [
+    "control [options] <action> <participant>",
+    "start, pause, resume, drain, reset or teardown one participant's execution service (a running raes run honours it at its next advance)",
+  ],
+  approve: [
+    "approve [options] <id>",
+    "approve a tool call held for approval (ID: its id, or any unique prefix or suffix): its runtime dispatches it and the tool runs once (approving again is a no-op)",
+  ],
+  deny: [
+    "deny [options] <id>",
+    "deny a tool call held for approval: it is withheld (approval_denied) and the tool never runs (denying again is a no-op)",
+  ],
   verify: [
     "verify [options] [bundle]",
     "recompute every history chain of the store, or check an evidence bundle offline; exit 1 names the first event that does not verify",
@@ -87,6 +103,10 @@ export const commandSummaries: Readonly<Record<string, readonly [term: string, d
   export: [
     "export [options]",
     "write the store's evidence bundle: history, operations, chain heads, seed fingerprints, optionally signed",
+  ],
+  serve: [
+    "serve [options]",
+    "the live operator console over the store: what needs an operator first, participants, operations and timelines, with buttons for decisions",
   ],
   "mcp-gateway": [
     "mcp-gateway [options] <upstream...>",

@@ -1,5 +1,5 @@
 import type { OperationOwner, OwnedOperationEntry } from "../../operations/index.js";
-import type { Operation } from "../../records/index.js";
+import type { ApprovalRecord, Operation } from "../../records/index.js";
 
 // The wire (`--json`) forms of operations that `raes operation`, `raes operations` and `raes resolve` print.
 
@@ -35,13 +35,31 @@ function kindFieldsToWire(operation: Operation): Record<string, unknown> {
     tool_name: operation.toolName ?? null,
     unknown_reason: operation.unknownReason ?? null,
     withheld_reason: operation.withheldReason ?? null,
+    approval: operation.approval ? approvalToWire(operation.approval) : null,
   };
 }
 
-/** The wire form of an operation: snake_case, every field of its kind present. */
+/** A held call's approval on the wire: its state, times, and who decided (null while pending or expired). */
+export function approvalToWire(approval: ApprovalRecord): Record<string, unknown> {
+  return {
+    state: approval.state,
+    requested_at: approval.requestedAt,
+    timeout_seconds: approval.timeoutSeconds,
+    decided_at: approval.decidedAt ?? null,
+    operator: approval.operator ?? null,
+    note: approval.note ?? null,
+    expired_by: approval.expiredBy ?? null,
+  };
+}
+
+/**
+ * The wire form of an operation: snake_case, every field of its kind present, with RAES's `domain`,
+ * `diagnostics` and `changed_addresses` (docs/raes-mapping.md#operations).
+ */
 export function operationToWire(operation: Operation): Record<string, unknown> {
   return {
     id: operation.id,
+    domain: operation.domain,
     parent_id: operation.parentId,
     kind: operation.kind,
     state: operation.state,
@@ -57,6 +75,14 @@ export function operationToWire(operation: Operation): Record<string, unknown> {
       : null,
     ...timesToWire(operation),
     ...kindFieldsToWire(operation),
+    diagnostics: operation.diagnostics.map((d) => ({
+      code: d.code,
+      domain: d.domain,
+      address: d.address,
+      message: d.message,
+      severity: d.severity,
+    })),
+    changed_addresses: [...operation.changedAddresses],
     updated_at: operation.updatedAt,
   };
 }

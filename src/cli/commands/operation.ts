@@ -105,7 +105,10 @@ async function printOperation(
   if (json) return printJson(wire);
   for (const [key, value] of Object.entries(wire)) {
     if (value === null || key === "children") continue;
-    if ((key === "refusals" || key === "refused_calls") && Object.keys(value as object).length === 0)
+    if (
+      (key === "refusals" || key === "refused_calls" || key === "diagnostics") &&
+      Object.keys(value as object).length === 0
+    )
       continue;
     process.stdout.write(
       `${key.padEnd(14)} ${typeof value === "object" ? JSON.stringify(value) : String(value)}\n`,
@@ -126,5 +129,8 @@ function childLine(child: Operation): string {
   const tool = child.toolName ? `  tool ${child.toolName}` : "";
   const why = child.unknownReason ?? child.withheldReason;
   const reason = why ? `  reason ${why}` : "";
-  return `${child.id}  ${state}${tool}${reason}`;
+  const approval = child.approval;
+  const decided = approval?.operator ? ` by ${approval.operator}` : "";
+  const held = approval ? `  approval ${approval.state}${decided}` : "";
+  return `${child.id}  ${state}${tool}${reason}${held}`;
 }

@@ -1,11 +1,13 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { OperationOwner, OperatorNeed, OwnedOperationEntry } from "../../operations/index.js";
-import { resolveCommands } from "../../printed/index.js";
+import { approvalCommands, resolveCommands } from "../../printed/index.js";
 import {
   DEFAULT_OPERATION_LIMIT,
   OperationKind,
   type OperationQuery,
   OperationState,
+  type ResourceUseRow,
+  resourceUseRows,
 } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { printJson } from "../exit.js";
@@ -28,6 +30,7 @@ interface OperationsOptions {
   readonly since?: string;
   readonly limit: number;
   readonly needsOperator?: boolean;
+  readonly budgets?: boolean;
   readonly wide?: boolean;
   readonly json?: boolean;
 }
@@ -138,6 +141,49 @@ function tableOf(
   return tableLines(columns, cells, wide ? undefined : TABLE_WIDTH);
 }
 
+/** The `--budgets` table: v3 budget use per owner and window (docs/guide/harness.md#autonomous-execution-v3). */
+function budgetTable(rows: readonly ResourceUseRow[], wide: boolean): string[] {
+  const columns: Column[] = [
+    { header: "OWNER" },
+    { header: "BUDGET" },
+    ...(wide ? [{ header: "KIND" }] : []),
+    { header: "WINDOW" },
+    { header: "USED" },
+    { header: "LIMIT" },
+    { header: "RESERVED" },
+    { header: "THROTTLED" },
+    { header: "GEN" },
+    ...(wide ? [{ header: "POLICY" }] : []),
+  ];
+  const cells = rows.map((r) => [
+    r.owner,
+    r.budget_id,
+    ...(wide ? [r.resource_kind] : []),
+    r.window ? `${r.window[0]}–${r.window[1]}` : "-",
+    `${r.used} ${r.unit}`,
+    String(r.limit),
+    String(r.reserved),
+    String(r.throttled),
+    String(r.generation),
+    ...(wide ? [r.policy_address] : []),
+  ]);
+  return tableLines(columns, cells, wide ? undefined : TABLE_WIDTH);
+}
+
+/** Prints `--budgets`: every stored v3 budget's use in its current window, per owner. */
+async function printBudgets(options: OperationsOptions): Promise<void> {
+  const rows = await withStore(
+    options.store,
+    async (store) => resourceUseRows(await store.listSchedulers()),
+    {
+      create: false,
+    },
+  );
+  if (options.json) return printJson({ budgets: rows });
+  if (rows.length === 0) return printNothingMatched("v3 resource budgets", options.store);
+  for (const line of budgetTable(rows, options.wide === true)) process.stdout.write(`${line}\n`);
+}
+
 /** The listed rows: what waits for a person with `--needs-operator`, else the filtered operations. */
 async function listRows(store: ControlPlaneStore, options: OperationsOptions): Promise<Row[]> {
   const { listOperationsWithOwners, listOperatorWaits } = await import("../../operations/index.js");
@@ -167,15 +213,27 @@ function operationQuery(options: OperationsOptions): OperationQuery {
  */
 function decisionLines(rows: readonly Row[], shortIds: ReadonlyMap<string, string>, store: string): string[] {
   const waiting = rows.filter((r) => r.need === "resolution");
-  if (waiting.length === 0) return [];
-  return [
-    "",
-    "resolve each with one of (the effect happened / did not):",
-    ...waiting.flatMap(({ entry }) => {
-      const c = resolveCommands(shortIds.get(entry.id) ?? entry.id, store);
-      return [`  ${c.confirmed}`, `  ${c.absent}`];
-    }),
-  ];
+  const held = rows.filter((r) => r.need === "pending_approval");
+  const lines: string[] = [];
+  if (waiting.length > 0)
+    lines.push(
+      "",
+      "resolve each with one of (the effect happened / did not):",
+      ...waiting.flatMap(({ entry }) => {
+        const c = resolveCommands(shortIds.get(entry.id) ?? entry.id, store);
+        return [`  ${c.confirmed}`, `  ${c.absent}`];
+      }),
+    );
+  if (held.length > 0)
+    lines.push(
+      "",
+      "approve (the tool runs once) or deny (it never runs) each held call:",
+      ...held.flatMap(({ entry }) => {
+        const c = approvalCommands(shortIds.get(entry.id) ?? entry.id, store);
+        return [`  ${c.approve}`, `  ${c.deny}`];
+      }),
+    );
+  return lines;
 }
 
 /** `raes operations`: list outer invocations and tool actions, newest first, with filters; `show ID` shows one. */
@@ -193,8 +251,14 @@ export function registerOperationsCommand(program: Command): void {
       .addOption(
         new Option(
           "--needs-operator",
-          "only what waits for a person (unresolved indeterminate actions), each marked with what it needs",
+          "only what waits for a person (unresolved indeterminate actions, pending approvals), each marked with what it needs",
         ).conflicts(["state", "kind"]),
+      )
+      .addOption(
+        new Option(
+          "--budgets",
+          'v3 resource budget use per owner and window instead of operations (with --json: {"budgets": [...]})',
+        ).conflicts(["needsOperator", "state", "kind", "participant", "since"]),
       )
       .option(
         "--since <time>",
@@ -205,6 +269,7 @@ export function registerOperationsCommand(program: Command): void {
       .option("--wide", "print whole ids, times and participants (the table is then wider than 120 columns)")
       .option("--json", 'print {"operations": [...]} as JSON'),
   ).action(async (options: OperationsOptions) => {
+    if (options.budgets) return printBudgets(options);
     const { ownedOperationPages, ownerPhrase, shortOperationId } = await import("../../operations/index.js");
     // JSON streams a page at a time, each page written before the next is read (docs/hardening.md).
     if (options.json && options.needsOperator !== true)

@@ -51,13 +51,17 @@ export function registerRunCommand(program: Command): void {
       )
       .option(
         "--steps <n>",
-        "progression steps to advance the policy clock (default 1, or unlimited with --tick-ms)",
+        "progression steps to advance the policy clock (default 1, or unlimited with --tick-ms or --real-time)",
         positiveInteger,
       )
       .option(
         "--tick-ms <ms>",
         "real time: one progression step every MS ms of wall time, until Ctrl-C, --steps or every scheduler finished",
         positiveMs,
+      )
+      .option(
+        "--real-time",
+        "real time paced by the SDL: one tick per tick period ÷ pacing_ratio of a real_time or dilated progression (--tick-ms overrides)",
       )
       .option(
         "--concurrency <n>",

@@ -112,6 +112,9 @@ function format(map: Map<string, number>): string {
 export function pacingJson(paced: PacedRunSummary): Record<string, unknown> {
   return {
     tick_ms: paced.tickMs,
+    source: paced.pacing,
+    ...(paced.boundMs === undefined ? {} : { bound_ms: paced.boundMs }),
+    pacing_lost_steps: paced.pacingLostSteps,
     steps: paced.steps,
     late_steps: paced.lateSteps,
     worst_lateness_ms: Math.round(paced.worstLatenessMs * 10) / 10,
@@ -122,5 +125,10 @@ export function pacingJson(paced: PacedRunSummary): Record<string, unknown> {
 
 /** The pacing report of a real-time run, as one line. */
 export function pacingLine(paced: PacedRunSummary): string {
-  return `real time: ${paced.steps} steps at ${paced.tickMs} ms in ${(paced.elapsedMs / 1000).toFixed(2)} s (${paced.ended}) | late steps ${paced.lateSteps}, worst lateness ${paced.worstLatenessMs.toFixed(0)} ms`;
+  const source = paced.pacing === "clock" ? " (from the SDL clock)" : "";
+  const lost =
+    paced.pacingLostSteps > 0
+      ? ` | pacing lost in ${paced.pacingLostSteps} steps (bound ${paced.boundMs} ms): degraded`
+      : "";
+  return `real time: ${paced.steps} steps at ${paced.tickMs} ms${source} in ${(paced.elapsedMs / 1000).toFixed(2)} s (${paced.ended}) | late steps ${paced.lateSteps}, worst lateness ${paced.worstLatenessMs.toFixed(0)} ms${lost}`;
 }

@@ -1,4 +1,5 @@
 import { admitAndDispatch, registerAdmitDispatch } from "../admit-dispatch.js";
+import { type ApprovalAnswer, awaitApproval, parseApprovalWait, registerApproval } from "../approval.js";
 import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
 import { noteRefusal, parseRefusalNote, registerRefusalNote } from "../refusal-note.js";
 import type { InvocationToolActionPort, PortAck, ToolActionPortIdentity } from "../types.js";
@@ -22,12 +23,20 @@ export const NOTE_REFUSAL = "noteRefusal";
  * reason recorded. A server offers it in its hello; a client without it sends a plain `cancel`.
  */
 export const WITHHOLD = "withhold";
+/**
+ * The bridge's step for a call held for approval (`awaitApproval`): one request, answered once the
+ * approval is decided or expires; `[id, {timeoutSeconds}]`. A client whose agent gives up withholds
+ * the action (`withhold`), which ends the wait. A server offers it in its hello; a client without it
+ * cannot hold calls.
+ */
+export const AWAIT_APPROVAL = "awaitApproval";
 /** A remotely callable method: a port method, or one of the bridge's own steps. */
 export type RemoteMethod =
   | (typeof REMOTE_METHODS)[number]
   | typeof ADMIT_DISPATCH
   | typeof NOTE_REFUSAL
-  | typeof WITHHOLD;
+  | typeof WITHHOLD
+  | typeof AWAIT_APPROVAL;
 
 /** A call from a remote peer. */
 export interface RemoteCall {
@@ -61,7 +70,7 @@ export interface RemoteHello {
 
 /** The hello a serving bridge sends for `port`. */
 export function helloFor(port: ToolActionPortIdentity): RemoteHello {
-  return { hello: portIdentity(port), ops: [ADMIT_DISPATCH, NOTE_REFUSAL, WITHHOLD] };
+  return { hello: portIdentity(port), ops: [ADMIT_DISPATCH, NOTE_REFUSAL, WITHHOLD, AWAIT_APPROVAL] };
 }
 
 /** The bridge's own steps a hello offers, as `remotePort` options. */
@@ -69,12 +78,14 @@ export function offeredSteps(message: unknown): {
   readonly admitDispatch: boolean;
   readonly noteRefusal: boolean;
   readonly withhold: boolean;
+  readonly awaitApproval: boolean;
 } {
   const ops = (message as { ops?: unknown } | null | undefined)?.ops;
   return {
     admitDispatch: offersAdmitDispatch(message),
     noteRefusal: offersNoteRefusal(message),
     withhold: Array.isArray(ops) && ops.includes(WITHHOLD),
+    awaitApproval: Array.isArray(ops) && ops.includes(AWAIT_APPROVAL),
   };
 }
 
@@ -90,7 +101,13 @@ export function offersAdmitDispatch(message: unknown): boolean {
   return Array.isArray(ops) && ops.includes(ADMIT_DISPATCH);
 }
 
-const METHOD_SET = new Set<string>([...REMOTE_METHODS, ADMIT_DISPATCH, NOTE_REFUSAL, WITHHOLD]);
+const METHOD_SET = new Set<string>([
+  ...REMOTE_METHODS,
+  ADMIT_DISPATCH,
+  NOTE_REFUSAL,
+  WITHHOLD,
+  AWAIT_APPROVAL,
+]);
 const IDENTITY_KEYS = [
   "invocationActionInstanceId",
   "participantAddress",
@@ -171,6 +188,11 @@ export async function serveRemoteCall(
       if (typeof args[0] !== "string" || typeof args[1] !== "string") return refusedCall(id, method);
       return { id, result: await withhold(port, args[0], args[1]) };
     }
+    if (call.method === AWAIT_APPROVAL) {
+      const wait = parseApprovalWait(args[1]);
+      if (typeof args[0] !== "string" || !wait) return refusedCall(id, method);
+      return { id, result: await awaitApproval(port, args[0], wait) };
+    }
     const invoke = port[call.method] as (x: unknown, y?: unknown) => Promise<unknown>;
     return { id, result: await invoke.call(port, args[0], args[1]) };
   } catch {
@@ -190,6 +212,7 @@ export function remotePort(
     readonly admitDispatch?: boolean;
     readonly noteRefusal?: boolean;
     readonly withhold?: boolean;
+    readonly awaitApproval?: boolean;
   } = {},
 ): {
   port: InvocationToolActionPort;
@@ -234,6 +257,17 @@ export function remotePort(
     registerRefusalNote(port, (note) => call(NOTE_REFUSAL, [note]).then(() => undefined));
   if (options.withhold === true)
     registerWithhold(port, (id, reason) => call(WITHHOLD, [id, reason]) as Promise<PortAck>);
+  if (options.awaitApproval === true)
+    registerApproval(port, (id, wait) => {
+      const answer = call(AWAIT_APPROVAL, [id, { timeoutSeconds: wait.timeoutSeconds }]);
+      // The signal cannot cross the bridge: an agent that gives up withholds the action, which
+      // ends the wait on the serving side (its answer then says expired).
+      const giveUp = () => void call(WITHHOLD, [id, "approval_expired"]).catch(() => undefined);
+      wait.signal?.addEventListener("abort", giveUp, { once: true });
+      return (answer as Promise<ApprovalAnswer>).finally(() =>
+        wait.signal?.removeEventListener("abort", giveUp),
+      );
+    });
   return {
     port,
     receive: (reply) => {

@@ -12,6 +12,8 @@ export interface InvocationClock {
   readonly segment: number;
   readonly tick: number;
   readonly generation: number;
+  /** The participant's current episode, when its execution service names one (else derived from the segment). */
+  readonly episodeId?: string;
 }
 
 /** What the clocks need of a schedule: the clock it runs on and how far one of its steps moves it. */

@@ -11,5 +11,6 @@ export {
   type InvocationContext,
   type InvocationSummary,
   policyFrames,
+  type ResourceOutcome,
   runInvocation,
 } from "./run.js";

@@ -1,7 +1,14 @@
 import type { CompiledAutonomousPolicy } from "../../compiler/index.js";
 import { type EventFrame, toolActionTriple } from "../../history/index.js";
 import { transition } from "../../port/index.js";
-import { type ChainAnchor, ToolActionPhase, UnknownReason } from "../../records/index.js";
+import {
+  ApprovalExpiry,
+  ApprovalState,
+  approvalWithheldReason,
+  type ChainAnchor,
+  ToolActionPhase,
+  UnknownReason,
+} from "../../records/index.js";
 import type {
   ControlPlaneStore,
   Fence,
@@ -69,10 +76,51 @@ export function settleInterrupted(actions: readonly ToolActionRecord[], at: stri
         phase: ToolActionPhase.settled,
         ...(settlement === undefined ? {} : { settlement }),
         ...(settlement === "indeterminate" ? { unknownReason: UnknownReason.runtime_interrupted } : {}),
+        ...withheldFor(action, settlement),
         recoveredAt: at,
         updatedAt: at,
       };
     });
+}
+
+/** A held call's withheld reason (docs/guide/approvals.md): denied, or expired by the restart. */
+function withheldFor(action: ToolActionRecord, settlement: string | undefined): { withheldReason?: string } {
+  if (settlement !== "withheld" || action.withheldReason !== undefined) return {};
+  const why = approvalWithheldReason(action.approval);
+  return why === undefined ? {} : { withheldReason: why };
+}
+
+/**
+ * A restart cancels a call held for approval: each pending approval is expired (`expiredBy:
+ * "restart"`) by the store's compare-and-set, so an operator deciding at this moment either wins
+ * (their decision is kept, and read back) or is refused; either way the call is withheld, never run.
+ */
+async function expireHeld(
+  store: ControlPlaneStore,
+  actions: readonly ToolActionRecord[],
+  at: string,
+): Promise<ToolActionRecord[]> {
+  const out: ToolActionRecord[] = [];
+  for (const action of actions) {
+    const pending = action.approval;
+    if (action.phase !== ToolActionPhase.admitted || pending?.state !== ApprovalState.pending) {
+      out.push(action);
+      continue;
+    }
+    const expired = {
+      ...pending,
+      state: ApprovalState.expired,
+      decidedAt: at,
+      expiredBy: ApprovalExpiry.restart,
+    };
+    if (await store.recordApproval(action.id, expired, ApprovalState.pending)) {
+      out.push({ ...action, approval: expired });
+      continue;
+    }
+    const stored = await store.getToolAction(action.id);
+    out.push(stored?.approval ? { ...action, approval: stored.approval } : { ...action, approval: expired });
+  }
+  return out;
 }
 
 /**
@@ -137,8 +185,11 @@ async function recoverParticipant(
   // One frame per policy, not per invocation: its strings are the same for all of them.
   const frames = new Map<string, EventFrame>();
   for (const invocation of invocations) {
-    const before = new Set(read.actions.get(invocation.id));
-    const settled = settleInterrupted([...before], at);
+    const read0 = read.actions.get(invocation.id) ?? [];
+    const held = await expireHeld(store, read0, at);
+    // Actions whose approval recovery expired are written again even when their phase stays.
+    const before = new Set(held.filter((a) => read0.includes(a)));
+    const settled = settleInterrupted(held, at);
     const key = scheduleKey(participantAddress, invocation.policyAddress);
     const scheduler = schedulers.get(key);
     if (!scheduler) throw new Error(`no scheduler record for ${participantAddress}`);

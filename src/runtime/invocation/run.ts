@@ -20,6 +20,7 @@ import type {
   ControlPlaneStore,
   Fence,
   InvocationRecord,
+  ResourceLedger,
   SchedulerRecord,
   ToolActionRecord,
 } from "../../store/index.js";
@@ -42,6 +43,14 @@ import {
   v2Provenance,
   withProvenance,
 } from "../v2/index.js";
+import {
+  checkMeasurements,
+  commitHeld,
+  MeasurementCode,
+  measurementRequirements,
+  releaseHeld,
+  type V3Plan,
+} from "../v3/index.js";
 import { type LateOutcome, outerTimeouts, runWithinDeadline } from "./deadline.js";
 import { ledgerFailureLine } from "./ledger-log.js";
 import { isSuccessfulStatus, timeoutResult, validateOuterResult } from "./outer-result.js";
@@ -67,6 +76,8 @@ export interface InvocationContext {
   readonly onLate?: (invocationId: string, how: LateOutcome) => void;
   /** The scenario and manifest a participant's chain starts from (docs/reference/evidence.md). */
   readonly anchor?: ChainAnchor;
+  /** RAES's health of a policy's execution service (`degraded` once pacing was lost), for the invocation span. */
+  readonly serviceHealth?: (policyAddress: string) => string;
 }
 
 /** What the manager hands every invocation. */
@@ -83,6 +94,7 @@ export interface ContextInput {
   readonly timers?: RuntimeTimers;
   readonly onLate?: (invocationId: string, how: LateOutcome) => void;
   readonly anchor?: ChainAnchor;
+  readonly serviceHealth?: (policyAddress: string) => string;
 }
 
 /** The invocation context: the model's evidence and failure-class lookups, the store and the clock. */
@@ -108,6 +120,7 @@ export function buildContext(input: ContextInput): InvocationContext {
     outerTimeoutMs: outerTimeouts(input.offers),
     ...(input.onLate ? { onLate: input.onLate } : {}),
     ...(input.anchor ? { anchor: input.anchor } : {}),
+    ...(input.serviceHealth ? { serviceHealth: input.serviceHealth } : {}),
   };
 }
 
@@ -116,6 +129,18 @@ export interface V2Attempt {
   readonly plan: V2Plan;
   readonly state: ActivityContinuation;
   readonly attempt: PlannedAttempt;
+  /** Under v3: the budgets and the ledger holding this attempt's reservation. */
+  readonly v3?: { readonly plan: V3Plan; readonly ledger: ResourceLedger };
+}
+
+/** What became of a v3 attempt's reservation. */
+export interface ResourceOutcome {
+  readonly result: "committed" | "released";
+  readonly reservation: Readonly<Record<string, number>>;
+  /** The committed measured vector, by budget id. */
+  readonly measurement?: Readonly<Record<string, number>>;
+  /** Why the reservation was released (RAES's measurement codes). */
+  readonly code?: string;
 }
 
 /** What one closed invocation produced. */
@@ -130,6 +155,8 @@ export interface InvocationSummary {
   readonly error?: unknown;
   /** True when the covering offer's timeout expired first: the attempt failed with class `timeout`. */
   readonly timedOut?: boolean;
+  /** Under v3: the reservation and what became of it. */
+  readonly resources?: ResourceOutcome;
 }
 
 /**
@@ -197,7 +224,7 @@ export async function runInvocation(
     policy.actionOrder[scheduler.cursor % policy.actionOrder.length] ??
     "";
   const binding = policy.executionBindings.find((b) => b.actionContractAddress === actionContractAddress);
-  const episodeId = episodeIdFor(participantAddress, clock.segment);
+  const episodeId = clock.episodeId ?? episodeIdFor(participantAddress, clock.segment);
   const observationPoint = observationPointFor(clock.clockAddress, clock.segment, clock.tick);
   const id =
     v2?.attempt.attemptId ?? outerActionInstanceId(policy.address, participantAddress, scheduler.nextOrdinal);
@@ -233,7 +260,9 @@ export async function runInvocation(
     updatedAt: openedAt,
   };
   await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));
-  const tracing = new InvocationTrace(invocation, ctx.now);
+  // Only a degraded service is marked on the span; a healthy one adds nothing.
+  const health = ctx.serviceHealth?.(invocation.policyAddress);
+  const tracing = new InvocationTrace(invocation, ctx.now, health === "degraded" ? health : undefined);
 
   const request: ParticipantActionRequest = {
     actionInstanceId: id,
@@ -247,6 +276,7 @@ export async function runInvocation(
     episodeId,
     participantImplementationRef: policy.participantImplementationRef,
     ordinal: invocation.ordinal,
+    ...(v2?.v3 ? { resourceMeasurementRequirements: measurementRequirements(v2.v3.plan) } : {}),
   };
   const snapshot: ParticipantSnapshot = {
     clockAddress: clock.clockAddress,
@@ -292,13 +322,17 @@ export async function runInvocation(
   const closedAt = ctx.now();
   const state = outer && isSuccessfulStatus(outer.status) ? "succeeded" : "failed";
   // A harness that threw or answered an invalid result consumed its attempt as a crash does.
-  const harnessError = v2 !== undefined && outer === undefined;
+  const resources = v2?.v3 && settleResources(v2.v3, request, clock.segment, ended, outer !== undefined);
+  const harnessError = v2 !== undefined && (outer === undefined || resources?.outcome.code !== undefined);
   const settled = v2
     ? {
         ...opened,
         activity: settleAttempt(v2.plan, v2.state, v2.attempt, attemptOutcome(outer)),
+        ...(resources ? { resources: resources.ledger } : {}),
       }
     : opened;
+  if (resources)
+    tracing.resources(resources.outcome.result, resources.outcome.reservation, resources.outcome.measurement);
   const next = schedulerAfterClose(
     settled,
     {
@@ -346,8 +380,56 @@ export async function runInvocation(
       ? { error: ended.error }
       : check?.ok === false
         ? { error: invalidResultError(check.problem) }
-        : {}),
+        : resources?.error
+          ? { error: resources.error }
+          : {}),
     ...(timedOut ? { timedOut } : {}),
+    ...(resources ? { resources: resources.outcome } : {}),
+  };
+}
+
+const MEASUREMENT_ERRORS = {
+  [MeasurementCode.untrusted]: RuntimeErrorCode.participant_resource_measurement_untrusted,
+  [MeasurementCode.invalid]: RuntimeErrorCode.participant_resource_measurement_invalid,
+} as const;
+
+/**
+ * Settles a v3 reservation after the native call, as RAES does: a valid result with the exact measured
+ * vector commits it; anything else releases it. A valid result whose vector RAES does not trust is
+ * RAES's error (its code on the summary), and the scheduler stops as on an invalid result.
+ */
+function settleResources(
+  v3: { readonly plan: V3Plan; readonly ledger: ResourceLedger },
+  request: ParticipantActionRequest,
+  segment: number,
+  ended: { readonly kind: string; readonly value?: unknown },
+  validResult: boolean,
+): { ledger: ResourceLedger; outcome: ResourceOutcome; error?: RuntimeError } {
+  const reservation = v3.ledger.held?.vector ?? {};
+  if (!validResult || ended.kind !== "returned") {
+    const code = MeasurementCode.untrusted;
+    return { ledger: releaseHeld(v3.ledger, segment, code), outcome: { result: "released", reservation } };
+  }
+  const value = ended.value as { readonly resourceMeasurements?: unknown };
+  const check = checkMeasurements(
+    value.resourceMeasurements,
+    request.resourceMeasurementRequirements ?? [],
+    request.actionInstanceId,
+    request.executionGeneration,
+  );
+  if (!check.ok) {
+    return {
+      ledger: releaseHeld(v3.ledger, segment, check.code),
+      outcome: { result: "released", reservation, code: check.code },
+      error: new RuntimeError(
+        MEASUREMENT_ERRORS[check.code],
+        `the resource measurement vector is not committed: ${check.problem}`,
+      ),
+    };
+  }
+  return {
+    ledger: commitHeld(v3.plan, v3.ledger, check.measured, segment),
+    outcome: { result: "committed", reservation, measurement: check.measured },
   };
 }
 
@@ -381,6 +463,8 @@ function createPort(
     ledger: {
       insert: (record) => ctx.store.insertToolAction(record, ...fence),
       update: (record, expected) => ctx.store.updateToolAction(record, expected, ...fence),
+      recordApproval: (id, approval, expected) => ctx.store.recordApproval(id, approval, expected),
+      read: (id) => ctx.store.getToolAction(id),
     },
     outcomeEvidence: ctx.outcomeEvidence,
     failureClasses: ctx.failureClasses,

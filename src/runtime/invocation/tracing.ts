@@ -59,7 +59,8 @@ export class InvocationTrace implements ToolActionObserver {
   readonly #refusedCalls: RefusedCall[] = [];
   readonly #now: () => string;
 
-  constructor(invocation: InvocationRecord, now: () => string) {
+  /** `serviceHealth`: RAES's health of the policy's execution service, as `raes.service.health`. */
+  constructor(invocation: InvocationRecord, now: () => string, serviceHealth?: string) {
     this.#now = now;
     const tracer = trace.getTracer(TRACER_NAME);
     this.#span = tracer.startSpan(`invoke_agent ${invocation.participantAddress}`, {
@@ -67,6 +68,7 @@ export class InvocationTrace implements ToolActionObserver {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": invocation.participantAddress,
         ...invocationAttributes(invocation),
+        ...(serviceHealth === undefined ? {} : { "raes.service.health": serviceHealth }),
       },
     });
   }
@@ -156,6 +158,22 @@ export class InvocationTrace implements ToolActionObserver {
       refusals: Object.fromEntries([...this.#refusals].sort(([a], [b]) => (a < b ? -1 : 1))),
       refusedCalls: [...this.#refusedCalls],
     };
+  }
+
+  /**
+   * The v3 resource outcome on the invocation span: `raes.resource.result` and, per budget,
+   * `raes.resource.reserved.<budget>` and `raes.resource.measured.<budget>` (the committed vector).
+   */
+  resources(
+    result: string,
+    reserved: Readonly<Record<string, number>>,
+    measured: Readonly<Record<string, number>> | undefined,
+  ): void {
+    this.#span.setAttribute("raes.resource.result", result);
+    for (const [budget, n] of Object.entries(reserved))
+      this.#span.setAttribute(`raes.resource.reserved.${budget}`, n);
+    for (const [budget, n] of Object.entries(measured ?? {}))
+      this.#span.setAttribute(`raes.resource.measured.${budget}`, n);
   }
 
   /** Ends the invocation span once its close is committed (or failed to commit). */

@@ -1,9 +1,10 @@
-export {
-  type ParticipantCrossingPolicy,
-  RuntimeManager,
-  type RuntimeManagerOptions,
-  type RuntimeObserver,
-} from "./manager.js";
+export { RuntimeManager } from "./manager.js";
+export type {
+  ParticipantControlOptions,
+  ParticipantCrossingPolicy,
+  RuntimeManagerOptions,
+  RuntimeObserver,
+} from "./options.js";
 export {
   PacedRunEnd,
   type PacedRunOptions,
@@ -12,3 +13,6 @@ export {
   type StepOptions,
   type StepSummary,
 } from "./paced-run.js";
+export { type WallPacing, wallPacing } from "./pacing.js";
+export { realTimePacing } from "./service-pacing.js";
+export type { ResourceThrottle } from "./v3.js";

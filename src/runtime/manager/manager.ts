@@ -1,24 +1,45 @@
-import type { RuntimeModel } from "../../compiler/index.js";
 import type { HistoryEvent } from "../../history/index.js";
 import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../../manifest/index.js";
-import type { Operation } from "../../operations/index.js";
-import { decisionNote, newOwnerId, operatorIdentity } from "../../operations/index.js";
+import type { ControlOutcome, EpisodeOutcome, EpisodeRequest, Operation } from "../../operations/index.js";
+import {
+  controlEpisode,
+  controlParticipant,
+  decisionNote,
+  newOwnerId,
+  operatorIdentity,
+} from "../../operations/index.js";
 import type { ParticipantToolActionRefusal, ToolActionLimits } from "../../port/index.js";
-import { type ChainAnchor, jcsDigest } from "../../records/index.js";
+import {
+  type ChainAnchor,
+  type EpisodeTerminalReason,
+  type ExecutionControlAction,
+  jcsDigest,
+  ParticipantControlCode,
+  type ParticipantEpisodeState,
+  type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
+  type ResourceBudgetEvent,
+  type ResourceBudgetStateView,
+} from "../../records/index.js";
 import {
   type ControlPlaneStore,
   MemoryControlPlaneStore,
   openControlPlaneStore,
   StoreUnavailableError,
 } from "../../store/index.js";
-import { isoClock, preciseNow, type RuntimeTimers } from "../clock/index.js";
-import { ParticipantsFailedError, RuntimeError, RuntimeErrorCode, survivedLeaseLoss } from "../errors.js";
+import { isoClock, preciseNow } from "../clock/index.js";
+import {
+  ParticipantControlError,
+  ParticipantsFailedError,
+  RuntimeError,
+  RuntimeErrorCode,
+  survivedLeaseLoss,
+} from "../errors.js";
 import {
   buildContext,
   consumedLine,
   type InvocationContext,
   type InvocationSummary,
-  type LateOutcome,
   lateResultLine,
   policyFrames,
   recoverInterruptedInvocations,
@@ -32,9 +53,28 @@ import {
   type ScheduleSpec,
   schedulePositions,
 } from "../schedule/index.js";
-import type { ParticipantRuntime } from "../types.js";
-import { resolveActivityControls, type StochasticControl } from "../v2/index.js";
+import { resolveActivityControls } from "../v2/index.js";
+import type { ResourcePoolStateView } from "../v3/index.js";
+import {
+  type AutonomousExecutionState,
+  autonomousExecutionStates,
+  type ContextViewOptions,
+  type ParticipantContextView,
+  type ParticipantHistoryView,
+  type ParticipantStatusView,
+  participantContextView,
+  participantHistoryView,
+  participantStatusView,
+  type ViewSource,
+} from "../views/index.js";
 import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounded.js";
+import { jumpRefusal } from "./jump.js";
+import type {
+  ParticipantControlOptions,
+  RuntimeManagerOptions,
+  RuntimeObserver,
+  ServiceContext,
+} from "./options.js";
 import {
   type PacedRunOptions,
   type PacedRunSummary,
@@ -42,56 +82,10 @@ import {
   type StepOptions,
   type StepSummary,
 } from "./paced-run.js";
+import { ServicePacing } from "./service-pacing.js";
+import { ensureServices, refreshServices } from "./services.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
-
-/** An installed participant-crossing policy; while one is installed no tool action is admitted. */
-export interface ParticipantCrossingPolicy {
-  readonly name: string;
-}
-
-/** Callbacks for progress reporting; they observe and never steer. */
-export interface RuntimeObserver {
-  invocationClosed?(summary: InvocationSummary): void;
-  toolActionRefused?(refusal: ParticipantToolActionRefusal): void;
-  /** A timed-out invocation's harness ended after all; its result was discarded. Told once per invocation. */
-  lateResultDiscarded?(invocationId: string, how: LateOutcome): void;
-  /** This process's share of the participants changed (processes joined or left, leases handed over). */
-  shareChanged?(share: ParticipantShare): void;
-}
-
-/** Options of `RuntimeManager.open`. */
-export interface RuntimeManagerOptions {
-  readonly model: RuntimeModel;
-  /** The backend manifest JSON (snake_case, as in the file). */
-  readonly manifest: unknown;
-  readonly runtime: ParticipantRuntime;
-  /** A store, or a URL (`memory:`, `sqlite:PATH`, `postgres://…`). Default: memory. */
-  readonly store?: ControlPlaneStore | string;
-  readonly crossingPolicy?: ParticipantCrossingPolicy;
-  /** Wall clock in epoch milliseconds, for timestamps and leases. */
-  readonly now?: () => number;
-  readonly ownerId?: string;
-  /** How long a scheduler lease and a process heartbeat last without renewal (default 30000). */
-  readonly leaseTtlMs?: number;
-  readonly observer?: RuntimeObserver;
-  /** Where operator notes go, such as why a ledger write failed; default: one line on stderr. */
-  readonly log?: (line: string) => void;
-  /** Run-supplied `agent-policy` controls for v2 policies; seeds are never stored. */
-  readonly stochasticControls?: readonly StochasticControl[];
-  /** Timers for invocation timeouts and real-time pacing; default the process clock. */
-  readonly timers?: RuntimeTimers;
-  /**
-   * How many due participants' invocations may run at once within a step (I/O-bound agents overlap);
-   * default the manifest's `max_autonomous_in_flight`, unbounded when it declares none.
-   */
-  readonly concurrency?: number;
-  /**
-   * Accept a policy that differs from the one the store's schedules run under (by RAES's policy digest):
-   * the run starts a new clock segment under the new policy, recorded in the clock and scheduler records.
-   * Without it, such a reopen is refused (`runtime.participant-autonomous-state-conflict`) before any write.
-   */
-  readonly allowPolicyChange?: boolean;
-}
+import { resourceViews, settleInterruptedHolds, type V3Run, v3Plans } from "./v3.js";
 
 /** The per-invocation tool-action limits a manifest's composition claim declares, when it has one. */
 function claimedLimits(
@@ -119,6 +113,11 @@ export class RuntimeManager {
   readonly #observer: RuntimeObserver | undefined;
   readonly #v2: readonly ScheduleSpec[];
   readonly #concurrency: number;
+  readonly #pacing: ServicePacing;
+  readonly #v3: V3Run;
+  readonly #services: ServiceContext;
+  /** The service generation last read per participant: a higher one after an execution reset clears its schedules. */
+  readonly #seen = new Map<string, number>();
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -129,15 +128,21 @@ export class RuntimeManager {
     ctx: InvocationContext,
     v2: readonly ScheduleSpec[],
     concurrency: number,
+    pacing: ServicePacing,
+    services: ServiceContext,
     observer?: RuntimeObserver,
   ) {
+    this.#services = services;
     this.#concurrency = concurrency;
+    this.#pacing = pacing;
     this.store = store;
     this.#ownsStore = ownsStore;
     this.#book = book;
     this.#ctx = ctx;
     this.#observer = observer;
     this.#v2 = v2;
+    const throttled = observer?.resourceThrottled;
+    this.#v3 = { plans: v3Plans(v2), ...(throttled ? { onThrottle: (t) => throttled(t) } : {}) };
   }
 
   /**
@@ -165,6 +170,7 @@ export class RuntimeManager {
       throw new RuntimeError(RuntimeErrorCode.manifest_invalid, "the backend manifest is invalid", details);
     }
     const { toolActionsClaimed } = registration;
+    const time = check.manifest.time;
     const inFlight = checkedConcurrency(
       options.concurrency ?? check.manifest.participantRuntime.maxAutonomousInFlight,
     );
@@ -178,7 +184,17 @@ export class RuntimeManager {
       offers,
       toolActionLimits: limits,
       crossingPolicyInstalled: options.crossingPolicy !== undefined,
+      resourcePools: check.manifest.participantRuntime.resourceBudgets?.configuredPools ?? [],
     });
+    // RAES's admission: a progression that resets or replays its clock needs coordinated participant reset.
+    if (time && !time.supportsCoordinatedParticipantReset) {
+      const resetting = specs.find((s) => s.progression.resetBehavior !== "unsupported");
+      if (resetting)
+        throw new RuntimeError(
+          RuntimeErrorCode.autonomous_execution_unsupported,
+          `autonomous clock reset requires coordinated participant reset support (${resetting.policy.address})`,
+        );
+    }
     const ownsStore = typeof options.store === "string" || options.store === undefined;
     const store =
       typeof options.store === "string"
@@ -218,7 +234,9 @@ export class RuntimeManager {
         },
       });
       const refused = options.observer?.toolActionRefused;
+      const pacing = new ServicePacing(options.model, log);
       const ctx = buildContext({
+        serviceHealth: pacing.health,
         model: options.model,
         runtime: options.runtime,
         store: book.store,
@@ -235,7 +253,33 @@ export class RuntimeManager {
         },
       });
       const v2 = v2Order(specs);
-      const manager = new RuntimeManager(store, ownsStore, book, ctx, v2, inFlight, options.observer);
+      const services: ServiceContext = {
+        specs,
+        model: options.model,
+        manifest: check.manifest,
+        runtime: options.runtime,
+        nowMs,
+      };
+      const manager = new RuntimeManager(
+        store,
+        ownsStore,
+        book,
+        ctx,
+        v2,
+        inFlight,
+        pacing,
+        services,
+        options.observer,
+      );
+      await ensureServices(store, book, {
+        specs,
+        model: options.model,
+        manifest: check.manifest,
+        at: now(),
+        start: options.startParticipants ?? true,
+      });
+      // Reservations a dead process held: settled as their invocations were (consumed, no measurement).
+      await settleInterruptedHolds(ctx, book);
       const changed = book.takePolicyChanges();
       if (changed.length > 0) {
         const policies = [...new Set(changed.map((spec) => spec.policy.address))].join(", ");
@@ -243,7 +287,7 @@ export class RuntimeManager {
         await book.reset();
       }
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
-      await manager.#exclusive(async () => manager.#run(await book.dueNow()));
+      await manager.#exclusive(async () => manager.#run(await manager.#dueNow()));
       return manager;
     } catch (error) {
       if (ownsStore) await store.close().catch(() => undefined);
@@ -258,6 +302,8 @@ export class RuntimeManager {
       const invocations: InvocationSummary[] = [];
       let steps = 0;
       for (let i = 0; i < n; i += 1) {
+        // The store's execution services first: a control from any process takes effect at this advance.
+        await this.#refreshServices();
         const ran = await this.#book.step((due) => this.#run(due, concurrency));
         if (ran === undefined) break;
         steps += 1;
@@ -267,12 +313,41 @@ export class RuntimeManager {
     });
   }
 
-  /** Steps in real time, one step per `tickMs` without drift, until `steps`, `signal` or all finish. */
-  run(options: PacedRunOptions & StepOptions): Promise<PacedRunSummary> {
+  /**
+   * Steps in real time, one step per `tickMs` without drift, until `steps`, `signal` or all finish. Without
+   * `tickMs` the SDL paces it as RAES's wall driver does: one tick per tick period ÷ pacing_ratio of a
+   * `real_time` or `dilated` progression (`runtime.pacing-undeclared` for a `stepped` one). Then a step that
+   * starts later than the progression's `drift_bound_ticks` (one tick when undeclared) marks the clock's
+   * services `degraded` (docs/guide/operations.md#real-time).
+   *
+   * @example
+   * const summary = await manager.run({ steps: 30 }); // real_time, tick period 1/100 s: 10 ms per step
+   */
+  run(options: PacedRunOptions & StepOptions = {}): Promise<PacedRunSummary> {
+    let pacing: ReturnType<ServicePacing["pacing"]>;
+    try {
+      pacing = this.#pacing.pacing(options.tickMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const positions = () => schedulePositions(this.#ctx.model, this.#book.describe());
     const awaitingShare = () => this.share().owned < this.share().target;
     const step = () => this.step(1, options).catch((e: unknown) => survivedLeaseLoss(e, this.#ctx.log));
-    return runPaced({ step, positions, awaitingShare, timers: this.#ctx.timers }, options);
+    const pacingLost = async (latenessMs: number) => {
+      const generations = new Map<string, number>();
+      for (const policy of Object.values(this.#ctx.model.autonomousPolicies))
+        if (!generations.has(policy.clockAddress))
+          generations.set(
+            policy.clockAddress,
+            (await this.store.getClock(policy.clockAddress))?.generation ?? 1,
+          );
+      this.#pacing.lost(latenessMs, (clock) => generations.get(clock) ?? 1);
+    };
+    return runPaced(
+      { step, positions, awaitingShare, pacingLost, timers: this.#ctx.timers },
+      options,
+      pacing,
+    );
   }
 
   /** Pauses the shared clock: steps do nothing until `resume`. */
@@ -285,7 +360,7 @@ export class RuntimeManager {
     return this.#exclusive(async () => {
       await this.#book.setPaused(false);
       await pauseV2(this.#ctx, this.#book, false);
-      await this.#run(await this.#book.dueNow());
+      await this.#run(await this.#dueNow());
     });
   }
 
@@ -297,28 +372,296 @@ export class RuntimeManager {
    */
   reset(): Promise<void> {
     return this.#exclusive(async () => {
+      const time = this.#services.manifest.time;
+      if (time && !time.supportsCoordinatedParticipantReset)
+        throw new RuntimeError(
+          RuntimeErrorCode.coordinated_reset_unsupported,
+          "Autonomous clock reset requires one atomic time and participant reset operation.",
+        );
+      if (time?.supportsCoordinatedParticipantReset) await this.#resetMany();
       await this.#book.reset();
-      await this.#run(await this.#book.dueNow());
+      // Each participant's service follows the clock: next generation, a new episode in the new segment.
+      await this.#run(await this.#dueNow());
+    });
+  }
+
+  /** RAES's coordinated reset: the runtime's atomic reset of every live episode on the clocks being reset. */
+  async #resetMany(): Promise<void> {
+    const records = await this.store.listParticipantServices();
+    const requests = records
+      .filter((r) => r.episode !== null && r.episode.status !== "terminated")
+      .map((r) => {
+        const clock = this.#specOf(r.participantAddress)?.policy.clockAddress;
+        const segment = (clock ? (this.#book.clock(clock)?.segment ?? 0) : 0) + 1;
+        return {
+          participant_address: r.participantAddress,
+          episode_id: `${r.participantAddress}-autonomous-${segment}`,
+          reason: `shared clock reset to segment ${segment}`,
+        };
+      });
+    await this.#services.runtime.resetMany?.(requests);
+  }
+
+  /** Starts a stopped participant's execution service (RAES's `start`). */
+  startParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "start", options);
+  }
+
+  /** Pauses a running participant's execution service: it admits no new work until `resumeParticipant`. */
+  pauseParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "pause", options);
+  }
+
+  /** Drains a participant's execution service to quiescent: no new work, and none left open (bounded wait). */
+  drainParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "drain", options);
+  }
+
+  /**
+   * Jumps a shared clock to `tick`, with RAES's semantics (ADR-090): only a clock that `supports_jump`
+   * may jump, a jump would start a new segment, and RAES refuses every jump of a clock its autonomous
+   * schedules run on, before anything changes: `runtime.backend-contract-invalid` (no `supports_jump`),
+   * `runtime.participant-autonomous-cadence-skipped` (past a running schedule's next cadence tick), else
+   * `runtime.participant-autonomous-readback-invalid`. Nothing is written and no harness is called.
+   * `reset()` is how such a clock starts a new segment (docs/guide/operations.md#clock-jumps).
+   */
+  jumpClock(clockAddress: string, tick: number): Promise<never> {
+    return this.#exclusive(async () => {
+      const clock = await this.store.getClock(clockAddress);
+      const states = Object.values(await this.schedulerStates());
+      throw jumpRefusal(this.#ctx.model, clockAddress, tick, clock, states);
     });
   }
 
   /**
-   * Restarts a stopped participant's scheduler; refused while indeterminate actions are unresolved.
-   * The resume is recorded as an operator decision by `options.operator` (else `RAES_OPERATOR`, else
+   * Resets a quiescent participant's execution service (RAES's `reset`): the next generation, its
+   * schedules' attempts and counters cleared, running again.
+   */
+  resetParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "reset", options);
+  }
+
+  /** Tears a quiescent participant's execution service down for good: it never runs again in this store. */
+  teardownParticipant(
+    participantAddress: string,
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#control(participantAddress, "teardown", options);
+  }
+
+  /** RAES's readback of one participant's execution service, from the store. */
+  async participantExecutionState(participantAddress: string): Promise<ParticipantExecutionServiceState> {
+    const record = await this.store.getParticipantService(participantAddress);
+    if (!record)
+      throw new ParticipantControlError(
+        ParticipantControlCode.not_found,
+        `participant '${participantAddress}' has no execution service in this store`,
+      );
+    return record.service;
+  }
+
+  /** Every participant's execution service and episodes (current episode and history), from the store. */
+  participantServices(): Promise<ParticipantServiceRecord[]> {
+    return this.store.listParticipantServices();
+  }
+
+  /** Initializes a participant's first episode (RAES's `initialize_participant_episode`). */
+  initializeParticipantEpisode(
+    participantAddress: string,
+    options: { readonly episodeId?: string; readonly operator?: string; readonly note?: string } = {},
+  ): Promise<ParticipantEpisodeState> {
+    return this.#episode({ participant: participantAddress, action: "initialize", ...options });
+  }
+
+  /** Replaces a participant's live episode with a new one (RAES's `reset_participant_episode`). */
+  resetParticipantEpisode(
+    participantAddress: string,
+    options: {
+      readonly episodeId?: string;
+      readonly reason?: string;
+      readonly operator?: string;
+      readonly note?: string;
+    } = {},
+  ): Promise<ParticipantEpisodeState> {
+    return this.#episode({ participant: participantAddress, action: "reset", ...options });
+  }
+
+  /** Follows a participant's terminated episode with a new one (RAES's `restart_participant_episode`). */
+  restartParticipantEpisode(
+    participantAddress: string,
+    options: {
+      readonly episodeId?: string;
+      readonly reason?: string;
+      readonly operator?: string;
+      readonly note?: string;
+    } = {},
+  ): Promise<ParticipantEpisodeState> {
+    return this.#episode({ participant: participantAddress, action: "restart", ...options });
+  }
+
+  /** Terminates a participant's live episode (RAES's `terminate_participant_episode`); it runs no work until restarted. */
+  terminateParticipantEpisode(
+    participantAddress: string,
+    options: {
+      readonly terminalReason?: EpisodeTerminalReason;
+      readonly detail?: string;
+      readonly operator?: string;
+      readonly note?: string;
+    } = {},
+  ): Promise<ParticipantEpisodeState> {
+    return this.#episode({ participant: participantAddress, action: "terminate", ...options });
+  }
+
+  #episode(request: EpisodeRequest): Promise<ParticipantEpisodeState> {
+    return this.#exclusive(async () => {
+      const outcome: EpisodeOutcome = await controlEpisode(this.store, request, {
+        now: () => new Date(this.#services.nowMs()),
+      });
+      if (!outcome.ok) throw new ParticipantControlError(outcome.code, outcome.message);
+      await this.#refreshServices();
+      return outcome.episode;
+    });
+  }
+
+  #control(
+    participantAddress: string,
+    action: ExecutionControlAction,
+    options: ParticipantControlOptions,
+  ): Promise<ParticipantExecutionServiceState> {
+    return this.#exclusive(() => this.#applyControl(participantAddress, action, options));
+  }
+
+  async #applyControl(
+    participantAddress: string,
+    action: ExecutionControlAction,
+    options: ParticipantControlOptions,
+  ): Promise<ParticipantExecutionServiceState> {
+    const outcome: ControlOutcome = await controlParticipant(
+      this.store,
+      { participant: participantAddress, action, ...options },
+      { now: () => new Date(this.#services.nowMs()) },
+    );
+    if (!outcome.ok) throw new ParticipantControlError(outcome.code, outcome.message);
+    // As RAES's resume: work due at the clock's current tick that has not run yet runs now.
+    if (action === "start" || action === "resume" || action === "reset")
+      await this.#run(await this.#dueNow());
+    else await this.#refreshServices();
+    return outcome.service;
+  }
+
+  /** The work due now, after reading the participants' execution services. */
+  async #dueNow() {
+    await this.#refreshServices();
+    return this.#book.dueNow();
+  }
+
+  /** Reads the services; a store that cannot answer is the ledger's unavailability, as in an invocation's writes. */
+  async #refreshServices(): Promise<void> {
+    try {
+      await refreshServices(this.store, this.#book, this.#services.specs, this.#seen, this.#ctx.now());
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      throw new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
+        cause: error,
+      });
+    }
+  }
+
+  #specOf(participantAddress: string): ScheduleSpec | undefined {
+    return this.#services.specs.find((s) => s.participantAddress === participantAddress);
+  }
+
+  /**
+   * Resumes a participant: a paused execution service (RAES's `resume`, fenced by `expectedGeneration`),
+   * then a stopped scheduler, which is refused while indeterminate actions are unresolved. Each is recorded as an operator decision by `options.operator` (else `RAES_OPERATOR`, else
    * `USER@HOST`; docs/guide/operations.md).
    */
   resumeParticipant(
     participantAddress: string,
-    options: { readonly operator?: string; readonly note?: string } = {},
-  ): Promise<void> {
+    options: ParticipantControlOptions = {},
+  ): Promise<ParticipantExecutionServiceState | undefined> {
     const operator = operatorIdentity(options.operator);
     const note = decisionNote(options.note);
-    return this.#exclusive(() => this.#book.resumeParticipant(participantAddress, { operator, note }));
+    return this.#exclusive(async () => {
+      const record = await this.store.getParticipantService(participantAddress);
+      // A paused execution service resumes under RAES's fence; a stopped scheduler restarts as before.
+      const paused = record?.service.observed_lifecycle === "paused";
+      const service =
+        paused || options.expectedGeneration !== undefined
+          ? await this.#applyControl(participantAddress, "resume", { ...options, operator, note })
+          : record?.service;
+      await this.#book.resumeParticipant(participantAddress, { operator, note });
+      return service;
+    });
   }
 
   /** The scheduler or tool-action operation with this id. */
   getOperation(id: string): Promise<Operation | undefined> {
     return this.store.getOperation(id);
+  }
+
+  /**
+   * RAES's participant status view: the current episode and its state, the participant's open operations
+   * (`open_operation_refs`) and, raes-ts's own, each execution service's health (`degraded` once pacing
+   * was lost). Undefined for a participant the store has no schedule of (docs/guide/history.md#views).
+   *
+   * @example
+   * const status = await manager.getParticipantStatusView("participant.behavior.participant-agent");
+   * // status?.open_operation_refs: ids of its running invocations and open tool actions
+   */
+  getParticipantStatusView(participantAddress: string): Promise<ParticipantStatusView | undefined> {
+    return participantStatusView(this.#viewSource(), participantAddress);
+  }
+
+  /**
+   * RAES's participant history view of one episode (`episode_history`, `behavior_history`, complete);
+   * undefined when the participant has no such episode.
+   *
+   * @example
+   * const view = await manager.getParticipantHistoryView(participant, `${participant}-autonomous-0`);
+   */
+  getParticipantHistoryView(
+    participantAddress: string,
+    episodeId: string,
+  ): Promise<ParticipantHistoryView | undefined> {
+    return participantHistoryView(this.#viewSource(), participantAddress, episodeId);
+  }
+
+  /** RAES's participant context view: the derived view `options.viewRef` declares; undefined for an unknown participant or episode. */
+  getParticipantContextView(
+    participantAddress: string,
+    options: ContextViewOptions,
+  ): Promise<ParticipantContextView | undefined> {
+    return participantContextView(this.#viewSource(), participantAddress, options);
+  }
+
+  /**
+   * RAES's scheduler states of the schedules this manager owns, under RAES's names and keys
+   * (`<policy>.state.<participant>`: `next_tick`, `attempted_actions`, `succeeded_actions`, ...), v1 and v2.
+   */
+  schedulerStates(): Promise<Record<string, AutonomousExecutionState>> {
+    return autonomousExecutionStates(this.#viewSource(), this.#book.describe());
+  }
+
+  #viewSource(): ViewSource {
+    return {
+      store: this.store,
+      model: this.#ctx.model,
+      now: this.#ctx.now,
+      pacingDeviations: this.#pacing.deviations,
+    };
   }
 
   /** Wire history events in commit order. */
@@ -336,6 +679,28 @@ export class RuntimeManager {
 
   /** How many participants this process owns, of how many, among how many live processes (as of its last step). */
   share = (): ParticipantShare => this.#book.share();
+
+  /**
+   * The v3 budget events of the schedules this manager owns (DESIGN §15): `reserve`, `commit`,
+   * `release` and `throttle`, one per budget (a throttle names the budget without room), in tick order.
+   * Each schedule keeps its last 64 operations (and throttles).
+   *
+   * @example
+   * const throttles = manager.resourceBudgetEvents().filter((e) => e.transition === "throttle");
+   */
+  resourceBudgetEvents(): ResourceBudgetEvent[] {
+    return resourceViews(this.#book, this.#v2, this.#v3).events;
+  }
+
+  /** Every v3 budget's state (RAES's fields, plus the current window of windowed budgets), by policy. */
+  resourceBudgets(): ResourceBudgetStateView[] {
+    return resourceViews(this.#book, this.#v2, this.#v3).budgets;
+  }
+
+  /** Every physical pool the v3 budgets draw on, with its use across policies. */
+  resourcePools(): ResourcePoolStateView[] {
+    return resourceViews(this.#book, this.#v2, this.#v3).pools;
+  }
 
   /** The participants this manager owns, with their scheduler lifecycle. */
   schedulers(): ReturnType<ScheduleBook["describe"]> {
@@ -371,7 +736,7 @@ export class RuntimeManager {
     if (only) throw only.error;
     // v2 participants run serially in RAES's order, each finishing its due attempts first.
     const closed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
-    invocations.push(...(await runV2Work(this.#ctx, this.#book, this.#v2, due, closed)));
+    invocations.push(...(await runV2Work(this.#ctx, this.#book, this.#v2, due, closed, this.#v3)));
     return invocations;
   }
 

@@ -16,8 +16,12 @@ export interface StepSummary {
 
 /** Options of `RuntimeManager.run`: real-time driving of the shared clock. */
 export interface PacedRunOptions {
-  /** Wall-clock milliseconds per progression step. */
-  readonly tickMs: number;
+  /**
+   * Wall-clock milliseconds per progression step. Default: from the SDL, as RAES's wall driver paces
+   * (the time domain's tick period ÷ the progression's pacing_ratio per tick), for a `real_time` or
+   * `dilated` progression; other clocks need it given.
+   */
+  readonly tickMs?: number;
   /** Aborting it ends the run after the step in progress (Ctrl-C). */
   readonly signal?: AbortSignal;
   /** Stop after this many steps; default: run until aborted or every scheduler has finished. */
@@ -36,6 +40,8 @@ export interface PacedStep {
   readonly latenessMs: number;
   /** True when the previous step was still running at this step's due time. */
   readonly late: boolean;
+  /** True when the step started later than the SDL's drift bound allows: pacing was lost (clock pacing only). */
+  readonly pacingLost: boolean;
   readonly durationMs: number;
   readonly summary: StepSummary;
   /** Each owned schedule's clock tick and next due tick after the step. */
@@ -57,6 +63,12 @@ export type PacedRunEnd = (typeof PacedRunEnd)[keyof typeof PacedRunEnd];
 /** What a paced run did: steps, how many were delayed by an overrun, and the worst lateness. */
 export interface PacedRunSummary {
   readonly tickMs: number;
+  /** Where the pacing came from: `tick_ms` given, or the SDL `clock` (tick period ÷ pacing_ratio). */
+  readonly pacing: "tick_ms" | "clock";
+  /** With clock pacing: how late a step may start (the drift bound) in ms. */
+  readonly boundMs?: number;
+  /** Steps that started later than the bound: each marks the clock's services `degraded`. */
+  readonly pacingLostSteps: number;
   readonly steps: number;
   readonly invocations: number;
   readonly lateSteps: number;
@@ -71,7 +83,16 @@ export interface PacedRunTarget {
   positions(): readonly SchedulePosition[];
   /** True while this process waits for participants other processes are handing over; it does not end then. */
   awaitingShare?(): boolean;
+  /** Told before a step that starts more than `boundMs` late, so the step runs with pacing lost recorded. */
+  pacingLost?(latenessMs: number): Promise<void>;
   readonly timers: RuntimeTimers;
+}
+
+/** The pacing a run keeps: the step period, where it came from and, for clock pacing, the lateness bound. */
+export interface Pacing {
+  readonly tickMs: number;
+  readonly source: "tick_ms" | "clock";
+  readonly boundMs?: number;
 }
 
 /**
@@ -79,7 +100,12 @@ export interface PacedRunTarget {
  * from the start and never from the previous step, so waiting errors do not accumulate. A step that
  * overruns delays the next, which then starts at once; steps are never skipped or run concurrently.
  */
-export async function runPaced(target: PacedRunTarget, options: PacedRunOptions): Promise<PacedRunSummary> {
+export async function runPaced(
+  target: PacedRunTarget,
+  options: PacedRunOptions,
+  pacing: Pacing,
+): Promise<PacedRunSummary> {
+  const tickMs = pacing.tickMs;
   const { timers, signal } = { timers: target.timers, signal: options.signal };
   const t0 = timers.now();
   let previousEnd = t0;
@@ -87,6 +113,7 @@ export async function runPaced(target: PacedRunTarget, options: PacedRunOptions)
   let invocations = 0;
   let lateSteps = 0;
   let worst = 0;
+  let lost = 0;
   let ended: PacedRunEnd;
   for (;;) {
     if (options.steps !== undefined && steps >= options.steps) {
@@ -98,7 +125,7 @@ export async function runPaced(target: PacedRunTarget, options: PacedRunOptions)
       break;
     }
     const index = steps + 1;
-    const due = t0 + index * options.tickMs;
+    const due = t0 + index * tickMs;
     // Even when behind, yield to the event loop: a store that answers synchronously would otherwise
     // keep the loop in microtasks, and Ctrl-C (a signal handler) would never run.
     if (due - timers.now() > 0) await sleep(timers, due - timers.now(), signal);
@@ -109,6 +136,11 @@ export async function runPaced(target: PacedRunTarget, options: PacedRunOptions)
     }
     const started = timers.now();
     const late = previousEnd > due;
+    const pacingLost = pacing.boundMs !== undefined && started - due > pacing.boundMs;
+    if (pacingLost) {
+      lost += 1;
+      await target.pacingLost?.(started - due);
+    }
     const summary = await target.step();
     previousEnd = timers.now();
     steps = index;
@@ -122,13 +154,17 @@ export async function runPaced(target: PacedRunTarget, options: PacedRunOptions)
       startedMs: started - t0,
       latenessMs,
       late,
+      pacingLost,
       durationMs: previousEnd - started,
       summary,
       positions: target.positions(),
     });
   }
   return {
-    tickMs: options.tickMs,
+    tickMs,
+    pacing: pacing.source,
+    ...(pacing.boundMs === undefined ? {} : { boundMs: pacing.boundMs }),
+    pacingLostSteps: lost,
     steps,
     invocations,
     lateSteps,

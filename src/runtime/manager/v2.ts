@@ -1,4 +1,9 @@
-import { type ActivityContinuation, type SchedulerRecord, StoreUnavailableError } from "../../store/index.js";
+import {
+  type ActivityContinuation,
+  type ResourceLedger,
+  type SchedulerRecord,
+  StoreUnavailableError,
+} from "../../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "../errors.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "../invocation/index.js";
 import {
@@ -11,6 +16,8 @@ import {
   specOf,
 } from "../schedule/index.js";
 import { pausedContinuation, planDue, resumedContinuation, segmentStart } from "../v2/index.js";
+import { THROTTLED, type V3Plan } from "../v3/index.js";
+import { reserveAttempt, type V3Run } from "./v3.js";
 
 /** The ScheduleBook hook that gives v2 schedules their continuation. */
 export const v2Hooks: Pick<ScheduleBookOptions, "segmentStart"> = {
@@ -48,13 +55,18 @@ export function v2Order(specs: readonly ScheduleSpec[]): ScheduleSpec[] {
   );
 }
 
-/** Runs one v2 participant's due attempts at `tick` serially (bursts and retries), committing each. */
+/**
+ * Runs one v2 participant's due attempts at `tick` serially (bursts and retries), committing each.
+ * Under v3 each attempt first reserves its whole vector; a throttled one is held back, due again at the
+ * participant's next tick, and ends the participant's work at this tick (DESIGN §15).
+ */
 export async function runV2Due(
   ctx: InvocationContext,
   book: ScheduleBook,
   spec: ScheduleSpec,
   tick: number,
   onClosed?: (summary: InvocationSummary) => void,
+  v3Run?: V3Run,
 ): Promise<InvocationSummary[]> {
   const out: InvocationSummary[] = [];
   const plan = spec.v2;
@@ -69,14 +81,47 @@ export async function runV2Due(
       await saveContinuation(ctx, book, entry.scheduler, due.state);
       break;
     }
+    const clock = book.clockFor(spec, tick);
+    let scheduler = entry.scheduler;
+    let v3: { plan: V3Plan; ledger: ResourceLedger } | undefined;
+    if (spec.v3 && v3Run) {
+      const at = {
+        operationId: due.attempt.attemptId,
+        tick,
+        segment: clock.segment,
+        generation: clock.generation,
+      };
+      const reserved = reserveAttempt(book, v3Run, { ...spec, v3: spec.v3 }, scheduler, at);
+      if (reserved.kind === "throttled") {
+        // Held back: the continuation stays as it was, due again at the next tick; the rest commits.
+        const next_tick = tick + spec.progression.stepTicks;
+        await saveContinuation(
+          ctx,
+          book,
+          { ...scheduler, resources: reserved.ledger },
+          { ...state, next_tick },
+        );
+        v3Run.onThrottle?.({
+          ...reserved.throttle,
+          participantAddress: spec.participantAddress,
+          policyAddress: spec.policy.address,
+          operationId: at.operationId,
+          tick,
+          code: THROTTLED,
+        });
+        break;
+      }
+      scheduler = { ...scheduler, resources: reserved.ledger };
+      v3 = { plan: spec.v3, ledger: reserved.ledger };
+    }
     let summary: InvocationSummary;
     try {
       summary = await runInvocation(
         { ...ctx, fence: book.fenceFor(spec.participantAddress) },
         spec,
-        entry.scheduler,
-        book.clockFor(spec, tick),
-        { plan, state: due.state, attempt: due.attempt },
+        scheduler,
+        clock,
+        { plan, state: due.state, attempt: due.attempt, ...(v3 ? { v3 } : {}) },
       );
     } catch (error) {
       book.markUncertain(spec.participantAddress, spec.policy.address);
@@ -135,13 +180,15 @@ export async function runV2Work(
   specs: readonly ScheduleSpec[],
   due: readonly DueWork[],
   onClosed?: (summary: InvocationSummary) => void,
+  v3Run?: V3Run,
 ): Promise<InvocationSummary[]> {
   const out: InvocationSummary[] = [];
   // Due work looked up by schedule, so a step stays linear in the due participants.
   const byKey = new Map(due.map((d) => [scheduleKey(d.participantAddress, d.policyAddress), d]));
   for (const spec of specs) {
     const work = byKey.get(scheduleKey(spec.participantAddress, spec.policy.address));
-    for (const tick of work?.ticks ?? []) out.push(...(await runV2Due(ctx, book, spec, tick, onClosed)));
+    for (const tick of work?.ticks ?? [])
+      out.push(...(await runV2Due(ctx, book, spec, tick, onClosed, v3Run)));
   }
   return out;
 }

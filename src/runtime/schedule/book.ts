@@ -20,6 +20,16 @@ export interface DueWork {
   readonly ticks: readonly number[];
 }
 
+/**
+ * What a participant's execution service says about running it (docs/guide/operations.md): whether it
+ * admits new work, and the generation and episode its invocations carry.
+ */
+export interface ServiceView {
+  readonly accepting: boolean;
+  readonly generation: number;
+  readonly episodeId?: string;
+}
+
 /** Options of `ScheduleBook.load`. */
 export interface ScheduleBookOptions {
   readonly store: ControlPlaneStore;
@@ -51,6 +61,7 @@ export class ScheduleBook {
   readonly #uncertain = new Set<string>();
   readonly #tellShare: () => void;
   #policyChanges: ScheduleSpec[] = [];
+  #services: ReadonlyMap<string, ServiceView> = new Map();
 
   private constructor(options: ScheduleBookOptions) {
     this.#o = options;
@@ -244,12 +255,73 @@ export class ScheduleBook {
       return undefined;
     if (scheduler.lifecycle !== "running" || scheduler.attempts >= spec.policy.maxActionAttempts)
       return undefined;
+    // A paused, drained or torn-down execution service (or a terminated episode) admits no new work.
+    if (this.#services.get(participantAddress)?.accepting === false) return undefined;
     return { spec, scheduler };
   }
 
-  /** Where the shared clock stands for an invocation of this schedule at this tick. */
+  /** The generation of a clock as this process last saw it (0 before it first moves). */
+  generationOf(clockAddress: string): number {
+    return this.#clocks.get(clockAddress)?.generation ?? 0;
+  }
+
+  /** The tick of a clock as this process last saw it. */
+  tickOf(clockAddress: string): number {
+    return this.#clocks.get(clockAddress)?.tick ?? 0;
+  }
+
+  /** Where the shared clock stands for an invocation of this schedule at this tick, with its service's generation and episode. */
   clockFor(spec: ScheduleSpec, tick: number): InvocationClock {
-    return this.#clocks.clockFor(spec, tick);
+    const clock = this.#clocks.clockFor(spec, tick);
+    const service = this.#services.get(spec.participantAddress);
+    if (!service) return clock;
+    return {
+      ...clock,
+      generation: service.generation,
+      ...(service.episodeId === undefined ? {} : { episodeId: service.episodeId }),
+    };
+  }
+
+  /** The shared clock with this address, as this book last saw it. */
+  clock(clockAddress: string): ClockRecord | undefined {
+    return this.#clocks.get(clockAddress);
+  }
+
+  /** The participants' execution services as last read from the store; absent participants run as before. */
+  setServices(services: ReadonlyMap<string, ServiceView>): void {
+    this.#services = services;
+  }
+
+  /**
+   * RAES's execution reset of one participant's schedules: attempts and counters cleared and the
+   * schedule running again, unless it waits for an indeterminate tool action's resolution.
+   */
+  async resetCounters(participantAddress: string): Promise<void> {
+    for (const record of this.describe()) {
+      if (record.participantAddress !== participantAddress) continue;
+      const waits = record.lifecycle === "stopped" && record.stopReason === "tool_action_indeterminate";
+      const { stopReason: _reason, ...rest } = record;
+      const next: SchedulerRecord = {
+        ...(waits ? record : rest),
+        lifecycle: waits ? record.lifecycle : "running",
+        attempts: 0,
+        cursor: 0,
+        ...(record.activity
+          ? {
+              activity: {
+                ...record.activity,
+                lifecycle_state: waits ? record.activity.lifecycle_state : "running",
+                attempted_actions: 0,
+                succeeded_actions: 0,
+                failed_actions: 0,
+              },
+            }
+          : {}),
+        updatedAt: this.#o.now(),
+      };
+      await this.#saveScheduler(next);
+      this.updateScheduler(next);
+    }
   }
 
   /** Records the scheduler state an invocation committed. */

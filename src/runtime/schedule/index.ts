@@ -1,4 +1,4 @@
-export { type DueWork, ScheduleBook, type ScheduleBookOptions } from "./book.js";
+export { type DueWork, ScheduleBook, type ScheduleBookOptions, type ServiceView } from "./book.js";
 export {
   dueTicks,
   episodeIdFor,

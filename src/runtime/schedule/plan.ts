@@ -5,6 +5,7 @@ import type {
   RuntimeModel,
 } from "../../compiler/index.js";
 import { policyDigest } from "../../compiler/index.js";
+import type { ResourcePoolCapacity } from "../../manifest/index.js";
 import {
   type ExecutionOfferLookup,
   ParticipantAdmissionRules,
@@ -12,6 +13,7 @@ import {
 } from "../../port/index.js";
 import { RuntimeError, RuntimeErrorCode } from "../errors.js";
 import type { ResolvedControl, V2Plan } from "../v2/index.js";
+import { planBudgets, type V3Plan } from "../v3/index.js";
 
 const RUNNABLE_PROFILE = "participant-autonomous-execution/v1";
 const RUNNABLE_STRATEGY = "ordered_cycle";
@@ -29,6 +31,8 @@ export interface ScheduleSpec {
   readonly cadence?: CompiledTemporalConstraint;
   /** The v2 schedule: activity policy, participant stream and bounds. */
   readonly v2?: V2Plan;
+  /** The v3 budgets (with `v2`, which a v3 schedule runs as is): reserved before every native call. */
+  readonly v3?: V3Plan;
   readonly rules: ParticipantAdmissionRules;
   /** A port is attached only when the runtime claims the composition and the participant has a binding. */
   readonly toolActionsEnabled: boolean;
@@ -37,13 +41,22 @@ export interface ScheduleSpec {
 /** A progression policy with a positive step, the only kind a schedule runs on. */
 export type SteppedProgression = CompiledProgressionPolicy & { readonly stepTicks: number };
 
+/** The advancement modes paced against wall time (RAES's wall driver drives these). */
+const WALL_PACED = new Set(["real_time", "dilated"]);
+
+/**
+ * The progression a schedule steps by: a `stepped` policy's declared quantum; a `real_time` or `dilated`
+ * one (which declares no step) one tick per step, so a paced run moves the clock one tick per tick period
+ * ÷ pacing_ratio and reaches every cadence tick, as RAES's wall driver does (docs/guide/operations.md#real-time).
+ */
 function steppedProgression(
   progression: CompiledProgressionPolicy | undefined,
 ): SteppedProgression | undefined {
-  const step = progression?.stepTicks ?? null;
-  return progression === undefined || step === null || step < 1
-    ? undefined
-    : { ...progression, stepTicks: step };
+  if (progression === undefined) return undefined;
+  if (progression.stepTicks === null && WALL_PACED.has(progression.advancementMode))
+    return { ...progression, stepTicks: 1 };
+  const step = progression.stepTicks;
+  return step === null || step < 1 ? undefined : { ...progression, stepTicks: step };
 }
 
 /** Inputs to planning. */
@@ -54,6 +67,8 @@ export interface PlanInput {
   readonly crossingPolicyInstalled: boolean;
   /** Resolved stochastic controls by policy address (v2 policies only). */
   readonly v2Controls?: ReadonlyMap<string, ResolvedControl>;
+  /** The manifest's configured resource pools (v3 policies only). */
+  readonly resourcePools?: readonly ResourcePoolCapacity[];
 }
 
 /** Plans every (policy × participant) schedule, failing closed on anything the v1 scheduler cannot run. */
@@ -75,10 +90,14 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
       continue;
     }
     if (policy.profile === V3_PROFILE) {
-      // docs/guide/harness.md#autonomous-execution-v3: v3 validates, compiles and registers; it does not run yet.
-      problems.push(
-        `${policy.address}: profile ${policy.profile} validates and compiles, but the reference scheduler does not run it yet`,
-      );
+      // docs/guide/harness.md#autonomous-execution-v3: v2's schedule, with the budgets reserved around each call.
+      const budgets = planBudgets(policy, input.resourcePools ?? []);
+      problems.push(...budgets.problems);
+      const v2 = planV2(input, policy, progression, problems);
+      if (budgets.plan) {
+        const v3 = budgets.plan;
+        specs.push(...v2.map((spec) => ({ ...spec, v3, policyDigest: digest })));
+      }
       continue;
     }
     if (policy.profile !== RUNNABLE_PROFILE) {

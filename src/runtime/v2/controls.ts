@@ -26,6 +26,12 @@ export interface ResolvedControl {
   readonly fingerprint: string;
 }
 
+/** The profiles whose policies draw from an activity stream (v3 runs v2's schedule). */
+const ACTIVITY_PROFILES = new Set([
+  "participant-autonomous-execution/v2",
+  "participant-autonomous-execution/v3",
+]);
+
 const NAMESPACE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /**
@@ -74,7 +80,7 @@ export function resolveActivityControls(
   const missing: string[] = [];
   for (const policy of Object.values(model.autonomousPolicies)) {
     // v3 policies fail closed at planning before any control matters.
-    if (!policy.activity || policy.profile !== "participant-autonomous-execution/v2") continue;
+    if (!policy.activity || !ACTIVITY_PROFILES.has(policy.profile)) continue;
     const resolved = byId.get(policy.activity.stochasticControlRef);
     if (resolved) byPolicy.set(policy.address, resolved);
     else

@@ -3,6 +3,7 @@ import { ScenarioIndex } from "../refs.js";
 import type { Scenario } from "../schema/index.js";
 import { checkSpecificationRefs, checkToolAffordances } from "./affordances.js";
 import { checkAutonomousPolicies } from "./autonomous/index.js";
+import { checkInteractiveAccess } from "./interactive-access.js";
 import { checkAgents, checkBoundaries, checkContentAndActions } from "./references.js";
 import { checkTimeModel } from "./time.js";
 import { checkVocabularies } from "./vocabularies.js";
@@ -11,6 +12,7 @@ import { checkVocabularies } from "./vocabularies.js";
 export function validateScenario(scenario: Scenario, report: (finding: Finding) => void): void {
   const index = new ScenarioIndex(scenario);
   checkAgents(index, report);
+  checkInteractiveAccess(index, report);
   checkContentAndActions(index, report);
   checkBoundaries(index, report);
   checkSpecificationRefs(index, report);

@@ -1,4 +1,4 @@
-import { list, opaque, text } from "./shape.js";
+import { list, nullable, opaque, record, text } from "./shape.js";
 import { optional, required, struct, withDefault } from "./struct.js";
 
 const refs = () => list(text({ nonEmpty: true }), { unique: true });
@@ -359,6 +359,13 @@ export const actionContractShape = struct(
   ],
 );
 
+/** One participant-to-VM interactive-access binding (RAES DSL-117): portable intent, no locator or credential. */
+const interactiveAccess = struct({
+  target_ref: required(prose()),
+  channel: required(text({ oneOf: ["ssh", "rdp"] })),
+  account_ref: optional(nullable(prose())),
+});
+
 /** An agent (`agents.<name>`): a role-neutral participant. */
 export const agentShape = struct({
   entity: required(text({ nonEmpty: true })),
@@ -378,5 +385,5 @@ export const agentShape = struct({
   authority_anchors: withDefault(list(text()), []),
   operating_scope: withDefault(list(text()), []),
   observation_boundaries: withDefault(list(text({ nonEmpty: true }), { dedupe: true }), []),
-  interactive_access: optional(opaque()),
+  interactive_access: withDefault(record(interactiveAccess), {}),
 });

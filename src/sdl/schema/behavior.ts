@@ -1,6 +1,7 @@
 import { DiagnosticCode } from "../codes.js";
 import { FAILURE_CLASSES } from "./actions.js";
 import { checkConcurrencyProjection, resourceBudgetShape } from "./budget.js";
+import { mixedControlShape } from "./mixed-control.js";
 import type { Infer, Shape } from "./shape.js";
 import { choice, integer, list, opaque, record, text } from "./shape.js";
 import { optional, reportNoncanonical, required, struct, variant, withDefault } from "./struct.js";
@@ -212,7 +213,7 @@ export const behaviorSpecificationShape = struct(
     authority_scope_refs: withDefault(refs(), []),
     behavior_mode: optional(prose()),
     autonomous_execution: optional(autonomousPolicy),
-    mixed_control: optional(opaque()),
+    mixed_control: optional(mixedControlShape),
     ai_offensive_behavior_refs: withDefault(refs(), []),
     defensive_behavior_refs: withDefault(refs(), []),
     offensive_behavior_refs: withDefault(refs(), []),

@@ -8,6 +8,7 @@ import {
   type OperationQuery,
   type OperatorChainHead,
   type OperatorDecision,
+  type ParticipantServiceRecord,
   queriedKinds,
   toolActionEntry,
   toolActionOperationState,
@@ -38,6 +39,18 @@ export class MemoryReads {
   /** One scheduler. */
   getScheduler(participantAddress: string, policyAddress: string): SchedulerRecord | undefined {
     return this.#tables.schedulers.get(schedulerKey(participantAddress, policyAddress));
+  }
+
+  /** One participant's service record. */
+  getParticipantService(participantAddress: string): ParticipantServiceRecord | undefined {
+    return this.#tables.services.get(participantAddress);
+  }
+
+  /** Every participant's service record, by participant address. */
+  listParticipantServices(): ParticipantServiceRecord[] {
+    return [...this.#tables.services.values()].sort((a, b) =>
+      a.participantAddress < b.participantAddress ? -1 : a.participantAddress > b.participantAddress ? 1 : 0,
+    );
   }
 
   /** Every scheduler, in the order they were first saved. */

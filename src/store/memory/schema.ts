@@ -4,6 +4,7 @@ import {
   type HistoryEvent,
   type OperatorChainHead,
   type OperatorDecision,
+  type ParticipantServiceRecord,
 } from "../../records/index.js";
 import type { ClockRecord, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../types.js";
 
@@ -17,6 +18,7 @@ export class MemoryTables {
   readonly actionsByInvocation = new Map<string, string[]>();
   readonly events: HistoryEvent[] = [];
   readonly chains = new Map<string, ChainHead>();
+  readonly services = new Map<string, ParticipantServiceRecord>();
   /** The operator chain: decision n at index n - 1, and its head. */
   readonly decisions: OperatorDecision[] = [];
   decisionHead: OperatorChainHead = EMPTY_OPERATOR_CHAIN;

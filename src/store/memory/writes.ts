@@ -1,8 +1,11 @@
 import {
+  type ApprovalRecord,
+  type ApprovalState,
   appendDecision,
   headAfter,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
 } from "../../records/index.js";
@@ -157,6 +160,21 @@ export class MemoryWrites {
     return true;
   }
 
+  /** Sets an admitted tool action's approval when its current one is in state `expected`. */
+  recordApproval(
+    id: string,
+    approval: ApprovalRecord,
+    expected: ApprovalState | undefined,
+    decision: OperatorDecisionDraft | undefined,
+  ): boolean {
+    const action = this.#tables.toolActions.get(id);
+    if (action?.phase !== "admitted" || action.approval?.state !== expected) return false;
+    const updatedAt = approval.decidedAt ?? approval.requestedAt;
+    this.#tables.toolActions.set(id, { ...action, approval, updatedAt });
+    if (decision) this.#appendDecision(decision);
+    return true;
+  }
+
   /** Appends a decision and saves the schedulers it changes, once the fence holds. */
   recordDecision(
     decision: OperatorDecisionDraft,
@@ -166,6 +184,15 @@ export class MemoryWrites {
     this.#leases.check(fence);
     for (const scheduler of schedulers) this.#putScheduler(scheduler);
     return this.#appendDecision(decision);
+  }
+
+  /** Writes a participant's service record over the revision before it, with its decision. */
+  saveParticipantService(record: ParticipantServiceRecord, decision?: OperatorDecisionDraft): boolean {
+    const stored = this.#tables.services.get(record.participantAddress);
+    if ((stored?.revision ?? 0) !== record.revision - 1) return false;
+    this.#tables.services.set(record.participantAddress, record);
+    if (decision) this.#appendDecision(decision);
+    return true;
   }
 
   #appendDecision(draft: OperatorDecisionDraft): OperatorDecision {

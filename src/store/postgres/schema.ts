@@ -221,6 +221,23 @@ CREATE TABLE operator_chain (
 `,
   // Only an action raes-ts withholds from here on has a reason; older rows keep none.
   15: "ALTER TABLE tool_actions ADD COLUMN withheld_reason text;",
+  // Only a call held for approval from here on has one (docs/guide/approvals.md); older rows keep none.
+  16: "ALTER TABLE tool_actions ADD COLUMN approval json;",
+  // Participants scheduled before this step get their record from the next manager that opens the store.
+  17: `
+CREATE TABLE participant_services (
+  participant_address text PRIMARY KEY,
+  revision bigint NOT NULL,
+  service text NOT NULL,
+  control_actions text NOT NULL,
+  clock_generation bigint NOT NULL,
+  episode text,
+  episode_history text NOT NULL,
+  updated_at text NOT NULL
+);
+`,
+  // Written with the scheduler row, so a reservation commits with the invocation that holds it.
+  18: "ALTER TABLE schedulers ADD COLUMN resources text;",
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */

@@ -1,7 +1,10 @@
 import {
+  type ApprovalRecord,
+  type ApprovalState,
   codeOf,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
 } from "../../records/index.js";
@@ -35,6 +38,7 @@ import {
   toolActionChange,
   toolActionValues,
 } from "./rows.js";
+import { saveService } from "./services.js";
 import type { Queryable } from "./sticky.js";
 
 // Text of the PostgreSQL write statements: `$n::type` parameters numbered from `first`.
@@ -153,6 +157,11 @@ const STATEMENTS = {
 
 const RECORD_RESOLUTION = `UPDATE tool_actions SET resolution = $2::json, updated_at = $3::text
   WHERE id = $1::text AND settlement = 'indeterminate' AND resolution IS NULL`;
+
+const SET_APPROVAL = `UPDATE tool_actions SET approval = $2::json, updated_at = $3::text
+  WHERE id = $1::text AND phase = 'admitted'`;
+const HOLD_APPROVAL = `${SET_APPROVAL} AND approval IS NULL`;
+const DECIDE_APPROVAL = `${SET_APPROVAL} AND approval->>'state' = $4::text`;
 
 /** PostgreSQL's SQLSTATE for a duplicate key. */
 const UNIQUE_VIOLATION = "23505";
@@ -291,6 +300,29 @@ export class PostgresWrites {
     return chained !== undefined;
   }
 
+  /** Sets an admitted tool action's approval when its current one is in state `expected`, with its decision. */
+  async recordApproval(
+    id: string,
+    approval: ApprovalRecord,
+    expected: ApprovalState | undefined,
+    decision: OperatorDecisionDraft | undefined,
+  ): Promise<boolean> {
+    const values = [id, JSON.stringify(approval), approval.decidedAt ?? approval.requestedAt];
+    const query =
+      expected === undefined
+        ? { name: "raes_hold_approval", text: HOLD_APPROVAL, values }
+        : { name: "raes_decide_approval", text: DECIDE_APPROVAL, values: [...values, expected] };
+    if (!decision) {
+      const result = await this.#pool.query(query);
+      return (result.rowCount ?? 0) > 0;
+    }
+    const chained = await withDecision(this.#pool, decision, undefined, async (client) => {
+      const result = await client.query(query);
+      return (result.rowCount ?? 0) > 0;
+    });
+    return chained !== undefined;
+  }
+
   /** Appends a decision and saves the schedulers it changes in one transaction, the fence held throughout. */
   async recordDecision(
     decision: OperatorDecisionDraft,
@@ -309,6 +341,14 @@ export class PostgresWrites {
     });
     if (!chained) throw new StoreConflictError("the operator decision was not recorded");
     return chained;
+  }
+
+  /** Writes a participant's service record over the revision before it, with its decision, in one transaction. */
+  saveParticipantService(
+    record: ParticipantServiceRecord,
+    decision?: OperatorDecisionDraft,
+  ): Promise<boolean> {
+    return saveService(this.#pool, record, decision);
   }
 
   /**

@@ -24,6 +24,7 @@ export const SCHEDULER_COLUMNS: readonly Column[] = [
   ["attempt_bound", "bigint"],
   ["stream_fingerprint", "text"],
   ["policy_digest", "text"],
+  ["resources", "text"],
   ["updated_at", "text"],
 ];
 
@@ -65,6 +66,7 @@ export const TOOL_ACTION_COLUMNS: readonly Column[] = [
   ["unknown_reason", "text"],
   ["withheld_reason", "text"],
   ["resolution", "json"],
+  ["approval", "json"],
   ["admitted_at", "text"],
   ["dispatched_at", "text"],
   ["settled_at", "text"],
@@ -88,6 +90,7 @@ export const TOOL_ACTION_SETTLE_COLUMNS: readonly Column[] = TOOL_ACTION_COLUMNS
     "unknown_reason",
     "withheld_reason",
     "resolution",
+    "approval",
     "dispatched_at",
     "settled_at",
     "recovered_at",

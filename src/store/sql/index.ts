@@ -50,3 +50,4 @@ export {
   toolActionSettleRows,
   withChain,
 } from "./records.js";
+export { SERVICE_COLUMNS, type ServiceRow, serviceRecord, serviceRow } from "./services.js";

@@ -27,6 +27,9 @@ const STEPS = {
   13: "history chains: chain_digest on every event and each participant's chain head; events written before are chained once, in commit order",
   14: "operator decisions: every operator decision (resolve, resume, ...) with who decided, chained in one chain per store",
   15: "withheld reason: why raes-ts cancelled a tool action before dispatch (e.g. its arguments were rejected)",
+  16: "approval: a tool call held for an operator's approval, and the decision (docs/guide/approvals.md)",
+  17: "participant services: each participant's execution service state and episodes, the source of truth for raes control",
+  18: "v3 resource ledger: each v3 schedule's share of its policy's budgets, held reservation and budget events",
 } as const;
 
 /** The step that adds the history chains; after its SQL, each store chains the events already written. */

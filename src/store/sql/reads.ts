@@ -9,6 +9,7 @@ import {
   type OperationQuery,
   type OperatorChainHead,
   type OperatorDecision,
+  type ParticipantServiceRecord,
   queriedKinds,
   TOOL_ACTION_STATE_CONDITIONS,
   toolActionEntry,
@@ -39,6 +40,7 @@ import {
   schedulerRecord,
   type ToolActionRow,
 } from "./records.js";
+import { type ServiceRow, serviceRecord } from "./services.js";
 
 /** What one SQL store brings to the shared reads: how it runs a query and where its dialect differs. */
 export interface SqlReadDriver<Flag, AsText extends boolean> {
@@ -55,6 +57,8 @@ export interface SqlReadDriver<Flag, AsText extends boolean> {
   readonly bodyText: string;
   /** False for a store written before chaining (a read-only SQLite store before step 13): no chain heads. */
   readonly chained?: boolean;
+  /** False for a store written before step 17 (a read-only SQLite store): no participant services. */
+  readonly serviced?: boolean;
   /** False for a store written before step 14 (a read-only SQLite store): no operator decisions. */
   readonly decided?: boolean;
   /** The committed event of a row, where the store keeps bodies other than as the draft's JSON. */
@@ -93,6 +97,20 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
   listSchedulers(): Answer<SchedulerRecord[]> {
     const sql = `SELECT * FROM schedulers ORDER BY ${this.#driver.savedOrder}`;
     return this.#all<SchedulerRow, SchedulerRecord>(sql, [], schedulerRecord);
+  }
+
+  /** One participant's execution service and episodes. */
+  getParticipantService(participantAddress: string): Answer<ParticipantServiceRecord | undefined> {
+    if (this.#driver.serviced === false) return undefined;
+    const sql = `SELECT * FROM participant_services WHERE participant_address = ${this.#p(1)}`;
+    return this.#first<ServiceRow, ParticipantServiceRecord>(sql, [participantAddress], serviceRecord);
+  }
+
+  /** Every participant's execution service and episodes, by participant address. */
+  listParticipantServices(): Answer<ParticipantServiceRecord[]> {
+    if (this.#driver.serviced === false) return [];
+    const sql = `SELECT * FROM participant_services ORDER BY participant_address${this.#driver.bytewise}`;
+    return this.#all<ServiceRow, ParticipantServiceRecord>(sql, [], serviceRecord);
   }
 
   /** One invocation. */

@@ -1,4 +1,5 @@
 import type {
+  ApprovalRecord,
   ChainHead,
   HistoryEvent,
   HistoryEventDraft,
@@ -8,6 +9,7 @@ import type {
   ParticipantToolActionRequest,
   RefusedCall,
   ResolutionRecord,
+  ResourceLedger,
   ToolActionPhase,
   ToolActionSettlement,
 } from "../../records/index.js";
@@ -59,6 +61,8 @@ export interface SchedulerRow {
   attempt_bound: number | null;
   stream_fingerprint: string | null;
   policy_digest?: string | null;
+  /** The v3 resource ledger as JSON text; null for v1 and v2 schedules, absent before schema step 18. */
+  resources?: string | null;
   updated_at: string;
 }
 
@@ -104,6 +108,8 @@ export interface ToolActionRow<AsText extends boolean> {
   /** Null for every action but one raes-ts withheld with a reason (schema step 15). */
   withheld_reason: string | null;
   resolution: JsonCell<ResolutionRecord, AsText> | null;
+  /** Null for every action but one held for approval (schema step 16); absent in an older store. */
+  approval?: JsonCell<ApprovalRecord, AsText> | null;
   /** Null only in a row written before schema step 5 and not backfilled (never, after the step). */
   admitted_at: string | null;
   dispatched_at: string | null;
@@ -141,6 +147,7 @@ export type ToolActionSettleRow<AsText extends boolean> = Pick<
   | "unknown_reason"
   | "withheld_reason"
   | "resolution"
+  | "approval"
   | "dispatched_at"
   | "settled_at"
   | "recovered_at"
@@ -170,6 +177,7 @@ export function toolActionSettleRows<Flag, AsText extends boolean>(cells: Cells<
     unknown_reason: a.unknownReason ?? null,
     withheld_reason: a.withheldReason ?? null,
     resolution: a.resolution === undefined ? null : cells.json(a.resolution),
+    approval: a.approval === undefined ? null : cells.json(a.approval),
     dispatched_at: a.dispatchedAt ?? null,
     settled_at: a.settledAt ?? null,
     recovered_at: a.recoveredAt ?? null,
@@ -236,6 +244,7 @@ export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsT
         ? {}
         : { withheldReason: r.withheld_reason }),
       ...(r.resolution === null ? {} : { resolution: cells.parse(r.resolution) }),
+      ...(r.approval === null || r.approval === undefined ? {} : { approval: cells.parse(r.approval) }),
       admittedAt: r.admitted_at ?? r.created_at,
       ...(r.dispatched_at === null ? {} : { dispatchedAt: r.dispatched_at }),
       ...(r.settled_at === null ? {} : { settledAt: r.settled_at }),
@@ -262,6 +271,7 @@ export function schedulerRow(s: SchedulerRecord): SchedulerRow {
     attempt_bound: s.maxActionAttempts ?? null,
     stream_fingerprint: s.streamFingerprint ?? null,
     policy_digest: s.policyDigest ?? null,
+    resources: s.resources === undefined ? null : JSON.stringify(s.resources),
     updated_at: s.updatedAt,
   };
 }
@@ -288,6 +298,9 @@ export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
       ? {}
       : { streamFingerprint: r.stream_fingerprint }),
     ...(r.policy_digest === null || r.policy_digest === undefined ? {} : { policyDigest: r.policy_digest }),
+    ...(r.resources === null || r.resources === undefined
+      ? {}
+      : { resources: JSON.parse(r.resources) as ResourceLedger }),
     updatedAt: r.updated_at,
   };
 }

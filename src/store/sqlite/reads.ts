@@ -6,7 +6,7 @@ type Named = Record<string, string>;
 
 /** The reads of the SQLite store; each filter combination has its own prepared, indexed statement. */
 export class SqliteReads extends SqlReads<number, true> {
-  constructor(db: Database, chained = true, decided = true) {
+  constructor(db: Database, chained = true, decided = true, serviced = true) {
     const statements = new Map<string, Statement<[Named], unknown>>();
     const statement = (sql: string) => {
       let prepared = statements.get(sql);
@@ -27,6 +27,7 @@ export class SqliteReads extends SqlReads<number, true> {
       bodyText: `participant_address, episode_id, action_instance_id, body${chained ? ", chain_digest" : ""}`,
       chained,
       decided,
+      serviced,
       historyEvent,
       clockRecord,
       toolActionRecord,

@@ -187,6 +187,23 @@ CREATE TABLE operator_chain (
 `,
   // Only an action raes-ts withholds from here on has a reason; older rows keep none.
   15: "ALTER TABLE tool_actions ADD COLUMN withheld_reason TEXT;",
+  // Only a call held for approval from here on has one (docs/guide/approvals.md); older rows keep none.
+  16: "ALTER TABLE tool_actions ADD COLUMN approval TEXT;",
+  // Participants scheduled before this step get their record from the next manager that opens the store.
+  17: `
+CREATE TABLE participant_services (
+  participant_address TEXT PRIMARY KEY,
+  revision INTEGER NOT NULL,
+  service TEXT NOT NULL,
+  control_actions TEXT NOT NULL,
+  clock_generation INTEGER NOT NULL,
+  episode TEXT,
+  episode_history TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+`,
+  // Written with the scheduler row, so a reservation commits with the invocation that holds it.
+  18: "ALTER TABLE schedulers ADD COLUMN resources TEXT;",
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */
@@ -255,6 +272,11 @@ export function hasChains(db: Database): boolean {
 /** Whether the database has the operator chain of step 14 (a read-only store may be older). */
 export function hasDecisions(db: Database): boolean {
   return hasTable(db, "operator_decisions");
+}
+
+/** Whether the database has the participant services of step 17 (a read-only store may be older). */
+export function hasServices(db: Database): boolean {
+  return hasTable(db, "participant_services");
 }
 
 function hasTable(db: Database, name: string): boolean {

@@ -7,7 +7,7 @@ import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/inde
 import { GroupCommit } from "./group-commit.js";
 import { SqliteLeases } from "./leases.js";
 import { SqliteReads } from "./reads.js";
-import { assertSchemaCurrent, hasChains, hasDecisions, migrate } from "./schema.js";
+import { assertSchemaCurrent, hasChains, hasDecisions, hasServices, migrate } from "./schema.js";
 import { SqliteWrites } from "./writes.js";
 
 /** Options for the SQLite store. */
@@ -37,7 +37,10 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     const commits = new GroupCommit(db, groupCommit);
     super(url, {
       // A read or a lease first commits the queued writes, so it sees every write issued before it.
-      reads: flushingFirst<StoreReads>(new SqliteReads(db, hasChains(db), hasDecisions(db)), commits),
+      reads: flushingFirst<StoreReads>(
+        new SqliteReads(db, hasChains(db), hasDecisions(db), hasServices(db)),
+        commits,
+      ),
       writes: new SqliteWrites(db, leases, commits),
       leases: flushingFirst<StoreLeases>(leases, commits),
       error: (error) => sqliteError(url, error),

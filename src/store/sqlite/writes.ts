@@ -1,5 +1,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import {
+  type ApprovalRecord,
+  type ApprovalState,
   appendDecision,
   type ChainHead,
   codeOf,
@@ -7,6 +9,7 @@ import {
   headAfter,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
 } from "../../records/index.js";
@@ -27,6 +30,9 @@ import {
   INVOCATION_CLOSE_COLUMNS,
   INVOCATION_COLUMNS,
   SCHEDULER_COLUMNS,
+  SERVICE_COLUMNS,
+  type ServiceRow,
+  serviceRow,
   setColumns,
   TOOL_ACTION_COLUMNS,
   TOOL_ACTION_SETTLE_COLUMNS,
@@ -95,6 +101,12 @@ export class SqliteWrites {
   readonly #resolve: Statement<[{ id: string; resolution: string; updated_at: string }]>;
   /** Prepared at the first decision: a read-only store older than step 14 has no operator chain. */
   #decisions: DecisionStatements | undefined;
+  /** Prepared at the first service write: a read-only store older than step 17 has no participant services. */
+  #services:
+    | { readonly insert: Statement<[ServiceRow]>; readonly update: Statement<[ServiceRow]> }
+    | undefined;
+  /** Prepared at the first approval: a read-only store older than step 16 has no approval column. */
+  #approvals: ApprovalStatements | undefined;
 
   get #upsertScheduler(): Statement<[SchedulerRow]> {
     this.#schedulerStatement ??= this.#db.prepare(
@@ -299,6 +311,30 @@ export class SqliteWrites {
     });
   }
 
+  /** Sets an admitted tool action's approval when its current one is in state `expected`, with its decision. */
+  recordApproval(
+    id: string,
+    approval: ApprovalRecord,
+    expected: ApprovalState | undefined,
+    decision: OperatorDecisionDraft | undefined,
+  ): Answer<boolean> {
+    return this.#immediate(() => {
+      this.#approvals ??= approvalStatements(this.#db);
+      const row = {
+        id,
+        approval: JSON.stringify(approval),
+        updated_at: approval.decidedAt ?? approval.requestedAt,
+      };
+      const changed =
+        expected === undefined
+          ? this.#approvals.hold.run(row).changes
+          : this.#approvals.decide.run({ ...row, expected }).changes;
+      if (changed === 0) return false;
+      if (decision) this.#appendDecision(decision);
+      return true;
+    });
+  }
+
   /** Appends a decision and saves the schedulers it changes, under one write lock, once the fence holds. */
   recordDecision(
     decision: OperatorDecisionDraft,
@@ -309,6 +345,31 @@ export class SqliteWrites {
       this.#leases.check(fence);
       for (const scheduler of schedulers) this.#upsertScheduler.run(schedulerRow(scheduler));
       return this.#appendDecision(decision);
+    });
+  }
+
+  /** Writes a participant's service record over the revision before it, with its decision, in one transaction. */
+  saveParticipantService(
+    record: ParticipantServiceRecord,
+    decision?: OperatorDecisionDraft,
+  ): Answer<boolean> {
+    return this.#immediate(() => {
+      this.#services ??= {
+        insert: this.#db.prepare(
+          `${insert("participant_services", SERVICE_COLUMNS)} ON CONFLICT (participant_address) DO NOTHING`,
+        ),
+        update: this.#db.prepare(
+          "UPDATE participant_services SET revision = @revision, service = @service, " +
+            "control_actions = @control_actions, clock_generation = @clock_generation, episode = @episode, " +
+            "episode_history = @episode_history, updated_at = @updated_at " +
+            "WHERE participant_address = @participant_address AND revision = @revision - 1",
+        ),
+      };
+      const row = serviceRow(record);
+      const written = record.revision === 1 ? this.#services.insert.run(row) : this.#services.update.run(row);
+      if (written.changes === 0) return false;
+      if (decision) this.#appendDecision(decision);
+      return true;
     });
   }
 
@@ -390,6 +451,21 @@ function decisionStatements(db: Database): DecisionStatements {
     upsertHead: db.prepare(
       upsert("operator_chain", ["id", "head_digest", "head_sequence", "decisions"], ["id"]),
     ),
+  };
+}
+
+/** The compare-and-set updates of a tool action's approval: first held, then decided or expired. */
+interface ApprovalStatements {
+  readonly hold: Statement<[{ id: string; approval: string; updated_at: string }]>;
+  readonly decide: Statement<[{ id: string; approval: string; updated_at: string; expected: string }]>;
+}
+
+function approvalStatements(db: Database): ApprovalStatements {
+  const set =
+    "UPDATE tool_actions SET approval = @approval, updated_at = @updated_at WHERE id = @id AND phase = 'admitted'";
+  return {
+    hold: db.prepare(`${set} AND approval IS NULL`),
+    decide: db.prepare(`${set} AND json_extract(approval, '$.state') = @expected`),
   };
 }
 

@@ -18,6 +18,7 @@ export {
   needsOperator,
   needsResolution,
   observationOf,
+  type PendingApproval,
   SETTLEMENTS,
   settlementOf,
   type Timeline,

@@ -1,6 +1,7 @@
 import type { HistoryEvent, InvocationToolContext } from "../../history/index.js";
 import type { Operation } from "../../operations/index.js";
 import type { ContinuationView } from "../../runtime/index.js";
+import type { ResourceUseRow } from "../../store/index.js";
 
 /**
  * The part of a history event the timeline draws: a history event is one, and the timeline's reader
@@ -36,6 +37,8 @@ export interface TimelineScheduler {
   readonly stopReason?: string;
   /** A v2 scheduler's continuation (RAES's fields). */
   readonly continuation?: ContinuationView;
+  /** A v3 scheduler's budget use per owner and window. */
+  readonly budgets?: readonly ResourceUseRow[];
 }
 
 /** What the timeline page is drawn from. */
@@ -49,6 +52,17 @@ export interface TimelineInput {
   readonly storeUrl?: string;
   /** Whether the store's history chains verify (`raes verify`); the header shows it when given. */
   readonly chain?: TimelineChain;
+  /** Calls held for approval that nobody has decided yet: not in history until they settle. */
+  readonly pendingApprovals?: readonly PendingApproval[];
+}
+
+/** A call held for an operator's approval (docs/guide/approvals.md), as its participant's section lists it. */
+export interface PendingApproval {
+  readonly id: string;
+  readonly participantAddress: string;
+  readonly toolName?: string;
+  readonly requestedAt: string;
+  readonly timeoutSeconds: number;
 }
 
 /** The outcome of recomputing the store's history chains, as the header badge shows it. */

@@ -132,6 +132,22 @@ function operationSection(operation: Operation | undefined): DetailSection {
   ]);
 }
 
+/** A held call's approval (docs/guide/approvals.md): its state, times, and who decided. */
+function approvalSection(operation: Operation | undefined): DetailSection | undefined {
+  const approval = operation?.approval;
+  if (!approval) return undefined;
+  return section("Approval", [
+    ["approval.state", approval.state],
+    ["approval.requested_at", approval.requestedAt],
+    ["approval.timeout_seconds", approval.timeoutSeconds],
+    ["approval.decided_at", approval.decidedAt],
+    ["approval.operator", approval.operator],
+    ["approval.note", approval.note || undefined],
+    ["approval.expired_by", approval.expiredBy],
+    ["withheld_reason", operation?.withheldReason],
+  ]);
+}
+
 /** The resolution notice of an indeterminate action, empty for any other settlement. */
 export function resolutionNotice(action: TimelineToolAction, storeUrl: string): string {
   if (settlementOf(action) !== "indeterminate") return "";
@@ -163,6 +179,7 @@ export function toolActionDetail(action: TimelineToolAction, position: number, s
       section("invocation_tool_context", Object.entries(action.context) as Row[]),
       section("Outcome", outcomeRows(action.events)),
       operationSection(action.operation),
+      ...[approvalSection(action.operation)].filter((s): s is DetailSection => s !== undefined),
       section("Action", addressRows(action.events)),
       section("Events", eventRows(action.events)),
     ],

@@ -46,7 +46,7 @@ export function chainBadge(chain: TimelineChain | undefined): string {
 /** What the page says besides what its store holds. */
 export interface PageOptions {
   readonly title?: string;
-  readonly chain?: TimelineChain;
+  readonly chain?: TimelineChain | undefined;
 }
 
 /**
@@ -66,7 +66,9 @@ export function* summaryHtmlParts(page: PageSummary, options: PageOptions = {}):
       return participant.rows.map((row) => encodeRow(row, strings, base));
     });
     const rows: EncodedRows = { s: strings.entries(), p };
-    const sections = shown.map((participant) => participantSection(participant, storeUrl));
+    const sections = shown.map((participant) =>
+      participantSection(participant, storeUrl, page.pendingApprovals(participant.address)),
+    );
     const invocations = shown.reduce((sum, participant) => sum + participant.rows.length, 0);
     const counts = settlementCounts(shown);
     const toolActions = [...counts.values()].reduce((sum, count) => sum + count, 0);
@@ -135,6 +137,7 @@ export function summarizeInput(input: TimelineInput): PageSummary {
   for (const participant of timeline.participants)
     for (const invocation of participant.invocations) page.addInvocation(participant.address, invocation);
   for (const scheduler of input.schedulers ?? []) page.addScheduler(scheduler);
+  for (const held of input.pendingApprovals ?? []) page.addPendingApproval(held);
   return page;
 }
 

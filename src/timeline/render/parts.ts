@@ -1,4 +1,5 @@
-import { SETTLEMENTS, type TimelineScheduler } from "../model/index.js";
+import { approvalCommands } from "../../printed/index.js";
+import { type PendingApproval, SETTLEMENTS, type TimelineScheduler } from "../model/index.js";
 import { GLYPHS } from "../page/index.js";
 import { continuationText } from "./activity.js";
 import { resolveCommandsHtml, statusClass } from "./details.js";
@@ -62,12 +63,31 @@ function resolutionSummary(participant: ParticipantSummary, storeUrl: string): s
   ].join("");
 }
 
+/** The calls of a participant held for approval, each with the commands that decide it. */
+function approvalSummary(pending: readonly PendingApproval[], storeUrl: string): string {
+  if (pending.length === 0) return "";
+  const items = pending
+    .map((held) => {
+      const c = approvalCommands(held.id, storeUrl);
+      const tool = held.toolName ? ` <span class="muted">${escapeHtml(held.toolName)}</span>` : "";
+      return `<li data-pending-approval="${escapeHtml(held.id)}"><code>${escapeHtml(held.id)}</code>${tool} <span class="muted">held since ${escapeHtml(held.requestedAt)}, expires after ${held.timeoutSeconds} s</span><span class="command-choice">to run it once:</span><code class="command" data-decision="approve">${escapeHtml(c.approve)}</code><span class="command-choice">to withhold it:</span><code class="command" data-decision="deny">${escapeHtml(c.deny)}</code></li>`;
+    })
+    .join("");
+  const n = pending.length;
+  return `<div class="attention" data-pending-approvals="${n}"><h3>${n} tool call${n === 1 ? "" : "s"} wait${n === 1 ? "s" : ""} for approval</h3><p>Held undispatched: the tool runs only once approved.</p><ul class="commands">${items}</ul></div>`;
+}
+
 /**
- * One participant's section: scheduler state, pending resolutions and an empty list for its
+ * One participant's section: scheduler state, calls held for approval (`pending`), pending
+ * resolutions, v3 budget use and an empty list for its
  * invocations, which the page script draws from the rows block one page at a time, filtered, with
  * episode titles.
  */
-export function participantSection(participant: ParticipantSummary, storeUrl: string): string {
+export function participantSection(
+  participant: ParticipantSummary,
+  storeUrl: string,
+  pending: readonly PendingApproval[] = [],
+): string {
   const toolActions = participant.toolActions;
   const invocations = participant.rows.length;
   const schedulers =
@@ -84,12 +104,28 @@ export function participantSection(participant: ParticipantSummary, storeUrl: st
     `<header class="participant-head"><div><h2><code>${escapeHtml(participant.address)}</code></h2>`,
     `<p class="muted">${invocations} invocation${invocations === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
     `<div class="schedulers">${schedulers}</div></header>`,
+    approvalSummary(pending, storeUrl),
     resolutionSummary(participant, storeUrl),
+    budgetUse(participant),
     invocations === 0 ? "" : `<ol class="invocations"></ol>`,
     pager,
     empty,
     "</section>",
   ].join("");
+}
+
+/** A v3 participant's budget use per owner and window (docs/guide/harness.md#autonomous-execution-v3). */
+function budgetUse(participant: ParticipantSummary): string {
+  const rows = participant.schedulers.flatMap((s) => s.budgets ?? []);
+  if (rows.length === 0) return "";
+  const cell = (text: string) => `<td>${escapeHtml(text)}</td>`;
+  const body = rows
+    .map(
+      (r) =>
+        `<tr data-budget="${escapeHtml(r.budget_id)}">${cell(r.owner)}${cell(r.budget_id)}${cell(r.window ? `${r.window[0]}–${r.window[1]}` : "—")}${cell(`${r.used} / ${r.limit} ${r.unit}`)}${cell(String(r.reserved))}${cell(String(r.throttled))}</tr>`,
+    )
+    .join("");
+  return `<details class="budgets"><summary>Resource budgets (v3): use per owner and window</summary><table><thead><tr><th>owner</th><th>budget</th><th>window</th><th>used / limit</th><th>reserved</th><th>throttled</th></tr></thead><tbody>${body}</tbody></table></details>`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { isoTime } from "../../printed/index.js";
 import {
   actionTimes,
   needsResolution,
+  type PendingApproval,
   SETTLEMENTS,
   type SpanEnd,
   settlementOf,
@@ -68,6 +69,7 @@ export function summaryNeedsOperator(participant: ParticipantSummary): boolean {
 /** Everything the page shows, gathered one invocation at a time. */
 export class PageSummary {
   readonly #participants = new Map<string, ParticipantSummary>();
+  readonly #pending = new Map<string, PendingApproval[]>();
   readonly #events: SpanFold = {};
   #eventCount = 0;
   readonly storeUrl: string;
@@ -115,6 +117,21 @@ export class PageSummary {
   /** Takes a scheduler, after every invocation: a participant without history is listed after those with. */
   addScheduler(scheduler: TimelineScheduler): void {
     this.#participant(scheduler.participantAddress).schedulers.push(scheduler);
+  }
+
+  /**
+   * Takes a call held for approval: listed in its participant's section when the page shows that
+   * participant (it is not in history until it settles, so it adds none).
+   */
+  addPendingApproval(held: PendingApproval): void {
+    const list = this.#pending.get(held.participantAddress);
+    if (list) list.push(held);
+    else this.#pending.set(held.participantAddress, [held]);
+  }
+
+  /** The calls of `address` held for approval, in the order taken. */
+  pendingApprovals(address: string): readonly PendingApproval[] {
+    return this.#pending.get(address) ?? [];
   }
 
   /** The participants as the page shows them: those that need an operator first, else in the order their history began. */

@@ -30,6 +30,12 @@ const RUNS: SuiteRun[] = [
     ],
   },
   { suite: "port", args: [], seconds: 1, printed: [] },
+  {
+    suite: "soak",
+    args: [],
+    seconds: 2,
+    printed: [{ kind: "image", name: "soak.png", alt: "cost and RSS", png: new Uint8Array([1, 2]) }],
+  },
 ];
 
 describe("the benchmarks page", () => {
@@ -49,6 +55,7 @@ describe("the benchmarks page", () => {
       "## Reproduce",
       "## `store` (`--quick`; 12.3 s)",
       "## `port` (default sizes; 1.0 s)",
+      "## `soak` (default sizes; 2.0 s)",
     ]);
     assert.ok(
       page.includes(
@@ -59,5 +66,9 @@ describe("the benchmarks page", () => {
     );
     assert.ok(page.includes("floor = the same rows by hand;  \nport = through the runtime port"));
     assert.ok(page.includes("## `port` (default sizes; 1.0 s)\n\nIt printed no table."));
+  });
+
+  it("shows an image a suite drew from the folder beside the page", () => {
+    assert.ok(page.includes("## `soak` (default sizes; 2.0 s)\n\n![cost and RSS](benchmarks/soak.png)"));
   });
 });

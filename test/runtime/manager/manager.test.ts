@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { getParticipantHistoryView, MemoryControlPlaneStore, RuntimeManager } from "../../../src/index.js";
+import { MemoryControlPlaneStore, participantHistoryEvents, RuntimeManager } from "../../../src/index.js";
 import { EXAMPLE, exampleManifest, exampleModel, modelWithAttempts } from "../../helpers/example.js";
 import { oneToolCall, RecordingRuntime } from "../harnesses.js";
 
@@ -191,7 +191,7 @@ describe("RuntimeManager end to end on the example", () => {
     await manager.reset();
     await manager.step(1);
     runtime.failures.rethrow();
-    const view = await getParticipantHistoryView(store, P, { episodeId: `${P}-autonomous-0` });
+    const view = await participantHistoryEvents(store, P, { episodeId: `${P}-autonomous-0` });
     assert.equal(view.length, 12);
     for (const event of view) {
       assert.equal("execution_scope_ref" in event, false);
@@ -208,8 +208,8 @@ describe("RuntimeManager end to end on the example", () => {
       execution_scope_ref: POLICY,
       execution_generation: 1,
     });
-    assert.equal((await getParticipantHistoryView(manager, P)).length, 24);
-    assert.equal((await getParticipantHistoryView(store, "participant.behavior.nobody")).length, 0);
+    assert.equal((await participantHistoryEvents(manager, P)).length, 24);
+    assert.equal((await participantHistoryEvents(store, "participant.behavior.nobody")).length, 0);
     await manager.close();
   });
 

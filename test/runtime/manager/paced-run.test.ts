@@ -105,6 +105,8 @@ describe("manager.run paces the shared clock by the wall clock", () => {
       { ...summary },
       {
         tickMs: 20,
+        pacing: "tick_ms",
+        pacingLostSteps: 0,
         steps: 8,
         invocations: 8,
         lateSteps: 2,

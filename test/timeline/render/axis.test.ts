@@ -30,6 +30,9 @@ function timedPage(): string {
       { ...toolOperation(second), admittedAt: at(7), settledAt: at(7.5) },
       {
         id: invocation.id,
+        domain: "participant",
+        diagnostics: [],
+        changedAddresses: [invocation.participantAddress],
         parentId: null,
         kind: "scheduler_invocation",
         state: "succeeded",

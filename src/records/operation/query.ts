@@ -1,7 +1,7 @@
+import type { InvocationRecord } from "../scheduler.js";
+import type { ToolActionRecord } from "../tool-action.js";
 import { type Operation, OperationKind, type OperationState } from "./operation.js";
-import { operationFromInvocation, operationFromToolAction } from "./operation-view.js";
-import type { InvocationRecord } from "./scheduler.js";
-import type { ToolActionRecord } from "./tool-action.js";
+import { operationFromInvocation, operationFromToolAction } from "./view.js";
 
 /** Filters of an operation listing; every one that is set must match. */
 export interface OperationQuery {

@@ -1,0 +1,151 @@
+import {
+  type ApprovalRecord,
+  ApprovalState,
+  type Operation,
+  OperatorDecisionKind,
+  operationFromToolAction,
+  ToolActionPhase,
+  type ToolActionRecord,
+} from "../records/index.js";
+import type { ControlPlaneStore } from "../store/index.js";
+import { decisionNote, decisionTime, OperatorError, operatorIdentity } from "./operator.js";
+
+/** Why an approve or deny was refused; nothing was recorded. */
+export const ApprovalRefusal = {
+  /** No tool action has this id. */
+  unknown_action: "approval.unknown-action",
+  /** The tool action was never held for approval (its map entry has no `approval:`). */
+  not_held: "approval.not-held",
+  /** The approval expired (timeout, the invocation's close, or a restart) before a decision. */
+  expired: "approval.expired",
+  /** The call was denied; it cannot be approved after. */
+  already_denied: "approval.already-denied",
+  /** The call was approved; it cannot be denied after. */
+  already_approved: "approval.already-approved",
+  /** The approval is still pending, but its action settled (its runtime ended and recovery withheld it). */
+  not_pending: "approval.not-pending",
+  /** The operator name is empty, too long or holds a control character. */
+  operator_invalid: "operator.invalid",
+  /** The note is longer than 4096 characters. */
+  note_too_long: "operator.note-too-long",
+} as const;
+/** An approval refusal code. */
+export type ApprovalRefusal = (typeof ApprovalRefusal)[keyof typeof ApprovalRefusal];
+
+/** Who decides and why; `now` is injected for tests. */
+export interface ApprovalInput {
+  /** Who decides; `operatorIdentity()` (RAES_OPERATOR, else USER@HOST) when absent. */
+  readonly operator?: string;
+  readonly note?: string;
+  readonly now?: () => Date;
+}
+
+/** What an approve or deny did. `already-*` answers a repeated decision: nothing new was recorded. */
+export type ApprovalOutcome =
+  | {
+      readonly outcome: "approved" | "already-approved" | "denied" | "already-denied";
+      readonly operation: Operation;
+    }
+  | { readonly outcome: "refused"; readonly code: ApprovalRefusal; readonly message: string };
+
+/**
+ * Approves a held tool call (docs/guide/approvals.md): the runtime holding it dispatches it, and the
+ * tool runs once. The decision and its operator are recorded in the operator chain in the same
+ * transaction. A second approve is `already-approved` and records nothing; after a deny, or once the
+ * approval expired, it is refused.
+ *
+ * @example
+ * const answer = await approveToolAction(store, id, { operator: "alice", note: "in scope" });
+ * if (answer.outcome === "refused") console.error(answer.code, answer.message);
+ */
+export function approveToolAction(
+  store: ControlPlaneStore,
+  id: string,
+  input: ApprovalInput = {},
+): Promise<ApprovalOutcome> {
+  return decide(store, id, ApprovalState.approved, input);
+}
+
+/**
+ * Denies a held tool call (docs/guide/approvals.md): the runtime holding it withholds it
+ * (`withheld_reason: "approval_denied"`), and the upstream never sees it. Recorded as `approveToolAction` is;
+ * a second deny is `already-denied`; after an approve, or once the approval expired, it is refused.
+ */
+export function denyToolAction(
+  store: ControlPlaneStore,
+  id: string,
+  input: ApprovalInput = {},
+): Promise<ApprovalOutcome> {
+  return decide(store, id, ApprovalState.denied, input);
+}
+
+type Decided = typeof ApprovalState.approved | typeof ApprovalState.denied;
+
+const refused = (code: ApprovalRefusal, message: string): ApprovalOutcome => ({
+  outcome: "refused",
+  code,
+  message,
+});
+
+async function decide(
+  store: ControlPlaneStore,
+  id: string,
+  want: Decided,
+  input: ApprovalInput,
+): Promise<ApprovalOutcome> {
+  let operator: string;
+  let note: string;
+  try {
+    operator = operatorIdentity(input.operator);
+    note = decisionNote(input.note);
+  } catch (error) {
+    if (error instanceof OperatorError) return refused(error.code, error.message);
+    throw error;
+  }
+  const decidedAt = decisionTime((input.now ?? (() => new Date()))());
+  // Read, then compare-and-set from pending: a concurrent decider makes the write find nothing, and
+  // the second read answers as if it had come after (at most two rounds: a decision is final).
+  for (let round = 0; round < 2; round += 1) {
+    const action = await store.getToolAction(id);
+    const standing = standingOf(action, id, want);
+    if (standing) return standing;
+    const pending = (action as ToolActionRecord).approval as ApprovalRecord;
+    const approval: ApprovalRecord = { ...pending, state: want, decidedAt, operator, note };
+    const kind = want === ApprovalState.approved ? OperatorDecisionKind.approve : OperatorDecisionKind.deny;
+    const decision = { kind, subject: id, operator, note, decided_at: decidedAt };
+    if (await store.recordApproval(id, approval, ApprovalState.pending, decision)) {
+      const operation = await store.getOperation(id);
+      if (operation) return { outcome: want, operation };
+    }
+  }
+  return refused(ApprovalRefusal.not_pending, `${id} is no longer pending`);
+}
+
+/** The answer when `action` cannot be decided now (undefined when its approval is pending and open). */
+function standingOf(
+  action: ToolActionRecord | undefined,
+  id: string,
+  want: Decided,
+): ApprovalOutcome | undefined {
+  if (!action) return refused(ApprovalRefusal.unknown_action, `no tool action ${id}`);
+  const approval = action.approval;
+  if (!approval)
+    return refused(ApprovalRefusal.not_held, `${id} was not held for approval (it is ${action.phase})`);
+  const by = (a: ApprovalRecord) => `by ${a.operator ?? "?"} at ${a.decidedAt ?? "?"}`;
+  if (approval.state === want) {
+    const operation = operationFromToolAction(action);
+    return { outcome: want === "approved" ? "already-approved" : "already-denied", operation };
+  }
+  if (approval.state === ApprovalState.approved)
+    return refused(ApprovalRefusal.already_approved, `${id} was already approved ${by(approval)}`);
+  if (approval.state === ApprovalState.denied)
+    return refused(ApprovalRefusal.already_denied, `${id} was already denied ${by(approval)}`);
+  if (approval.state === ApprovalState.expired)
+    return refused(
+      ApprovalRefusal.expired,
+      `the approval of ${id} expired (${approval.expiredBy ?? "timeout"}) at ${approval.decidedAt ?? "?"}; the call was withheld`,
+    );
+  if (action.phase !== ToolActionPhase.admitted)
+    return refused(ApprovalRefusal.not_pending, `${id} is already ${action.settlement ?? action.phase}`);
+  return undefined;
+}

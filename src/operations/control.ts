@@ -1,0 +1,292 @@
+import {
+  controlTransition,
+  type EpisodeStep,
+  type EpisodeTerminalReason,
+  ExecutionControlAction,
+  initializeEpisode,
+  nextEpisode,
+  type OperatorDecisionDraft,
+  OperatorDecisionKind,
+  ParticipantControlCode,
+  type ParticipantEpisodeState,
+  type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
+  terminateEpisode,
+} from "../records/index.js";
+import type { ControlPlaneStore } from "../store/index.js";
+import { decisionNote, decisionTime, operatorIdentity } from "./operator.js";
+
+/** A lifecycle control of one participant's execution service, as `raes control` and the web console send it. */
+export interface ControlRequest {
+  readonly participant: string;
+  readonly action: ExecutionControlAction;
+  /** The generation the operator saw; a different current one is refused (RAES's fence). Default: the current one. */
+  readonly expectedGeneration?: number;
+  /** Who decides (else `RAES_OPERATOR`, else `USER@HOST`). */
+  readonly operator?: string;
+  readonly note?: string;
+  /** How long a drain waits for the participant's open invocations to end (default 30000 ms). */
+  readonly drainTimeoutMs?: number;
+}
+
+/** What a control did: the service as it now stands, or why nothing was written. */
+export type ControlOutcome =
+  | {
+      readonly ok: true;
+      readonly participant: string;
+      readonly action: ExecutionControlAction;
+      readonly service: ParticipantExecutionServiceState;
+    }
+  | {
+      readonly ok: false;
+      readonly participant: string;
+      readonly action: ExecutionControlAction;
+      readonly code: ParticipantControlCode;
+      readonly message: string;
+      /** The service as it stands, when the participant has one. */
+      readonly service?: ParticipantExecutionServiceState;
+    };
+
+/** Injected time for `controlParticipant` (tests, the manager's clock). */
+export interface ControlClock {
+  readonly now?: () => Date;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+const ATTEMPTS = 3;
+const DRAIN_POLL_MS = 50;
+const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+
+function refusal(
+  request: ControlRequest,
+  code: ParticipantControlCode,
+  message: string,
+  service?: ParticipantExecutionServiceState,
+): ControlOutcome {
+  return {
+    ok: false,
+    participant: request.participant,
+    action: request.action,
+    code,
+    message,
+    ...(service ? { service } : {}),
+  };
+}
+
+/**
+ * Applies one execution control to a participant's service in the store (docs/guide/operations.md,
+ * "Controlling one participant"): the manifest's allowed actions first, then RAES's generation fence and
+ * lifecycle table. The new state and the operator decision are one transaction; a refusal writes
+ * nothing. The runtime that schedules the participant honours the new state at its next advance, from
+ * this process or another. A drain waits, bounded, until the participant has no open invocation.
+ *
+ * @example
+ * const outcome = await controlParticipant(store, { participant: "participant.behavior.participant-agent", action: "pause", operator: "alice" });
+ * if (!outcome.ok) console.error(outcome.code, outcome.message);
+ */
+export async function controlParticipant(
+  store: ControlPlaneStore,
+  request: ControlRequest,
+  clock: ControlClock = {},
+): Promise<ControlOutcome> {
+  const operator = operatorIdentity(request.operator);
+  const note = decisionNote(request.note);
+  const now = clock.now ?? (() => new Date());
+  const sleep = clock.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  if (!Object.values(ExecutionControlAction).includes(request.action))
+    return refusal(
+      request,
+      ParticipantControlCode.action_unsupported,
+      `unknown control '${String(request.action)}'`,
+    );
+  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+    const record = await store.getParticipantService(request.participant);
+    if (!record)
+      return refusal(
+        request,
+        ParticipantControlCode.not_found,
+        `participant '${request.participant}' has no execution service in this store`,
+      );
+    const gate = gateRefusal(request, record);
+    if (gate) return gate;
+    const expected = request.expectedGeneration ?? record.service.generation;
+    const inFlight =
+      request.action === "drain" ? await drained(store, request, record, expected, now, sleep) : 0;
+    if (typeof inFlight !== "number") return inFlight;
+    const step = controlTransition(record.service, request.action, expected, record.revision + 1, inFlight);
+    if (!step.ok) return refusal(request, step.code, step.message, record.service);
+    const decision: OperatorDecisionDraft = {
+      kind: OperatorDecisionKind[`execution_${request.action}`],
+      subject: request.participant,
+      operator,
+      note,
+      decided_at: decisionTime(now()),
+    };
+    const next: ParticipantServiceRecord = {
+      ...record,
+      revision: record.revision + 1,
+      service: step.value,
+      updatedAt: decision.decided_at,
+    };
+    if (await store.saveParticipantService(next, decision))
+      return { ok: true, participant: request.participant, action: request.action, service: step.value };
+  }
+  return refusal(
+    request,
+    ParticipantControlCode.changed_concurrently,
+    `participant '${request.participant}' was changed by another control meanwhile; read its state and try again`,
+  );
+}
+
+/** The manifest's gate, as the runtime wrote it into the record. */
+function gateRefusal(request: ControlRequest, record: ParticipantServiceRecord): ControlOutcome | undefined {
+  if (record.controlActions.length === 0)
+    return refusal(
+      request,
+      ParticipantControlCode.control_unsupported,
+      `the runtime's manifest does not declare supports_execution_control for '${request.participant}'`,
+      record.service,
+    );
+  if (!record.controlActions.includes(request.action))
+    return refusal(
+      request,
+      ParticipantControlCode.action_unsupported,
+      `the runtime's manifest does not list '${request.action}' in supported_execution_control_actions`,
+      record.service,
+    );
+  return undefined;
+}
+
+/**
+ * A drain's wait: how many invocations are open once they have ended (0), or the refusal when the
+ * fence or lifecycle already refuses it, or the timeout passes first (RAES's drain timeout).
+ */
+async function drained(
+  store: ControlPlaneStore,
+  request: ControlRequest,
+  record: ParticipantServiceRecord,
+  expected: number,
+  now: () => Date,
+  sleep: (ms: number) => Promise<void>,
+): Promise<number | ControlOutcome> {
+  // Refuse before waiting when the fence or the lifecycle refuses anyway.
+  const precheck = controlTransition(record.service, "drain", expected, record.revision + 1);
+  if (!precheck.ok) return refusal(request, precheck.code, precheck.message, record.service);
+  const timeoutMs = request.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  const deadline = now().getTime() + timeoutMs;
+  for (;;) {
+    const open = (await store.listOpenInvocations(request.participant)).length;
+    if (open === 0) return 0;
+    if (now().getTime() >= deadline)
+      return refusal(
+        request,
+        ParticipantControlCode.drain_timeout,
+        `${open} invocation(s) of '${request.participant}' still open after ${timeoutMs} ms`,
+        record.service,
+      );
+    await sleep(DRAIN_POLL_MS);
+  }
+}
+
+/** An episode control of one participant (ADR-013): what `RuntimeManager`'s episode methods send. */
+export type EpisodeRequest = {
+  readonly participant: string;
+  readonly operator?: string;
+  readonly note?: string;
+} & (
+  | { readonly action: "initialize"; readonly episodeId?: string }
+  | { readonly action: "reset" | "restart"; readonly episodeId?: string; readonly reason?: string }
+  | {
+      readonly action: "terminate";
+      readonly terminalReason?: EpisodeTerminalReason;
+      readonly detail?: string;
+    }
+);
+
+/** What an episode control did: the participant's current episode, or why nothing was written. */
+export type EpisodeOutcome =
+  | { readonly ok: true; readonly episode: ParticipantEpisodeState }
+  | { readonly ok: false; readonly code: ParticipantControlCode; readonly message: string };
+
+/** The id a new episode gets when none is given: the participant's address and its sequence number. */
+export function defaultEpisodeId(participant: string, sequence: number): string {
+  return `${participant}-episode-${sequence + 1}`;
+}
+
+/**
+ * Applies one episode control to a participant in the store, as RAES's participant runtime does
+ * (initialize, reset, restart, terminate), with the operator decision in the same transaction. The
+ * participant's episode history keeps every event; a refusal writes nothing.
+ */
+export async function controlEpisode(
+  store: ControlPlaneStore,
+  request: EpisodeRequest,
+  clock: ControlClock = {},
+): Promise<EpisodeOutcome> {
+  const operator = operatorIdentity(request.operator);
+  const note = decisionNote(request.note);
+  const at = decisionTime((clock.now ?? (() => new Date()))());
+  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+    const record = await store.getParticipantService(request.participant);
+    if (!record)
+      return {
+        ok: false,
+        code: ParticipantControlCode.not_found,
+        message: `participant '${request.participant}' has no execution service in this store`,
+      };
+    const step = episodeStep(record, request, at);
+    if (!step.ok) return step;
+    const next: ParticipantServiceRecord = {
+      ...record,
+      revision: record.revision + 1,
+      episode: step.value.episode,
+      episodeHistory: [...record.episodeHistory, ...step.value.events],
+      updatedAt: at,
+    };
+    const decision: OperatorDecisionDraft = {
+      kind: OperatorDecisionKind[`episode_${request.action}`],
+      subject: request.participant,
+      operator,
+      note,
+      decided_at: at,
+    };
+    if (await store.saveParticipantService(next, decision)) return { ok: true, episode: step.value.episode };
+  }
+  return {
+    ok: false,
+    code: ParticipantControlCode.changed_concurrently,
+    message: `participant '${request.participant}' was changed by another control meanwhile; try again`,
+  };
+}
+
+function episodeStep(
+  record: ParticipantServiceRecord,
+  request: EpisodeRequest,
+  at: string,
+): { ok: true; value: EpisodeStep } | { ok: false; code: ParticipantControlCode; message: string } {
+  const current = record.episode;
+  const sequence = current === null ? 0 : current.sequence_number + 1;
+  const id = (given: string | undefined) => given ?? defaultEpisodeId(request.participant, sequence);
+  switch (request.action) {
+    case "initialize":
+      return initializeEpisode(current, request.participant, id(request.episodeId), at);
+    case "reset":
+    case "restart":
+      return nextEpisode(
+        current,
+        request.participant,
+        request.action,
+        id(request.episodeId),
+        request.reason ?? (request.action === "reset" ? "reset by operator" : "restarted by operator"),
+        at,
+      );
+    case "terminate":
+      return terminateEpisode(
+        current,
+        request.participant,
+        request.terminalReason ?? "interrupted",
+        request.detail ?? "terminated by operator",
+        at,
+      );
+  }
+}

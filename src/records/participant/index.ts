@@ -1,0 +1,20 @@
+export { type EpisodeStep, initializeEpisode, nextEpisode, terminateEpisode } from "./episode.js";
+export {
+  acceptsWork,
+  type ControlStep,
+  controlTransition,
+  EPISODE_STATE_SCHEMA,
+  type EpisodeControlAction,
+  type EpisodeEventType,
+  type EpisodeStatus,
+  type EpisodeTerminalReason,
+  EXECUTION_SERVICE_STATE_SCHEMA,
+  ExecutionControlAction,
+  type ExecutionLifecycle,
+  MAX_SERVICE_EVIDENCE_REFS,
+  ParticipantControlCode,
+  type ParticipantEpisodeEvent,
+  type ParticipantEpisodeState,
+  type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
+} from "./service.js";

@@ -1,0 +1,25 @@
+export { schedulerStateKey } from "./scheduler-state.js";
+export type {
+  AutonomousExecutionState,
+  ContextViewOptions,
+  ParticipantContextView,
+  ParticipantHistoryView,
+  ParticipantStatusView,
+  ServiceHealth,
+  ViewActionResult,
+  ViewBehaviorEvent,
+  ViewCompleteness,
+  ViewEpisodeEvent,
+  ViewEpisodeState,
+  ViewExecutionService,
+  ViewTemporalContext,
+} from "./types.js";
+export {
+  autonomousExecutionStates,
+  getParticipantHistoryView,
+  participantContextView,
+  participantHistoryView,
+  participantStatusView,
+  type StoreViewSource,
+  type ViewSource,
+} from "./views.js";

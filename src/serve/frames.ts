@@ -1,0 +1,64 @@
+import type { ControlPlaneStore } from "../store/index.js";
+import { readTimelineInput, TIMELINE_CSP, type TimelineChain, timelineHtmlParts } from "../timeline/index.js";
+import { ChainState, type ChainView } from "./chain.js";
+
+/** The most events a participant's timeline frame shows: its latest, so the frame stays bounded. */
+export const FRAME_EVENTS = 2000;
+
+/** Rendered frames kept, newest first. */
+const KEPT = 32;
+
+/** The timeline frame's policy: the timeline page's own, and framed by this console only. */
+export const FRAME_CSP = `${TIMELINE_CSP}; base-uri 'none'; form-action 'none'; frame-ancestors 'self'`;
+
+function timelineChain(view: ChainView): TimelineChain | null {
+  if (view.state === ChainState.checking) return null;
+  return {
+    ok: view.state === ChainState.verified,
+    events: view.count,
+    ...(view.failure === undefined
+      ? {}
+      : { failure: `participant ${view.at?.participant ?? ""}, ${view.failure}` }),
+  };
+}
+
+/**
+ * Each participant's timeline, drawn by the timeline's own renderer (the `raes history --html` page)
+ * over its latest events: one render at a time, each kept for its version (the page asks again with
+ * a new version when the participant's history, schedulers or chain moved).
+ */
+export class TimelineFrames {
+  readonly #store: ControlPlaneStore;
+  readonly #storeUrl: string;
+  readonly #kept = new Map<string, Promise<string>>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(store: ControlPlaneStore, storeUrl: string) {
+    this.#store = store;
+    this.#storeUrl = storeUrl;
+  }
+
+  /** The page of `participant` at `version`, rendered once per version. */
+  html(participant: string, version: string, chain: ChainView): Promise<string> {
+    const key = JSON.stringify([participant, version]);
+    const kept = this.#kept.get(key);
+    if (kept !== undefined) return kept;
+    const rendered = this.#queue.then(() => this.#render(participant, chain));
+    this.#queue = rendered.catch(() => undefined);
+    this.#kept.set(key, rendered);
+    rendered.catch(() => this.#kept.delete(key));
+    while (this.#kept.size > KEPT) this.#kept.delete(this.#kept.keys().next().value as string);
+    return rendered;
+  }
+
+  async #render(participant: string, chain: ChainView): Promise<string> {
+    const timelineChainView = timelineChain(chain);
+    const input = await readTimelineInput(this.#store, { participantAddress: participant }, undefined, {
+      lastEvents: FRAME_EVENTS,
+      chain: timelineChainView,
+    });
+    return [
+      ...timelineHtmlParts({ ...input, title: `Timeline of ${participant}`, storeUrl: this.#storeUrl }),
+    ].join("");
+  }
+}

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { openControlPlaneStore } from "../../src/store/index.js";
+import { liveScenario } from "../fixtures/live/scenario.js";
+import { EXAMPLE, EXAMPLE_MANIFEST, ROOT } from "../helpers/example.js";
+import { freshSchema, postgresAvailable } from "../store/pg-available.js";
+import { PROBE_HARNESS, raes } from "./cli.js";
+
+const P = EXAMPLE.participant;
+const ACTIONS = ["start", "pause", "resume", "drain", "reset", "teardown"];
+
+/** The example manifest with RAES's execution-control capabilities declared. */
+function controlledManifest(dir: string): string {
+  const manifest = JSON.parse(readFileSync(EXAMPLE_MANIFEST, "utf8"));
+  manifest.participant_runtime.supports_execution_control = true;
+  manifest.participant_runtime.supported_execution_control_actions = ACTIONS;
+  const path = join(dir, "manifest.json");
+  writeFileSync(path, JSON.stringify(manifest));
+  return path;
+}
+
+/** A `raes run` in real time with no end of its own; the probe harness prints INVOKING per invocation. */
+function startRun(
+  dir: string,
+  store: string,
+): { child: ChildProcess; invoked: () => number; exited: Promise<number> } {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(ROOT, "src", "cli", "main.ts"),
+      "run",
+      liveScenario(dir, 100_000),
+      "--manifest",
+      controlledManifest(dir),
+      "--runtime",
+      PROBE_HARNESS,
+      "--store",
+      store,
+      "--tick-ms",
+      "20",
+    ],
+    { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RAES_TEST_SLOW_MS: "1" } },
+  );
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const exited = new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? -1)));
+  return { child, invoked: () => (stderr.match(/INVOKING /g) ?? []).length, exited };
+}
+
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 3000; i += 1) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** The shared clock's tick as the store holds it, read through a separate connection. */
+async function clockTick(store: string): Promise<number> {
+  const reader = await openControlPlaneStore(store, { create: false });
+  try {
+    return (await reader.getClock("time.clock.scenario-clock"))?.tick ?? -1;
+  } finally {
+    await reader.close();
+  }
+}
+
+async function pausesAndResumes(store: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+  const run = startRun(dir, store);
+  try {
+    await until(() => run.invoked() >= 2, "two invocations");
+    const paused = await raes(["control", "pause", P, "--store", store, "--operator", "alice", "--json"]);
+    assert.equal(paused.code, 0, paused.stderr);
+    const answer = JSON.parse(paused.stdout);
+    assert.equal(answer.ok, true);
+    assert.equal(answer.service.observed_lifecycle, "paused");
+    // A step that had already read the service may finish its invocation; nothing starts after it.
+    const atPause = run.invoked();
+    const tick = await clockTick(store);
+    await until(async () => (await clockTick(store)) >= tick + 50, "five more steps of the clock");
+    assert.ok(run.invoked() <= atPause + 1, `paused, yet ${run.invoked() - atPause} invocations ran`);
+    const stale = await raes(["control", "resume", P, "--store", store, "--expected-generation", "7"]);
+    assert.equal(stale.code, 1);
+    assert.match(stale.stderr, /runtime\.participant-execution-stale-generation/);
+    const frozen = run.invoked();
+    const resumed = await raes(["control", "resume", P, "--store", store, "--operator", "bob", "--json"]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(JSON.parse(resumed.stdout).service.observed_lifecycle, "running");
+    await until(() => run.invoked() >= frozen + 2, "invocations after the resume");
+  } finally {
+    run.child.kill("SIGINT");
+    await run.exited;
+  }
+  const reader = await openControlPlaneStore(store, { create: false });
+  try {
+    const decisions = await reader.readDecisionPage(0, 10);
+    assert.deepEqual(
+      decisions.map((d) => [d.kind, d.subject, d.operator]),
+      [
+        ["execution_pause", P, "alice"],
+        ["execution_resume", P, "bob"],
+      ],
+      "the refused (stale) resume left no decision",
+    );
+  } finally {
+    await reader.close();
+  }
+}
+
+describe("raes control from another process", () => {
+  it("pauses a running raes run on SQLite at its next advance, and resume resumes it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+    await pausesAndResumes(`sqlite:${join(dir, "cp.db")}`);
+  });
+
+  it("pauses a running raes run on PostgreSQL at its next advance, and resume resumes it", async (t) => {
+    if (!(await postgresAvailable("raes control on PostgreSQL"))) return t.skip("PostgreSQL unavailable");
+    const { url, drop } = freshSchema("raes_control");
+    try {
+      await pausesAndResumes(url);
+    } finally {
+      await drop();
+    }
+  });
+
+  it("refuses a control under a manifest without supports_execution_control, writing nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+    const store = `sqlite:${join(dir, "cp.db")}`;
+    const run = await raes([
+      "run",
+      liveScenario(dir),
+      "--manifest",
+      EXAMPLE_MANIFEST,
+      "--runtime",
+      PROBE_HARNESS,
+      "--store",
+      store,
+      "--steps",
+      "1",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const refused = await raes(["control", "pause", P, "--store", store]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^raes: runtime\.participant-execution-control-unsupported: /);
+    const unknown = await raes(["control", "pause", "participant.behavior.nobody", "--store", store]);
+    assert.match(unknown.stderr, /runtime\.participant-execution-not-found/);
+    const reader = await openControlPlaneStore(store, { create: false });
+    try {
+      assert.equal((await reader.getDecisionHead()).decisions, 0);
+    } finally {
+      await reader.close();
+    }
+  });
+});

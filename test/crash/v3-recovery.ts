@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { RuntimeManager } from "../../src/index.js";
+import { ChildScript } from "../helpers/child-process.js";
+import { ROOT } from "../helpers/example.js";
+import { budgetsOf, v3Manifest, v3Model } from "../runtime/v3/harness.js";
+import { CRASH_OWNER } from "./kill-points.js";
+import { V2_CRASH_CONTROL, V2_CRASH_STEPS } from "./v2-harness.js";
+import { DeterministicV3Runtime, V3_CRASH_MEASURE } from "./v3-harness.js";
+
+const CHILD = join(ROOT, "test", "helpers", "child-crash-v3.ts");
+const CLOCK = "time.clock.scenario-clock";
+const STEP_TICKS = 10;
+
+/** The native calls the v3 crash rounds kill at (the uninterrupted run makes more than 30). */
+export function plannedV3Kills(rounds: number): number[] {
+  return Array.from({ length: rounds }, (_, r) => 1 + ((r * 7) % 30));
+}
+
+/**
+ * RAES's accounting of a history: every attempt the history records commits its measured vector
+ * (the harness measures `V3_CRASH_MEASURE`, else the reservation); an attempt without a result (the
+ * consumed one) releases its reservation. No reset happens, so nothing is cleared.
+ */
+function raesAccounting(attempts: number): Record<string, Record<string, number>> {
+  const reservations: Record<string, [number, number]> = {
+    accelerator: [1000, 60000],
+    concurrency: [1, 1],
+    "fleet-actions": [1, 2400],
+    images: [1, 40],
+    "participant-actions": [1, 24],
+    "range-actions": [1, 240],
+    storage: [4096, 1048576],
+    tokens: [500, 20000],
+  };
+  const out: Record<string, Record<string, number>> = {};
+  for (const [budget, [reserved, limit]] of Object.entries(reservations))
+    out[budget] = {
+      reserved: 0,
+      cumulative_use: attempts * (V3_CRASH_MEASURE[budget] ?? reserved),
+      current_use: 0,
+      throttled: 0,
+      generation: 0,
+      limit,
+    };
+  return out;
+}
+
+/** SIGKILLs the child with the `killAt`-th call's reservation held, reopens, runs on and checks the budgets. */
+export async function killAndResumeV3(url: string, killAt: number): Promise<void> {
+  const child = ChildScript.start(CHILD, [url, String(killAt)]);
+  let point: string;
+  try {
+    const armed = await child.waitFor((l) => l.startsWith("ARMED") || l.startsWith("FAILED"), 0, "ARMED");
+    const hit = await child.waitFor(
+      (l) => l.startsWith("POINT ") || l.startsWith("FAILED") || l.startsWith("UNEXPECTED-END"),
+      armed.index,
+      "POINT",
+    );
+    point = hit.line;
+  } finally {
+    await child.stop();
+  }
+  const exit = await child.exited;
+  assert.equal(
+    exit.signal,
+    "SIGKILL",
+    `the child must die by SIGKILL:\n${child.lines.join("\n")}\n${child.stderr}`,
+  );
+  assert.match(point, /^POINT /, child.lines.join("\n"));
+  const consumed = point.slice("POINT ".length);
+
+  const seen: string[] = [];
+  const manager = await RuntimeManager.open({
+    model: v3Model(),
+    manifest: v3Manifest(),
+    runtime: new DeterministicV3Runtime(new Set(), async (request) => {
+      seen.push(request.actionInstanceId);
+    }),
+    store: url,
+    ownerId: CRASH_OWNER,
+    stochasticControls: [V2_CRASH_CONTROL],
+    log: () => undefined,
+  });
+  try {
+    // Right after the reopen: the interrupted invocation's reservation is released, nothing is held.
+    const released = manager
+      .resourceBudgetEvents()
+      .filter((e) => e.operation_id === consumed && e.transition === "release");
+    assert.equal(released.length, 8, "the held vector is released, one event per budget");
+    for (const b of manager.resourceBudgets()) assert.equal(b.reserved, 0);
+    const clock = await manager.store.getClock(CLOCK);
+    const remaining = V2_CRASH_STEPS - (clock?.tick ?? 0) / STEP_TICKS;
+    if (remaining > 0) await manager.step(remaining);
+    assert.ok(!seen.includes(consumed), "the consumed attempt never reaches the native runtime again");
+    const attempts = (await manager.history()).filter(
+      (e) => e.event_type === "observation_emitted" && e.invocation_tool_context === undefined,
+    );
+    assert.ok(!attempts.some((e) => e.action_instance_id === consumed));
+    assert.deepEqual(budgetsOf(manager), raesAccounting(attempts.length));
+    // Every attempt in history committed exactly once.
+    const commits = manager
+      .resourceBudgetEvents()
+      .filter((e) => e.transition === "commit" && e.budget_id === "images");
+    assert.deepEqual(
+      commits.map((e) => e.operation_id).sort(),
+      attempts.map((e) => e.action_instance_id).sort(),
+    );
+  } finally {
+    await manager.close();
+  }
+}

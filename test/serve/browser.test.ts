@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import type { Browser, Page } from "playwright-core";
+import type { ControlPlaneStore } from "../../src/store/index.js";
+import { openControlPlaneStore } from "../../src/store/open.js";
+import { exampleRunArgs, raes } from "../cli/cli.js";
+import { browserSkipReason, launchChromium } from "../fixtures/history/chromium.js";
+import { indeterminateActions, runToIndeterminate, type ServeProcess, startServe } from "./console.js";
+
+/**
+ * `raes serve` in its own process over a real SQLite store, driven in headless Chromium. Each case
+ * builds on the one before (one console, one page), in order; a new case for another button (approve,
+ * deny, pause, reset) is one more `it` that writes what needs the operator and clicks.
+ */
+describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
+  const skip = browserSkipReason();
+  const dir = mkdtempSync(join(tmpdir(), "raes-serve-browser-"));
+  const url = `sqlite:${join(dir, "store.db")}`;
+  let browser: Browser;
+  let serve: ServeProcess;
+  let page: Page;
+  let elsewhere: Server;
+  let waiting: { id: string; participant: string };
+  const errors: string[] = [];
+
+  before(async () => {
+    if (skip) return;
+    // The store exists, empty, before the console opens it.
+    await (await openControlPlaneStore(url)).close();
+    serve = await startServe(["--store", url, "--listen", "127.0.0.1:0", "--operator", "alice"]);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error" && !/Failed to load resource/.test(message.text()))
+        errors.push(message.text());
+    });
+    await page.goto(serve.printed, { timeout: 0 });
+    await page.waitForSelector('#live[data-live="open"]', { timeout: 0 });
+    // Marks this document: a reload would lose it.
+    await page.evaluate("window.__sameDocument = true");
+  });
+  after(async () => {
+    await browser?.close();
+    elsewhere?.close();
+    const code = await serve?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    if (!skip) assert.equal(code, 0, serve?.stderr());
+  });
+
+  async function sameDocument(): Promise<void> {
+    assert.equal(await page.evaluate("window.__sameDocument === true"), true, "the page was reloaded");
+  }
+
+  async function withStore<T>(work: (store: ControlPlaneStore) => Promise<T>): Promise<T> {
+    const store = await openControlPlaneStore(url);
+    try {
+      return await work(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  it("shows what another process's run left for an operator, its participant stopped, and its timeline", async (t) => {
+    if (skip) return t.skip(skip);
+    assert.equal(await page.isVisible("#waits-empty"), true);
+    waiting = await runToIndeterminate(url);
+    const row = `[data-wait="${waiting.id}"]`;
+    await page.waitForSelector(row, { timeout: 0 });
+    assert.deepEqual(
+      await page.$$eval(`${row} button`, (buttons) => buttons.map((b) => b.getAttribute("data-action"))),
+      ["resolve-effect-confirmed", "resolve-effect-absent"],
+    );
+    const participant = `[data-participant="${waiting.participant}"]`;
+    await page.waitForSelector(`${participant} [data-lifecycle="stopped"]`, { timeout: 0 });
+    await page.waitForSelector(`${participant} [data-chain="verified"]`, { timeout: 0 });
+    // The participant's timeline is the timeline page itself, in a sandboxed frame of the console.
+    const frame = page.frameLocator(`details[data-timeline="${waiting.participant}"] iframe`);
+    await frame.locator("[data-summary]").waitFor({ timeout: 0 });
+    assert.equal(await frame.locator('[data-chain="verified"]').count(), 1);
+    await sameDocument();
+  });
+
+  it("shows an action needing an operator within 2 s of another store client writing it", async (t) => {
+    if (skip) return t.skip(skip);
+    const [id] = await indeterminateActions(url, 1, "inv-written-later");
+    // The one timed wait: the console's promise is at most 2 s behind the store.
+    await page.waitForSelector(`[data-wait="${id}"]`, { timeout: 2_000 });
+    await sameDocument();
+  });
+
+  it("refuses a page on another origin, with or without the token, and nothing changes", async (t) => {
+    if (skip) return t.skip(skip);
+    const target = `${serve.base}api/actions/resolve-effect-absent`;
+    // A page elsewhere that knows the console's address, and (worst case) its token.
+    const script = `
+      const body = JSON.stringify({ subject: ${JSON.stringify(waiting.id)} });
+      Promise.allSettled([
+        fetch(${JSON.stringify(target)}, { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body }),
+        fetch(${JSON.stringify(target)}, { method: "POST", headers: { "content-type": "application/json", "x-raes-token": ${JSON.stringify(serve.token)} }, body }),
+        fetch(${JSON.stringify(`${target}?token=${serve.token}`)}, { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body }),
+      ]).then(() => { document.title = "sent"; });`;
+    elsewhere = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(`<!doctype html><title>elsewhere</title><script>${script}</script>`);
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+    const other = await browser.newPage();
+    await other.goto(`http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/`, { timeout: 0 });
+    await other.waitForFunction("document.title === 'sent'", undefined, { timeout: 0 });
+    await other.close();
+    await withStore(async (store) => {
+      assert.equal((await store.getToolAction(waiting.id))?.resolution, undefined);
+      assert.equal((await store.getDecisionHead()).decisions, 0);
+    });
+  });
+
+  it("resolves the indeterminate action by a click, recorded as the console's operator, and the page updates without a reload", async (t) => {
+    if (skip) return t.skip(skip);
+    await page.fill("#note", "the portal shows no change");
+    await page.click(`[data-wait="${waiting.id}"] button[data-action="resolve-effect-absent"]`);
+    await page.waitForSelector(`[data-wait="${waiting.id}"]`, { state: "detached", timeout: 0 });
+    await page.waitForSelector(`[data-operation="${waiting.id}"] [data-resolution="effect_absent"]`, {
+      timeout: 0,
+    });
+    assert.match((await page.textContent("#message")) ?? "", /recorded as alice/);
+    const resolution = await withStore(async (store) => (await store.getToolAction(waiting.id))?.resolution);
+    assert.equal(resolution?.operator, "alice");
+    assert.equal(resolution?.note, "the portal shows no change");
+    await sameDocument();
+  });
+
+  it("resumes the participant by a click once nothing of it waits", async (t) => {
+    if (skip) return t.skip(skip);
+    const participant = `[data-participant="${waiting.participant}"]`;
+    await page.click(`${participant} button[data-action="resume"]`);
+    await page.waitForSelector(`${participant} [data-lifecycle="running"]`, { timeout: 0 });
+    const decisions = await withStore((store) => store.readDecisionPage(0, 10));
+    assert.deepEqual(
+      decisions.map((d) => [d.kind, d.subject, d.operator]),
+      [
+        ["resolve", waiting.id, "alice"],
+        ["resume", waiting.participant, "alice"],
+      ],
+    );
+    await page.waitForSelector('#decisions [data-chain="verified"]', { timeout: 0 });
+    await sameDocument();
+  });
+
+  it("shows a participant's chain broken at the participant and sequence of an edited event", async (t) => {
+    if (skip) return t.skip(skip);
+    const [edited] = await withStore((store) =>
+      store.listEvents({ participantAddress: waiting.participant, limit: 2 }),
+    );
+    assert.ok(edited);
+    const db = new Database(url.slice("sqlite:".length));
+    db.prepare("UPDATE history_events SET chain_digest = ? WHERE sequence = ?").run(
+      `sha256:${"0".repeat(64)}`,
+      edited.sequence,
+    );
+    db.close();
+    // Another run appends to the participant's history, which moves its head: the console checks again.
+    await raes(exampleRunArgs(url));
+    const badge = `[data-participant="${waiting.participant}"] [data-chain="broken"]`;
+    await page.waitForSelector(badge, { timeout: 0 });
+    assert.equal(
+      await page.getAttribute(badge, "data-chain-at"),
+      `${waiting.participant}#${edited.sequence}`,
+    );
+    await sameDocument();
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { openControlPlaneStore } from "../../src/store/open.js";
+import { exampleRunArgs, raes } from "../cli/cli.js";
+import { ROOT } from "../helpers/example.js";
+import { invocation, scheduler, toolAction } from "../store/records.js";
+
+/**
+ * `raes run` of the shared example in its own process, with the probe harness reporting its one tool
+ * call's effects unknown: the participant stops with one indeterminate action (its id is returned)
+ * and a history of real events.
+ */
+export async function runToIndeterminate(store: string): Promise<{ id: string; participant: string }> {
+  const run = await raes(exampleRunArgs(store), { env: { RAES_TEST_MODE: "unknown" } });
+  const id = /resolve (\S+:tool=\d+) --effect confirmed/.exec(run.stdout)?.[1];
+  const participant = /stopped: (\S+) \(tool_action_indeterminate\)/.exec(run.stdout)?.[1];
+  if (run.code !== 1 || id === undefined || participant === undefined)
+    throw new Error(`raes run did not stop on an indeterminate action:\n${run.stdout}\n${run.stderr}`);
+  return { id, participant };
+}
+
+/** Inserts `count` indeterminate, unresolved tool actions of one invocation through the store's own API. */
+export async function indeterminateActions(
+  store: string,
+  count: number,
+  invocationId = "inv-bulk",
+): Promise<string[]> {
+  const opened = await openControlPlaneStore(store);
+  try {
+    const inv = invocation({ id: invocationId, participantAddress: "participant:bulk" });
+    await opened.openInvocation(inv, scheduler({ participantAddress: "participant:bulk", attempts: 1 }));
+    const ids: string[] = [];
+    for (let n = 1; n <= count; n += 1) {
+      const action = toolAction(inv, n, { phase: "settled", settlement: "indeterminate" });
+      await opened.insertToolAction(action);
+      ids.push(action.id);
+    }
+    return ids;
+  } finally {
+    await opened.close();
+  }
+}
+
+/** A `raes serve` process and the URL it printed. */
+export interface ServeProcess {
+  /** The URL as printed, token included. */
+  readonly printed: string;
+  /** `http://HOST:PORT/`. */
+  readonly base: string;
+  readonly token: string;
+  readonly child: ChildProcess;
+  /** Everything it printed on stderr so far. */
+  stderr(): string;
+  /** SIGTERM, then its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `raes serve ARGS` from source and waits for the URL it prints. */
+export function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "serve", ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.on("data", (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (d) => {
+      stdout += d;
+      const printed = /(http:\/\/\S+\?token=(\S+))/.exec(stdout);
+      if (!printed) return;
+      const [, url = "", token = ""] = printed;
+      resolve({
+        printed: url,
+        base: url.slice(0, url.indexOf("?")),
+        token,
+        child,
+        stderr: () => stderr,
+        stop: async () => {
+          child.kill("SIGTERM");
+          return exited;
+        },
+      });
+    });
+    void exited.then((code) =>
+      reject(new Error(`raes serve exited ${code} before printing a URL:\n${stdout}\n${stderr}`)),
+    );
+  });
+}

@@ -1,0 +1,310 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import pg from "pg";
+import {
+  type ConsoleServer,
+  type ConsoleState,
+  ServeRefusal,
+  SHOWN,
+  startConsole,
+} from "../../src/serve/index.js";
+import type { ControlPlaneStore } from "../../src/store/index.js";
+import { openControlPlaneStore } from "../../src/store/open.js";
+import { freshSchema, postgresAvailable } from "../store/pg-available.js";
+import { indeterminateActions, runToIndeterminate } from "./console.js";
+
+const TOKEN = "test-token-0123456789abcdef";
+const DIR = mkdtempSync(join(tmpdir(), "raes-serve-http-"));
+/** PostgreSQL schemas to drop once every suite is done. */
+const drops: (() => Promise<void>)[] = [];
+after(async () => {
+  rmSync(DIR, { recursive: true, force: true });
+  for (const drop of drops) await drop();
+});
+
+/** A raw HTTP request, so the Host, Origin and every header are exactly as given. */
+function send(
+  base: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: options.method ?? "GET", headers: { ...options.headers }, agent: false },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+function errorCode(body: string): string | undefined {
+  return (JSON.parse(body) as { error?: { code?: string } }).error?.code;
+}
+
+/** Each store the console runs over: real SQLite, and real PostgreSQL when it answers. */
+const STORES: {
+  name: string;
+  url: () => Promise<string | undefined>;
+  tamper: (url: string, sequence: number) => Promise<void>;
+}[] = [
+  {
+    name: "SQLite",
+    url: async () => `sqlite:${join(DIR, `store-${Date.now()}.db`)}`,
+    tamper: async (url, sequence) => {
+      const db = new Database(url.slice("sqlite:".length));
+      db.prepare("UPDATE history_events SET chain_digest = ? WHERE sequence = ?").run(
+        `sha256:${"0".repeat(64)}`,
+        sequence,
+      );
+      db.close();
+    },
+  },
+  {
+    name: "PostgreSQL",
+    url: async () => {
+      if (!(await postgresAvailable("raes serve over PostgreSQL"))) return undefined;
+      const schema = freshSchema("raes_serve");
+      drops.push(schema.drop);
+      return schema.url;
+    },
+    tamper: async (url, sequence) => {
+      const parsed = new URL(url);
+      const schema = parsed.searchParams.get("schema") ?? "";
+      parsed.searchParams.delete("schema");
+      const client = new pg.Client({ connectionString: parsed.toString() });
+      await client.connect();
+      try {
+        await client.query(`SET search_path TO ${schema}`);
+        await client.query("UPDATE history_events SET chain_digest = $1 WHERE sequence = $2", [
+          `sha256:${"0".repeat(64)}`,
+          sequence,
+        ]);
+      } finally {
+        await client.end();
+      }
+    },
+  },
+];
+
+for (const kind of STORES) {
+  describe(`raes serve's endpoints over ${kind.name}`, { timeout: 120_000 }, () => {
+    let url: string | undefined;
+    let store: ControlPlaneStore;
+    let console_: ConsoleServer;
+    let waiting: { id: string; participant: string };
+    let origin: string;
+
+    before(async () => {
+      url = await kind.url();
+      if (url === undefined) return;
+      waiting = await runToIndeterminate(url);
+      store = await openControlPlaneStore(url);
+      console_ = await startConsole({
+        store,
+        storeUrl: url,
+        listen: { host: "127.0.0.1", port: 0 },
+        token: TOKEN,
+        operator: "alice",
+        timing: { minIntervalMs: 0, recheckMs: 100 },
+      });
+      origin = console_.url.slice(0, -1);
+    });
+    after(async () => {
+      await console_?.close();
+      await store?.close();
+    });
+
+    /** Nothing was decided: the action is unresolved and the operator chain is empty. */
+    async function unchanged(): Promise<void> {
+      assert.equal((await store.getToolAction(waiting.id))?.resolution, undefined);
+      assert.equal((await store.getDecisionHead()).decisions, 0);
+    }
+
+    function action(name: string, body: unknown, headers: Record<string, string>) {
+      return send(console_.url, `/api/actions/${name}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
+    }
+
+    it("serves the page only with the token, under a hash-only CSP that names the page's own script and style", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      const bare = await send(console_.url, "/");
+      assert.equal(bare.status, 401);
+      assert.equal(errorCode(bare.body), ServeRefusal.token_required);
+      assert.equal((await send(console_.url, "/?token=wrong-token-0123456789")).status, 401);
+      const page = await send(console_.url, `/?token=${TOKEN}`);
+      assert.equal(page.status, 200);
+      const csp = String(page.headers["content-security-policy"]);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
+      assert.match(csp, /default-src 'none'/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      const script = /<script>([\s\S]*)<\/script>/.exec(page.body)?.[1] ?? "";
+      const style = /<style>([\s\S]*)<\/style>/.exec(page.body)?.[1] ?? "";
+      const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+      assert.ok(csp.includes(`script-src ${hash(script)}`), csp);
+      assert.ok(csp.includes(`style-src ${hash(style)}`), csp);
+      assert.equal(page.headers["x-content-type-options"], "nosniff");
+    });
+
+    it("refuses a Host that does not name the console (DNS rebinding), token or not", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      const answer = await send(console_.url, `/?token=${TOKEN}`, {
+        headers: { host: `evil.example:${console_.port}` },
+      });
+      assert.equal(answer.status, 403);
+      assert.equal(errorCode(answer.body), ServeRefusal.host_refused);
+    });
+
+    it("refuses a state change without the token, from another origin or with no origin, and changes nothing", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      const body = { subject: waiting.id };
+      const noToken = await action("resolve-effect-absent", body, { origin });
+      assert.equal(noToken.status, 401);
+      assert.equal(errorCode(noToken.body), ServeRefusal.token_required);
+      // The page's ?token= is for reads: a change carries it in a header.
+      const queryToken = await send(console_.url, `/api/actions/resolve-effect-absent?token=${TOKEN}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin },
+        body: JSON.stringify(body),
+      });
+      assert.equal(queryToken.status, 401);
+      for (const headers of [
+        { "x-raes-token": TOKEN, origin: "http://evil.example" },
+        { "x-raes-token": TOKEN },
+        { "x-raes-token": TOKEN, origin: "null" },
+        { "x-raes-token": TOKEN, origin, "sec-fetch-site": "cross-site" },
+      ]) {
+        const answer = await action("resolve-effect-absent", body, headers);
+        assert.equal(answer.status, 403, JSON.stringify(headers));
+        assert.equal(errorCode(answer.body), ServeRefusal.cross_origin);
+      }
+      const plain = await send(console_.url, "/api/actions/resolve-effect-absent", {
+        method: "POST",
+        headers: { "content-type": "text/plain", "x-raes-token": TOKEN, origin },
+        body: JSON.stringify(body),
+      });
+      assert.equal(errorCode(plain.body), ServeRefusal.bad_request);
+      const large = await action(
+        "resolve-effect-absent",
+        { subject: waiting.id, note: "n".repeat(20_000) },
+        { "x-raes-token": TOKEN, origin },
+      );
+      assert.equal(large.status, 413);
+      assert.equal(errorCode(large.body), ServeRefusal.body_too_large);
+      const unknown = await action("launch-missiles", body, { "x-raes-token": TOKEN, origin });
+      assert.equal(errorCode(unknown.body), ServeRefusal.unknown_action);
+      const get = await send(console_.url, `/api/actions/resolve-effect-absent?token=${TOKEN}`);
+      assert.equal(errorCode(get.body), ServeRefusal.method_not_allowed);
+      await unchanged();
+    });
+
+    it("resolves from its endpoint with the token and the console's origin, recorded as its operator; a second time is refused", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      const headers = { "x-raes-token": TOKEN, origin };
+      const done = await action(
+        "resolve-effect-absent",
+        { subject: waiting.id, note: "checked the portal" },
+        headers,
+      );
+      assert.equal(done.status, 200, done.body);
+      const resolution = (await store.getToolAction(waiting.id))?.resolution;
+      assert.equal(resolution?.resolution, "effect_absent");
+      assert.equal(resolution?.operator, "alice");
+      assert.equal(resolution?.note, "checked the portal");
+      const again = await action("resolve-effect-confirmed", { subject: waiting.id }, headers);
+      assert.equal(again.status, 409);
+      assert.equal(errorCode(again.body), "resolution.already-resolved");
+      const resumed = await action("resume", { subject: waiting.participant }, headers);
+      assert.equal(resumed.status, 200, resumed.body);
+      const decisions = await store.readDecisionPage(0, 10);
+      assert.deepEqual(
+        decisions.map((d) => [d.kind, d.operator]),
+        [
+          ["resolve", "alice"],
+          ["resume", "alice"],
+        ],
+      );
+    });
+
+    it("answers an action this build does not carry out yet with serve.action-unavailable", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      const answer = await action("approve", { subject: waiting.id }, { "x-raes-token": TOKEN, origin });
+      assert.equal(answer.status, 501);
+      assert.equal(errorCode(answer.body), ServeRefusal.action_unavailable);
+    });
+
+    it("bounds every list, saying when more exist", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      await indeterminateActions(url, SHOWN.waits + 20);
+      const answer = await send(console_.url, "/api/state", { headers: { "x-raes-token": TOKEN } });
+      const state = JSON.parse(answer.body) as ConsoleState;
+      assert.equal(state.waits.items.length, SHOWN.waits);
+      assert.equal(state.waits.more, true);
+      assert.equal(state.operations.items.length, SHOWN.operations);
+      assert.equal(state.operations.more, true);
+      assert.ok(state.waits.items.every((w) => w.need === "resolution" && w.actions.length === 2));
+    });
+
+    it("streams the state as server-sent events, and a client that goes away leaves no stream behind", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      const aborted = new AbortController();
+      const response = await fetch(`${console_.url}api/events?token=${TOKEN}`, { signal: aborted.signal });
+      assert.equal(response.headers.get("content-type"), "text/event-stream; charset=utf-8");
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      let text = "";
+      while (!text.includes("event: state")) text += new TextDecoder().decode((await reader.read()).value);
+      assert.equal(console_.streams(), 1);
+      aborted.abort();
+      await reader.cancel().catch(() => undefined);
+      while (console_.streams() !== 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+
+    it("shows each participant's chain as verified, then broken at its participant and sequence after an edit", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      const participantChain = async () => {
+        const state = JSON.parse(
+          (await send(console_.url, "/api/state", { headers: { "x-raes-token": TOKEN } })).body,
+        ) as ConsoleState;
+        return state.participants.items.find((p) => p.address === waiting.participant)?.chain;
+      };
+      // Waiting with no time limit of its own: the suite's timeout bounds it.
+      while ((await participantChain())?.state !== "verified")
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const [event] = await store
+        .listEvents({ participantAddress: waiting.participant, limit: 3 })
+        .then((e) => e.slice(2));
+      assert.ok(event);
+      await kind.tamper(url, event.sequence);
+      let chain = await participantChain();
+      while (chain?.state !== "broken") {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        chain = await participantChain();
+      }
+      assert.equal(chain.at?.participant, waiting.participant);
+      assert.equal(chain.at?.sequence, event.sequence);
+      const frame = await send(
+        console_.url,
+        `/timeline?participant=${encodeURIComponent(waiting.participant)}&v=broken&token=${TOKEN}`,
+      );
+      assert.equal(frame.status, 200);
+      assert.match(frame.body, /data-chain="broken"/);
+      assert.match(String(frame.headers["content-security-policy"]), /frame-ancestors 'self'/);
+    });
+  });
+}
