@@ -37,6 +37,11 @@ export const CliErrorCode = {
   port_unreachable: "cli.port-unreachable",
   /** `raes mcp-gateway`: the upstream MCP server (or the HTTP listener) did not start. */
   upstream_not_started: "cli.upstream-not-started",
+  /**
+   * `raes verify`: the store was written before history chains (schema step 13) and holds none to
+   * check; it is left as it is (verify never migrates the store it audits).
+   */
+  store_unchained: "cli.store-unchained",
 } as const;
 /** A CLI error code. */
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

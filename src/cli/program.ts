@@ -79,6 +79,7 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   "store.driver-missing",
   "operation.ambiguous-id",
   CliErrorCode.otlp_exporter_missing,
+  CliErrorCode.store_unchained,
 ]);
 
 /**

@@ -50,15 +50,19 @@ export function storeOption(command: Command): Command {
 /**
  * Opens the store, runs the work, and always closes it. Commands that only read or amend a control plane
  * pass `create: false`, so a mistyped `--store` is "no store at …" (exit 2), never a new empty database.
+ * `readOnly` opens a SQLite file without write access, so an older schema is read as it is, never migrated.
  */
 export async function withStore<T>(
   url: string,
   work: (store: ControlPlaneStore) => Promise<T>,
-  options: { readonly create?: boolean } = {},
+  options: { readonly create?: boolean; readonly readOnly?: boolean } = {},
 ): Promise<T> {
   const { openControlPlaneStore } = await import("../store/index.js");
   if (options.create !== false) makeStoreFolder(url);
-  const store = await openControlPlaneStore(url, options.create === false ? { create: false } : {});
+  const store = await openControlPlaneStore(url, {
+    ...(options.create === false ? { create: false } : {}),
+    ...(options.readOnly === true ? { readOnly: true } : {}),
+  });
   try {
     return await work(store);
   } finally {

@@ -10,7 +10,7 @@ import {
   type OperatorChainHead,
   type OperatorDecision,
 } from "../records/index.js";
-import type { ControlPlaneStore } from "../store/index.js";
+import { type ControlPlaneStore, operationPagesOldestFirst } from "../store/index.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
 import { VERIFY_PAGE } from "./verify-store.js";
@@ -35,6 +35,8 @@ export interface BundleOptions {
   readonly operationWire?: (operation: Operation) => unknown;
   /** The time written in the header. */
   readonly now?: () => string;
+  /** Operations read per page (default the store's `PAGE_SIZE`): what memory holds of them at a time. */
+  readonly pageSize?: number;
 }
 
 /** What `writeBundle` wrote. */
@@ -53,7 +55,7 @@ export interface BundleSummary {
  * participant's chain, the operator chain's head, every history event in commit order, every
  * operator decision in order, every operation, the v2 seed fingerprints,
  * the inputs when given, and a last `seal` line with the SHA-256 of every byte before it, signed with
- * Ed25519 when a key is given. History is read a page at a time, so memory stays bounded.
+ * Ed25519 when a key is given. History and operations are read a page at a time, so memory stays bounded.
  */
 export async function writeBundle(
   store: ControlPlaneStore,
@@ -97,11 +99,12 @@ export async function writeBundle(
       decisions += page.length;
       after = (page[page.length - 1] as OperatorDecision).sequence;
     }
-    const operations = await store.listOperations({ limit: Number.MAX_SAFE_INTEGER });
-    for (const entry of [...operations].reverse()) {
-      const operation = await store.getOperation(entry.id);
-      if (operation)
+    // Oldest first, a page at a time: the listing's entries are the operations as read by id.
+    let operations = 0;
+    for await (const page of operationPagesOldestFirst(store, options.pageSize)) {
+      for (const { participantAddress: _p, createdAt: _c, ...operation } of page)
         await write({ kind: "operation", operation: (options.operationWire ?? ((o) => o))(operation) });
+      operations += page.length;
     }
     for (const s of schedulers) {
       if (s.streamFingerprint === undefined) continue;
@@ -131,7 +134,7 @@ export async function writeBundle(
     return {
       events,
       participants: heads.length,
-      operations: operations.length,
+      operations,
       decisions,
       digest,
       signed: signature !== null,

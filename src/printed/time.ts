@@ -1,6 +1,19 @@
+/** Times already parsed: a page reads each record time several times (bounded, emptied when full). */
+const PARSED = new Map<string, number | undefined>();
+const PARSED_MAX = 4096;
+
 /** Milliseconds since the epoch of an ISO-8601 time (microseconds kept as a fraction), or undefined. */
 export function isoTime(iso: string | undefined): number | undefined {
   if (iso === undefined) return undefined;
+  const known = PARSED.get(iso);
+  if (known !== undefined || PARSED.has(iso)) return known;
+  if (PARSED.size >= PARSED_MAX) PARSED.clear();
+  const ms = parseIsoTime(iso);
+  PARSED.set(iso, ms);
+  return ms;
+}
+
+function parseIsoTime(iso: string): number | undefined {
   const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(iso);
   if (!match) return undefined;
   const whole = Date.parse(`${match[1]}${match[3]}`);

@@ -20,7 +20,7 @@ export {
 } from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";
 export { type OpenStoreOptions, openControlPlaneStore, StoreUrlError } from "./open.js";
-export { eventPages, operationPages, PAGE_SIZE } from "./pages.js";
+export { eventPages, operationPages, operationPagesOldestFirst, PAGE_SIZE } from "./pages.js";
 export {
   type ActivityContinuation,
   type ActivityLifecycle,

@@ -1,6 +1,6 @@
 import { verifyStore } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
-import type { Operation } from "../operations/index.js";
+import { type Operation, operationFromToolAction } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import {
   type ControlPlaneStore,
@@ -9,13 +9,26 @@ import {
   operationPages,
   resourceUseRows,
 } from "../store/index.js";
-import type {
-  PendingApproval,
-  TimelineChain,
-  TimelineEvent,
-  TimelineInput,
-  TimelineScheduler,
+import {
+  type GroupedInvocation,
+  InterleavedHistoryError,
+  InvocationGrouper,
+  joinOperations,
+  operationIds,
+  type PendingApproval,
+  type TimelineChain,
+  type TimelineEvent,
+  type TimelineInput,
+  type TimelineScheduler,
 } from "./model/index.js";
+import {
+  FilePanels,
+  OneParticipantPanels,
+  PageSummary,
+  type PanelStore,
+  SecondParticipantError,
+  summarizeInput,
+} from "./render/index.js";
 
 /** From this many actions on, the timeline lists operations in one read rather than one read each. */
 export const LISTED_FROM = 64;
@@ -96,20 +109,14 @@ export async function readTimelineInput(
   }
   const operations = await operationsOf(store, ids, query, listedFrom, last !== undefined);
   const inHistory = new Set(events.map((event) => event.participant_address));
-  // A participant filter keeps its scheduler even before its first event; an episode filter shows only participants in it.
-  const shown = (address: string) =>
-    query.participantAddress !== undefined
-      ? address === query.participantAddress
-      : query.episodeId === undefined || inHistory.has(address);
-  const schedulers: TimelineScheduler[] = (await store.listSchedulers())
-    .filter((scheduler) => shown(scheduler.participantAddress))
-    .map((scheduler) => ({
-      participantAddress: scheduler.participantAddress,
-      lifecycle: scheduler.lifecycle,
-      ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
-      ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
-      ...(scheduler.resources === undefined ? {} : { budgets: resourceUseRows([scheduler]) }),
-    }));
+  const schedulers = await schedulersShown(store, query, inHistory);
+  const pendingApprovals = await pendingApprovalsOf(store, query);
+  const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
+  return { events, operations, schedulers, ...(chain === null ? {} : { chain }), pendingApprovals };
+}
+
+/** The calls held for approval that nobody has decided yet, of the shown participant or of all. */
+async function pendingApprovalsOf(store: ControlPlaneStore, query: HistoryQuery): Promise<PendingApproval[]> {
   // Held calls are admitted (accepted) until decided: few at any time, and not in history yet.
   const accepted = await store.listOperations({
     kind: "tool_action",
@@ -117,7 +124,7 @@ export async function readTimelineInput(
     ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
     limit: 10_000,
   });
-  const pendingApprovals: PendingApproval[] = accepted.flatMap((entry) =>
+  return accepted.flatMap((entry) =>
     entry.approval?.state === "pending"
       ? [
           {
@@ -130,8 +137,134 @@ export async function readTimelineInput(
         ]
       : [],
   );
-  const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
-  return { events, operations, schedulers, ...(chain === null ? {} : { chain }), pendingApprovals };
+}
+
+/** The schedulers the timeline shows: a participant filter keeps its scheduler even before its first event; an episode filter shows only participants in it. */
+async function schedulersShown(
+  store: ControlPlaneStore,
+  query: HistoryQuery,
+  inHistory: ReadonlySet<string>,
+): Promise<TimelineScheduler[]> {
+  const shown = (address: string) =>
+    query.participantAddress !== undefined
+      ? address === query.participantAddress
+      : query.episodeId === undefined || inHistory.has(address);
+  return (await store.listSchedulers())
+    .filter((scheduler) => shown(scheduler.participantAddress))
+    .map((scheduler) => ({
+      participantAddress: scheduler.participantAddress,
+      lifecycle: scheduler.lifecycle,
+      ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
+      ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
+      ...(scheduler.resources === undefined ? {} : { budgets: resourceUseRows([scheduler]) }),
+    }));
+}
+
+/** A timeline page read from a store, ready to write (`summaryHtmlParts`), and its chain badge if shown. */
+export interface TimelinePage {
+  readonly page: PageSummary;
+  readonly chain?: TimelineChain;
+}
+
+/** What the streamed page shows besides the history: the chain badge as readTimelineInput's option. */
+export type TimelinePageOptions = Pick<TimelineReadOptions, "chain">;
+
+/**
+ * Reads what the timeline page shows in one pass over the history, a page of events at a time: each
+ * invocation is drawn (its row kept, its panels made and set aside in a file) as soon as its
+ * participant's next event shows it complete, with its own operations read by id, and its events
+ * are dropped. Memory holds the rows, not the history (docs/hardening.md). A history whose
+ * invocations' events are interleaved within a participant is read whole instead
+ * (`readTimelineInput`). Close the page's panels (`page.panels.close()`) if it is not written.
+ */
+export async function readTimelinePage(
+  store: ControlPlaneStore,
+  query: HistoryQuery,
+  storeUrl: string,
+  options: TimelinePageOptions = {},
+): Promise<TimelinePage> {
+  // One participant's panels go into blocks as they come; several participants' wait for their order.
+  const one = query.participantAddress !== undefined || (await store.listChainHeads()).length <= 1;
+  try {
+    return await readPage(
+      store,
+      query,
+      storeUrl,
+      options,
+      one ? new OneParticipantPanels() : new FilePanels(),
+    );
+  } catch (error) {
+    if (!(error instanceof SecondParticipantError)) throw error;
+    return readPage(store, query, storeUrl, options, new FilePanels());
+  }
+}
+
+async function readPage(
+  store: ControlPlaneStore,
+  query: HistoryQuery,
+  storeUrl: string,
+  options: TimelinePageOptions,
+  panels: PanelStore,
+): Promise<TimelinePage> {
+  try {
+    const page = new PageSummary(storeUrl, panels);
+    const grouper = new InvocationGrouper();
+    const seen = new Set<string>();
+    for await (const events of eventPages(store, query)) {
+      const completed: GroupedInvocation[] = [];
+      for (const event of events) {
+        page.addEvent(event);
+        seen.add(event.participant_address);
+        const done = grouper.add(event);
+        if (done) completed.push(done);
+      }
+      await draw(store, page, completed);
+    }
+    await draw(store, page, grouper.finish());
+    for (const scheduler of await schedulersShown(store, query, seen)) page.addScheduler(scheduler);
+    for (const held of await pendingApprovalsOf(store, query)) page.addPendingApproval(held);
+    const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
+    return { page, ...(chain === null ? {} : { chain }) };
+  } catch (error) {
+    panels.close();
+    if (!(error instanceof InterleavedHistoryError)) throw error;
+    const input = await readTimelineInput(store, query, LISTED_FROM, options);
+    return {
+      page: summarizeInput({ ...input, storeUrl }),
+      ...(input.chain === undefined ? {} : { chain: input.chain }),
+    };
+  }
+}
+
+/**
+ * Joins completed invocations to their operations and draws them: each invocation's own by id and
+ * its tool actions' in one read of the invocation's tool actions (any other id, one by one).
+ */
+async function draw(
+  store: ControlPlaneStore,
+  page: PageSummary,
+  completed: readonly GroupedInvocation[],
+): Promise<void> {
+  if (completed.length === 0) return;
+  const byId = new Map<string, Operation>();
+  const keep = (operation: Operation | undefined) => {
+    if (operation) byId.set(operation.id, operation);
+  };
+  await Promise.all(
+    completed.map(async (invocation) => {
+      keep(await store.getOperation(invocation.id));
+      if (invocation.toolActions.length === 0) return;
+      for (const action of await store.listToolActions({ invocationId: invocation.id }))
+        keep(operationFromToolAction(action));
+    }),
+  );
+  const missing = completed.flatMap(operationIds).filter((id) => !byId.has(id));
+  for (const operation of await Promise.all(missing.map((id) => store.getOperation(id)))) keep(operation);
+  for (const invocation of completed)
+    page.addInvocation(
+      invocation.participantAddress,
+      joinOperations(invocation, (id) => byId.get(id)),
+    );
 }
 
 /** Every chain of the store recomputed, as `raes verify` does, for the header's badge. */

@@ -26,16 +26,25 @@ function timelineTitle(options: HistoryOptions): string {
 }
 
 async function writeTimeline(options: HistoryOptions, query: HistoryQuery, file: string): Promise<void> {
-  const { readTimelineInput, timelineHtmlParts } = await import("../../timeline/index.js");
-  const input = await withStore(options.store, (store) => readTimelineInput(store, query), { create: false });
-  const path = resolve(file);
-  makeDirectories(dirname(path));
-  // Written a part at a time: the page is never one string in memory (docs/hardening.md).
-  await writeFileParts(
-    path,
-    timelineHtmlParts({ ...input, title: timelineTitle(options), storeUrl: absoluteStoreUrl(options.store) }),
+  const { readTimelinePage, summaryHtmlParts } = await import("../../timeline/index.js");
+  const storeUrl = absoluteStoreUrl(options.store);
+  // One pass over the history: each invocation drawn as it completes, its events dropped (docs/hardening.md).
+  const { page, chain } = await withStore(
+    options.store,
+    (store) => readTimelinePage(store, query, storeUrl),
+    {
+      create: false,
+    },
   );
-  process.stdout.write(`${path}\n`);
+  try {
+    const path = resolve(file);
+    makeDirectories(dirname(path));
+    // Written a part at a time: the page is never one string in memory.
+    await writeFileParts(path, summaryHtmlParts(page, { title: timelineTitle(options), chain }));
+    process.stdout.write(`${path}\n`);
+  } finally {
+    page.panels.close();
+  }
 }
 
 function describeEvent(event: HistoryEvent): string {

@@ -1,16 +1,20 @@
 export {
+  type GroupedInvocation,
+  InterleavedHistoryError,
+  InvocationGrouper,
+  joinOperations,
+  operationIds,
+} from "./stream.js";
+export {
   type ActionTimes,
   actionTimes,
   eventTime,
   invocationSpan,
   type SpanEnd,
-  timelineSpan,
   timesLabel,
 } from "./time.js";
 export {
   buildTimeline,
-  countBySettlement,
-  indeterminateCounts,
   needsOperator,
   needsResolution,
   observationOf,

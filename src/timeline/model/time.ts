@@ -1,7 +1,6 @@
 import { formatDuration, isoTime } from "../../printed/index.js";
 import {
   settlementOf,
-  type Timeline,
   type TimelineEvent,
   type TimelineInvocation,
   type TimelineToolAction,
@@ -93,30 +92,4 @@ export function timesLabel(times: ActionTimes, start: number): string {
 export interface SpanEnd {
   readonly iso: string;
   readonly ms: number;
-}
-
-/**
- * The earliest and latest time the page knows: every event's, every invocation's and tool action's
- * record times. Commit order is not time order (a triple is committed at settlement, stamped at
- * admission), so the first event committed is not the start.
- */
-export function timelineSpan(timeline: Timeline): { start: SpanEnd; end: SpanEnd } | undefined {
-  let start: SpanEnd | undefined;
-  let end: SpanEnd | undefined;
-  const see = (iso: string | undefined): void => {
-    const ms = isoTime(iso);
-    if (iso === undefined || ms === undefined) return;
-    if (!start || ms < start.ms) start = { iso, ms };
-    if (!end || ms > end.ms) end = { iso, ms };
-  };
-  for (const event of timeline.events) see(event.timestamp);
-  for (const participant of timeline.participants) {
-    for (const invocation of participant.invocations) {
-      see(invocation.operation?.startedAt);
-      see(invocation.operation?.endedAt);
-      for (const action of invocation.toolActions)
-        for (const iso of Object.values(actionTimes(action))) see(iso);
-    }
-  }
-  return start && end ? { start, end } : undefined;
 }

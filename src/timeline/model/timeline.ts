@@ -223,33 +223,3 @@ export function observationOf(events: readonly TimelineEvent[]): TimelineEvent |
 export function needsResolution(action: TimelineToolAction): boolean {
   return settlementOf(action) === "indeterminate" && action.operation?.resolution === undefined;
 }
-
-/** Tool actions per settlement, across the whole timeline. */
-export function countBySettlement(timeline: Timeline): Map<string, number> {
-  const counts = new Map<string, number>(SETTLEMENTS.map((settlement) => [settlement, 0]));
-  for (const participant of timeline.participants) {
-    for (const invocation of participant.invocations) {
-      for (const action of invocation.toolActions) {
-        const settlement = settlementOf(action);
-        counts.set(settlement, (counts.get(settlement) ?? 0) + 1);
-      }
-    }
-  }
-  return counts;
-}
-
-/** Indeterminate tool actions that still need an operator decision, and those already resolved. */
-export function indeterminateCounts(timeline: Timeline): { open: number; resolved: number } {
-  let open = 0;
-  let resolved = 0;
-  for (const participant of timeline.participants) {
-    for (const invocation of participant.invocations) {
-      for (const action of invocation.toolActions) {
-        if (settlementOf(action) !== "indeterminate") continue;
-        if (needsResolution(action)) open += 1;
-        else resolved += 1;
-      }
-    }
-  }
-  return { open, resolved };
-}

@@ -1,21 +1,13 @@
 import { formatDuration } from "../../printed/index.js";
 import { DEFAULT_STORE_URL } from "../../store/index.js";
-import {
-  buildTimeline,
-  countBySettlement,
-  indeterminateCounts,
-  type Timeline,
-  type TimelineChain,
-  type TimelineInput,
-  timelineSpan,
-} from "../model/index.js";
+import { buildTimeline, type TimelineChain, type TimelineInput } from "../model/index.js";
 import { type EncodedRows, TIMELINE_CSP, TIMELINE_CSS, TIMELINE_SCRIPT } from "../page/index.js";
-import { invocationStatus } from "./details.js";
 import { escapeHtml } from "./escape.js";
-import { DetailPanels } from "./panels.js";
+import { MemoryPanels } from "./panel-store.js";
 import { legend, participantFilter, participantSection, refusalSummary, searchBox } from "./parts.js";
-import { encodeRows } from "./rows.js";
+import { encodeRow } from "./rows.js";
 import { dataBlockJson, StringTable } from "./strings.js";
+import { PageSummary, type ParticipantSummary, settlementCounts, statusCounts } from "./summary.js";
 
 export { TIMELINE_CSP };
 
@@ -25,28 +17,22 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
-function summary(timeline: Timeline, invocations: number, toolActions: number): string {
-  const { events, participants } = timeline;
-  const whole = timelineSpan(timeline);
+function summary(
+  page: PageSummary,
+  shown: readonly ParticipantSummary[],
+  invocations: number,
+  toolActions: number,
+): string {
+  const whole = page.span(shown);
+  const events = page.events;
   const span = whole
     ? ` · <span data-start="${escapeHtml(whole.start.iso)}">${escapeHtml(whole.start.iso)}</span> → <span data-end="${escapeHtml(whole.end.iso)}">${escapeHtml(whole.end.iso)}</span>${escapeHtml(` (${formatDuration(whole.end.ms - whole.start.ms)})`)}`
     : "";
   return [
-    `<p class="summary" data-summary data-participants="${participants.length}" data-invocations="${invocations}" data-tool-actions="${toolActions}" data-events="${events.length}">`,
-    `${plural(participants.length, "participant")} · ${plural(invocations, "invocation")} · ${plural(toolActions, "tool action")} · ${plural(events.length, "event")}${span}`,
+    `<p class="summary" data-summary data-participants="${shown.length}" data-invocations="${invocations}" data-tool-actions="${toolActions}" data-events="${events}">`,
+    `${plural(shown.length, "participant")} · ${plural(invocations, "invocation")} · ${plural(toolActions, "tool action")} · ${plural(events, "event")}${span}`,
     "</p>",
   ].join("");
-}
-
-/** Invocations per status, in the order a status is first met (the words of the rows' badges). */
-function statusCounts(timeline: Timeline): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const participant of timeline.participants)
-    for (const invocation of participant.invocations) {
-      const { key } = invocationStatus(invocation);
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-  return counts;
 }
 
 /** The header's badge: whether every history chain of the store verifies (`raes verify`). */
@@ -57,35 +43,45 @@ export function chainBadge(chain: TimelineChain | undefined): string {
   return `<p class="chain broken" data-chain="broken" role="alert">History chain broken: ${escapeHtml(chain.failure ?? "")}. Run raes verify for details.</p>`;
 }
 
+/** What the page says besides what its store holds. */
+export interface PageOptions {
+  readonly title?: string;
+  readonly chain?: TimelineChain | undefined;
+}
+
 /**
- * The page of `input` (see renderTimelineHtml) in parts, in order: the head and sections, the rows
- * block, one part per details block, the script. A caller writes each part before asking for the
- * next, so the whole page is never one string in memory (docs/hardening.md).
+ * The page of `page` in parts, in order: the head and sections, the rows block, one part per details
+ * block, the script. A caller writes each part before asking for the next, so the whole page is
+ * never one string in memory (docs/hardening.md). The page's panel store is closed at the end.
  */
-export function* timelineHtmlParts(input: TimelineInput): Generator<string> {
-  const timeline = buildTimeline(input.events, input.operations, input.schedulers ?? []);
-  const storeUrl = input.storeUrl ?? DEFAULT_STORE_URL;
-  const strings = new StringTable();
-  const details = new DetailPanels(storeUrl);
-  const p = timeline.participants.map((participant) => encodeRows(participant, strings, details));
-  const rows: EncodedRows = { s: strings.entries(), p };
-  const pending = input.pendingApprovals ?? [];
-  const sections = timeline.participants.map((participant) =>
-    participantSection(
-      participant,
-      storeUrl,
-      pending.filter((held) => held.participantAddress === participant.address),
-    ),
-  );
-  const invocations = timeline.participants.reduce((sum, p) => sum + p.invocations.length, 0);
-  const counts = countBySettlement(timeline);
-  const toolActions = [...counts.values()].reduce((sum, count) => sum + count, 0);
-  const title = input.title ?? "RAES behavior history";
-  const body =
-    sections.length > 0
-      ? sections.join("\n")
-      : `<section class="participant"><p class="muted">No history events.</p></section>`;
-  yield `<!doctype html>
+export function* summaryHtmlParts(page: PageSummary, options: PageOptions = {}): Generator<string> {
+  try {
+    const shown = page.participants();
+    const storeUrl = page.storeUrl;
+    const strings = new StringTable();
+    let panelBase = 0;
+    const p = shown.map((participant) => {
+      const base = panelBase;
+      panelBase += participant.panels;
+      return participant.rows.map((row) => encodeRow(row, strings, base));
+    });
+    const rows: EncodedRows = { s: strings.entries(), p };
+    const sections = shown.map((participant) =>
+      participantSection(participant, storeUrl, page.pendingApprovals(participant.address)),
+    );
+    const invocations = shown.reduce((sum, participant) => sum + participant.rows.length, 0);
+    const counts = settlementCounts(shown);
+    const toolActions = [...counts.values()].reduce((sum, count) => sum + count, 0);
+    const indeterminate = {
+      open: shown.reduce((sum, participant) => sum + participant.open.length, 0),
+      resolved: shown.reduce((sum, participant) => sum + participant.resolved.length, 0),
+    };
+    const title = options.title ?? "RAES behavior history";
+    const body =
+      sections.length > 0
+        ? sections.join("\n")
+        : `<section class="participant"><p class="muted">No history events.</p></section>`;
+    yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -98,12 +94,12 @@ export function* timelineHtmlParts(input: TimelineInput): Generator<string> {
 <body>
 <header class="page-head">
 <h1>${escapeHtml(title)}</h1>
-${summary(timeline, invocations, toolActions)}
-${chainBadge(input.chain)}
-${legend(counts, indeterminateCounts(timeline), statusCounts(timeline))}
-${participantFilter(timeline.participants)}
+${summary(page, shown, invocations, toolActions)}
+${chainBadge(options.chain)}
+${legend(counts, indeterminate, statusCounts(shown))}
+${participantFilter(shown)}
 ${searchBox(invocations)}
-${refusalSummary(timeline.participants)}
+${refusalSummary(shown)}
 <p class="shown" data-shown aria-live="polite"></p>
 </header>
 <div class="layout">
@@ -116,18 +112,41 @@ ${body}
 </aside>
 </div>
 `;
-  yield `<script type="application/json" id="timeline-rows">${dataBlockJson(rows)}</script>\n`;
-  let k = 0;
-  for (const block of details.blocks()) {
-    yield `<script type="application/json" id="timeline-details-${k}">${block}</script>\n`;
-    k += 1;
-  }
-  // With no block, an empty line stands where they would be.
-  if (k === 0) yield "\n";
-  yield `<script>${TIMELINE_SCRIPT}</script>
+    yield `<script type="application/json" id="timeline-rows">${dataBlockJson(rows)}</script>\n`;
+    let k = 0;
+    for (const block of page.panels.blocks(shown.map((participant) => participant.index))) {
+      yield `<script type="application/json" id="timeline-details-${k}">${block}</script>\n`;
+      k += 1;
+    }
+    // With no block, an empty line stands where they would be.
+    if (k === 0) yield "\n";
+    yield `<script>${TIMELINE_SCRIPT}</script>
 </body>
 </html>
 `;
+  } finally {
+    page.panels.close();
+  }
+}
+
+/** The page summary of a timeline input held whole in memory: its events grouped at once, in any order. */
+export function summarizeInput(input: TimelineInput): PageSummary {
+  const timeline = buildTimeline(input.events, input.operations, input.schedulers ?? []);
+  const page = new PageSummary(input.storeUrl ?? DEFAULT_STORE_URL, new MemoryPanels());
+  for (const event of timeline.events) page.addEvent(event);
+  for (const participant of timeline.participants)
+    for (const invocation of participant.invocations) page.addInvocation(participant.address, invocation);
+  for (const scheduler of input.schedulers ?? []) page.addScheduler(scheduler);
+  for (const held of input.pendingApprovals ?? []) page.addPendingApproval(held);
+  return page;
+}
+
+/** The page of `input` (see renderTimelineHtml) in parts, in order (see summaryHtmlParts). */
+export function* timelineHtmlParts(input: TimelineInput): Generator<string> {
+  yield* summaryHtmlParts(summarizeInput(input), {
+    ...(input.title === undefined ? {} : { title: input.title }),
+    ...(input.chain === undefined ? {} : { chain: input.chain }),
+  });
 }
 
 /** Renders the behavior history as one self-contained HTML page that loads nothing from the network. */

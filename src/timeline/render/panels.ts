@@ -11,16 +11,27 @@ const KINDS = ["tool-action", "invocation"] as const;
 /** The separator of the parts of a one-line value, stored apart. */
 const JOINED = " · ";
 
-/** Every string a panel names, with repeats: a one-line value counts as its parts. */
-function* panelStrings(spec: DetailSpec): Generator<string> {
-  yield* [spec.id, spec.title, ...spec.pill, spec.notice];
+/**
+ * Counts every string a panel names, with repeats, in the order the page has always counted them: a
+ * one-line value counts as its parts. Plain loops, not a generator: a long history's page counts
+ * millions of strings.
+ */
+function countStrings(spec: DetailSpec, uses: Map<string, number>): void {
+  const count = (value: string) => {
+    uses.set(value, (uses.get(value) ?? 0) + 1);
+  };
+  count(spec.id);
+  count(spec.title);
+  for (const pill of spec.pill) count(pill);
+  count(spec.notice);
   for (const section of spec.sections) {
-    yield section.title;
-    if (section.empty !== undefined) yield section.empty;
+    count(section.title);
+    if (section.empty !== undefined) count(section.empty);
     for (const [field, value] of section.rows) {
-      yield field;
-      if (typeof value === "string") yield* value.split(JOINED);
-      else yield* value;
+      count(field);
+      if (typeof value !== "string") for (const item of value) count(item);
+      else if (!value.includes(JOINED)) count(value);
+      else for (const part of value.split(JOINED)) count(part);
     }
   }
 }
@@ -29,16 +40,23 @@ function* panelStrings(spec: DetailSpec): Generator<string> {
 function encodeBlock(specs: readonly DetailSpec[]): EncodedDetails {
   const strings = new StringTable();
   const uses = new Map<string, number>();
-  for (const spec of specs)
-    for (const value of panelStrings(spec)) uses.set(value, (uses.get(value) ?? 0) + 1);
+  for (const spec of specs) countStrings(spec, uses);
+  // A stable sort: strings used as often keep the order they were first met in.
   for (const [value] of [...uses].sort((a, b) => b[1] - a[1])) strings.intern(value);
   const intern = (value: string) => strings.intern(value);
   // One line is its string's index, or, when it joins parts with " · " (event lines, tool-action
   // summaries), [-1, each part's index…], so times, phases and tool names are stored once.
   const encodeValue = (value: DetailValue): number | number[] => {
     if (typeof value !== "string") return value.map(intern);
-    const parts = value.split(JOINED);
-    return parts.length < 2 ? intern(value) : [-1, ...parts.map(intern)];
+    if (!value.includes(JOINED)) return intern(value);
+    const encoded = [-1];
+    for (const part of value.split(JOINED)) encoded.push(intern(part));
+    return encoded;
+  };
+  const encodeRows = (rows: DetailSection["rows"]): (number | number[])[] => {
+    const encoded: (number | number[])[] = [];
+    for (const [field, value] of rows) encoded.push(intern(field), encodeValue(value));
+    return encoded;
   };
   const d = specs.map(
     (spec): EncodedDetail => [
@@ -53,7 +71,7 @@ function encodeBlock(specs: readonly DetailSpec[]): EncodedDetails {
         (section): EncodedSection => [
           intern(section.title),
           section.empty === undefined ? -1 : intern(section.empty),
-          section.rows.flatMap(([field, value]) => [intern(field), encodeValue(value)]),
+          encodeRows(section.rows),
         ],
       ),
     ],
@@ -61,35 +79,20 @@ function encodeBlock(specs: readonly DetailSpec[]): EncodedDetails {
   return { s: strings.entries(), d };
 }
 
-/** The page's detail panels, kept as data until the page script draws one. */
-export class DetailPanels {
-  readonly #waiting: (() => DetailSpec)[] = [];
-  /** The store the page was read from, named in every printed command. */
-  readonly storeUrl: string;
-
-  constructor(storeUrl: string) {
-    this.storeUrl = storeUrl;
-  }
-
-  /**
-   * Takes one panel, made when the blocks are written, and returns its number (its trigger names it
-   * as `data-detail="detail-N"`; it is in block ⌊(N − 1) / PANELS_PER_BLOCK⌋).
-   */
-  add(make: () => DetailSpec): number {
-    this.#waiting.push(make);
-    return this.#waiting.length;
-  }
-
-  /**
-   * The panels as JSON data blocks' texts, PANELS_PER_BLOCK to a block, each made when it is asked
-   * for: only one block's panels are ever held at once.
-   */
-  *blocks(): Generator<string> {
-    for (let from = 0; from < this.#waiting.length; from += PANELS_PER_BLOCK) {
-      const specs = this.#waiting.slice(from, from + PANELS_PER_BLOCK).map((make) => make());
-      yield dataBlockJson(encodeBlock(specs));
+/**
+ * The panels as JSON data blocks' texts, PANELS_PER_BLOCK to a block, in order, each block made when
+ * it is asked for: only one block's panels are ever held at once.
+ */
+export function* detailBlocks(specs: Iterable<DetailSpec>): Generator<string> {
+  let block: DetailSpec[] = [];
+  for (const spec of specs) {
+    block.push(spec);
+    if (block.length === PANELS_PER_BLOCK) {
+      yield dataBlockJson(encodeBlock(block));
+      block = [];
     }
   }
+  if (block.length > 0) yield dataBlockJson(encodeBlock(block));
 }
 
 /** The panel with id `detail-N` from the text of the details block that holds it (what the page script draws). */

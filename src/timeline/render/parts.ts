@@ -1,17 +1,10 @@
 import { approvalCommands } from "../../printed/index.js";
-import {
-  needsResolution,
-  type PendingApproval,
-  SETTLEMENTS,
-  settlementOf,
-  type TimelineParticipant,
-  type TimelineScheduler,
-  type TimelineToolAction,
-} from "../model/index.js";
+import { type PendingApproval, SETTLEMENTS, type TimelineScheduler } from "../model/index.js";
 import { GLYPHS } from "../page/index.js";
 import { continuationText } from "./activity.js";
-import { refusalRows, resolveCommandsHtml, statusClass } from "./details.js";
+import { resolveCommandsHtml, statusClass } from "./details.js";
 import { escapeHtml } from "./escape.js";
+import type { ParticipantSummary } from "./summary.js";
 
 /** What each stop reason reads as on the badge (the code itself stays in `data-stop-reason`). */
 const STOP_LABELS: Readonly<Record<string, string>> = {
@@ -45,28 +38,20 @@ function schedulerBadge(scheduler: TimelineScheduler): string {
   return `<div class="scheduler ${stopped ? "stopped" : "running"}" data-scheduler="${escapeHtml(scheduler.lifecycle)}"${reason ? ` data-stop-reason="${escapeHtml(reason)}"` : ""}><span class="scheduler-state">${escapeHtml(text)}</span>${why}${continuation}</div>`;
 }
 
-function indeterminateActions(participant: TimelineParticipant): TimelineToolAction[] {
-  return participant.invocations.flatMap((invocation) =>
-    invocation.toolActions.filter((action) => settlementOf(action) === "indeterminate"),
-  );
-}
-
-function resolutionSummary(participant: TimelineParticipant, storeUrl: string): string {
-  const actions = indeterminateActions(participant);
-  if (actions.length === 0) return "";
-  const open = actions.filter(needsResolution);
-  const resolved = actions.filter((action) => !needsResolution(action));
+function resolutionSummary(participant: ParticipantSummary, storeUrl: string): string {
+  const { open, resolved } = participant;
+  if (open.length === 0 && resolved.length === 0) return "";
   const openList = open
     .map(
-      (action) =>
-        `<li data-unresolved="${escapeHtml(action.id)}"><code>${escapeHtml(action.id)}</code>${resolveCommandsHtml(action.id, storeUrl)}</li>`,
+      (id) =>
+        `<li data-unresolved="${escapeHtml(id)}"><code>${escapeHtml(id)}</code>${resolveCommandsHtml(id, storeUrl)}</li>`,
     )
     .join("");
   const resolvedList = resolved
-    .map((action) => {
-      const how = action.operation?.resolution?.resolution ?? "";
-      return `<li data-resolved="${escapeHtml(action.id)}"><code>${escapeHtml(action.id)}</code> <span class="pill s-resolved">${escapeHtml(how)}</span></li>`;
-    })
+    .map(
+      ([id, how]) =>
+        `<li data-resolved="${escapeHtml(id)}"><code>${escapeHtml(id)}</code> <span class="pill s-resolved">${escapeHtml(how)}</span></li>`,
+    )
     .join("");
   return [
     open.length > 0
@@ -78,11 +63,6 @@ function resolutionSummary(participant: TimelineParticipant, storeUrl: string): 
   ].join("");
 }
 
-/**
- * One participant's section: scheduler state, pending resolutions and an empty list for its
- * invocations, which the page script draws from the rows block one page at a time, filtered, with
- * episode titles.
- */
 /** The calls of a participant held for approval, each with the commands that decide it. */
 function approvalSummary(pending: readonly PendingApproval[], storeUrl: string): string {
   if (pending.length === 0) return "";
@@ -97,34 +77,37 @@ function approvalSummary(pending: readonly PendingApproval[], storeUrl: string):
   return `<div class="attention" data-pending-approvals="${n}"><h3>${n} tool call${n === 1 ? "" : "s"} wait${n === 1 ? "s" : ""} for approval</h3><p>Held undispatched: the tool runs only once approved.</p><ul class="commands">${items}</ul></div>`;
 }
 
+/**
+ * One participant's section: scheduler state, calls held for approval (`pending`), pending
+ * resolutions, v3 budget use and an empty list for its
+ * invocations, which the page script draws from the rows block one page at a time, filtered, with
+ * episode titles.
+ */
 export function participantSection(
-  participant: TimelineParticipant,
+  participant: ParticipantSummary,
   storeUrl: string,
   pending: readonly PendingApproval[] = [],
 ): string {
-  const toolActions = participant.invocations.reduce(
-    (sum, invocation) => sum + invocation.toolActions.length,
-    0,
-  );
+  const toolActions = participant.toolActions;
+  const invocations = participant.rows.length;
   const schedulers =
     participant.schedulers.length > 0
       ? participant.schedulers.map(schedulerBadge).join("")
       : `<div class="scheduler unknown" data-scheduler="unknown"><span class="scheduler-state">scheduler not recorded</span></div>`;
-  const rows = participant.invocations;
-  const empty = participant.invocations.length === 0 ? `<p class="muted">No history events yet.</p>` : "";
+  const empty = invocations === 0 ? `<p class="muted">No history events yet.</p>` : "";
   const pager =
-    rows.length === 0
+    invocations === 0
       ? ""
       : `<nav class="pager" aria-label="pages"><button type="button" data-pager="prev">‹ previous</button><span class="page-status" aria-live="polite"></span><button type="button" data-pager="next">next ›</button></nav>`;
   return [
     `<section class="participant" data-participant="${escapeHtml(participant.address)}">`,
     `<header class="participant-head"><div><h2><code>${escapeHtml(participant.address)}</code></h2>`,
-    `<p class="muted">${participant.invocations.length} invocation${participant.invocations.length === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
+    `<p class="muted">${invocations} invocation${invocations === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
     `<div class="schedulers">${schedulers}</div></header>`,
     approvalSummary(pending, storeUrl),
     resolutionSummary(participant, storeUrl),
     budgetUse(participant),
-    rows.length === 0 ? "" : `<ol class="invocations"></ol>`,
+    invocations === 0 ? "" : `<ol class="invocations"></ol>`,
     pager,
     empty,
     "</section>",
@@ -132,7 +115,7 @@ export function participantSection(
 }
 
 /** A v3 participant's budget use per owner and window (docs/guide/harness.md#autonomous-execution-v3). */
-function budgetUse(participant: TimelineParticipant): string {
+function budgetUse(participant: ParticipantSummary): string {
   const rows = participant.schedulers.flatMap((s) => s.budgets ?? []);
   if (rows.length === 0) return "";
   const cell = (text: string) => `<td>${escapeHtml(text)}</td>`;
@@ -177,7 +160,7 @@ export function legend(
 }
 
 /** One checkbox per participant: unchecking one hides its section and its counts. */
-export function participantFilter(participants: readonly TimelineParticipant[]): string {
+export function participantFilter(participants: readonly { readonly address: string }[]): string {
   if (participants.length < 2) return "";
   const boxes = participants.map(
     (p) =>
@@ -187,12 +170,10 @@ export function participantFilter(participants: readonly TimelineParticipant[]):
 }
 
 /** Refused calls of the whole page (the port's and the MCP gateway's own), per refusal code; refusals leave no history. */
-export function refusalSummary(participants: readonly TimelineParticipant[]): string {
+export function refusalSummary(participants: readonly ParticipantSummary[]): string {
   const totals = new Map<string, number>();
   for (const participant of participants)
-    for (const invocation of participant.invocations)
-      for (const [code, count] of refusalRows(invocation))
-        totals.set(code, (totals.get(code) ?? 0) + Number(count));
+    for (const [code, count] of participant.refusals) totals.set(code, (totals.get(code) ?? 0) + count);
   if (totals.size === 0) return `<p class="refusal-summary muted" data-refusals="0">No call was refused.</p>`;
   const items = [...totals]
     .sort(([a], [b]) => (a < b ? -1 : 1))

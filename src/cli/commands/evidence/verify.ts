@@ -1,8 +1,9 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
-import { printableStoreUrl } from "../../../printed/index.js";
-import { counted, ExitCode, printJson } from "../../exit.js";
+import { printableStoreUrl, printedCommand } from "../../../printed/index.js";
+import type { ControlPlaneStore } from "../../../store/index.js";
+import { CliErrorCode, counted, ExitCode, printError, printJson } from "../../exit.js";
 import { inputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
 
@@ -20,6 +21,16 @@ function publicKeyFile(file: string): KeyObject {
     if (error instanceof InvalidArgumentError) throw error;
     throw new InvalidArgumentError(`${file} holds no public key (PEM)`);
   }
+}
+
+/**
+ * True for a store with history and no chain: no participant's chain head, and a first event without
+ * `chain_digest`, as a SQLite store read-only before schema step 13 is.
+ */
+async function unchained(store: ControlPlaneStore): Promise<boolean> {
+  if ((await store.listChainHeads()).length > 0) return false;
+  const [first] = await store.readChainPage(0, 1);
+  return first !== undefined && first.chain_digest === undefined;
 }
 
 /**
@@ -60,7 +71,21 @@ export function registerVerifyCommand(program: Command): void {
       );
       return;
     }
-    const report = await withStore(options.store, (store) => verifyStore(store), { create: false });
+    // Read-only: the store audited is never written, an older schema never migrated (docs/evidence-format.md).
+    const report = await withStore(
+      options.store,
+      async (store) => ((await unchained(store)) ? undefined : verifyStore(store)),
+      { create: false, readOnly: true },
+    );
+    if (report === undefined) {
+      const store = printableStoreUrl(options.store);
+      printError(
+        CliErrorCode.store_unchained,
+        `${store} was written before history chains (schema step 13) and holds none to check; it was left as it is. Open it once with write access to chain its history in commit order (any command that opens it for writing does, e.g. ${printedCommand(["operations", "--store", store])}), then verify again`,
+      );
+      process.exitCode = ExitCode.usage;
+      return;
+    }
     process.exitCode = report.ok ? ExitCode.ok : ExitCode.findings;
     if (options.json) return printJson(report);
     const where = printableStoreUrl(options.store);
