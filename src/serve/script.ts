@@ -226,7 +226,7 @@ export const CONSOLE_SCRIPT = `(() => {
     const subject = button.getAttribute("data-subject");
     const generation = button.getAttribute("data-generation");
     const question = state.confirms[name];
-    if (question && !window.confirm(question + "\n\n" + subject)) return;
+    if (question && !window.confirm(question + " " + subject)) return;
     button.disabled = true;
     say((state.actions[name] || name) + ": " + subject + "…");
     try {

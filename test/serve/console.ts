@@ -2,10 +2,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decisionTime } from "../../src/operations/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { decisionTime, listOperatorWaits } from "../../src/operations/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { exampleRunArgs, raes } from "../cli/cli.js";
-import { EXAMPLE_MANIFEST, ROOT } from "../helpers/example.js";
+import { ChildStdioTransport } from "../helpers/child-stdio.js";
+import { EXAMPLE_MANIFEST, EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 import { invocation, scheduler, toolAction } from "../store/records.js";
 
 /** The example manifest allowing all six of RAES's execution controls (docs/guide/operations.md). */
@@ -144,4 +146,69 @@ export function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {})
       reject(new Error(`raes serve exited ${code} before printing a URL:\n${stdout}\n${stderr}`)),
     );
   });
+}
+
+/** The demo map with every `probe_login` call held for an operator (`approval: required`). */
+function heldMap(dir: string): string {
+  const demo = readFileSync(join(ROOT, "examples", "demo", "mcp-map.yaml"), "utf8");
+  const held = demo.replace(
+    /(evidence_refs: \[content\.participant-observation\]\n)/,
+    "$1    approval: required\n",
+  );
+  if (held === demo) throw new Error("the demo map changed shape: no probe_login entry to hold");
+  const path = join(dir, "held-map.yaml");
+  writeFileSync(path, held);
+  return path;
+}
+
+/**
+ * A real `raes mcp-gateway` (host mode, built CLI) over the demo MCP server (built), its map holding
+ * every `probe_login` call for approval, with an MCP client (the agent) connected to it. The demo
+ * server calls the portal at `portalUrl`, which counts what reached it.
+ */
+export async function heldGateway(
+  dir: string,
+  store: string,
+  portalUrl: string,
+): Promise<{ client: Client; transport: ChildStdioTransport }> {
+  const transport = new ChildStdioTransport(
+    process.execPath,
+    [
+      join(ROOT, "dist", "cli", "main.js"),
+      "mcp-gateway",
+      "--scenario",
+      EXAMPLE_SCENARIO,
+      "--manifest",
+      EXAMPLE_MANIFEST,
+      "--map",
+      heldMap(dir),
+      "--store",
+      store,
+      "--",
+      process.execPath,
+      join(ROOT, "dist", "demo", "server.js"),
+    ],
+    { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portalUrl },
+    tmpdir(),
+    { keepStderr: true },
+  );
+  const client = new Client({ name: "serve-approvals-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** The id of the newest call held for approval once a gateway wrote it, read from the store (bounded). */
+export async function pendingApproval(store: string, not: readonly string[] = []): Promise<string> {
+  const opened = await openControlPlaneStore(store);
+  try {
+    for (let round = 0; round < 2400; round += 1) {
+      const waits = await listOperatorWaits(opened, { limit: 10 });
+      const held = waits.find((w) => w.need === "pending_approval" && !not.includes(w.entry.id));
+      if (held) return held.entry.id;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await opened.close();
+  }
+  throw new Error("no call was held for approval");
 }

@@ -158,6 +158,8 @@ for (const kind of STORES) {
       const style = /<style>([\s\S]*)<\/style>/.exec(page.body)?.[1] ?? "";
       const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
       assert.ok(csp.includes(`script-src ${hash(script)}`), csp);
+      // The inlined script parses (a syntax error would leave the page dead with no server-side sign).
+      assert.doesNotThrow(() => new Function(script));
       assert.ok(csp.includes(`style-src ${hash(style)}`), csp);
       assert.equal(page.headers["x-content-type-options"], "nosniff");
     });
