@@ -27,8 +27,8 @@ import {
 
 /**
  * `raes serve` in its own process over a real SQLite store, driven in headless Chromium. Each case
- * builds on the one before (one console, one page), in order; a new case for another button (approve,
- * deny, pause, reset) is one more `it` that writes what needs the operator and clicks.
+ * builds on the one before (one console, one page), in order; a new case for another button is one
+ * more `it` that writes what needs the operator and clicks.
  */
 describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
   const skip = browserSkipReason();
@@ -82,7 +82,7 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
   it("shows what another process's run left for an operator, its participant stopped, and its timeline", async (t) => {
     if (skip) return t.skip(skip);
     assert.equal(await page.isVisible("#waits-empty"), true);
-    waiting = await runToIndeterminate(url);
+    waiting = await runToIndeterminate(url, { controlled: true });
     const row = `[data-wait="${waiting.id}"]`;
     await page.waitForSelector(row, { timeout: 0 });
     assert.deepEqual(
@@ -162,6 +162,51 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
       ],
     );
     await page.waitForSelector('#decisions [data-chain="verified"]', { timeout: 0 });
+    await sameDocument();
+  });
+
+  it("pauses the participant's execution service by a click; a click carrying a stale generation shows RAES's refusal and changes nothing", async (t) => {
+    if (skip) return t.skip(skip);
+    const participant = `[data-participant="${waiting.participant}"]`;
+    const pause = `${participant} button[data-action="execution-pause"]`;
+    await page.waitForSelector(pause, { timeout: 0 });
+    const generation = Number(await page.getAttribute(`${participant} [data-service]`, "data-generation"));
+    await page.click(pause);
+    await page.waitForSelector(`${participant} [data-service="paused"]`, { timeout: 0 });
+    const resume = `${participant} button[data-action="execution-resume"]`;
+    await page.waitForSelector(resume, { timeout: 0 });
+    const recorded = await withStore(async (store) => (await store.getDecisionHead()).decisions);
+    // As if the service had moved to another generation since the page drew the button.
+    await page.$eval(
+      resume,
+      (button, stale) => button.setAttribute("data-generation", String(stale)),
+      generation + 1,
+    );
+    await page.click(resume);
+    await page.waitForFunction(
+      "(document.getElementById('message').textContent || '').startsWith('runtime.participant-execution-stale-generation')",
+      undefined,
+      { timeout: 0 },
+    );
+    await withStore(async (store) => {
+      assert.equal((await store.getDecisionHead()).decisions, recorded, "the refusal recorded nothing");
+      assert.equal(
+        (await store.getParticipantService(waiting.participant))?.service.observed_lifecycle,
+        "paused",
+      );
+    });
+    // Redrawn with the generation the store holds, the button works.
+    await page.waitForSelector(`${resume}[data-generation="${generation}"]`, { timeout: 0 });
+    await page.click(resume);
+    await page.waitForSelector(`${participant} [data-service="running"]`, { timeout: 0 });
+    const decisions = await withStore((store) => store.readDecisionPage(0, 10));
+    assert.deepEqual(
+      decisions.slice(-2).map((d) => [d.kind, d.subject, d.operator]),
+      [
+        ["execution_pause", waiting.participant, "alice"],
+        ["execution_resume", waiting.participant, "alice"],
+      ],
+    );
     await sameDocument();
   });
 
