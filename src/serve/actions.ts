@@ -1,4 +1,8 @@
 import {
+  type ApprovalOutcome,
+  approveToolAction,
+  controlParticipant,
+  denyToolAction,
   OperatorError,
   OperatorNeed,
   ResolutionError,
@@ -6,6 +10,7 @@ import {
   resumeStoredParticipant,
   ToolActionResolution,
 } from "../operations/index.js";
+import { ExecutionControlAction, type ExecutionLifecycle } from "../records/index.js";
 import type { ControlPlaneStore, SchedulerLifecycle } from "../store/index.js";
 
 /** What a console action acts on: a tool action (by its full id) or a participant (by its address). */
@@ -21,6 +26,8 @@ export interface ActionContext {
   readonly store: ControlPlaneStore;
   readonly operator: string;
   readonly note: string;
+  /** Execution controls: the service generation the page showed (RAES's fence); absent, the current one. */
+  readonly generation?: number;
 }
 
 /** What an action did: its answer for the page, or a refusal with its stable code (nothing changed). */
@@ -40,6 +47,16 @@ export interface ConsoleAction {
   readonly need?: string;
   /** Participant actions: the scheduler lifecycles that show the button. */
   readonly lifecycles?: readonly SchedulerLifecycle[];
+  /**
+   * Participant actions: the execution service's observed lifecycles that show the button (only when
+   * the runtime's manifest allows the control). The page sends the generation it showed.
+   */
+  readonly service?: {
+    readonly control: ExecutionControlAction;
+    readonly from: readonly ExecutionLifecycle[];
+  };
+  /** A question the page asks before sending it (an action that cannot be undone). */
+  readonly confirm?: string;
   /** Carries the action out; absent while this build cannot (`serve.action-unavailable`, no button). */
   readonly run?: RunAction;
 }
@@ -65,11 +82,84 @@ function resolve(resolution: ToolActionResolution): RunAction {
   };
 }
 
+/** Approve or deny (docs/guide/approvals.md): a repeat of the same decision answers `already-…`, nothing new recorded. */
+function decide(
+  decision: (
+    store: ControlPlaneStore,
+    id: string,
+    input: { operator: string; note: string },
+  ) => Promise<ApprovalOutcome>,
+): RunAction {
+  return async ({ store, operator, note }, id) => {
+    const answer = await decision(store, id, { operator, note });
+    if (answer.outcome === "refused") return { ok: false, code: answer.code, message: answer.message };
+    return {
+      ok: true,
+      answer: { outcome: answer.outcome, id: answer.operation.id, state: answer.operation.state },
+    };
+  };
+}
+
+/** How long a drain from the console waits for the participant's open invocations (RAES's drain timeout). */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/** An execution control (docs/guide/operations.md, "Controlling one participant"), fenced by the page's generation. */
+function control(action: ExecutionControlAction, from: readonly ExecutionLifecycle[]) {
+  const run: RunAction = async ({ store, operator, note, generation }, participant) => {
+    try {
+      const outcome = await controlParticipant(store, {
+        participant,
+        action,
+        operator,
+        note,
+        drainTimeoutMs: DRAIN_TIMEOUT_MS,
+        ...(generation === undefined ? {} : { expectedGeneration: generation }),
+      });
+      if (!outcome.ok)
+        return {
+          ok: false,
+          code: outcome.code,
+          message: outcome.message,
+          ...(outcome.service === undefined
+            ? {}
+            : {
+                detail: {
+                  lifecycle: outcome.service.observed_lifecycle,
+                  generation: outcome.service.generation,
+                },
+              }),
+        };
+      return {
+        ok: true,
+        answer: {
+          lifecycle: outcome.service.observed_lifecycle,
+          generation: outcome.service.generation,
+        },
+      };
+    } catch (error) {
+      return refused(error);
+    }
+  };
+  return { subject: ActionSubject.participant, service: { control: action, from }, run };
+}
+
 /**
  * Every console action by name, in the order the page shows their buttons. A new action is one entry
  * here: the endpoint, the button and where it shows all follow from it.
  */
 export const CONSOLE_ACTIONS: Readonly<Record<string, ConsoleAction>> = {
+  approve: {
+    label: "Approve",
+    subject: ActionSubject.tool_action,
+    need: OperatorNeed.pending_approval,
+    run: decide(approveToolAction),
+  },
+  deny: {
+    label: "Deny",
+    subject: ActionSubject.tool_action,
+    need: OperatorNeed.pending_approval,
+    run: decide(denyToolAction),
+  },
   "resolve-effect-confirmed": {
     label: "Effect confirmed",
     subject: ActionSubject.tool_action,
@@ -95,16 +185,19 @@ export const CONSOLE_ACTIONS: Readonly<Record<string, ConsoleAction>> = {
       return { ok: true, answer };
     },
   },
-  // TODO(lead, after merging h/approvals and h/control): give these four their `run`, and approve/deny
-  // their `need` (the approval member of OperatorNeed):
-  //   approve: ({ store, operator, note }, id) => approveToolAction(store, id, { operator, note })
-  //   deny:    ({ store, operator, note }, id) => denyToolAction(store, id, { operator, note })
-  //   pause / reset: the execution-control functions of src/operations, with { operator, note }.
-  // Until then each answers serve.action-unavailable (501) and shows no button.
-  approve: { label: "Approve", subject: ActionSubject.tool_action },
-  deny: { label: "Deny", subject: ActionSubject.tool_action },
-  pause: { label: "Pause", subject: ActionSubject.participant, lifecycles: ["running"] },
-  reset: { label: "Reset", subject: ActionSubject.participant, lifecycles: ["stopped", "completed"] },
+  "execution-start": { label: "Start", ...control(ExecutionControlAction.start, ["stopped"]) },
+  "execution-pause": { label: "Pause", ...control(ExecutionControlAction.pause, ["running"]) },
+  "execution-resume": { label: "Resume", ...control(ExecutionControlAction.resume, ["paused"]) },
+  "execution-drain": {
+    label: "Drain",
+    ...control(ExecutionControlAction.drain, ["running", "paused"]),
+  },
+  "execution-reset": { label: "Reset", ...control(ExecutionControlAction.reset, ["quiescent"]) },
+  "execution-teardown": {
+    label: "Tear down",
+    confirm: "Tear this participant's execution service down for good? It cannot be started again.",
+    ...control(ExecutionControlAction.teardown, ["quiescent"]),
+  },
 };
 
 /** The names of the actions a waiting tool action's row offers. */
@@ -114,14 +207,26 @@ export function waitActions(need: string): string[] {
     .map(([name]) => name);
 }
 
-/** The names of the actions a participant's row offers, given its schedulers' lifecycles. */
-export function participantActions(lifecycles: readonly SchedulerLifecycle[]): string[] {
+/** A participant's execution service as the buttons need it: its lifecycle and the controls its manifest allows. */
+export interface ServiceControls {
+  readonly lifecycle: ExecutionLifecycle;
+  readonly allowed: readonly ExecutionControlAction[];
+}
+
+/** The names of the actions a participant's row offers, given its schedulers' lifecycles and its service. */
+export function participantActions(
+  lifecycles: readonly SchedulerLifecycle[],
+  service?: ServiceControls,
+): string[] {
   return Object.entries(CONSOLE_ACTIONS)
-    .filter(
-      ([, a]) =>
-        a.run !== undefined &&
-        a.subject === ActionSubject.participant &&
-        (a.lifecycles ?? []).some((l) => lifecycles.includes(l)),
-    )
+    .filter(([, a]) => {
+      if (a.run === undefined || a.subject !== ActionSubject.participant) return false;
+      const control = a.service;
+      if (control !== undefined)
+        return (
+          service?.allowed.includes(control.control) === true && control.from.includes(service.lifecycle)
+        );
+      return (a.lifecycles ?? []).some((l) => lifecycles.includes(l));
+    })
     .map(([name]) => name);
 }

@@ -15,7 +15,7 @@ export const ServeRefusal = {
   method_not_allowed: "serve.method-not-allowed",
   /** A request body over 16 KiB. HTTP 413. */
   body_too_large: "serve.body-too-large",
-  /** The body is not JSON `{subject, note?}` with strings, or a query parameter is missing. HTTP 400. */
+  /** The body is not JSON `{subject, note?, generation?}` (strings, a whole number), or a query parameter is missing. HTTP 400. */
   bad_request: "serve.bad-request",
   /** No console action has this name. HTTP 404. */
   unknown_action: "serve.unknown-action",

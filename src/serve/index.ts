@@ -5,6 +5,7 @@ export {
   CONSOLE_ACTIONS,
   type ConsoleAction,
   type RunAction,
+  type ServiceControls,
 } from "./actions.js";
 export { ChainState, type ChainView } from "./chain.js";
 export { REFUSAL_STATUS, ServeErrorCode, ServeRefusal } from "./codes.js";
@@ -28,6 +29,7 @@ export {
   startConsole,
 } from "./server.js";
 export {
+  type ApprovalView,
   type ConsoleState,
   type OperationView,
   type ParticipantView,

@@ -87,14 +87,14 @@ export function consolePage(token: string): string {
 </section>
 <section id="participants" aria-labelledby="participants-title">
 <h2 id="participants-title">Participants</h2>
-<table><thead><tr><th>participant</th><th>schedulers</th><th>open invocations</th><th>events</th><th>history chain</th><th></th></tr></thead>
+<table><thead><tr><th>participant</th><th>schedulers</th><th>execution</th><th>open invocations</th><th>events</th><th>history chain</th><th></th></tr></thead>
 <tbody id="participants-body"></tbody></table>
 <p class="muted" id="participants-empty">No participant yet.</p>
 <p class="muted" id="participants-more" hidden>More participants exist than are shown.</p>
 </section>
 <section id="operations" aria-labelledby="operations-title">
 <h2 id="operations-title">Newest operations</h2>
-<table><thead><tr><th>id</th><th>kind</th><th>state</th><th>resolution</th><th>updated</th></tr></thead>
+<table><thead><tr><th>id</th><th>kind</th><th>state</th><th>decision</th><th>updated</th></tr></thead>
 <tbody id="operations-body"></tbody></table>
 <p class="muted" id="operations-empty">No operation yet.</p>
 <p class="muted" id="operations-more" hidden>Older operations: raes operations lists them.</p>

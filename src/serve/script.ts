@@ -44,19 +44,25 @@ export const CONSOLE_SCRIPT = `(() => {
     });
   }
 
-  function buttons(actions, subject) {
+  function buttons(actions, subject, generation) {
     return el(
       "span",
       { class: "actions" },
       actions.map((name) =>
-        el("button", { type: "button", "data-action": name, "data-subject": subject, text: state.actions[name] || name }),
+        el("button", {
+          type: "button",
+          "data-action": name,
+          "data-subject": subject,
+          "data-generation": name.startsWith("execution-") && generation !== undefined ? String(generation) : undefined,
+          text: state.actions[name] || name,
+        }),
       ),
     );
   }
 
   function needText(need) {
     if (need === "resolution") return "indeterminate: did its effect happen?";
-    if (need === "approval") return "waits for approval";
+    if (need === "pending_approval") return "held for approval";
     return need;
   }
 
@@ -73,6 +79,13 @@ export const CONSOLE_SCRIPT = `(() => {
           el("span", { class: "need", text: needText(w.need) }),
           el("code", { class: "id", text: w.id }),
           el("span", { class: "muted", text: w.participant + (w.tool ? " · " + w.tool : "") + " · " + w.createdAt }),
+          w.approval
+            ? el("span", {
+                class: "approval",
+                "data-approval": w.approval.state,
+                text: "requested " + w.approval.requestedAt + " · expires " + w.approval.expiresAt,
+              })
+            : null,
           buttons(w.actions, w.id),
         ]),
       );
@@ -93,10 +106,15 @@ export const CONSOLE_SCRIPT = `(() => {
         el("tr", { "data-participant": p.address }, [
           el("td", {}, [el("code", { text: p.address })]),
           el("td", { "data-lifecycle": p.schedulers.map((s) => s.lifecycle).join(" "), text: schedulers || "no scheduler" }),
+          el("td", {
+            "data-service": p.service ? p.service.lifecycle : undefined,
+            "data-generation": p.service ? String(p.service.generation) : undefined,
+            text: p.service ? p.service.lifecycle + ", generation " + p.service.generation : "no execution service",
+          }),
           el("td", { class: "num", text: String(p.open) }),
           el("td", { class: "num", text: String(p.events) }),
           el("td", {}, [chainBadge(p.chain)]),
-          el("td", {}, [buttons(p.actions, p.address)]),
+          el("td", {}, [buttons(p.actions, p.address, p.service ? p.service.generation : undefined)]),
         ]),
       );
     }
@@ -110,6 +128,13 @@ export const CONSOLE_SCRIPT = `(() => {
     return "resolved " + r.resolution + (r.operator ? " by " + r.operator : "") + " at " + r.resolvedAt;
   }
 
+  function approvalText(a) {
+    const asked = "approval requested " + a.requestedAt;
+    if (a.state === "pending") return asked + ", pending until " + a.expiresAt;
+    if (a.state === "expired") return asked + ", expired (" + (a.expiredBy || "timeout") + ") at " + (a.decidedAt || "?");
+    return asked + ", " + a.state + (a.operator ? " by " + a.operator : "") + " at " + (a.decidedAt || "?");
+  }
+
   function renderOperations() {
     const body = $("operations-body");
     body.replaceChildren();
@@ -119,7 +144,11 @@ export const CONSOLE_SCRIPT = `(() => {
           el("td", {}, [el("code", { text: o.id })]),
           el("td", { text: o.kind === "tool_action" ? "tool action" + (o.tool ? " · " + o.tool : "") : "invocation" }),
           el("td", { text: o.state + (o.withheldReason ? " (" + o.withheldReason + ")" : "") }),
-          el("td", { "data-resolution": o.resolution ? o.resolution.resolution : undefined, text: resolutionText(o) }),
+          el("td", {
+            "data-resolution": o.resolution ? o.resolution.resolution : undefined,
+            "data-approval": o.approval ? o.approval.state : undefined,
+            text: [o.approval ? approvalText(o.approval) : "", resolutionText(o)].filter(Boolean).join("; "),
+          }),
           el("td", { text: o.updatedAt }),
         ]),
       );
@@ -195,13 +224,20 @@ export const CONSOLE_SCRIPT = `(() => {
   async function act(button) {
     const name = button.getAttribute("data-action");
     const subject = button.getAttribute("data-subject");
+    const generation = button.getAttribute("data-generation");
+    const question = state.confirms[name];
+    if (question && !window.confirm(question + " " + subject)) return;
     button.disabled = true;
     say((state.actions[name] || name) + ": " + subject + "…");
     try {
       const response = await fetch("/api/actions/" + encodeURIComponent(name), {
         method: "POST",
         headers: { "content-type": "application/json", "x-raes-token": token },
-        body: JSON.stringify({ subject, note: $("note").value }),
+        body: JSON.stringify({
+          subject,
+          note: $("note").value,
+          generation: generation === null ? undefined : Number(generation),
+        }),
         cache: "no-store",
         credentials: "omit",
       });

@@ -119,21 +119,31 @@ function actionOf(text: string): string {
   }
 }
 
-/** An action request's `{subject, note?}`, checked. */
-function actionInput(text: string): { subject: string; note: string } {
+/** An action request's `{subject, note?, generation?}`, checked. */
+function actionInput(text: string): { subject: string; note: string; generation?: number } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     throw new Refused(ServeRefusal.bad_request, "the body is not JSON");
   }
-  const { subject, note } = (value ?? {}) as { subject?: unknown; note?: unknown };
+  const { subject, note, generation } = (value ?? {}) as {
+    subject?: unknown;
+    note?: unknown;
+    generation?: unknown;
+  };
   if (typeof subject !== "string" || subject.length === 0 || subject.length > MAX_SUBJECT)
     throw new Refused(ServeRefusal.bad_request, `subject is a string of 1 to ${MAX_SUBJECT} characters`);
   if (note !== undefined && typeof note !== "string")
     throw new Refused(ServeRefusal.bad_request, "note is a string when given");
+  if (generation !== undefined && (!Number.isSafeInteger(generation) || (generation as number) < 0))
+    throw new Refused(ServeRefusal.bad_request, "generation is a whole number when given");
   try {
-    return { subject, note: decisionNote(note) };
+    return {
+      subject,
+      note: decisionNote(note),
+      ...(generation === undefined ? {} : { generation: generation as number }),
+    };
   } catch (error) {
     if (error instanceof OperatorError) throw new Refused(error.code, error.message, 400);
     throw error;
@@ -208,7 +218,15 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleServ
     const input = actionInput(await readBody(request));
     if (action.run === undefined)
       throw new Refused(ServeRefusal.action_unavailable, `${name} is not available in this build`);
-    const outcome = await action.run({ store, operator, note: input.note }, input.subject);
+    const outcome = await action.run(
+      {
+        store,
+        operator,
+        note: input.note,
+        ...(input.generation === undefined ? {} : { generation: input.generation }),
+      },
+      input.subject,
+    );
     if (!outcome.ok) throw new Refused(outcome.code, outcome.message, 409, outcome.detail);
     void hub.current().catch(() => undefined);
     json(response, 200, { action: name, subject: input.subject, operator, answer: outcome.answer });

@@ -1,5 +1,5 @@
 import { listOperatorWaits } from "../operations/index.js";
-import type { OperationEntry } from "../records/index.js";
+import type { ApprovalRecord, OperationEntry, ParticipantServiceRecord } from "../records/index.js";
 import type { ControlPlaneStore, SchedulerRecord } from "../store/index.js";
 import { CONSOLE_ACTIONS, participantActions, waitActions } from "./actions.js";
 import type { ChainView, ChainWatch } from "./chain.js";
@@ -20,6 +20,18 @@ export interface Shown<T> {
   readonly more: boolean;
 }
 
+/** A held call's approval as the page shows it: who decided what and when, never an argument. */
+export interface ApprovalView {
+  readonly state: string;
+  readonly requestedAt: string;
+  readonly timeoutSeconds: number;
+  /** When a pending approval expires if nobody decides (requested + timeout). */
+  readonly expiresAt: string;
+  readonly decidedAt?: string;
+  readonly operator?: string;
+  readonly expiredBy?: string;
+}
+
 /** An operation as the page shows it: ids, states and times only (no argument or result is stored). */
 export interface OperationView {
   readonly id: string;
@@ -36,6 +48,7 @@ export interface OperationView {
     readonly operator?: string;
     readonly resolvedAt: string;
   };
+  readonly approval?: ApprovalView;
 }
 
 /** An operation that waits for a person, what for, and the actions its row offers. */
@@ -54,6 +67,15 @@ export interface ParticipantView {
     readonly attempts: number;
     readonly updatedAt: string;
   }[];
+  /** Its execution service (docs/guide/operations.md), when a runtime scheduled it. */
+  readonly service?: {
+    readonly lifecycle: string;
+    readonly desired: string;
+    /** The generation a control from this page names (RAES's fence). */
+    readonly generation: number;
+    readonly acceptingNewWork: boolean;
+    readonly updatedAt: string;
+  };
   /** Invocations running now (or left open by a run that died). */
   readonly open: number;
   readonly events: number;
@@ -70,10 +92,27 @@ export interface ConsoleState {
   readonly waits: Shown<WaitView>;
   readonly participants: Shown<ParticipantView>;
   readonly operations: Shown<OperationView>;
-  /** The operator chain: every resolve, resume (and later approve, deny, pause, reset) decision. */
+  /** The operator chain: every approve, deny, resolve, resume and execution-control decision. */
   readonly decisions: ChainView & { readonly recorded: number };
   /** Each action's button text, by name. */
   readonly actions: Readonly<Record<string, string>>;
+  /** The question the page asks before sending an action that cannot be undone, by name. */
+  readonly confirms: Readonly<Record<string, string>>;
+}
+
+function approvalView(approval: ApprovalRecord): ApprovalView {
+  const requested = Date.parse(approval.requestedAt);
+  return {
+    state: approval.state,
+    requestedAt: approval.requestedAt,
+    timeoutSeconds: approval.timeoutSeconds,
+    expiresAt: Number.isNaN(requested)
+      ? ""
+      : new Date(requested + approval.timeoutSeconds * 1000).toISOString(),
+    ...(approval.decidedAt === undefined ? {} : { decidedAt: approval.decidedAt }),
+    ...(approval.operator === undefined ? {} : { operator: approval.operator }),
+    ...(approval.expiredBy === undefined ? {} : { expiredBy: approval.expiredBy }),
+  };
 }
 
 function operationView(entry: OperationEntry): OperationView {
@@ -96,6 +135,7 @@ function operationView(entry: OperationEntry): OperationView {
             resolvedAt: entry.resolution.resolvedAt,
           },
         }),
+    ...(entry.approval === undefined ? {} : { approval: approvalView(entry.approval) }),
   };
 }
 
@@ -112,13 +152,14 @@ export async function readConsoleState(
   store: ControlPlaneStore,
   context: { readonly storeLabel: string; readonly operator: string; readonly chains: ChainWatch },
 ): Promise<ConsoleState> {
-  const [waits, operations, schedulers, heads, decisionHead, open] = await Promise.all([
+  const [waits, operations, schedulers, heads, decisionHead, open, services] = await Promise.all([
     listOperatorWaits(store, { limit: SHOWN.waits + 1 }),
     store.listOperations({ limit: SHOWN.operations + 1 }),
     store.listSchedulers(),
     store.listChainHeads(),
     store.getDecisionHead(),
     store.listOpenInvocations(),
+    store.listParticipantServices(),
   ]);
   context.chains.observe(heads, decisionHead);
   const byParticipant = new Map<string, SchedulerRecord[]>();
@@ -127,10 +168,12 @@ export async function readConsoleState(
   const headOf = new Map(heads.map((h) => [h.participant_address, h]));
   const openOf = new Map<string, number>();
   for (const i of open) openOf.set(i.participantAddress, (openOf.get(i.participantAddress) ?? 0) + 1);
-  const addresses = [...new Set([...byParticipant.keys(), ...headOf.keys()])].sort();
+  const serviceOf = new Map<string, ParticipantServiceRecord>(services.map((r) => [r.participantAddress, r]));
+  const addresses = [...new Set([...byParticipant.keys(), ...headOf.keys(), ...serviceOf.keys()])].sort();
   const participants: ParticipantView[] = addresses.slice(0, SHOWN.participants + 1).map((address) => {
     const records = byParticipant.get(address) ?? [];
     const head = headOf.get(address);
+    const service = serviceOf.get(address);
     return {
       address,
       schedulers: records.map((r) => ({
@@ -140,11 +183,27 @@ export async function readConsoleState(
         attempts: r.attempts,
         updatedAt: r.updatedAt,
       })),
+      ...(service === undefined
+        ? {}
+        : {
+            service: {
+              lifecycle: service.service.observed_lifecycle,
+              desired: service.service.desired_lifecycle,
+              generation: service.service.generation,
+              acceptingNewWork: service.service.accepting_new_work,
+              updatedAt: service.updatedAt,
+            },
+          }),
       open: openOf.get(address) ?? 0,
       events: head?.events ?? 0,
       headSequence: head?.head_sequence ?? 0,
       chain: context.chains.participant(address),
-      actions: participantActions(records.map((r) => r.lifecycle)),
+      actions: participantActions(
+        records.map((r) => r.lifecycle),
+        service === undefined
+          ? undefined
+          : { lifecycle: service.service.observed_lifecycle, allowed: service.controlActions },
+      ),
     };
   });
   return {
@@ -158,5 +217,10 @@ export async function readConsoleState(
     operations: shown(operations.map(operationView), SHOWN.operations),
     decisions: { ...context.chains.decisions(), recorded: decisionHead.decisions },
     actions: Object.fromEntries(Object.entries(CONSOLE_ACTIONS).map(([name, a]) => [name, a.label])),
+    confirms: Object.fromEntries(
+      Object.entries(CONSOLE_ACTIONS).flatMap(([name, a]) =>
+        a.confirm === undefined ? [] : [[name, a.confirm]],
+      ),
+    ),
   };
 }

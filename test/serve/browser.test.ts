@@ -1,22 +1,34 @@
 import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
 import type { Browser, Page } from "playwright-core";
+import { LOGIN_PATH, type PortalService, startPortalService } from "../../src/demo/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { exampleRunArgs, raes } from "../cli/cli.js";
 import { browserSkipReason, launchChromium } from "../fixtures/history/chromium.js";
-import { indeterminateActions, runToIndeterminate, type ServeProcess, startServe } from "./console.js";
+import type { ChildStdioTransport } from "../helpers/child-stdio.js";
+import {
+  heldGateway,
+  indeterminateActions,
+  pendingApproval,
+  runToIndeterminate,
+  type ServeProcess,
+  startServe,
+} from "./console.js";
 
 /**
  * `raes serve` in its own process over a real SQLite store, driven in headless Chromium. Each case
- * builds on the one before (one console, one page), in order; a new case for another button (approve,
- * deny, pause, reset) is one more `it` that writes what needs the operator and clicks.
+ * builds on the one before (one console, one page), in order; a new case for another button is one
+ * more `it` that writes what needs the operator and clicks.
  */
 describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
   const skip = browserSkipReason();
@@ -70,7 +82,7 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
   it("shows what another process's run left for an operator, its participant stopped, and its timeline", async (t) => {
     if (skip) return t.skip(skip);
     assert.equal(await page.isVisible("#waits-empty"), true);
-    waiting = await runToIndeterminate(url);
+    waiting = await runToIndeterminate(url, { controlled: true });
     const row = `[data-wait="${waiting.id}"]`;
     await page.waitForSelector(row, { timeout: 0 });
     assert.deepEqual(
@@ -153,6 +165,51 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
     await sameDocument();
   });
 
+  it("pauses the participant's execution service by a click; a click carrying a stale generation shows RAES's refusal and changes nothing", async (t) => {
+    if (skip) return t.skip(skip);
+    const participant = `[data-participant="${waiting.participant}"]`;
+    const pause = `${participant} button[data-action="execution-pause"]`;
+    await page.waitForSelector(pause, { timeout: 0 });
+    const generation = Number(await page.getAttribute(`${participant} [data-service]`, "data-generation"));
+    await page.click(pause);
+    await page.waitForSelector(`${participant} [data-service="paused"]`, { timeout: 0 });
+    const resume = `${participant} button[data-action="execution-resume"]`;
+    await page.waitForSelector(resume, { timeout: 0 });
+    const recorded = await withStore(async (store) => (await store.getDecisionHead()).decisions);
+    // As if the service had moved to another generation since the page drew the button.
+    await page.$eval(
+      resume,
+      (button, stale) => button.setAttribute("data-generation", String(stale)),
+      generation + 1,
+    );
+    await page.click(resume);
+    await page.waitForFunction(
+      "(document.getElementById('message').textContent || '').startsWith('runtime.participant-execution-stale-generation')",
+      undefined,
+      { timeout: 0 },
+    );
+    await withStore(async (store) => {
+      assert.equal((await store.getDecisionHead()).decisions, recorded, "the refusal recorded nothing");
+      assert.equal(
+        (await store.getParticipantService(waiting.participant))?.service.observed_lifecycle,
+        "paused",
+      );
+    });
+    // Redrawn with the generation the store holds, the button works.
+    await page.waitForSelector(`${resume}[data-generation="${generation}"]`, { timeout: 0 });
+    await page.click(resume);
+    await page.waitForSelector(`${participant} [data-service="running"]`, { timeout: 0 });
+    const decisions = await withStore((store) => store.readDecisionPage(0, 10));
+    assert.deepEqual(
+      decisions.slice(-2).map((d) => [d.kind, d.subject, d.operator]),
+      [
+        ["execution_pause", waiting.participant, "alice"],
+        ["execution_resume", waiting.participant, "alice"],
+      ],
+    );
+    await sameDocument();
+  });
+
   it("shows a participant's chain broken at the participant and sequence of an edited event", async (t) => {
     if (skip) return t.skip(skip);
     const [edited] = await withStore((store) =>
@@ -177,3 +234,173 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
     assert.deepEqual(errors, []);
   });
 });
+
+/**
+ * Approvals from the console: a real `raes mcp-gateway` holds an agent's calls (map entry `approval:
+ * required`) in front of the real demo MCP server, whose portal counts what reaches it; the operator
+ * decides on the page, in order: approve one call, deny another.
+ */
+describe("raes serve approving and denying a gateway's held calls in headless Chromium", {
+  timeout: 240_000,
+}, () => {
+  const skip = browserSkipReason();
+  const dir = mkdtempSync(join(tmpdir(), "raes-serve-approvals-"));
+  const url = `sqlite:${join(dir, "store.db")}`;
+  const canary = `canary-${Array.from({ length: 24 }, () => String.fromCharCode(97 + randomInt(26))).join("")}`;
+  let browser: Browser;
+  let serve: ServeProcess;
+  let page: Page;
+  let portal: PortalService;
+  let agent: { client: Client; transport: ChildStdioTransport };
+  const stream = { text: "", done: new AbortController() };
+  const decided: string[] = [];
+  const errors: string[] = [];
+
+  before(async () => {
+    if (skip) return;
+    await (await openControlPlaneStore(url)).close();
+    portal = await startPortalService();
+    serve = await startServe(["--store", url, "--listen", "127.0.0.1:0", "--operator", "alice"]);
+    // Everything the console streams to a page, kept to search for the canary.
+    const events = await fetch(`${serve.base}api/events?token=${serve.token}`, {
+      signal: stream.done.signal,
+    });
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of events.body as unknown as AsyncIterable<Uint8Array>)
+        stream.text += decoder.decode(chunk, { stream: true });
+    })().catch(() => undefined);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error" && !/Failed to load resource/.test(message.text()))
+        errors.push(message.text());
+    });
+    await page.goto(serve.printed, { timeout: 0 });
+    await page.waitForSelector('#live[data-live="open"]', { timeout: 0 });
+    await page.evaluate("window.__sameDocument = true");
+    agent = await heldGateway(dir, url, portal.url);
+  });
+  after(async () => {
+    stream.done.abort();
+    await agent?.client.close();
+    const gatewayCode = await agent?.transport.exited;
+    await browser?.close();
+    await portal?.close();
+    const code = await serve?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    if (!skip) {
+      assert.equal(gatewayCode, 0, agent?.transport.stderr);
+      assert.equal(code, 0, serve?.stderr());
+    }
+  });
+
+  async function sameDocument(): Promise<void> {
+    assert.equal(await page.evaluate("window.__sameDocument === true"), true, "the page was reloaded");
+  }
+
+  /** Calls the tool as the agent; resolves when the gateway answers (after a decision). */
+  function call(path: string): Promise<CallToolResult> {
+    return agent.client.callTool({ name: "probe_login", arguments: { path } }, undefined, {
+      timeout: 200_000,
+    }) as Promise<CallToolResult>;
+  }
+
+  /** Waits until the gateway held a new call (read from the store), then for the page to show it. */
+  async function heldOnPage(): Promise<string> {
+    const id = await pendingApproval(url, decided);
+    decided.push(id);
+    // The one timed wait: the console is at most 2 s behind the store.
+    await page.waitForSelector(`[data-wait="${id}"][data-need="pending_approval"]`, { timeout: 2_000 });
+    assert.deepEqual(
+      await page.$$eval(`[data-wait="${id}"] button`, (buttons) =>
+        buttons.map((b) => b.getAttribute("data-action")),
+      ),
+      ["approve", "deny"],
+    );
+    assert.match(
+      (await page.textContent(`[data-wait="${id}"] [data-approval="pending"]`)) ?? "",
+      /requested .* expires /,
+    );
+    return id;
+  }
+
+  it("shows a held call within 2 s; a click on Approve dispatches it, the upstream runs it once, and the page updates without a reload", async (t) => {
+    if (skip) return t.skip(skip);
+    const before = portal.requests()[LOGIN_PATH] ?? 0;
+    const answer = call(LOGIN_PATH);
+    const id = await heldOnPage();
+    assert.equal(portal.requests()[LOGIN_PATH] ?? 0, before, "held: the upstream has not seen it");
+    await page.fill("#note", "in scope");
+    await page.click(`[data-wait="${id}"] button[data-action="approve"]`);
+    const result = await answer;
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    assert.equal((portal.requests()[LOGIN_PATH] ?? 0) - before, 1, "the tool ran exactly once");
+    await page.waitForSelector(`[data-wait="${id}"]`, { state: "detached", timeout: 0 });
+    const cell = `[data-operation="${id}"] [data-approval="approved"]`;
+    await page.waitForSelector(cell, { timeout: 0 });
+    assert.match((await page.textContent(cell)) ?? "", /approved by alice at /);
+    assert.match((await page.textContent("#message")) ?? "", /recorded as alice/);
+    const approval = await withStore(url, async (store) => (await store.getToolAction(id))?.approval);
+    assert.deepEqual(
+      [approval?.state, approval?.operator, approval?.note],
+      ["approved", "alice", "in scope"],
+    );
+    await sameDocument();
+  });
+
+  it("withholds another held call by a click on Deny: it never reaches the upstream", async (t) => {
+    if (skip) return t.skip(skip);
+    const before = { ...portal.requests() };
+    const answer = call(`/${canary}`);
+    const id = await heldOnPage();
+    await page.click(`[data-wait="${id}"] button[data-action="deny"]`);
+    const result = await answer;
+    assert.equal(result.isError, true);
+    assert.equal(result._meta?.["raes/code"], "approval_denied");
+    assert.deepEqual(portal.requests(), before, "the upstream never saw it");
+    const cell = `[data-operation="${id}"] [data-approval="denied"]`;
+    await page.waitForSelector(cell, { timeout: 0 });
+    assert.match((await page.textContent(cell)) ?? "", /denied by alice at /);
+    const action = await withStore(url, (store) => store.getToolAction(id));
+    assert.deepEqual(
+      [action?.settlement, action?.withheldReason, action?.dispatchedAt, action?.approval?.operator],
+      ["withheld", "approval_denied", undefined, "alice"],
+    );
+    const decisions = await withStore(url, (store) => store.readDecisionPage(0, 10));
+    assert.deepEqual(
+      decisions.map((d) => [d.kind, d.subject, d.operator]),
+      [
+        ["approve", decided[0], "alice"],
+        ["deny", id, "alice"],
+      ],
+    );
+    await sameDocument();
+  });
+
+  it("never puts the denied call's argument value on the page, in its frames or in the state stream", async (t) => {
+    if (skip) return t.skip(skip);
+    // The stream has carried the denial, so it carried everything the console shows of that call.
+    await waitFor(() => stream.text.includes('"denied"'));
+    const documents = await Promise.all(page.frames().map((frame) => frame.content()));
+    assert.ok(documents.length >= 1);
+    for (const html of [...documents, stream.text]) assert.equal(html.includes(canary), false);
+    assert.equal(stream.text.includes(canary), false);
+    assert.deepEqual(errors, []);
+  });
+});
+
+async function withStore<T>(url: string, work: (store: ControlPlaneStore) => Promise<T>): Promise<T> {
+  const store = await openControlPlaneStore(url);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Polls `condition` until it holds; the suite's timeout bounds it. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 50));
+}

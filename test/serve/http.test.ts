@@ -17,7 +17,7 @@ import {
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
-import { indeterminateActions, runToIndeterminate } from "./console.js";
+import { heldCalls, indeterminateActions, runToIndeterminate } from "./console.js";
 
 const TOKEN = "test-token-0123456789abcdef";
 const DIR = mkdtempSync(join(tmpdir(), "raes-serve-http-"));
@@ -111,7 +111,7 @@ for (const kind of STORES) {
     before(async () => {
       url = await kind.url();
       if (url === undefined) return;
-      waiting = await runToIndeterminate(url);
+      waiting = await runToIndeterminate(url, { controlled: true });
       store = await openControlPlaneStore(url);
       console_ = await startConsole({
         store,
@@ -158,6 +158,8 @@ for (const kind of STORES) {
       const style = /<style>([\s\S]*)<\/style>/.exec(page.body)?.[1] ?? "";
       const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
       assert.ok(csp.includes(`script-src ${hash(script)}`), csp);
+      // The inlined script parses (a syntax error would leave the page dead with no server-side sign).
+      assert.doesNotThrow(() => new Function(script));
       assert.ok(csp.includes(`style-src ${hash(style)}`), csp);
       assert.equal(page.headers["x-content-type-options"], "nosniff");
     });
@@ -242,11 +244,136 @@ for (const kind of STORES) {
       );
     });
 
-    it("answers an action this build does not carry out yet with serve.action-unavailable", async (t) => {
+    async function readState(): Promise<ConsoleState> {
+      return JSON.parse(
+        (await send(console_.url, "/api/state", { headers: { "x-raes-token": TOKEN } })).body,
+      ) as ConsoleState;
+    }
+
+    it("approves and denies held calls from their endpoints, recorded as its operator; a repeat changes nothing and every refusal leaves no trace", async (t) => {
       if (url === undefined) return t.skip("PostgreSQL unavailable");
-      const answer = await action("approve", { subject: waiting.id }, { "x-raes-token": TOKEN, origin });
-      assert.equal(answer.status, 501);
-      assert.equal(errorCode(answer.body), ServeRefusal.action_unavailable);
+      const headers = { "x-raes-token": TOKEN, origin };
+      const [approved = "", denied = ""] = await heldCalls(url, 2);
+      const shown = (await readState()).waits.items.filter((w) => w.need === "pending_approval");
+      assert.deepEqual(shown.map((w) => w.id).sort(), [approved, denied].sort());
+      const pending = shown.find((w) => w.id === approved);
+      assert.deepEqual(pending?.actions, ["approve", "deny"]);
+      assert.equal(pending?.approval?.state, "pending");
+      assert.equal(
+        Date.parse(pending?.approval?.expiresAt ?? "") - Date.parse(pending?.approval?.requestedAt ?? ""),
+        300_000,
+      );
+      const before = (await store.getDecisionHead()).decisions;
+      const refusals: [string, string, string][] = [
+        ["approve", waiting.id, "approval.not-held"],
+        ["deny", "no-such-action", "approval.unknown-action"],
+      ];
+      for (const [name, subject, code] of refusals) {
+        const answer = await action(name, { subject }, headers);
+        assert.equal(answer.status, 409, answer.body);
+        assert.equal(errorCode(answer.body), code);
+      }
+      assert.equal((await store.getDecisionHead()).decisions, before, "a refusal records nothing");
+
+      const yes = await action("approve", { subject: approved, note: "in scope" }, headers);
+      assert.equal(yes.status, 200, yes.body);
+      assert.equal(JSON.parse(yes.body).answer.outcome, "approved");
+      const again = await action("approve", { subject: approved }, headers);
+      assert.equal(JSON.parse(again.body).answer.outcome, "already-approved");
+      const no = await action("deny", { subject: denied, note: "out of scope" }, headers);
+      assert.equal(JSON.parse(no.body).answer.outcome, "denied");
+      for (const [name, subject, code] of [
+        ["deny", approved, "approval.already-approved"],
+        ["approve", denied, "approval.already-denied"],
+      ] as const) {
+        const answer = await action(name, { subject }, headers);
+        assert.equal(answer.status, 409);
+        assert.equal(errorCode(answer.body), code);
+      }
+      const decisions = (await store.readDecisionPage(0, 100)).slice(before);
+      assert.deepEqual(
+        decisions.map((d) => [d.kind, d.subject, d.operator, d.note]),
+        [
+          ["approve", approved, "alice", "in scope"],
+          ["deny", denied, "alice", "out of scope"],
+        ],
+      );
+      const state = await readState();
+      assert.equal(state.waits.items.filter((w) => w.need === "pending_approval").length, 0);
+      const listed = new Map(state.operations.items.map((o) => [o.id, o.approval]));
+      assert.equal(listed.get(approved)?.state, "approved");
+      assert.equal(listed.get(approved)?.operator, "alice");
+      assert.ok(listed.get(approved)?.decidedAt);
+      assert.equal(listed.get(denied)?.state, "denied");
+    });
+
+    it("pauses, resumes, drains and resets the participant's execution service with the generation the page showed; a stale generation or a wrong lifecycle is refused and leaves no trace", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      const headers = { "x-raes-token": TOKEN, origin };
+      const shown = async () => {
+        const p = (await readState()).participants.items.find((i) => i.address === waiting.participant);
+        assert.ok(p?.service, "the participant has an execution service");
+        return { service: p.service, actions: p.actions.filter((a) => a.startsWith("execution-")) };
+      };
+      const first = await shown();
+      assert.equal(first.service.lifecycle, "running");
+      assert.deepEqual(first.actions, ["execution-pause", "execution-drain"]);
+      const generation = first.service.generation;
+      const before = (await store.getDecisionHead()).decisions;
+      const revision = (await store.getParticipantService(waiting.participant))?.revision;
+      const noTrace = async () => {
+        assert.equal((await store.getDecisionHead()).decisions, before);
+        assert.equal((await store.getParticipantService(waiting.participant))?.revision, revision);
+      };
+
+      const stale = await action(
+        "execution-pause",
+        { subject: waiting.participant, generation: generation + 7 },
+        headers,
+      );
+      assert.equal(stale.status, 409);
+      assert.equal(errorCode(stale.body), "runtime.participant-execution-stale-generation");
+      assert.deepEqual(JSON.parse(stale.body).error.detail, { lifecycle: "running", generation });
+      const wrong = await action("execution-reset", { subject: waiting.participant, generation }, headers);
+      assert.equal(errorCode(wrong.body), "runtime.participant-execution-transition-invalid");
+      const unknown = await action("execution-pause", { subject: "participant.nobody", generation }, headers);
+      assert.equal(errorCode(unknown.body), "runtime.participant-execution-not-found");
+      const malformed = await action(
+        "execution-pause",
+        { subject: waiting.participant, generation: "1" },
+        headers,
+      );
+      assert.equal(malformed.status, 400);
+      assert.equal(errorCode(malformed.body), ServeRefusal.bad_request);
+      await noTrace();
+
+      const steps: [string, string, string[], number][] = [
+        ["execution-pause", "paused", ["execution-resume", "execution-drain"], generation],
+        ["execution-resume", "running", ["execution-pause", "execution-drain"], generation],
+        ["execution-drain", "quiescent", ["execution-reset", "execution-teardown"], generation],
+        ["execution-reset", "running", ["execution-pause", "execution-drain"], generation + 1],
+      ];
+      for (const [name, lifecycle, next, nextGeneration] of steps) {
+        const seen = (await shown()).service.generation;
+        const answer = await action(
+          name,
+          { subject: waiting.participant, note: name, generation: seen },
+          headers,
+        );
+        assert.equal(answer.status, 200, answer.body);
+        assert.deepEqual(JSON.parse(answer.body).answer, { lifecycle, generation: nextGeneration });
+        const after = await shown();
+        assert.equal(after.service.lifecycle, lifecycle);
+        assert.deepEqual(after.actions, next);
+      }
+      // The page still showing the generation before the reset: its click is refused.
+      const late = await action("execution-pause", { subject: waiting.participant, generation }, headers);
+      assert.equal(errorCode(late.body), "runtime.participant-execution-stale-generation");
+      const decisions = (await store.readDecisionPage(0, 100)).slice(before);
+      assert.deepEqual(
+        decisions.map((d) => [d.kind, d.subject, d.operator, d.note]),
+        steps.map(([name]) => [name.replace("-", "_"), waiting.participant, "alice", name]),
+      );
     });
 
     it("bounds every list, saying when more exist", async (t) => {
