@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 
@@ -49,7 +49,7 @@ export const HttpRefusalCode = {
   not_found: "mcp-http.not-found",
   /** On a loopback bind, the Host header names something else (DNS rebinding). */
   host_not_loopback: "mcp-http.host-not-loopback",
-  /** The Origin header is `null`, malformed, or (on a loopback bind) not a loopback page. */
+  /** The Origin header is `null`, malformed, or not the gateway's own origin (scheme aside, its Host). */
   origin_refused: "mcp-http.origin-refused",
   /** The gateway has a token and the request's `Authorization: Bearer` is missing or wrong. */
   token_required: "mcp-http.token-required",
@@ -74,8 +74,8 @@ export type HttpRefusal = {
 
 /**
  * Checks one request against the gateway's HTTP rules: only the /mcp path; never `Origin: null` (a
- * sandboxed or local-file page); on a loopback bind a loopback Host and (when sent) Origin, so a web
- * page cannot reach it by DNS rebinding; the bearer token when one is configured. The token is
+ * sandboxed or local-file page); on a loopback bind a loopback Host, so a web page cannot reach it by DNS
+ * rebinding; an Origin (when sent) equal to the gateway's own origin, so no other site's page can; the bearer token when one is configured. The token is
  * compared in constant time and never read from the URL.
  */
 export function checkRequest(
@@ -88,29 +88,30 @@ export function checkRequest(
   const origin = request.headers.origin;
   if (origin === "null")
     return { status: 403, code: HttpRefusalCode.origin_refused, message: "Origin null is refused" };
-  if (options.loopbackOnly) {
-    if (!isLoopbackHost(hostOf(request.headers.host ?? "")))
-      return { status: 403, code: HttpRefusalCode.host_not_loopback, message: "Host is not a loopback name" };
-    if (origin !== undefined) {
-      let originHost = "";
-      try {
-        originHost = new URL(origin).hostname.replace(/^\[|\]$/g, "");
-      } catch {
-        return { status: 403, code: HttpRefusalCode.origin_refused, message: "Origin is malformed" };
-      }
-      if (!isLoopbackHost(originHost))
-        return {
-          status: 403,
-          code: HttpRefusalCode.origin_refused,
-          message: "Origin is not a loopback page",
-        };
+  if (options.loopbackOnly && !isLoopbackHost(hostOf(request.headers.host ?? "")))
+    return { status: 403, code: HttpRefusalCode.host_not_loopback, message: "Host is not a loopback name" };
+  if (origin !== undefined) {
+    // A page may call the gateway only from the gateway's own origin: another local port (a dev
+    // server at localhost:3000) is another site, and a browser sends its Origin on every such call.
+    let originHost = "";
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      return { status: 403, code: HttpRefusalCode.origin_refused, message: "Origin is malformed" };
     }
+    if (originHost !== (request.headers.host ?? "").toLowerCase())
+      return {
+        status: 403,
+        code: HttpRefusalCode.origin_refused,
+        message: "Origin is not the gateway's own origin",
+      };
   }
   if (options.bearer !== undefined) {
     const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "";
-    const a = Buffer.from(given);
-    const b = Buffer.from(options.bearer);
-    if (a.length !== b.length || !timingSafeEqual(a, b))
+    // Digests first: equal lengths for timingSafeEqual, so not even the token's length leaks.
+    const a = createHash("sha256").update(given).digest();
+    const b = createHash("sha256").update(options.bearer).digest();
+    if (!timingSafeEqual(a, b))
       return {
         status: 401,
         code: HttpRefusalCode.token_required,

@@ -17,7 +17,7 @@ describe("the HTTP gateway's guard", () => {
     assert.equal(parseHttpAddress("host"), undefined);
   });
 
-  it("refuses Origin: null on any bind, and a foreign Origin on a loopback bind", () => {
+  it("refuses Origin: null on any bind, and any Origin other than the gateway's own, another local port included", () => {
     const host = "127.0.0.1:1";
     for (const loopbackOnly of [true, false])
       assert.equal(
@@ -29,8 +29,15 @@ describe("the HTTP gateway's guard", () => {
       checkRequest(foreign, { loopbackOnly: true, bearer: undefined })?.code,
       "mcp-http.origin-refused",
     );
-    const local = request({ host, origin: "http://localhost:3000" });
-    assert.equal(checkRequest(local, { loopbackOnly: true, bearer: undefined }), undefined);
+    for (const loopbackOnly of [true, false]) {
+      const otherPort = request({ host, origin: "http://localhost:3000" });
+      assert.equal(
+        checkRequest(otherPort, { loopbackOnly, bearer: undefined })?.code,
+        "mcp-http.origin-refused",
+      );
+      const own = request({ host, origin: `http://${host}` });
+      assert.equal(checkRequest(own, { loopbackOnly, bearer: undefined }), undefined);
+    }
   });
 
   it("a bearer token is 16 to 1024 characters of the RFC 6750 alphabet", () => {
