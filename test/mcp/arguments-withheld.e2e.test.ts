@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { LOGIN_PATH, type PortalService, startPortalService } from "../../src/demo/index.js";
+import { listOperatorWaits } from "../../src/operations/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { filesBelow, placesHolding, sqliteCells, storeReads, text } from "../helpers/canary-scan.js";
 import { ChildStdioTransport } from "../helpers/child-stdio.js";
@@ -184,5 +185,93 @@ describe("an arguments rule in host mode (demo upstream, SQLite store, OTLP rece
     assert.deepEqual(placesHolding(searched, canary), []);
     // The scan can find it: the test's own record of the call holds it.
     assert.deepEqual(placesHolding([text("the call", { path: `/${canary}` })], canary), ["the call"]);
+  });
+  it("holds a call for approval and runs it once approved; the held call's value reaches no store, log or span", async () => {
+    const canary = `canary-${letters(24)}`;
+    const map = join(dir, "map-approval.yaml");
+    const demo = readFileSync(join(ROOT, "examples", "demo", "mcp-map.yaml"), "utf8");
+    writeFileSync(
+      map,
+      demo.replace(/(evidence_refs: \[content\.participant-observation\]\n)/, "$1    approval: required\n"),
+    );
+    const storeFile = join(dir, "approval.db");
+    const store = `sqlite:${storeFile}`;
+    const exportedBefore = exports.length;
+    const transport = new ChildStdioTransport(
+      process.execPath,
+      [
+        MAIN,
+        "mcp-gateway",
+        "--scenario",
+        join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
+        "--manifest",
+        join(ROOT, "examples", "harness-backend.manifest.json"),
+        "--map",
+        map,
+        "--store",
+        store,
+        "--otlp",
+        otlp,
+        "--",
+        process.execPath,
+        SERVER,
+      ],
+      { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
+      tmpdir(),
+      { keepStderr: true },
+    );
+    const client = new Client({ name: "approval-canary-test", version: "1.0.0" });
+    await client.connect(transport);
+    const held = client.callTool({ name: "probe_login", arguments: { path: `/${canary}` } });
+    // Once the gateway has written the hold, approve it from another process, as an operator would.
+    let id = "";
+    for (let round = 0; round < 1200 && id === ""; round += 1) {
+      // The store may not exist until the gateway's first admission; bounded, so a hang fails the test.
+      const opened = await openControlPlaneStore(store, { create: false }).catch(() => undefined);
+      if (opened) {
+        try {
+          const waits = await listOperatorWaits(opened, { limit: 10 });
+          id = waits.find((w) => w.need === "pending_approval")?.entry.id ?? "";
+        } finally {
+          await opened.close();
+        }
+      }
+      if (id === "") await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.notEqual(id, "", "the gateway held the call for approval");
+    const approved = await run(process.execPath, [
+      MAIN,
+      "approve",
+      id,
+      "--store",
+      store,
+      "--operator",
+      "white-cell",
+    ]);
+    const result = (await held) as CallToolResult;
+    await client.close();
+    assert.equal(await transport.exited, 0, transport.stderr);
+    // The tool ran: the demo portal answered (a 404 for a path it does not serve, an upstream result).
+    assert.match(JSON.stringify(result.content), /reachable/);
+    assert.equal(portal.requests()[`/${canary}`], 1, "the approved call reached the upstream once");
+
+    const spans = exports.slice(exportedBefore);
+    assert.ok(spans.length > 0, "the OTLP receiver got the gateway's spans");
+    const reopened = await openControlPlaneStore(store, { create: false });
+    let reads: Awaited<ReturnType<typeof storeReads>>;
+    try {
+      reads = await storeReads(reopened);
+    } finally {
+      await reopened.close();
+    }
+    const searched = [
+      ...filesBelow(dir),
+      ...sqliteCells(storeFile),
+      ...reads,
+      text("gateway stderr", transport.stderr),
+      text("raes approve", approved.stdout + approved.stderr),
+      ...spans.map((body, i) => text(`OTLP export ${i}`, body)),
+    ];
+    assert.deepEqual(placesHolding(searched, canary), []);
   });
 });
