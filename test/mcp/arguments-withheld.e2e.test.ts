@@ -38,6 +38,33 @@ function letters(n: number): string {
   return Array.from({ length: n }, () => String.fromCharCode(97 + randomInt(26))).join("");
 }
 
+/** A host-mode gateway over the demo server with MAP, on STORE, exporting spans to OTLP. */
+function hostGateway(map: string, store: string, otlp: string, portal: PortalService): ChildStdioTransport {
+  return new ChildStdioTransport(
+    process.execPath,
+    [
+      MAIN,
+      "mcp-gateway",
+      "--scenario",
+      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
+      "--manifest",
+      join(ROOT, "examples", "harness-backend.manifest.json"),
+      "--map",
+      map,
+      "--store",
+      store,
+      "--otlp",
+      otlp,
+      "--",
+      process.execPath,
+      SERVER,
+    ],
+    { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
+    tmpdir(),
+    { keepStderr: true },
+  );
+}
+
 describe("an arguments rule in host mode (demo upstream, SQLite store, OTLP receiver)", () => {
   let dir = "";
   let portal: PortalService;
@@ -72,29 +99,7 @@ describe("an arguments rule in host mode (demo upstream, SQLite store, OTLP rece
     writeFileSync(map, mapWithRule());
     const storeFile = join(dir, "control-plane.db");
     const store = `sqlite:${storeFile}`;
-    const transport = new ChildStdioTransport(
-      process.execPath,
-      [
-        MAIN,
-        "mcp-gateway",
-        "--scenario",
-        join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
-        "--manifest",
-        join(ROOT, "examples", "harness-backend.manifest.json"),
-        "--map",
-        map,
-        "--store",
-        store,
-        "--otlp",
-        otlp,
-        "--",
-        process.execPath,
-        SERVER,
-      ],
-      { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
-      tmpdir(),
-      { keepStderr: true },
-    );
+    const transport = hostGateway(map, store, otlp, portal);
     const client = new Client({ name: "arguments-rule-test", version: "1.0.0" });
     await client.connect(transport);
     const rejected = (await client.callTool({
@@ -197,29 +202,7 @@ describe("an arguments rule in host mode (demo upstream, SQLite store, OTLP rece
     const storeFile = join(dir, "approval.db");
     const store = `sqlite:${storeFile}`;
     const exportedBefore = exports.length;
-    const transport = new ChildStdioTransport(
-      process.execPath,
-      [
-        MAIN,
-        "mcp-gateway",
-        "--scenario",
-        join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
-        "--manifest",
-        join(ROOT, "examples", "harness-backend.manifest.json"),
-        "--map",
-        map,
-        "--store",
-        store,
-        "--otlp",
-        otlp,
-        "--",
-        process.execPath,
-        SERVER,
-      ],
-      { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
-      tmpdir(),
-      { keepStderr: true },
-    );
+    const transport = hostGateway(map, store, otlp, portal);
     const client = new Client({ name: "approval-canary-test", version: "1.0.0" });
     await client.connect(transport);
     const held = client.callTool({ name: "probe_login", arguments: { path: `/${canary}` } });
