@@ -20,7 +20,7 @@ type Bound =
  * every tool call of the session is a tool action of that invocation. Listing tools claims nothing,
  * so a host that connects and lists at start-up does not start the offer's timeout. The invocation
  * returns when the session ends: the client leaves, `idleMs` pass without a `tools/list` or
- * `tools/call`, or the offer's timeout closes it (then the session is closed too, so the client
+ * `tools/call` and with no call waiting for its answer, or the offer's timeout closes it (then the session is closed too, so the client
  * starts a new one).
  */
 export class HostSession implements SessionCalls {
@@ -31,6 +31,8 @@ export class HostSession implements SessionCalls {
   #bound: Promise<Bound> | undefined;
   #claimed: Bound | undefined;
   #idle: NodeJS.Timeout | undefined;
+  /** Calls not yet answered: a call held for approval may wait longer than the idle timeout. */
+  #inFlight = 0;
   #ended = false;
 
   constructor(options: {
@@ -63,13 +65,24 @@ export class HostSession implements SessionCalls {
         });
       this.#restartIdle();
     }
-    const bound = await this.#bound;
-    return bound.kind === "live" ? bound.calls.handle(call) : bound.answer;
+    this.#inFlight += 1;
+    try {
+      const bound = await this.#bound;
+      return bound.kind === "live" ? await bound.calls.handle(call) : bound.answer;
+    } finally {
+      this.#inFlight -= 1;
+      this.#restartIdle();
+    }
   }
 
   #restartIdle(): void {
     clearTimeout(this.#idle);
-    if (!this.#ended) this.#idle = setTimeout(() => void this.#session.close(), this.#idleMs);
+    if (this.#ended) return;
+    // A session waiting on its own call is not idle: the idle time counts from its last answer.
+    this.#idle = setTimeout(() => {
+      if (this.#inFlight > 0) this.#restartIdle();
+      else void this.#session.close();
+    }, this.#idleMs);
   }
 
   /** Drains the invocation's calls; a claim still waiting for its turn has none, and is not waited for. */

@@ -45,7 +45,7 @@ async function raes(store: string, ...args: string[]) {
 }
 
 /** A host-mode gateway over the demo server, with an MCP client connected to it. */
-async function gateway(dir: string, store: string, map: string, portal: PortalService) {
+async function gateway(dir: string, store: string, map: string, portal: PortalService, extra: string[] = []) {
   const file = join(dir, `map-${letters(6)}.yaml`);
   writeFileSync(file, map);
   const transport = new ChildStdioTransport(
@@ -61,6 +61,7 @@ async function gateway(dir: string, store: string, map: string, portal: PortalSe
       file,
       "--store",
       store,
+      ...extra,
       "--",
       process.execPath,
       SERVER,
@@ -119,6 +120,31 @@ for (const kind of ["sqlite", "postgres"] as const) {
     after(async () => {
       await portal.close();
       for (const drop of drops) await drop();
+    });
+
+    it("keeps a session whose call waits for approval longer than --idle-timeout: approved after it, the call runs once", async (t) => {
+      if (skip || !store) return t.skip("PostgreSQL unavailable");
+      const before = portal.requests()[LOGIN_PATH] ?? 0;
+      const { client, transport } = await gateway(dir, url, mapWith("required"), portal, [
+        "--idle-timeout",
+        "1",
+      ]);
+      const answer = client.callTool({ name: "probe_login", arguments: { path: LOGIN_PATH } }, undefined, {
+        timeout: 60_000,
+      });
+      const id = await pendingApproval(store);
+      // Three idle timeouts pass while the call is held: a waiting call keeps its session.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      assert.equal((await raes(url, "approve", id)).code, 0);
+      const result = (await answer) as CallToolResult;
+      // The session is still the agent's: it was never idle while its call waited.
+      const listed = await client.listTools();
+      assert.ok(listed.tools.some((tool) => tool.name === "probe_login"));
+      await client.close();
+      assert.equal(await transport.exited, 0, transport.stderr);
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      assert.equal((portal.requests()[LOGIN_PATH] ?? 0) - before, 1, "the tool ran exactly once");
+      assert.equal((await store.getToolAction(id))?.settlement, "succeeded");
     });
 
     it("runs an approved call exactly once, though two operators approve it at once; the agent gets progress while it waits", async (t) => {
