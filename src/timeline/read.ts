@@ -15,6 +15,7 @@ import {
   InvocationGrouper,
   joinOperations,
   operationIds,
+  type ParticipantDecision,
   type PendingApproval,
   type TimelineChain,
   type TimelineEvent,
@@ -111,8 +112,55 @@ export async function readTimelineInput(
   const inHistory = new Set(events.map((event) => event.participant_address));
   const schedulers = await schedulersShown(store, query, inHistory);
   const pendingApprovals = await pendingApprovalsOf(store, query);
+  const participantDecisions = await participantDecisionsOf(store, query);
   const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
-  return { events, operations, schedulers, ...(chain === null ? {} : { chain }), pendingApprovals };
+  return {
+    events,
+    operations,
+    schedulers,
+    ...(chain === null ? {} : { chain }),
+    pendingApprovals,
+    participantDecisions,
+  };
+}
+
+/** Decisions about a tool action, which its details panel shows; every other kind is about a participant or a clock. */
+const TOOL_ACTION_DECISIONS: ReadonlySet<string> = new Set(["resolve", "approve", "deny"]);
+/** Operator decisions read per page, and the most one page of the timeline reads (newest kept per participant). */
+const DECISION_PAGE = 1000;
+const DECISIONS_READ = 100_000;
+const DECISIONS_KEPT = 200;
+
+/**
+ * The operator decisions whose subject is a participant (of the shown one, or of all), oldest first:
+ * who resumed, paused, drained or reset it, and when. Read a page at a time, keeping each
+ * participant's newest, so the page stays bounded however long the operator chain grew.
+ */
+async function participantDecisionsOf(
+  store: ControlPlaneStore,
+  query: HistoryQuery,
+): Promise<ParticipantDecision[]> {
+  const kept = new Map<string, ParticipantDecision[]>();
+  for (let after = 0; after < DECISIONS_READ; ) {
+    const page = await store.readDecisionPage(after, DECISION_PAGE);
+    for (const d of page) {
+      if (TOOL_ACTION_DECISIONS.has(d.kind)) continue;
+      if (query.participantAddress !== undefined && d.subject !== query.participantAddress) continue;
+      const list = kept.get(d.subject) ?? [];
+      list.push({
+        kind: d.kind,
+        participantAddress: d.subject,
+        operator: d.operator,
+        note: d.note,
+        decidedAt: d.decided_at,
+      });
+      if (list.length > DECISIONS_KEPT) list.shift();
+      kept.set(d.subject, list);
+    }
+    if (page.length < DECISION_PAGE) break;
+    after = page[page.length - 1]?.sequence ?? after + DECISION_PAGE;
+  }
+  return [...kept.values()].flat();
 }
 
 /** The calls held for approval that nobody has decided yet, of the shown participant or of all. */
@@ -223,6 +271,7 @@ async function readPage(
     await draw(store, page, grouper.finish());
     for (const scheduler of await schedulersShown(store, query, seen)) page.addScheduler(scheduler);
     for (const held of await pendingApprovalsOf(store, query)) page.addPendingApproval(held);
+    for (const decision of await participantDecisionsOf(store, query)) page.addDecision(decision);
     const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
     return { page, ...(chain === null ? {} : { chain }) };
   } catch (error) {

@@ -18,6 +18,7 @@ export {
   needsOperator,
   needsResolution,
   observationOf,
+  type ParticipantDecision,
   type PendingApproval,
   SETTLEMENTS,
   settlementOf,

@@ -54,6 +54,17 @@ export interface TimelineInput {
   readonly chain?: TimelineChain;
   /** Calls held for approval that nobody has decided yet: not in history until they settle. */
   readonly pendingApprovals?: readonly PendingApproval[];
+  /** Operator decisions about a participant (resume, execution controls, episodes), oldest first. */
+  readonly participantDecisions?: readonly ParticipantDecision[];
+}
+
+/** An operator decision whose subject is a participant, as its section lists it with who decided. */
+export interface ParticipantDecision {
+  readonly kind: string;
+  readonly participantAddress: string;
+  readonly operator: string;
+  readonly note: string;
+  readonly decidedAt: string;
 }
 
 /** A call held for an operator's approval (docs/guide/approvals.md), as its participant's section lists it. */

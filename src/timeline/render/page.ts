@@ -67,7 +67,12 @@ export function* summaryHtmlParts(page: PageSummary, options: PageOptions = {}):
     });
     const rows: EncodedRows = { s: strings.entries(), p };
     const sections = shown.map((participant) =>
-      participantSection(participant, storeUrl, page.pendingApprovals(participant.address)),
+      participantSection(
+        participant,
+        storeUrl,
+        page.pendingApprovals(participant.address),
+        page.decisions(participant.address),
+      ),
     );
     const invocations = shown.reduce((sum, participant) => sum + participant.rows.length, 0);
     const counts = settlementCounts(shown);
@@ -138,6 +143,7 @@ export function summarizeInput(input: TimelineInput): PageSummary {
     for (const invocation of participant.invocations) page.addInvocation(participant.address, invocation);
   for (const scheduler of input.schedulers ?? []) page.addScheduler(scheduler);
   for (const held of input.pendingApprovals ?? []) page.addPendingApproval(held);
+  for (const decision of input.participantDecisions ?? []) page.addDecision(decision);
   return page;
 }
 

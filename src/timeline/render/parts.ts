@@ -1,5 +1,10 @@
 import { approvalCommands } from "../../printed/index.js";
-import { type PendingApproval, SETTLEMENTS, type TimelineScheduler } from "../model/index.js";
+import {
+  type ParticipantDecision,
+  type PendingApproval,
+  SETTLEMENTS,
+  type TimelineScheduler,
+} from "../model/index.js";
 import { GLYPHS } from "../page/index.js";
 import { continuationText } from "./activity.js";
 import { resolveCommandsHtml, statusClass } from "./details.js";
@@ -87,6 +92,7 @@ export function participantSection(
   participant: ParticipantSummary,
   storeUrl: string,
   pending: readonly PendingApproval[] = [],
+  decisions: readonly ParticipantDecision[] = [],
 ): string {
   const toolActions = participant.toolActions;
   const invocations = participant.rows.length;
@@ -107,6 +113,7 @@ export function participantSection(
     approvalSummary(pending, storeUrl),
     resolutionSummary(participant, storeUrl),
     budgetUse(participant),
+    decisionList(decisions),
     invocations === 0 ? "" : `<ol class="invocations"></ol>`,
     pager,
     empty,
@@ -188,4 +195,24 @@ export function refusalSummary(participants: readonly ParticipantSummary[]): str
 export function searchBox(invocations: number): string {
   if (invocations === 0) return "";
   return `<p class="search"><label>Search <input type="search" data-search placeholder="id, tool, call id, episode, settlement" autocomplete="off" spellcheck="false"></label></p>`;
+}
+
+/** How many of a participant's operator decisions its section lists: the newest. */
+export const DECISIONS_SHOWN = 20;
+
+/** The operator decisions about a participant, newest first, each with who decided, when and why. */
+function decisionList(decisions: readonly ParticipantDecision[]): string {
+  if (decisions.length === 0) return "";
+  const shown = decisions.slice(-DECISIONS_SHOWN).reverse();
+  const items = shown
+    .map((d) => {
+      const note = d.note === "" ? "" : ` <span class="muted">“${escapeHtml(d.note)}”</span>`;
+      return `<li data-decision="${escapeHtml(d.kind)}"><code>${escapeHtml(d.kind)}</code> by <strong>${escapeHtml(d.operator)}</strong> <span class="muted">at ${escapeHtml(d.decidedAt)}</span>${note}</li>`;
+    })
+    .join("");
+  const more =
+    decisions.length > shown.length
+      ? `<p class="muted">and ${decisions.length - shown.length} earlier</p>`
+      : "";
+  return `<div class="decisions" data-decisions="${decisions.length}"><h3>Operator decisions</h3><ul>${items}</ul>${more}</div>`;
 }

@@ -2,6 +2,7 @@ import { isoTime } from "../../printed/index.js";
 import {
   actionTimes,
   needsResolution,
+  type ParticipantDecision,
   type PendingApproval,
   SETTLEMENTS,
   type SpanEnd,
@@ -70,6 +71,7 @@ export function summaryNeedsOperator(participant: ParticipantSummary): boolean {
 export class PageSummary {
   readonly #participants = new Map<string, ParticipantSummary>();
   readonly #pending = new Map<string, PendingApproval[]>();
+  readonly #decisions = new Map<string, ParticipantDecision[]>();
   readonly #events: SpanFold = {};
   #eventCount = 0;
   readonly storeUrl: string;
@@ -127,6 +129,18 @@ export class PageSummary {
     const list = this.#pending.get(held.participantAddress);
     if (list) list.push(held);
     else this.#pending.set(held.participantAddress, [held]);
+  }
+
+  /** Takes an operator decision about a participant: listed in its section when the page shows it. */
+  addDecision(decision: ParticipantDecision): void {
+    const list = this.#decisions.get(decision.participantAddress);
+    if (list) list.push(decision);
+    else this.#decisions.set(decision.participantAddress, [decision]);
+  }
+
+  /** The operator decisions about `address`, in the order taken. */
+  decisions(address: string): readonly ParticipantDecision[] {
+    return this.#decisions.get(address) ?? [];
   }
 
   /** The calls of `address` held for approval, in the order taken. */
