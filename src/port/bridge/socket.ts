@@ -156,7 +156,8 @@ function acceptConnections(
     }
     pending.add(socket);
     const deadline = setTimeout(
-      () => refuse(socket, SocketRefusal.auth_timeout),
+      // Gracefully: a peer still trickling bytes would otherwise be reset and could lose the refusal.
+      () => refuseGracefully(socket, SocketRefusal.auth_timeout),
       BridgeLimits.authDeadlineMs,
     );
     deadline.unref();
