@@ -192,12 +192,13 @@ for (const kind of ["sqlite", "postgres"] as const) {
         ["approve"],
       );
       // `raes operation` shows who approved it and when.
-      const shown = JSON.parse((await raes(url, "operation", id, "--json")).stdout) as {
-        approval: Record<string, unknown>;
-      };
-      assert.equal(shown.approval.state, "approved");
-      assert.equal(shown.approval.operator, approval?.operator);
-      assert.equal(shown.approval.decided_at, approval?.decidedAt);
+      const shown = JSON.parse((await raes(url, "operation", id, "--json")).stdout) as Record<
+        string,
+        unknown
+      >;
+      assert.equal(shown.approval, "approved");
+      assert.equal(shown.approval_operator, approval?.operator);
+      assert.equal(shown.approval_decided_at, approval?.decidedAt);
     });
 
     it("never runs a denied call: withheld with approval_denied; approve after deny is refused; no argument value is stored or logged", async (t) => {

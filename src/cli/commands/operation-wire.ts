@@ -35,20 +35,24 @@ function kindFieldsToWire(operation: Operation): Record<string, unknown> {
     tool_name: operation.toolName ?? null,
     unknown_reason: operation.unknownReason ?? null,
     withheld_reason: operation.withheldReason ?? null,
-    approval: operation.approval ? approvalToWire(operation.approval) : null,
+    ...approvalToWire(operation.approval),
   };
 }
 
-/** A held call's approval on the wire: its state, times, and who decided (null while pending or expired). */
-export function approvalToWire(approval: ApprovalRecord): Record<string, unknown> {
+/**
+ * A held call's approval on the wire (docs/design.md §12): `approval` is its state (`pending`,
+ * `approved`, `denied`, `expired`; null for a call never held), the rest flat beside it as
+ * `withheld_reason` is: times, and who decided (null while pending or expired).
+ */
+export function approvalToWire(approval: ApprovalRecord | undefined): Record<string, unknown> {
   return {
-    state: approval.state,
-    requested_at: approval.requestedAt,
-    timeout_seconds: approval.timeoutSeconds,
-    decided_at: approval.decidedAt ?? null,
-    operator: approval.operator ?? null,
-    note: approval.note ?? null,
-    expired_by: approval.expiredBy ?? null,
+    approval: approval?.state ?? null,
+    approval_requested_at: approval?.requestedAt ?? null,
+    approval_timeout_seconds: approval?.timeoutSeconds ?? null,
+    approval_decided_at: approval?.decidedAt ?? null,
+    approval_operator: approval?.operator ?? null,
+    approval_note: approval?.note ?? null,
+    approval_expired_by: approval?.expiredBy ?? null,
   };
 }
 
