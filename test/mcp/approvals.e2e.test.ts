@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
@@ -12,21 +12,16 @@ import { LOGIN_PATH, type PortalService, startPortalService } from "../../src/de
 import { listOperatorWaits } from "../../src/operations/index.js";
 import { type ControlPlaneStore, openControlPlaneStore } from "../../src/store/index.js";
 import { filesBelow, placesHolding, sqliteCells, storeReads, text } from "../helpers/canary-scan.js";
-import { ChildStdioTransport } from "../helpers/child-stdio.js";
+import { demoHostGateway, demoMapWith } from "../helpers/demo-gateway.js";
 import { ROOT } from "../helpers/example.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 
 const run = promisify(execFile);
 const MAIN = join(ROOT, "dist", "cli", "main.js");
-const SERVER = join(ROOT, "dist", "demo", "server.js");
 
 /** The demo map with `approval` (YAML under the probe_login entry) added. */
 function mapWith(approval: string): string {
-  const demo = readFileSync(join(ROOT, "examples", "demo", "mcp-map.yaml"), "utf8");
-  return demo.replace(
-    /(evidence_refs: \[content\.participant-observation\]\n)/,
-    `$1    approval: ${approval}\n`,
-  );
+  return demoMapWith(`    approval: ${approval}\n`);
 }
 
 function letters(n: number): string {
@@ -48,28 +43,7 @@ async function raes(store: string, ...args: string[]) {
 async function gateway(dir: string, store: string, map: string, portal: PortalService, extra: string[] = []) {
   const file = join(dir, `map-${letters(6)}.yaml`);
   writeFileSync(file, map);
-  const transport = new ChildStdioTransport(
-    process.execPath,
-    [
-      MAIN,
-      "mcp-gateway",
-      "--scenario",
-      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
-      "--manifest",
-      join(ROOT, "examples", "harness-backend.manifest.json"),
-      "--map",
-      file,
-      "--store",
-      store,
-      ...extra,
-      "--",
-      process.execPath,
-      SERVER,
-    ],
-    { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
-    tmpdir(),
-    { keepStderr: true },
-  );
+  const transport = demoHostGateway(file, store, portal, extra);
   const client = new Client({ name: "approvals-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, transport };

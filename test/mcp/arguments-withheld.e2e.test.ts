@@ -14,55 +14,25 @@ import { LOGIN_PATH, type PortalService, startPortalService } from "../../src/de
 import { listOperatorWaits } from "../../src/operations/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { filesBelow, placesHolding, sqliteCells, storeReads, text } from "../helpers/canary-scan.js";
-import { ChildStdioTransport } from "../helpers/child-stdio.js";
+import { demoHostGateway, demoMapWith } from "../helpers/demo-gateway.js";
 import { ROOT } from "../helpers/example.js";
 
 const run = promisify(execFile);
 const MAIN = join(ROOT, "dist", "cli", "main.js");
-const SERVER = join(ROOT, "dist", "demo", "server.js");
 
 /** The demo map with an `arguments` rule on probe_login: only the login path may be probed. */
 function mapWithRule(): string {
-  const demo = readFileSync(join(ROOT, "examples", "demo", "mcp-map.yaml"), "utf8");
-  const rule = `    arguments:
+  return demoMapWith(`    arguments:
       type: object
       properties:
         path: {type: string, pattern: "^/login$"}
       additionalProperties: false
-`;
-  return demo.replace(/(evidence_refs: \[content\.participant-observation\]\n)/, `$1${rule}`);
+`);
 }
 
 /** A canary the demo server itself would accept as a path (lower-case letters and dashes). */
 function letters(n: number): string {
   return Array.from({ length: n }, () => String.fromCharCode(97 + randomInt(26))).join("");
-}
-
-/** A host-mode gateway over the demo server with MAP, on STORE, exporting spans to OTLP. */
-function hostGateway(map: string, store: string, otlp: string, portal: PortalService): ChildStdioTransport {
-  return new ChildStdioTransport(
-    process.execPath,
-    [
-      MAIN,
-      "mcp-gateway",
-      "--scenario",
-      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
-      "--manifest",
-      join(ROOT, "examples", "harness-backend.manifest.json"),
-      "--map",
-      map,
-      "--store",
-      store,
-      "--otlp",
-      otlp,
-      "--",
-      process.execPath,
-      SERVER,
-    ],
-    { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
-    tmpdir(),
-    { keepStderr: true },
-  );
 }
 
 describe("an arguments rule in host mode (demo upstream, SQLite store, OTLP receiver)", () => {
@@ -99,7 +69,7 @@ describe("an arguments rule in host mode (demo upstream, SQLite store, OTLP rece
     writeFileSync(map, mapWithRule());
     const storeFile = join(dir, "control-plane.db");
     const store = `sqlite:${storeFile}`;
-    const transport = hostGateway(map, store, otlp, portal);
+    const transport = demoHostGateway(map, store, portal, ["--otlp", otlp]);
     const client = new Client({ name: "arguments-rule-test", version: "1.0.0" });
     await client.connect(transport);
     const rejected = (await client.callTool({
@@ -202,7 +172,7 @@ describe("an arguments rule in host mode (demo upstream, SQLite store, OTLP rece
     const storeFile = join(dir, "approval.db");
     const store = `sqlite:${storeFile}`;
     const exportedBefore = exports.length;
-    const transport = hostGateway(map, store, otlp, portal);
+    const transport = demoHostGateway(map, store, portal, ["--otlp", otlp]);
     const client = new Client({ name: "approval-canary-test", version: "1.0.0" });
     await client.connect(transport);
     const held = client.callTool({ name: "probe_login", arguments: { path: `/${canary}` } });
