@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { crashRounds } from "../helpers/crash-rounds.js";
 import { killAndResumeV2, plannedV2Kills } from "./v2-recovery.js";
 
-const ROUNDS = 50;
+const ROUNDS = crashRounds(25);
 
 describe("v2 crash recovery on SQLite: SIGKILL mid-run, reopen, the trace goes on", {
   concurrency: 3,

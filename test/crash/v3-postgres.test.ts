@@ -1,8 +1,9 @@
 import { describe, it } from "node:test";
+import { crashRounds } from "../helpers/crash-rounds.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 import { killAndResumeV3, plannedV3Kills } from "./v3-recovery.js";
 
-const ROUNDS = 8;
+const ROUNDS = crashRounds(8);
 const available = await postgresAvailable("v3 crash recovery on PostgreSQL");
 
 describe("v3 crash recovery on PostgreSQL: SIGKILL with a reservation held, reopen, budgets as RAES accounts the history", {

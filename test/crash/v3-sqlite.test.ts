@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { crashRounds } from "../helpers/crash-rounds.js";
 import { killAndResumeV3, plannedV3Kills } from "./v3-recovery.js";
 
-const ROUNDS = 8;
+const ROUNDS = crashRounds(8);
 
 describe("v3 crash recovery on SQLite: SIGKILL with a reservation held, reopen, budgets as RAES accounts the history", {
   concurrency: 2,
