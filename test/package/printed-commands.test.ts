@@ -13,6 +13,10 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { LOGIN_PATH, startPortalService } from "../../src/demo/index.js";
+import { ChildStdioTransport } from "../helpers/child-stdio.js";
+import { demoMapWith } from "../helpers/demo-gateway.js";
 import { ROOT } from "../helpers/example.js";
 
 // One packed install for the whole file: raes-ts in a project's node_modules with its bin linked
@@ -194,5 +198,74 @@ describe("every printed command runs as printed with /bin/sh, raes-ts installed 
     assert.equal(printed.length, 3, run.stdout);
     runs(command(printed, "--effect confirmed"));
     runs(command(printed, " resume "));
+  });
+  it("a call held for approval: the approve and deny commands that the gateway and operations --needs-operator print run as printed", async () => {
+    const E = join(installed, "examples");
+    writeFileSync(join(project, "held-map.yaml"), demoMapWith("    approval: required\n"));
+    const portal = await startPortalService();
+    /** A host-mode gateway of the installed package, started in the project, on its own store. */
+    const hold = async (store: string) => {
+      const transport = new ChildStdioTransport(
+        process.execPath,
+        [
+          join(installed, "dist", "cli", "main.js"),
+          "mcp-gateway",
+          "--scenario",
+          join(E, "enterprise-participant-evidence-loop.sdl.yaml"),
+          "--manifest",
+          join(E, "harness-backend.manifest.json"),
+          "--map",
+          "held-map.yaml",
+          "--store",
+          store,
+          "--",
+          process.execPath,
+          join(installed, "dist", "demo", "server.js"),
+        ],
+        { PATH, DEMO_PORTAL_URL: portal.url },
+        project,
+        { keepStderr: true },
+      );
+      const client = new Client({ name: "printed-commands", version: "1.0.0" });
+      await client.connect(transport);
+      const answer = client.callTool({ name: "probe_login", arguments: { path: LOGIN_PATH } }, undefined, {
+        timeout: 120_000,
+      });
+      // Bounded, so a gateway that never holds the call fails the test instead of hanging it.
+      for (let round = 0; round < 2400 && !/holding probe_login/.test(transport.stderr); round += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const logged = printedCommands(
+        transport.stderr
+          .replace(/^.*holding probe_login \(\S+\) for approval: /m, "")
+          .replace("  (or: ", "\n"),
+      ).map((c) => c.replace(/\)$/, ""));
+      return { client, transport, answer, logged };
+    };
+    try {
+      const approved = await hold("sqlite:.raes/held-approve.db");
+      assert.equal(approved.logged.length, 2, approved.transport.stderr);
+      const listed = sh("npx raes operations --needs-operator --store sqlite:.raes/held-approve.db");
+      assert.equal(listed.status, 0, listed.stderr);
+      const fromListing = printedCommands(listed.stdout);
+      assert.equal(fromListing.length, 2, listed.stdout);
+      runs(command(approved.logged, " approve "));
+      runs(command(fromListing, " approve "));
+      const ran = await approved.answer;
+      assert.notEqual(ran.isError, true, JSON.stringify(ran));
+      await approved.transport.close();
+
+      const denied = await hold("sqlite:.raes/held-deny.db");
+      runs(command(denied.logged, " deny "));
+      const withheld = await denied.answer;
+      assert.equal(withheld.isError, true, JSON.stringify(withheld));
+      await denied.transport.close();
+      assert.deepEqual(
+        portal.requests(),
+        { [LOGIN_PATH]: 1 },
+        "the approved call ran once, the denied one never",
+      );
+    } finally {
+      await portal.close();
+    }
   });
 });
