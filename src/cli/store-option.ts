@@ -50,7 +50,8 @@ export function storeOption(command: Command): Command {
 /**
  * Opens the store, runs the work, and always closes it. Commands that only read or amend a control plane
  * pass `create: false`, so a mistyped `--store` is "no store at …" (exit 2), never a new empty database.
- * `readOnly` opens a SQLite file without write access, so an older schema is read as it is, never migrated.
+ * `readOnly` opens a SQLite file without write access, or a PostgreSQL schema in a read-only session, so an
+ * older schema is read as it is, never migrated.
  */
 export async function withStore<T>(
   url: string,

@@ -9,7 +9,10 @@ export interface OpenStoreOptions {
   readonly now?: () => number;
   /** sqlite: how long a write waits for another connection's lock. Default 5000. */
   readonly busyTimeoutMs?: number;
-  /** sqlite: open an existing file without write access; every write fails with `StoreUnavailableError`. */
+  /**
+   * sqlite, postgres: open an existing store without write access, never migrating it; every write
+   * fails with `StoreUnavailableError` (PostgreSQL: every transaction of the session is read-only).
+   */
   readonly readOnly?: boolean;
   /**
    * sqlite, postgres: when false, the store must already exist (a SQLite file with the schema; a PostgreSQL
@@ -66,6 +69,7 @@ export async function openControlPlaneStore(
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.create === undefined ? {} : { create: options.create }),
+    ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
   });
 }
 

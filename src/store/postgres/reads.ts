@@ -1,11 +1,15 @@
 import type { QueryResultRow } from "pg";
 import { SqlReads } from "../sql/index.js";
 import { clockRecord, toolActionRecord } from "./rows.js";
+import { ALL_TABLES, type ReadTables } from "./schema.js";
 import type { Queryable } from "./sticky.js";
 
-/** The reads of the PostgreSQL store; each filter combination is its own prepared, indexed statement. */
+/**
+ * The reads of the PostgreSQL store; each filter combination is its own prepared, indexed statement.
+ * `tables` are those of a schema read as it is (read-only, never migrated); a migrated one has all.
+ */
 export class PostgresReads extends SqlReads<boolean, false> {
-  constructor(pool: Queryable) {
+  constructor(pool: Queryable, tables: ReadTables = ALL_TABLES) {
     const names = new Map<string, string>();
     /** Runs a read as a named prepared statement (one name per distinct SQL text). */
     const rows = async <Row>(text: string, values: readonly string[]): Promise<Row[]> => {
@@ -22,7 +26,8 @@ export class PostgresReads extends SqlReads<boolean, false> {
       savedOrder: "saved_order",
       openedOrder: "opened_order",
       bytewise: ' COLLATE "C"',
-      bodyText: "body::text AS body, chain_digest",
+      bodyText: `body::text AS body${tables.chained ? ", chain_digest" : ""}`,
+      ...tables,
       clockRecord,
       toolActionRecord,
     });

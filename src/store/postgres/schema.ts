@@ -1,5 +1,6 @@
 import type { PoolClient } from "pg";
 import { ChainLinker } from "../chain.js";
+import { StoreUnavailableError } from "../errors.js";
 import {
   CHAIN_COLUMNS,
   CHAIN_STEP,
@@ -318,4 +319,51 @@ export async function migrate(client: PoolClient, schema: string | undefined): P
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   }
+}
+
+/** Which later steps' tables a schema read as it is holds (`raes verify --store` reads older ones). */
+export interface ReadTables {
+  /** The history chains of step 13: `chain_digest` on every event and the chain heads. */
+  readonly chained: boolean;
+  /** The operator chain of step 14. */
+  readonly decided: boolean;
+  /** The participant services of step 17. */
+  readonly serviced: boolean;
+}
+
+/** A schema this code migrated: every table. */
+export const ALL_TABLES: ReadTables = { chained: true, decided: true, serviced: true };
+
+/**
+ * The oldest step a read-only open reads as it is, as in SQLite: a schema before step 13 reads with no
+ * chain digests and no chain heads, and `raes verify` says its history is not chained.
+ */
+const READABLE_FROM = 9;
+
+/**
+ * The tables a schema opened read-only holds, read without writing anything: refused when its version
+ * is newer than this code's, or older than `READABLE_FROM`.
+ */
+export async function readableTables(client: PoolClient): Promise<ReadTables> {
+  const { rows } = await client.query<{ version: number }>(
+    "SELECT coalesce(max(version), 0)::integer AS version FROM schema_migrations",
+  );
+  const current = rows[0]?.version ?? 0;
+  if (current > SCHEMA_VERSION) throw schemaTooNew(current);
+  if (current < READABLE_FROM) {
+    throw new StoreUnavailableError(
+      `control-plane schema is at version ${current}, expected ${SCHEMA_VERSION}; open it writable once to migrate`,
+    );
+  }
+  const has = async (table: string): Promise<boolean> => {
+    const found = await client.query<{ found: string | null }>("SELECT to_regclass($1)::text AS found", [
+      table,
+    ]);
+    return found.rows[0]?.found != null;
+  };
+  return {
+    chained: await has("history_chains"),
+    decided: await has("operator_decisions"),
+    serviced: await has("participant_services"),
+  };
 }

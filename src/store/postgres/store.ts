@@ -5,7 +5,7 @@ import { StoreMissingError, StoreUnavailableError } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/index.js";
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
-import { migrate } from "./schema.js";
+import { ALL_TABLES, migrate, type ReadTables, readableTables } from "./schema.js";
 import { StickyPool } from "./sticky.js";
 import { PostgresWrites } from "./writes.js";
 
@@ -21,6 +21,12 @@ export interface PostgresStoreOptions {
   readonly poolSize?: number;
   /** When false, the schema and its tables must exist; otherwise `StoreMissingError` and nothing is created. */
   readonly create?: boolean;
+  /**
+   * Read the schema as it is, never creating or migrating it: every transaction of the session is
+   * read-only (the server refuses any write, `StoreUnavailableError`), and an older schema is read
+   * without the tables of later steps (`raes verify --store`). Implies `create: false`.
+   */
+  readonly readOnly?: boolean;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -31,9 +37,9 @@ export class PostgresControlPlaneStore extends DelegatingStore {
   readonly #pool: pg.Pool;
   readonly #db: StickyPool;
 
-  private constructor(url: string, pool: pg.Pool, db = new StickyPool(pool)) {
+  private constructor(url: string, pool: pg.Pool, tables: ReadTables, db = new StickyPool(pool)) {
     super(url, {
-      reads: new PostgresReads(db),
+      reads: new PostgresReads(db, tables),
       writes: new PostgresWrites(db),
       leases: new PostgresLeases(db),
       error: (error) => postgresError(url, error),
@@ -54,9 +60,11 @@ export class PostgresControlPlaneStore extends DelegatingStore {
     }
     const statementMs = options.statementTimeoutMs ?? 10_000;
     // The store never waits between two statements of its own transactions: a statement timeout is ample.
+    const readOnly = options.readOnly === true;
     const server = withSearchPath(connectionString, schema, {
       statementMs,
       idleMs: Math.max(statementMs, 10_000),
+      readOnly,
     });
     const pool = new pg.Pool({
       connectionString: server.connectionString,
@@ -75,27 +83,29 @@ export class PostgresControlPlaneStore extends DelegatingStore {
     try {
       const client = await pool.connect().catch((error: unknown) => {
         // A database that does not exist (SQLSTATE 3D000) holds no store; raes run does not create databases.
-        if (options.create === false && codeOf(error) === "3D000")
+        if ((options.create === false || readOnly) && codeOf(error) === "3D000")
           throw new StoreMissingError(`no store at ${redact(url)} (${describeError(error)})`);
         throw error;
       });
       let failure: unknown;
+      let tables: ReadTables = ALL_TABLES;
       try {
         // Before anything is read or migrated: a connection without the store's settings touches nothing.
         await assertSessionSettings(client, schema);
-        if (options.create === false && !(await hasSchema(client, schema))) {
+        if ((options.create === false || readOnly) && !(await hasSchema(client, schema))) {
           throw new StoreMissingError(
             `no store at ${redact(url)} (${schema === undefined ? "no control-plane tables on the search_path" : `schema ${schema} has no control-plane tables`})`,
           );
         }
-        await migrate(client, schema);
+        if (readOnly) tables = await readableTables(client);
+        else await migrate(client, schema);
       } catch (error) {
         failure = error;
         throw error;
       } finally {
         client.release(failure instanceof Error ? failure : undefined);
       }
-      return new PostgresControlPlaneStore(url, pool);
+      return new PostgresControlPlaneStore(url, pool, tables);
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw postgresError(url, error);
@@ -171,6 +181,8 @@ export function clientTimeout(ms: number): { query_timeout?: number } {
 export interface SessionLimits {
   readonly statementMs: number;
   readonly idleMs: number;
+  /** Every transaction read-only (`default_transaction_read_only`): the server refuses any write. */
+  readonly readOnly?: boolean;
 }
 
 /**
@@ -194,6 +206,7 @@ export function withSearchPath(
     SESSION_SETTINGS,
     limits && `-c statement_timeout=${limits.statementMs}`,
     limits && `-c idle_in_transaction_session_timeout=${limits.idleMs}`,
+    limits?.readOnly === true ? "-c default_transaction_read_only=on" : undefined,
   ];
   return { connectionString: url.toString(), options: settings.filter(Boolean).join(" ") };
 }
