@@ -104,6 +104,7 @@ export {
   type ParticipantSnapshot,
   type ParticipantStatusView,
   ParticipantsFailedError,
+  type PolicyChangeAllowance,
   ReferenceAutonomousParticipantRuntime,
   type ResourceMeasurementRequirement,
   type ResourceOutcome,

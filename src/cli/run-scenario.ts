@@ -54,6 +54,9 @@ export interface RunOptions extends RuntimeChoice {
   readonly json?: boolean;
   readonly stochasticControl: string[];
   readonly allowPolicyChange?: boolean;
+  /** With `allowPolicyChange`: who allows it and why (the `policy_change` decision). */
+  readonly operator?: string;
+  readonly note?: string;
 }
 
 /** Reports why the run did not start; a file that cannot be read is an input error (exit 2). */
@@ -154,7 +157,14 @@ async function runParsed(
     stochasticControls,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
-    ...(options.allowPolicyChange ? { allowPolicyChange: true } : {}),
+    ...(options.allowPolicyChange
+      ? {
+          allowPolicyChange: {
+            ...(options.operator === undefined ? {} : { operator: options.operator }),
+            ...(options.note === undefined ? {} : { note: options.note }),
+          },
+        }
+      : {}),
     observer: {
       invocationClosed: (s) => {
         progress.invocationClosed(s);

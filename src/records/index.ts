@@ -49,6 +49,7 @@ export {
 } from "./operation/index.js";
 export {
   appendDecision,
+  DECISION_DETAILS,
   EMPTY_OPERATOR_CHAIN,
   headAfter,
   OPERATOR_GENESIS,

@@ -43,6 +43,11 @@ export const OperatorDecisionKind = {
   episode_restart: "episode_restart",
   /** A participant's live episode terminated (`subject`: the participant's address). */
   episode_terminate: "episode_terminate",
+  /**
+   * A schedule allowed to run under an edited policy, which starts a new segment (`subject`: the
+   * participant's address; `policy_address`, `previous_policy_digest` and `policy_digest` name the change).
+   */
+  policy_change: "policy_change",
 } as const;
 /** An operator decision's kind. */
 export type OperatorDecisionKind = (typeof OperatorDecisionKind)[keyof typeof OperatorDecisionKind];
@@ -61,7 +66,16 @@ export interface OperatorDecisionDraft {
   readonly note: string;
   /** When, ISO 8601 UTC with microseconds. */
   readonly decided_at: string;
+  /** `policy_change` only: the policy of the schedule that changed. */
+  readonly policy_address?: string;
+  /** `policy_change` only: RAES's digest of the policy the schedule ran under until then. */
+  readonly previous_policy_digest?: string;
+  /** `policy_change` only: RAES's digest of the policy it runs under from the new segment. */
+  readonly policy_digest?: string;
 }
+
+/** The members only some decisions carry, in the order a decision is written with them. */
+export const DECISION_DETAILS = ["policy_address", "previous_policy_digest", "policy_digest"] as const;
 
 /** A decision as the store keeps it: its place in the operator chain and its digest. */
 export interface OperatorDecision extends OperatorDecisionDraft {
@@ -96,9 +110,22 @@ export function appendDecision(head: OperatorChainHead, draft: OperatorDecisionD
     operator: draft.operator,
     note: draft.note,
     decided_at: draft.decided_at,
+    ...detailsOf(draft),
     sequence: head.head_sequence + 1,
   };
   return { ...unsigned, chain_digest: chainDigest(head.head_digest, unsigned) };
+}
+
+/** The members of `DECISION_DETAILS` the draft carries (absent ones stay absent: older digests hold). */
+function detailsOf(
+  draft: OperatorDecisionDraft,
+): Partial<Pick<OperatorDecisionDraft, (typeof DECISION_DETAILS)[number]>> {
+  const details: Record<string, string> = {};
+  for (const name of DECISION_DETAILS) {
+    const value = draft[name];
+    if (value !== undefined) details[name] = value;
+  }
+  return details;
 }
 
 /** The head after `decision`. */

@@ -25,6 +25,7 @@ export {
   type PacedStep,
   type ParticipantControlOptions,
   type ParticipantCrossingPolicy,
+  type PolicyChangeAllowance,
   type ResourceThrottle,
   RuntimeManager,
   type RuntimeManagerOptions,

@@ -153,6 +153,15 @@ async function participantDecisionsOf(
         operator: d.operator,
         note: d.note,
         decidedAt: d.decided_at,
+        ...(d.policy_address === undefined
+          ? {}
+          : {
+              policyChange: {
+                policyAddress: d.policy_address,
+                previousDigest: d.previous_policy_digest ?? "",
+                digest: d.policy_digest ?? "",
+              },
+            }),
       });
       if (list.length > DECISIONS_KEPT) list.shift();
       kept.set(d.subject, list);

@@ -114,6 +114,7 @@ const PUBLIC_SURFACE = [
   "ParticipantToolActionOutcome",
   "ParticipantToolActionRefusal",
   "ParticipantToolActionRequest",
+  "PolicyChangeAllowance",
   "PortAck",
   "ReferenceAutonomousParticipantRuntime",
   "RegistrationError",

@@ -81,8 +81,13 @@ export function registerRunCommand(program: Command): void {
       )
       .option(
         "--allow-policy-change",
-        "accept a policy edited since the store's run began: a new segment starts under it (else the run is refused)",
+        "accept a policy edited since the store's run began: a new segment starts under it, recorded as a policy_change operator decision (else the run is refused)",
       )
+      .option(
+        "--operator <name>",
+        "with --allow-policy-change: who allows the change (default: RAES_OPERATOR, else USER@HOST)",
+      )
+      .option("--note <text>", "with --allow-policy-change: why the policy changed", "")
       .option(
         "--otlp <url>",
         "export spans with OTLP/HTTP to URL/v1/traces (e.g. http://localhost:4318)",

@@ -72,13 +72,24 @@ export interface RuntimeManagerOptions {
   readonly concurrency?: number;
   /**
    * Accept a policy that differs from the one the store's schedules run under (by RAES's policy digest):
-   * the run starts a new clock segment under the new policy, recorded in the clock and scheduler records.
+   * the run starts a new clock segment under the new policy, recorded in the clock and scheduler records
+   * and, for each schedule, as a `policy_change` operator decision naming the policy and its digests
+   * before and after (written with the schedule's record; docs/evidence-format.md). `true` records the
+   * decision by `RAES_OPERATOR`, else `USER@HOST`; `{ operator, note }` names who allowed it and why.
    * Without it, such a reopen is refused (`runtime.participant-autonomous-state-conflict`) before any write.
    */
-  readonly allowPolicyChange?: boolean;
+  readonly allowPolicyChange?: boolean | PolicyChangeAllowance;
   /**
    * Start each participant's execution service at open (default true). With false, a participant
    * without a service record waits `stopped` until `startParticipant` (or `raes control start`).
    */
   readonly startParticipants?: boolean;
+}
+
+/** Who allows a policy change and why, as `RuntimeManagerOptions.allowPolicyChange` records it. */
+export interface PolicyChangeAllowance {
+  /** Who decided (default `RAES_OPERATOR`, else `USER@HOST`); 1 to 256 characters, no control character. */
+  readonly operator?: string;
+  /** Why ("" when none); at most 4096 characters. */
+  readonly note?: string;
 }

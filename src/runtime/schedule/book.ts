@@ -48,8 +48,11 @@ export interface ScheduleBookOptions {
   ) => Promise<void>;
   /** A v2 schedule's continuation at the start of a segment (drawn from `tick`), to spread into its record. */
   readonly segmentStart?: SegmentStart;
-  /** Accept a policy whose digest differs from the stored one (the manager then starts a new segment). */
-  readonly allowPolicyChange?: boolean;
+  /**
+   * Accept a policy whose digest differs from the stored one (the manager then starts a new segment):
+   * who allowed it and why, recorded as a `policy_change` operator decision with the schedule's new record.
+   */
+  readonly policyChange?: { readonly operator: string; readonly note: string };
 }
 
 /** The manager's durable bookkeeping: clocks, scheduler records and leases of owned participants. */
@@ -78,7 +81,7 @@ export class ScheduleBook {
     const book = new ScheduleBook(options);
     // Before the first write (clocks, leases): a store whose schedules run under another policy.
     const everyone = new Set(options.specs.map((spec) => spec.participantAddress));
-    const allow = options.allowPolicyChange ?? false;
+    const allow = options.policyChange !== undefined;
     book.#policyChanges = await changedPolicies(options.store, options.specs, everyone, allow);
     for (const spec of options.specs) {
       await book.#clocks.load(spec.policy.clockAddress);
@@ -135,8 +138,11 @@ export class ScheduleBook {
         record = firstRecord(spec, clock, from, this.#o);
         await this.#saveScheduler(record);
       } else if (upgradedRecord(record, spec, "")) {
+        const previous = record.policyDigest;
         record = upgradedRecord(record, spec, this.#o.now()) ?? record;
-        await this.#saveScheduler(record);
+        if (previous !== undefined && previous !== spec.policyDigest)
+          await this.#recordPolicyChange(record, previous);
+        else await this.#saveScheduler(record);
       }
       // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
       const kept =
@@ -395,7 +401,7 @@ export class ScheduleBook {
     await this.#leases.loadPending(async (taken, handedOver, keepSteps) => {
       await assertSameControls(this.#o.store, this.#o.specs, taken);
       // A participant taken over mid-run: its stored policy must be this one (an allowed change was seen at open).
-      await changedPolicies(this.#o.store, this.#o.specs, taken, this.#o.allowPolicyChange ?? false);
+      await changedPolicies(this.#o.store, this.#o.specs, taken, this.#o.policyChange !== undefined);
       await this.#o.recover(taken, (p) => this.fenceFor(p));
       await this.reloadSchedulers(taken, catchUp, handedOver, keepSteps);
     }, only);
@@ -420,6 +426,30 @@ export class ScheduleBook {
     if (participants.size === 0) return;
     await this.#o.recover(participants, (p) => this.fenceFor(p));
     await this.reloadSchedulers(participants);
+  }
+
+  /**
+   * Saves a schedule's record under its changed policy with the `policy_change` operator decision that
+   * names the change, in one transaction: the change is in the operator chain exactly when it took effect.
+   */
+  async #recordPolicyChange(record: SchedulerRecord, previous: string): Promise<void> {
+    const by = this.#o.policyChange;
+    // changedPolicies refused the open (or takeover) before any write when the change is not allowed.
+    if (by === undefined || record.policyDigest === undefined) return this.#saveScheduler(record);
+    const fence = this.fenceFor(record.participantAddress);
+    await this.#clocks.store.recordDecision(
+      {
+        kind: "policy_change",
+        subject: record.participantAddress,
+        ...by,
+        decided_at: decisionAt(this.#o.now()),
+        policy_address: record.policyAddress,
+        previous_policy_digest: previous,
+        policy_digest: record.policyDigest,
+      },
+      [record],
+      ...(fence ? [fence] : []),
+    );
   }
 
   async #saveScheduler(record: SchedulerRecord): Promise<void> {

@@ -7,7 +7,7 @@ import {
   type OperatorDecisionDraft,
 } from "../../records/index.js";
 import { LeaseLostError, leaseLost, StoreConflictError } from "../errors.js";
-import { DECISION_COLUMNS, type DecisionHeadRow, decisionHead } from "../sql/index.js";
+import { DECISION_COLUMNS, type DecisionHeadRow, decisionHead, decisionRow } from "../sql/index.js";
 import type { Fence } from "../types.js";
 import { FENCE_HELD, fenceValues } from "./leases.js";
 import type { Queryable } from "./sticky.js";
@@ -16,7 +16,7 @@ import type { Queryable } from "./sticky.js";
 const OPERATOR_CHAIN_LOCK = 0x7261_6f70;
 
 const INSERT_DECISION = `INSERT INTO operator_decisions (${DECISION_COLUMNS.join(", ")})
-  VALUES ($1::bigint, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text)`;
+  VALUES ($1::bigint, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text)`;
 const UPSERT_HEAD = `INSERT INTO operator_chain (id, head_digest, head_sequence, decisions)
   VALUES (1, $1::text, $2::bigint, $3::bigint) ON CONFLICT (id) DO UPDATE SET head_digest = excluded.head_digest,
   head_sequence = excluded.head_sequence, decisions = excluded.decisions`;
@@ -54,7 +54,7 @@ export async function withDecision(
     const decision = appendDecision(rows[0] ? decisionHead(rows[0]) : EMPTY_OPERATOR_CHAIN, draft);
     await client.query(
       INSERT_DECISION,
-      DECISION_COLUMNS.map((c) => decision[c]),
+      DECISION_COLUMNS.map((c) => decisionRow(decision)[c]),
     );
     const head = headAfter(decision);
     await client.query(UPSERT_HEAD, [head.head_digest, head.head_sequence, head.decisions]);

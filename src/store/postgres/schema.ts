@@ -239,6 +239,12 @@ CREATE TABLE participant_services (
 `,
   // Written with the scheduler row, so a reservation commits with the invocation that holds it.
   18: "ALTER TABLE schedulers ADD COLUMN resources text;",
+  // Null for every decision but a policy_change; older decisions keep none (their digests hold).
+  19: `
+ALTER TABLE operator_decisions ADD COLUMN policy_address text;
+ALTER TABLE operator_decisions ADD COLUMN previous_policy_digest text;
+ALTER TABLE operator_decisions ADD COLUMN policy_digest text;
+`,
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */

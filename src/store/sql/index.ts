@@ -32,6 +32,7 @@ export {
   type DecisionHeadRow,
   type DecisionRow,
   decisionHead,
+  decisionRow,
   type EventRow,
   historyEvent,
   type InvocationCloseRow,

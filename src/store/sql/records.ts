@@ -13,6 +13,7 @@ import type {
   ToolActionPhase,
   ToolActionSettlement,
 } from "../../records/index.js";
+import { DECISION_DETAILS } from "../../records/index.js";
 import type {
   ActivityContinuation,
   ClockRecord,
@@ -427,6 +428,10 @@ export interface DecisionRow {
   note: string;
   decided_at: string;
   chain_digest: string;
+  /** Schema step 19: null but for a `policy_change`; absent in an older store read as it is. */
+  policy_address?: string | null;
+  previous_policy_digest?: string | null;
+  policy_digest?: string | null;
 }
 
 /** The columns of `operator_decisions`, in the order the stores write them. */
@@ -438,7 +443,24 @@ export const DECISION_COLUMNS = [
   "note",
   "decided_at",
   "chain_digest",
+  ...DECISION_DETAILS,
 ] as const;
+
+/** A decision as its row's cells, null where it has no such member. */
+export function decisionRow(d: OperatorDecision): Required<DecisionRow> {
+  return {
+    sequence: d.sequence,
+    kind: d.kind,
+    subject: d.subject,
+    operator: d.operator,
+    note: d.note,
+    decided_at: d.decided_at,
+    chain_digest: d.chain_digest,
+    policy_address: d.policy_address ?? null,
+    previous_policy_digest: d.previous_policy_digest ?? null,
+    policy_digest: d.policy_digest ?? null,
+  };
+}
 
 /** A decision from its row, as stored (a tampered kind is kept, for `raes verify` to find). */
 export function operatorDecision(r: DecisionRow): OperatorDecision {
@@ -448,6 +470,9 @@ export function operatorDecision(r: DecisionRow): OperatorDecision {
     operator: r.operator,
     note: r.note,
     decided_at: r.decided_at,
+    ...(r.policy_address == null ? {} : { policy_address: r.policy_address }),
+    ...(r.previous_policy_digest == null ? {} : { previous_policy_digest: r.previous_policy_digest }),
+    ...(r.policy_digest == null ? {} : { policy_digest: r.policy_digest }),
     sequence: Number(r.sequence),
     chain_digest: r.chain_digest,
   };

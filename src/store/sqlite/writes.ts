@@ -25,7 +25,9 @@ import {
   columnNames,
   DECISION_COLUMNS,
   type DecisionHeadRow,
+  type DecisionRow,
   decisionHead,
+  decisionRow,
   fromExcluded,
   INVOCATION_CLOSE_COLUMNS,
   INVOCATION_COLUMNS,
@@ -378,7 +380,7 @@ export class SqliteWrites {
     this.#decisions ??= decisionStatements(this.#db);
     const row = this.#decisions.head.get();
     const decision = appendDecision(row ? decisionHead(row) : EMPTY_OPERATOR_CHAIN, draft);
-    this.#decisions.insert.run(decision);
+    this.#decisions.insert.run(decisionRow(decision));
     this.#decisions.upsertHead.run({ id: 1, ...headAfter(decision) });
     return decision;
   }
@@ -440,7 +442,7 @@ function historyStatements(db: Database): HistoryStatements {
 /** The statements the operator chain is appended with. */
 interface DecisionStatements {
   readonly head: Statement<[], DecisionHeadRow>;
-  readonly insert: Statement<[OperatorDecision]>;
+  readonly insert: Statement<[Required<DecisionRow>]>;
   readonly upsertHead: Statement<[DecisionHeadRow & { id: number }]>;
 }
 

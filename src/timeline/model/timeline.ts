@@ -65,6 +65,12 @@ export interface ParticipantDecision {
   readonly operator: string;
   readonly note: string;
   readonly decidedAt: string;
+  /** A `policy_change`: the schedule's policy and its digests before and after the change. */
+  readonly policyChange?: {
+    readonly policyAddress: string;
+    readonly previousDigest: string;
+    readonly digest: string;
+  };
 }
 
 /** A call held for an operator's approval (docs/guide/approvals.md), as its participant's section lists it. */

@@ -207,7 +207,12 @@ function decisionList(decisions: readonly ParticipantDecision[]): string {
   const items = shown
     .map((d) => {
       const note = d.note === "" ? "" : ` <span class="muted">“${escapeHtml(d.note)}”</span>`;
-      return `<li data-decision="${escapeHtml(d.kind)}"><code>${escapeHtml(d.kind)}</code> by <strong>${escapeHtml(d.operator)}</strong> <span class="muted">at ${escapeHtml(d.decidedAt)}</span>${note}</li>`;
+      const p = d.policyChange;
+      const change =
+        p === undefined
+          ? ""
+          : ` <span class="policy-change">policy <code>${escapeHtml(p.policyAddress)}</code> <code>${escapeHtml(p.previousDigest)}</code> → <code>${escapeHtml(p.digest)}</code>, new segment</span>`;
+      return `<li data-decision="${escapeHtml(d.kind)}"><code>${escapeHtml(d.kind)}</code> by <strong>${escapeHtml(d.operator)}</strong> <span class="muted">at ${escapeHtml(d.decidedAt)}</span>${change}${note}</li>`;
     })
     .join("");
   const more =

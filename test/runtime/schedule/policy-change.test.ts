@@ -4,14 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { compileScenario, policyDigest, type RuntimeModel } from "../../../src/compiler/index.js";
-import { RuntimeErrorCode, RuntimeManager } from "../../../src/index.js";
+import { verifyStore } from "../../../src/evidence/index.js";
+import { type PolicyChangeAllowance, RuntimeErrorCode, RuntimeManager } from "../../../src/index.js";
+import type { SchedulerRecord } from "../../../src/records/index.js";
 import { hasErrors, loadScenario } from "../../../src/sdl/index.js";
 import {
   type ControlPlaneStore,
   MemoryControlPlaneStore,
   openControlPlaneStore,
 } from "../../../src/store/index.js";
+import { readTimelineInput, renderTimelineHtml } from "../../../src/timeline/index.js";
 import { EXAMPLE, EXAMPLE_SCENARIO, exampleManifest } from "../../helpers/example.js";
+import { freshSchema, postgresAvailable } from "../../store/pg-available.js";
 import { RecordingRuntime } from "../harnesses.js";
 
 const CLOCK = "time.clock.scenario-clock";
@@ -35,7 +39,11 @@ const ORIGINAL = modelOf(TEXT);
 /** The policy edited as RAES's recorded case: failure_policy stop → continue. */
 const EDITED = modelOf(TEXT.replace("    failure_policy: stop\n", "    failure_policy: continue\n"));
 
-function open(store: ControlPlaneStore | string, model: RuntimeModel, allowPolicyChange = false) {
+function open(
+  store: ControlPlaneStore | string,
+  model: RuntimeModel,
+  allowPolicyChange: boolean | PolicyChangeAllowance = false,
+) {
   return RuntimeManager.open({
     model,
     manifest: exampleManifest(),
@@ -54,6 +62,7 @@ async function held(url: ControlPlaneStore | string) {
       schedulers: await store.listSchedulers(),
       clock: await store.getClock(CLOCK),
       events: (await store.listEvents()).length,
+      decisions: await store.readDecisionPage(0, 100),
     };
   } finally {
     if (typeof url === "string") await store.close();
@@ -87,18 +96,96 @@ async function changeCase(url: ControlPlaneStore | string): Promise<void> {
   assert.deepEqual(await held(url), before);
   await (await open(url, ORIGINAL)).close();
 
-  const allowed = await open(url, EDITED, true);
-  await allowed.close();
+  assert.deepEqual(before.decisions, [], "no decision before the change");
+  // The schedule's record under the new policy is written only with its decision (recordDecision, one
+  // transaction): a plain save of it would leave a changed policy in no operator chain.
+  await withStore(url, async (store) => {
+    const allowed = await open(guarded(store, digestOf(EDITED)), EDITED, {
+      operator: "carol",
+      note: "failure_policy relaxed",
+    });
+    await allowed.close();
+  });
   const after = await held(url);
   assert.equal(after.clock?.segment, (before.clock?.segment ?? 0) + 1, "a new segment");
   assert.equal(after.schedulers[0]?.policyDigest, digestOf(EDITED), "recorded under the new policy");
+  assert.deepEqual(
+    after.decisions.map(({ decided_at: at, chain_digest: digest, ...d }) => {
+      assert.match(at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+      assert.match(digest, /^sha256:[0-9a-f]{64}$/);
+      return d;
+    }),
+    [
+      {
+        kind: "policy_change",
+        subject: EXAMPLE.participant,
+        operator: "carol",
+        note: "failure_policy relaxed",
+        policy_address: EXAMPLE.policy,
+        previous_policy_digest: digestOf(ORIGINAL),
+        policy_digest: digestOf(EDITED),
+        sequence: 1,
+      },
+    ],
+    "one policy_change decision naming the schedule, both digests, who and why",
+  );
+  await withStore(url, async (store) => {
+    const report = await verifyStore(store);
+    assert.equal(report.ok, true, JSON.stringify(report.failure ?? report.operator.failure));
+    assert.equal(report.operator.decisions, 1);
+    const page = renderTimelineHtml(await readTimelineInput(store));
+    assert.match(
+      page,
+      /data-decision="policy_change"><code>policy_change<\/code> by <strong>carol<\/strong>/,
+    );
+    assert.ok(page.includes(digestOf(ORIGINAL)) && page.includes(digestOf(EDITED)), "both digests shown");
+  });
   // The new policy is now the stored one: a plain reopen with it is accepted, the old one refused.
   await (await open(url, EDITED)).close();
   await assert.rejects(open(url, ORIGINAL), { code: RuntimeErrorCode.activity_state_conflict });
+  assert.equal((await held(url)).decisions.length, 1, "a reopen under the same policy decides nothing");
+}
+
+/**
+ * `store` whose saveScheduler refuses to move a record to `digest` from another policy digest: that
+ * change must come with its decision (recordDecision); later saves under `digest` are plain.
+ */
+function guarded(store: ControlPlaneStore, digest: string): ControlPlaneStore {
+  return new Proxy(store, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (key === "saveScheduler")
+        return async (record: SchedulerRecord, ...rest: unknown[]) => {
+          const stored = await target.getScheduler(record.participantAddress, record.policyAddress);
+          if (record.policyDigest === digest && stored?.policyDigest !== digest)
+            throw new Error("saved under the new policy without a decision");
+          return (value as (...a: unknown[]) => unknown).call(target, record, ...rest);
+        };
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+async function withStore(url: ControlPlaneStore | string, work: (s: ControlPlaneStore) => Promise<void>) {
+  const store = typeof url === "string" ? await openControlPlaneStore(url) : url;
+  try {
+    await work(store);
+  } finally {
+    if (typeof url === "string") await store.close();
+  }
 }
 
 describe("reopening a store with an edited policy", () => {
   it("the digest of the edit differs", () => assert.notEqual(digestOf(ORIGINAL), digestOf(EDITED)));
   it("memory", () => changeCase(new MemoryControlPlaneStore()));
   it("sqlite", () => changeCase(`sqlite:${join(mkdtempSync(join(tmpdir(), "raes-policy-")), "a.db")}`));
+  it("postgres", async (t) => {
+    if (!(await postgresAvailable("policy change decision"))) return t.skip("PostgreSQL unavailable");
+    const { url, drop } = freshSchema("raes_policy");
+    try {
+      await changeCase(url);
+    } finally {
+      await drop();
+    }
+  });
 });
