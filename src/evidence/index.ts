@@ -14,6 +14,11 @@ export {
   DecisionVerifier,
 } from "./verify-decisions.js";
 export {
+  type ResolutionFailure,
+  type ResolutionReport,
+  verifyResolutions,
+} from "./verify-resolutions.js";
+export {
   type StoreReport,
   VERIFY_PAGE,
   verifyDecisions,

@@ -1,6 +1,7 @@
 import type { ControlPlaneStore } from "../store/index.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
+import { type ResolutionReport, verifyResolutions } from "./verify-resolutions.js";
 
 /** Events read per page by `verifyStore`: memory stays bounded at any history length. */
 export const VERIFY_PAGE = 5000;
@@ -9,6 +10,11 @@ export const VERIFY_PAGE = 5000;
 export interface StoreReport extends ChainReport {
   /** The operator chain (docs/evidence-format.md); `ok` is false when it or a history chain breaks. */
   readonly operator: DecisionReport;
+  /**
+   * Each resolved operation's record against its chained `resolve` decision, checked once both chains
+   * verify (docs/evidence-format.md, "What the chains cover"); `ok` is false when one disagrees.
+   */
+  readonly resolutions?: ResolutionReport;
 }
 
 /**
@@ -22,7 +28,9 @@ export interface StoreReport extends ChainReport {
 export async function verifyStore(store: ControlPlaneStore, pageSize = VERIFY_PAGE): Promise<StoreReport> {
   const chains = await verifyHistory(store, pageSize);
   const operator = await verifyDecisions(store, pageSize);
-  return { ...chains, ok: chains.ok && operator.ok, operator };
+  if (!chains.ok || !operator.ok) return { ...chains, ok: false, operator };
+  const resolutions = await verifyResolutions(store);
+  return { ...chains, ok: resolutions.ok, operator, resolutions };
 }
 
 /** Recomputes the store's operator chain a page at a time, stopping at the first decision that fails. */

@@ -67,7 +67,14 @@ export async function resolveToolAction(
   const recorded = await store.recordResolution(
     id,
     { resolution: input.resolution, note, resolvedAt, operator },
-    { kind: OperatorDecisionKind.resolve, subject: id, operator, note, decided_at: resolvedAt },
+    {
+      kind: OperatorDecisionKind.resolve,
+      subject: id,
+      operator,
+      note,
+      decided_at: resolvedAt,
+      resolution: input.resolution,
+    },
   );
   if (!recorded)
     throw new ResolutionError(ResolutionRefusal.already_resolved, `${id} was resolved concurrently`);

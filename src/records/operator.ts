@@ -72,10 +72,17 @@ export interface OperatorDecisionDraft {
   readonly previous_policy_digest?: string;
   /** `policy_change` only: RAES's digest of the policy it runs under from the new segment. */
   readonly policy_digest?: string;
+  /** `resolve` only (from schema step 19): what the operator recorded, `effect_confirmed` or `effect_absent`. */
+  readonly resolution?: string;
 }
 
 /** The members only some decisions carry, in the order a decision is written with them. */
-export const DECISION_DETAILS = ["policy_address", "previous_policy_digest", "policy_digest"] as const;
+export const DECISION_DETAILS = [
+  "policy_address",
+  "previous_policy_digest",
+  "policy_digest",
+  "resolution",
+] as const;
 
 /** A decision as the store keeps it: its place in the operator chain and its digest. */
 export interface OperatorDecision extends OperatorDecisionDraft {

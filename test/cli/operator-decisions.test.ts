@@ -68,6 +68,34 @@ const TAMPERS = [
   },
 ] as const;
 
+/** Direct edits of a resolved operation's record (not chained itself), and what `raes verify` must name. */
+const OPERATION_TAMPERS = [
+  {
+    name: "its resolution flipped",
+    sqlite: "UPDATE tool_actions SET resolution = replace(resolution, 'effect_absent', 'effect_confirmed')",
+    postgres:
+      "UPDATE tool_actions SET resolution = replace(resolution::text, 'effect_absent', 'effect_confirmed')::json",
+    says: new RegExp(
+      `operation record does not match the operator chain: operation ${ACTION}: its record's resolution differ`,
+    ),
+  },
+  {
+    name: "its resolver renamed",
+    sqlite: "UPDATE tool_actions SET resolution = replace(resolution, '\"bob\"', '\"mallory\"')",
+    postgres:
+      "UPDATE tool_actions SET resolution = replace(resolution::text, '\"bob\"', '\"mallory\"')::json",
+    says: new RegExp(`operation ${ACTION}: its record's operator differ`),
+  },
+  {
+    name: "its resolution removed",
+    sqlite: "UPDATE tool_actions SET resolution = NULL",
+    postgres: "UPDATE tool_actions SET resolution = NULL",
+    says: new RegExp(
+      `operation ${ACTION}: decision 1 resolved it, its operation record holds no such resolution`,
+    ),
+  },
+] as const;
+
 describe("operator decisions from the command line", () => {
   it("records who resolved and who resumed, shows the resolver on raes operation, and verifies", async () => {
     const url = `sqlite:${join(DIR, "cli.db")}`;
@@ -138,6 +166,22 @@ describe("operator decisions from the command line", () => {
       assert.match(run.stdout, tamper.says);
     });
   }
+
+  for (const tamper of OPERATION_TAMPERS) {
+    it(`raes verify exits 1 naming a resolved operation with ${tamper.name} in SQLite`, async () => {
+      const file = join(DIR, `operation-${tamper.name.replaceAll(" ", "-")}.db`);
+      await decided(`sqlite:${file}`);
+      const before = await raes(["verify", "--store", `sqlite:${file}`]);
+      assert.equal(before.code, 0, before.stdout);
+      assert.match(before.stdout, /resolutions match their decisions \(1\)/);
+      const db = new Database(file);
+      assert.equal(db.prepare(tamper.sqlite).run().changes, 1);
+      db.close();
+      const run = await raes(["verify", "--store", `sqlite:${file}`]);
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.match(run.stdout, tamper.says);
+    });
+  }
 });
 
 describe("operator decisions tampered in PostgreSQL", async () => {
@@ -152,6 +196,25 @@ describe("operator decisions tampered in PostgreSQL", async () => {
         await decided(url);
         await client.query(`SET search_path TO ${schema}`);
         await client.query(tamper.sql);
+        const run = await raes(["verify", "--store", url]);
+        assert.equal(run.code, 1, run.stdout + run.stderr);
+        assert.match(run.stdout, tamper.says);
+      } finally {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.end();
+      }
+    });
+  }
+  for (const tamper of OPERATION_TAMPERS) {
+    it(`raes verify exits 1 naming a resolved operation with ${tamper.name}`, async () => {
+      const schema = `raes_opchain_${randomBytes(4).toString("hex")}`;
+      const url = `${POSTGRES_TEST_URL}?schema=${schema}`;
+      const client = new pg.Client({ connectionString: POSTGRES_TEST_URL });
+      await client.connect();
+      try {
+        await decided(url);
+        await client.query(`SET search_path TO ${schema}`);
+        assert.equal((await client.query(tamper.postgres)).rowCount, 1);
         const run = await raes(["verify", "--store", url]);
         assert.equal(run.code, 1, run.stdout + run.stderr);
         assert.match(run.stdout, tamper.says);

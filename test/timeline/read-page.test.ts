@@ -88,8 +88,12 @@ describe("readTimelinePage: the timeline drawn one invocation at a time", () => 
     const streamed = seen(inner);
     const page = await streamedPage(streamed.store);
     assert.equal(page, await wholePage(inner));
-    // The one listing is of the calls still held for approval (admitted, undecided): never every operation.
-    assert.deepEqual(streamed.listings, [{ kind: "tool_action", state: "accepted", limit: 10_000 }]);
+    // The listings are of the calls still held for approval (admitted, undecided) and, for the chain
+    // badge, of the indeterminate ones whose resolutions it checks: never every operation.
+    assert.deepEqual(streamed.listings, [
+      { kind: "tool_action", state: "accepted", limit: 10_000 },
+      { kind: "tool_action", state: "indeterminate", limit: 1000 },
+    ]);
     assert.ok(
       (streamed.calls.get("listToolActions") ?? 0) > 0,
       "each invocation's tool actions read with it",

@@ -46,10 +46,11 @@ describe("readTimelineInput", () => {
       input.events,
       events.map((event) => timelineEvent(event, new Map())),
     );
-    // The third is the held calls awaiting approval, one bounded read.
+    // The third is the held calls awaiting approval, one bounded read; the fourth the chain badge's
+    // check of resolved operations against their decisions (indeterminate ones, a page at a time).
     assert.deepEqual(
       asked,
-      ["listEvents 1000", "listOperations 1000", "listOperations 10000"],
+      ["listEvents 1000", "listOperations 1000", "listOperations 10000", "listOperations 1000"],
       "each read is one page",
     );
   });

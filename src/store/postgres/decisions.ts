@@ -16,7 +16,7 @@ import type { Queryable } from "./sticky.js";
 const OPERATOR_CHAIN_LOCK = 0x7261_6f70;
 
 const INSERT_DECISION = `INSERT INTO operator_decisions (${DECISION_COLUMNS.join(", ")})
-  VALUES ($1::bigint, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text)`;
+  VALUES ($1::bigint, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text)`;
 const UPSERT_HEAD = `INSERT INTO operator_chain (id, head_digest, head_sequence, decisions)
   VALUES (1, $1::text, $2::bigint, $3::bigint) ON CONFLICT (id) DO UPDATE SET head_digest = excluded.head_digest,
   head_sequence = excluded.head_sequence, decisions = excluded.decisions`;

@@ -239,11 +239,12 @@ CREATE TABLE participant_services (
 `,
   // Written with the scheduler row, so a reservation commits with the invocation that holds it.
   18: "ALTER TABLE schedulers ADD COLUMN resources text;",
-  // Null for every decision but a policy_change; older decisions keep none (their digests hold).
+  // Null for every decision but a policy_change (and a resolve's resolution); older decisions keep none (their digests hold).
   19: `
 ALTER TABLE operator_decisions ADD COLUMN policy_address text;
 ALTER TABLE operator_decisions ADD COLUMN previous_policy_digest text;
 ALTER TABLE operator_decisions ADD COLUMN policy_digest text;
+ALTER TABLE operator_decisions ADD COLUMN resolution text;
 `,
 });
 

@@ -432,6 +432,7 @@ export interface DecisionRow {
   policy_address?: string | null;
   previous_policy_digest?: string | null;
   policy_digest?: string | null;
+  resolution?: string | null;
 }
 
 /** The columns of `operator_decisions`, in the order the stores write them. */
@@ -459,6 +460,7 @@ export function decisionRow(d: OperatorDecision): Required<DecisionRow> {
     policy_address: d.policy_address ?? null,
     previous_policy_digest: d.previous_policy_digest ?? null,
     policy_digest: d.policy_digest ?? null,
+    resolution: d.resolution ?? null,
   };
 }
 
@@ -473,6 +475,7 @@ export function operatorDecision(r: DecisionRow): OperatorDecision {
     ...(r.policy_address == null ? {} : { policy_address: r.policy_address }),
     ...(r.previous_policy_digest == null ? {} : { previous_policy_digest: r.previous_policy_digest }),
     ...(r.policy_digest == null ? {} : { policy_digest: r.policy_digest }),
+    ...(r.resolution == null ? {} : { resolution: r.resolution }),
     sequence: Number(r.sequence),
     chain_digest: r.chain_digest,
   };

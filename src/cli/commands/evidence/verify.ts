@@ -104,12 +104,19 @@ export function registerVerifyCommand(program: Command): void {
       );
       return;
     }
+    const r = report.resolutions?.failure;
+    if (r !== undefined) {
+      process.stdout.write(
+        `${where}: operation record does not match the operator chain: operation ${r.id}: ${r.detail}\n`,
+      );
+      return;
+    }
     const backfilled =
       report.backfilled > 0
         ? ` (${counted(report.backfilled, "chain")} computed by the schema step over older history)`
         : "";
     process.stdout.write(
-      `${where}: verified: ${counted(report.events, "event")} of ${counted(report.participants, "participant")}, every chain intact${backfilled}; ${counted(report.operator.decisions, "operator decision")}, operator chain intact\n`,
+      `${where}: verified: ${counted(report.events, "event")} of ${counted(report.participants, "participant")}, every chain intact${backfilled}; ${counted(report.operator.decisions, "operator decision")}, operator chain intact; resolutions match their decisions (${report.resolutions?.resolutions ?? 0})\n`,
     );
   });
 }
