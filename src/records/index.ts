@@ -73,11 +73,13 @@ export {
   initializeEpisode,
   MAX_SERVICE_EVIDENCE_REFS,
   nextEpisode,
+  type PacingDeviationRecord,
   ParticipantControlCode,
   type ParticipantEpisodeEvent,
   type ParticipantEpisodeState,
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
+  pacingDeviationRef,
   terminateEpisode,
 } from "./participant/index.js";
 export {

@@ -89,6 +89,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare listOpenToolActions: ControlPlaneStore["listOpenToolActions"];
   declare getParticipantService: ControlPlaneStore["getParticipantService"];
   declare listParticipantServices: ControlPlaneStore["listParticipantServices"];
+  declare listPacingDeviations: ControlPlaneStore["listPacingDeviations"];
   declare saveClock: ControlPlaneStore["saveClock"];
   declare updateClock: ControlPlaneStore["updateClock"];
   declare saveScheduler: ControlPlaneStore["saveScheduler"];
@@ -101,6 +102,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare recordApproval: ControlPlaneStore["recordApproval"];
   declare recordDecision: ControlPlaneStore["recordDecision"];
   declare saveParticipantService: ControlPlaneStore["saveParticipantService"];
+  declare recordPacingDeviation: ControlPlaneStore["recordPacingDeviation"];
 
   static {
     const forward = (names: readonly string[], part: (store: DelegatingStore) => object) => {

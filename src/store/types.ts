@@ -13,6 +13,7 @@ import type {
   OperatorChainHead,
   OperatorDecision,
   OperatorDecisionDraft,
+  PacingDeviationRecord,
   ParticipantServiceRecord,
   ResolutionRecord,
   SchedulerRecord,
@@ -28,6 +29,7 @@ export {
   type OperationCursor,
   type OperationEntry,
   type OperationQuery,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   type ResourceLedger,
   SchedulerLifecycle,
@@ -168,6 +170,8 @@ export interface ControlPlaneStore {
   getParticipantService(participantAddress: string): Promise<ParticipantServiceRecord | undefined>;
   /** Every participant's execution service and episodes, ordered by participant address. */
   listParticipantServices(): Promise<ParticipantServiceRecord[]>;
+  /** The pacing deviations (schema step 20) of one participant, or of all: by participant, then as recorded. */
+  listPacingDeviations(participantAddress?: string): Promise<PacingDeviationRecord[]>;
 
   saveClock(clock: ClockRecord): Promise<void>;
   /**
@@ -237,6 +241,12 @@ export interface ControlPlaneStore {
     decision?: OperatorDecisionDraft,
   ): Promise<boolean>;
 
+  /**
+   * Records a loss of pacing against a participant's service, once per participant and ref: false
+   * (nothing written) when the same deviation is already recorded.
+   */
+  recordPacingDeviation(record: PacingDeviationRecord): Promise<boolean>;
+
   /** The participant's current lease (live or expired), if one is held. */
   getLease(participantAddress: string): Promise<Lease | undefined>;
   /**
@@ -283,6 +293,7 @@ export const STORE_READS = [
   "listOpenToolActions",
   "getParticipantService",
   "listParticipantServices",
+  "listPacingDeviations",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The names of the store's record writes, each one transaction. */
@@ -299,6 +310,7 @@ export const STORE_WRITES = [
   "recordApproval",
   "recordDecision",
   "saveParticipantService",
+  "recordPacingDeviation",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The store methods that write records (not leases or membership): each commits one transaction. */

@@ -15,6 +15,7 @@ import {
   InvocationGrouper,
   joinOperations,
   operationIds,
+  type PacingDeviation,
   type ParticipantDecision,
   type PendingApproval,
   type TimelineChain,
@@ -113,6 +114,7 @@ export async function readTimelineInput(
   const schedulers = await schedulersShown(store, query, inHistory);
   const pendingApprovals = await pendingApprovalsOf(store, query);
   const participantDecisions = await participantDecisionsOf(store, query);
+  const pacingDeviations = await pacingDeviationsOf(store, query);
   const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
   return {
     events,
@@ -121,6 +123,7 @@ export async function readTimelineInput(
     ...(chain === null ? {} : { chain }),
     pendingApprovals,
     participantDecisions,
+    pacingDeviations,
   };
 }
 
@@ -161,6 +164,18 @@ async function participantDecisionsOf(
     after = page[page.length - 1]?.sequence ?? after + DECISION_PAGE;
   }
   return [...kept.values()].flat();
+}
+
+/** The stored pacing deviations (schema step 20) of the shown participant, or of all: few, one per clock generation. */
+async function pacingDeviationsOf(store: ControlPlaneStore, query: HistoryQuery): Promise<PacingDeviation[]> {
+  return (await store.listPacingDeviations(query.participantAddress)).map((d) => ({
+    participantAddress: d.participantAddress,
+    ref: d.ref,
+    clockAddress: d.clockAddress,
+    latenessMs: d.latenessMs,
+    boundMs: d.boundMs,
+    recordedAt: d.recordedAt,
+  }));
 }
 
 /** The calls held for approval that nobody has decided yet, of the shown participant or of all. */
@@ -272,6 +287,7 @@ async function readPage(
     for (const scheduler of await schedulersShown(store, query, seen)) page.addScheduler(scheduler);
     for (const held of await pendingApprovalsOf(store, query)) page.addPendingApproval(held);
     for (const decision of await participantDecisionsOf(store, query)) page.addDecision(decision);
+    for (const deviation of await pacingDeviationsOf(store, query)) page.addPacingDeviation(deviation);
     const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
     return { page, ...(chain === null ? {} : { chain }) };
   } catch (error) {

@@ -271,6 +271,7 @@ export class RuntimeManager {
         services,
         options.observer,
       );
+      await pacing.load(store);
       await ensureServices(store, book, {
         specs,
         model: options.model,
@@ -341,7 +342,12 @@ export class RuntimeManager {
             policy.clockAddress,
             (await this.store.getClock(policy.clockAddress))?.generation ?? 1,
           );
-      this.#pacing.lost(latenessMs, (clock) => generations.get(clock) ?? 1);
+      await this.#pacing.lost(
+        this.store,
+        latenessMs,
+        (clock) => generations.get(clock) ?? 1,
+        this.#ctx.now(),
+      );
     };
     return runPaced(
       { step, positions, awaitingShare, pacingLost, timers: this.#ctx.timers },
@@ -660,7 +666,6 @@ export class RuntimeManager {
       store: this.store,
       model: this.#ctx.model,
       now: this.#ctx.now,
-      pacingDeviations: this.#pacing.deviations,
     };
   }
 

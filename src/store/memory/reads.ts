@@ -8,6 +8,7 @@ import {
   type OperationQuery,
   type OperatorChainHead,
   type OperatorDecision,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   queriedKinds,
   toolActionEntry,
@@ -44,6 +45,24 @@ export class MemoryReads {
   /** One participant's service record. */
   getParticipantService(participantAddress: string): ParticipantServiceRecord | undefined {
     return this.#tables.services.get(participantAddress);
+  }
+
+  /** The pacing deviations of one participant, or of all, by participant then recording time. */
+  listPacingDeviations(participantAddress?: string): PacingDeviationRecord[] {
+    const participants = [...this.#tables.pacing.keys()]
+      .filter((p) => participantAddress === undefined || p === participantAddress)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const byTime = (a: PacingDeviationRecord, b: PacingDeviationRecord) =>
+      a.recordedAt < b.recordedAt
+        ? -1
+        : a.recordedAt > b.recordedAt
+          ? 1
+          : a.ref < b.ref
+            ? -1
+            : a.ref > b.ref
+              ? 1
+              : 0;
+    return participants.flatMap((p) => [...(this.#tables.pacing.get(p)?.values() ?? [])].sort(byTime));
   }
 
   /** Every participant's service record, by participant address. */

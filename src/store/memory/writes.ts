@@ -5,6 +5,7 @@ import {
   headAfter,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
@@ -192,6 +193,16 @@ export class MemoryWrites {
     if ((stored?.revision ?? 0) !== record.revision - 1) return false;
     this.#tables.services.set(record.participantAddress, record);
     if (decision) this.#appendDecision(decision);
+    return true;
+  }
+
+  /** Records a pacing deviation once per participant and ref. */
+  recordPacingDeviation(record: PacingDeviationRecord): boolean {
+    const byRef =
+      this.#tables.pacing.get(record.participantAddress) ?? new Map<string, PacingDeviationRecord>();
+    if (byRef.has(record.ref)) return false;
+    byRef.set(record.ref, record);
+    this.#tables.pacing.set(record.participantAddress, byRef);
     return true;
   }
 

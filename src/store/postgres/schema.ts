@@ -238,6 +238,19 @@ CREATE TABLE participant_services (
 `,
   // Written with the scheduler row, so a reservation commits with the invocation that holds it.
   18: "ALTER TABLE schedulers ADD COLUMN resources text;",
+  20: `
+CREATE TABLE pacing_deviations (
+  participant_address text NOT NULL,
+  ref text NOT NULL,
+  policy_address text NOT NULL,
+  clock_address text NOT NULL,
+  generation bigint NOT NULL,
+  lateness_ms double precision NOT NULL,
+  bound_ms double precision NOT NULL,
+  recorded_at text NOT NULL,
+  PRIMARY KEY (participant_address, ref)
+);
+`,
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */

@@ -9,6 +9,7 @@ import {
   type OperationQuery,
   type OperatorChainHead,
   type OperatorDecision,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   queriedKinds,
   TOOL_ACTION_STATE_CONDITIONS,
@@ -40,7 +41,12 @@ import {
   schedulerRecord,
   type ToolActionRow,
 } from "./records.js";
-import { type ServiceRow, serviceRecord } from "./services.js";
+import {
+  type PacingDeviationRow,
+  pacingDeviationRecord,
+  type ServiceRow,
+  serviceRecord,
+} from "./services.js";
 
 /** What one SQL store brings to the shared reads: how it runs a query and where its dialect differs. */
 export interface SqlReadDriver<Flag, AsText extends boolean> {
@@ -59,6 +65,8 @@ export interface SqlReadDriver<Flag, AsText extends boolean> {
   readonly chained?: boolean;
   /** False for a store written before step 17 (a read-only SQLite store): no participant services. */
   readonly serviced?: boolean;
+  /** False for a store written before step 20 (a read-only SQLite store): no pacing deviations. */
+  readonly paced?: boolean;
   /** False for a store written before step 14 (a read-only SQLite store): no operator decisions. */
   readonly decided?: boolean;
   /** The committed event of a row, where the store keeps bodies other than as the draft's JSON. */
@@ -111,6 +119,15 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     if (this.#driver.serviced === false) return [];
     const sql = `SELECT * FROM participant_services ORDER BY participant_address${this.#driver.bytewise}`;
     return this.#all<ServiceRow, ParticipantServiceRecord>(sql, [], serviceRecord);
+  }
+
+  /** The pacing deviations of one participant (or of all), by participant, then as recorded. */
+  listPacingDeviations(participantAddress?: string): Answer<PacingDeviationRecord[]> {
+    if (this.#driver.paced === false) return [];
+    const filter = participantAddress === undefined ? "" : ` WHERE participant_address = ${this.#p(1)}`;
+    const sql = `SELECT * FROM pacing_deviations${filter} ORDER BY participant_address${this.#driver.bytewise}, recorded_at, ref${this.#driver.bytewise}`;
+    const values = participantAddress === undefined ? [] : [participantAddress];
+    return this.#all<PacingDeviationRow, PacingDeviationRecord>(sql, values, pacingDeviationRecord);
   }
 
   /** One invocation. */

@@ -204,6 +204,19 @@ CREATE TABLE participant_services (
 `,
   // Written with the scheduler row, so a reservation commits with the invocation that holds it.
   18: "ALTER TABLE schedulers ADD COLUMN resources TEXT;",
+  20: `
+CREATE TABLE pacing_deviations (
+  participant_address TEXT NOT NULL,
+  ref TEXT NOT NULL,
+  policy_address TEXT NOT NULL,
+  clock_address TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  lateness_ms REAL NOT NULL,
+  bound_ms REAL NOT NULL,
+  recorded_at TEXT NOT NULL,
+  PRIMARY KEY (participant_address, ref)
+);
+`,
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */
@@ -272,6 +285,11 @@ export function hasChains(db: Database): boolean {
 /** Whether the database has the operator chain of step 14 (a read-only store may be older). */
 export function hasDecisions(db: Database): boolean {
   return hasTable(db, "operator_decisions");
+}
+
+/** Whether the database has the pacing deviations of step 20 (a read-only store may be older). */
+export function hasPacingDeviations(db: Database): boolean {
+  return hasTable(db, "pacing_deviations");
 }
 
 /** Whether the database has the participant services of step 17 (a read-only store may be older). */

@@ -9,6 +9,7 @@ import {
   headAfter,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
@@ -29,6 +30,9 @@ import {
   fromExcluded,
   INVOCATION_CLOSE_COLUMNS,
   INVOCATION_COLUMNS,
+  PACING_DEVIATION_COLUMNS,
+  type PacingDeviationRow,
+  pacingDeviationRow,
   SCHEDULER_COLUMNS,
   SERVICE_COLUMNS,
   type ServiceRow,
@@ -105,6 +109,8 @@ export class SqliteWrites {
   #services:
     | { readonly insert: Statement<[ServiceRow]>; readonly update: Statement<[ServiceRow]> }
     | undefined;
+  /** Prepared at the first pacing deviation: a read-only store older than step 20 has no such table. */
+  #pacing: Statement<[PacingDeviationRow]> | undefined;
   /** Prepared at the first approval: a read-only store older than step 16 has no approval column. */
   #approvals: ApprovalStatements | undefined;
 
@@ -370,6 +376,16 @@ export class SqliteWrites {
       if (written.changes === 0) return false;
       if (decision) this.#appendDecision(decision);
       return true;
+    });
+  }
+
+  /** Records a pacing deviation once per participant and ref. */
+  recordPacingDeviation(record: PacingDeviationRecord): Answer<boolean> {
+    return this.#immediate(() => {
+      this.#pacing ??= this.#db.prepare(
+        `${insert("pacing_deviations", PACING_DEVIATION_COLUMNS)} ON CONFLICT (participant_address, ref) DO NOTHING`,
+      );
+      return this.#pacing.run(pacingDeviationRow(record)).changes > 0;
     });
   }
 

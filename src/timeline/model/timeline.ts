@@ -56,6 +56,19 @@ export interface TimelineInput {
   readonly pendingApprovals?: readonly PendingApproval[];
   /** Operator decisions about a participant (resume, execution controls, episodes), oldest first. */
   readonly participantDecisions?: readonly ParticipantDecision[];
+  /** Losses of wall pacing stored against a participant's service (schema step 20), oldest first. */
+  readonly pacingDeviations?: readonly PacingDeviation[];
+}
+
+/** A loss of wall pacing that marks a participant's execution service `degraded`, as its section lists it. */
+export interface PacingDeviation {
+  readonly participantAddress: string;
+  /** RAES's evidence ref (`evidence:<policy>:pacing-loss:<clock>:generation-<g>`). */
+  readonly ref: string;
+  readonly clockAddress: string;
+  readonly latenessMs: number;
+  readonly boundMs: number;
+  readonly recordedAt: string;
 }
 
 /** An operator decision whose subject is a participant, as its section lists it with who decided. */

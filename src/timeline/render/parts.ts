@@ -1,5 +1,6 @@
 import { approvalCommands } from "../../printed/index.js";
 import {
+  type PacingDeviation,
   type ParticipantDecision,
   type PendingApproval,
   SETTLEMENTS,
@@ -93,6 +94,7 @@ export function participantSection(
   storeUrl: string,
   pending: readonly PendingApproval[] = [],
   decisions: readonly ParticipantDecision[] = [],
+  pacing: readonly PacingDeviation[] = [],
 ): string {
   const toolActions = participant.toolActions;
   const invocations = participant.rows.length;
@@ -113,6 +115,7 @@ export function participantSection(
     approvalSummary(pending, storeUrl),
     resolutionSummary(participant, storeUrl),
     budgetUse(participant),
+    pacingList(pacing),
     decisionList(decisions),
     invocations === 0 ? "" : `<ol class="invocations"></ol>`,
     pager,
@@ -215,4 +218,19 @@ function decisionList(decisions: readonly ParticipantDecision[]): string {
       ? `<p class="muted">and ${decisions.length - shown.length} earlier</p>`
       : "";
   return `<div class="decisions" data-decisions="${decisions.length}"><h3>Operator decisions</h3><ul>${items}</ul>${more}</div>`;
+}
+
+/**
+ * The service's pacing losses (docs/guide/operations.md#real-time): a step of a real-time run started
+ * later than its drift bound, so the service is `degraded`; each with RAES's evidence ref and how late.
+ */
+function pacingList(deviations: readonly PacingDeviation[]): string {
+  if (deviations.length === 0) return "";
+  const items = deviations
+    .map(
+      (d) =>
+        `<li data-pacing-ref="${escapeHtml(d.ref)}"><code>${escapeHtml(d.clockAddress)}</code>: a step started ${Math.round(d.latenessMs)} ms late (bound ${Math.round(d.boundMs)} ms) <span class="muted">at ${escapeHtml(d.recordedAt)}</span> <code class="muted">${escapeHtml(d.ref)}</code></li>`,
+    )
+    .join("");
+  return `<div class="attention pacing" data-service-health="degraded" data-pacing-deviations="${deviations.length}"><h3>Service degraded: pacing lost</h3><ul>${items}</ul></div>`;
 }
