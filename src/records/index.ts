@@ -88,6 +88,7 @@ export {
   type ResourceBudgetStateView,
   type ResourceHold,
   type ResourceLedger,
+  type ResourcePoolVersion,
   type ResourceLogEntry,
   ResourceTransition,
   type ResourceUseRow,

@@ -38,6 +38,18 @@ export interface ResourceHold {
   readonly generation: number;
   /** Reserved quantity by budget id. */
   readonly vector: Readonly<Record<string, number>>;
+  /**
+   * The version of each pool (by pool key) the reservation was checked against. A store writes a new
+   * hold only while every such pool is still at that version, and moves each on by one
+   * (`ResourcePoolMovedError` otherwise): processes sharing a pool never both take its last room.
+   */
+  readonly poolVersions?: Readonly<Record<string, number>>;
+}
+
+/** A shared pool's version: how many reservations were ever taken against it (schema step 19). */
+export interface ResourcePoolVersion {
+  readonly poolKey: string;
+  readonly version: number;
 }
 
 /** One entry of a ledger's log: one transition of one operation's vector. */

@@ -11,6 +11,7 @@ export { applyClockChange, sameClock } from "./clock.js";
 export {
   ClockMovedError,
   LeaseLostError,
+  ResourcePoolMovedError,
   StoreConflictError,
   StoreDriverMissingError,
   StoreErrorCode,
@@ -38,6 +39,7 @@ export {
   type OperationQuery,
   type ProcessMember,
   type ResourceLedger,
+  type ResourcePoolVersion,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,

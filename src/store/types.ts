@@ -15,6 +15,7 @@ import type {
   OperatorDecisionDraft,
   ParticipantServiceRecord,
   ResolutionRecord,
+  ResourcePoolVersion,
   SchedulerRecord,
   ToolActionPhase,
   ToolActionRecord,
@@ -30,6 +31,7 @@ export {
   type OperationQuery,
   type ParticipantServiceRecord,
   type ResourceLedger,
+  type ResourcePoolVersion,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,
@@ -168,6 +170,12 @@ export interface ControlPlaneStore {
   getParticipantService(participantAddress: string): Promise<ParticipantServiceRecord | undefined>;
   /** Every participant's execution service and episodes, ordered by participant address. */
   listParticipantServices(): Promise<ParticipantServiceRecord[]>;
+  /**
+   * Every shared v3 pool's version (schema step 19), by pool key: a scheduler write carrying a new hold
+   * with `poolVersions` is written only while each named pool is at that version, and moves it on by one
+   * (`ResourcePoolMovedError`, nothing written, otherwise). A pool never reserved against is absent (0).
+   */
+  listResourcePools(): Promise<ResourcePoolVersion[]>;
 
   saveClock(clock: ClockRecord): Promise<void>;
   /**
@@ -283,6 +291,7 @@ export const STORE_READS = [
   "listOpenToolActions",
   "getParticipantService",
   "listParticipantServices",
+  "listResourcePools",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The names of the store's record writes, each one transaction. */

@@ -12,6 +12,7 @@ import { leaseCases } from "./contract-leases.js";
 import { membershipCases } from "./contract-membership.js";
 import { operationCases, refusalCountCases } from "./contract-operations.js";
 import { pageCases } from "./contract-pages.js";
+import { poolCases } from "./contract-pools.js";
 import { recordCases } from "./contract-records.js";
 import { recoveryCases } from "./contract-recovery.js";
 import { serviceCases } from "./contract-services.js";
@@ -57,5 +58,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("operator decisions", () => decisionCases(current));
     describe("participant services", () => serviceCases(current));
     describe("approvals", () => approvalCases(current));
+    describe("shared v3 resource pools", () => poolCases(current));
   });
 }

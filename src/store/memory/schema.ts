@@ -19,6 +19,8 @@ export class MemoryTables {
   readonly events: HistoryEvent[] = [];
   readonly chains = new Map<string, ChainHead>();
   readonly services = new Map<string, ParticipantServiceRecord>();
+  /** Each shared v3 pool's version, by pool key (schema step 19). */
+  readonly pools = new Map<string, number>();
   /** The operator chain: decision n at index n - 1, and its head. */
   readonly decisions: OperatorDecision[] = [];
   decisionHead: OperatorChainHead = EMPTY_OPERATOR_CHAIN;
