@@ -66,7 +66,8 @@ export function poolCases(fixture: FixtureSource): void {
         invocation({ id: "inv-2", participantAddress: P2 }),
         scheduler({ participantAddress: P2, resources: ledger("op-2", { [POOL_A]: 0, [POOL_B]: 0 }) }),
       ),
-      (error: unknown) => error instanceof ResourcePoolMovedError && error.code === "store.resource-pool-moved",
+      (error: unknown) =>
+        error instanceof ResourcePoolMovedError && error.code === "store.resource-pool-moved",
     );
     assert.equal(await store.getInvocation("inv-2"), undefined);
     assert.equal(await store.getScheduler(P2, scheduler().policyAddress), undefined);
@@ -80,7 +81,10 @@ export function poolCases(fixture: FixtureSource): void {
       { poolKey: POOL_A, version: 2 },
       { poolKey: POOL_B, version: 1 },
     ]);
-    assert.equal((await store.getScheduler(P1, scheduler().policyAddress))?.resources?.held?.operationId, "op-1");
+    assert.equal(
+      (await store.getScheduler(P1, scheduler().policyAddress))?.resources?.held?.operationId,
+      "op-1",
+    );
   });
 
   it("lets exactly one of two holds checked at the same version through when both write at once", async () => {

@@ -85,7 +85,7 @@ import {
 import { ServicePacing } from "./service-pacing.js";
 import { ensureServices, refreshServices } from "./services.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
-import { resourceViews, settleInterruptedHolds, type V3Run, v3Plans } from "./v3.js";
+import { newSharedPools, resourceViews, settleInterruptedHolds, type V3Run, v3Plans } from "./v3.js";
 
 /** The per-invocation tool-action limits a manifest's composition claim declares, when it has one. */
 function claimedLimits(
@@ -142,7 +142,11 @@ export class RuntimeManager {
     this.#observer = observer;
     this.#v2 = v2;
     const throttled = observer?.resourceThrottled;
-    this.#v3 = { plans: v3Plans(v2), ...(throttled ? { onThrottle: (t) => throttled(t) } : {}) };
+    this.#v3 = {
+      plans: v3Plans(v2),
+      shared: newSharedPools(),
+      ...(throttled ? { onThrottle: (t) => throttled(t) } : {}),
+    };
   }
 
   /**

@@ -58,7 +58,8 @@ export function storeError(url: string, error: unknown, classify: (error: unknow
   // A driver's AggregateError (every address refused) has an empty message.
   const message = error instanceof Error ? error.message || String(error) : String(error);
   // Raised by schema step 19's trigger: a new hold checked against a pool version that has moved on.
-  if (message.includes(POOL_MOVED_MARKER)) return new ResourcePoolMovedError(`control-plane store ${url}: ${message}`);
+  if (message.includes(POOL_MOVED_MARKER))
+    return new ResourcePoolMovedError(`control-plane store ${url}: ${message}`);
   const kind = classify(error);
   if (kind === "conflict") return new StoreConflictError(`control-plane store ${url}: ${message}`);
   if (kind === "unavailable")
