@@ -85,7 +85,14 @@ import {
 import { ServicePacing } from "./service-pacing.js";
 import { ensureServices, refreshServices } from "./services.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
-import { newSharedPools, resourceViews, settleInterruptedHolds, type V3Run, v3Plans } from "./v3.js";
+import {
+  newSharedPools,
+  refuseUnmeasured,
+  resourceViews,
+  settleInterruptedHolds,
+  type V3Run,
+  v3Plans,
+} from "./v3.js";
 
 /** The per-invocation tool-action limits a manifest's composition claim declares, when it has one. */
 function claimedLimits(
@@ -190,6 +197,7 @@ export class RuntimeManager {
       crossingPolicyInstalled: options.crossingPolicy !== undefined,
       resourcePools: check.manifest.participantRuntime.resourceBudgets?.configuredPools ?? [],
     });
+    refuseUnmeasured(options.runtime, specs);
     // RAES's admission: a progression that resets or replays its clock needs coordinated participant reset.
     if (time && !time.supportsCoordinatedParticipantReset) {
       const resetting = specs.find((s) => s.progression.resetBehavior !== "unsupported");

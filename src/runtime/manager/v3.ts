@@ -1,6 +1,8 @@
 import type { ControlPlaneStore, SchedulerRecord } from "../../store/index.js";
+import { RuntimeError, RuntimeErrorCode } from "../errors.js";
 import type { InvocationContext } from "../invocation/index.js";
 import { type ScheduleBook, type ScheduleSpec, scheduleKey } from "../schedule/index.js";
+import type { ParticipantRuntime } from "../types.js";
 import {
   budgetEvents,
   budgetStates,
@@ -69,6 +71,24 @@ export function heldAt(
   poolVersions: Readonly<Record<string, number>> | undefined,
 ): void {
   for (const [key, version] of Object.entries(poolVersions ?? {})) shared.versions.set(key, version + 1);
+}
+
+/**
+ * Refuses v3 schedules under a runtime that declares it measures no resources: each of their attempts
+ * would be released unmeasured and stop its participant (docs/guide/agents.md#v3-scenarios).
+ */
+export function refuseUnmeasured(runtime: ParticipantRuntime, specs: readonly ScheduleSpec[]): void {
+  if (runtime.measuresResources !== false) return;
+  const policies = [...new Set(specs.filter((s) => s.v3).map((s) => s.policy.address))];
+  if (policies.length === 0) return;
+  throw new RuntimeError(
+    RuntimeErrorCode.resource_measurement_unsupported,
+    "the participant runtime returns no v3 measurement vector, and every v3 attempt needs one",
+    policies.map(
+      (p) =>
+        `${p}: participant-autonomous-execution/v3 needs a runtime that measures its resource vector (raes run --runtime MODULE; docs/guide/harness.md#autonomous-execution-v3)`,
+    ),
+  );
 }
 
 /** The v3 plans of `specs`, by policy address. */
