@@ -1,7 +1,10 @@
 export {
   DEFAULT_STORE_URL,
+  type ResourceEventCounts,
   type ResourceUseRow,
   readStoreUrl,
+  resourceEventCounts,
+  resourceEventNote,
   resourceUseRows,
   STORE_URL_FORMS,
   type StoreLocation,

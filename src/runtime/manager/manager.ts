@@ -695,7 +695,7 @@ export class RuntimeManager {
   /**
    * The v3 budget events of the schedules this manager owns (DESIGN §15): `reserve`, `commit`,
    * `release` and `throttle`, one per budget (a throttle names the budget without room), in tick order.
-   * Each schedule keeps its last 64 operations (and throttles).
+   * Each schedule lists its last 64 operations; `resourceEventCounts(await store.listSchedulers())` says how many are not listed.
    *
    * @example
    * const throttles = manager.resourceBudgetEvents().filter((e) => e.transition === "throttle");
