@@ -216,7 +216,7 @@ export interface ResourceEventCounts {
   readonly kept: number;
 }
 
-/** The budget operations `records` logged and still list (docs/guide/harness.md#budget-events). */
+/** The budget operations `records` logged and still list (docs/guide/harness.md#running-v3). */
 export function resourceEventCounts(
   records: readonly { readonly resources?: ResourceLedger }[],
 ): ResourceEventCounts {
