@@ -10,13 +10,7 @@ import {
   RuntimeManager,
 } from "../../../src/index.js";
 import type { ResourceThrottle } from "../../../src/runtime/index.js";
-import {
-  MemoryControlPlaneStore,
-  openControlPlaneStore,
-  type SchedulerRecord,
-} from "../../../src/store/index.js";
-import { ChildScript } from "../../helpers/child-process.js";
-import { ROOT } from "../../helpers/example.js";
+import { MemoryControlPlaneStore, type SchedulerRecord } from "../../../src/store/index.js";
 import { freshSchema, postgresAvailable } from "../../store/pg-available.js";
 import { MeasuringRuntime, twoParticipantModel, v3Manifest } from "./harness.js";
 
@@ -144,73 +138,5 @@ describe("v3 pools shared by processes on one store", () => {
     const { url, drop } = freshSchema();
     drops.push(drop);
     assertSharedPoolsHold(await runTwo(() => url, 30));
-  });
-});
-
-/**
- * Two real processes on one store URL, each running one of the policy's two participants (same policy,
- * budgets and pools), released at once, each stepping `steps` times.
- */
-async function runTwoProcesses(url: string, steps: number) {
-  const script = join(ROOT, "test", "helpers", "child-v3-pools.ts");
-  const children = ["proc-a", "proc-b"].map((owner) =>
-    ChildScript.start(script, [url, owner, String(steps)]),
-  );
-  try {
-    for (const child of children) await child.waitFor((l) => l === "READY", 0, "READY");
-    for (const child of children) child.send("go");
-    const calls: string[] = [];
-    const perProcess: number[] = [];
-    for (const child of children) {
-      const { line } = await child.waitForPrefix("CALLS ");
-      const mine = JSON.parse(line.slice("CALLS ".length)) as string[];
-      perProcess.push(mine.length);
-      calls.push(...mine);
-      assert.equal((await child.exited).code, 0);
-    }
-    const store = await openControlPlaneStore(url);
-    try {
-      return { calls, perProcess, rows: await store.listSchedulers() };
-    } finally {
-      await store.close();
-    }
-  } finally {
-    for (const child of children) await child.stop();
-  }
-}
-
-function assertAcrossProcesses(run: Awaited<ReturnType<typeof runTwoProcesses>>): void {
-  assert.equal(new Set(run.calls).size, run.calls.length, "no action reached a native runtime twice");
-  // Each process alone would run 5 (its own view of the policy's images): together they run 5, however
-  // the attempts fall between them.
-  assert.equal(run.calls.length, 5, `images: limit 5 across both processes (${run.perProcess.join(" + ")})`);
-  assert.deepEqual(totals(run.rows, "images").used, 5);
-  assert.ok(totals(run.rows, "images").throttled > 0, "the throttles are recorded");
-  assert.ok(
-    run.rows.every((r) => r.resources?.held === undefined),
-    "every reservation settled",
-  );
-}
-
-describe("v3 pools shared by two raes processes", () => {
-  it("SQLite: two processes on one file never exceed a shared budget, and record the throttles", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "raes-v3-procs-"));
-    try {
-      assertAcrossProcesses(await runTwoProcesses(`sqlite:${join(dir, "store.db")}`, 30));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  const drops: (() => Promise<void>)[] = [];
-  after(async () => {
-    for (const drop of drops) await drop();
-  });
-  it("PostgreSQL: two processes on one schema never exceed a shared budget, and record the throttles", async (t) => {
-    if (!(await postgresAvailable("v3 shared pools across processes")))
-      return t.skip("PostgreSQL unavailable");
-    const { url, drop } = freshSchema();
-    drops.push(drop);
-    assertAcrossProcesses(await runTwoProcesses(url, 30));
   });
 });
