@@ -88,11 +88,15 @@ export {
   type ResourceBudgetInfo,
   type ResourceBudgetShare,
   type ResourceBudgetStateView,
+  type ResourceEventCounts,
   type ResourceHold,
   type ResourceLedger,
   type ResourceLogEntry,
+  type ResourcePoolVersion,
   ResourceTransition,
   type ResourceUseRow,
+  resourceEventCounts,
+  resourceEventNote,
   resourceUseRows,
 } from "./resource.js";
 export {

@@ -89,6 +89,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare listOpenToolActions: ControlPlaneStore["listOpenToolActions"];
   declare getParticipantService: ControlPlaneStore["getParticipantService"];
   declare listParticipantServices: ControlPlaneStore["listParticipantServices"];
+  declare listResourcePools: ControlPlaneStore["listResourcePools"];
   declare listPacingDeviations: ControlPlaneStore["listPacingDeviations"];
   declare saveClock: ControlPlaneStore["saveClock"];
   declare updateClock: ControlPlaneStore["updateClock"];

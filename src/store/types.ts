@@ -16,6 +16,7 @@ import type {
   PacingDeviationRecord,
   ParticipantServiceRecord,
   ResolutionRecord,
+  ResourcePoolVersion,
   SchedulerRecord,
   ToolActionPhase,
   ToolActionRecord,
@@ -32,6 +33,7 @@ export {
   type PacingDeviationRecord,
   type ParticipantServiceRecord,
   type ResourceLedger,
+  type ResourcePoolVersion,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,
@@ -170,6 +172,12 @@ export interface ControlPlaneStore {
   getParticipantService(participantAddress: string): Promise<ParticipantServiceRecord | undefined>;
   /** Every participant's execution service and episodes, ordered by participant address. */
   listParticipantServices(): Promise<ParticipantServiceRecord[]>;
+  /**
+   * Every shared v3 pool's version (schema step 19), by pool key: a scheduler write carrying a new hold
+   * with `poolVersions` is written only while each named pool is at that version, and moves it on by one
+   * (`ResourcePoolMovedError`, nothing written, otherwise). A pool never reserved against is absent (0).
+   */
+  listResourcePools(): Promise<ResourcePoolVersion[]>;
   /** The pacing deviations (schema step 20) of one participant, or of all: by participant, then as recorded. */
   listPacingDeviations(participantAddress?: string): Promise<PacingDeviationRecord[]>;
 
@@ -293,6 +301,7 @@ export const STORE_READS = [
   "listOpenToolActions",
   "getParticipantService",
   "listParticipantServices",
+  "listResourcePools",
   "listPacingDeviations",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 

@@ -7,6 +7,7 @@ import {
   eventPages,
   type HistoryQuery,
   operationPages,
+  resourceEventCounts,
   resourceUseRows,
 } from "../store/index.js";
 import {
@@ -219,7 +220,9 @@ async function schedulersShown(
       lifecycle: scheduler.lifecycle,
       ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
-      ...(scheduler.resources === undefined ? {} : { budgets: resourceUseRows([scheduler]) }),
+      ...(scheduler.resources === undefined
+        ? {}
+        : { budgets: resourceUseRows([scheduler]), budgetEvents: resourceEventCounts([scheduler]) }),
     }));
 }
 

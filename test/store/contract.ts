@@ -12,6 +12,7 @@ import { leaseCases } from "./contract-leases.js";
 import { membershipCases } from "./contract-membership.js";
 import { operationCases, refusalCountCases } from "./contract-operations.js";
 import { pageCases } from "./contract-pages.js";
+import { poolCases } from "./contract-pools.js";
 import { recordCases } from "./contract-records.js";
 import { recoveryCases } from "./contract-recovery.js";
 import { pacingCases, serviceCases } from "./contract-services.js";
@@ -58,5 +59,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("participant services", () => serviceCases(current));
     describe("pacing deviations", () => pacingCases(current));
     describe("approvals", () => approvalCases(current));
+    describe("shared v3 resource pools", () => poolCases(current));
   });
 }

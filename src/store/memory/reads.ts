@@ -11,6 +11,7 @@ import {
   type PacingDeviationRecord,
   type ParticipantServiceRecord,
   queriedKinds,
+  type ResourcePoolVersion,
   toolActionEntry,
   toolActionOperationState,
 } from "../../records/index.js";
@@ -70,6 +71,13 @@ export class MemoryReads {
     return [...this.#tables.services.values()].sort((a, b) =>
       a.participantAddress < b.participantAddress ? -1 : a.participantAddress > b.participantAddress ? 1 : 0,
     );
+  }
+
+  /** Every shared v3 pool's version, by pool key. */
+  listResourcePools(): ResourcePoolVersion[] {
+    return [...this.#tables.pools.entries()]
+      .map(([poolKey, version]) => ({ poolKey, version }))
+      .sort((a, b) => (a.poolKey < b.poolKey ? -1 : a.poolKey > b.poolKey ? 1 : 0));
   }
 
   /** Every scheduler, in the order they were first saved. */

@@ -20,6 +20,8 @@ export class MemoryTables {
   readonly events: HistoryEvent[] = [];
   readonly chains = new Map<string, ChainHead>();
   readonly services = new Map<string, ParticipantServiceRecord>();
+  /** Each shared v3 pool's version, by pool key (schema step 19). */
+  readonly pools = new Map<string, number>();
   /** Pacing deviations by participant, then ref, in recording order. */
   readonly pacing = new Map<string, Map<string, PacingDeviationRecord>>();
   /** The operator chain: decision n at index n - 1, and its head. */

@@ -12,7 +12,7 @@ import {
 } from "../../records/index.js";
 import { ChainLinker } from "../chain.js";
 import { applyClockChange, foldClock } from "../clock.js";
-import { StoreConflictError } from "../errors.js";
+import { ResourcePoolMovedError, StoreConflictError } from "../errors.js";
 import type {
   ClockChange,
   ClockFold,
@@ -51,6 +51,7 @@ export class MemoryWrites {
   /** Inserts or replaces a scheduler. */
   saveScheduler(scheduler: SchedulerRecord, fence: Fence | undefined): void {
     this.#leases.check(fence);
+    this.#takeHold(scheduler)?.();
     this.#putScheduler(scheduler);
   }
 
@@ -67,6 +68,8 @@ export class MemoryWrites {
     const folded = clock && foldClock(tables.clocks.get(clock.expected.clockAddress), clock);
     if (tables.invocations.has(invocation.id))
       throw new StoreConflictError(`invocation ${invocation.id} exists`);
+    const take = this.#takeHold(scheduler);
+    take?.();
     if (folded) tables.clocks.set(folded.clockAddress, folded);
     tables.invocations.set(invocation.id, invocation);
     tables.indexCreation({ createdAt: invocation.createdAt, id: invocation.id, invocation: true });
@@ -211,6 +214,29 @@ export class MemoryWrites {
     this.#tables.decisions.push(decision);
     this.#tables.decisionHead = headAfter(decision);
     return decision;
+  }
+
+  /**
+   * As schema step 19's trigger: a new hold with pool versions is written only while each pool is at its
+   * version (else `ResourcePoolMovedError`, before anything changed); the returned step moves each on.
+   */
+  #takeHold(scheduler: SchedulerRecord): (() => void) | undefined {
+    const held = scheduler.resources?.held;
+    if (!held?.poolVersions) return undefined;
+    const stored = this.#tables.schedulers.get(
+      schedulerKey(scheduler.participantAddress, scheduler.policyAddress),
+    );
+    if (stored?.resources?.held?.operationId === held.operationId) return undefined;
+    const pools = this.#tables.pools;
+    const versions = Object.entries(held.poolVersions);
+    for (const [key, version] of versions)
+      if ((pools.get(key) ?? 0) !== version)
+        throw new ResourcePoolMovedError(
+          `resource pool ${key} is at version ${pools.get(key) ?? 0}, the hold was checked at ${version}`,
+        );
+    return () => {
+      for (const [key, version] of versions) pools.set(key, version + 1);
+    };
   }
 
   #putScheduler(scheduler: SchedulerRecord): void {

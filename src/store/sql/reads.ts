@@ -12,6 +12,7 @@ import {
   type PacingDeviationRecord,
   type ParticipantServiceRecord,
   queriedKinds,
+  type ResourcePoolVersion,
   TOOL_ACTION_STATE_CONDITIONS,
   toolActionEntry,
 } from "../../records/index.js";
@@ -65,6 +66,8 @@ export interface SqlReadDriver<Flag, AsText extends boolean> {
   readonly chained?: boolean;
   /** False for a store written before step 17 (a read-only SQLite store): no participant services. */
   readonly serviced?: boolean;
+  /** False for a store written before step 19 (a read-only SQLite store): no resource pools. */
+  readonly pooled?: boolean;
   /** False for a store written before step 20 (a read-only SQLite store): no pacing deviations. */
   readonly paced?: boolean;
   /** False for a store written before step 14 (a read-only SQLite store): no operator decisions. */
@@ -119,6 +122,15 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     if (this.#driver.serviced === false) return [];
     const sql = `SELECT * FROM participant_services ORDER BY participant_address${this.#driver.bytewise}`;
     return this.#all<ServiceRow, ParticipantServiceRecord>(sql, [], serviceRecord);
+  }
+
+  /** Every shared v3 pool's version, by pool key (bytewise). */
+  listResourcePools(): Answer<ResourcePoolVersion[]> {
+    if (this.#driver.pooled === false) return [];
+    const sql = `SELECT pool_key, version FROM resource_pools ORDER BY pool_key${this.#driver.bytewise}`;
+    return andThen(this.#driver.rows<{ pool_key: string; version: number | string }>(sql, []), (rows) =>
+      rows.map((r) => ({ poolKey: r.pool_key, version: Number(r.version) })),
+    );
   }
 
   /** The pacing deviations of one participant (or of all), by participant, then as recorded. */

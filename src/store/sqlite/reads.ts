@@ -6,7 +6,7 @@ type Named = Record<string, string>;
 
 /** The reads of the SQLite store; each filter combination has its own prepared, indexed statement. */
 export class SqliteReads extends SqlReads<number, true> {
-  constructor(db: Database, chained = true, decided = true, serviced = true, paced = true) {
+  constructor(db: Database, chained = true, decided = true, serviced = true, pooled = true, paced = true) {
     const statements = new Map<string, Statement<[Named], unknown>>();
     const statement = (sql: string) => {
       let prepared = statements.get(sql);
@@ -28,6 +28,7 @@ export class SqliteReads extends SqlReads<number, true> {
       chained,
       decided,
       serviced,
+      pooled,
       paced,
       historyEvent,
       clockRecord,

@@ -12,6 +12,7 @@ import {
   hasChains,
   hasDecisions,
   hasPacingDeviations,
+  hasPools,
   hasServices,
   migrate,
 } from "./schema.js";
@@ -45,7 +46,14 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     super(url, {
       // A read or a lease first commits the queued writes, so it sees every write issued before it.
       reads: flushingFirst<StoreReads>(
-        new SqliteReads(db, hasChains(db), hasDecisions(db), hasServices(db), hasPacingDeviations(db)),
+        new SqliteReads(
+          db,
+          hasChains(db),
+          hasDecisions(db),
+          hasServices(db),
+          hasPools(db),
+          hasPacingDeviations(db),
+        ),
         commits,
       ),
       writes: new SqliteWrites(db, leases, commits),

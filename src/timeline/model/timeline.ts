@@ -1,7 +1,7 @@
 import type { HistoryEvent, InvocationToolContext } from "../../history/index.js";
 import type { Operation } from "../../operations/index.js";
 import type { ContinuationView } from "../../runtime/index.js";
-import type { ResourceUseRow } from "../../store/index.js";
+import type { ResourceEventCounts, ResourceUseRow } from "../../store/index.js";
 
 /**
  * The part of a history event the timeline draws: a history event is one, and the timeline's reader
@@ -39,6 +39,8 @@ export interface TimelineScheduler {
   readonly continuation?: ContinuationView;
   /** A v3 scheduler's budget use per owner and window. */
   readonly budgets?: readonly ResourceUseRow[];
+  /** v3 only: the budget operations its log lists and has ever logged (it lists the last ones only). */
+  readonly budgetEvents?: ResourceEventCounts;
 }
 
 /** What the timeline page is drawn from. */

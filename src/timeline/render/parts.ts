@@ -1,4 +1,5 @@
 import { approvalCommands } from "../../printed/index.js";
+import { resourceEventNote } from "../../store/index.js";
 import {
   type PacingDeviation,
   type ParticipantDecision,
@@ -135,7 +136,12 @@ function budgetUse(participant: ParticipantSummary): string {
         `<tr data-budget="${escapeHtml(r.budget_id)}">${cell(r.owner)}${cell(r.budget_id)}${cell(r.window ? `${r.window[0]}–${r.window[1]}` : "—")}${cell(`${r.used} / ${r.limit} ${r.unit}`)}${cell(String(r.reserved))}${cell(String(r.throttled))}</tr>`,
     )
     .join("");
-  return `<details class="budgets"><summary>Resource budgets (v3): use per owner and window</summary><table><thead><tr><th>owner</th><th>budget</th><th>window</th><th>used / limit</th><th>reserved</th><th>throttled</th></tr></thead><tbody>${body}</tbody></table></details>`;
+  const logged = participant.schedulers.reduce((n, s) => n + (s.budgetEvents?.logged ?? 0), 0);
+  const kept = participant.schedulers.reduce((n, s) => n + (s.budgetEvents?.kept ?? 0), 0);
+  const limit = participant.schedulers.find((s) => s.budgetEvents)?.budgetEvents?.limit ?? 0;
+  const note = resourceEventNote({ limit, logged, kept });
+  const foot = note ? `<p class="budget-events" data-dropped="${logged - kept}">${escapeHtml(note)}</p>` : "";
+  return `<details class="budgets"><summary>Resource budgets (v3): use per owner and window</summary><table><thead><tr><th>owner</th><th>budget</th><th>window</th><th>used / limit</th><th>reserved</th><th>throttled</th></tr></thead><tbody>${body}</tbody></table>${foot}</details>`;
 }
 
 /**
