@@ -1,6 +1,6 @@
 import { verifyStore } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
-import { type Operation, operationFromToolAction } from "../operations/index.js";
+import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import {
   type ControlPlaneStore,
@@ -286,8 +286,8 @@ async function readPage(
 }
 
 /**
- * Joins completed invocations to their operations and draws them: each invocation's own by id and
- * its tool actions' in one read of the invocation's tool actions (any other id, one by one).
+ * Joins completed invocations to their operations and draws them: every operation they show (each
+ * invocation's own and its tool actions') read in one call.
  */
 async function draw(
   store: ControlPlaneStore,
@@ -295,20 +295,13 @@ async function draw(
   completed: readonly GroupedInvocation[],
 ): Promise<void> {
   if (completed.length === 0) return;
+  const ids = completed.flatMap(operationIds);
+  const found = await store.getOperations(ids);
   const byId = new Map<string, Operation>();
-  const keep = (operation: Operation | undefined) => {
-    if (operation) byId.set(operation.id, operation);
-  };
-  await Promise.all(
-    completed.map(async (invocation) => {
-      keep(await store.getOperation(invocation.id));
-      if (invocation.toolActions.length === 0) return;
-      for (const action of await store.listToolActions({ invocationId: invocation.id }))
-        keep(operationFromToolAction(action));
-    }),
-  );
-  const missing = completed.flatMap(operationIds).filter((id) => !byId.has(id));
-  for (const operation of await Promise.all(missing.map((id) => store.getOperation(id)))) keep(operation);
+  ids.forEach((id, k) => {
+    const operation = found[k];
+    if (operation) byId.set(id, operation);
+  });
   for (const invocation of completed)
     page.addInvocation(
       invocation.participantAddress,

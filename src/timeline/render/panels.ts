@@ -12,70 +12,73 @@ const KINDS = ["tool-action", "invocation"] as const;
 const JOINED = " · ";
 
 /**
- * Counts every string a panel names, with repeats, in the order the page has always counted them: a
- * one-line value counts as its parts. Plain loops, not a generator: a long history's page counts
- * millions of strings.
+ * One details block: its own string table (most used strings first, so they get short indexes) and
+ * panels. One pass numbers each string as first met and counts its uses (a one-line value counts as
+ * its parts), in the order the page has always counted them; the table is then built most used
+ * first (a stable sort: strings used as often keep the order they were first met in) and each
+ * number is replaced by its string's index. Plain loops: a long history's page names millions of
+ * strings.
  */
-function countStrings(spec: DetailSpec, uses: Map<string, number>): void {
-  const count = (value: string) => {
-    uses.set(value, (uses.get(value) ?? 0) + 1);
+function encodeBlock(specs: readonly DetailSpec[]): EncodedDetails {
+  const first = new Map<string, number>();
+  const values: string[] = [];
+  const uses: number[] = [];
+  const met = (value: string): number => {
+    const known = first.get(value);
+    if (known !== undefined) {
+      uses[known] = (uses[known] as number) + 1;
+      return known;
+    }
+    first.set(value, values.length);
+    uses.push(1);
+    return values.push(value) - 1;
   };
-  count(spec.id);
-  count(spec.title);
-  for (const pill of spec.pill) count(pill);
-  count(spec.notice);
-  for (const section of spec.sections) {
-    count(section.title);
-    if (section.empty !== undefined) count(section.empty);
-    for (const [field, value] of section.rows) {
-      count(field);
-      if (typeof value !== "string") for (const item of value) count(item);
-      else if (!value.includes(JOINED)) count(value);
-      else for (const part of value.split(JOINED)) count(part);
+  // One line is its string's number, or, when it joins parts with " · " (event lines, tool-action
+  // summaries), [-1, each part's number…], so times, phases and tool names are stored once.
+  const encodeValue = (value: DetailValue): number | number[] => {
+    if (typeof value !== "string") return value.map(met);
+    if (!value.includes(JOINED)) return met(value);
+    const encoded = [-1];
+    for (const part of value.split(JOINED)) encoded.push(met(part));
+    return encoded;
+  };
+  const d: EncodedDetail[] = [];
+  for (const spec of specs) {
+    const kind = KINDS.indexOf(spec.kind);
+    const id = met(spec.id);
+    const title = met(spec.title);
+    const pillClass = met(spec.pill[0]);
+    const pillText = met(spec.pill[1]);
+    const notice = met(spec.notice);
+    const sections: EncodedSection[] = [];
+    for (const section of spec.sections) {
+      const sectionTitle = met(section.title);
+      const empty = section.empty === undefined ? -1 : met(section.empty);
+      const rows: (number | number[])[] = [];
+      for (const [field, value] of section.rows) rows.push(met(field), encodeValue(value));
+      sections.push([sectionTitle, empty, rows]);
+    }
+    d.push([kind, id, title, pillClass, pillText, notice, spec.needsResolution ? 1 : 0, sections]);
+  }
+  const strings = new StringTable();
+  const index = new Array<number>(values.length);
+  const order = Array.from(values.keys()).sort((a, b) => (uses[b] as number) - (uses[a] as number) || a - b);
+  for (const k of order) index[k] = strings.intern(values[k] as string);
+  const at = (k: number) => index[k] as number;
+  for (const detail of d) {
+    for (let i = 1; i <= 5; i += 1) detail[i] = at(detail[i] as number);
+    for (const section of detail[7]) {
+      section[0] = at(section[0]);
+      if (section[1] !== -1) section[1] = at(section[1]);
+      const rows = section[2];
+      for (let i = 0; i < rows.length; i += 1) {
+        const value = rows[i] as number | number[];
+        if (typeof value === "number") rows[i] = at(value);
+        else
+          for (let j = value[0] === -1 ? 1 : 0; j < value.length; j += 1) value[j] = at(value[j] as number);
+      }
     }
   }
-}
-
-/** One details block: its own string table (most used strings first, so they get short indexes) and panels. */
-function encodeBlock(specs: readonly DetailSpec[]): EncodedDetails {
-  const strings = new StringTable();
-  const uses = new Map<string, number>();
-  for (const spec of specs) countStrings(spec, uses);
-  // A stable sort: strings used as often keep the order they were first met in.
-  for (const [value] of [...uses].sort((a, b) => b[1] - a[1])) strings.intern(value);
-  const intern = (value: string) => strings.intern(value);
-  // One line is its string's index, or, when it joins parts with " · " (event lines, tool-action
-  // summaries), [-1, each part's index…], so times, phases and tool names are stored once.
-  const encodeValue = (value: DetailValue): number | number[] => {
-    if (typeof value !== "string") return value.map(intern);
-    if (!value.includes(JOINED)) return intern(value);
-    const encoded = [-1];
-    for (const part of value.split(JOINED)) encoded.push(intern(part));
-    return encoded;
-  };
-  const encodeRows = (rows: DetailSection["rows"]): (number | number[])[] => {
-    const encoded: (number | number[])[] = [];
-    for (const [field, value] of rows) encoded.push(intern(field), encodeValue(value));
-    return encoded;
-  };
-  const d = specs.map(
-    (spec): EncodedDetail => [
-      KINDS.indexOf(spec.kind),
-      intern(spec.id),
-      intern(spec.title),
-      intern(spec.pill[0]),
-      intern(spec.pill[1]),
-      intern(spec.notice),
-      spec.needsResolution ? 1 : 0,
-      spec.sections.map(
-        (section): EncodedSection => [
-          intern(section.title),
-          section.empty === undefined ? -1 : intern(section.empty),
-          encodeRows(section.rows),
-        ],
-      ),
-    ],
-  );
   return { s: strings.entries(), d };
 }
 
