@@ -68,6 +68,13 @@ async function operationsOf(
   return found.filter((operation): operation is Operation => operation !== undefined);
 }
 
+/**
+ * Events per page the streamed page reads: few enough that a page's events, held until their
+ * invocations are drawn, rarely outlive a young-generation collection (docs/hardening.md), while
+ * each page still reads its operations in one call.
+ */
+const DRAWN_PAGE = 250;
+
 /** How a live view bounds what it reads (`raes serve`); the whole history and a fresh `raes verify` when absent. */
 export interface TimelineReadOptions {
   /** Keep only the last this many events, so memory and the page stay bounded as the history grows. */
@@ -258,7 +265,7 @@ async function readPage(
     const page = new PageSummary(storeUrl, panels);
     const grouper = new InvocationGrouper();
     const seen = new Set<string>();
-    for await (const events of eventPages(store, query)) {
+    for await (const events of eventPages(store, query, DRAWN_PAGE)) {
       const completed: GroupedInvocation[] = [];
       for (const event of events) {
         page.addEvent(event);
