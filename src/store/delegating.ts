@@ -72,6 +72,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
 
   // The reads and writes keep the store's names in their parts, so each is forwarded as it is (the
   // static block below puts them on the prototype): declared here for the type checker only.
+  declare getOperations: ControlPlaneStore["getOperations"];
   declare listOperations: ControlPlaneStore["listOperations"];
   declare findOperationIds: ControlPlaneStore["findOperationIds"];
   declare listEvents: ControlPlaneStore["listEvents"];

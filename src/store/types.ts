@@ -132,6 +132,12 @@ export interface ControlPlaneStore {
   readonly url: string;
 
   getOperation(id: string): Promise<Operation | undefined>;
+  /**
+   * The operation of each id in `ids`, in their order: what `getOperation` answers for it (undefined
+   * where there is none), read in one query per table, however many ids: how a reader of many
+   * operations (the timeline, a page of history at a time) avoids a round trip per id.
+   */
+  getOperations(ids: readonly string[]): Promise<(Operation | undefined)[]>;
   /** Outer invocations and tool actions matching every filter, newest first, at most `limit`. */
   listOperations(query?: OperationQuery): Promise<OperationEntry[]>;
   /**
@@ -284,6 +290,7 @@ export interface ControlPlaneStore {
 
 /** The store methods that read records, as a store's reads part answers them under the same names. */
 export const STORE_READS = [
+  "getOperations",
   "listOperations",
   "findOperationIds",
   "listEvents",

@@ -1,6 +1,6 @@
 import { verifyStore } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
-import { type Operation, operationFromToolAction } from "../operations/index.js";
+import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import {
   type ControlPlaneStore,
@@ -69,6 +69,13 @@ async function operationsOf(
   }
   return found.filter((operation): operation is Operation => operation !== undefined);
 }
+
+/**
+ * Events per page the streamed page reads: few enough that a page's events, held until their
+ * invocations are drawn, rarely outlive a young-generation collection (docs/hardening.md), while
+ * each page still reads its operations in one call.
+ */
+const DRAWN_PAGE = 250;
 
 /** How a live view bounds what it reads (`raes serve`); the whole history and a fresh `raes verify` when absent. */
 export interface TimelineReadOptions {
@@ -276,7 +283,7 @@ async function readPage(
     const page = new PageSummary(storeUrl, panels);
     const grouper = new InvocationGrouper();
     const seen = new Set<string>();
-    for await (const events of eventPages(store, query)) {
+    for await (const events of eventPages(store, query, DRAWN_PAGE)) {
       const completed: GroupedInvocation[] = [];
       for (const event of events) {
         page.addEvent(event);
@@ -305,8 +312,8 @@ async function readPage(
 }
 
 /**
- * Joins completed invocations to their operations and draws them: each invocation's own by id and
- * its tool actions' in one read of the invocation's tool actions (any other id, one by one).
+ * Joins completed invocations to their operations and draws them: every operation they show (each
+ * invocation's own and its tool actions') read in one call.
  */
 async function draw(
   store: ControlPlaneStore,
@@ -314,20 +321,13 @@ async function draw(
   completed: readonly GroupedInvocation[],
 ): Promise<void> {
   if (completed.length === 0) return;
+  const ids = completed.flatMap(operationIds);
+  const found = await store.getOperations(ids);
   const byId = new Map<string, Operation>();
-  const keep = (operation: Operation | undefined) => {
-    if (operation) byId.set(operation.id, operation);
-  };
-  await Promise.all(
-    completed.map(async (invocation) => {
-      keep(await store.getOperation(invocation.id));
-      if (invocation.toolActions.length === 0) return;
-      for (const action of await store.listToolActions({ invocationId: invocation.id }))
-        keep(operationFromToolAction(action));
-    }),
-  );
-  const missing = completed.flatMap(operationIds).filter((id) => !byId.has(id));
-  for (const operation of await Promise.all(missing.map((id) => store.getOperation(id)))) keep(operation);
+  ids.forEach((id, k) => {
+    const operation = found[k];
+    if (operation) byId.set(id, operation);
+  });
   for (const invocation of completed)
     page.addInvocation(
       invocation.participantAddress,

@@ -3,11 +3,14 @@ import {
   DEFAULT_OPERATION_LIMIT,
   type HistoryEvent,
   invocationEntry,
+  type Operation,
   type OperationCursor,
   type OperationEntry,
   type OperationQuery,
   type OperatorChainHead,
   type OperatorDecision,
+  operationFromInvocation,
+  operationFromToolAction,
   type PacingDeviationRecord,
   type ParticipantServiceRecord,
   queriedKinds,
@@ -88,6 +91,17 @@ export class MemoryReads {
   /** One invocation. */
   getInvocation(id: string): InvocationRecord | undefined {
     return this.#tables.invocations.get(id);
+  }
+
+  /** The operation of each id, in order: its invocation's, else its tool action's, else undefined. */
+  getOperations(ids: readonly string[]): (Operation | undefined)[] {
+    const { invocations, toolActions } = this.#tables;
+    return ids.map((id) => {
+      const invocation = invocations.get(id);
+      if (invocation) return operationFromInvocation(invocation);
+      const action = toolActions.get(id);
+      return action && operationFromToolAction(action);
+    });
   }
 
   /** Running invocations, in the order they were opened. */

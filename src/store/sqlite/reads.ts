@@ -21,6 +21,7 @@ export class SqliteReads extends SqlReads<number, true> {
       rows: <Row>(sql: string, values: readonly string[]) =>
         statement(sql).all(Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]))) as Row[],
       placeholder: (n) => `@p${n}`,
+      listed: (p) => `SELECT value FROM json_each(${p})`,
       savedOrder: "rowid",
       openedOrder: "rowid",
       bytewise: "",
