@@ -1,4 +1,5 @@
 import {
+  type CanonicalCache,
   type ChainAnchor,
   type ChainHead,
   chainDigest,
@@ -15,6 +16,8 @@ import {
 export class ChainLinker {
   readonly #read: (participantAddress: string) => ChainHead | undefined;
   readonly #heads = new Map<string, ChainHead>();
+  /** The objects this transaction's events share, each written once (a triple's contexts). */
+  readonly #texts: CanonicalCache = new Map();
 
   /** `read` answers a participant's stored head inside the transaction. */
   constructor(read: (participantAddress: string) => ChainHead | undefined) {
@@ -26,7 +29,7 @@ export class ChainLinker {
     const participant = event.participant_address;
     const head = this.#heads.get(participant) ?? this.#read(participant);
     const previous = head?.head_digest ?? chainGenesis(participant, anchor);
-    const digest = chainDigest(previous, event);
+    const digest = chainDigest(previous, event, this.#texts);
     this.#heads.set(participant, {
       participant_address: participant,
       scenario_digest: head ? head.scenario_digest : anchor.scenario_digest,

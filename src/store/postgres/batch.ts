@@ -1,4 +1,9 @@
-import { canonicalAroundSequence, chainGenesis, UNANCHORED } from "../../records/index.js";
+import {
+  type CanonicalCache,
+  canonicalAroundSequence,
+  chainGenesis,
+  UNANCHORED,
+} from "../../records/index.js";
 import { leaseLost, StoreConflictError } from "../errors.js";
 import {
   columnNames,
@@ -180,10 +185,12 @@ function chainValues(commits: readonly InvocationCommit[]): (string | null)[][] 
   const scenario: (string | null)[] = [];
   const manifest: (string | null)[] = [];
   const geneses = new Map<string, string>();
+  // The objects a slice's events share (a triple's contexts), each written once.
+  const texts: CanonicalCache = new Map();
   for (const commit of commits) {
     const anchor = commit.anchor ?? UNANCHORED;
     for (const event of commit.events) {
-      const [b, a] = canonicalAroundSequence(event);
+      const [b, a] = canonicalAroundSequence(event, texts);
       before.push(b);
       after.push(a);
       const key = JSON.stringify([event.participant_address, anchor.scenario_digest, anchor.manifest_digest]);
