@@ -26,9 +26,10 @@ const LONE_SURROGATES = /\p{Cs}/gu;
 /**
  * RFC 8785 texts of the objects several events of one commit share (a triple's temporal contexts and
  * tool context), by identity: nothing changes them while the commit runs, so each is written once.
- * Only nested plain objects and arrays are kept; a value with `toJSON` is written every time.
+ * Only nested plain objects and arrays and short strings are kept; a value with `toJSON` is written
+ * every time.
  */
-export type CanonicalCache = Map<object, string>;
+export type CanonicalCache = Map<object | string, string>;
 
 /**
  * RFC 8785 (JSON Canonicalization Scheme) text of a JSON value: members sorted by the UTF-16 code
@@ -59,6 +60,9 @@ function stringText(value: string): string {
   return JSON.stringify(LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATES, "\uFFFD") : value);
 }
 
+/** The longest string a commit's cache keeps (ids and digests, each of one event or triple, are longer). */
+const SHORT_STRING = 64;
+
 /** Member names repeat on every event: their texts are kept, up to a bound (names may be anyone's). */
 const KEY_TEXTS = new Map<string, string>();
 const KEY_TEXTS_KEPT = 4096;
@@ -74,8 +78,16 @@ function keyText(key: string): string {
 
 function serialize(input: unknown, cache: CanonicalCache | undefined, applied = false): string | undefined {
   switch (typeof input) {
-    case "string":
-      return stringText(input);
+    case "string": {
+      // Short strings repeat across a commit's events (addresses, times, phases): each written once.
+      if (cache === undefined || input.length > SHORT_STRING) return stringText(input);
+      let text = cache.get(input);
+      if (text === undefined) {
+        text = stringText(input);
+        cache.set(input, text);
+      }
+      return text;
+    }
     case "number":
       if (!Number.isFinite(input)) throw new TypeError(`RFC 8785 has no text for ${input}`);
       return JSON.stringify(input);
