@@ -112,8 +112,16 @@ function serialize(input: unknown, cache: CanonicalCache | undefined, applied = 
   }
 }
 
-/** The text of an object or array without `toJSON`; `skip` names one member left out. */
-function serializeObject(value: object, cache: CanonicalCache | undefined, skip: string | undefined): string {
+/**
+ * The text of an object or array without `toJSON`; `skip` names one member left out, and `extra`
+ * one member written with the given text whether or not the object has it.
+ */
+function serializeObject(
+  value: object,
+  cache: CanonicalCache | undefined,
+  skip: string | undefined,
+  extra?: readonly [name: string, text: string],
+): string {
   if (value instanceof Number || value instanceof String || value instanceof Boolean)
     return serialize(value.valueOf(), cache) as string;
   if (Array.isArray(value)) {
@@ -124,11 +132,13 @@ function serializeObject(value: object, cache: CanonicalCache | undefined, skip:
   }
   const record = value as Record<string, unknown>;
   // RFC 8785 orders members by their names' UTF-16 code units: the order sort() gives strings.
-  const keys = Object.keys(record).sort();
+  const keys = Object.keys(record);
+  if (extra !== undefined && !Object.hasOwn(record, extra[0])) keys.push(extra[0]);
+  keys.sort();
   let text = "";
   for (const key of keys) {
     if (key === skip) continue;
-    const member = serialize(record[key], cache);
+    const member = key === extra?.[0] ? extra[1] : serialize(record[key], cache);
     if (member === undefined) continue;
     text += `${text === "" ? "" : ","}${keyText(key)}:${member}`;
   }
@@ -174,6 +184,21 @@ export function chainDigest(previous: string, event: object, cache?: CanonicalCa
     return sha256(previous + rfc8785(rest, cache));
   }
   return sha256(previous + serializeObject(event, cache, "chain_digest"));
+}
+
+/**
+ * `chainDigest(previous, {...draft, sequence})` without building the committed event: a store
+ * that numbers a commit's drafts as it links them writes each one's text once.
+ */
+export function chainDigestAt(
+  previous: string,
+  draft: object,
+  sequence: number,
+  cache?: CanonicalCache,
+): string {
+  if (typeof (draft as { toJSON?: unknown }).toJSON === "function" || !Number.isSafeInteger(sequence))
+    return chainDigest(previous, { ...draft, sequence }, cache);
+  return sha256(previous + serializeObject(draft, cache, "chain_digest", ["sequence", String(sequence)]));
 }
 
 const SEQUENCE_MARK = "\u0000";

@@ -7,6 +7,7 @@ export {
   type ChainHead,
   canonicalAroundSequence,
   chainDigest,
+  chainDigestAt,
   chainGenesis,
   jcsDigest,
   rfc8785,

@@ -223,7 +223,10 @@ async function takeChains(
     values: [[...participants]],
   });
   const heads = new Map(rows.map((row) => [row.participant_address, chainHead(row)]));
-  return { next: last - total + 1, linker: new ChainLinker((participant) => heads.get(participant)) };
+  return {
+    next: last - total + 1,
+    linker: new ChainLinker((participant) => heads.get(participant), new Map()),
+  };
 }
 
 /** The statement and parameters of one slice: its events numbered and chained from `chains`. */
@@ -233,7 +236,7 @@ function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
   const digests: string[] = [];
   for (const commit of commits) {
     for (const draft of commit.events) {
-      digests.push(chains.linker.link({ ...draft, sequence: chains.next }, commit.anchor));
+      digests.push(chains.linker.linkAt(draft, chains.next, commit.anchor));
       chains.next += 1;
     }
   }
