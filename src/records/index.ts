@@ -2,10 +2,12 @@ export { isAddress, isAddressSegment } from "./address.js";
 export { ApprovalExpiry, type ApprovalRecord, ApprovalState } from "./approval.js";
 export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
 export {
+  type CanonicalCache,
   type ChainAnchor,
   type ChainHead,
   canonicalAroundSequence,
   chainDigest,
+  chainDigestAt,
   chainGenesis,
   jcsDigest,
   rfc8785,

@@ -279,7 +279,7 @@ export class SqliteWrites {
       const chains = new ChainLinker((participant) => {
         const row = history.selectChain.get(participant);
         return row && chainHead(row);
-      });
+      }, new Map());
       for (const commit of commits) {
         if (this.#closeInvocation.run(invocationCloseRow(commit.invocation)).changes === 0) {
           throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
@@ -294,7 +294,7 @@ export class SqliteWrites {
         const packed: PackCache = new Map();
         for (const draft of commit.events) {
           sequence += 1;
-          const chain_digest = chains.link({ ...draft, sequence }, commit.anchor);
+          const chain_digest = chains.linkAt(draft, sequence, commit.anchor);
           history.insertEvent.run({ ...eventRow(draft, packed), sequence, chain_digest });
         }
       }
