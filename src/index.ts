@@ -79,6 +79,7 @@ export {
   type AutonomousExecutionState,
   type ContextViewOptions,
   getParticipantHistoryView,
+  getParticipantStatusView,
   type ImplementationIdentity,
   type InvocationControl,
   type InvocationSummary,

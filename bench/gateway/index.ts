@@ -29,7 +29,7 @@ import {
   serveToolActionPort,
 } from "../../src/index.js";
 import { fmt, printNote, printTable } from "../shared/index.js";
-import { parseTimings, quantile, rawFloors, Samples, timedStore } from "./stages.js";
+import { cpuMs, parseTimings, quantile, rawFloors, Samples, timedStore } from "./stages.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const LIVE = join(ROOT, "test", "fixtures", "live");
@@ -51,6 +51,12 @@ interface Series {
   readonly samples: number[];
   /** Gateway stages and store writes; empty for the direct series. */
   readonly stages: Samples;
+  /**
+   * CPU milliseconds per timed block (all threads, /proc schedstat): `server`, the process answering
+   * the client (the upstream for `direct`, the gateway, the HTTP echo server); `bench`, this process,
+   * which serves the port to the gateway series (for the others it only reads the client's lines).
+   */
+  readonly cpu: { readonly server: number[]; readonly bench: number[]; readonly calls: number[] };
 }
 
 /** The bench's MCP client in its own process: `block(n)` times n sequential calls. */
@@ -97,9 +103,14 @@ class ClientProcess {
     return this.#lines.shift() as string;
   }
 
-  async block(calls: number): Promise<number[]> {
+  /** Times `calls` sequential calls; over stdio, also the CPU its server process ran meanwhile. */
+  async block(calls: number): Promise<{ samples: number[]; serverCpuMs: number }> {
     this.#child.stdin?.write(`${calls}\n`);
-    return JSON.parse(await this.#next()) as number[];
+    const { samples, serverCpuMs } = JSON.parse(await this.#next()) as {
+      samples: number[];
+      serverCpuMs: number | null;
+    };
+    return { samples, serverCpuMs: serverCpuMs ?? Number.NaN };
   }
 
   /** Closes the client; resolves with all it (and a stdio gateway it started) wrote on stderr. */
@@ -197,6 +208,7 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
         label,
         samples: [],
         stages: new Samples(),
+        cpu: { server: [], bench: [], calls: [] },
         client: await ClientProcess.start(args, { ...env, ...extra }),
         ...(stderr ? { stderr } : {}),
       });
@@ -208,6 +220,11 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
         RAES_PORT_TOKEN: served.token,
       });
       await add("gateway http", ["http", http.url.href], {}, () => http.stderr);
+      // The HTTP servers are this process's children; the stdio ones are the clients' (they report theirs).
+      const httpPids = new Map([
+        ["direct http", echo.child.pid],
+        ["gateway http", http.child.pid],
+      ]);
       // Host mode: the gateway is the participant runtime, with its own store; the session is one invocation.
       const hostManifest = join(this.dir, "host.manifest.json");
       writeFileSync(hostManifest, JSON.stringify(this.manifest));
@@ -244,7 +261,13 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
         for (let i = 0; i < series.length; i += 1) {
           const s = series[(b + i) % series.length] as Running;
           this.served.current = s.stages;
-          s.samples.push(...(await s.client.block(perBlock)));
+          const pid = httpPids.get(s.label);
+          const [server, bench] = [cpuMs(pid), cpuMs(process.pid)];
+          const timed = await s.client.block(perBlock);
+          s.samples.push(...timed.samples);
+          s.cpu.server.push(pid === undefined ? timed.serverCpuMs : cpuMs(pid) - server);
+          s.cpu.bench.push(cpuMs(process.pid) - bench);
+          s.cpu.calls.push(timed.samples.length);
         }
         rawFloors(this.dir, perBlock, this.floors);
       }
@@ -259,7 +282,7 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     const overHttp = series.find((s) => s.label === "gateway http");
     if (overHttp) parseTimings(await http.stderr, overHttp.stages, WARMUP);
     await served.close();
-    this.series = series.map(({ label, samples, stages }) => ({ label, samples, stages }));
+    this.series = series.map(({ label, samples, stages, cpu }) => ({ label, samples, stages, cpu }));
     return this.nativeExecution(request, snapshot, episodeId, { status: "succeeded" });
   }
 }
@@ -310,6 +333,32 @@ function report(
     "stage breakdown of the gateway series, p50 (ms)",
     ["stage", ...governed.map((g) => g.label)],
     rows.map(([name, value]) => [name, ...governed.map((g) => fmt(value(g), 3))]),
+  );
+  // CPU per call is the median over blocks of (block CPU / block calls): what each process spends, whatever the load.
+  const perCall = (cpu: readonly number[], calls: readonly number[]) =>
+    quantile(
+      cpu.map((ms, i) => ms / (calls[i] ?? 1)),
+      0.5,
+    );
+  const directBench = perCall(direct.cpu.bench, direct.cpu.calls);
+  printTable(
+    "CPU per tools/call, median over blocks (ms; all threads of the process, /proc schedstat)",
+    ["series", "server process", "bench process", "bench above direct's", "server + bench above"],
+    series.map((row) => {
+      const server = perCall(row.cpu.server, row.cpu.calls);
+      const above = perCall(row.cpu.bench, row.cpu.calls) - directBench;
+      const show = (n: number) => (Number.isNaN(n) ? "-" : fmt(n, 3));
+      return [
+        row.label,
+        show(server),
+        show(perCall(row.cpu.bench, row.cpu.calls)),
+        show(above),
+        show(server + above),
+      ];
+    }),
+  );
+  printNote(
+    "server process: the upstream (direct), the HTTP echo server, the gateway, or host mode's gateway (which holds its port and store); bench process: serves the port to the gateway stdio and http series, and only reads the client's lines for the others",
   );
   const fsync = p50(floors.get("fdatasync"));
   const commit = p50(floors.get("sqlite commit"));

@@ -2,7 +2,7 @@
  * Where a governed `tools/call` spends its time, for `npm run bench -- gateway`: stage samples from
  * the gateway's `--log-timings` lines, the store writes the served port makes, and the raw floors (fsync, one SQLite commit) measured on the same disk.
  */
-import { closeSync, fdatasyncSync, openSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { ControlPlaneStore } from "../../src/index.js";
@@ -98,4 +98,21 @@ export function rawFloors(dir: string, runs: number, out: Samples): void {
     out.add("sqlite commit", performance.now() - start);
   }
   db.close();
+}
+
+/**
+ * CPU time a process has run so far, in milliseconds, over all its threads (Linux
+ * `/proc/PID/task/TID/schedstat`, nanoseconds): what it costs, whatever the load, where wall time
+ * measures the queueing too. NaN where there is no such file.
+ */
+export function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -63,9 +63,12 @@ const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "
  * A participant runtime that runs any MCP-capable agent as a command, one process group per
  * invocation: it serves the port, writes the `mcpServers` config (each upstream behind
  * `raes mcp-gateway`), starts the agent with the RAES_* environment and maps exit 0 to
- * `succeeded`, anything else to `failed`. The timeout's signal ends the whole process group.
+ * `succeeded`, anything else to `failed`. The timeout's signal ends the whole process group. It
+ * returns no v3 measurement vector, so `RuntimeManager.open` refuses v3 policies under it.
  */
 export class AgentCommandRuntime extends ReferenceAutonomousParticipantRuntime {
+  /** An agent's exit status carries no v3 measurement vector: v3 scenarios are refused at open. */
+  readonly measuresResources = false;
   readonly runs: AgentRun[] = [];
   readonly #ports = new Map<string, InvocationToolActionPort>();
   readonly #options: AgentCommandOptions;

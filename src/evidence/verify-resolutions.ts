@@ -23,7 +23,7 @@ const PAGE = 1000;
 /**
  * Compares every resolution an operation record holds with the operator chain's `resolve` decision
  * about it (docs/evidence-format.md, "What the chains cover"): the operator, note and time must be the
- * decision's, and the resolution its `resolution` (recorded from schema step 19). A resolution that
+ * decision's, and the resolution its `resolution` (recorded from schema step 21). A resolution that
  * names an operator without a decision, or a decision whose operation holds no such resolution, fails.
  * Resolutions recorded before operators were named (no operator) have no decision and are skipped.
  * Memory holds the `resolve` decisions, one per indeterminate tool action resolved.

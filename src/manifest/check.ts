@@ -104,6 +104,9 @@ function finishManifest(draft: ManifestDraft): BackendManifest {
     name: defined(draft.name, "name"),
     version: defined(draft.version, "version"),
     participantRuntime: finishRuntime(defined(draft.runtime, "participant_runtime")),
+    ...(draft.supportedContractVersions === undefined
+      ? {}
+      : { supportedContractVersions: draft.supportedContractVersions }),
     ...(draft.time === undefined ? {} : { time: draft.time }),
   };
 }

@@ -94,7 +94,10 @@ export const ManifestDiagnosticCode = {
   resource_budgets_required: "manifest.resource-budgets-required",
   /** `resource_budgets.support_strength` is neither `bounded` nor `exact`. */
   resource_budget_support_weak: "manifest.resource-budget-support-weak",
-  /** `resource_budgets.realization_contract_ids` lacks the budget state or event contract. */
+  /**
+   * `resource_budgets.realization_contract_ids` lacks the budget state or event contract, or the manifest's
+   * `supported_contract_versions` lacks one of RAES's four resource-budget contracts.
+   */
   resource_budget_contract_missing: "manifest.resource-budget-contract-missing",
   /** A v3 policy's fairness policy, owner kind, resource kind, accounting mode or reset mode is not declared supported. */
   resource_budget_value_unsupported: "manifest.resource-budget-value-unsupported",

@@ -79,5 +79,6 @@ export interface ManifestDraft {
   readonly name: string | undefined;
   readonly version: string | undefined;
   readonly runtime: RuntimeDraft | undefined;
+  readonly supportedContractVersions?: readonly string[];
   readonly time?: TimeCapabilities;
 }

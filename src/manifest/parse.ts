@@ -4,6 +4,7 @@ import {
   ManifestDiagnosticCode as Code,
   EXECUTION_BINDING_SCHEMA,
 } from "./codes.js";
+import { BACKEND_CONTRACT_IDS } from "./contracts.js";
 import type { DiagnosticSink } from "./diagnostics.js";
 import { pointer } from "./diagnostics.js";
 import type {
@@ -29,7 +30,14 @@ import type { FeatureSupportLevel, TimeCapabilities } from "./types.js";
 
 const SUPPORT_LEVELS: readonly FeatureSupportLevel[] = ["unsupported", "disclosed_weak", "bounded", "exact"];
 
-const MANIFEST_KEYS = new Set(["schema_version", "name", "version", "participant_runtime", "time"]);
+const MANIFEST_KEYS = new Set([
+  "schema_version",
+  "name",
+  "version",
+  "supported_contract_versions",
+  "participant_runtime",
+  "time",
+]);
 
 /** RAES's execution-control actions; a runtime that supports execution control supports all six. */
 export const EXECUTION_CONTROL_ACTIONS = ["start", "pause", "resume", "drain", "reset", "teardown"] as const;
@@ -328,6 +336,36 @@ function parseTime(sink: DiagnosticSink, root: JsonObject): { readonly time?: Ti
   return { time: { supportsCoordinatedParticipantReset: coordinated === true } };
 }
 
+/**
+ * The manifest's `supported_contract_versions`, when it declares one, read as RAES's manifest model reads
+ * it: a non-empty list of unique, non-empty, published backend contract ids (else `manifest.invalid-value`).
+ */
+function parseContracts(
+  sink: DiagnosticSink,
+  root: JsonObject,
+): { readonly supportedContractVersions?: readonly string[] } {
+  if (!Object.hasOwn(root, "supported_contract_versions")) return {};
+  const path = pointer("supported_contract_versions");
+  const value = root.supported_contract_versions;
+  const invalid = (message: string) => {
+    sink.shape(Code.invalid_value, path, message);
+    return {};
+  };
+  if (!Array.isArray(value)) return invalid("supported_contract_versions must be a list of contract ids");
+  if (value.length === 0) return invalid("supported_contract_versions must list at least one contract id");
+  if (value.some((id) => typeof id !== "string" || id === ""))
+    return invalid("supported_contract_versions must list non-empty strings");
+  const ids = value as string[];
+  if (new Set(ids).size !== ids.length)
+    return invalid("supported_contract_versions must not list an id twice");
+  const unknown = ids.filter((id) => !BACKEND_CONTRACT_IDS.has(id));
+  if (unknown.length > 0)
+    return invalid(
+      `supported_contract_versions lists ids RAES does not publish for backends: ${unknown.join(", ")}`,
+    );
+  return { supportedContractVersions: ids };
+}
+
 /** Parses a manifest's wire document into a draft, reporting every shape problem. */
 export function parseManifestDocument(sink: DiagnosticSink, document: unknown): ManifestDraft {
   const root = asObject(sink, document, "");
@@ -348,7 +386,7 @@ export function parseManifestDocument(sink: DiagnosticSink, document: unknown): 
   const runtimeField = readPresentObject(sink, root, "participant_runtime");
   const runtime =
     runtimeField === undefined ? undefined : parseRuntime(sink, runtimeField, pointer("participant_runtime"));
-  return { schemaVersion, name, version, runtime, ...parseTime(sink, root) };
+  return { schemaVersion, name, version, runtime, ...parseContracts(sink, root), ...parseTime(sink, root) };
 }
 
 function readPresentObject(sink: DiagnosticSink, root: JsonObject, key: string): JsonObject | undefined {

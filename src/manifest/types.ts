@@ -118,6 +118,11 @@ export interface BackendManifest {
   readonly name: string;
   readonly version: string;
   readonly participantRuntime: ParticipantRuntimeCapabilities;
+  /**
+   * RAES's `supported_contract_versions`, when the manifest declares it (raes-ts manifests may leave it
+   * out; then no contract is checked). A v3 budget needs its four resource-budget contracts listed.
+   */
+  readonly supportedContractVersions?: readonly string[];
   /** The `time` capabilities, when the manifest declares them. */
   readonly time?: TimeCapabilities;
 }

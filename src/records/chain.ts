@@ -24,6 +24,14 @@ export const UNANCHORED: ChainAnchor = { scenario_digest: null, manifest_digest:
 const LONE_SURROGATES = /\p{Cs}/gu;
 
 /**
+ * RFC 8785 texts of the objects several events of one commit share (a triple's temporal contexts and
+ * tool context), by identity: nothing changes them while the commit runs, so each is written once.
+ * Only nested plain objects and arrays and short strings are kept; a value with `toJSON` is written
+ * every time.
+ */
+export type CanonicalCache = Map<object | string, string>;
+
+/**
  * RFC 8785 (JSON Canonicalization Scheme) text of a JSON value: members sorted by the UTF-16 code
  * units of their names, no whitespace, strings and numbers as ECMAScript's JSON.stringify writes them
  * (RFC 8785 defines both by it), `toJSON` applied and members JSON leaves out dropped, as
@@ -31,54 +39,110 @@ const LONE_SURROGATES = /\p{Cs}/gu;
  * `canonicalize` package, by test/records/chain.test.ts; written here because it runs on every event
  * a store commits, several times faster than the package. RFC 8785 admits only well-formed strings:
  * a lone surrogate (which a JSON text may escape) is written as U+FFFD, so every stored event has a
- * digest. NaN and infinities are refused.
+ * digest. NaN and infinities are refused. `cache` (one commit's) writes each shared nested object once.
  */
-export function rfc8785(value: unknown): string {
-  const text = serialize(value);
+export function rfc8785(value: unknown, cache?: CanonicalCache): string {
+  const text = serialize(value, cache);
   if (text === undefined) throw new TypeError("no JSON text for this value");
   return text;
 }
 
-function serialize(input: unknown): string | undefined {
-  let value = input;
-  if (
-    value !== null &&
-    typeof value === "object" &&
-    typeof (value as { toJSON?: unknown }).toJSON === "function"
-  )
-    value = (value as { toJSON: () => unknown }).toJSON();
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATES, "\uFFFD") : value);
+/** `String.prototype.isWellFormed` and `toWellFormed` (Node 20): far cheaper than a `\p{Cs}` scan. */
+type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
+const HAS_WELL_FORMED = typeof (String.prototype as Partial<WellFormed>).isWellFormed === "function";
+
+/** The JSON text of a string, a lone surrogate written as U+FFFD. */
+function stringText(value: string): string {
+  if (HAS_WELL_FORMED) {
+    const checked = value as unknown as WellFormed;
+    return JSON.stringify(checked.isWellFormed() ? value : checked.toWellFormed());
+  }
+  return JSON.stringify(LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATES, "\uFFFD") : value);
+}
+
+/** The longest string a commit's cache keeps (ids and digests, each of one event or triple, are longer). */
+const SHORT_STRING = 64;
+
+/** Member names repeat on every event: their texts are kept, up to a bound (names may be anyone's). */
+const KEY_TEXTS = new Map<string, string>();
+const KEY_TEXTS_KEPT = 4096;
+
+function keyText(key: string): string {
+  let text = KEY_TEXTS.get(key);
+  if (text === undefined) {
+    text = stringText(key);
+    if (KEY_TEXTS.size < KEY_TEXTS_KEPT) KEY_TEXTS.set(key, text);
+  }
+  return text;
+}
+
+function serialize(input: unknown, cache: CanonicalCache | undefined, applied = false): string | undefined {
+  switch (typeof input) {
+    case "string": {
+      // Short strings repeat across a commit's events (addresses, times, phases): each written once.
+      if (cache === undefined || input.length > SHORT_STRING) return stringText(input);
+      let text = cache.get(input);
+      if (text === undefined) {
+        text = stringText(input);
+        cache.set(input, text);
+      }
+      return text;
+    }
     case "number":
-      if (!Number.isFinite(value)) throw new TypeError(`RFC 8785 has no text for ${value}`);
-      return JSON.stringify(value);
+      if (!Number.isFinite(input)) throw new TypeError(`RFC 8785 has no text for ${input}`);
+      return JSON.stringify(input);
     case "boolean":
-      return value ? "true" : "false";
+      return input ? "true" : "false";
     case "object": {
-      if (value === null) return "null";
-      if (value instanceof Number || value instanceof String || value instanceof Boolean)
-        return serialize(value.valueOf());
-      if (Array.isArray(value)) {
-        let text = "[";
-        for (let i = 0; i < value.length; i += 1)
-          text += `${i === 0 ? "" : ","}${serialize(value[i]) ?? "null"}`;
-        return `${text}]`;
-      }
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
-      let text = "";
-      for (const key of keys) {
-        const member = serialize(record[key]);
-        if (member === undefined) continue;
-        text += `${text === "" ? "" : ","}${serialize(key)}:${member}`;
-      }
-      return `{${text}}`;
+      if (input === null) return "null";
+      // As JSON.stringify: toJSON applies once, and its answer is written as it is (never kept).
+      if (applied) return serializeObject(input, cache, undefined);
+      if (typeof (input as { toJSON?: unknown }).toJSON === "function")
+        return serialize((input as { toJSON: () => unknown }).toJSON(), cache, true);
+      if (cache === undefined) return serializeObject(input, cache, undefined);
+      const kept = cache.get(input);
+      if (kept !== undefined) return kept;
+      const text = serializeObject(input, cache, undefined);
+      cache.set(input, text);
+      return text;
     }
     default:
       // undefined, functions and symbols have no JSON text: left out of objects, null in arrays.
       return undefined;
   }
+}
+
+/**
+ * The text of an object or array without `toJSON`; `skip` names one member left out, and `extra`
+ * one member written with the given text whether or not the object has it.
+ */
+function serializeObject(
+  value: object,
+  cache: CanonicalCache | undefined,
+  skip: string | undefined,
+  extra?: readonly [name: string, text: string],
+): string {
+  if (value instanceof Number || value instanceof String || value instanceof Boolean)
+    return serialize(value.valueOf(), cache) as string;
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let i = 0; i < value.length; i += 1)
+      text += `${i === 0 ? "" : ","}${serialize(value[i], cache) ?? "null"}`;
+    return `${text}]`;
+  }
+  const record = value as Record<string, unknown>;
+  // RFC 8785 orders members by their names' UTF-16 code units: the order sort() gives strings.
+  const keys = Object.keys(record);
+  if (extra !== undefined && !Object.hasOwn(record, extra[0])) keys.push(extra[0]);
+  keys.sort();
+  let text = "";
+  for (const key of keys) {
+    if (key === skip) continue;
+    const member = key === extra?.[0] ? extra[1] : serialize(record[key], cache);
+    if (member === undefined) continue;
+    text += `${text === "" ? "" : ","}${keyText(key)}:${member}`;
+  }
+  return `{${text}}`;
 }
 
 /** Whether a string holds a lone surrogate (paired ones are one code point under the `u` flag). */
@@ -113,9 +177,28 @@ export function chainGenesis(participantAddress: string, anchor: ChainAnchor): s
  * genesis). `event` is the committed event as `raes history --json` prints it; its own
  * `chain_digest`, if any, is left out.
  */
-export function chainDigest(previous: string, event: object): string {
-  const { chain_digest: _own, ...rest } = event as { chain_digest?: unknown };
-  return sha256(previous + rfc8785(rest));
+export function chainDigest(previous: string, event: object, cache?: CanonicalCache): string {
+  // A toJSON method writes other JSON than the event's members: its own text, then without chain_digest.
+  if (typeof (event as { toJSON?: unknown }).toJSON === "function") {
+    const { chain_digest: _own, ...rest } = event as { chain_digest?: unknown };
+    return sha256(previous + rfc8785(rest, cache));
+  }
+  return sha256(previous + serializeObject(event, cache, "chain_digest"));
+}
+
+/**
+ * `chainDigest(previous, {...draft, sequence})` without building the committed event: a store
+ * that numbers a commit's drafts as it links them writes each one's text once.
+ */
+export function chainDigestAt(
+  previous: string,
+  draft: object,
+  sequence: number,
+  cache?: CanonicalCache,
+): string {
+  if (typeof (draft as { toJSON?: unknown }).toJSON === "function" || !Number.isSafeInteger(sequence))
+    return chainDigest(previous, { ...draft, sequence }, cache);
+  return sha256(previous + serializeObject(draft, cache, "chain_digest", ["sequence", String(sequence)]));
 }
 
 const SEQUENCE_MARK = "\u0000";
@@ -125,7 +208,10 @@ const SEQUENCE_MARK = "\u0000";
  * `rfc8785({...draft, sequence: n})` is `before + String(n) + after` for every safe integer n. A store
  * that assigns sequences inside its own SQL statement completes the text there.
  */
-export function canonicalAroundSequence(draft: object): readonly [before: string, after: string] {
+export function canonicalAroundSequence(
+  draft: object,
+  cache?: CanonicalCache,
+): readonly [before: string, after: string] {
   const record = draft as Record<string, unknown>;
   const keys = [...Object.keys(record).filter((k) => k !== "sequence" && k !== "chain_digest"), "sequence"];
   // RFC 8785 orders members by their names' UTF-16 code units: the order sort() gives strings.
@@ -139,7 +225,7 @@ export function canonicalAroundSequence(draft: object): readonly [before: string
     )
       continue;
     if (text.length > 1) text += ",";
-    text += `${rfc8785(key)}:${key === "sequence" ? SEQUENCE_MARK : rfc8785(value)}`;
+    text += `${keyText(key)}:${key === "sequence" ? SEQUENCE_MARK : rfc8785(value, cache)}`;
   }
   const at = text.indexOf(SEQUENCE_MARK);
   return [text.slice(0, at), `${text.slice(at + 1)}}`];

@@ -2,10 +2,12 @@ export { isAddress, isAddressSegment } from "./address.js";
 export { ApprovalExpiry, type ApprovalRecord, ApprovalState } from "./approval.js";
 export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
 export {
+  type CanonicalCache,
   type ChainAnchor,
   type ChainHead,
   canonicalAroundSequence,
   chainDigest,
+  chainDigestAt,
   chainGenesis,
   jcsDigest,
   rfc8785,
@@ -74,11 +76,13 @@ export {
   initializeEpisode,
   MAX_SERVICE_EVIDENCE_REFS,
   nextEpisode,
+  type PacingDeviationRecord,
   ParticipantControlCode,
   type ParticipantEpisodeEvent,
   type ParticipantEpisodeState,
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
+  pacingDeviationRef,
   terminateEpisode,
 } from "./participant/index.js";
 export {
@@ -87,11 +91,15 @@ export {
   type ResourceBudgetInfo,
   type ResourceBudgetShare,
   type ResourceBudgetStateView,
+  type ResourceEventCounts,
   type ResourceHold,
   type ResourceLedger,
   type ResourceLogEntry,
+  type ResourcePoolVersion,
   ResourceTransition,
   type ResourceUseRow,
+  resourceEventCounts,
+  resourceEventNote,
   resourceUseRows,
 } from "./resource.js";
 export {

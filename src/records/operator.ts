@@ -72,7 +72,7 @@ export interface OperatorDecisionDraft {
   readonly previous_policy_digest?: string;
   /** `policy_change` only: RAES's digest of the policy it runs under from the new segment. */
   readonly policy_digest?: string;
-  /** `resolve` only (from schema step 19): what the operator recorded, `effect_confirmed` or `effect_absent`. */
+  /** `resolve` only (from schema step 21): what the operator recorded, `effect_confirmed` or `effect_absent`. */
   readonly resolution?: string;
 }
 

@@ -38,6 +38,18 @@ export interface ResourceHold {
   readonly generation: number;
   /** Reserved quantity by budget id. */
   readonly vector: Readonly<Record<string, number>>;
+  /**
+   * The version of each pool (by pool key) the reservation was checked against. A store writes a new
+   * hold only while every such pool is still at that version, and moves each on by one
+   * (`ResourcePoolMovedError` otherwise): processes sharing a pool never both take its last room.
+   */
+  readonly poolVersions?: Readonly<Record<string, number>>;
+}
+
+/** A shared pool's version: how many reservations were ever taken against it (schema step 19). */
+export interface ResourcePoolVersion {
+  readonly poolKey: string;
+  readonly version: number;
 }
 
 /** One entry of a ledger's log: one transition of one operation's vector. */
@@ -192,4 +204,34 @@ export function resourceUseRows(
     (a, b) =>
       cmp(a.owner, b.owner) || cmp(a.policy_address, b.policy_address) || cmp(a.budget_id, b.budget_id),
   );
+}
+
+/** How many budget operations stored v3 schedules logged, and how many their logs still list. */
+export interface ResourceEventCounts {
+  /** Operations each schedule's log keeps (`RESOURCE_LOG_LIMIT`). */
+  readonly limit: number;
+  /** Operations ever logged (each counted in the budgets' use and throttle totals). */
+  readonly logged: number;
+  /** Operations still listed; `logged - kept` are counted but no longer listed. */
+  readonly kept: number;
+}
+
+/** The budget operations `records` logged and still list (docs/guide/harness.md#running-v3). */
+export function resourceEventCounts(
+  records: readonly { readonly resources?: ResourceLedger }[],
+): ResourceEventCounts {
+  let logged = 0;
+  let kept = 0;
+  for (const r of records) {
+    logged += r.resources?.logged ?? 0;
+    kept += r.resources?.log.length ?? 0;
+  }
+  return { limit: RESOURCE_LOG_LIMIT, logged, kept };
+}
+
+/** The line that says budget operations are no longer listed; undefined while every one is. */
+export function resourceEventNote(counts: ResourceEventCounts): string | undefined {
+  const dropped = counts.logged - counts.kept;
+  if (dropped <= 0) return undefined;
+  return `budget events: ${dropped} of ${counts.logged} operations are no longer listed (each schedule lists its last ${counts.limit}); the totals above count every one`;
 }

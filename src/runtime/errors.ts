@@ -50,6 +50,11 @@ export const RuntimeErrorCode = {
   participant_resource_measurement_untrusted: "runtime.participant-resource-measurement-untrusted",
   /** A v3 result measured more than it reserved, less than zero, or without evidence; released (RAES's code). */
   participant_resource_measurement_invalid: "runtime.participant-resource-measurement-invalid",
+  /**
+   * A v3 policy under a runtime that declares it returns no measurement vector (`measuresResources: false`,
+   * as `raes run --agent-command` does): refused at open, nothing written (raes-ts's code).
+   */
+  resource_measurement_unsupported: "runtime.resource-measurement-unsupported",
   /** A v2 policy names a stochastic control the run did not supply (RAES's code). */
   activity_control_unbound: "runtime.participant-activity-control-unbound",
   /** A supplied stochastic control is malformed or supplied twice. */

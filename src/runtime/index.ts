@@ -78,6 +78,7 @@ export {
   type AutonomousExecutionState,
   type ContextViewOptions,
   getParticipantHistoryView,
+  getParticipantStatusView,
   type ParticipantContextView,
   type ParticipantHistoryView,
   type ParticipantStatusView,

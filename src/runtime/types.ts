@@ -99,6 +99,11 @@ export interface ParticipantRuntime {
     snapshot: ParticipantSnapshot,
     control?: InvocationControl,
   ): Promise<ParticipantActionResult> | ParticipantActionResult;
+  /**
+   * False on a runtime that can return no v3 measurement vector (`resourceMeasurements`): `RuntimeManager.open`
+   * then refuses a v3 policy (`runtime.resource-measurement-unsupported`) instead of releasing every attempt.
+   */
+  readonly measuresResources?: boolean;
   /** Present and callable on runtimes that claim participant-invocation-tool-actions/v1. */
   attachInvocationToolActions?(port: InvocationToolActionPort): void | Promise<void>;
   /**

@@ -24,7 +24,7 @@ export const DiagnosticCode = {
   modelInvalid: "sdl.model.invalid",
   /** A RAES top-level section raes-ts keeps but does not interpret. */
   sectionUninterpreted: "sdl.section.uninterpreted",
-  /** A ref with no more specific code (content target, operating scope, authority anchor) names nothing declared. */
+  /** A ref with no more specific code (content target, operating scope, authority anchor, authority scope, mixed-control basis, scope and evidence) names nothing declared, or is ambiguous. */
   refUnbound: "sdl.ref.unbound",
 
   /** An agent's `entity` names no declared entity. */
@@ -71,6 +71,37 @@ export const DiagnosticCode = {
   specBoundaryUnbound: "participant.behavior-spec-observation-boundary-unbound",
   /** A behavior specification names an undeclared outcome interpretation rule. */
   specOutcomeRuleUnbound: "participant.behavior-spec-outcome-rule-unbound",
+
+  /** `behavior_mode` is mixed-control but the specification declares no `mixed_control` (RAES prose, no RAES code). */
+  mixedControlMissing: "participant.mixed-control-missing",
+  /** `mixed_control` is declared but `behavior_mode` is not mixed-control (RAES prose, no RAES code). */
+  mixedControlModeMismatch: "participant.mixed-control-mode-mismatch",
+  /** `mixed_control.participant_ref` is not among the specification's `participant_refs` (RAES prose, no RAES code). */
+  mixedControlParticipantUnbound: "participant.mixed-control-participant-unbound",
+  /** `mixed_control.policy_revision` is not the specification's `semantic_version` (RAES prose, no RAES code). */
+  mixedControlPolicyRevisionMismatch: "participant.mixed-control-policy-revision-mismatch",
+  /** A controller state's `controller_ref` names no declared agent and is not `self` (RAES prose, no RAES code). */
+  mixedControlControllerUnbound: "participant.mixed-control-controller-unbound",
+  /** A controller state's authority basis is not among its controller's `authority_anchors` (RAES prose, no RAES code). */
+  mixedControlAuthorityOutsideController: "participant.mixed-control-authority-outside-controller",
+  /** A controller state's scope ref is outside the specification's `authority_scope_refs` (RAES prose, no RAES code). */
+  mixedControlScopeWidensSpecification: "participant.mixed-control-scope-widens-specification",
+  /** A controller state's scope ref is outside its controller's `operating_scope` (RAES prose, no RAES code). */
+  mixedControlScopeOutsideController: "participant.mixed-control-scope-outside-controller",
+  /** The initial controller state has revoked authority (RAES prose, no RAES code). */
+  mixedControlInitialRevoked: "participant.mixed-control-initial-revoked",
+  /** A transition starts from a state with revoked authority (RAES prose, no RAES code). */
+  mixedControlTransitionFromRevoked: "participant.mixed-control-transition-from-revoked",
+  /** A transition's effective order is outside its from-state's validity, so it is late (RAES prose, no RAES code). */
+  mixedControlTransitionOutsideFromState: "participant.mixed-control-transition-outside-from-state",
+  /** A transition's effective order is outside its to-state's validity (RAES prose, no RAES code). */
+  mixedControlTransitionOutsideToState: "participant.mixed-control-transition-outside-to-state",
+  /** An answer to a proposal does not start from the proposal's resulting state (RAES prose, no RAES code). */
+  mixedControlAnswerStateMismatch: "participant.mixed-control-answer-state-mismatch",
+  /** An answer to a proposal does not expect the proposal's resulting revision (RAES prose, no RAES code). */
+  mixedControlAnswerRevisionMismatch: "participant.mixed-control-answer-revision-mismatch",
+  /** A handoff transition keeps the same controller (RAES prose, no RAES code). */
+  mixedControlHandoffSameController: "participant.mixed-control-handoff-same-controller",
 
   /** `behavior_mode` is not in RAES's participant-decision-surface-modes vocabulary. */
   specModeUngoverned: "participant.behavior-spec-mode-ungoverned",

@@ -23,6 +23,8 @@ export const ServeRefusal = {
   action_unavailable: "serve.action-unavailable",
   /** Too many live streams are open (64); close a console tab. HTTP 503. */
   too_many_streams: "serve.too-many-streams",
+  /** Eight timeline frames are already being drawn or waiting to be; ask again in a moment. HTTP 503. */
+  busy: "serve.busy",
   /** The store failed while answering; the error is printed on the console's stderr. HTTP 500. */
   internal: "serve.internal",
 } as const;
@@ -41,6 +43,7 @@ export const REFUSAL_STATUS: Readonly<Record<ServeRefusal, number>> = {
   "serve.unknown-action": 404,
   "serve.action-unavailable": 501,
   "serve.too-many-streams": 503,
+  "serve.busy": 503,
   "serve.internal": 500,
 };
 

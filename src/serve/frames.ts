@@ -8,6 +8,13 @@ export const FRAME_EVENTS = 2000;
 /** Rendered frames kept, newest first. */
 const KEPT = 32;
 
+/**
+ * Renders at most waiting their turn (the one drawing included): a client that asks for many new
+ * versions at once gets `serve.busy` past it, so the console's work stays bounded by this, never by
+ * how fast requests arrive.
+ */
+export const MAX_WAITING_RENDERS = 8;
+
 /** The timeline frame's policy: the timeline page's own, and framed by this console only. */
 export const FRAME_CSP = `${TIMELINE_CSP}; base-uri 'none'; form-action 'none'; frame-ancestors 'self'`;
 
@@ -32,18 +39,28 @@ export class TimelineFrames {
   readonly #storeUrl: string;
   readonly #kept = new Map<string, Promise<string>>();
   #queue: Promise<unknown> = Promise.resolve();
+  #waiting = 0;
 
   constructor(store: ControlPlaneStore, storeUrl: string) {
     this.#store = store;
     this.#storeUrl = storeUrl;
   }
 
-  /** The page of `participant` at `version`, rendered once per version. */
-  html(participant: string, version: string, chain: ChainView): Promise<string> {
+  /**
+   * The page of `participant` at `version`, rendered once per version; undefined, rendering nothing,
+   * when MAX_WAITING_RENDERS renders are already waiting.
+   */
+  html(participant: string, version: string, chain: ChainView): Promise<string> | undefined {
     const key = JSON.stringify([participant, version]);
     const kept = this.#kept.get(key);
     if (kept !== undefined) return kept;
-    const rendered = this.#queue.then(() => this.#render(participant, chain));
+    if (this.#waiting >= MAX_WAITING_RENDERS) return undefined;
+    this.#waiting += 1;
+    const rendered = this.#queue
+      .then(() => this.#render(participant, chain))
+      .finally(() => {
+        this.#waiting -= 1;
+      });
     this.#queue = rendered.catch(() => undefined);
     this.#kept.set(key, rendered);
     rendered.catch(() => this.#kept.delete(key));

@@ -9,7 +9,7 @@ export {
 } from "./actions.js";
 export { ChainState, type ChainView } from "./chain.js";
 export { REFUSAL_STATUS, ServeErrorCode, ServeRefusal } from "./codes.js";
-export { FRAME_CSP, FRAME_EVENTS } from "./frames.js";
+export { FRAME_CSP, FRAME_EVENTS, MAX_WAITING_RENDERS } from "./frames.js";
 export {
   DEFAULT_LISTEN,
   hostPort,

@@ -5,7 +5,7 @@ import type { ControlPlaneStore } from "../store/index.js";
 import { CONSOLE_ACTIONS } from "./actions.js";
 import { ChainWatch, type ChainWatchTiming } from "./chain.js";
 import { REFUSAL_STATUS, ServeRefusal } from "./codes.js";
-import { FRAME_CSP, TimelineFrames } from "./frames.js";
+import { FRAME_CSP, MAX_WAITING_RENDERS, TimelineFrames } from "./frames.js";
 import { hostPort, type ListenAddress, RequestGuard } from "./guard.js";
 import { LiveHub, type LiveTiming } from "./live.js";
 import { CONSOLE_CSP, consolePage } from "./page.js";
@@ -201,12 +201,13 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleServ
         version.length > MAX_VERSION
       )
         throw new Refused(ServeRefusal.bad_request, "give ?participant=ADDRESS");
-      html(
-        response,
-        FRAME_CSP,
-        await frames.html(participant, version, chains.participant(participant)),
-        true,
-      );
+      const frame = frames.html(participant, version, chains.participant(participant));
+      if (frame === undefined)
+        throw new Refused(
+          ServeRefusal.busy,
+          `${MAX_WAITING_RENDERS} timelines are being drawn or waiting; ask again in a moment`,
+        );
+      html(response, FRAME_CSP, await frame, true);
     },
   };
 

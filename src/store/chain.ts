@@ -1,9 +1,12 @@
 import {
+  type CanonicalCache,
   type ChainAnchor,
   type ChainHead,
   chainDigest,
+  chainDigestAt,
   chainGenesis,
   type HistoryEvent,
+  type HistoryEventDraft,
   UNANCHORED,
 } from "../records/index.js";
 
@@ -15,32 +18,64 @@ import {
 export class ChainLinker {
   readonly #read: (participantAddress: string) => ChainHead | undefined;
   readonly #heads = new Map<string, ChainHead>();
+  /** The texts this transaction's events share, each written once (a triple's contexts); none kept when absent. */
+  readonly #texts: CanonicalCache | undefined;
 
-  /** `read` answers a participant's stored head inside the transaction. */
-  constructor(read: (participantAddress: string) => ChainHead | undefined) {
+  /**
+   * `read` answers a participant's stored head inside the transaction. `shared` (one commit's) keeps
+   * the texts of the objects its events share; a linker that walks a whole history keeps none.
+   */
+  constructor(read: (participantAddress: string) => ChainHead | undefined, shared?: CanonicalCache) {
     this.#read = read;
+    this.#texts = shared;
   }
 
   /** The `chain_digest` of `event` (committed: its sequence assigned), and its participant's new head. */
   link(event: HistoryEvent, anchor: ChainAnchor = UNANCHORED): string {
-    const participant = event.participant_address;
-    const head = this.#heads.get(participant) ?? this.#read(participant);
-    const previous = head?.head_digest ?? chainGenesis(participant, anchor);
-    const digest = chainDigest(previous, event);
-    this.#heads.set(participant, {
-      participant_address: participant,
-      scenario_digest: head ? head.scenario_digest : anchor.scenario_digest,
-      manifest_digest: head ? head.manifest_digest : anchor.manifest_digest,
-      head_digest: digest,
-      head_sequence: event.sequence,
-      events: (head?.events ?? 0) + 1,
-      backfilled_at: head?.backfilled_at ?? null,
-    });
-    return digest;
+    const previous = this.#previous(event.participant_address, anchor);
+    return this.#moved(
+      event.participant_address,
+      anchor,
+      chainDigest(previous, event, this.#texts),
+      event.sequence,
+    );
+  }
+
+  /** `link({...draft, sequence}, anchor)` without building the committed event. */
+  linkAt(draft: HistoryEventDraft, sequence: number, anchor: ChainAnchor = UNANCHORED): string {
+    const previous = this.#previous(draft.participant_address, anchor);
+    return this.#moved(
+      draft.participant_address,
+      anchor,
+      chainDigestAt(previous, draft, sequence, this.#texts),
+      sequence,
+    );
   }
 
   /** Every head this transaction moved, to write back with its events. */
   heads(): readonly ChainHead[] {
     return [...this.#heads.values()];
+  }
+
+  #head(participant: string): ChainHead | undefined {
+    return this.#heads.get(participant) ?? this.#read(participant);
+  }
+
+  #previous(participant: string, anchor: ChainAnchor): string {
+    return this.#head(participant)?.head_digest ?? chainGenesis(participant, anchor);
+  }
+
+  #moved(participant: string, anchor: ChainAnchor, digest: string, sequence: number): string {
+    const head = this.#head(participant);
+    this.#heads.set(participant, {
+      participant_address: participant,
+      scenario_digest: head ? head.scenario_digest : anchor.scenario_digest,
+      manifest_digest: head ? head.manifest_digest : anchor.manifest_digest,
+      head_digest: digest,
+      head_sequence: sequence,
+      events: (head?.events ?? 0) + 1,
+      backfilled_at: head?.backfilled_at ?? null,
+    });
+    return digest;
   }
 }

@@ -72,6 +72,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
 
   // The reads and writes keep the store's names in their parts, so each is forwarded as it is (the
   // static block below puts them on the prototype): declared here for the type checker only.
+  declare getOperations: ControlPlaneStore["getOperations"];
   declare listOperations: ControlPlaneStore["listOperations"];
   declare findOperationIds: ControlPlaneStore["findOperationIds"];
   declare listEvents: ControlPlaneStore["listEvents"];
@@ -89,6 +90,8 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare listOpenToolActions: ControlPlaneStore["listOpenToolActions"];
   declare getParticipantService: ControlPlaneStore["getParticipantService"];
   declare listParticipantServices: ControlPlaneStore["listParticipantServices"];
+  declare listResourcePools: ControlPlaneStore["listResourcePools"];
+  declare listPacingDeviations: ControlPlaneStore["listPacingDeviations"];
   declare saveClock: ControlPlaneStore["saveClock"];
   declare updateClock: ControlPlaneStore["updateClock"];
   declare saveScheduler: ControlPlaneStore["saveScheduler"];
@@ -101,6 +104,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare recordApproval: ControlPlaneStore["recordApproval"];
   declare recordDecision: ControlPlaneStore["recordDecision"];
   declare saveParticipantService: ControlPlaneStore["saveParticipantService"];
+  declare recordPacingDeviation: ControlPlaneStore["recordPacingDeviation"];
 
   static {
     const forward = (names: readonly string[], part: (store: DelegatingStore) => object) => {

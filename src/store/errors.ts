@@ -17,6 +17,8 @@ export const StoreErrorCode = {
   not_a_store: "store.not-a-store",
   /** An invocation open's clock change would not yield the clock the opener expected. */
   clock_moved: "store.clock-moved",
+  /** A new v3 reservation was checked against a pool version another reservation has since moved on. */
+  pool_moved: "store.resource-pool-moved",
   /** A store URL names no known store, or names one badly. */
   url_invalid: "store.url-invalid",
   /** The store URL names a store whose driver, an optional package (`pg` for PostgreSQL), is not installed. */
@@ -100,5 +102,20 @@ export class ClockMovedError extends Error {
     super(message);
     this.name = "ClockMovedError";
     this.stored = stored;
+  }
+}
+
+/** The marker both SQL stores' triggers raise when a hold's pool versions are stale (schema step 19). */
+export const POOL_MOVED_MARKER = "raes: resource pool moved";
+
+/**
+ * A new v3 hold was checked against pool versions another reservation has since moved on: nothing
+ * was written. The reserver reads the pools again and decides anew.
+ */
+export class ResourcePoolMovedError extends Error {
+  readonly code = StoreErrorCode.pool_moved;
+  constructor(message: string) {
+    super(message);
+    this.name = "ResourcePoolMovedError";
   }
 }

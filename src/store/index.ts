@@ -1,7 +1,10 @@
 export {
   DEFAULT_STORE_URL,
+  type ResourceEventCounts,
   type ResourceUseRow,
   readStoreUrl,
+  resourceEventCounts,
+  resourceEventNote,
   resourceUseRows,
   STORE_URL_FORMS,
   type StoreLocation,
@@ -11,6 +14,7 @@ export { applyClockChange, sameClock } from "./clock.js";
 export {
   ClockMovedError,
   LeaseLostError,
+  ResourcePoolMovedError,
   StoreConflictError,
   StoreDriverMissingError,
   StoreErrorCode,
@@ -38,6 +42,7 @@ export {
   type OperationQuery,
   type ProcessMember,
   type ResourceLedger,
+  type ResourcePoolVersion,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,

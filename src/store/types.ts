@@ -13,8 +13,10 @@ import type {
   OperatorChainHead,
   OperatorDecision,
   OperatorDecisionDraft,
+  PacingDeviationRecord,
   ParticipantServiceRecord,
   ResolutionRecord,
+  ResourcePoolVersion,
   SchedulerRecord,
   ToolActionPhase,
   ToolActionRecord,
@@ -28,8 +30,10 @@ export {
   type OperationCursor,
   type OperationEntry,
   type OperationQuery,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   type ResourceLedger,
+  type ResourcePoolVersion,
   SchedulerLifecycle,
   type SchedulerRecord,
   SchedulerStopReason,
@@ -128,6 +132,12 @@ export interface ControlPlaneStore {
   readonly url: string;
 
   getOperation(id: string): Promise<Operation | undefined>;
+  /**
+   * The operation of each id in `ids`, in their order: what `getOperation` answers for it (undefined
+   * where there is none), read in one query per table, however many ids: how a reader of many
+   * operations (the timeline, a page of history at a time) avoids a round trip per id.
+   */
+  getOperations(ids: readonly string[]): Promise<(Operation | undefined)[]>;
   /** Outer invocations and tool actions matching every filter, newest first, at most `limit`. */
   listOperations(query?: OperationQuery): Promise<OperationEntry[]>;
   /**
@@ -168,6 +178,14 @@ export interface ControlPlaneStore {
   getParticipantService(participantAddress: string): Promise<ParticipantServiceRecord | undefined>;
   /** Every participant's execution service and episodes, ordered by participant address. */
   listParticipantServices(): Promise<ParticipantServiceRecord[]>;
+  /**
+   * Every shared v3 pool's version (schema step 19), by pool key: a scheduler write carrying a new hold
+   * with `poolVersions` is written only while each named pool is at that version, and moves it on by one
+   * (`ResourcePoolMovedError`, nothing written, otherwise). A pool never reserved against is absent (0).
+   */
+  listResourcePools(): Promise<ResourcePoolVersion[]>;
+  /** The pacing deviations (schema step 20) of one participant, or of all: by participant, then as recorded. */
+  listPacingDeviations(participantAddress?: string): Promise<PacingDeviationRecord[]>;
 
   saveClock(clock: ClockRecord): Promise<void>;
   /**
@@ -237,6 +255,12 @@ export interface ControlPlaneStore {
     decision?: OperatorDecisionDraft,
   ): Promise<boolean>;
 
+  /**
+   * Records a loss of pacing against a participant's service, once per participant and ref: false
+   * (nothing written) when the same deviation is already recorded.
+   */
+  recordPacingDeviation(record: PacingDeviationRecord): Promise<boolean>;
+
   /** The participant's current lease (live or expired), if one is held. */
   getLease(participantAddress: string): Promise<Lease | undefined>;
   /**
@@ -266,6 +290,7 @@ export interface ControlPlaneStore {
 
 /** The store methods that read records, as a store's reads part answers them under the same names. */
 export const STORE_READS = [
+  "getOperations",
   "listOperations",
   "findOperationIds",
   "listEvents",
@@ -283,6 +308,8 @@ export const STORE_READS = [
   "listOpenToolActions",
   "getParticipantService",
   "listParticipantServices",
+  "listResourcePools",
+  "listPacingDeviations",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The names of the store's record writes, each one transaction. */
@@ -299,6 +326,7 @@ export const STORE_WRITES = [
   "recordApproval",
   "recordDecision",
   "saveParticipantService",
+  "recordPacingDeviation",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** The store methods that write records (not leases or membership): each commits one transaction. */

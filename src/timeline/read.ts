@@ -1,12 +1,13 @@
 import { verifyStore } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
-import { type Operation, operationFromToolAction } from "../operations/index.js";
+import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import {
   type ControlPlaneStore,
   eventPages,
   type HistoryQuery,
   operationPages,
+  resourceEventCounts,
   resourceUseRows,
 } from "../store/index.js";
 import {
@@ -15,6 +16,7 @@ import {
   InvocationGrouper,
   joinOperations,
   operationIds,
+  type PacingDeviation,
   type ParticipantDecision,
   type PendingApproval,
   type TimelineChain,
@@ -68,6 +70,13 @@ async function operationsOf(
   return found.filter((operation): operation is Operation => operation !== undefined);
 }
 
+/**
+ * Events per page the streamed page reads: few enough that a page's events, held until their
+ * invocations are drawn, rarely outlive a young-generation collection (docs/hardening.md), while
+ * each page still reads its operations in one call.
+ */
+const DRAWN_PAGE = 250;
+
 /** How a live view bounds what it reads (`raes serve`); the whole history and a fresh `raes verify` when absent. */
 export interface TimelineReadOptions {
   /** Keep only the last this many events, so memory and the page stay bounded as the history grows. */
@@ -113,6 +122,7 @@ export async function readTimelineInput(
   const schedulers = await schedulersShown(store, query, inHistory);
   const pendingApprovals = await pendingApprovalsOf(store, query);
   const participantDecisions = await participantDecisionsOf(store, query);
+  const pacingDeviations = await pacingDeviationsOf(store, query);
   const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
   return {
     events,
@@ -121,6 +131,7 @@ export async function readTimelineInput(
     ...(chain === null ? {} : { chain }),
     pendingApprovals,
     participantDecisions,
+    pacingDeviations,
   };
 }
 
@@ -172,6 +183,18 @@ async function participantDecisionsOf(
   return [...kept.values()].flat();
 }
 
+/** The stored pacing deviations (schema step 20) of the shown participant, or of all: few, one per clock generation. */
+async function pacingDeviationsOf(store: ControlPlaneStore, query: HistoryQuery): Promise<PacingDeviation[]> {
+  return (await store.listPacingDeviations(query.participantAddress)).map((d) => ({
+    participantAddress: d.participantAddress,
+    ref: d.ref,
+    clockAddress: d.clockAddress,
+    latenessMs: d.latenessMs,
+    boundMs: d.boundMs,
+    recordedAt: d.recordedAt,
+  }));
+}
+
 /** The calls held for approval that nobody has decided yet, of the shown participant or of all. */
 async function pendingApprovalsOf(store: ControlPlaneStore, query: HistoryQuery): Promise<PendingApproval[]> {
   // Held calls are admitted (accepted) until decided: few at any time, and not in history yet.
@@ -213,7 +236,9 @@ async function schedulersShown(
       lifecycle: scheduler.lifecycle,
       ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
-      ...(scheduler.resources === undefined ? {} : { budgets: resourceUseRows([scheduler]) }),
+      ...(scheduler.resources === undefined
+        ? {}
+        : { budgets: resourceUseRows([scheduler]), budgetEvents: resourceEventCounts([scheduler]) }),
     }));
 }
 
@@ -267,7 +292,7 @@ async function readPage(
     const page = new PageSummary(storeUrl, panels);
     const grouper = new InvocationGrouper();
     const seen = new Set<string>();
-    for await (const events of eventPages(store, query)) {
+    for await (const events of eventPages(store, query, DRAWN_PAGE)) {
       const completed: GroupedInvocation[] = [];
       for (const event of events) {
         page.addEvent(event);
@@ -281,6 +306,7 @@ async function readPage(
     for (const scheduler of await schedulersShown(store, query, seen)) page.addScheduler(scheduler);
     for (const held of await pendingApprovalsOf(store, query)) page.addPendingApproval(held);
     for (const decision of await participantDecisionsOf(store, query)) page.addDecision(decision);
+    for (const deviation of await pacingDeviationsOf(store, query)) page.addPacingDeviation(deviation);
     const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
     return { page, ...(chain === null ? {} : { chain }) };
   } catch (error) {
@@ -295,8 +321,8 @@ async function readPage(
 }
 
 /**
- * Joins completed invocations to their operations and draws them: each invocation's own by id and
- * its tool actions' in one read of the invocation's tool actions (any other id, one by one).
+ * Joins completed invocations to their operations and draws them: every operation they show (each
+ * invocation's own and its tool actions') read in one call.
  */
 async function draw(
   store: ControlPlaneStore,
@@ -304,20 +330,13 @@ async function draw(
   completed: readonly GroupedInvocation[],
 ): Promise<void> {
   if (completed.length === 0) return;
+  const ids = completed.flatMap(operationIds);
+  const found = await store.getOperations(ids);
   const byId = new Map<string, Operation>();
-  const keep = (operation: Operation | undefined) => {
-    if (operation) byId.set(operation.id, operation);
-  };
-  await Promise.all(
-    completed.map(async (invocation) => {
-      keep(await store.getOperation(invocation.id));
-      if (invocation.toolActions.length === 0) return;
-      for (const action of await store.listToolActions({ invocationId: invocation.id }))
-        keep(operationFromToolAction(action));
-    }),
-  );
-  const missing = completed.flatMap(operationIds).filter((id) => !byId.has(id));
-  for (const operation of await Promise.all(missing.map((id) => store.getOperation(id)))) keep(operation);
+  ids.forEach((id, k) => {
+    const operation = found[k];
+    if (operation) byId.set(id, operation);
+  });
   for (const invocation of completed)
     page.addInvocation(
       invocation.participantAddress,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ROOT } from "../helpers/example.js";
-import { V3_EXAMPLE, V3_MANIFEST } from "../runtime/v3/harness.js";
+import { V3_EXAMPLE, V3_MANIFEST, V3_TRACES } from "../runtime/v3/harness.js";
 import { raes } from "./cli.js";
 
 describe("raes operations --budgets and the timeline (v3)", () => {
@@ -54,5 +54,49 @@ describe("raes operations --budgets and the timeline (v3)", () => {
       /<tr data-budget="participant-actions"><td>participant\.behavior\.participant-agent<\/td><td>participant-actions<\/td><td>500–600<\/td><td>4 \/ 24 actions<\/td>/,
     );
     assert.match(text, /<tr data-budget="images">.*?<td>27 \/ 40 images<\/td>/);
+    // Every budget operation so far is still listed: no note.
+    assert.deepEqual((JSON.parse(json.stdout) as { budget_events: unknown }).budget_events, {
+      limit: 64,
+      logged: 27,
+      kept: 27,
+    });
+    assert.doesNotMatch(table.stdout, /budget events:/);
+    assert.doesNotMatch(text, /class="budget-events"/);
+
+    // A run throttled at every tick once its images (limit 5) are spent logs more operations than a
+    // schedule's log lists: both views say how many are no longer listed.
+    const throttledStore = `sqlite:${join(dir, "throttled.db")}`;
+    const more = await raes([
+      "run",
+      join(V3_TRACES, "images-run-limit.sdl.yaml"),
+      "--manifest",
+      V3_MANIFEST,
+      "--runtime",
+      join(ROOT, "examples", "v3-measuring-runtime.ts"),
+      "--stochastic-control",
+      `green-activity-policy=green-activity:${"42".repeat(32)}`,
+      "--steps",
+      "90",
+      "--store",
+      throttledStore,
+    ]);
+    assert.equal(more.code, 0, more.stderr);
+    const after = await raes(["operations", "--budgets", "--json", "--store", throttledStore]);
+    const events = (JSON.parse(after.stdout) as { budget_events: { logged: number; kept: number } })
+      .budget_events;
+    assert.ok(events.logged > 64, `logged ${events.logged}`);
+    assert.equal(events.kept, 64);
+    const noted = await raes(["operations", "--budgets", "--store", throttledStore]);
+    assert.match(
+      noted.stdout,
+      new RegExp(
+        `budget events: ${events.logged - 64} of ${events.logged} operations are no longer listed \\(each schedule lists its last 64\\); the totals above count every one`,
+      ),
+    );
+    assert.equal((await raes(["history", "--html", page, "--store", throttledStore])).code, 0);
+    assert.match(
+      readFileSync(page, "utf8"),
+      new RegExp(`class="budget-events" data-dropped="${events.logged - 64}"`),
+    );
   });
 });

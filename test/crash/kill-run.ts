@@ -27,22 +27,25 @@ export interface KillRun {
   readonly warmups: number;
 }
 
-/** Starts the child on the store, waits for `POINT <point>`, kills it with SIGKILL and returns what it said. */
-export async function killAtPoint(run: KillRun): Promise<ChildLog> {
-  const child = ChildScript.start(CHILD, [
-    run.url,
-    run.effectFile,
-    run.point,
-    String(run.call),
-    String(run.warmups),
-  ]);
+/**
+ * Starts a crash child script, waits for it to be ARMED and then to announce `POINT …`, kills it
+ * with SIGKILL there, checks it died by that signal, and returns the POINT line and every line it said.
+ */
+export async function sigkillAtAnnouncedPoint(
+  script: string,
+  args: readonly string[],
+  expected = "POINT",
+): Promise<{ point: string; lines: readonly string[] }> {
+  const child = ChildScript.start(script, [...args]);
+  let point: string;
   try {
-    const armed = await child.waitForPrefix("ARMED");
-    await child.waitFor(
-      (line) => line.startsWith("POINT ") || line.startsWith("FAILED") || line.startsWith("UNEXPECTED-END"),
+    const armed = await child.waitFor((l) => l.startsWith("ARMED") || l.startsWith("FAILED"), 0, "ARMED");
+    const hit = await child.waitFor(
+      (l) => l.startsWith("POINT ") || l.startsWith("FAILED") || l.startsWith("UNEXPECTED-END"),
       armed.index,
-      `POINT ${run.point}`,
+      expected,
     );
+    point = hit.line;
   } finally {
     await child.stop();
   }
@@ -50,9 +53,19 @@ export async function killAtPoint(run: KillRun): Promise<ChildLog> {
   assert.equal(
     exit.signal,
     "SIGKILL",
-    `the child must die by SIGKILL, not ${JSON.stringify(exit)}\n${child.stderr}`,
+    `the child must die by SIGKILL, not ${JSON.stringify(exit)}:\n${child.lines.join("\n")}\n${child.stderr}`,
   );
-  const lines = [...child.lines];
+  assert.match(point, /^POINT /, child.lines.join("\n"));
+  return { point, lines: [...child.lines] };
+}
+
+/** Starts the child on the store, waits for `POINT <point>`, kills it with SIGKILL and returns what it said. */
+export async function killAtPoint(run: KillRun): Promise<ChildLog> {
+  const { lines } = await sigkillAtAnnouncedPoint(
+    CHILD,
+    [run.url, run.effectFile, run.point, String(run.call), String(run.warmups)],
+    `POINT ${run.point}`,
+  );
   assert.equal(
     lines.at(-1),
     `POINT ${run.point}`,

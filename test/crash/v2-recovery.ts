@@ -3,11 +3,11 @@ import { join } from "node:path";
 import type { HistoryEvent } from "../../src/history/index.js";
 import { RuntimeManager } from "../../src/index.js";
 import { continuationView } from "../../src/runtime/index.js";
-import { ChildScript } from "../helpers/child-process.js";
 import { ROOT } from "../helpers/example.js";
 import { v2Manifest } from "../runtime/v2/harness.js";
 import { compileFile, V2_EXAMPLE } from "../runtime/v2/trace.js";
 import { CRASH_OWNER } from "./kill-points.js";
+import { sigkillAtAnnouncedPoint } from "./kill-run.js";
 import { DeterministicV2Runtime, V2_CRASH_CONTROL, V2_CRASH_STEPS } from "./v2-harness.js";
 
 const CHILD = join(ROOT, "test", "helpers", "child-crash-v2.ts");
@@ -82,26 +82,11 @@ async function reference(consumed: string | undefined): Promise<Outcome> {
 
 /** Kills the child, reopens the store, runs to the end and compares with the uninterrupted trace. */
 export async function killAndResumeV2(kill: V2Kill): Promise<void> {
-  const child = ChildScript.start(CHILD, [kill.url, String(kill.killAt), String(kill.stepKill)]);
-  let point: string;
-  try {
-    const armed = await child.waitFor((l) => l.startsWith("ARMED") || l.startsWith("FAILED"), 0, "ARMED");
-    const hit = await child.waitFor(
-      (l) => l.startsWith("POINT ") || l.startsWith("FAILED") || l.startsWith("UNEXPECTED-END"),
-      armed.index,
-      "POINT",
-    );
-    point = hit.line;
-  } finally {
-    await child.stop();
-  }
-  const exit = await child.exited;
-  assert.equal(
-    exit.signal,
-    "SIGKILL",
-    `the child must die by SIGKILL:\n${child.lines.join("\n")}\n${child.stderr}`,
-  );
-  assert.match(point, /^POINT /, child.lines.join("\n"));
+  const { point } = await sigkillAtAnnouncedPoint(CHILD, [
+    kill.url,
+    String(kill.killAt),
+    String(kill.stepKill),
+  ]);
   const consumed = point === "POINT between-steps" ? undefined : point.slice("POINT ".length);
 
   const logs: string[] = [];

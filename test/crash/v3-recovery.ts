@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RuntimeManager } from "../../src/index.js";
-import { ChildScript } from "../helpers/child-process.js";
 import { ROOT } from "../helpers/example.js";
 import { budgetsOf, v3Manifest, v3Model } from "../runtime/v3/harness.js";
 import { CRASH_OWNER } from "./kill-points.js";
+import { sigkillAtAnnouncedPoint } from "./kill-run.js";
 import { V2_CRASH_CONTROL, V2_CRASH_STEPS } from "./v2-harness.js";
 import { DeterministicV3Runtime, V3_CRASH_MEASURE } from "./v3-harness.js";
 
@@ -48,26 +48,7 @@ function raesAccounting(attempts: number): Record<string, Record<string, number>
 
 /** SIGKILLs the child with the `killAt`-th call's reservation held, reopens, runs on and checks the budgets. */
 export async function killAndResumeV3(url: string, killAt: number): Promise<void> {
-  const child = ChildScript.start(CHILD, [url, String(killAt)]);
-  let point: string;
-  try {
-    const armed = await child.waitFor((l) => l.startsWith("ARMED") || l.startsWith("FAILED"), 0, "ARMED");
-    const hit = await child.waitFor(
-      (l) => l.startsWith("POINT ") || l.startsWith("FAILED") || l.startsWith("UNEXPECTED-END"),
-      armed.index,
-      "POINT",
-    );
-    point = hit.line;
-  } finally {
-    await child.stop();
-  }
-  const exit = await child.exited;
-  assert.equal(
-    exit.signal,
-    "SIGKILL",
-    `the child must die by SIGKILL:\n${child.lines.join("\n")}\n${child.stderr}`,
-  );
-  assert.match(point, /^POINT /, child.lines.join("\n"));
+  const { point } = await sigkillAtAnnouncedPoint(CHILD, [url, String(killAt)]);
   const consumed = point.slice("POINT ".length);
 
   const seen: string[] = [];

@@ -6,6 +6,7 @@
  * argv: STORE_URL KILL_AT
  */
 import { RuntimeManager } from "../../src/index.js";
+import { failed, holdAtPoint, say, unexpectedEnd } from "../crash/child-protocol.js";
 import { CRASH_OWNER } from "../crash/kill-points.js";
 import { V2_CRASH_CONTROL, V2_CRASH_STEPS } from "../crash/v2-harness.js";
 import { DeterministicV3Runtime } from "../crash/v3-harness.js";
@@ -13,13 +14,7 @@ import { v3Manifest, v3Model } from "../runtime/v3/harness.js";
 
 const [url = "", killText = "0"] = process.argv.slice(2);
 const killAt = Number(killText);
-const say = (line: string) => process.stdout.write(`${line}\n`);
 let calls = 0;
-
-function block(): Promise<never> {
-  setInterval(() => undefined, 1 << 30);
-  return new Promise<never>(() => undefined);
-}
 
 try {
   const manager = await RuntimeManager.open({
@@ -28,8 +23,7 @@ try {
     runtime: new DeterministicV3Runtime(new Set(), async (request) => {
       calls += 1;
       if (calls === killAt) {
-        say(`POINT ${request.actionInstanceId}`);
-        await block();
+        await holdAtPoint(request.actionInstanceId);
       }
     }),
     store: url,
@@ -38,9 +32,7 @@ try {
   });
   say("ARMED");
   for (let step = 1; step <= V2_CRASH_STEPS; step += 1) await manager.step(1);
-  say("UNEXPECTED-END");
-  process.exit(3);
+  unexpectedEnd();
 } catch (error) {
-  say(`FAILED ${error instanceof Error ? error.stack : String(error)}`.replaceAll("\n", " | "));
-  process.exit(2);
+  failed(error);
 }

@@ -12,6 +12,8 @@ export type BudgetManifestOp = readonly ["set", string, unknown] | readonly ["de
 export interface AdmissionRecipe {
   readonly id: string;
   readonly ops: readonly BudgetManifestOp[];
+  /** The manifest's top-level `supported_contract_versions`, exactly (any JSON, as the case sets it). */
+  readonly contracts?: unknown;
 }
 
 /** RAES's recorded admission of one case (record-admission.py). */

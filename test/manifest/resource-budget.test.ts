@@ -36,7 +36,9 @@ function mutated(recipe: Recipe): Record<string, unknown> {
     else if (op[0] === "delete") delete parent[last];
     else parent[last] = structuredClone(op[2]);
   }
-  return manifest;
+  return recipe.contracts === undefined
+    ? manifest
+    : { ...manifest, supported_contract_versions: structuredClone(recipe.contracts) };
 }
 
 describe("v3 registration against the manifest's declared pools (RAES's recorded admission)", () => {
@@ -55,6 +57,8 @@ describe("v3 registration against the manifest's declared pools (RAES's recorded
   it("has RAES's answer for every case", () => {
     for (const recipe of RECIPES) assert.ok(RAES[recipe.id], recipe.id);
     assert.ok(RECIPES.length >= 15);
+    // RAES's four resource-budget contracts of supported_contract_versions, each missing, and its list rules.
+    assert.ok(RECIPES.filter((r) => r.contracts !== undefined).length >= 11);
   });
 
   for (const recipe of RECIPES) {

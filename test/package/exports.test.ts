@@ -56,6 +56,7 @@ const PUBLIC_SURFACE = [
   "ExecutionControlAction",
   "exposeToolActionPort",
   "getParticipantHistoryView",
+  "getParticipantStatusView",
   "HistoryEvent",
   "HistoryEventType",
   "ImplementationIdentity",

@@ -28,6 +28,7 @@ const FAMILIES = [
   "objectives",
   "interactive-access",
   "mixed-control",
+  "mixed-control-semantics",
 ];
 
 interface Outcome {

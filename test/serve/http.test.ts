@@ -10,12 +10,14 @@ import pg from "pg";
 import {
   type ConsoleServer,
   type ConsoleState,
+  MAX_WAITING_RENDERS,
   ServeRefusal,
   SHOWN,
   startConsole,
 } from "../../src/serve/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
+import { aroundStoreMethod } from "../helpers/faulty-store.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 import { heldCalls, indeterminateActions, runToIndeterminate } from "./console.js";
 
@@ -435,3 +437,55 @@ for (const kind of STORES) {
     });
   });
 }
+
+describe("raes serve under a flood of timeline frames", { timeout: 120_000 }, () => {
+  it("draws at most eight frames at a time, refuses the rest as serve.busy without reading the store, and answers again once they are drawn", async () => {
+    const url = `sqlite:${join(DIR, "frames-flood.db")}`;
+    const waiting = await runToIndeterminate(url, { controlled: true });
+    const inner = await openControlPlaneStore(url);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let reads = 0;
+    // Every timeline read waits at the gate, so the first frame is still being drawn when the rest arrive.
+    const store = aroundStoreMethod(inner, "listEvents", async (_args, call) => {
+      reads += 1;
+      await gate;
+      return call();
+    });
+    const console_ = await startConsole({
+      store,
+      storeUrl: url,
+      listen: { host: "127.0.0.1", port: 0 },
+      token: TOKEN,
+      operator: "alice",
+      timing: { minIntervalMs: 0, recheckMs: 60_000 },
+    });
+    try {
+      const frame = (v: string) =>
+        send(
+          console_.url,
+          `/timeline?participant=${encodeURIComponent(waiting.participant)}&v=${v}&token=${TOKEN}`,
+        );
+      const first = Array.from({ length: MAX_WAITING_RENDERS }, (_, i) => frame(`v${i}`));
+      // The first render has reached the store (and waits there); the others wait their turn.
+      while (reads === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const readsBefore = reads;
+      const refused = await Promise.all(Array.from({ length: 5 }, (_, i) => frame(`extra${i}`)));
+      for (const answer of refused) {
+        assert.equal(answer.status, 503);
+        assert.equal(errorCode(answer.body), ServeRefusal.busy);
+      }
+      assert.equal(reads, readsBefore, "a refused frame reads nothing");
+      open();
+      for (const answer of await Promise.all(first)) assert.equal(answer.status, 200);
+      const again = await frame("after");
+      assert.equal(again.status, 200);
+      assert.match(again.body, /<html/);
+    } finally {
+      await console_.close();
+      await inner.close();
+    }
+  });
+});

@@ -108,6 +108,37 @@ export function operationCases(fixture: FixtureSource): void {
     assert.deepEqual(await store.findOperationIds("a longer fragment than any id in the store", 10), []);
   });
 
+  it("reads many operations in one call, each as getOperation answers it, in the order asked", async () => {
+    await fill(fixture);
+    const { store } = fixture();
+    const asked = ["inv-c.tool-2", "nobody", "inv-a", "inv-b.tool-1", "inv-a", "inv-c", "inv-a.tool-3", ""];
+    const expected = await Promise.all(asked.map((id) => store.getOperation(id)));
+    assert.deepEqual(await store.getOperations(asked), expected);
+    assert.deepEqual(
+      expected.map((o) => o?.id),
+      ["inv-c.tool-2", undefined, "inv-a", "inv-b.tool-1", "inv-a", "inv-c", "inv-a.tool-3", undefined],
+    );
+    assert.deepEqual(await store.getOperations([]), []);
+    assert.deepEqual(await store.getOperations(["nobody", "inv-"]), [undefined, undefined]);
+  });
+
+  it("reads many operations whose ids quote, escape and leave the basic plane", async () => {
+    const { store } = fixture();
+    const ids = ['inv "q"', "inv \\ back", "inv \u00e9 \ud83d\ude00", "inv ' ) OR 1=1 --", "inv ,]["];
+    for (const [k, id] of ids.entries()) {
+      const inv = invocation({ id, createdAt: at(k + 1), updatedAt: at(k + 1) });
+      await store.openInvocation(inv, scheduler({ nextOrdinal: k + 2 }));
+      await store.insertToolAction(toolAction(inv, 1));
+    }
+    const asked = ids.flatMap((id) => [`${id}.tool-1`, id]);
+    const read = await store.getOperations(asked);
+    assert.deepEqual(
+      read.map((o) => o?.id),
+      asked,
+    );
+    assert.deepEqual(read, await Promise.all(asked.map((id) => store.getOperation(id))));
+  });
+
   it("lists operations newest first, filtered by participant, state, kind, time and limit", async () => {
     await fill(fixture);
     const { store } = fixture();

@@ -3,10 +3,12 @@ import { it } from "node:test";
 import {
   EXECUTION_SERVICE_STATE_SCHEMA,
   type OperatorDecisionDraft,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
+  pacingDeviationRef,
 } from "../../src/records/index.js";
 import type { FixtureSource } from "./contract.js";
-import { P1 } from "./records.js";
+import { P1, P2 } from "./records.js";
 
 const PAUSE: OperatorDecisionDraft = {
   kind: "execution_pause",
@@ -74,5 +76,38 @@ export function serviceCases(fixture: FixtureSource): void {
     await store.saveParticipantService(record(1));
     assert.equal(await store.saveParticipantService(record(5), PAUSE), false);
     assert.equal((await store.getDecisionHead()).decisions, 0);
+  });
+}
+
+function deviation(participantAddress: string, generation: number, at: string): PacingDeviationRecord {
+  return {
+    participantAddress,
+    policyAddress: "policy",
+    clockAddress: "time.clock.c",
+    generation,
+    ref: pacingDeviationRef("policy", "time.clock.c", generation),
+    latenessMs: 412.5,
+    boundMs: 100,
+    recordedAt: at,
+  };
+}
+
+/** Pacing deviations (schema step 20): one per participant and ref, listed by participant then as recorded. */
+export function pacingCases(fixture: FixtureSource): void {
+  it("records a pacing deviation once per participant and ref, and lists them by participant then time", async () => {
+    const { store } = fixture();
+    assert.deepEqual(await store.listPacingDeviations(), []);
+    const late = deviation(P2, 1, "2025-01-01T00:00:01.000000Z");
+    assert.equal(await store.recordPacingDeviation(late), true);
+    assert.equal(await store.recordPacingDeviation({ ...late, latenessMs: 900 }), false, "already recorded");
+    assert.equal(await store.recordPacingDeviation(deviation(P1, 2, "2025-01-01T00:00:03.000000Z")), true);
+    assert.equal(await store.recordPacingDeviation(deviation(P1, 1, "2025-01-01T00:00:02.000000Z")), true);
+    assert.deepEqual(await store.listPacingDeviations(), [
+      deviation(P1, 1, "2025-01-01T00:00:02.000000Z"),
+      deviation(P1, 2, "2025-01-01T00:00:03.000000Z"),
+      late,
+    ]);
+    assert.deepEqual(await store.listPacingDeviations(P2), [late]);
+    assert.deepEqual(await store.listPacingDeviations("participant:nobody"), []);
   });
 }

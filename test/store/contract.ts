@@ -12,9 +12,10 @@ import { leaseCases } from "./contract-leases.js";
 import { membershipCases } from "./contract-membership.js";
 import { operationCases, refusalCountCases } from "./contract-operations.js";
 import { pageCases } from "./contract-pages.js";
+import { poolCases } from "./contract-pools.js";
 import { recordCases } from "./contract-records.js";
 import { recoveryCases } from "./contract-recovery.js";
-import { serviceCases } from "./contract-services.js";
+import { pacingCases, serviceCases } from "./contract-services.js";
 
 /** A store under test; `reopen` (durable stores only) opens the same URL again after `store.close()`. */
 export interface StoreFixture {
@@ -56,6 +57,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("page reads", () => pageCases(current));
     describe("operator decisions", () => decisionCases(current));
     describe("participant services", () => serviceCases(current));
+    describe("pacing deviations", () => pacingCases(current));
     describe("approvals", () => approvalCases(current));
+    describe("shared v3 resource pools", () => poolCases(current));
   });
 }

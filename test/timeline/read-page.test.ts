@@ -82,7 +82,7 @@ async function firstInvocations(store: ControlPlaneStore, n: number): Promise<Se
 }
 
 describe("readTimelinePage: the timeline drawn one invocation at a time", () => {
-  it("writes the page the whole history draws, byte for byte, without listing the operations", async () => {
+  it("writes the page the whole history draws, byte for byte, reading each page's operations in one call", async () => {
     const inner = new MemoryControlPlaneStore();
     await runKnownHistory(inner);
     const streamed = seen(inner);
@@ -94,10 +94,12 @@ describe("readTimelinePage: the timeline drawn one invocation at a time", () => 
       { kind: "tool_action", state: "accepted", limit: 10_000 },
       { kind: "tool_action", state: "indeterminate", limit: 1000 },
     ]);
-    assert.ok(
-      (streamed.calls.get("listToolActions") ?? 0) > 0,
-      "each invocation's tool actions read with it",
-    );
+    // The operations of each page of events are read in one call, never one read per id or per invocation.
+    const batches = streamed.calls.get("getOperations") ?? 0;
+    assert.ok(batches > 0, "the operations read with their events");
+    assert.ok(batches <= (streamed.calls.get("listEvents") ?? 0) + 1, "one read per page of events");
+    assert.equal(streamed.calls.get("getOperation"), undefined);
+    assert.equal(streamed.calls.get("listToolActions"), undefined);
   });
 
   it("lists the calls held for approval and shows the chain badge as the whole history draws them", async () => {

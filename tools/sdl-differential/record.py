@@ -40,6 +40,23 @@ UNCODED = [
     (r"^Time progression policy '[^']*' requires (reset|replay) behavior", "time.progression-reset-unsupported"),
     (r"^Temporal constraint '[^']*' clock_ref '[^']*' does not reference", "time.constraint-clock-unbound"),
     (r"^Temporal constraint '[^']*' subject_ref ", "time.constraint-subject-unbound"),
+    (r"^Behavior specification '[^']*' authority_scope_ref '[^']*' (does not reference|is ambiguous)", "sdl.ref.unbound"),
+    (r"mixed_control .*(authority_basis_ref|scope_ref|evidence_ref) '[^']*' (does not reference|is ambiguous)", "sdl.ref.unbound"),
+    (r"mixed-control mode requires mixed_control$", "participant.mixed-control-missing"),
+    (r"mixed_control requires behavior_mode mixed-control$", "participant.mixed-control-mode-mismatch"),
+    (r"mixed_control must bind exactly one participant_ref owned by", "participant.mixed-control-participant-unbound"),
+    (r"mixed_control policy_revision must match the behavior specification semantic_version", "participant.mixed-control-policy-revision-mismatch"),
+    (r"controller_ref '[^']*' must reference a declared agent or self", "participant.mixed-control-controller-unbound"),
+    (r"authority basis '[^']*' is not declared by controller", "participant.mixed-control-authority-outside-controller"),
+    (r"scope_ref '[^']*' widens the behavior specification authority scope", "participant.mixed-control-scope-widens-specification"),
+    (r"scope_ref '[^']*' is outside controller '[^']*' operating_scope", "participant.mixed-control-scope-outside-controller"),
+    (r"mixed_control initial state cannot use revoked authority", "participant.mixed-control-initial-revoked"),
+    (r"transition '[^']*' starts from revoked authority", "participant.mixed-control-transition-from-revoked"),
+    (r"transition '[^']*' is late for its from-state validity", "participant.mixed-control-transition-outside-from-state"),
+    (r"transition '[^']*' precedes its to-state validity", "participant.mixed-control-transition-outside-to-state"),
+    (r"transition '[^']*' must start from its proposal's resulting state", "participant.mixed-control-answer-state-mismatch"),
+    (r"transition '[^']*' must expect its proposal's resulting state revision", "participant.mixed-control-answer-revision-mismatch"),
+    (r"handoff transition '[^']*' must change controller", "participant.mixed-control-handoff-same-controller"),
 ]
 
 captured = []

@@ -7,6 +7,8 @@ import {
   type OperationQuery,
   OperationState,
   type ResourceUseRow,
+  resourceEventCounts,
+  resourceEventNote,
   resourceUseRows,
 } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
@@ -170,18 +172,26 @@ function budgetTable(rows: readonly ResourceUseRow[], wide: boolean): string[] {
   return tableLines(columns, cells, wide ? undefined : TABLE_WIDTH);
 }
 
-/** Prints `--budgets`: every stored v3 budget's use in its current window, per owner. */
+/**
+ * Prints `--budgets`: every stored v3 budget's use in its current window, per owner, and how many budget
+ * operations the schedules' logs no longer list (a line under the table; `budget_events` in JSON).
+ */
 async function printBudgets(options: OperationsOptions): Promise<void> {
-  const rows = await withStore(
+  const { rows, events } = await withStore(
     options.store,
-    async (store) => resourceUseRows(await store.listSchedulers()),
+    async (store) => {
+      const records = await store.listSchedulers();
+      return { rows: resourceUseRows(records), events: resourceEventCounts(records) };
+    },
     {
       create: false,
     },
   );
-  if (options.json) return printJson({ budgets: rows });
+  if (options.json) return printJson({ budgets: rows, budget_events: events });
   if (rows.length === 0) return printNothingMatched("v3 resource budgets", options.store);
   for (const line of budgetTable(rows, options.wide === true)) process.stdout.write(`${line}\n`);
+  const note = resourceEventNote(events);
+  if (note) process.stdout.write(`${note}\n`);
 }
 
 /** The listed rows: what waits for a person with `--needs-operator`, else the filtered operations. */

@@ -1,5 +1,6 @@
 import type { CompiledAutonomousPolicy, CompiledResourceDemand } from "../../compiler/index.js";
 import { ManifestDiagnosticCode as Code } from "../codes.js";
+import { RESOURCE_BUDGET_CONTRACTS } from "../contracts.js";
 import { type DiagnosticSink, pointer } from "../diagnostics.js";
 import type { RuntimeDraft } from "../draft.js";
 import type { ParticipantRuntimeCapabilities, ResourcePoolCapacity } from "../types.js";
@@ -55,7 +56,8 @@ export function poolKey(pool: ResourcePoolCapacity): string {
 
 /**
  * v3 admission as RAES's: the backend declares resource budgets with bounded or exact support and the
- * state and event realization contracts; every budget's owner kind, resource kind, accounting mode,
+ * state and event realization contracts, and (when the manifest lists `supported_contract_versions`)
+ * RAES's four resource-budget contracts there; every budget's owner kind, resource kind, accounting mode,
  * reset mode and the policy's fairness are declared supported; every budget has exactly one configured
  * pool of its own, with capacity for its limit (and, summed over all policies, for every limit on it),
  * fairness at least as strong as the policy's, and protected capacity when the policy is protected.
@@ -65,6 +67,7 @@ export function checkResourceBudgetAdmission(
   sink: DiagnosticSink,
   runtime: ParticipantRuntimeCapabilities,
   policies: readonly CompiledAutonomousPolicy[],
+  contracts?: readonly string[],
 ): void {
   // v1 and v2 policies carry RAES's legacy budgets in the compiled model; only a v3 budget is admitted here.
   const governed = policies.filter((policy) => policy.profile === V3 && policy.resourceDemands !== undefined);
@@ -83,6 +86,14 @@ export function checkResourceBudgetAdmission(
       Code.resource_budget_support_weak,
       at("support_strength"),
       `resource budgets need bounded or exact support; the backend declares ${budgets.supportStrength}`,
+    );
+  }
+  const undeclared = contracts && RESOURCE_BUDGET_CONTRACTS.filter((id) => !contracts.includes(id));
+  if (undeclared && undeclared.length > 0) {
+    sink.error(
+      Code.resource_budget_contract_missing,
+      pointer("supported_contract_versions"),
+      `resource budgets need manifest contracts: ${undeclared.join(", ")}`,
     );
   }
   const missing = REALIZATION_CONTRACTS.filter((id) => !budgets.realizationContractIds.includes(id));

@@ -191,7 +191,7 @@ export function checkAgainstModel(
   checkSupportedValues(sink, runtime, policies);
   checkLimits(sink, runtime, policies);
   checkActivityAdmission(sink, runtime, policies);
-  checkResourceBudgetAdmission(sink, runtime, policies);
+  checkResourceBudgetAdmission(sink, runtime, policies, manifest.supportedContractVersions);
   const offers = indexExecutionOffers(manifest);
   for (const policy of policies) checkPolicyOffers(sink, manifest, offers, policy);
   if (runtime.invocationToolActions !== undefined) checkToolActionOffers(sink, model, offers, policies);

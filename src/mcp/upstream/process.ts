@@ -1,6 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  JSONRPCResponseSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { valueDepthExceeds } from "../../input/index.js";
 
 /** The longest line the upstream may send (the SDK's own stdio limit). */
@@ -139,9 +143,10 @@ export class UpstreamProcess implements Transport {
       return;
     }
     const message = value as Record<string, unknown>;
-    const parsed = valueDepthExceeds(message, MAX_MESSAGE_DEPTH)
-      ? undefined
-      : JSONRPCMessageSchema.safeParse(message);
+    // Without a method only the union's response members can match (its request and notification
+    // members need one), so answers, every call's, are checked against those alone.
+    const schema = Object.hasOwn(message, "method") ? JSONRPCMessageSchema : JSONRPCResponseSchema;
+    const parsed = valueDepthExceeds(message, MAX_MESSAGE_DEPTH) ? undefined : schema.safeParse(message);
     if (this.#intercept(message, parsed?.success === true)) return;
     if (parsed?.success) this.onmessage?.(parsed.data);
     else this.onerror?.(new Error("the upstream sent a malformed JSON-RPC message"));

@@ -98,10 +98,53 @@ function encodeStep(value: unknown): Step | undefined {
 }
 
 /**
+ * True when `root` is plain data that `walk` would copy node for node, unchanged: strings,
+ * booleans, null, finite numbers, arrays without holes or extra keys, and plain objects without the
+ * mark key, within the argument bounds. Such a value crosses as it is (no copy); anything else takes
+ * the walk. Visited with an explicit stack, as the walk is.
+ */
+function crossesAsIs(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  const depths: number[] = [1];
+  let visited = 0;
+  while (stack.length > 0) {
+    const value = stack.pop();
+    const depth = depths.pop() as number;
+    visited += 1;
+    if (depth > BridgeLimits.maxArgumentDepth || visited > BridgeLimits.maxArgumentValues) return false;
+    if (value === null || typeof value === "string" || typeof value === "boolean") continue;
+    if (typeof value === "number") {
+      if (Number.isFinite(value)) continue;
+      return false;
+    }
+    if (typeof value !== "object") return false;
+    if (Array.isArray(value)) {
+      if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+      const length = value.length;
+      if (length > BridgeLimits.maxArgumentValues || Object.keys(value).length !== length) return false;
+      for (let i = 0; i < length; i++) {
+        stack.push(value[i]);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    if (!isPlain(value) || MARK in value) return false;
+    const keys = Object.keys(value);
+    if (keys.length > BridgeLimits.maxArgumentValues) return false;
+    for (const key of keys) {
+      stack.push((value as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+    }
+  }
+  return true;
+}
+
+/**
  * Encodes one call argument for the wire. One beyond the argument bounds is invalid in every slot
  * of every call, so it crosses as the unrepresentable mark and the far port refuses it as it would here.
  */
 export function encodeWireValue(value: unknown): unknown {
+  if (crossesAsIs(value)) return value;
   const walked = walk(value, encodeStep);
   return walked ? walked.value : MARK_UNREPRESENTABLE;
 }
@@ -126,5 +169,6 @@ function decodeStep(value: unknown): Step | undefined {
  * is judged by the port. Undefined (not `{value: undefined}`) when the argument exceeds the bounds.
  */
 export function decodeWireValue(value: unknown): { value: unknown } | undefined {
+  if (crossesAsIs(value)) return { value };
   return walk(value, decodeStep);
 }

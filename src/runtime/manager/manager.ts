@@ -85,7 +85,14 @@ import {
 import { ServicePacing } from "./service-pacing.js";
 import { ensureServices, refreshServices } from "./services.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
-import { resourceViews, settleInterruptedHolds, type V3Run, v3Plans } from "./v3.js";
+import {
+  newSharedPools,
+  refuseUnmeasured,
+  resourceViews,
+  settleInterruptedHolds,
+  type V3Run,
+  v3Plans,
+} from "./v3.js";
 
 /** The per-invocation tool-action limits a manifest's composition claim declares, when it has one. */
 function claimedLimits(
@@ -142,7 +149,11 @@ export class RuntimeManager {
     this.#observer = observer;
     this.#v2 = v2;
     const throttled = observer?.resourceThrottled;
-    this.#v3 = { plans: v3Plans(v2), ...(throttled ? { onThrottle: (t) => throttled(t) } : {}) };
+    this.#v3 = {
+      plans: v3Plans(v2),
+      shared: newSharedPools(),
+      ...(throttled ? { onThrottle: (t) => throttled(t) } : {}),
+    };
   }
 
   /**
@@ -186,6 +197,7 @@ export class RuntimeManager {
       crossingPolicyInstalled: options.crossingPolicy !== undefined,
       resourcePools: check.manifest.participantRuntime.resourceBudgets?.configuredPools ?? [],
     });
+    refuseUnmeasured(options.runtime, specs);
     // RAES's admission: a progression that resets or replays its clock needs coordinated participant reset.
     if (time && !time.supportsCoordinatedParticipantReset) {
       const resetting = specs.find((s) => s.progression.resetBehavior !== "unsupported");
@@ -279,6 +291,7 @@ export class RuntimeManager {
         services,
         options.observer,
       );
+      await pacing.load(store);
       await ensureServices(store, book, {
         specs,
         model: options.model,
@@ -351,7 +364,12 @@ export class RuntimeManager {
             policy.clockAddress,
             (await this.store.getClock(policy.clockAddress))?.generation ?? 1,
           );
-      this.#pacing.lost(latenessMs, (clock) => generations.get(clock) ?? 1);
+      await this.#pacing.lost(
+        this.store,
+        latenessMs,
+        (clock) => generations.get(clock) ?? 1,
+        this.#ctx.now(),
+      );
     };
     return runPaced(
       { step, positions, awaitingShare, pacingLost, timers: this.#ctx.timers },
@@ -670,7 +688,6 @@ export class RuntimeManager {
       store: this.store,
       model: this.#ctx.model,
       now: this.#ctx.now,
-      pacingDeviations: this.#pacing.deviations,
     };
   }
 
@@ -693,7 +710,7 @@ export class RuntimeManager {
   /**
    * The v3 budget events of the schedules this manager owns (DESIGN §15): `reserve`, `commit`,
    * `release` and `throttle`, one per budget (a throttle names the budget without room), in tick order.
-   * Each schedule keeps its last 64 operations (and throttles).
+   * Each schedule lists its last 64 operations; `resourceEventCounts(await store.listSchedulers())` says how many are not listed.
    *
    * @example
    * const throttles = manager.resourceBudgetEvents().filter((e) => e.transition === "throttle");

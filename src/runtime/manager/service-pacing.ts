@@ -1,6 +1,7 @@
 import { trace } from "@opentelemetry/api";
 import type { RuntimeModel } from "../../compiler/index.js";
-import { TRACER_NAME } from "../../records/index.js";
+import { pacingDeviationRef, TRACER_NAME } from "../../records/index.js";
+import type { ControlPlaneStore } from "../../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "../errors.js";
 import type { Pacing } from "./paced-run.js";
 import { type WallPacing, wallPacing } from "./pacing.js";
@@ -10,16 +11,18 @@ export type PacingHealth = "healthy" | "degraded";
 
 /**
  * The wall pacing the SDL declares for the policy clocks, and the pacing deviations recorded against each
- * policy's execution service. A step that starts later than the progression's drift bound loses pacing:
- * every policy on the clock is marked `degraded`, with RAES's evidence ref
- * `evidence:<policy>:pacing-loss:<clock>:generation-<g>` in its `pacing_deviation_refs` (one per
- * generation, as RAES keeps them), in the status view, on the invocation spans and in a
- * `pacing_loss` span (docs/guide/operations.md#real-time).
+ * participant's execution service. A step that starts later than the progression's drift bound loses
+ * pacing: the service of every participant scheduled under a policy on the clock is marked `degraded`,
+ * with RAES's evidence ref `evidence:<policy>:pacing-loss:<clock>:generation-<g>` (one per generation, as
+ * RAES keeps them), stored (schema step 20) so the status view and the timeline of any process read it,
+ * on the invocation spans and in a `pacing_loss` span (docs/guide/operations.md#real-time).
  */
 export class ServicePacing {
   readonly #model: RuntimeModel;
   readonly #wall: readonly WallPacing[];
-  readonly #deviations = new Map<string, string[]>();
+  /** Policies known degraded: loaded from the store at open, then as this process loses pacing. */
+  readonly #degraded = new Set<string>();
+  readonly #logged = new Set<string>();
   readonly #log: (line: string) => void;
 
   constructor(model: RuntimeModel, log: (line: string) => void) {
@@ -28,13 +31,14 @@ export class ServicePacing {
     this.#log = log;
   }
 
-  /** The policy's health: `degraded` once pacing was lost under it. */
-  health = (policyAddress: string): PacingHealth =>
-    (this.#deviations.get(policyAddress)?.length ?? 0) > 0 ? "degraded" : "healthy";
+  /** Reads the deviations already stored (by this process before, or by another), so spans show them. */
+  async load(store: ControlPlaneStore): Promise<void> {
+    for (const deviation of await store.listPacingDeviations()) this.#degraded.add(deviation.policyAddress);
+  }
 
-  /** The pacing deviation refs recorded against the policy, oldest first. */
-  deviations = (policyAddress: string): Promise<readonly string[]> =>
-    Promise.resolve([...(this.#deviations.get(policyAddress) ?? [])]);
+  /** The policy's health: `degraded` once pacing was lost under it (as stored at open, or since). */
+  health = (policyAddress: string): PacingHealth =>
+    this.#degraded.has(policyAddress) ? "degraded" : "healthy";
 
   /**
    * The pacing of a run: `tickMs` when given, else the SDL's (one tick per tick period ÷ pacing_ratio),
@@ -65,17 +69,35 @@ export class ServicePacing {
     };
   }
 
-  /** Records a loss of pacing: every policy on a paced clock is marked `degraded` in `generation`'s ref. */
-  lost(latenessMs: number, generationOf: (clockAddress: string) => number): void {
+  /**
+   * Records a loss of pacing: the service of each participant of every policy on a paced clock is marked
+   * `degraded` in `generation`'s ref, stored once per participant and ref (the first late step's lateness).
+   */
+  async lost(
+    store: ControlPlaneStore,
+    latenessMs: number,
+    generationOf: (clockAddress: string) => number,
+    at: string,
+  ): Promise<void> {
     const tracer = trace.getTracer(TRACER_NAME);
     for (const wall of this.#wall) {
       const generation = generationOf(wall.clockAddress);
       for (const policy of wall.policyAddresses) {
-        const ref = `evidence:${policy}:pacing-loss:${wall.clockAddress}:generation-${generation}`;
-        const refs = this.#deviations.get(policy) ?? [];
-        if (!refs.includes(ref)) {
-          refs.push(ref);
-          this.#deviations.set(policy, refs);
+        const ref = pacingDeviationRef(policy, wall.clockAddress, generation);
+        this.#degraded.add(policy);
+        for (const participantAddress of this.#model.autonomousPolicies[policy]?.participantAddresses ?? [])
+          await store.recordPacingDeviation({
+            participantAddress,
+            policyAddress: policy,
+            clockAddress: wall.clockAddress,
+            generation,
+            ref,
+            latenessMs,
+            boundMs: wall.boundMs,
+            recordedAt: at,
+          });
+        if (!this.#logged.has(ref)) {
+          this.#logged.add(ref);
           this.#log(
             `pacing lost on ${wall.clockAddress}: a step started ${latenessMs.toFixed(0)} ms late (bound ${wall.boundMs} ms); ${policy} is degraded`,
           );

@@ -1,6 +1,7 @@
 import {
   type ActivityContinuation,
   type ResourceLedger,
+  ResourcePoolMovedError,
   type SchedulerRecord,
   StoreUnavailableError,
 } from "../../store/index.js";
@@ -17,7 +18,7 @@ import {
 } from "../schedule/index.js";
 import { pausedContinuation, planDue, resumedContinuation, segmentStart } from "../v2/index.js";
 import { THROTTLED, type V3Plan } from "../v3/index.js";
-import { reserveAttempt, type V3Run } from "./v3.js";
+import { heldAt, reserveAttempt, type V3Run } from "./v3.js";
 
 /** The ScheduleBook hook that gives v2 schedules their continuation. */
 export const v2Hooks: Pick<ScheduleBookOptions, "segmentStart"> = {
@@ -91,7 +92,7 @@ export async function runV2Due(
         segment: clock.segment,
         generation: clock.generation,
       };
-      const reserved = reserveAttempt(book, v3Run, { ...spec, v3: spec.v3 }, scheduler, at);
+      const reserved = await reserveAttempt(ctx.store, book, v3Run, { ...spec, v3: spec.v3 }, scheduler, at);
       if (reserved.kind === "throttled") {
         // Held back: the continuation stays as it was, due again at the next tick; the rest commits.
         const next_tick = tick + spec.progression.stepTicks;
@@ -124,6 +125,12 @@ export async function runV2Due(
         { plan, state: due.state, attempt: due.attempt, ...(v3 ? { v3 } : {}) },
       );
     } catch (error) {
+      if (error instanceof ResourcePoolMovedError && v3Run) {
+        // Another process took room in a shared pool first; nothing was written: read again, decide again.
+        v3Run.shared.synced = false;
+        continue;
+      }
+      if (v3Run) v3Run.shared.synced = false;
       book.markUncertain(spec.participantAddress, spec.policy.address);
       throw error instanceof StoreUnavailableError
         ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
@@ -131,6 +138,7 @@ export async function runV2Due(
           })
         : error;
     }
+    if (v3 && v3Run) heldAt(v3Run.shared, v3.ledger.held?.poolVersions);
     book.updateScheduler(summary.scheduler);
     onClosed?.(summary);
     out.push(summary);

@@ -17,6 +17,7 @@ export type {
 export {
   autonomousExecutionStates,
   getParticipantHistoryView,
+  getParticipantStatusView,
   participantContextView,
   participantHistoryView,
   participantStatusView,

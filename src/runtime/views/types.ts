@@ -1,4 +1,9 @@
-import type { ActivityProvenance, InvocationToolContext, ObservationStatus } from "../../records/index.js";
+import type {
+  ActivityProvenance,
+  InvocationToolContext,
+  ObservationStatus,
+  ParticipantExecutionServiceState,
+} from "../../records/index.js";
 
 // RAES's participant view carriers (API-408), field for field as RAES's control plane answers them: every
 // field present, null or empty when unset (docs/raes-mapping.md#participant-views).
@@ -102,16 +107,12 @@ export interface ViewBehaviorEvent {
 export type ServiceHealth = "healthy" | "degraded" | "unhealthy" | "unknown";
 
 /**
- * raes-ts's own field of the status view: the health of each execution service (policy) the participant
- * runs under, with RAES's service-state names (`health`, `pacing_deviation_refs`). RAES reads this from its
- * service-state readback; its status view does not carry it.
+ * raes-ts's own field of the status view: the participant's stored execution-service readback, RAES's
+ * `participant-execution-service-state/v1` field for field, with `health` and `pacing_deviation_refs`
+ * joined from the stored pacing deviations. RAES reads this from its service-state readback; its status
+ * view does not carry it.
  */
-export interface ViewExecutionService {
-  readonly execution_scope_ref: string;
-  readonly policy_address: string;
-  readonly health: ServiceHealth;
-  readonly pacing_deviation_refs: readonly string[];
-}
+export type ViewExecutionService = ParticipantExecutionServiceState;
 
 /** RAES's participant status view. */
 export interface ParticipantStatusView {

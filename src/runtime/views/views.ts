@@ -3,6 +3,9 @@ import type {
   ClockRecord,
   HistoryEvent,
   InvocationRecord,
+  PacingDeviationRecord,
+  ParticipantEpisodeEvent,
+  ParticipantServiceRecord,
   SchedulerRecord,
   ToolActionRecord,
 } from "../../records/index.js";
@@ -17,6 +20,8 @@ import {
   type ParticipantContextView,
   type ParticipantHistoryView,
   type ParticipantStatusView,
+  type ViewEpisodeEvent,
+  type ViewEpisodeState,
   type ViewExecutionService,
 } from "./types.js";
 
@@ -30,9 +35,11 @@ export interface ViewSource {
     listEvents(query: { participantAddress?: string; episodeId?: string }): Promise<HistoryEvent[]>;
     listOpenInvocations(participantAddress?: string): Promise<InvocationRecord[]>;
     listOpenToolActions(participantAddress?: string): Promise<ToolActionRecord[]>;
+    /** The participant's stored execution service and episodes (schema step 17). */
+    getParticipantService(participantAddress: string): Promise<ParticipantServiceRecord | undefined>;
+    /** The pacing deviations stored against the participant's services (schema step 20). */
+    listPacingDeviations(participantAddress?: string): Promise<PacingDeviationRecord[]>;
   };
-  /** The pacing deviations (evidence refs) recorded against each policy, by policy address. */
-  readonly pacingDeviations?: (policyAddress: string) => Promise<readonly string[]>;
 }
 
 /** RAES's view id: `runtime.participant-view.<kind>.<participant>.<episode or view ref, else current>`. */
@@ -88,11 +95,50 @@ function derived(
   return { participantAddress: participant.address, segment, at: events[0]?.timestamp ?? at };
 }
 
+/** A stored episode event as RAES's history view writes it (participant and episode are the view's). */
+function viewEpisodeEvent(event: ParticipantEpisodeEvent): ViewEpisodeEvent {
+  const { participant_address: _p, episode_id: _e, ...rest } = event;
+  return rest;
+}
+
+/** The stored episode state as RAES's status view writes it. */
+function viewEpisodeState(episode: NonNullable<ParticipantServiceRecord["episode"]>): ViewEpisodeState {
+  const { participant_address: _p, episode_id: _e, ...rest } = episode;
+  return rest;
+}
+
 /**
- * RAES's participant status view: the current episode and its state, the participant's open operations
- * (running invocations and their admitted or dispatched tool actions, ids bytewise), and, raes-ts's own,
- * the health of each execution service it runs under (`degraded` once pacing was lost). Undefined for a
- * participant the store has no schedule of.
+ * The participant's stored service readback (schema step 17) joined with its stored pacing deviations
+ * (schema step 20): `degraded` with RAES's `pacing_deviation_refs` once pacing was lost, as every process
+ * reads them.
+ */
+function executionServices(
+  record: ParticipantServiceRecord | undefined,
+  deviations: readonly PacingDeviationRecord[],
+): ViewExecutionService[] {
+  if (!record) return [];
+  const { service } = record;
+  const refs = [
+    ...new Set([
+      ...service.pacing_deviation_refs,
+      ...deviations.filter((d) => d.policyAddress === service.policy_address).map((d) => d.ref),
+    ]),
+  ];
+  return [
+    {
+      ...service,
+      health: refs.length > 0 && service.health === "healthy" ? "degraded" : service.health,
+      pacing_deviation_refs: refs,
+    },
+  ];
+}
+
+/**
+ * RAES's participant status view: the current episode and its state (the stored episode, else the clock
+ * segment's), the participant's open operations (running invocations and their admitted or dispatched
+ * tool actions, ids bytewise), and, raes-ts's own, the stored readback of its execution service with its
+ * health (`degraded` once pacing was lost, in any process). Undefined for a participant the store has no
+ * schedule of.
  */
 export async function participantStatusView(
   source: ViewSource,
@@ -101,23 +147,20 @@ export async function participantStatusView(
   const participant = await participantOf(source, participantAddress);
   if (!participant) return undefined;
   const generatedAt = source.now();
-  const episodeId = episodeIdFor(participantAddress, participant.segment);
-  const events = await source.store.listEvents({ participantAddress, episodeId });
+  const record = await source.store.getParticipantService(participantAddress);
+  const stored = record?.episode ?? null;
+  const episodeId = stored?.episode_id ?? episodeIdFor(participantAddress, participant.segment);
   const invocations = await source.store.listOpenInvocations(participantAddress);
   const actions = await source.store.listOpenToolActions(participantAddress);
   const open = [
     ...invocations.filter((i) => i.state === "running").map((i) => i.id),
     ...actions.filter((a) => a.phase === "admitted" || a.phase === "dispatched").map((a) => a.id),
   ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const services: ViewExecutionService[] = [];
-  for (const policyAddress of [...new Set(participant.records.map((r) => r.policyAddress))].sort()) {
-    const deviations = [...((await source.pacingDeviations?.(policyAddress)) ?? [])];
-    services.push({
-      execution_scope_ref: policyAddress,
-      policy_address: policyAddress,
-      health: deviations.length > 0 ? "degraded" : "healthy",
-      pacing_deviation_refs: deviations,
-    });
+  let episode: ViewEpisodeState;
+  if (stored) episode = viewEpisodeState(stored);
+  else {
+    const events = await source.store.listEvents({ participantAddress, episodeId });
+    episode = episodeState(derived(participant, participant.segment, events, generatedAt));
   }
   return {
     view_id: viewId("status", participantAddress, episodeId),
@@ -125,18 +168,22 @@ export async function participantStatusView(
     episode_id: episodeId,
     generated_at: generatedAt,
     source_snapshot_ref: CURRENT_SNAPSHOT_REF,
-    episode_state: episodeState(derived(participant, participant.segment, events, generatedAt)),
+    episode_state: episode,
     open_operation_refs: open,
     visibility_projection_ref: visibilityProjectionRef(participantAddress, "status"),
     marking_definition_refs: [],
     redaction_policy_ref: null,
-    execution_services: services,
+    execution_services: executionServices(
+      record,
+      await source.store.listPacingDeviations(participantAddress),
+    ),
   };
 }
 
 /**
- * RAES's participant history view of one episode: its episode history and its behavior history in commit
- * order, complete. Undefined when the participant has no such episode.
+ * RAES's participant history view of one episode: its episode history (the stored episode events, else
+ * derived from the clock segment) and its behavior history in commit order, complete. Undefined when the
+ * participant has no such episode.
  */
 export async function participantHistoryView(
   source: ViewSource,
@@ -144,8 +191,12 @@ export async function participantHistoryView(
   episodeId: string,
 ): Promise<ParticipantHistoryView | undefined> {
   const participant = await participantOf(source, participantAddress);
-  const segment = participant && segmentOf(participant, episodeId);
-  if (!participant || segment === undefined) return undefined;
+  if (!participant) return undefined;
+  const record = await source.store.getParticipantService(participantAddress);
+  const storedEvents = record?.episodeHistory.filter((e) => e.episode_id === episodeId) ?? [];
+  const segment = segmentOf(participant, episodeId);
+  // With stored episodes, an episode is one the store recorded; without, one of the clock's segments.
+  if (record?.episode ? storedEvents.length === 0 : segment === undefined) return undefined;
   const generatedAt = source.now();
   const events = await source.store.listEvents({ participantAddress, episodeId });
   return {
@@ -154,7 +205,10 @@ export async function participantHistoryView(
     episode_id: episodeId,
     generated_at: generatedAt,
     source_snapshot_ref: CURRENT_SNAPSHOT_REF,
-    episode_history: episodeHistory(derived(participant, segment, events, generatedAt)),
+    episode_history:
+      storedEvents.length > 0
+        ? storedEvents.map(viewEpisodeEvent)
+        : episodeHistory(derived(participant, segment ?? 0, events, generatedAt)),
     behavior_history: events.map(viewBehaviorEvent),
     visibility_projection_ref: visibilityProjectionRef(participantAddress, "history"),
     redaction_policy_ref: null,
@@ -293,4 +347,21 @@ export function getParticipantHistoryView(
     participantAddress,
     episodeId,
   );
+}
+
+/**
+ * RAES's participant status view read from a store (the manager's `getParticipantStatusView` reads its
+ * own): what another process, or a later one, sees, pacing deviations included. Undefined for a
+ * participant the store has no schedule of.
+ *
+ * @example
+ * const status = await getParticipantStatusView({ store, model }, participant);
+ * // status?.execution_services[0]?.health: "degraded" once a real-time run lost its pacing
+ */
+export function getParticipantStatusView(
+  source: StoreViewSource,
+  participantAddress: string,
+): Promise<ParticipantStatusView | undefined> {
+  const now = source.now ?? (() => new Date().toISOString().replace(/Z$/, "000Z"));
+  return participantStatusView({ store: source.store, model: source.model, now }, participantAddress);
 }

@@ -3,11 +3,12 @@ import type { Finding } from "../diagnostics.js";
 import { joinPointer } from "../diagnostics.js";
 import { looksAddressable, resolveAddressableRef, type ScenarioIndex } from "../refs.js";
 import type { Agent } from "../schema/index.js";
+import { checkNamedRef, type DeclarationAliases } from "./declarations.js";
 
 type Report = (finding: Finding) => void;
 
 /** Checks agents' entity, action and boundary refs, and their scope refs. */
-export function checkAgents(index: ScenarioIndex, report: Report): void {
+export function checkAgents(index: ScenarioIndex, aliases: DeclarationAliases, report: Report): void {
   const { scenario } = index;
   const contractsDeclared = Object.keys(scenario.action_contracts).length > 0;
   for (const [name, agent] of Object.entries(scenario.agents)) {
@@ -38,23 +39,15 @@ export function checkAgents(index: ScenarioIndex, report: Report): void {
       }
     });
     checkAgentKnowledge(index, name, agent, at, report);
-    agent.operating_scope.forEach((ref, i) => {
-      if (!resolvesScope(index, ref)) {
-        report({
-          code: DiagnosticCode.refUnbound,
-          message: `agent '${name}' operating_scope '${ref}' names no node, service or content`,
-          path: joinPointer(at, "operating_scope", i),
-        });
-      }
-    });
+    // As RAES: a scope ref names one VM node, switch, service, content entry or content item; an
+    // anchor names one referenceable declaration.
     agent.authority_anchors.forEach((ref, i) => {
-      if (!resolvesNamed(index, ref)) {
-        report({
-          code: DiagnosticCode.refUnbound,
-          message: `agent '${name}' authority_anchor '${ref}' names nothing declared`,
-          path: joinPointer(at, "authority_anchors", i),
-        });
-      }
+      const path = joinPointer(at, "authority_anchors", i);
+      checkNamedRef(aliases.namedBy(ref), ref, `agent '${name}' authority_anchor`, path, report);
+    });
+    agent.operating_scope.forEach((ref, i) => {
+      const path = joinPointer(at, "operating_scope", i);
+      checkNamedRef(aliases.scopeBy(ref), ref, `agent '${name}' operating_scope`, path, report);
     });
   }
 }
@@ -111,20 +104,6 @@ function checkAgentKnowledge(
       path: joinPointer(at, "starting_accounts", i),
     });
   });
-}
-
-function resolvesScope(index: ScenarioIndex, ref: string): boolean {
-  const { scenario } = index;
-  if (resolveAddressableRef(scenario, ref) !== undefined) return true;
-  if (Object.hasOwn(scenario.nodes, ref) || Object.hasOwn(scenario.content, ref)) return true;
-  if (index.declares("infrastructure", ref)) return true;
-  if (
-    ref.startsWith("infrastructure.") &&
-    index.declares("infrastructure", ref.slice("infrastructure.".length))
-  ) {
-    return true;
-  }
-  return Object.values(scenario.nodes).some((node) => node.services.some((service) => service.name === ref));
 }
 
 /** True when a ref names a declaration: `section.name`, a service or content item path, or an unambiguous bare name. */

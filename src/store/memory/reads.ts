@@ -3,13 +3,18 @@ import {
   DEFAULT_OPERATION_LIMIT,
   type HistoryEvent,
   invocationEntry,
+  type Operation,
   type OperationCursor,
   type OperationEntry,
   type OperationQuery,
   type OperatorChainHead,
   type OperatorDecision,
+  operationFromInvocation,
+  operationFromToolAction,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   queriedKinds,
+  type ResourcePoolVersion,
   toolActionEntry,
   toolActionOperationState,
 } from "../../records/index.js";
@@ -46,11 +51,36 @@ export class MemoryReads {
     return this.#tables.services.get(participantAddress);
   }
 
+  /** The pacing deviations of one participant, or of all, by participant then recording time. */
+  listPacingDeviations(participantAddress?: string): PacingDeviationRecord[] {
+    const participants = [...this.#tables.pacing.keys()]
+      .filter((p) => participantAddress === undefined || p === participantAddress)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const byTime = (a: PacingDeviationRecord, b: PacingDeviationRecord) =>
+      a.recordedAt < b.recordedAt
+        ? -1
+        : a.recordedAt > b.recordedAt
+          ? 1
+          : a.ref < b.ref
+            ? -1
+            : a.ref > b.ref
+              ? 1
+              : 0;
+    return participants.flatMap((p) => [...(this.#tables.pacing.get(p)?.values() ?? [])].sort(byTime));
+  }
+
   /** Every participant's service record, by participant address. */
   listParticipantServices(): ParticipantServiceRecord[] {
     return [...this.#tables.services.values()].sort((a, b) =>
       a.participantAddress < b.participantAddress ? -1 : a.participantAddress > b.participantAddress ? 1 : 0,
     );
+  }
+
+  /** Every shared v3 pool's version, by pool key. */
+  listResourcePools(): ResourcePoolVersion[] {
+    return [...this.#tables.pools.entries()]
+      .map(([poolKey, version]) => ({ poolKey, version }))
+      .sort((a, b) => (a.poolKey < b.poolKey ? -1 : a.poolKey > b.poolKey ? 1 : 0));
   }
 
   /** Every scheduler, in the order they were first saved. */
@@ -61,6 +91,17 @@ export class MemoryReads {
   /** One invocation. */
   getInvocation(id: string): InvocationRecord | undefined {
     return this.#tables.invocations.get(id);
+  }
+
+  /** The operation of each id, in order: its invocation's, else its tool action's, else undefined. */
+  getOperations(ids: readonly string[]): (Operation | undefined)[] {
+    const { invocations, toolActions } = this.#tables;
+    return ids.map((id) => {
+      const invocation = invocations.get(id);
+      if (invocation) return operationFromInvocation(invocation);
+      const action = toolActions.get(id);
+      return action && operationFromToolAction(action);
+    });
   }
 
   /** Running invocations, in the order they were opened. */

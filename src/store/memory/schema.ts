@@ -4,6 +4,7 @@ import {
   type HistoryEvent,
   type OperatorChainHead,
   type OperatorDecision,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
 } from "../../records/index.js";
 import type { ClockRecord, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../types.js";
@@ -19,6 +20,10 @@ export class MemoryTables {
   readonly events: HistoryEvent[] = [];
   readonly chains = new Map<string, ChainHead>();
   readonly services = new Map<string, ParticipantServiceRecord>();
+  /** Each shared v3 pool's version, by pool key (schema step 19). */
+  readonly pools = new Map<string, number>();
+  /** Pacing deviations by participant, then ref, in recording order. */
+  readonly pacing = new Map<string, Map<string, PacingDeviationRecord>>();
   /** The operator chain: decision n at index n - 1, and its head. */
   readonly decisions: OperatorDecision[] = [];
   decisionHead: OperatorChainHead = EMPTY_OPERATOR_CHAIN;

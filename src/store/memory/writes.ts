@@ -5,13 +5,14 @@ import {
   headAfter,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
 } from "../../records/index.js";
 import { ChainLinker } from "../chain.js";
 import { applyClockChange, foldClock } from "../clock.js";
-import { StoreConflictError } from "../errors.js";
+import { ResourcePoolMovedError, StoreConflictError } from "../errors.js";
 import type {
   ClockChange,
   ClockFold,
@@ -50,6 +51,7 @@ export class MemoryWrites {
   /** Inserts or replaces a scheduler. */
   saveScheduler(scheduler: SchedulerRecord, fence: Fence | undefined): void {
     this.#leases.check(fence);
+    this.#takeHold(scheduler)?.();
     this.#putScheduler(scheduler);
   }
 
@@ -66,6 +68,8 @@ export class MemoryWrites {
     const folded = clock && foldClock(tables.clocks.get(clock.expected.clockAddress), clock);
     if (tables.invocations.has(invocation.id))
       throw new StoreConflictError(`invocation ${invocation.id} exists`);
+    const take = this.#takeHold(scheduler);
+    take?.();
     if (folded) tables.clocks.set(folded.clockAddress, folded);
     tables.invocations.set(invocation.id, invocation);
     tables.indexCreation({ createdAt: invocation.createdAt, id: invocation.id, invocation: true });
@@ -195,11 +199,44 @@ export class MemoryWrites {
     return true;
   }
 
+  /** Records a pacing deviation once per participant and ref. */
+  recordPacingDeviation(record: PacingDeviationRecord): boolean {
+    const byRef =
+      this.#tables.pacing.get(record.participantAddress) ?? new Map<string, PacingDeviationRecord>();
+    if (byRef.has(record.ref)) return false;
+    byRef.set(record.ref, record);
+    this.#tables.pacing.set(record.participantAddress, byRef);
+    return true;
+  }
+
   #appendDecision(draft: OperatorDecisionDraft): OperatorDecision {
     const decision = appendDecision(this.#tables.decisionHead, draft);
     this.#tables.decisions.push(decision);
     this.#tables.decisionHead = headAfter(decision);
     return decision;
+  }
+
+  /**
+   * As schema step 19's trigger: a new hold with pool versions is written only while each pool is at its
+   * version (else `ResourcePoolMovedError`, before anything changed); the returned step moves each on.
+   */
+  #takeHold(scheduler: SchedulerRecord): (() => void) | undefined {
+    const held = scheduler.resources?.held;
+    if (!held?.poolVersions) return undefined;
+    const stored = this.#tables.schedulers.get(
+      schedulerKey(scheduler.participantAddress, scheduler.policyAddress),
+    );
+    if (stored?.resources?.held?.operationId === held.operationId) return undefined;
+    const pools = this.#tables.pools;
+    const versions = Object.entries(held.poolVersions);
+    for (const [key, version] of versions)
+      if ((pools.get(key) ?? 0) !== version)
+        throw new ResourcePoolMovedError(
+          `resource pool ${key} is at version ${pools.get(key) ?? 0}, the hold was checked at ${version}`,
+        );
+    return () => {
+      for (const [key, version] of versions) pools.set(key, version + 1);
+    };
   }
 
   #putScheduler(scheduler: SchedulerRecord): void {

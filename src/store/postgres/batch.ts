@@ -1,6 +1,15 @@
-import { canonicalAroundSequence, chainGenesis, UNANCHORED } from "../../records/index.js";
+import {
+  type CanonicalCache,
+  canonicalAroundSequence,
+  chainGenesis,
+  UNANCHORED,
+} from "../../records/index.js";
+import { ChainLinker } from "../chain.js";
 import { leaseLost, StoreConflictError } from "../errors.js";
 import {
+  CHAIN_COLUMNS,
+  type ChainRow,
+  chainHead,
   columnNames,
   fromExcluded,
   INVOCATION_CLOSE_COLUMNS,
@@ -92,6 +101,55 @@ const STATEMENT = {
   unfenced: { name: "raes_commit_batch", text: COMMIT_BATCH(UNFENCED) },
 };
 
+// A transaction of several slices takes its sequences and its participants' chain heads up front
+// (the history_head row lock, held to the commit, keeps every other appender out), so each event's
+// chain_digest is computed here (ChainLinker, as the SQLite store does) and each slice sends its
+// events with their digests: no text around each sequence, no digest loop in the server.
+const RESERVE_SEQUENCES =
+  "UPDATE history_head SET last_sequence = last_sequence + $1::bigint RETURNING last_sequence";
+const CHAIN_HEADS = `SELECT ${CHAIN_COLUMNS.join(", ")} FROM history_chains WHERE participant_address = ANY($1::text[])`;
+const SAVE_CHAINS = `INSERT INTO history_chains (${CHAIN_COLUMNS.join(", ")})
+  SELECT ${CHAIN_COLUMNS.join(", ")} FROM json_to_recordset($1::json) AS t(participant_address text,
+    scenario_digest text, manifest_digest text, head_digest text, head_sequence bigint, events bigint,
+    backfilled_at text)
+  ON CONFLICT (participant_address) DO UPDATE SET head_digest = excluded.head_digest,
+    head_sequence = excluded.head_sequence, events = excluded.events`;
+const COMMIT_SLICE = (fence: string) => `WITH ${fence},
+  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
+    FROM ${recordset(3, CLOSE_COLUMNS)}
+    WHERE i.id = t.id AND i.state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
+  complete AS (SELECT count(*) = $4::bigint AS ok FROM written),
+  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, TOOL_ACTION_COLUMNS)}),
+  settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
+    FROM actions AS t
+    WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
+  added AS (
+    INSERT INTO tool_actions (${list(TOOL_ACTION_COLUMNS)})
+    SELECT ${list(TOOL_ACTION_COLUMNS)} FROM actions AS t
+    WHERE (SELECT ok FROM complete) AND NOT EXISTS (SELECT 1 FROM settled AS s WHERE s.id = t.id)
+    RETURNING 1),
+  appended AS (
+    INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body,
+      chain_digest)
+    SELECT $6::bigint + e.n - 1, e.participant_address, e.episode_id, e.action_instance_id, e.body,
+      e.chain_digest
+    FROM ROWS FROM (json_array_elements($7::json), unnest($9::text[]), unnest($10::text[]),
+      unnest($11::text[]), unnest($12::text[])) WITH ORDINALITY
+      AS e(body, participant_address, episode_id, action_instance_id, chain_digest, n)
+    WHERE (SELECT ok FROM complete) RETURNING 1),
+  scheduled AS (
+    INSERT INTO schedulers (${list(SCHEDULER_COLUMNS)})
+    SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(8, SCHEDULER_COLUMNS)}
+    WHERE (SELECT ok FROM complete)
+    ON CONFLICT (participant_address, policy_address)
+    DO UPDATE SET ${fromExcluded(columnNames(SCHEDULER_COLUMNS), ["participant_address", "policy_address"])} RETURNING 1)
+  SELECT EXISTS (SELECT 1 FROM fence) AS fenced, (SELECT ok FROM complete) AS written`;
+
+const SLICE_STATEMENT = {
+  fenced: { name: "raes_commit_slice_fenced", text: COMMIT_SLICE(FENCED) },
+  unfenced: { name: "raes_commit_slice", text: COMMIT_SLICE(UNFENCED) },
+};
+
 /**
  * Writes invocation closes in a few set-based statements inside the caller's transaction, not one
  * per invocation, so recovering thousands stays seconds; throws when the fence or any close fails.
@@ -101,17 +159,20 @@ export async function commitBatches(
   commits: readonly InvocationCommit[],
   fence: Fence | undefined,
 ): Promise<void> {
+  const ids = new Set(commits.map((c) => c.invocation.id));
+  if (ids.size !== commits.length) throw new StoreConflictError("a batch closes one invocation twice");
   const slices: InvocationCommit[][] = [];
   for (let i = 0; i < commits.length; i += BATCH_SIZE) slices.push(commits.slice(i, i + BATCH_SIZE));
+  const chains = await takeChains(client, commits);
   // One statement ahead: the next slice's parameters are built while the server runs this one.
-  let next = slices.length > 0 ? batchQuery(slices[0] ?? [], fence) : undefined;
+  let next = slices.length > 0 ? sliceQuery(slices[0] ?? [], fence, chains) : undefined;
   for (let k = 0; next !== undefined; k += 1) {
     const running = client.query<BatchResult>(next);
     const slice = slices[k + 1];
     // The statement in flight settles before a build failure is thrown, so no rejection goes unheard.
-    let built: ReturnType<typeof batchQuery> | Error | undefined;
+    let built: ReturnType<typeof sliceQuery> | Error | undefined;
     try {
-      built = slice ? batchQuery(slice, fence) : undefined;
+      built = slice ? sliceQuery(slice, fence, chains) : undefined;
     } catch (error) {
       built = error instanceof Error ? error : new Error(String(error));
     }
@@ -123,6 +184,78 @@ export async function commitBatches(
     if (built instanceof Error) throw built;
     next = built;
   }
+  const heads = chains.linker.heads();
+  if (heads.length > 0) {
+    await client.query({ name: "raes_save_chains", text: SAVE_CHAINS, values: [JSON.stringify(heads)] });
+  }
+}
+
+/** The transaction's sequences, from `next` on, and its events' chains, linked as the slices are built. */
+interface Chains {
+  next: number;
+  readonly linker: ChainLinker;
+}
+
+/**
+ * Reserves a sequence for every event of the transaction (locking history_head to the commit) and
+ * reads the chain heads of the participants those events extend.
+ */
+async function takeChains(
+  client: Pick<Queryable, "query">,
+  commits: readonly InvocationCommit[],
+): Promise<Chains> {
+  const participants = new Set<string>();
+  let total = 0;
+  for (const { events } of commits) {
+    total += events.length;
+    for (const event of events) participants.add(event.participant_address);
+  }
+  if (total === 0) return { next: 1, linker: new ChainLinker(() => undefined) };
+  const reserved = await client.query<{ last_sequence: number | string }>({
+    name: "raes_reserve_sequences",
+    text: RESERVE_SEQUENCES,
+    values: [total],
+  });
+  const last = Number(reserved.rows[0]?.last_sequence);
+  const { rows } = await client.query<ChainRow>({
+    name: "raes_chain_heads",
+    text: CHAIN_HEADS,
+    values: [[...participants]],
+  });
+  const heads = new Map(rows.map((row) => [row.participant_address, chainHead(row)]));
+  return {
+    next: last - total + 1,
+    linker: new ChainLinker((participant) => heads.get(participant), new Map()),
+  };
+}
+
+/** The statement and parameters of one slice: its events numbered and chained from `chains`. */
+function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefined, chains: Chains) {
+  const events = commits.flatMap((c) => c.events);
+  const first = chains.next;
+  const digests: string[] = [];
+  for (const commit of commits) {
+    for (const draft of commit.events) {
+      digests.push(chains.linker.linkAt(draft, chains.next, commit.anchor));
+      chains.next += 1;
+    }
+  }
+  return {
+    ...(fence ? SLICE_STATEMENT.fenced : SLICE_STATEMENT.unfenced),
+    values: [
+      ...fenceValues(fence),
+      JSON.stringify(commits.map((c) => invocationCloseRow(c.invocation))),
+      commits.length,
+      JSON.stringify(commits.flatMap((c) => c.toolActions.map(toolActionRow))),
+      first,
+      JSON.stringify(events),
+      JSON.stringify(lastSchedulers(commits).map((s) => named(SCHEDULER_COLUMNS, schedulerValues(s)))),
+      events.map((e) => e.participant_address),
+      events.map((e) => e.episode_id),
+      events.map((e) => e.action_instance_id),
+      digests,
+    ],
+  };
 }
 
 /** Whether the fence held and whether every invocation of the batch was open and is now closed. */
@@ -180,10 +313,12 @@ function chainValues(commits: readonly InvocationCommit[]): (string | null)[][] 
   const scenario: (string | null)[] = [];
   const manifest: (string | null)[] = [];
   const geneses = new Map<string, string>();
+  // The objects a slice's events share (a triple's contexts), each written once.
+  const texts: CanonicalCache = new Map();
   for (const commit of commits) {
     const anchor = commit.anchor ?? UNANCHORED;
     for (const event of commit.events) {
-      const [b, a] = canonicalAroundSequence(event);
+      const [b, a] = canonicalAroundSequence(event, texts);
       before.push(b);
       after.push(a);
       const key = JSON.stringify([event.participant_address, anchor.scenario_digest, anchor.manifest_digest]);

@@ -23,6 +23,7 @@ export class PostgresReads extends SqlReads<boolean, false> {
     super({
       rows,
       placeholder: (n) => `$${n}`,
+      listed: (p) => `SELECT json_array_elements_text(${p}::json)`,
       savedOrder: "saved_order",
       openedOrder: "opened_order",
       bytewise: ' COLLATE "C"',

@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
 import { ChainLinker } from "../chain.js";
-import { StoreUnavailableError } from "../errors.js";
+import { POOL_MOVED_MARKER, StoreUnavailableError } from "../errors.js";
 import {
   CHAIN_COLUMNS,
   CHAIN_STEP,
@@ -239,8 +239,54 @@ CREATE TABLE participant_services (
 `,
   // Written with the scheduler row, so a reservation commits with the invocation that holds it.
   18: "ALTER TABLE schedulers ADD COLUMN resources text;",
-  // Null for every decision but a policy_change (and a resolve's resolution); older decisions keep none (their digests hold).
+  // Every scheduler write is an upsert, so BEFORE INSERT sees each one, and compares with the stored row.
+  // Pools are locked in key order, so two holds over the same pools wait for each other, never deadlock.
   19: `
+CREATE TABLE resource_pools (
+  pool_key text PRIMARY KEY,
+  version bigint NOT NULL
+);
+CREATE FUNCTION raes_resource_hold() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  held jsonb := NEW.resources::jsonb -> 'held';
+  stored text;
+  pool record;
+  at_version bigint;
+BEGIN
+  IF held IS NULL OR held -> 'poolVersions' IS NULL THEN RETURN NEW; END IF;
+  SELECT resources::jsonb #>> '{held,operationId}' INTO stored FROM schedulers
+  WHERE participant_address = NEW.participant_address AND policy_address = NEW.policy_address;
+  IF stored IS NOT DISTINCT FROM held ->> 'operationId' THEN RETURN NEW; END IF;
+  FOR pool IN
+    SELECT key, value::bigint AS version FROM jsonb_each_text(held -> 'poolVersions') ORDER BY key COLLATE "C"
+  LOOP
+    INSERT INTO resource_pools (pool_key, version) VALUES (pool.key, 0) ON CONFLICT (pool_key) DO NOTHING;
+    SELECT version INTO at_version FROM resource_pools WHERE pool_key = pool.key FOR UPDATE;
+    IF at_version <> pool.version THEN
+      RAISE EXCEPTION '${POOL_MOVED_MARKER}: % is at version %, the hold was checked at %',
+        pool.key, at_version, pool.version;
+    END IF;
+    UPDATE resource_pools SET version = at_version + 1 WHERE pool_key = pool.key;
+  END LOOP;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER schedulers_resource_hold BEFORE INSERT ON schedulers
+FOR EACH ROW EXECUTE FUNCTION raes_resource_hold();
+`,
+  20: `
+CREATE TABLE pacing_deviations (
+  participant_address text NOT NULL,
+  ref text NOT NULL,
+  policy_address text NOT NULL,
+  clock_address text NOT NULL,
+  generation bigint NOT NULL,
+  lateness_ms double precision NOT NULL,
+  bound_ms double precision NOT NULL,
+  recorded_at text NOT NULL,
+  PRIMARY KEY (participant_address, ref)
+);
+  // Null for every decision but a policy_change (and a resolve's resolution); older decisions keep none (their digests hold).
+  21: `
 ALTER TABLE operator_decisions ADD COLUMN policy_address text;
 ALTER TABLE operator_decisions ADD COLUMN previous_policy_digest text;
 ALTER TABLE operator_decisions ADD COLUMN policy_digest text;

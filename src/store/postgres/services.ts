@@ -1,5 +1,9 @@
-import type { OperatorDecisionDraft, ParticipantServiceRecord } from "../../records/index.js";
-import { SERVICE_COLUMNS, serviceRow } from "../sql/index.js";
+import type {
+  OperatorDecisionDraft,
+  PacingDeviationRecord,
+  ParticipantServiceRecord,
+} from "../../records/index.js";
+import { PACING_DEVIATION_COLUMNS, pacingDeviationRow, SERVICE_COLUMNS, serviceRow } from "../sql/index.js";
 import { withDecision } from "./decisions.js";
 import type { Queryable } from "./sticky.js";
 
@@ -30,4 +34,16 @@ export async function saveService(
     return (result.rowCount ?? 0) > 0;
   });
   return chained !== undefined;
+}
+
+const INSERT_PACING = `INSERT INTO pacing_deviations (${PACING_DEVIATION_COLUMNS.join(", ")})
+  VALUES ($1::text, $2::text, $3::text, $4::text, $5::bigint, $6::double precision, $7::double precision, $8::text)
+  ON CONFLICT (participant_address, ref) DO NOTHING`;
+
+/** Records a pacing deviation once per participant and ref; false when it was already recorded. */
+export async function savePacingDeviation(pool: Queryable, record: PacingDeviationRecord): Promise<boolean> {
+  const row = pacingDeviationRow(record);
+  const values = PACING_DEVIATION_COLUMNS.map((column) => row[column]);
+  const result = await pool.query({ name: "raes_insert_pacing", text: INSERT_PACING, values });
+  return (result.rowCount ?? 0) > 0;
 }

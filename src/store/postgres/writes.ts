@@ -4,6 +4,7 @@ import {
   codeOf,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
@@ -38,7 +39,7 @@ import {
   toolActionChange,
   toolActionValues,
 } from "./rows.js";
-import { saveService } from "./services.js";
+import { savePacingDeviation, saveService } from "./services.js";
 import type { Queryable } from "./sticky.js";
 
 // Text of the PostgreSQL write statements: `$n::type` parameters numbered from `first`.
@@ -341,6 +342,11 @@ export class PostgresWrites {
     });
     if (!chained) throw new StoreConflictError("the operator decision was not recorded");
     return chained;
+  }
+
+  /** Records a pacing deviation once per participant and ref. */
+  recordPacingDeviation(record: PacingDeviationRecord): Promise<boolean> {
+    return savePacingDeviation(this.#pool, record);
   }
 
   /** Writes a participant's service record over the revision before it, with its decision, in one transaction. */

@@ -2,6 +2,8 @@ import { codeOf } from "../../records/index.js";
 import {
   ClockMovedError,
   LeaseLostError,
+  POOL_MOVED_MARKER,
+  ResourcePoolMovedError,
   StoreConflictError,
   StoreMissingError,
   StoreUnavailableError,
@@ -48,12 +50,16 @@ export function storeError(url: string, error: unknown, classify: (error: unknow
     error instanceof StoreConflictError ||
     error instanceof LeaseLostError ||
     error instanceof StoreUnavailableError ||
-    error instanceof StoreMissingError
+    error instanceof StoreMissingError ||
+    error instanceof ResourcePoolMovedError
   ) {
     return error;
   }
   // A driver's AggregateError (every address refused) has an empty message.
   const message = error instanceof Error ? error.message || String(error) : String(error);
+  // Raised by schema step 19's trigger: a new hold checked against a pool version that has moved on.
+  if (message.includes(POOL_MOVED_MARKER))
+    return new ResourcePoolMovedError(`control-plane store ${url}: ${message}`);
   const kind = classify(error);
   if (kind === "conflict") return new StoreConflictError(`control-plane store ${url}: ${message}`);
   if (kind === "unavailable")

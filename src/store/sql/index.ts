@@ -51,4 +51,13 @@ export {
   toolActionSettleRows,
   withChain,
 } from "./records.js";
-export { SERVICE_COLUMNS, type ServiceRow, serviceRecord, serviceRow } from "./services.js";
+export {
+  PACING_DEVIATION_COLUMNS,
+  type PacingDeviationRow,
+  pacingDeviationRecord,
+  pacingDeviationRow,
+  SERVICE_COLUMNS,
+  type ServiceRow,
+  serviceRecord,
+  serviceRow,
+} from "./services.js";

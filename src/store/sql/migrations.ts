@@ -30,7 +30,9 @@ const STEPS = {
   16: "approval: a tool call held for an operator's approval, and the decision (docs/guide/approvals.md)",
   17: "participant services: each participant's execution service state and episodes, the source of truth for raes control",
   18: "v3 resource ledger: each v3 schedule's share of its policy's budgets, held reservation and budget events",
-  19: "decision details: a policy_change decision names the policy and its digests before and after (the change starts a new segment); a resolve decision names the resolution",
+  19: "v3 resource pools: a version per shared pool; a new hold is written only at the pool versions it was checked against",
+  20: "pacing deviations: each loss of wall pacing per participant and clock generation, so a degraded service is known to every process",
+  21: "decision details: a policy_change decision names the policy and its digests before and after (the change starts a new segment); a resolve decision names the resolution",
 } as const;
 
 /** The step that adds the history chains; after its SQL, each store chains the events already written. */

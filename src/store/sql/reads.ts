@@ -5,12 +5,17 @@ import {
   type HistoryEvent,
   invocationEntry,
   mergeNewestFirst,
+  type Operation,
   type OperationEntry,
   type OperationQuery,
   type OperatorChainHead,
   type OperatorDecision,
+  operationFromInvocation,
+  operationFromToolAction,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   queriedKinds,
+  type ResourcePoolVersion,
   TOOL_ACTION_STATE_CONDITIONS,
   toolActionEntry,
 } from "../../records/index.js";
@@ -40,7 +45,12 @@ import {
   schedulerRecord,
   type ToolActionRow,
 } from "./records.js";
-import { type ServiceRow, serviceRecord } from "./services.js";
+import {
+  type PacingDeviationRow,
+  pacingDeviationRecord,
+  type ServiceRow,
+  serviceRecord,
+} from "./services.js";
 
 /** What one SQL store brings to the shared reads: how it runs a query and where its dialect differs. */
 export interface SqlReadDriver<Flag, AsText extends boolean> {
@@ -53,12 +63,21 @@ export interface SqlReadDriver<Flag, AsText extends boolean> {
   readonly openedOrder: string;
   /** The collation suffix that orders text bytewise (empty where that is the default). */
   readonly bytewise: string;
+  /**
+   * A subquery giving each string of the JSON array of strings bound at `placeholder` as a row, the
+   * column compared with `IN`: one statement for any number of ids.
+   */
+  listed(placeholder: string): string;
   /** The select list of an event's row beside its sequence: at least the body as text. */
   readonly bodyText: string;
   /** False for a store written before chaining (a read-only SQLite store before step 13): no chain heads. */
   readonly chained?: boolean;
   /** False for a store written before step 17 (a read-only SQLite store): no participant services. */
   readonly serviced?: boolean;
+  /** False for a store written before step 19 (a read-only SQLite store): no resource pools. */
+  readonly pooled?: boolean;
+  /** False for a store written before step 20 (a read-only SQLite store): no pacing deviations. */
+  readonly paced?: boolean;
   /** False for a store written before step 14 (a read-only SQLite store): no operator decisions. */
   readonly decided?: boolean;
   /** The committed event of a row, where the store keeps bodies other than as the draft's JSON. */
@@ -113,10 +132,60 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     return this.#all<ServiceRow, ParticipantServiceRecord>(sql, [], serviceRecord);
   }
 
+  /** Every shared v3 pool's version, by pool key (bytewise). */
+  listResourcePools(): Answer<ResourcePoolVersion[]> {
+    if (this.#driver.pooled === false) return [];
+    const sql = `SELECT pool_key, version FROM resource_pools ORDER BY pool_key${this.#driver.bytewise}`;
+    return andThen(this.#driver.rows<{ pool_key: string; version: number | string }>(sql, []), (rows) =>
+      rows.map((r) => ({ poolKey: r.pool_key, version: Number(r.version) })),
+    );
+  }
+
+  /** The pacing deviations of one participant (or of all), by participant, then as recorded. */
+  listPacingDeviations(participantAddress?: string): Answer<PacingDeviationRecord[]> {
+    if (this.#driver.paced === false) return [];
+    const filter = participantAddress === undefined ? "" : ` WHERE participant_address = ${this.#p(1)}`;
+    const sql = `SELECT * FROM pacing_deviations${filter} ORDER BY participant_address${this.#driver.bytewise}, recorded_at, ref${this.#driver.bytewise}`;
+    const values = participantAddress === undefined ? [] : [participantAddress];
+    return this.#all<PacingDeviationRow, PacingDeviationRecord>(sql, values, pacingDeviationRecord);
+  }
+
   /** One invocation. */
   getInvocation(id: string): Answer<InvocationRecord | undefined> {
     const sql = `SELECT * FROM invocations WHERE id = ${this.#p(1)}`;
     return this.#first<InvocationRow, InvocationRecord>(sql, [id], invocationRecord);
+  }
+
+  /**
+   * The operation of each id, in order (its invocation's, else its tool action's, else undefined):
+   * the ids bound as one JSON array, each table asked once, whatever their number.
+   */
+  getOperations(ids: readonly string[]): Answer<(Operation | undefined)[]> {
+    if (ids.length === 0) return [];
+    // The driver stores a lone surrogate as U+FFFD, as it binds one; the list is JSON, so it is replaced first.
+    const stored = ids.map((id) => id.replace(LONE_SURROGATES, "\uFFFD"));
+    const list = [JSON.stringify([...new Set(stored)])];
+    const among = `WHERE id IN (${this.#driver.listed(this.#p(1))})`;
+    const invocations = this.#all<InvocationRow, InvocationRecord>(
+      `SELECT * FROM invocations ${among}`,
+      list,
+      invocationRecord,
+    );
+    const actions = this.#all<ToolActionRow<AsText>, ToolActionRecord>(
+      `SELECT * FROM tool_actions ${among}`,
+      list,
+      this.#driver.toolActionRecord,
+    );
+    const join = ([found, claimed]: [InvocationRecord[], ToolActionRecord[]]) => {
+      const byId = new Map<string, Operation>();
+      for (const action of claimed) byId.set(action.id, operationFromToolAction(action));
+      // An id of both tables is its invocation's, as `getOperation` answers.
+      for (const invocation of found) byId.set(invocation.id, operationFromInvocation(invocation));
+      return stored.map((id) => byId.get(id));
+    };
+    return invocations instanceof Promise || actions instanceof Promise
+      ? Promise.all([invocations, actions]).then(join)
+      : join([invocations, actions]);
   }
 
   /** Running invocations, in the order they were opened. */
@@ -301,6 +370,8 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     return andThen(this.#driver.rows<Row>(sql, values), (rows) => rows.map(map));
   }
 }
+
+const LONE_SURROGATES = /\p{Cs}/gu;
 
 /** A page bound as SQL text: a whole number from 0, or a `RangeError`. */
 function pageInteger(n: number): string {

@@ -428,7 +428,7 @@ export interface DecisionRow {
   note: string;
   decided_at: string;
   chain_digest: string;
-  /** Schema step 19: null but for a `policy_change`; absent in an older store read as it is. */
+  /** Schema step 21: null but for a `policy_change` or a resolve's resolution; absent in an older store read as it is. */
   policy_address?: string | null;
   previous_policy_digest?: string | null;
   policy_digest?: string | null;

@@ -1,4 +1,4 @@
-import type { ParticipantServiceRecord } from "../../records/index.js";
+import type { PacingDeviationRecord, ParticipantServiceRecord } from "../../records/index.js";
 
 /** The `participant_services` row (schema step 17): the record's parts as JSON text, the same in every SQL store. */
 export interface ServiceRow {
@@ -49,5 +49,57 @@ export function serviceRecord(row: ServiceRow): ParticipantServiceRecord {
     episode: row.episode === null ? null : (JSON.parse(row.episode) as ParticipantServiceRecord["episode"]),
     episodeHistory: JSON.parse(row.episode_history) as ParticipantServiceRecord["episodeHistory"],
     updatedAt: row.updated_at,
+  };
+}
+
+/** The `pacing_deviations` row (schema step 20), the same in every SQL store. */
+export interface PacingDeviationRow {
+  readonly participant_address: string;
+  readonly ref: string;
+  readonly policy_address: string;
+  readonly clock_address: string;
+  readonly generation: number | string;
+  readonly lateness_ms: number | string;
+  readonly bound_ms: number | string;
+  readonly recorded_at: string;
+}
+
+/** The columns of `pacing_deviations`, in table order. */
+export const PACING_DEVIATION_COLUMNS = [
+  "participant_address",
+  "ref",
+  "policy_address",
+  "clock_address",
+  "generation",
+  "lateness_ms",
+  "bound_ms",
+  "recorded_at",
+] as const;
+
+/** A pacing deviation's row. */
+export function pacingDeviationRow(record: PacingDeviationRecord): PacingDeviationRow {
+  return {
+    participant_address: record.participantAddress,
+    ref: record.ref,
+    policy_address: record.policyAddress,
+    clock_address: record.clockAddress,
+    generation: record.generation,
+    lateness_ms: record.latenessMs,
+    bound_ms: record.boundMs,
+    recorded_at: record.recordedAt,
+  };
+}
+
+/** The pacing deviation of a row. */
+export function pacingDeviationRecord(row: PacingDeviationRow): PacingDeviationRecord {
+  return {
+    participantAddress: row.participant_address,
+    ref: row.ref,
+    policyAddress: row.policy_address,
+    clockAddress: row.clock_address,
+    generation: Number(row.generation),
+    latenessMs: Number(row.lateness_ms),
+    boundMs: Number(row.bound_ms),
+    recordedAt: row.recorded_at,
   };
 }

@@ -130,39 +130,59 @@ function shapeOf(names: readonly string[]): number {
   return 0;
 }
 
-/** The committed event stored as `body` at `sequence` in its row with `keys`. */
-export function unpackEvent(body: string, keys: EventKeys, sequence: number): HistoryEvent {
+/**
+ * The committed event stored as `body` at `sequence` in its row with `keys`, with the row's
+ * `chain_digest` when it has one (last, unless the body names it): a new object each call, so the
+ * sequence and digest are set on it rather than copied into another.
+ */
+export function unpackEvent(
+  body: string,
+  keys: EventKeys,
+  sequence: number,
+  chainDigest?: string | null,
+): HistoryEvent {
   const stored = JSON.parse(body) as unknown;
-  if (!Array.isArray(stored)) return { ...(stored as HistoryEventDraft), sequence };
-  if (stored[0] !== FORMAT) throw new Error(`history body in an unknown format: ${String(stored[0])}`);
-  const known = [keys.participant_address, keys.episode_id, keys.action_instance_id, ...STRINGS_1];
-  return { ...(unpack(stored[1], known) as HistoryEventDraft), sequence };
+  let event: Record<string, unknown>;
+  if (!Array.isArray(stored)) event = stored as Record<string, unknown>;
+  else if (stored[0] !== FORMAT) throw new Error(`history body in an unknown format: ${String(stored[0])}`);
+  else event = unpack(stored[1], keys) as Record<string, unknown>;
+  // As a spread would: a key the body already has keeps its place (an own `__proto__` stays own).
+  define(event, "sequence", sequence);
+  if (typeof chainDigest === "string") define(event, "chain_digest", chainDigest);
+  return event as unknown as HistoryEvent;
 }
 
-/** `seen` holds every string a reference names, by index - 1. */
-function unpack(value: unknown, seen: readonly string[]): unknown {
+/** The string a reference names: index 1 to 3 the row's key columns, then the vocabulary. */
+function named(keys: EventKeys, at: number): string {
+  if (at === 1) return keys.participant_address;
+  if (at === 2) return keys.episode_id;
+  if (at === 3) return keys.action_instance_id;
+  return STRINGS_1[at - 4] as string;
+}
+
+function unpack(value: unknown, keys: EventKeys): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (!Array.isArray(value)) {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value)) define(out, k, unpack((value as Record<string, unknown>)[k], seen));
+    for (const k of Object.keys(value)) define(out, k, unpack((value as Record<string, unknown>)[k], keys));
     return out;
   }
   const tag = value[0] as number;
   if (tag < 0) {
-    const known = seen[-tag - 1] as string;
+    const known = named(keys, -tag);
     const rest = value[1] as string | number | undefined;
     if (rest === undefined) return known;
     return typeof rest === "string" ? known + rest : known.slice(0, rest);
   }
   if (tag === 0) {
     const items: unknown[] = [];
-    for (let i = 1; i < value.length; i += 1) items.push(unpack(value[i], seen));
+    for (let i = 1; i < value.length; i += 1) items.push(unpack(value[i], keys));
     return items;
   }
-  const keys = SHAPES_1[tag - 1];
-  if (keys === undefined) throw new Error(`history body with an unknown shape: ${tag}`);
+  const shape = SHAPES_1[tag - 1];
+  if (shape === undefined) throw new Error(`history body with an unknown shape: ${tag}`);
   const out: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i += 1) out[keys[i] as string] = unpack(value[i + 1], seen);
+  for (let i = 0; i < shape.length; i += 1) out[shape[i] as string] = unpack(value[i + 1], keys);
   return out;
 }
 

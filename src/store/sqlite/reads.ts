@@ -6,7 +6,7 @@ type Named = Record<string, string>;
 
 /** The reads of the SQLite store; each filter combination has its own prepared, indexed statement. */
 export class SqliteReads extends SqlReads<number, true> {
-  constructor(db: Database, chained = true, decided = true, serviced = true) {
+  constructor(db: Database, chained = true, decided = true, serviced = true, pooled = true, paced = true) {
     const statements = new Map<string, Statement<[Named], unknown>>();
     const statement = (sql: string) => {
       let prepared = statements.get(sql);
@@ -21,6 +21,7 @@ export class SqliteReads extends SqlReads<number, true> {
       rows: <Row>(sql: string, values: readonly string[]) =>
         statement(sql).all(Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]))) as Row[],
       placeholder: (n) => `@p${n}`,
+      listed: (p) => `SELECT value FROM json_each(${p})`,
       savedOrder: "rowid",
       openedOrder: "rowid",
       bytewise: "",
@@ -28,6 +29,8 @@ export class SqliteReads extends SqlReads<number, true> {
       chained,
       decided,
       serviced,
+      pooled,
+      paced,
       historyEvent,
       clockRecord,
       toolActionRecord,

@@ -7,7 +7,6 @@ import {
   type ToolActionSettleRow as SettleCells,
   type ToolActionRow as ToolActionCells,
   toolActionSettleRows,
-  withChain,
 } from "../sql/index.js";
 import { type PackCache, packBody, unpackEvent } from "./packed-body.js";
 
@@ -57,5 +56,5 @@ export function eventRow(e: HistoryEventDraft, cache?: PackCache): Omit<EventRow
 
 /** History row, packed or written before schema step 11, to committed event. */
 export function historyEvent(r: EventRow): HistoryEvent {
-  return withChain(unpackEvent(r.body, r, r.sequence), r);
+  return unpackEvent(r.body, r, r.sequence, r.chain_digest);
 }

@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import { ChainLinker } from "../chain.js";
-import { StoreUnavailableError } from "../errors.js";
+import { POOL_MOVED_MARKER, StoreUnavailableError } from "../errors.js";
 import {
   CHAIN_COLUMNS,
   CHAIN_STEP,
@@ -204,8 +204,40 @@ CREATE TABLE participant_services (
 `,
   // Written with the scheduler row, so a reservation commits with the invocation that holds it.
   18: "ALTER TABLE schedulers ADD COLUMN resources TEXT;",
-  // Null for every decision but a policy_change (and a resolve's resolution); older decisions keep none (their digests hold).
+  // Every scheduler write is an upsert, so BEFORE INSERT sees each one, and compares with the stored row.
   19: `
+CREATE TABLE resource_pools (
+  pool_key TEXT PRIMARY KEY,
+  version INTEGER NOT NULL
+);
+CREATE TRIGGER schedulers_resource_hold BEFORE INSERT ON schedulers
+WHEN json_extract(NEW.resources, '$.held.poolVersions') IS NOT NULL
+  AND json_extract(NEW.resources, '$.held.operationId') IS NOT (
+    SELECT json_extract(resources, '$.held.operationId') FROM schedulers
+    WHERE participant_address = NEW.participant_address AND policy_address = NEW.policy_address)
+BEGIN
+  SELECT RAISE(ABORT, '${POOL_MOVED_MARKER}')
+  FROM json_each(NEW.resources, '$.held.poolVersions') AS e
+  WHERE e.value IS NOT coalesce((SELECT version FROM resource_pools WHERE pool_key = e.key), 0);
+  INSERT INTO resource_pools (pool_key, version)
+  SELECT e.key, e.value + 1 FROM json_each(NEW.resources, '$.held.poolVersions') AS e WHERE true
+  ON CONFLICT (pool_key) DO UPDATE SET version = excluded.version;
+END;
+`,
+  20: `
+CREATE TABLE pacing_deviations (
+  participant_address TEXT NOT NULL,
+  ref TEXT NOT NULL,
+  policy_address TEXT NOT NULL,
+  clock_address TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  lateness_ms REAL NOT NULL,
+  bound_ms REAL NOT NULL,
+  recorded_at TEXT NOT NULL,
+  PRIMARY KEY (participant_address, ref)
+);
+  // Null for every decision but a policy_change (and a resolve's resolution); older decisions keep none (their digests hold).
+  21: `
 ALTER TABLE operator_decisions ADD COLUMN policy_address TEXT;
 ALTER TABLE operator_decisions ADD COLUMN previous_policy_digest TEXT;
 ALTER TABLE operator_decisions ADD COLUMN policy_digest TEXT;
@@ -279,6 +311,16 @@ export function hasChains(db: Database): boolean {
 /** Whether the database has the operator chain of step 14 (a read-only store may be older). */
 export function hasDecisions(db: Database): boolean {
   return hasTable(db, "operator_decisions");
+}
+
+/** Whether the database has the resource pools of step 19 (a read-only store may be older). */
+export function hasPools(db: Database): boolean {
+  return hasTable(db, "resource_pools");
+}
+
+/** Whether the database has the pacing deviations of step 20 (a read-only store may be older). */
+export function hasPacingDeviations(db: Database): boolean {
+  return hasTable(db, "pacing_deviations");
 }
 
 /** Whether the database has the participant services of step 17 (a read-only store may be older). */

@@ -7,7 +7,15 @@ import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/inde
 import { GroupCommit } from "./group-commit.js";
 import { SqliteLeases } from "./leases.js";
 import { SqliteReads } from "./reads.js";
-import { assertSchemaCurrent, hasChains, hasDecisions, hasServices, migrate } from "./schema.js";
+import {
+  assertSchemaCurrent,
+  hasChains,
+  hasDecisions,
+  hasPacingDeviations,
+  hasPools,
+  hasServices,
+  migrate,
+} from "./schema.js";
 import { SqliteWrites } from "./writes.js";
 
 /** Options for the SQLite store. */
@@ -38,7 +46,14 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     super(url, {
       // A read or a lease first commits the queued writes, so it sees every write issued before it.
       reads: flushingFirst<StoreReads>(
-        new SqliteReads(db, hasChains(db), hasDecisions(db), hasServices(db)),
+        new SqliteReads(
+          db,
+          hasChains(db),
+          hasDecisions(db),
+          hasServices(db),
+          hasPools(db),
+          hasPacingDeviations(db),
+        ),
         commits,
       ),
       writes: new SqliteWrites(db, leases, commits),

@@ -9,6 +9,7 @@ import {
   headAfter,
   type OperatorDecision,
   type OperatorDecisionDraft,
+  type PacingDeviationRecord,
   type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
@@ -31,6 +32,9 @@ import {
   fromExcluded,
   INVOCATION_CLOSE_COLUMNS,
   INVOCATION_COLUMNS,
+  PACING_DEVIATION_COLUMNS,
+  type PacingDeviationRow,
+  pacingDeviationRow,
   SCHEDULER_COLUMNS,
   SERVICE_COLUMNS,
   type ServiceRow,
@@ -107,6 +111,8 @@ export class SqliteWrites {
   #services:
     | { readonly insert: Statement<[ServiceRow]>; readonly update: Statement<[ServiceRow]> }
     | undefined;
+  /** Prepared at the first pacing deviation: a read-only store older than step 20 has no such table. */
+  #pacing: Statement<[PacingDeviationRow]> | undefined;
   /** Prepared at the first approval: a read-only store older than step 16 has no approval column. */
   #approvals: ApprovalStatements | undefined;
 
@@ -275,7 +281,7 @@ export class SqliteWrites {
       const chains = new ChainLinker((participant) => {
         const row = history.selectChain.get(participant);
         return row && chainHead(row);
-      });
+      }, new Map());
       for (const commit of commits) {
         if (this.#closeInvocation.run(invocationCloseRow(commit.invocation)).changes === 0) {
           throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
@@ -290,7 +296,7 @@ export class SqliteWrites {
         const packed: PackCache = new Map();
         for (const draft of commit.events) {
           sequence += 1;
-          const chain_digest = chains.link({ ...draft, sequence }, commit.anchor);
+          const chain_digest = chains.linkAt(draft, sequence, commit.anchor);
           history.insertEvent.run({ ...eventRow(draft, packed), sequence, chain_digest });
         }
       }
@@ -372,6 +378,16 @@ export class SqliteWrites {
       if (written.changes === 0) return false;
       if (decision) this.#appendDecision(decision);
       return true;
+    });
+  }
+
+  /** Records a pacing deviation once per participant and ref. */
+  recordPacingDeviation(record: PacingDeviationRecord): Answer<boolean> {
+    return this.#immediate(() => {
+      this.#pacing ??= this.#db.prepare(
+        `${insert("pacing_deviations", PACING_DEVIATION_COLUMNS)} ON CONFLICT (participant_address, ref) DO NOTHING`,
+      );
+      return this.#pacing.run(pacingDeviationRow(record)).changes > 0;
     });
   }
 

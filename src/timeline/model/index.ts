@@ -18,6 +18,7 @@ export {
   needsOperator,
   needsResolution,
   observationOf,
+  type PacingDeviation,
   type ParticipantDecision,
   type PendingApproval,
   SETTLEMENTS,

@@ -45,12 +45,14 @@ export function actionTimes(action: TimelineToolAction): ActionTimes {
     : settlementOf(action) === "withheld"
       ? undefined
       : middle?.timestamp;
-  const times = {
-    admitted: op?.admittedAt ?? admission?.timestamp,
-    dispatched,
-    settled: op?.settledAt ?? settlement?.timestamp,
-  };
-  return Object.fromEntries(Object.entries(times).filter(([, v]) => v !== undefined)) as ActionTimes;
+  const admitted = op?.admittedAt ?? admission?.timestamp;
+  const settled = op?.settledAt ?? settlement?.timestamp;
+  // Only the times there are, in this order: a page asks this several times per tool action.
+  const times: { admitted?: string; dispatched?: string; settled?: string } = {};
+  if (admitted !== undefined) times.admitted = admitted;
+  if (dispatched !== undefined) times.dispatched = dispatched;
+  if (settled !== undefined) times.settled = settled;
+  return times;
 }
 
 /** The invocation's start and end in ms: its record's times, else the span of all its events. */

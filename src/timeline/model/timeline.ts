@@ -1,7 +1,7 @@
 import type { HistoryEvent, InvocationToolContext } from "../../history/index.js";
 import type { Operation } from "../../operations/index.js";
 import type { ContinuationView } from "../../runtime/index.js";
-import type { ResourceUseRow } from "../../store/index.js";
+import type { ResourceEventCounts, ResourceUseRow } from "../../store/index.js";
 
 /**
  * The part of a history event the timeline draws: a history event is one, and the timeline's reader
@@ -39,6 +39,8 @@ export interface TimelineScheduler {
   readonly continuation?: ContinuationView;
   /** A v3 scheduler's budget use per owner and window. */
   readonly budgets?: readonly ResourceUseRow[];
+  /** v3 only: the budget operations its log lists and has ever logged (it lists the last ones only). */
+  readonly budgetEvents?: ResourceEventCounts;
 }
 
 /** What the timeline page is drawn from. */
@@ -56,6 +58,19 @@ export interface TimelineInput {
   readonly pendingApprovals?: readonly PendingApproval[];
   /** Operator decisions about a participant (resume, execution controls, episodes), oldest first. */
   readonly participantDecisions?: readonly ParticipantDecision[];
+  /** Losses of wall pacing stored against a participant's service (schema step 20), oldest first. */
+  readonly pacingDeviations?: readonly PacingDeviation[];
+}
+
+/** A loss of wall pacing that marks a participant's execution service `degraded`, as its section lists it. */
+export interface PacingDeviation {
+  readonly participantAddress: string;
+  /** RAES's evidence ref (`evidence:<policy>:pacing-loss:<clock>:generation-<g>`). */
+  readonly ref: string;
+  readonly clockAddress: string;
+  readonly latenessMs: number;
+  readonly boundMs: number;
+  readonly recordedAt: string;
 }
 
 /** An operator decision whose subject is a participant, as its section lists it with who decided. */

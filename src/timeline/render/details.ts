@@ -207,15 +207,18 @@ export function refusedCallsOf(invocation: TimelineInvocation, code?: string): R
   return code === undefined ? [...calls] : calls.filter((c) => c.code === code);
 }
 
-/** The details panel of one outer invocation. */
-export function invocationDetail(invocation: TimelineInvocation, position: number): DetailSpec {
+/** The details panel of one outer invocation; `span` is its `invocationSpan`, when the caller has it. */
+export function invocationDetail(
+  invocation: TimelineInvocation,
+  position: number,
+  span = invocationSpan(invocation),
+): DetailSpec {
   const status = invocationStatus(invocation);
   const outer = invocation.outerEvents.length > 0;
   const activity = activityOf(invocation);
   const missing = outer
     ? ""
     : `<p class="notice failed">The harness raised or returned an invalid result: its tool history committed, the outer attempt was consumed and no outer triple was written.</p>`;
-  const span = invocationSpan(invocation);
   const tools = invocation.toolActions.map((action): Row => {
     const name = action.operation?.toolName ? ` · ${action.operation.toolName}` : "";
     const when = span ? ` · ${timesLabel(actionTimes(action), span.start)}` : "";

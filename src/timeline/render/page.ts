@@ -72,6 +72,7 @@ export function* summaryHtmlParts(page: PageSummary, options: PageOptions = {}):
         storeUrl,
         page.pendingApprovals(participant.address),
         page.decisions(participant.address),
+        page.pacingDeviations(participant.address),
       ),
     );
     const invocations = shown.reduce((sum, participant) => sum + participant.rows.length, 0);
@@ -144,6 +145,7 @@ export function summarizeInput(input: TimelineInput): PageSummary {
   for (const scheduler of input.schedulers ?? []) page.addScheduler(scheduler);
   for (const held of input.pendingApprovals ?? []) page.addPendingApproval(held);
   for (const decision of input.participantDecisions ?? []) page.addDecision(decision);
+  for (const deviation of input.pacingDeviations ?? []) page.addPacingDeviation(deviation);
   return page;
 }
 

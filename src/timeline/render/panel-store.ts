@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PANELS_PER_BLOCK } from "../page/index.js";
 import type { DetailSpec } from "./details.js";
-import { detailBlocks } from "./panels.js";
+import { BlockEncoder, detailBlocks } from "./panels.js";
 
 /**
  * Where the page's detail panels wait between their invocation and the details blocks, which the
@@ -135,21 +135,22 @@ export class SecondParticipantError extends Error {
 }
 
 /**
- * The panels of a page of one participant, whose order is the order they come in: each block is
- * encoded as soon as it is full and its text set aside in a scratch file, so memory holds one
- * block's panels. A panel of a second participant throws `SecondParticipantError`.
+ * The panels of a page of one participant, whose order is the order they come in: each panel is
+ * encoded as it comes (BlockEncoder) and each block's text set aside in a scratch file as soon as
+ * it is full, so memory holds one block's panels, as numbers. A panel of a second participant
+ * throws `SecondParticipantError`.
  */
 export class OneParticipantPanels implements PanelStore {
   readonly #file = new ScratchFile();
   readonly #blocks: (readonly [number, number])[] = [];
-  #block: DetailSpec[] = [];
+  readonly #block = new BlockEncoder();
   #index: number | undefined;
 
   add(index: number, make: () => DetailSpec): void {
     if (this.#index !== undefined && index !== this.#index) throw new SecondParticipantError();
     this.#index = index;
-    this.#block.push(make());
-    if (this.#block.length === PANELS_PER_BLOCK) this.#encode();
+    this.#block.add(make());
+    if (this.#block.size === PANELS_PER_BLOCK) this.#encode();
   }
 
   *blocks(order: readonly number[]): Generator<string> {
@@ -167,8 +168,7 @@ export class OneParticipantPanels implements PanelStore {
   }
 
   #encode(): void {
-    if (this.#block.length === 0) return;
-    for (const text of detailBlocks(this.#block)) this.#blocks.push(this.#file.append(text));
-    this.#block = [];
+    if (this.#block.size === 0) return;
+    this.#blocks.push(this.#file.append(this.#block.text()));
   }
 }

@@ -12,87 +12,117 @@ const KINDS = ["tool-action", "invocation"] as const;
 const JOINED = " · ";
 
 /**
- * Counts every string a panel names, with repeats, in the order the page has always counted them: a
- * one-line value counts as its parts. Plain loops, not a generator: a long history's page counts
- * millions of strings.
+ * One details block, its panels taken one at a time: its own string table (most used strings
+ * first, so they get short indexes) and panels. Each panel is encoded as it comes, its strings
+ * numbered as first met and their uses counted (a one-line value counts as its parts), in the order
+ * the page has always counted them, so the block holds numbers, not panels. `text` builds the table
+ * most used first (a stable sort: strings used as often keep the order they were first met in) and
+ * puts each string's index for its number. Plain loops: a long history's page names millions of
+ * strings.
  */
-function countStrings(spec: DetailSpec, uses: Map<string, number>): void {
-  const count = (value: string) => {
-    uses.set(value, (uses.get(value) ?? 0) + 1);
-  };
-  count(spec.id);
-  count(spec.title);
-  for (const pill of spec.pill) count(pill);
-  count(spec.notice);
-  for (const section of spec.sections) {
-    count(section.title);
-    if (section.empty !== undefined) count(section.empty);
-    for (const [field, value] of section.rows) {
-      count(field);
-      if (typeof value !== "string") for (const item of value) count(item);
-      else if (!value.includes(JOINED)) count(value);
-      else for (const part of value.split(JOINED)) count(part);
-    }
-  }
-}
+export class BlockEncoder {
+  readonly #first = new Map<string, number>();
+  readonly #values: string[] = [];
+  readonly #uses: number[] = [];
+  #d: EncodedDetail[] = [];
 
-/** One details block: its own string table (most used strings first, so they get short indexes) and panels. */
-function encodeBlock(specs: readonly DetailSpec[]): EncodedDetails {
-  const strings = new StringTable();
-  const uses = new Map<string, number>();
-  for (const spec of specs) countStrings(spec, uses);
-  // A stable sort: strings used as often keep the order they were first met in.
-  for (const [value] of [...uses].sort((a, b) => b[1] - a[1])) strings.intern(value);
-  const intern = (value: string) => strings.intern(value);
-  // One line is its string's index, or, when it joins parts with " · " (event lines, tool-action
-  // summaries), [-1, each part's index…], so times, phases and tool names are stored once.
-  const encodeValue = (value: DetailValue): number | number[] => {
-    if (typeof value !== "string") return value.map(intern);
-    if (!value.includes(JOINED)) return intern(value);
-    const encoded = [-1];
-    for (const part of value.split(JOINED)) encoded.push(intern(part));
-    return encoded;
-  };
-  const encodeRows = (rows: DetailSection["rows"]): (number | number[])[] => {
-    const encoded: (number | number[])[] = [];
-    for (const [field, value] of rows) encoded.push(intern(field), encodeValue(value));
-    return encoded;
-  };
-  const d = specs.map(
-    (spec): EncodedDetail => [
+  /** Panels taken since the last `text`. */
+  get size(): number {
+    return this.#d.length;
+  }
+
+  /** Takes the next panel. */
+  add(spec: DetailSpec): void {
+    // The strings in the order the page counts them: the head, then each section's.
+    const head = [spec.id, spec.title, spec.pill[0], spec.pill[1], spec.notice].map((v) => this.#met(v));
+    const sections: EncodedSection[] = [];
+    for (const section of spec.sections) {
+      const title = this.#met(section.title);
+      const empty = section.empty === undefined ? -1 : this.#met(section.empty);
+      const rows: (number | number[])[] = [];
+      for (const [field, value] of section.rows) rows.push(this.#met(field), this.#value(value));
+      sections.push([title, empty, rows]);
+    }
+    this.#d.push([
       KINDS.indexOf(spec.kind),
-      intern(spec.id),
-      intern(spec.title),
-      intern(spec.pill[0]),
-      intern(spec.pill[1]),
-      intern(spec.notice),
+      head[0] as number,
+      head[1] as number,
+      head[2] as number,
+      head[3] as number,
+      head[4] as number,
       spec.needsResolution ? 1 : 0,
-      spec.sections.map(
-        (section): EncodedSection => [
-          intern(section.title),
-          section.empty === undefined ? -1 : intern(section.empty),
-          encodeRows(section.rows),
-        ],
-      ),
-    ],
-  );
-  return { s: strings.entries(), d };
+      sections,
+    ]);
+  }
+
+  /** The block's JSON text, then empty for the next block. */
+  text(): string {
+    const values = this.#values;
+    const uses = this.#uses;
+    const strings = new StringTable();
+    const index = new Array<number>(values.length);
+    const order = Array.from(values.keys()).sort(
+      (a, b) => (uses[b] as number) - (uses[a] as number) || a - b,
+    );
+    for (const k of order) index[k] = strings.intern(values[k] as string);
+    const at = (k: number) => index[k] as number;
+    const d = this.#d;
+    for (const detail of d) {
+      for (let i = 1; i <= 5; i += 1) detail[i] = at(detail[i] as number);
+      for (const section of detail[7]) {
+        section[0] = at(section[0]);
+        if (section[1] !== -1) section[1] = at(section[1]);
+        const rows = section[2];
+        for (let i = 0; i < rows.length; i += 1) {
+          const value = rows[i] as number | number[];
+          if (typeof value === "number") rows[i] = at(value);
+          else
+            for (let j = value[0] === -1 ? 1 : 0; j < value.length; j += 1) value[j] = at(value[j] as number);
+        }
+      }
+    }
+    this.#first.clear();
+    this.#values.length = 0;
+    this.#uses.length = 0;
+    this.#d = [];
+    return dataBlockJson({ s: strings.entries(), d } satisfies EncodedDetails);
+  }
+
+  #met(value: string): number {
+    const known = this.#first.get(value);
+    if (known !== undefined) {
+      this.#uses[known] = (this.#uses[known] as number) + 1;
+      return known;
+    }
+    this.#first.set(value, this.#values.length);
+    this.#uses.push(1);
+    return this.#values.push(value) - 1;
+  }
+
+  /**
+   * One line is its string's number, or, when it joins parts with " · " (event lines, tool-action
+   * summaries), [-1, each part's number…], so times, phases and tool names are stored once.
+   */
+  #value(value: DetailValue): number | number[] {
+    if (typeof value !== "string") return value.map((v) => this.#met(v));
+    if (!value.includes(JOINED)) return this.#met(value);
+    const encoded = [-1];
+    for (const part of value.split(JOINED)) encoded.push(this.#met(part));
+    return encoded;
+  }
 }
 
 /**
  * The panels as JSON data blocks' texts, PANELS_PER_BLOCK to a block, in order, each block made when
- * it is asked for: only one block's panels are ever held at once.
+ * it is asked for: only one block's panels are ever held at once, and as numbers.
  */
 export function* detailBlocks(specs: Iterable<DetailSpec>): Generator<string> {
-  let block: DetailSpec[] = [];
+  const block = new BlockEncoder();
   for (const spec of specs) {
-    block.push(spec);
-    if (block.length === PANELS_PER_BLOCK) {
-      yield dataBlockJson(encodeBlock(block));
-      block = [];
-    }
+    block.add(spec);
+    if (block.size === PANELS_PER_BLOCK) yield block.text();
   }
-  if (block.length > 0) yield dataBlockJson(encodeBlock(block));
+  if (block.size > 0) yield block.text();
 }
 
 /** The panel with id `detail-N` from the text of the details block that holds it (what the page script draws). */

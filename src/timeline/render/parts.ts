@@ -1,5 +1,7 @@
 import { approvalCommands } from "../../printed/index.js";
+import { resourceEventNote } from "../../store/index.js";
 import {
+  type PacingDeviation,
   type ParticipantDecision,
   type PendingApproval,
   SETTLEMENTS,
@@ -93,6 +95,7 @@ export function participantSection(
   storeUrl: string,
   pending: readonly PendingApproval[] = [],
   decisions: readonly ParticipantDecision[] = [],
+  pacing: readonly PacingDeviation[] = [],
 ): string {
   const toolActions = participant.toolActions;
   const invocations = participant.rows.length;
@@ -113,6 +116,7 @@ export function participantSection(
     approvalSummary(pending, storeUrl),
     resolutionSummary(participant, storeUrl),
     budgetUse(participant),
+    pacingList(pacing),
     decisionList(decisions),
     invocations === 0 ? "" : `<ol class="invocations"></ol>`,
     pager,
@@ -132,7 +136,12 @@ function budgetUse(participant: ParticipantSummary): string {
         `<tr data-budget="${escapeHtml(r.budget_id)}">${cell(r.owner)}${cell(r.budget_id)}${cell(r.window ? `${r.window[0]}–${r.window[1]}` : "—")}${cell(`${r.used} / ${r.limit} ${r.unit}`)}${cell(String(r.reserved))}${cell(String(r.throttled))}</tr>`,
     )
     .join("");
-  return `<details class="budgets"><summary>Resource budgets (v3): use per owner and window</summary><table><thead><tr><th>owner</th><th>budget</th><th>window</th><th>used / limit</th><th>reserved</th><th>throttled</th></tr></thead><tbody>${body}</tbody></table></details>`;
+  const logged = participant.schedulers.reduce((n, s) => n + (s.budgetEvents?.logged ?? 0), 0);
+  const kept = participant.schedulers.reduce((n, s) => n + (s.budgetEvents?.kept ?? 0), 0);
+  const limit = participant.schedulers.find((s) => s.budgetEvents)?.budgetEvents?.limit ?? 0;
+  const note = resourceEventNote({ limit, logged, kept });
+  const foot = note ? `<p class="budget-events" data-dropped="${logged - kept}">${escapeHtml(note)}</p>` : "";
+  return `<details class="budgets"><summary>Resource budgets (v3): use per owner and window</summary><table><thead><tr><th>owner</th><th>budget</th><th>window</th><th>used / limit</th><th>reserved</th><th>throttled</th></tr></thead><tbody>${body}</tbody></table>${foot}</details>`;
 }
 
 /**
@@ -220,4 +229,19 @@ function decisionList(decisions: readonly ParticipantDecision[]): string {
       ? `<p class="muted">and ${decisions.length - shown.length} earlier</p>`
       : "";
   return `<div class="decisions" data-decisions="${decisions.length}"><h3>Operator decisions</h3><ul>${items}</ul>${more}</div>`;
+}
+
+/**
+ * The service's pacing losses (docs/guide/operations.md#real-time): a step of a real-time run started
+ * later than its drift bound, so the service is `degraded`; each with RAES's evidence ref and how late.
+ */
+function pacingList(deviations: readonly PacingDeviation[]): string {
+  if (deviations.length === 0) return "";
+  const items = deviations
+    .map(
+      (d) =>
+        `<li data-pacing-ref="${escapeHtml(d.ref)}"><code>${escapeHtml(d.clockAddress)}</code>: a step started ${Math.round(d.latenessMs)} ms late (bound ${Math.round(d.boundMs)} ms) <span class="muted">at ${escapeHtml(d.recordedAt)}</span> <code class="muted">${escapeHtml(d.ref)}</code></li>`,
+    )
+    .join("");
+  return `<div class="attention pacing" data-service-health="degraded" data-pacing-deviations="${deviations.length}"><h3>Service degraded: pacing lost</h3><ul>${items}</ul></div>`;
 }

@@ -115,7 +115,7 @@ export function rawRow(
     status.label,
     clockTime(first?.timestamp),
     span === undefined ? null : span.end - span.start,
-    addPanel(() => invocationDetail(invocation, position)),
+    addPanel(() => invocationDetail(invocation, position, span)),
     refusalRows(invocation).map(([code, count]) => {
       const calls = refusedCallsOf(invocation, String(code));
       const tools = [...new Set(calls.flatMap((c) => (c.tool === undefined ? [] : [c.tool])))];

@@ -2,6 +2,7 @@ import { isoTime } from "../../printed/index.js";
 import {
   actionTimes,
   needsResolution,
+  type PacingDeviation,
   type ParticipantDecision,
   type PendingApproval,
   SETTLEMENTS,
@@ -72,6 +73,7 @@ export class PageSummary {
   readonly #participants = new Map<string, ParticipantSummary>();
   readonly #pending = new Map<string, PendingApproval[]>();
   readonly #decisions = new Map<string, ParticipantDecision[]>();
+  readonly #pacing = new Map<string, PacingDeviation[]>();
   readonly #events: SpanFold = {};
   #eventCount = 0;
   readonly storeUrl: string;
@@ -136,6 +138,18 @@ export class PageSummary {
     const list = this.#decisions.get(decision.participantAddress);
     if (list) list.push(decision);
     else this.#decisions.set(decision.participantAddress, [decision]);
+  }
+
+  /** Takes a pacing deviation of a participant's service: listed in its section when the page shows it. */
+  addPacingDeviation(deviation: PacingDeviation): void {
+    const list = this.#pacing.get(deviation.participantAddress);
+    if (list) list.push(deviation);
+    else this.#pacing.set(deviation.participantAddress, [deviation]);
+  }
+
+  /** The pacing deviations of `address`, in the order taken. */
+  pacingDeviations(address: string): readonly PacingDeviation[] {
+    return this.#pacing.get(address) ?? [];
   }
 
   /** The operator decisions about `address`, in the order taken. */

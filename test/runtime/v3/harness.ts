@@ -189,6 +189,36 @@ export async function v3TraceOfRun(
   }
 }
 
+const AGENT = "participant.behavior.participant-agent";
+/** The second participant `twoParticipantModel` adds. */
+export const SECOND_AGENT = `${AGENT}-second`;
+
+/**
+ * The images run-limit example (images: limit 5, one per action) with a second participant under the
+ * same policy: both draw on the policy's budgets and on the same pools (concurrent actions: capacity 1).
+ */
+export function twoParticipantModel(): RuntimeModel {
+  const model = v3Model(join(V3_TRACES, "images-run-limit.sdl.yaml"));
+  const original = model.participants[AGENT];
+  if (!original) throw new Error("the example has no participant-agent");
+  const policies = Object.fromEntries(
+    Object.entries(model.autonomousPolicies).map(([k, p]) => [
+      k,
+      { ...p, participantAddresses: [AGENT, SECOND_AGENT] },
+    ]),
+  );
+  const bindings = model.affordanceBindings.filter((b) => b.participantAddress === AGENT);
+  return {
+    ...model,
+    participants: { ...model.participants, [SECOND_AGENT]: { ...original, address: SECOND_AGENT } },
+    autonomousPolicies: policies,
+    affordanceBindings: [
+      ...model.affordanceBindings,
+      ...bindings.map((b) => ({ ...b, participantAddress: SECOND_AGENT })),
+    ],
+  };
+}
+
 /** The lines of a recorded v3 trace. */
 export function readV3Trace(path: string): V3Line[] {
   return readFileSync(path, "utf8")

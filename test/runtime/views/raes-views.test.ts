@@ -14,6 +14,7 @@ interface Stage {
   readonly stage: string;
   readonly clock: { readonly segment: number; readonly tick: number };
   readonly scheduler_states: Readonly<Record<string, Json>>;
+  readonly services: Readonly<Record<string, Json>>;
   readonly views: Readonly<Record<string, Json>>;
 }
 const VIEWS = JSON.parse(readFileSync(join(FIXTURES, "views.json"), "utf8")) as {
@@ -70,6 +71,28 @@ async function at(name: "apply" | "advance-1" | "advance-2" | "run-due", store?:
 }
 
 const same = (id: string) => id;
+
+/**
+ * Fields of RAES's service readback that raes-ts writes differently, with the reason
+ * (docs/raes-mapping.md, "Execution control and episodes"); every other field must be equal.
+ */
+const SERVICE_FIELDS_DIFFERING: Readonly<Record<string, string>> = {
+  execution_scope_ref: "raes-ts gives each participant its own service: <policy>:<participant>",
+  generation: "raes-ts's generation follows the shared clock's, which starts at 1 (RAES: 0); compared offset",
+  observed_generation: "as generation",
+  capacity: "raes-ts's capacity is the policy's attempt bound",
+  binding_digest: "digested over raes-ts's own binding record",
+  time_declaration_digest: "digested over raes-ts's own time declaration record",
+  last_transition_ref: "names raes-ts's own record revision",
+  evidence_refs: "name raes-ts's own record revisions",
+};
+
+function comparableService(service: Json): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(service))
+    if (!Object.hasOwn(SERVICE_FIELDS_DIFFERING, key)) out[key] = value;
+  return out;
+}
 const STAGES = ["apply", "advance-1", "advance-2", "run-due"] as const;
 
 describe("participant views against RAES's recorded answers", () => {
@@ -84,10 +107,18 @@ describe("participant views against RAES's recorded answers", () => {
       assert.ok(ours);
       const { execution_services, ...rest } = ours;
       assert.deepEqual(comparable(rest, translate), comparable(theirs.status, same));
-      assert.deepEqual(execution_services, [
-        { execution_scope_ref: POLICY, policy_address: POLICY, health: "healthy", pacing_deviation_refs: [] },
-      ]);
       await manager.close();
+    });
+
+    it(`the status view's execution service is the stored readback, equal to RAES's service state (${name})`, async () => {
+      const manager = await at(name);
+      const ours = (await manager.getParticipantStatusView(P))?.execution_services ?? [];
+      const service = raes.services[POLICY] as Json;
+      assert.equal(ours.length, 1);
+      const [mine] = ours as unknown as Json[];
+      assert.deepEqual(comparableService(mine as Json), comparableService(service));
+      assert.equal((mine as Json).generation, (service.generation as number) + 1);
+      assert.deepEqual(mine, (await manager.store.getParticipantService(P))?.service);
     });
 
     it(`the history view of every episode equals RAES's (${name})`, async () => {
@@ -123,6 +154,47 @@ describe("participant views against RAES's recorded answers", () => {
       await manager.close();
     });
   }
+
+  it("the history view of an episode a participant control opened reads the stored episode events, as RAES's episodes", async () => {
+    // RAES's episode lifecycle of participant alpha (tools/record-raes-control.py): initialize, reset, ...
+    const raes = JSON.parse(
+      readFileSync(join(ROOT, "test", "fixtures", "raes-control", "episodes.json"), "utf8"),
+    ) as { histories: Record<string, Json[]> };
+    const alpha = raes.histories["participant.behavior.alpha"] ?? [];
+    // The reset episode as it began: reset, then running (RAES later interrupts it).
+    const theirReset = alpha
+      .filter((e) => e.episode_id === "participant.behavior.alpha-episode-2")
+      .slice(0, 2);
+    const manager = await at("advance-1");
+    const opened = await manager.resetParticipantEpisode(P, { reason: "operator reset" });
+    const view = await manager.getParticipantHistoryView(P, opened.episode_id);
+    assert.ok(view, "the new episode has a history view, though it is no clock segment");
+    const stripped = (e: Json) => {
+      const { participant_address: _p, episode_id: _e, timestamp: _t, details, ...rest } = e;
+      const d = { ...(details as Json) };
+      if (typeof d.previous_episode_id === "string") d.previous_episode_id = "<previous>";
+      return { ...rest, details: d };
+    };
+    assert.deepEqual(
+      view.episode_history.map((e) => stripped(e as unknown as Json)),
+      theirReset.map(stripped),
+    );
+    const stored = (await manager.store.getParticipantService(P))?.episodeHistory ?? [];
+    assert.deepEqual(
+      view.episode_history.map((e) => e.timestamp),
+      stored.filter((e) => e.episode_id === opened.episode_id).map((e) => e.timestamp),
+    );
+    const status = await manager.getParticipantStatusView(P);
+    assert.equal(status?.episode_id, opened.episode_id);
+    assert.equal(status?.episode_state?.last_control_action, "reset");
+    // The episode before it keeps its history view.
+    const before = await manager.getParticipantHistoryView(P, `${P}-autonomous-0`);
+    assert.deepEqual(
+      before?.episode_history.map((e) => e.event_type),
+      ["episode_initialized", "episode_running"],
+    );
+    await manager.close();
+  });
 
   it("an unknown participant or episode has no view, as in RAES", async () => {
     const unknown = stage("run-due").views.unknown as Json;

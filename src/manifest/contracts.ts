@@ -1,0 +1,56 @@
+/**
+ * RAES's published backend contract ids: what a backend manifest's `supported_contract_versions` may
+ * claim (RAES's `BACKEND_SUPPORTED_CONTRACT_IDS`, docs/raes-mapping.md#v3-resource-budgets).
+ */
+export const BACKEND_CONTRACT_IDS: ReadonlySet<string> = new Set([
+  "backend-manifest-v2",
+  "artifact-requirement-v1",
+  "experiment-binding-descriptors-v1",
+  "realization-envelope-v1",
+  "provisioning-plan-v1",
+  "orchestration-plan-v1",
+  "evaluation-plan-v1",
+  "operation-receipt-v1",
+  "operation-status-v1",
+  "runtime-snapshot-v1",
+  "workflow-result-envelope-v1",
+  "workflow-history-event-stream-v1",
+  "evaluation-result-envelope-v1",
+  "proposition-truth-result-v1",
+  "evaluation-history-event-stream-v1",
+  "participant-episode-state-envelope-v1",
+  "participant-episode-history-event-stream-v1",
+  "participant-behavior-history-event-stream-v1",
+  "participant-execution-binding-v1",
+  "participant-execution-control-v1",
+  "participant-execution-service-state-v1",
+  "participant-resource-budget-policy-v1",
+  "participant-resource-pool-capacity-v1",
+  "participant-resource-budget-state-v1",
+  "participant-resource-budget-event-v1",
+  "participant-control-occurrence-v1",
+  "participant-crossing-occurrence-v1",
+  "participant-lifecycle-event-v1",
+  "participant-observation-envelope-v1",
+  "participant-shared-state-record-v1",
+  "participant-joint-action-record-v1",
+  "participant-time-management-context-v1",
+  "participant-outcome-report-v1",
+  "experiment-capture-spec-v1",
+  "experiment-evidence-record-v1",
+  "experiment-derived-measure-v1",
+  "experiment-run-v1",
+  "trial-cleanup-plan-v1",
+  "trial-cleanup-receipt-v1",
+  "time-model-v1",
+  "time-runtime-state-v1",
+  "realized-time-model-v1",
+]);
+
+/** The contracts RAES's admission requires in `supported_contract_versions` for a v3 resource budget. */
+export const RESOURCE_BUDGET_CONTRACTS = [
+  "participant-resource-budget-event-v1",
+  "participant-resource-budget-policy-v1",
+  "participant-resource-budget-state-v1",
+  "participant-resource-pool-capacity-v1",
+] as const;
