@@ -285,6 +285,7 @@ CREATE TABLE pacing_deviations (
   recorded_at text NOT NULL,
   PRIMARY KEY (participant_address, ref)
 );
+`,
   // Null for every decision but a policy_change (and a resolve's resolution); older decisions keep none (their digests hold).
   21: `
 ALTER TABLE operator_decisions ADD COLUMN policy_address text;
