@@ -49,6 +49,7 @@ import {
   type DueWork,
   type ParticipantShare,
   planSchedules,
+  policyChangeBy,
   ScheduleBook,
   type ScheduleSpec,
   schedulePositions,
@@ -207,14 +208,6 @@ export class RuntimeManager {
           `autonomous clock reset requires coordinated participant reset support (${resetting.policy.address})`,
         );
     }
-    // Who allows a policy change, checked before the store opens: it is recorded as an operator decision.
-    const allowance = options.allowPolicyChange;
-    const policyChange = allowance
-      ? {
-          operator: operatorIdentity(allowance === true ? undefined : allowance.operator),
-          note: decisionNote(allowance === true ? undefined : allowance.note),
-        }
-      : undefined;
     const ownsStore = typeof options.store === "string" || options.store === undefined;
     const store =
       typeof options.store === "string"
@@ -239,7 +232,7 @@ export class RuntimeManager {
         onShare: (share) => options.observer?.shareChanged?.(share),
         nowMs,
         ...v2Hooks,
-        ...(policyChange ? { policyChange } : {}),
+        ...(options.allowPolicyChange ? { policyChange: policyChangeBy(options.allowPolicyChange) } : {}),
         recover: async (participants, fenceFor) => {
           const frameOf = policyFrames(options.model, options.runtime);
           const consumed = await recoverInterruptedInvocations(store, {
@@ -303,10 +296,7 @@ export class RuntimeManager {
       await settleInterruptedHolds(ctx, book);
       const changed = book.takePolicyChanges();
       if (changed.length > 0) {
-        const policies = [...new Set(changed.map((spec) => spec.policy.address))].join(", ");
-        log(
-          `policy changed (${policies}): a new segment starts under the new policy, recorded as a policy_change decision by ${policyChange?.operator ?? "the operator"}`,
-        );
+        log(book.policyChangeLine(changed));
         await book.reset();
       }
       // As RAES's apply: actions due at the clock's current tick run before it next advances.

@@ -354,6 +354,12 @@ export class ScheduleBook {
     return changes;
   }
 
+  /** The log line of an allowed policy change: the policies, and who the decisions name. */
+  policyChangeLine(changed: readonly ScheduleSpec[]): string {
+    const policies = [...new Set(changed.map((spec) => spec.policy.address))].join(", ");
+    return `policy changed (${policies}): a new segment starts under the new policy, recorded as a policy_change decision by ${this.#o.policyChange?.operator ?? "the operator"}`;
+  }
+
   /** New segment at tick 0 and next generation; each schedule starts its new episode at its next due run. */
   async reset(): Promise<void> {
     await this.#clocks.reset();

@@ -14,5 +14,5 @@ export {
   shareChanged,
 } from "./leases.js";
 export { planSchedules, type ScheduleSpec, scheduleKey, specOf } from "./plan.js";
-export { schedulerAfterClose } from "./scheduler-record.js";
+export { policyChangeBy, schedulerAfterClose } from "./scheduler-record.js";
 export { planShare, type SharePlan, type ShareView } from "./share.js";

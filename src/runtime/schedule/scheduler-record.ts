@@ -1,4 +1,9 @@
-import { resumeDecision, unresolvedIndeterminateActions } from "../../operations/index.js";
+import {
+  decisionNote,
+  operatorIdentity,
+  resumeDecision,
+  unresolvedIndeterminateActions,
+} from "../../operations/index.js";
 import type {
   ActivityContinuation,
   ClockRecord,
@@ -209,4 +214,16 @@ export function schedulerAfterClose(
     return { ...scheduler, lifecycle: "completed", updatedAt: at };
   }
   return { ...scheduler, updatedAt: at };
+}
+
+/**
+ * Who allows a policy change and why (`true`: `RAES_OPERATOR`, else `USER@HOST`, no note), checked
+ * before anything is written: the `policy_change` decisions name them. `OperatorError` when invalid.
+ */
+export function policyChangeBy(allowance: true | { readonly operator?: string; readonly note?: string }): {
+  readonly operator: string;
+  readonly note: string;
+} {
+  const given = allowance === true ? {} : allowance;
+  return { operator: operatorIdentity(given.operator), note: decisionNote(given.note) };
 }
