@@ -97,6 +97,7 @@ export {
   ParticipantControlError,
   type ParticipantControlOptions,
   type ParticipantCrossingPolicy,
+  type ParticipantEpisodeOptions,
   type ParticipantEpisodeResetRequest,
   type ParticipantFailure,
   type ParticipantHistoryView,

@@ -25,6 +25,7 @@ export {
   type PacedStep,
   type ParticipantControlOptions,
   type ParticipantCrossingPolicy,
+  type ParticipantEpisodeOptions,
   type PolicyChangeAllowance,
   type ResourceThrottle,
   RuntimeManager,

@@ -2,6 +2,7 @@ export { RuntimeManager } from "./manager.js";
 export type {
   ParticipantControlOptions,
   ParticipantCrossingPolicy,
+  ParticipantEpisodeOptions,
   PolicyChangeAllowance,
   RuntimeManagerOptions,
   RuntimeObserver,

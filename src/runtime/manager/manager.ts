@@ -72,6 +72,7 @@ import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounde
 import { jumpRefusal } from "./jump.js";
 import type {
   ParticipantControlOptions,
+  ParticipantEpisodeOptions,
   RuntimeManagerOptions,
   RuntimeObserver,
   ServiceContext,
@@ -498,7 +499,7 @@ export class RuntimeManager {
   /** Initializes a participant's first episode (RAES's `initialize_participant_episode`). */
   initializeParticipantEpisode(
     participantAddress: string,
-    options: { readonly episodeId?: string; readonly operator?: string; readonly note?: string } = {},
+    options: Omit<ParticipantEpisodeOptions, "reason"> = {},
   ): Promise<ParticipantEpisodeState> {
     return this.#episode({ participant: participantAddress, action: "initialize", ...options });
   }
@@ -506,12 +507,7 @@ export class RuntimeManager {
   /** Replaces a participant's live episode with a new one (RAES's `reset_participant_episode`). */
   resetParticipantEpisode(
     participantAddress: string,
-    options: {
-      readonly episodeId?: string;
-      readonly reason?: string;
-      readonly operator?: string;
-      readonly note?: string;
-    } = {},
+    options: ParticipantEpisodeOptions = {},
   ): Promise<ParticipantEpisodeState> {
     return this.#episode({ participant: participantAddress, action: "reset", ...options });
   }
@@ -519,12 +515,7 @@ export class RuntimeManager {
   /** Follows a participant's terminated episode with a new one (RAES's `restart_participant_episode`). */
   restartParticipantEpisode(
     participantAddress: string,
-    options: {
-      readonly episodeId?: string;
-      readonly reason?: string;
-      readonly operator?: string;
-      readonly note?: string;
-    } = {},
+    options: ParticipantEpisodeOptions = {},
   ): Promise<ParticipantEpisodeState> {
     return this.#episode({ participant: participantAddress, action: "restart", ...options });
   }

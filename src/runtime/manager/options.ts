@@ -18,6 +18,15 @@ export interface ParticipantControlOptions {
   readonly drainTimeoutMs?: number;
 }
 
+/** Who starts a participant's new episode, with what id (default: the next `<participant>-episode-<n>`) and why. */
+export interface ParticipantEpisodeOptions {
+  readonly episodeId?: string;
+  /** Why the live episode is replaced (reset and restart). */
+  readonly reason?: string;
+  readonly operator?: string;
+  readonly note?: string;
+}
+
 /** What the manager needs to keep the participants' execution services. */
 export interface ServiceContext {
   readonly specs: readonly ScheduleSpec[];
