@@ -99,6 +99,7 @@ const PUBLIC_SURFACE = [
   "ParticipantControlOptions",
   "ParticipantCrossingPolicy",
   "ParticipantEpisodeEvent",
+  "ParticipantEpisodeOptions",
   "ParticipantEpisodeResetRequest",
   "ParticipantEpisodeState",
   "ParticipantExecutionServiceState",
