@@ -1,6 +1,7 @@
 import * as crypto from "node:crypto";
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
+import { rename, rm } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import {
   type ChainHead,
@@ -62,7 +63,10 @@ export async function writeBundle(
   file: string,
   options: BundleOptions,
 ): Promise<BundleSummary> {
-  const out = createWriteStream(file, { flags: "w" });
+  // Written beside the file and renamed over it only when whole: a failed export leaves no half
+  // bundle, and an existing file is never truncated before the store has been read.
+  const partial = `${file}.partial-${process.pid}`;
+  const out = createWriteStream(partial, { flags: "wx" });
   const hash = crypto.createHash("sha256");
   let lines = 0;
   const write = async (value: unknown) => {
@@ -131,6 +135,7 @@ export async function writeBundle(
     out.write(`${JSON.stringify({ kind: "seal", lines, digest, signature })}\n`);
     out.end();
     await once(out, "finish");
+    await rename(partial, file);
     return {
       events,
       participants: heads.length,
@@ -141,6 +146,7 @@ export async function writeBundle(
     };
   } catch (error) {
     out.destroy();
+    await rm(partial, { force: true });
     throw error;
   }
 }

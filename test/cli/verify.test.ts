@@ -157,6 +157,18 @@ describe("raes verify and raes export over the demo's store", () => {
     assert.match(signed.stdout, /the bundle is not signed, and a public key was given/);
   });
 
+  it("refuses a bundle path that is the store itself or its journal, leaving the store whole", async () => {
+    const before = readFileSync(STORE);
+    for (const target of [STORE, `${STORE}-wal`, join(DIR, ".", "demo.db")]) {
+      const run = await raes(["export", "--bundle", target, "--store", `sqlite:${STORE}`]);
+      assert.equal(run.code, 2, run.stdout + run.stderr);
+      assert.match(run.stderr, /^raes: cli\.usage: .* is the store the bundle is read from/m);
+    }
+    assert.deepEqual(readFileSync(STORE), before);
+    const still = await raes(["verify", "--store", `sqlite:${STORE}`]);
+    assert.equal(still.code, 0, still.stdout + still.stderr);
+  });
+
   it("exits 1 naming the event edited directly in the store's SQLite file", async () => {
     const copy = join(DIR, "edited.db");
     writeFileSync(copy, readFileSync(STORE));

@@ -1,7 +1,8 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { readStoreUrl } from "../../../store/index.js";
 import { counted, ExitCode } from "../../exit.js";
 import { inputFile, outputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
@@ -30,6 +31,27 @@ function signKeyFile(file: string): KeyObject {
   return key;
 }
 
+/** The path as the file system resolves it (links followed), or as given when it does not exist yet. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** A usage error when the bundle would be written over the SQLite store it is read from, or its journal. */
+function refuseStoreAsBundle(storeUrl: string, bundle: string): void {
+  const read = readStoreUrl(storeUrl);
+  if (!read.ok || read.location.kind !== "sqlite") return;
+  const store = realPath(read.location.path);
+  const target = realPath(bundle);
+  if (["", "-wal", "-shm", "-journal"].some((suffix) => target === `${store}${suffix}`))
+    throw new InvalidArgumentError(
+      `${bundle} is the store the bundle is read from (${storeUrl}); give another file to write`,
+    );
+}
+
 /** `raes export --bundle FILE`: writes the store's evidence bundle (docs/evidence-format.md). */
 export function registerExportCommand(program: Command): void {
   storeOption(
@@ -50,6 +72,7 @@ export function registerExportCommand(program: Command): void {
       text: readFileSync(inputFile(file), "utf8"),
     }));
     const file = resolve(options.bundle);
+    refuseStoreAsBundle(options.store, file);
     const summary = await withStore(
       options.store,
       (store) =>
