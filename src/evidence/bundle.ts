@@ -14,7 +14,7 @@ import {
 import { type ControlPlaneStore, operationPagesOldestFirst } from "../store/index.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
-import { VERIFY_PAGE } from "./verify-store.js";
+import { BEFORE_FIRST_SEQUENCE, VERIFY_PAGE } from "./verify-store.js";
 
 /** The bundle format this code writes and reads (docs/evidence-format.md). */
 export const BUNDLE_FORMAT = "raes-evidence-bundle/1";
@@ -88,7 +88,7 @@ export async function writeBundle(
     const operatorHead = await store.getDecisionHead();
     await write({ kind: "operator_chain", ...operatorHead });
     let events = 0;
-    for (let after = 0; ; ) {
+    for (let after = BEFORE_FIRST_SEQUENCE; ; ) {
       const page = await store.readChainPage(after, VERIFY_PAGE);
       if (page.length === 0) break;
       for (const event of page) await write({ kind: "event", event });

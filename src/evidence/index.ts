@@ -19,6 +19,7 @@ export {
   verifyResolutions,
 } from "./verify-resolutions.js";
 export {
+  BEFORE_FIRST_SEQUENCE,
   type StoreReport,
   VERIFY_PAGE,
   verifyDecisions,

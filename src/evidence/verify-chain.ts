@@ -85,6 +85,16 @@ export class ChainVerifier {
   add(event: HistoryEvent): boolean {
     if (this.#failure !== undefined) return false;
     this.#events += 1;
+    if (event.sequence < 1) {
+      // A store numbers its history from 1: a row before it was put there.
+      this.#fail({
+        kind: ChainBreak.inserted,
+        participant_address: event.participant_address,
+        sequence: event.sequence,
+        detail: "the event lies before the history's first sequence (1)",
+      });
+      return false;
+    }
     if (this.#gaps && event.sequence !== this.#lastSequence + 1 && this.#gap === undefined)
       this.#gap = this.#lastSequence + 1;
     this.#lastSequence = event.sequence;

@@ -6,6 +6,12 @@ import { type ResolutionReport, verifyResolutions } from "./verify-resolutions.j
 /** Events read per page by `verifyStore`: memory stays bounded at any history length. */
 export const VERIFY_PAGE = 5000;
 
+/**
+ * Where a chain read starts: before any sequence, not at 0, so an event someone put at sequence 0
+ * or below is read, and named, like any other (the history and the timeline show such a row too).
+ */
+export const BEFORE_FIRST_SEQUENCE = Number.MIN_SAFE_INTEGER;
+
 /** A store's history chains and its operator chain, recomputed. */
 export interface StoreReport extends ChainReport {
   /** The operator chain (docs/evidence-format.md); `ok` is false when it or a history chain breaks. */
@@ -53,7 +59,7 @@ export async function verifyDecisions(
 
 async function verifyHistory(store: ControlPlaneStore, pageSize: number): Promise<ChainReport> {
   const verifier = new ChainVerifier(await store.listChainHeads());
-  let after = 0;
+  let after = BEFORE_FIRST_SEQUENCE;
   for (;;) {
     const page = await store.readChainPage(after, pageSize);
     if (page.length === 0) break;

@@ -101,6 +101,20 @@ const TAMPERINGS: readonly {
     },
   },
   {
+    name: "inserts a copy of a participant's first event at sequence 0, before the history",
+    kind: ChainBreak.inserted,
+    apply: async (t, events) => {
+      const copied = events[0] as HistoryEvent;
+      await t.run(
+        `INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body, chain_digest)
+         SELECT 0, participant_address, episode_id, action_instance_id, body, chain_digest
+         FROM history_events WHERE sequence = ${t.p(1)}`,
+        [copied.sequence],
+      );
+      return { participant: copied.participant_address, sequence: 0 };
+    },
+  },
+  {
     name: "changes the event count of a participant's chain head",
     kind: ChainBreak.truncated,
     apply: async (t, events) => {

@@ -310,7 +310,8 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
 
   /** At most `limit` events after `afterSequence`, with their chain digests, in commit order. */
   readChainPage(afterSequence: number, limit: number): Answer<HistoryEvent[]> {
-    const after = Math.max(0, Math.trunc(afterSequence));
+    // Not clamped at 0: a reader that starts before the first sequence also sees a row someone put at 0 or below.
+    const after = Math.max(Number.MIN_SAFE_INTEGER, Math.trunc(afterSequence));
     const sql = `SELECT sequence, ${this.#driver.bodyText} FROM history_events WHERE sequence > ${after} ORDER BY sequence LIMIT ${Math.max(0, Math.trunc(limit))}`;
     return this.#all<EventRow, HistoryEvent>(sql, [], this.#driver.historyEvent ?? historyEvent);
   }

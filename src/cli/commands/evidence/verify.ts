@@ -29,7 +29,7 @@ function publicKeyFile(file: string): KeyObject {
  */
 async function unchained(store: ControlPlaneStore): Promise<boolean> {
   if ((await store.listChainHeads()).length > 0) return false;
-  const [first] = await store.readChainPage(0, 1);
+  const [first] = await store.readChainPage(Number.MIN_SAFE_INTEGER, 1); // from before any sequence, as verifyStore reads;
   return first !== undefined && first.chain_digest === undefined;
 }
 
