@@ -183,11 +183,10 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
       generation + 1,
     );
     await page.click(resume);
-    await page.waitForFunction(
-      "(document.getElementById('message').textContent || '').startsWith('runtime.participant-execution-stale-generation')",
-      undefined,
-      { timeout: 0 },
-    );
+    // A locator, not a string predicate: the page's CSP forbids eval, so Playwright could not run one there.
+    await page
+      .locator("#message", { hasText: /^runtime\.participant-execution-stale-generation/ })
+      .waitFor({ timeout: 0 });
     await withStore(async (store) => {
       assert.equal((await store.getDecisionHead()).decisions, recorded, "the refusal recorded nothing");
       assert.equal(
