@@ -3,10 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
+import { crashRepetitions } from "../helpers/crash-rounds.js";
+import { KILL_POINTS } from "./kill-points.js";
 import { killAndRecover } from "./recovery-check.js";
 import { killName, plannedKills } from "./runs.js";
 
-const REPETITIONS = 2;
+const REPETITIONS = crashRepetitions(1, KILL_POINTS.length);
 const available = await postgresAvailable("crash recovery on PostgreSQL");
 
 describe("crash recovery on PostgreSQL: a real child killed with SIGKILL at every point", {

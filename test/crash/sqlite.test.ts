@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { crashRepetitions } from "../helpers/crash-rounds.js";
+import { KILL_POINTS } from "./kill-points.js";
 import { killAndRecover } from "./recovery-check.js";
 import { killName, plannedKills } from "./runs.js";
 
-const REPETITIONS = 3;
+const REPETITIONS = crashRepetitions(1, KILL_POINTS.length);
 
 describe("crash recovery on SQLite: a real child killed with SIGKILL at every point", {
   concurrency: 3,

@@ -3,7 +3,7 @@ import { crashRounds } from "../helpers/crash-rounds.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 import { killAndResumeV2, plannedV2Kills } from "./v2-recovery.js";
 
-const ROUNDS = crashRounds(25);
+const ROUNDS = crashRounds(10);
 const available = await postgresAvailable("v2 crash recovery on PostgreSQL");
 
 describe("v2 crash recovery on PostgreSQL: SIGKILL mid-run, reopen, the trace goes on", {

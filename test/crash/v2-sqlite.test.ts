@@ -5,7 +5,7 @@ import { after, describe, it } from "node:test";
 import { crashRounds } from "../helpers/crash-rounds.js";
 import { killAndResumeV2, plannedV2Kills } from "./v2-recovery.js";
 
-const ROUNDS = crashRounds(25);
+const ROUNDS = crashRounds(10);
 
 describe("v2 crash recovery on SQLite: SIGKILL mid-run, reopen, the trace goes on", {
   concurrency: 3,

@@ -12,3 +12,11 @@ export function crashRounds(ciRounds: number): number {
     throw new Error(`RAES_CRASH_ROUNDS must be a positive integer, not ${JSON.stringify(raw)}`);
   return n;
 }
+
+/**
+ * Repetitions of every kill point for a suite that kills at each of `points` points: the CI count,
+ * or enough for RAES_CRASH_ROUNDS rounds in all when it is set.
+ */
+export function crashRepetitions(ciRepetitions: number, points: number): number {
+  return Math.ceil(crashRounds(ciRepetitions * points) / points);
+}

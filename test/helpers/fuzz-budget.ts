@@ -1,11 +1,11 @@
 import { appendFileSync } from "node:fs";
 
-/** What every fuzz target runs in CI: at least 20 000 generated inputs per target. */
-export const CI_FUZZ_INPUTS = 20_000;
+/** What every fuzz target runs in CI: 5 000 generated inputs per target (the long run is RAES_FUZZ_INPUTS). */
+export const CI_FUZZ_INPUTS = 5_000;
 
 /**
  * Generated inputs per fuzz target (socket bridge, worker bridge, gateway, loaders): RAES_FUZZ_INPUTS,
- * for example 1000000 for the long run, or 20 000. A value that is not a positive integer is an error,
+ * for example 1000000 for the long run, or CI's 5 000. A value that is not a positive integer is an error,
  * so a typo never turns a long run silently into a short one.
  */
 export function fuzzInputsPerTarget(): number {
