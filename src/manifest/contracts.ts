@@ -54,3 +54,43 @@ export const RESOURCE_BUDGET_CONTRACTS = [
   "participant-resource-budget-state-v1",
   "participant-resource-pool-capacity-v1",
 ] as const;
+
+/** RAES's cleanup contract family: a backend claims it only with cleanup capabilities. */
+export const CLEANUP_CONTRACTS = ["trial-cleanup-plan-v1", "trial-cleanup-receipt-v1"] as const;
+
+/** RAES's time contract family (`TIME_CAPABILITY_REQUIRED_CONTRACTS`): claimed whole with `time` capabilities. */
+export const TIME_CONTRACTS = [
+  "experiment-run-v1",
+  "realized-time-model-v1",
+  "runtime-snapshot-v1",
+  "time-model-v1",
+  "time-runtime-state-v1",
+] as const;
+
+/** RAES's realization-envelope contract: a backend claims it only with a `realization_envelope`. */
+export const REALIZATION_ENVELOPE_CONTRACT = "realization-envelope-v1";
+
+/**
+ * RAES's `BackendManifest` rules that tie `supported_contract_versions` to the capabilities it names
+ * (docs/raes-mapping.md#v3-resource-budgets): a raes-ts manifest declares no cleanup capabilities and no
+ * realization envelope, so it may claim neither family; with a `time` section it claims the whole time
+ * family. Each broken rule is RAES's refusal of the manifest (`manifest.invalid-value`), with the reason.
+ */
+export function contractFamilyProblems(contracts: readonly string[], declaresTime: boolean): string[] {
+  const problems: string[] = [];
+  const cleanup = CLEANUP_CONTRACTS.filter((id) => contracts.includes(id));
+  if (cleanup.length > 0)
+    problems.push(
+      `supported_contract_versions claims cleanup contracts (${cleanup.join(", ")}), which need cleanup capabilities a raes-ts manifest does not declare`,
+    );
+  if (contracts.includes(REALIZATION_ENVELOPE_CONTRACT))
+    problems.push(
+      `supported_contract_versions claims ${REALIZATION_ENVELOPE_CONTRACT}, which needs a realization_envelope a raes-ts manifest does not carry`,
+    );
+  const time = TIME_CONTRACTS.filter((id) => !contracts.includes(id));
+  if (declaresTime && time.length > 0)
+    problems.push(
+      `time capabilities need the complete time contract family in supported_contract_versions; missing ${time.join(", ")}`,
+    );
+  return problems;
+}

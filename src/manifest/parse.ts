@@ -4,7 +4,7 @@ import {
   ManifestDiagnosticCode as Code,
   EXECUTION_BINDING_SCHEMA,
 } from "./codes.js";
-import { BACKEND_CONTRACT_IDS } from "./contracts.js";
+import { BACKEND_CONTRACT_IDS, contractFamilyProblems } from "./contracts.js";
 import type { DiagnosticSink } from "./diagnostics.js";
 import { pointer } from "./diagnostics.js";
 import type {
@@ -386,7 +386,15 @@ export function parseManifestDocument(sink: DiagnosticSink, document: unknown): 
   const runtimeField = readPresentObject(sink, root, "participant_runtime");
   const runtime =
     runtimeField === undefined ? undefined : parseRuntime(sink, runtimeField, pointer("participant_runtime"));
-  return { schemaVersion, name, version, runtime, ...parseContracts(sink, root), ...parseTime(sink, root) };
+  const contracts = parseContracts(sink, root);
+  const time = parseTime(sink, root);
+  if (contracts.supportedContractVersions !== undefined)
+    for (const problem of contractFamilyProblems(
+      contracts.supportedContractVersions,
+      time.time !== undefined,
+    ))
+      sink.shape(Code.invalid_value, pointer("supported_contract_versions"), problem);
+  return { schemaVersion, name, version, runtime, ...contracts, ...time };
 }
 
 function readPresentObject(sink: DiagnosticSink, root: JsonObject, key: string): JsonObject | undefined {

@@ -14,6 +14,8 @@ export interface AdmissionRecipe {
   readonly ops: readonly BudgetManifestOp[];
   /** The manifest's top-level `supported_contract_versions`, exactly (any JSON, as the case sets it). */
   readonly contracts?: unknown;
+  /** The manifest's `time` section, when the case sets one. */
+  readonly time?: unknown;
 }
 
 /** RAES's recorded admission of one case (record-admission.py). */

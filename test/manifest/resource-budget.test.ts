@@ -36,9 +36,13 @@ function mutated(recipe: Recipe): Record<string, unknown> {
     else if (op[0] === "delete") delete parent[last];
     else parent[last] = structuredClone(op[2]);
   }
-  return recipe.contracts === undefined
-    ? manifest
-    : { ...manifest, supported_contract_versions: structuredClone(recipe.contracts) };
+  return {
+    ...manifest,
+    ...(recipe.contracts === undefined
+      ? {}
+      : { supported_contract_versions: structuredClone(recipe.contracts) }),
+    ...(recipe.time === undefined ? {} : { time: structuredClone(recipe.time) }),
+  };
 }
 
 describe("v3 registration against the manifest's declared pools (RAES's recorded admission)", () => {
@@ -58,7 +62,14 @@ describe("v3 registration against the manifest's declared pools (RAES's recorded
     for (const recipe of RECIPES) assert.ok(RAES[recipe.id], recipe.id);
     assert.ok(RECIPES.length >= 15);
     // RAES's four resource-budget contracts of supported_contract_versions, each missing, and its list rules.
-    assert.ok(RECIPES.filter((r) => r.contracts !== undefined).length >= 11);
+    assert.ok(RECIPES.filter((r) => r.contracts !== undefined).length >= 17);
+    // The cleanup, realization-envelope and time families RAES ties to the capabilities they name.
+    for (const id of [
+      "contracts-cleanup-plan-only",
+      "contracts-realization-envelope",
+      "contracts-time-family-part",
+    ])
+      assert.equal(RAES[id]?.verdict, "invalid", id);
   });
 
   for (const recipe of RECIPES) {

@@ -267,7 +267,7 @@ export function registerOperationsCommand(program: Command): void {
       .addOption(
         new Option(
           "--budgets",
-          'v3 resource budget use per owner and window instead of operations (with --json: {"budgets": [...]})',
+          'v3 resource budget use per owner and window instead of operations, and how many budget events each schedule no longer lists (it lists its last 64) (with --json: {"budgets": [...], "budget_events": {limit, logged, kept}})',
         ).conflicts(["needsOperator", "state", "kind", "participant", "since"]),
       )
       .option(

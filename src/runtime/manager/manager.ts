@@ -246,6 +246,8 @@ export class RuntimeManager {
           });
           if (consumed.length > 0) log(consumedLine(consumed));
         },
+        settleTaken: (held, participants) =>
+          settleInterruptedHolds({ store: held.store, now }, held, participants),
       });
       const refused = options.observer?.toolActionRefused;
       const pacing = new ServicePacing(options.model, log);

@@ -150,13 +150,19 @@ export async function reserveAttempt(
 }
 
 /**
- * Settles, at open, the reservations of invocations a dead process left (their invocations are
- * consumed by recovery): released, as RAES releases a reservation without a trusted measurement.
+ * Settles the reservations of invocations a dead process left (their invocations are consumed by
+ * recovery): released, as RAES releases a reservation without a trusted measurement. Runs at open and
+ * whenever this process takes participants over (a dead owner's, or its own after an uncertain commit),
+ * after their recovery and reload: at those points no invocation of this process holds them.
  */
-export async function settleInterruptedHolds(ctx: InvocationContext, book: ScheduleBook): Promise<void> {
+export async function settleInterruptedHolds(
+  ctx: Pick<InvocationContext, "store" | "now">,
+  book: ScheduleBook,
+  only?: ReadonlySet<string>,
+): Promise<void> {
   for (const record of book.describe()) {
     const held = record.resources?.held;
-    if (!held) continue;
+    if (!held || (only && !only.has(record.participantAddress))) continue;
     const next: SchedulerRecord = {
       ...record,
       resources: releaseHeld(record.resources, record.segment, INTERRUPTED),

@@ -46,6 +46,11 @@ export interface ScheduleBookOptions {
     participants: ReadonlySet<string>,
     fenceFor: (p: string) => Fence | undefined,
   ) => Promise<void>;
+  /**
+   * Settles what the taken participants' interrupted invocations still hold (v3 reservations), once
+   * they are recovered and loaded: a participant taken over mid-run must give its pools back too.
+   */
+  readonly settleTaken?: (book: ScheduleBook, participants: ReadonlySet<string>) => Promise<void>;
   /** A v2 schedule's continuation at the start of a segment (drawn from `tick`), to spread into its record. */
   readonly segmentStart?: SegmentStart;
   /**
@@ -404,13 +409,17 @@ export class ScheduleBook {
 
   /** Outside a step, before acting on records: recovers and loads what is held but not loaded yet (of `only`). */
   async loadPending(only?: ReadonlySet<string>, catchUp = false): Promise<void> {
+    let loaded: ReadonlySet<string> = new Set();
     await this.#leases.loadPending(async (taken, handedOver, keepSteps) => {
+      loaded = taken;
       await assertSameControls(this.#o.store, this.#o.specs, taken);
       // A participant taken over mid-run: its stored policy must be this one (an allowed change was seen at open).
       await changedPolicies(this.#o.store, this.#o.specs, taken, this.#o.policyChange !== undefined);
       await this.#o.recover(taken, (p) => this.fenceFor(p));
       await this.reloadSchedulers(taken, catchUp, handedOver, keepSteps);
     }, only);
+    // Once loaded (describe() lists them): what their interrupted invocations held is given back.
+    if (loaded.size > 0) await this.#o.settleTaken?.(this, loaded);
   }
 
   /** At a step boundary: moves to this process's share, then recovers and loads what it took. */
@@ -432,6 +441,7 @@ export class ScheduleBook {
     if (participants.size === 0) return;
     await this.#o.recover(participants, (p) => this.fenceFor(p));
     await this.reloadSchedulers(participants);
+    await this.#o.settleTaken?.(this, participants);
   }
 
   /**
