@@ -159,7 +159,10 @@ describe("readTimelinePage: the timeline drawn one invocation at a time", () => 
     const page = await streamedPage(whole.store);
     assert.equal(page, await wholePage(inner));
     const events = (await inner.listEvents()).length;
-    assert.match(page, new RegExp(`data-chain="verified">History chain verified: ${events} events recomputed`));
+    assert.match(
+      page,
+      new RegExp(`data-chain="verified">History chain verified: ${events} events recomputed`),
+    );
     assert.equal(whole.calls.get("readChainPage"), undefined, "the history read once");
     // Its third event edited after it was committed: the badge names it as `raes verify` does.
     const edited = seen(inner, {
