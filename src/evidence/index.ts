@@ -25,4 +25,5 @@ export {
   verifyDecisions,
   verifyParticipantChain,
   verifyStore,
+  verifyStoreAfter,
 } from "./verify-store.js";

@@ -32,7 +32,20 @@ export interface StoreReport extends ChainReport {
  * if (!report.ok) console.error(report.failure?.detail);
  */
 export async function verifyStore(store: ControlPlaneStore, pageSize = VERIFY_PAGE): Promise<StoreReport> {
-  const chains = await verifyHistory(store, pageSize);
+  return verifyStoreAfter(store, await verifyHistory(store, pageSize), pageSize);
+}
+
+/**
+ * `verifyStore` for a reader that already recomputed the history chains: one that read the whole
+ * history in commit order (no filter, from before the first sequence) through a `ChainVerifier` made
+ * from `listChainHeads()` before it read, and passes its report here. The operator chain and the
+ * resolutions are checked as `verifyStore` checks them, so the history is not read a second time.
+ */
+export async function verifyStoreAfter(
+  store: ControlPlaneStore,
+  chains: ChainReport,
+  pageSize = VERIFY_PAGE,
+): Promise<StoreReport> {
   const operator = await verifyDecisions(store, pageSize);
   if (!chains.ok || !operator.ok) return { ...chains, ok: false, operator };
   const resolutions = await verifyResolutions(store);

@@ -1,4 +1,4 @@
-import { verifyStore } from "../evidence/index.js";
+import { ChainVerifier, type StoreReport, verifyStore, verifyStoreAfter } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
 import type { Operation } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
@@ -292,9 +292,17 @@ async function readPage(
     const page = new PageSummary(storeUrl, panels);
     const grouper = new InvocationGrouper();
     const seen = new Set<string>();
+    // The whole history, read in commit order, is what `raes verify` reads: its chains are recomputed
+    // as the page reads it, not in a second read (docs/hardening.md). The heads are read first, as
+    // `verifyStore` reads them.
+    const verifier =
+      options.chain === undefined && wholeHistory(query)
+        ? new ChainVerifier(await store.listChainHeads())
+        : undefined;
     for await (const events of eventPages(store, query, DRAWN_PAGE)) {
       const completed: GroupedInvocation[] = [];
       for (const event of events) {
+        verifier?.add(event);
         page.addEvent(event);
         seen.add(event.participant_address);
         const done = grouper.add(event);
@@ -307,7 +315,12 @@ async function readPage(
     for (const held of await pendingApprovalsOf(store, query)) page.addPendingApproval(held);
     for (const decision of await participantDecisionsOf(store, query)) page.addDecision(decision);
     for (const deviation of await pacingDeviationsOf(store, query)) page.addPacingDeviation(deviation);
-    const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
+    const chain =
+      options.chain !== undefined
+        ? options.chain
+        : verifier !== undefined
+          ? chainBadge(await verifyStoreAfter(store, verifier.finish()))
+          : await chainStatus(store);
     return { page, ...(chain === null ? {} : { chain }) };
   } catch (error) {
     panels.close();
@@ -344,9 +357,18 @@ async function draw(
     );
 }
 
+/** Whether `query` reads every event of the store: no filter (its page bounds aside, as eventPages reads). */
+function wholeHistory(query: HistoryQuery): boolean {
+  return query.participantAddress === undefined && query.episodeId === undefined && query.last === undefined;
+}
+
 /** Every chain of the store recomputed, as `raes verify` does, for the header's badge. */
 async function chainStatus(store: ControlPlaneStore): Promise<TimelineChain> {
-  const report = await verifyStore(store);
+  return chainBadge(await verifyStore(store));
+}
+
+/** The header's badge of a store's report. */
+function chainBadge(report: StoreReport): TimelineChain {
   const f = report.failure;
   return {
     ok: report.ok,

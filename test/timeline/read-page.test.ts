@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, it } from "node:test";
+import { verifyStore } from "../../src/evidence/index.js";
 import type { HistoryEvent } from "../../src/history/index.js";
 import { type ControlPlaneStore, MemoryControlPlaneStore } from "../../src/store/index.js";
 import {
@@ -13,11 +14,15 @@ import {
 import { InterleavedHistoryError, InvocationGrouper } from "../../src/timeline/model/index.js";
 import { attributeValues, visibleMarkup } from "../fixtures/history/html.js";
 import { runKnownHistory } from "../fixtures/history/scripted-run.js";
+import { EXAMPLE } from "../helpers/example.js";
 import { invocation, scheduler, toolAction } from "../store/records.js";
 
 const STORE_URL = "sqlite:/s.db";
 
-/** `store` seen through `change`: each call named in `calls` is counted, and `listEvents`' events rewritten. */
+/**
+ * `store` seen through `change`: each call named in `calls` is counted, and the events of `listEvents`
+ * and of `readChainPage` (the chain badge's read) rewritten alike.
+ */
 function seen(
   store: ControlPlaneStore,
   change: {
@@ -37,7 +42,7 @@ function seen(
         calls.set(name, (calls.get(name) ?? 0) + 1);
         if (name === "listOperations") listings.push(args[0]);
         const answer = await value.apply(target, args);
-        if (name === "listEvents") {
+        if (name === "listEvents" || name === "readChainPage") {
           const events = (answer as HistoryEvent[]).map(change.event ?? ((e) => e));
           return change.reorder ? change.reorder(events) : events;
         }
@@ -145,6 +150,38 @@ describe("readTimelinePage: the timeline drawn one invocation at a time", () => 
     // The first event moved to the end of the page: its invocation comes back after a later one's events.
     const interleaved = seen(inner, { reorder: (events) => [...events.slice(1), ...events.slice(0, 1)] });
     assert.equal(await streamedPage(interleaved.store), await wholePage(interleaved.store));
+  });
+
+  it("recomputes the chains of a whole history as it reads it, never reading the history again for the badge", async () => {
+    const inner = new MemoryControlPlaneStore();
+    await runKnownHistory(inner);
+    const whole = seen(inner);
+    const page = await streamedPage(whole.store);
+    assert.equal(page, await wholePage(inner));
+    const events = (await inner.listEvents()).length;
+    assert.match(
+      page,
+      new RegExp(`data-chain="verified">History chain verified: ${events} events recomputed`),
+    );
+    assert.equal(whole.calls.get("readChainPage"), undefined, "the history read once");
+    // Its third event edited after it was committed: the badge names it as `raes verify` does.
+    const edited = seen(inner, {
+      event: (e) => (e.sequence === 3 ? { ...e, timestamp: "2020-01-01T00:00:00.000000Z" } : e),
+    });
+    const report = await verifyStore(edited.store);
+    assert.equal(report.failure?.kind, "edited");
+    const broken = await streamedPage(edited.store);
+    assert.equal(broken, await wholePage(edited.store));
+    assert.match(
+      broken,
+      new RegExp(
+        `data-chain="broken" role="alert">History chain broken: edited event: participant ${EXAMPLE.participant}, sequence 3`,
+      ),
+    );
+    // A participant's page is not the whole history: the badge's chains are read on their own.
+    const one = seen(inner);
+    await readTimelinePage(one.store, { participantAddress: EXAMPLE.participant }, STORE_URL);
+    assert.ok((one.calls.get("readChainPage") ?? 0) > 0);
   });
 
   it("leaves no scratch file behind", async () => {
