@@ -4,6 +4,7 @@ export {
   acceptsWork,
   type ControlStep,
   controlTransition,
+  drainingState,
   EPISODE_STATE_SCHEMA,
   type EpisodeControlAction,
   type EpisodeEventType,

@@ -43,7 +43,6 @@ import {
   lateResultLine,
   policyFrames,
   recoverInterruptedInvocations,
-  runInvocation,
 } from "../invocation/index.js";
 import {
   type DueWork,
@@ -85,6 +84,7 @@ import {
   type StepSummary,
 } from "./paced-run.js";
 import { ServicePacing } from "./service-pacing.js";
+import { type DueRunner, runDueTicks } from "./due.js";
 import { ensureServices, refreshServices } from "./services.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
 import {
@@ -732,7 +732,7 @@ export class RuntimeManager {
   async #run(due: readonly DueWork[], concurrency = this.#concurrency): Promise<InvocationSummary[]> {
     const v1 = due.filter((d) => !isV2Work(this.#v2, d));
     const results = await settleBounded(v1, concurrency, (d) =>
-      this.#runDue(d.participantAddress, d.policyAddress, d.ticks),
+      runDueTicks(this.#dueRunner(), d.participantAddress, d.policyAddress, d.ticks),
     );
     const invocations: InvocationSummary[] = [];
     for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);
@@ -743,42 +743,13 @@ export class RuntimeManager {
     if (failures.length > 1) throw new ParticipantsFailedError(failures);
     if (only) throw only.error;
     // v2 participants run serially in RAES's order, each finishing its due attempts first.
-    const closed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
-    invocations.push(...(await runV2Work(this.#ctx, this.#book, this.#v2, due, closed, this.#v3)));
+    invocations.push(...(await runV2Work(this.#dueRunner(), this.#v2, due, this.#v3)));
     return invocations;
   }
 
-  async #runDue(
-    participantAddress: string,
-    policyAddress: string,
-    ticks: readonly number[],
-  ): Promise<InvocationSummary[]> {
-    const out: InvocationSummary[] = [];
-    for (const tick of ticks) {
-      const entry = this.#book.runnable(participantAddress, policyAddress);
-      if (!entry) break;
-      let summary: InvocationSummary;
-      try {
-        summary = await runInvocation(
-          { ...this.#ctx, fence: this.#book.fenceFor(participantAddress) },
-          entry.spec,
-          entry.scheduler,
-          this.#book.clockFor(entry.spec, tick),
-        );
-      } catch (error) {
-        this.#book.markUncertain(participantAddress, policyAddress);
-        throw error instanceof StoreUnavailableError
-          ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
-              cause: error,
-            })
-          : error;
-      }
-      this.#book.updateScheduler(summary.scheduler);
-      this.#observer?.invocationClosed?.(summary);
-      out.push(summary);
-    }
-    await this.#book.finishWindow(participantAddress, policyAddress);
-    return out;
+  #dueRunner(): DueRunner {
+    const closed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
+    return { ctx: this.#ctx, book: this.#book, refresh: () => this.#refreshServices(), closed };
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {
