@@ -611,7 +611,9 @@ export class RuntimeManager {
         paused || options.expectedGeneration !== undefined
           ? await this.#applyControl(participantAddress, "resume", { ...options, operator, note })
           : record?.service;
-      await this.#book.resumeParticipant(participantAddress, { operator, note });
+      // A manager that does not own the participant (another process runs it) resumes only its service.
+      if (!paused || this.#book.ownedParticipants().has(participantAddress))
+        await this.#book.resumeParticipant(participantAddress, { operator, note });
       return service;
     });
   }
