@@ -85,6 +85,7 @@ export {
   type ParticipantServiceRecord,
   pacingDeviationRef,
   terminateEpisode,
+  withPacingHealth,
 } from "./participant/index.js";
 export {
   RESOURCE_LOG_LIMIT,

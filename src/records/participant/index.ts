@@ -1,5 +1,5 @@
 export { type EpisodeStep, initializeEpisode, nextEpisode, terminateEpisode } from "./episode.js";
-export { type PacingDeviationRecord, pacingDeviationRef } from "./pacing.js";
+export { type PacingDeviationRecord, pacingDeviationRef, withPacingHealth } from "./pacing.js";
 export {
   acceptsWork,
   type ControlStep,

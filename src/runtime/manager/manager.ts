@@ -18,6 +18,7 @@ import {
   type ParticipantEpisodeState,
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
+  withPacingHealth,
   type ResourceBudgetEvent,
   type ResourceBudgetStateView,
 } from "../../records/index.js";
@@ -480,7 +481,10 @@ export class RuntimeManager {
     return this.#control(participantAddress, "teardown", options);
   }
 
-  /** RAES's readback of one participant's execution service, from the store. */
+  /**
+   * RAES's readback of one participant's execution service, from the store: `degraded`, with RAES's
+   * `pacing_deviation_refs`, once any process lost pacing under its policy (it keeps running).
+   */
   async participantExecutionState(participantAddress: string): Promise<ParticipantExecutionServiceState> {
     const record = await this.store.getParticipantService(participantAddress);
     if (!record)
@@ -488,7 +492,7 @@ export class RuntimeManager {
         ParticipantControlCode.not_found,
         `participant '${participantAddress}' has no execution service in this store`,
       );
-    return record.service;
+    return withPacingHealth(record.service, await this.store.listPacingDeviations(participantAddress));
   }
 
   /** Every participant's execution service and episodes (current episode and history), from the store. */

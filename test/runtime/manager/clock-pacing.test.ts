@@ -133,6 +133,16 @@ describe("real time paced by the SDL clock, as RAES's wall driver paces it", () 
     assert.equal(service?.health, "degraded");
     assert.deepEqual(service?.pacing_deviation_refs, [raesRef.replace(/generation-0$/, "generation-1")]);
     assert.equal(raesRef, `evidence:${POLICY}:pacing-loss:${CLOCK}:generation-0`);
+    // The readback says the same. RAES also pauses the service (its driver is gone); raes-ts's paced
+    // run is alive and catches up, so the service keeps running (docs/raes-mapping.md).
+    const readback = await manager.participantExecutionState("participant.behavior.participant-agent");
+    assert.equal(readback.health, "degraded");
+    assert.deepEqual(readback.pacing_deviation_refs, service?.pacing_deviation_refs);
+    assert.equal(RAES.service_after_pacing_loss.observed_lifecycle, "paused");
+    assert.deepEqual(
+      [readback.observed_lifecycle, readback.accepting_new_work],
+      ["running", true],
+    );
     const spans = exporter.getFinishedSpans();
     const loss = spans.filter((s) => s.name === `pacing_loss ${CLOCK}`);
     assert.ok(loss.length >= 1);
