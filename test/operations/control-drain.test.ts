@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { controlParticipant } from "../../src/operations/index.js";
-import { readConsoleState } from "../../src/serve/index.js";
 import {
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
   RuntimeManager,
 } from "../../src/index.js";
+import { controlParticipant } from "../../src/operations/index.js";
+import { readConsoleState } from "../../src/serve/index.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
 import { RecordingRuntime } from "../runtime/harnesses.js";
 
@@ -86,7 +86,11 @@ describe("a drain that waits for an open invocation reads back RAES's in-between
       {
         sleep: async () => {
           const s = await manager.participantExecutionState(P);
-          const console = await readConsoleState(manager.store, { storeLabel: "memory:", operator: "alice", chains });
+          const console = await readConsoleState(manager.store, {
+            storeLabel: "memory:",
+            operator: "alice",
+            chains,
+          });
           const shown = console.participants.items.find((p) => p.address === P);
           seen.push({
             observed: s.observed_lifecycle,

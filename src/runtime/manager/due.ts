@@ -41,10 +41,10 @@ export async function runDueTicks(
 ): Promise<InvocationSummary[]> {
   const { book } = runner;
   const out: InvocationSummary[] = [];
-  ticks: for (const tick of ticks) {
+  each: for (const tick of ticks) {
     for (let attempt = 1; ; attempt += 1) {
       const entry = book.runnable(participantAddress, policyAddress);
-      if (!entry) break ticks;
+      if (!entry) break each;
       let summary: InvocationSummary;
       try {
         summary = await runInvocation(
@@ -62,7 +62,7 @@ export async function runDueTicks(
           await runner.refresh();
           if (attempt < ADMISSION_ATTEMPTS) continue;
           runner.ctx.log(admissionLeftLine(participantAddress, tick));
-          break ticks;
+          break each;
         }
         book.markUncertain(participantAddress, policyAddress);
         throw error instanceof StoreUnavailableError

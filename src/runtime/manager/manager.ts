@@ -18,9 +18,9 @@ import {
   type ParticipantEpisodeState,
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
-  withPacingHealth,
   type ResourceBudgetEvent,
   type ResourceBudgetStateView,
+  withPacingHealth,
 } from "../../records/index.js";
 import {
   type ControlPlaneStore,
@@ -69,6 +69,7 @@ import {
   type ViewSource,
 } from "../views/index.js";
 import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounded.js";
+import { type DueRunner, runDueTicks } from "./due.js";
 import { jumpRefusal } from "./jump.js";
 import type {
   ParticipantControlOptions,
@@ -85,7 +86,6 @@ import {
   type StepSummary,
 } from "./paced-run.js";
 import { ServicePacing } from "./service-pacing.js";
-import { type DueRunner, runDueTicks } from "./due.js";
 import { ensureServices, refreshServices } from "./services.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
 import {

@@ -2,12 +2,11 @@ import {
   type ActivityContinuation,
   type ResourceLedger,
   ResourcePoolMovedError,
-  ServiceMovedError,
   type SchedulerRecord,
+  ServiceMovedError,
   StoreUnavailableError,
 } from "../../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "../errors.js";
-import { ADMISSION_ATTEMPTS, admissionLeftLine, admissionOf, type DueRunner } from "./due.js";
 import { type InvocationContext, type InvocationSummary, runInvocation } from "../invocation/index.js";
 import {
   type DueWork,
@@ -20,6 +19,7 @@ import {
 } from "../schedule/index.js";
 import { pausedContinuation, planDue, resumedContinuation, segmentStart } from "../v2/index.js";
 import { THROTTLED, type V3Plan } from "../v3/index.js";
+import { ADMISSION_ATTEMPTS, admissionLeftLine, admissionOf, type DueRunner } from "./due.js";
 import { heldAt, reserveAttempt, type V3Run } from "./v3.js";
 
 /** The ScheduleBook hook that gives v2 schedules their continuation. */
@@ -120,7 +120,11 @@ export async function runV2Due(
     let summary: InvocationSummary;
     try {
       summary = await runInvocation(
-        { ...ctx, fence: book.fenceFor(spec.participantAddress), ...admissionOf(book, spec.participantAddress) },
+        {
+          ...ctx,
+          fence: book.fenceFor(spec.participantAddress),
+          ...admissionOf(book, spec.participantAddress),
+        },
         spec,
         scheduler,
         clock,
@@ -205,8 +209,7 @@ export async function runV2Work(
   const byKey = new Map(due.map((d) => [scheduleKey(d.participantAddress, d.policyAddress), d]));
   for (const spec of specs) {
     const work = byKey.get(scheduleKey(spec.participantAddress, spec.policy.address));
-    for (const tick of work?.ticks ?? [])
-      out.push(...(await runV2Due(runner, spec, tick, v3Run)));
+    for (const tick of work?.ticks ?? []) out.push(...(await runV2Due(runner, spec, tick, v3Run)));
   }
   return out;
 }

@@ -1,4 +1,10 @@
-import type { ClockRecord, ControlPlaneStore, Fence, SchedulerRecord, ServiceAdmission } from "../../store/index.js";
+import type {
+  ClockRecord,
+  ControlPlaneStore,
+  Fence,
+  SchedulerRecord,
+  ServiceAdmission,
+} from "../../store/index.js";
 import { BookClocks, type InvocationClock, StepClockMovedError } from "../clock/index.js";
 import { failureOf, failuresOf, type ParticipantFailure } from "../errors.js";
 import { dueTicks } from "./cadence.js";

@@ -126,7 +126,9 @@ const OPEN_INVOCATION_ADMITTED = (fence: string) => `WITH ${fence}, ${ADMITTED(C
   scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
   ${RESULT}, ${ADMITTED_RESULT}`;
 
-const OPEN_INVOCATION_CLOCKED_ADMITTED = (fence: string) => `WITH ${fence}, ${ADMITTED(CLOCK_FIRST + FOLD_PARAMS)},
+const OPEN_INVOCATION_CLOCKED_ADMITTED = (
+  fence: string,
+) => `WITH ${fence}, ${ADMITTED(CLOCK_FIRST + FOLD_PARAMS)},
   ${foldClockCte(CLOCK_FIRST, ADMITS)},
   written AS (${insert("invocations", INVOCATION_COLUMNS, 3, "EXISTS (SELECT 1 FROM clocked)")} RETURNING 1),
   scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})

@@ -214,10 +214,9 @@ export class SqliteWrites {
       this.#leases.check(fence);
       if (admission) {
         // Read in the open's own write transaction: a control stored by any process is seen here.
-        this.#serviceRevision ??= this.#db
-          .prepare<[string], { revision: number | bigint }>(
-            "SELECT revision FROM participant_services WHERE participant_address = ?",
-          );
+        this.#serviceRevision ??= this.#db.prepare<[string], { revision: number | bigint }>(
+          "SELECT revision FROM participant_services WHERE participant_address = ?",
+        );
         const row = this.#serviceRevision.get(admission.participantAddress);
         const stored = row === undefined ? undefined : Number(row.revision);
         if (stored !== admission.revision) throw serviceMoved(admission, stored);

@@ -93,14 +93,12 @@ describe("a control stored by another manager on the same store is honoured at t
       await controlDuringOpen(`sqlite:${join(dir, `${action}.db`)}`, action);
     });
 
-    it(
-      `PostgreSQL: a ${action} stored between A's read and A's open starts no invocation`,
-      { skip: pgAvailable ? false : "POSTGRES UNAVAILABLE" },
-      async () => {
-        const { url, drop } = freshSchema("raes_control");
-        drops.push(drop);
-        await controlDuringOpen(url, action);
-      },
-    );
+    it(`PostgreSQL: a ${action} stored between A's read and A's open starts no invocation`, {
+      skip: pgAvailable ? false : "POSTGRES UNAVAILABLE",
+    }, async () => {
+      const { url, drop } = freshSchema("raes_control");
+      drops.push(drop);
+      await controlDuringOpen(url, action);
+    });
   }
 });
