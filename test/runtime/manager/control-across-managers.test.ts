@@ -8,6 +8,8 @@ import { EXAMPLE, exampleManifest, modelWithAttempts } from "../../helpers/examp
 import { aroundStoreMethod } from "../../helpers/faulty-store.js";
 import { freshSchema, postgresAvailable } from "../../store/pg-available.js";
 import { RecordingRuntime } from "../harnesses.js";
+import { EveryKthFails, v2Manifest } from "../v2/harness.js";
+import { compileFile, V2_EXAMPLE } from "../v2/trace.js";
 
 const P = EXAMPLE.participant;
 const pgAvailable = await postgresAvailable("execution control across managers on PostgreSQL");
@@ -101,4 +103,86 @@ describe("a control stored by another manager on the same store is honoured at t
       await controlDuringOpen(url, action);
     });
   }
+});
+
+describe("a v2 participant's open is admitted under its stored service too", () => {
+  const dir = mkdtempSync(join(tmpdir(), "raes-control-v2-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("SQLite file: a pause stored by B inside A's open of a v2 attempt starts no attempt of that participant", async () => {
+    const url = `sqlite:${join(dir, "v2.db")}`;
+    const manifest = () => {
+      const m = v2Manifest() as { participant_runtime: Record<string, unknown> };
+      m.participant_runtime.supports_execution_control = true;
+      m.participant_runtime.supported_execution_control_actions = [
+        "start",
+        "pause",
+        "resume",
+        "drain",
+        "reset",
+        "teardown",
+      ];
+      return m;
+    };
+    const controls = [
+      { controlId: "green-activity-policy", namespace: "green-activity", publicSeed: "42".repeat(32) },
+    ];
+    const runtime = new EveryKthFails(0, "target_unavailable");
+    const calls: string[] = [];
+    const seen = runtime.modelAction.bind(runtime);
+    runtime.modelAction = (request, snapshot, context) => {
+      calls.push(request.participantAddress);
+      return seen(request, snapshot, context);
+    };
+    let armed = false;
+    let paused: string | undefined;
+    let b: RuntimeManager | undefined;
+    const store = aroundStoreMethod(
+      await openControlPlaneStore(url),
+      "openInvocation",
+      async (args, call) => {
+        if (armed && b && paused === undefined) {
+          paused = (args[0] as { participantAddress: string }).participantAddress;
+          await b.pauseParticipant(paused);
+        }
+        return call();
+      },
+    );
+    const model = compileFile(V2_EXAMPLE);
+    const a = await RuntimeManager.open({
+      model,
+      manifest: manifest(),
+      runtime,
+      store,
+      stochasticControls: controls,
+    });
+    b = await RuntimeManager.open({
+      model,
+      manifest: manifest(),
+      runtime: new EveryKthFails(0, "target_unavailable"),
+      store: url,
+      stochasticControls: controls,
+    });
+    try {
+      armed = true;
+      let before = 0;
+      for (let step = 0; step < 200 && paused === undefined; step += 1) {
+        before = calls.length;
+        await a.step(1);
+      }
+      assert.ok(paused, "an attempt was due within 200 steps");
+      assert.ok(
+        calls.slice(before).every((p) => p !== paused),
+        "the paused participant's attempt did not reach the harness",
+      );
+      await a.step(20);
+      assert.ok(calls.slice(before).every((p) => p !== paused));
+      assert.deepEqual(await b.store.listOpenInvocations(paused), []);
+      assert.equal((await b.participantExecutionState(paused)).observed_lifecycle, "paused");
+    } finally {
+      await a.close();
+      await b.close();
+      await store.close();
+    }
+  });
 });
