@@ -1,5 +1,6 @@
 import {
   controlTransition,
+  drainingState,
   type EpisodeStep,
   type EpisodeTerminalReason,
   ExecutionControlAction,
@@ -110,11 +111,15 @@ export async function controlParticipant(
     const gate = gateRefusal(request, record);
     if (gate) return gate;
     const expected = request.expectedGeneration ?? record.service.generation;
-    const inFlight =
-      request.action === "drain" ? await drained(store, request, record, expected, now, sleep) : 0;
-    if (typeof inFlight !== "number") return inFlight;
-    const step = controlTransition(record.service, request.action, expected, record.revision + 1, inFlight);
-    if (!step.ok) return refusal(request, step.code, step.message, record.service);
+    let current = record;
+    if (request.action === "drain") {
+      const waited = await drained(store, request, record, expected, now, sleep);
+      if (waited === "changed") continue;
+      if (!("revision" in waited)) return waited;
+      current = waited;
+    }
+    const step = controlTransition(current.service, request.action, expected, current.revision + 1);
+    if (!step.ok) return refusal(request, step.code, step.message, current.service);
     const decision: OperatorDecisionDraft = {
       kind: OperatorDecisionKind[`execution_${request.action}`],
       subject: request.participant,
@@ -123,8 +128,8 @@ export async function controlParticipant(
       decided_at: decisionTime(now()),
     };
     const next: ParticipantServiceRecord = {
-      ...record,
-      revision: record.revision + 1,
+      ...current,
+      revision: current.revision + 1,
       service: step.value,
       updatedAt: decision.decided_at,
     };
@@ -158,8 +163,13 @@ function gateRefusal(request: ControlRequest, record: ParticipantServiceRecord):
 }
 
 /**
- * A drain's wait: how many invocations are open once they have ended (0), or the refusal when the
- * fence or lifecycle already refuses it, or the timeout passes first (RAES's drain timeout).
+ * A drain's wait (docs/guide/operations.md, "Controlling one participant"). A running or paused service is
+ * first stored `draining` (RAES's in-between lifecycle: not accepting work), so no process opens a new
+ * invocation while the drain waits: every open is admitted in its own transaction only under the service
+ * record it read. Then it waits, bounded, until the participant has no open invocation, and answers the
+ * record to write `quiescent` over; or the refusal when the fence or lifecycle refuses, or the timeout
+ * passes first (RAES's drain timeout: the service is put back as it was, so the refusal leaves no trace);
+ * or "changed" when another write came between its read and its write.
  */
 async function drained(
   store: ControlPlaneStore,
@@ -168,22 +178,40 @@ async function drained(
   expected: number,
   now: () => Date,
   sleep: (ms: number) => Promise<void>,
-): Promise<number | ControlOutcome> {
-  // Refuse before waiting when the fence or the lifecycle refuses anyway.
-  const precheck = controlTransition(record.service, "drain", expected, record.revision + 1);
-  if (!precheck.ok) return refusal(request, precheck.code, precheck.message, record.service);
+): Promise<ParticipantServiceRecord | ControlOutcome | "changed"> {
+  const open = async () => (await store.listOpenInvocations(request.participant)).length;
+  const lifecycle = record.service.observed_lifecycle;
+  const step = drainingState(record.service, expected, record.revision + 1, await open());
+  if (!step.ok) return refusal(request, step.code, step.message, record.service);
+  let current = record;
+  if (lifecycle === "running" || lifecycle === "paused") {
+    current = {
+      ...record,
+      revision: record.revision + 1,
+      service: step.value,
+      updatedAt: decisionTime(now()),
+    };
+    if (!(await store.saveParticipantService(current))) return "changed";
+  }
   const timeoutMs = request.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   const deadline = now().getTime() + timeoutMs;
   for (;;) {
-    const open = (await store.listOpenInvocations(request.participant)).length;
-    if (open === 0) return 0;
-    if (now().getTime() >= deadline)
+    const count = await open();
+    if (count === 0) return current;
+    if (now().getTime() >= deadline) {
+      if (current !== record)
+        await store.saveParticipantService({
+          ...record,
+          revision: current.revision + 1,
+          updatedAt: decisionTime(now()),
+        });
       return refusal(
         request,
         ParticipantControlCode.drain_timeout,
-        `${open} invocation(s) of '${request.participant}' still open after ${timeoutMs} ms`,
+        `${count} invocation(s) of '${request.participant}' still open after ${timeoutMs} ms`,
         record.service,
       );
+    }
     await sleep(DRAIN_POLL_MS);
   }
 }

@@ -64,6 +64,7 @@ export {
   acceptsWork,
   type ControlStep,
   controlTransition,
+  drainingState,
   EPISODE_STATE_SCHEMA,
   type EpisodeControlAction,
   type EpisodeEventType,
@@ -84,6 +85,7 @@ export {
   type ParticipantServiceRecord,
   pacingDeviationRef,
   terminateEpisode,
+  withPacingHealth,
 } from "./participant/index.js";
 export {
   RESOURCE_LOG_LIMIT,

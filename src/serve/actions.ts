@@ -190,7 +190,7 @@ export const CONSOLE_ACTIONS: Readonly<Record<string, ConsoleAction>> = {
   "execution-resume": { label: "Resume", ...control(ExecutionControlAction.resume, ["paused"]) },
   "execution-drain": {
     label: "Drain",
-    ...control(ExecutionControlAction.drain, ["running", "paused"]),
+    ...control(ExecutionControlAction.drain, ["running", "paused", "draining"]),
   },
   "execution-reset": { label: "Reset", ...control(ExecutionControlAction.reset, ["quiescent"]) },
   "execution-teardown": {

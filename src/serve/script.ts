@@ -109,7 +109,10 @@ export const CONSOLE_SCRIPT = `(() => {
           el("td", {
             "data-service": p.service ? p.service.lifecycle : undefined,
             "data-generation": p.service ? String(p.service.generation) : undefined,
-            text: p.service ? p.service.lifecycle + ", generation " + p.service.generation : "no execution service",
+            "data-health": p.service ? p.service.health : undefined,
+            text: p.service
+              ? p.service.lifecycle + ", generation " + p.service.generation + (p.service.health === "healthy" ? "" : ", " + p.service.health)
+              : "no execution service",
           }),
           el("td", { class: "num", text: String(p.open) }),
           el("td", { class: "num", text: String(p.events) }),

@@ -1,5 +1,10 @@
 import { listOperatorWaits } from "../operations/index.js";
-import type { ApprovalRecord, OperationEntry, ParticipantServiceRecord } from "../records/index.js";
+import {
+  type ApprovalRecord,
+  type OperationEntry,
+  type ParticipantServiceRecord,
+  withPacingHealth,
+} from "../records/index.js";
 import type { ControlPlaneStore, SchedulerRecord } from "../store/index.js";
 import { CONSOLE_ACTIONS, participantActions, waitActions } from "./actions.js";
 import type { ChainView, ChainWatch } from "./chain.js";
@@ -74,6 +79,8 @@ export interface ParticipantView {
     /** The generation a control from this page names (RAES's fence). */
     readonly generation: number;
     readonly acceptingNewWork: boolean;
+    /** RAES's health: `degraded` once pacing was lost under its policy (the stored deviations joined in). */
+    readonly health: string;
     readonly updatedAt: string;
   };
   /** Invocations running now (or left open by a run that died). */
@@ -161,6 +168,8 @@ export async function readConsoleState(
     store.listOpenInvocations(),
     store.listParticipantServices(),
   ]);
+  // Few: one per participant and clock generation whose pacing was lost.
+  const deviations = await store.listPacingDeviations();
   context.chains.observe(heads, decisionHead);
   const byParticipant = new Map<string, SchedulerRecord[]>();
   for (const s of schedulers)
@@ -191,6 +200,10 @@ export async function readConsoleState(
               desired: service.service.desired_lifecycle,
               generation: service.service.generation,
               acceptingNewWork: service.service.accepting_new_work,
+              health: withPacingHealth(
+                service.service,
+                deviations.filter((d) => d.participantAddress === address),
+              ).health,
               updatedAt: service.updatedAt,
             },
           }),

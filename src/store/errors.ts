@@ -19,6 +19,11 @@ export const StoreErrorCode = {
   clock_moved: "store.clock-moved",
   /** A new v3 reservation was checked against a pool version another reservation has since moved on. */
   pool_moved: "store.resource-pool-moved",
+  /**
+   * An invocation open was checked against a participant's execution service that another write has
+   * since changed (a pause or drain from another process, say).
+   */
+  service_moved: "store.service-moved",
   /** A store URL names no known store, or names one badly. */
   url_invalid: "store.url-invalid",
   /** The store URL names a store whose driver, an optional package (`pg` for PostgreSQL), is not installed. */
@@ -118,4 +123,27 @@ export class ResourcePoolMovedError extends Error {
     super(message);
     this.name = "ResourcePoolMovedError";
   }
+}
+
+/**
+ * An invocation open's admission (`ServiceAdmission`) no longer holds: the participant's execution service
+ * record is not at the revision the runtime read and found accepting work. Nothing was written; the runtime
+ * reads the service again and decides anew (docs/guide/operations.md, "Controlling one participant").
+ */
+export class ServiceMovedError extends Error {
+  readonly code = StoreErrorCode.service_moved;
+  constructor(message: string) {
+    super(message);
+    this.name = "ServiceMovedError";
+  }
+}
+
+/** The refusal of an open whose admission was read at `admission.revision` and finds `stored` (none: undefined). */
+export function serviceMoved(
+  admission: { readonly participantAddress: string; readonly revision: number },
+  stored: number | undefined,
+): ServiceMovedError {
+  return new ServiceMovedError(
+    `the execution service of ${admission.participantAddress} is at revision ${stored ?? "none"}, the open was admitted at ${admission.revision}`,
+  );
 }

@@ -96,6 +96,17 @@ export interface ProcessMember {
   readonly expiresAt: number;
 }
 
+/**
+ * The execution service an invocation open was admitted under: the open is written only while the
+ * participant's service record is still at `revision` (the one the runtime read and found accepting work),
+ * checked in the open's own transaction; else `ServiceMovedError` and nothing is written. So a pause,
+ * drain or teardown stored by any process is never followed by a new invocation.
+ */
+export interface ServiceAdmission {
+  readonly participantAddress: string;
+  readonly revision: number;
+}
+
 /** Which owner is writing; stores refuse writes whose token is no longer current. */
 export interface Fence {
   readonly participantAddress: string;
@@ -196,13 +207,15 @@ export interface ControlPlaneStore {
   saveScheduler(scheduler: SchedulerRecord, fence?: Fence): Promise<void>;
   /**
    * Inserts the running invocation and the scheduler's consumed attempt together, and the clock's
-   * change when given (`ClockMovedError`, nothing written, when it does not yield the expected clock).
+   * change when given (`ClockMovedError`, nothing written, when it does not yield the expected clock),
+   * only while `admission` holds when given (`ServiceMovedError`, nothing written, otherwise).
    */
   openInvocation(
     invocation: InvocationRecord,
     scheduler: SchedulerRecord,
     fence?: Fence,
     clock?: ClockFold,
+    admission?: ServiceAdmission,
   ): Promise<void>;
   /** Inserts a claim; `StoreConflictError` when its id or (invocation, tool call) already exists. */
   insertToolAction(action: ToolActionRecord, fence?: Fence): Promise<void>;

@@ -1,9 +1,10 @@
 export { type EpisodeStep, initializeEpisode, nextEpisode, terminateEpisode } from "./episode.js";
-export { type PacingDeviationRecord, pacingDeviationRef } from "./pacing.js";
+export { type PacingDeviationRecord, pacingDeviationRef, withPacingHealth } from "./pacing.js";
 export {
   acceptsWork,
   type ControlStep,
   controlTransition,
+  drainingState,
   EPISODE_STATE_SCHEMA,
   type EpisodeControlAction,
   type EpisodeEventType,

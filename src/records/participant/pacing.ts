@@ -1,3 +1,5 @@
+import type { ParticipantExecutionServiceState } from "./service.js";
+
 /**
  * A loss of wall pacing, as the store keeps it (schema step 20): a step of a real-time run started later
  * than its progression's drift bound, so the execution service of each participant scheduled under a
@@ -22,4 +24,28 @@ export interface PacingDeviationRecord {
 /** RAES's evidence ref of a pacing loss of `policyAddress` on `clockAddress` in `generation`. */
 export function pacingDeviationRef(policyAddress: string, clockAddress: string, generation: number): string {
   return `evidence:${policyAddress}:pacing-loss:${clockAddress}:generation-${generation}`;
+}
+
+/**
+ * The service readback with the stored pacing deviations of its policy joined in: `degraded` with RAES's
+ * `pacing_deviation_refs` once pacing was lost under it, as every process reads it. The stored record
+ * keeps `healthy` (the deviations are written by the running process apart from the record's revisions).
+ * Unlike RAES, the service keeps running (docs/raes-mapping.md, "Pacing and clock jumps").
+ */
+export function withPacingHealth(
+  service: ParticipantExecutionServiceState,
+  deviations: readonly PacingDeviationRecord[],
+): ParticipantExecutionServiceState {
+  const refs = [
+    ...new Set([
+      ...service.pacing_deviation_refs,
+      ...deviations.filter((d) => d.policyAddress === service.policy_address).map((d) => d.ref),
+    ]),
+  ];
+  if (refs.length === 0) return service;
+  return {
+    ...service,
+    health: service.health === "healthy" ? "degraded" : service.health,
+    pacing_deviation_refs: refs,
+  };
 }

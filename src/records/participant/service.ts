@@ -30,7 +30,11 @@ export const ExecutionControlAction = {
 /** An execution-control action. */
 export type ExecutionControlAction = (typeof ExecutionControlAction)[keyof typeof ExecutionControlAction];
 
-/** RAES's execution lifecycle (raes-ts uses the stable ones: it has no in-between readback). */
+/**
+ * RAES's execution lifecycle. raes-ts reads back the stable ones and `draining`, the one in-between state it
+ * passes through: a drain that waits for open invocations (RAES's reference passes through none; its
+ * contract ties `draining` to the lifecycle).
+ */
 export type ExecutionLifecycle =
   | "stopped"
   | "starting"
@@ -182,7 +186,8 @@ const OBSERVATION: Readonly<
   start: { lifecycle: "running", ready: true, from: ["stopped"] },
   pause: { lifecycle: "paused", ready: false, from: ["running"] },
   resume: { lifecycle: "running", ready: true, from: ["paused"] },
-  drain: { lifecycle: "quiescent", ready: false, from: ["running", "paused", "quiescent"] },
+  // From `draining` too: a drain whose process ended while it waited is finished by the next drain.
+  drain: { lifecycle: "quiescent", ready: false, from: ["running", "paused", "quiescent", "draining"] },
   reset: { lifecycle: "running", ready: true, from: ["quiescent"] },
   teardown: { lifecycle: "terminated", ready: false, from: ["quiescent"] },
 };
@@ -234,6 +239,37 @@ export function controlTransition(
       evidence_refs: [...state.evidence_refs.filter((ref) => ref !== evidence), evidence].slice(
         -MAX_SERVICE_EVIDENCE_REFS,
       ),
+    },
+  };
+}
+
+/**
+ * The in-between state a drain stores before it waits for open invocations (RAES's contract: `draining`
+ * true exactly when the observed lifecycle is `draining`; not accepting, not ready, desired `quiescent`), so
+ * no process admits new work while it waits; the drain's end writes `quiescent` over it (`controlTransition`).
+ * `inFlight` is the work open when it is written. The fence and the lifecycle table are checked first.
+ */
+export function drainingState(
+  state: ParticipantExecutionServiceState,
+  expectedGeneration: number,
+  revision: number,
+  inFlight: number,
+): ControlStep<ParticipantExecutionServiceState> {
+  const checked = controlTransition(state, "drain", expectedGeneration, revision, inFlight);
+  if (!checked.ok) return checked;
+  return {
+    ok: true,
+    value: {
+      ...state,
+      desired_lifecycle: "quiescent",
+      observed_lifecycle: "draining",
+      readiness: "not_ready",
+      accepting_new_work: false,
+      draining: true,
+      quiescent: inFlight === 0,
+      reserved: 0,
+      in_flight: inFlight,
+      last_transition_ref: `operation:${state.execution_scope_ref}:draining:revision-${revision}`,
     },
   };
 }

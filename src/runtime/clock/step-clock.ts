@@ -90,7 +90,7 @@ export class StepClock {
 
   /** An invocation open: the first of a step carries the held change in its transaction. */
   async openInvocation(args: Parameters<ControlPlaneStore["openInvocation"]>): Promise<void> {
-    const [invocation, scheduler, fence] = args;
+    const [invocation, scheduler, fence, , admission] = args;
     // The same wait as settle's, kept inline: the check and the take must run without an await
     // between them, or two concurrent opens would both take the held change.
     for (;;) {
@@ -104,7 +104,7 @@ export class StepClock {
       let opened = false;
       await this.#commit(async () => {
         try {
-          await this.#store.openInvocation(invocation, scheduler, fence, pending.fold);
+          await this.#store.openInvocation(invocation, scheduler, fence, pending.fold, admission);
           opened = true;
           return pending.fold.expected;
         } catch (error) {

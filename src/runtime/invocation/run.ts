@@ -22,6 +22,7 @@ import type {
   InvocationRecord,
   ResourceLedger,
   SchedulerRecord,
+  ServiceAdmission,
   ToolActionRecord,
 } from "../../store/index.js";
 import { type InvocationClock, type RuntimeTimers, systemTimers } from "../clock/index.js";
@@ -64,6 +65,8 @@ export interface InvocationContext {
   readonly limits: ToolActionLimits | undefined;
   readonly now: () => string;
   readonly fence: Fence | undefined;
+  /** The execution service the open is admitted under, checked in the open's transaction (`ServiceAdmission`). */
+  readonly admission?: ServiceAdmission;
   readonly outcomeEvidence: (boundaryAddress: string) => ReadonlySet<string> | undefined;
   readonly failureClasses: (actionContractAddress: string) => ReadonlySet<string> | undefined;
   readonly onRefusal?: (refusal: ParticipantToolActionRefusal) => void;
@@ -259,7 +262,9 @@ export async function runInvocation(
     ...(v2 ? { activity: settleAttempt(v2.plan, v2.state, v2.attempt, CONSUMED_ATTEMPT) } : {}),
     updatedAt: openedAt,
   };
-  await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));
+  // A service changed since it was read (a pause or drain from any process) refuses the open, nothing written.
+  if (ctx.admission) await ctx.store.openInvocation(invocation, opened, ctx.fence, undefined, ctx.admission);
+  else await ctx.store.openInvocation(invocation, opened, ...fenceArgs(ctx.fence));
   // Only a degraded service is marked on the span; a healthy one adds nothing.
   const health = ctx.serviceHealth?.(invocation.policyAddress);
   const tracing = new InvocationTrace(invocation, ctx.now, health === "degraded" ? health : undefined);

@@ -20,6 +20,7 @@ import {
   type ParticipantServiceRecord,
   type ResourceBudgetEvent,
   type ResourceBudgetStateView,
+  withPacingHealth,
 } from "../../records/index.js";
 import {
   type ControlPlaneStore,
@@ -43,7 +44,6 @@ import {
   lateResultLine,
   policyFrames,
   recoverInterruptedInvocations,
-  runInvocation,
 } from "../invocation/index.js";
 import {
   type DueWork,
@@ -69,6 +69,7 @@ import {
   type ViewSource,
 } from "../views/index.js";
 import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounded.js";
+import { type DueRunner, runDueTicks } from "./due.js";
 import { jumpRefusal } from "./jump.js";
 import type {
   ParticipantControlOptions,
@@ -482,7 +483,10 @@ export class RuntimeManager {
     return this.#control(participantAddress, "teardown", options);
   }
 
-  /** RAES's readback of one participant's execution service, from the store. */
+  /**
+   * RAES's readback of one participant's execution service, from the store: `degraded`, with RAES's
+   * `pacing_deviation_refs`, once any process lost pacing under its policy (it keeps running).
+   */
   async participantExecutionState(participantAddress: string): Promise<ParticipantExecutionServiceState> {
     const record = await this.store.getParticipantService(participantAddress);
     if (!record)
@@ -490,7 +494,7 @@ export class RuntimeManager {
         ParticipantControlCode.not_found,
         `participant '${participantAddress}' has no execution service in this store`,
       );
-    return record.service;
+    return withPacingHealth(record.service, await this.store.listPacingDeviations(participantAddress));
   }
 
   /** Every participant's execution service and episodes (current episode and history), from the store. */
@@ -613,7 +617,9 @@ export class RuntimeManager {
         paused || options.expectedGeneration !== undefined
           ? await this.#applyControl(participantAddress, "resume", { ...options, operator, note })
           : record?.service;
-      await this.#book.resumeParticipant(participantAddress, { operator, note });
+      // A manager that does not own the participant (another process runs it) resumes only its service.
+      if (!paused || this.#book.ownedParticipants().has(participantAddress))
+        await this.#book.resumeParticipant(participantAddress, { operator, note });
       return service;
     });
   }
@@ -734,7 +740,7 @@ export class RuntimeManager {
   async #run(due: readonly DueWork[], concurrency = this.#concurrency): Promise<InvocationSummary[]> {
     const v1 = due.filter((d) => !isV2Work(this.#v2, d));
     const results = await settleBounded(v1, concurrency, (d) =>
-      this.#runDue(d.participantAddress, d.policyAddress, d.ticks),
+      runDueTicks(this.#dueRunner(), d.participantAddress, d.policyAddress, d.ticks),
     );
     const invocations: InvocationSummary[] = [];
     for (const r of results) if (r.status === "fulfilled") invocations.push(...r.value);
@@ -745,42 +751,13 @@ export class RuntimeManager {
     if (failures.length > 1) throw new ParticipantsFailedError(failures);
     if (only) throw only.error;
     // v2 participants run serially in RAES's order, each finishing its due attempts first.
-    const closed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
-    invocations.push(...(await runV2Work(this.#ctx, this.#book, this.#v2, due, closed, this.#v3)));
+    invocations.push(...(await runV2Work(this.#dueRunner(), this.#v2, due, this.#v3)));
     return invocations;
   }
 
-  async #runDue(
-    participantAddress: string,
-    policyAddress: string,
-    ticks: readonly number[],
-  ): Promise<InvocationSummary[]> {
-    const out: InvocationSummary[] = [];
-    for (const tick of ticks) {
-      const entry = this.#book.runnable(participantAddress, policyAddress);
-      if (!entry) break;
-      let summary: InvocationSummary;
-      try {
-        summary = await runInvocation(
-          { ...this.#ctx, fence: this.#book.fenceFor(participantAddress) },
-          entry.spec,
-          entry.scheduler,
-          this.#book.clockFor(entry.spec, tick),
-        );
-      } catch (error) {
-        this.#book.markUncertain(participantAddress, policyAddress);
-        throw error instanceof StoreUnavailableError
-          ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
-              cause: error,
-            })
-          : error;
-      }
-      this.#book.updateScheduler(summary.scheduler);
-      this.#observer?.invocationClosed?.(summary);
-      out.push(summary);
-    }
-    await this.#book.finishWindow(participantAddress, policyAddress);
-    return out;
+  #dueRunner(): DueRunner {
+    const closed = (s: InvocationSummary) => this.#observer?.invocationClosed?.(s);
+    return { ctx: this.#ctx, book: this.#book, refresh: () => this.#refreshServices(), closed };
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {

@@ -206,6 +206,7 @@ export async function refreshServices(
     views.set(p, {
       accepting: acceptsWork(record),
       generation,
+      revision: record.revision,
       ...(record.episode ? { episodeId: record.episode.episode_id } : {}),
     });
   }

@@ -3,6 +3,7 @@ import {
   type ResourceLedger,
   ResourcePoolMovedError,
   type SchedulerRecord,
+  ServiceMovedError,
   StoreUnavailableError,
 } from "../../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "../errors.js";
@@ -18,6 +19,7 @@ import {
 } from "../schedule/index.js";
 import { pausedContinuation, planDue, resumedContinuation, segmentStart } from "../v2/index.js";
 import { THROTTLED, type V3Plan } from "../v3/index.js";
+import { ADMISSION_ATTEMPTS, admissionLeftLine, admissionOf, type DueRunner } from "./due.js";
 import { heldAt, reserveAttempt, type V3Run } from "./v3.js";
 
 /** The ScheduleBook hook that gives v2 schedules their continuation. */
@@ -62,16 +64,16 @@ export function v2Order(specs: readonly ScheduleSpec[]): ScheduleSpec[] {
  * participant's next tick, and ends the participant's work at this tick (DESIGN §15).
  */
 export async function runV2Due(
-  ctx: InvocationContext,
-  book: ScheduleBook,
+  runner: DueRunner,
   spec: ScheduleSpec,
   tick: number,
-  onClosed?: (summary: InvocationSummary) => void,
   v3Run?: V3Run,
 ): Promise<InvocationSummary[]> {
+  const { ctx, book } = runner;
   const out: InvocationSummary[] = [];
   const plan = spec.v2;
   if (!plan) return out;
+  let refused = 0;
   for (;;) {
     const entry = book.runnable(spec.participantAddress, spec.policy.address);
     const state = entry?.scheduler.activity;
@@ -118,7 +120,11 @@ export async function runV2Due(
     let summary: InvocationSummary;
     try {
       summary = await runInvocation(
-        { ...ctx, fence: book.fenceFor(spec.participantAddress) },
+        {
+          ...ctx,
+          fence: book.fenceFor(spec.participantAddress),
+          ...admissionOf(book, spec.participantAddress),
+        },
         spec,
         scheduler,
         clock,
@@ -130,6 +136,15 @@ export async function runV2Due(
         v3Run.shared.synced = false;
         continue;
       }
+      if (error instanceof ServiceMovedError) {
+        // A control stored since the services were read (any process): nothing was written; read, decide anew.
+        if (v3Run) v3Run.shared.synced = false;
+        await runner.refresh();
+        refused += 1;
+        if (refused < ADMISSION_ATTEMPTS) continue;
+        ctx.log(admissionLeftLine(spec.participantAddress, tick));
+        break;
+      }
       if (v3Run) v3Run.shared.synced = false;
       book.markUncertain(spec.participantAddress, spec.policy.address);
       throw error instanceof StoreUnavailableError
@@ -139,8 +154,9 @@ export async function runV2Due(
         : error;
     }
     if (v3 && v3Run) heldAt(v3Run.shared, v3.ledger.held?.poolVersions);
+    refused = 0;
     book.updateScheduler(summary.scheduler);
-    onClosed?.(summary);
+    runner.closed?.(summary);
     out.push(summary);
   }
   await book.finishWindow(spec.participantAddress, spec.policy.address);
@@ -183,11 +199,9 @@ export function isV2Work(specs: readonly ScheduleSpec[], d: DueWork): boolean {
 
 /** Runs every v2 schedule's due work serially in RAES's order (`specs` as `v2Order` sorts them). */
 export async function runV2Work(
-  ctx: InvocationContext,
-  book: ScheduleBook,
+  runner: DueRunner,
   specs: readonly ScheduleSpec[],
   due: readonly DueWork[],
-  onClosed?: (summary: InvocationSummary) => void,
   v3Run?: V3Run,
 ): Promise<InvocationSummary[]> {
   const out: InvocationSummary[] = [];
@@ -195,8 +209,7 @@ export async function runV2Work(
   const byKey = new Map(due.map((d) => [scheduleKey(d.participantAddress, d.policyAddress), d]));
   for (const spec of specs) {
     const work = byKey.get(scheduleKey(spec.participantAddress, spec.policy.address));
-    for (const tick of work?.ticks ?? [])
-      out.push(...(await runV2Due(ctx, book, spec, tick, onClosed, v3Run)));
+    for (const tick of work?.ticks ?? []) out.push(...(await runV2Due(runner, spec, tick, v3Run)));
   }
   return out;
 }

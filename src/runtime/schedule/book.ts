@@ -1,4 +1,10 @@
-import type { ClockRecord, ControlPlaneStore, Fence, SchedulerRecord } from "../../store/index.js";
+import type {
+  ClockRecord,
+  ControlPlaneStore,
+  Fence,
+  SchedulerRecord,
+  ServiceAdmission,
+} from "../../store/index.js";
 import { BookClocks, type InvocationClock, StepClockMovedError } from "../clock/index.js";
 import { failureOf, failuresOf, type ParticipantFailure } from "../errors.js";
 import { dueTicks } from "./cadence.js";
@@ -27,6 +33,8 @@ export interface DueWork {
 export interface ServiceView {
   readonly accepting: boolean;
   readonly generation: number;
+  /** The stored record's revision as read: an open is admitted only while the record is still at it. */
+  readonly revision?: number;
   readonly episodeId?: string;
 }
 
@@ -301,6 +309,12 @@ export class ScheduleBook {
   /** The participants' execution services as last read from the store; absent participants run as before. */
   setServices(services: ReadonlyMap<string, ServiceView>): void {
     this.#services = services;
+  }
+
+  /** What a participant's next open is admitted under: its service record as last read (none without one). */
+  admissionFor(participantAddress: string): ServiceAdmission | undefined {
+    const revision = this.#services.get(participantAddress)?.revision;
+    return revision === undefined ? undefined : { participantAddress, revision };
   }
 
   /**

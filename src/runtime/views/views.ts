@@ -1,13 +1,14 @@
 import type { RuntimeModel } from "../../compiler/index.js";
-import type {
-  ClockRecord,
-  HistoryEvent,
-  InvocationRecord,
-  PacingDeviationRecord,
-  ParticipantEpisodeEvent,
-  ParticipantServiceRecord,
-  SchedulerRecord,
-  ToolActionRecord,
+import {
+  type ClockRecord,
+  type HistoryEvent,
+  type InvocationRecord,
+  type PacingDeviationRecord,
+  type ParticipantEpisodeEvent,
+  type ParticipantServiceRecord,
+  type SchedulerRecord,
+  type ToolActionRecord,
+  withPacingHealth,
 } from "../../records/index.js";
 import { episodeIdFor } from "../schedule/index.js";
 import { type DerivedEpisode, episodeHistory, episodeState } from "./episodes.js";
@@ -116,21 +117,7 @@ function executionServices(
   record: ParticipantServiceRecord | undefined,
   deviations: readonly PacingDeviationRecord[],
 ): ViewExecutionService[] {
-  if (!record) return [];
-  const { service } = record;
-  const refs = [
-    ...new Set([
-      ...service.pacing_deviation_refs,
-      ...deviations.filter((d) => d.policyAddress === service.policy_address).map((d) => d.ref),
-    ]),
-  ];
-  return [
-    {
-      ...service,
-      health: refs.length > 0 && service.health === "healthy" ? "degraded" : service.health,
-      pacing_deviation_refs: refs,
-    },
-  ];
+  return record ? [withPacingHealth(record.service, deviations)] : [];
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 } from "../../records/index.js";
 import { ChainLinker } from "../chain.js";
 import { applyClockChange, foldClock } from "../clock.js";
-import { ResourcePoolMovedError, StoreConflictError } from "../errors.js";
+import { ResourcePoolMovedError, StoreConflictError, serviceMoved } from "../errors.js";
 import type {
   ClockChange,
   ClockFold,
@@ -21,6 +21,7 @@ import type {
   InvocationCommit,
   InvocationRecord,
   SchedulerRecord,
+  ServiceAdmission,
   ToolActionRecord,
 } from "../types.js";
 import type { MemoryLeases } from "./leases.js";
@@ -61,9 +62,14 @@ export class MemoryWrites {
     scheduler: SchedulerRecord,
     fence: Fence | undefined,
     clock: ClockFold | undefined,
+    admission?: ServiceAdmission,
   ): void {
     this.#leases.check(fence);
     const tables = this.#tables;
+    if (admission) {
+      const stored = tables.services.get(admission.participantAddress)?.revision;
+      if (stored !== admission.revision) throw serviceMoved(admission, stored);
+    }
     // The clock first, as the SQL stores do: a moved clock refuses the open before its id is looked at.
     const folded = clock && foldClock(tables.clocks.get(clock.expected.clockAddress), clock);
     if (tables.invocations.has(invocation.id))

@@ -9,7 +9,7 @@ import {
   type ResolutionRecord,
   type ToolActionPhase,
 } from "../../records/index.js";
-import { ClockMovedError, LeaseLostError, leaseLost, StoreConflictError } from "../errors.js";
+import { ClockMovedError, LeaseLostError, leaseLost, StoreConflictError, serviceMoved } from "../errors.js";
 import { columnNames, fromExcluded } from "../sql/index.js";
 import type {
   ClockChange,
@@ -19,6 +19,7 @@ import type {
   InvocationCommit,
   InvocationRecord,
   SchedulerRecord,
+  ServiceAdmission,
   ToolActionRecord,
 } from "../types.js";
 import { commitBatch, commitBatches } from "./batch.js";
@@ -110,6 +111,31 @@ const OPEN_INVOCATION_CLOCKED = (fence: string) => `WITH ${fence},
     ${names(CLOCK_COLUMNS.map(([name, type]) => [`stored.${name}`, type]))}
   FROM (SELECT 1) AS one LEFT JOIN clocks AS stored ON stored.clock_address = $${CLOCK_FIRST}::text`;
 
+// An open under a service admission: the participant's service row is locked FOR SHARE at the revision
+// the runtime read, so a control's update (a pause, a drain) either waits for the open to commit (and
+// then sees its invocation) or commits first (and this statement, re-reading the row, finds no match).
+// Nothing is written without it; `admitted` says which condition failed. Its two parameters come last.
+const FOLD_PARAMS = CLOCK_COLUMNS.length + 6;
+const ADMITTED = (first: number) =>
+  `admitted AS (SELECT 1 FROM participant_services WHERE participant_address = $${first}::text AND revision = $${first + 1}::bigint FOR SHARE)`;
+const ADMITS = "EXISTS (SELECT 1 FROM fence) AND EXISTS (SELECT 1 FROM admitted)";
+const ADMITTED_RESULT = "EXISTS (SELECT 1 FROM admitted) AS admitted";
+
+const OPEN_INVOCATION_ADMITTED = (fence: string) => `WITH ${fence}, ${ADMITTED(CLOCK_FIRST)},
+  written AS (${insert("invocations", INVOCATION_COLUMNS, 3, ADMITS)} RETURNING 1),
+  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
+  ${RESULT}, ${ADMITTED_RESULT}`;
+
+const OPEN_INVOCATION_CLOCKED_ADMITTED = (
+  fence: string,
+) => `WITH ${fence}, ${ADMITTED(CLOCK_FIRST + FOLD_PARAMS)},
+  ${foldClockCte(CLOCK_FIRST, ADMITS)},
+  written AS (${insert("invocations", INVOCATION_COLUMNS, 3, "EXISTS (SELECT 1 FROM clocked)")} RETURNING 1),
+  scheduled AS (${upsert("schedulers", SCHEDULER_COLUMNS, SCHEDULER_FIRST, SCHEDULER_KEY, "EXISTS (SELECT 1 FROM written)")})
+  SELECT EXISTS (SELECT 1 FROM fence) AS fenced, EXISTS (SELECT 1 FROM written) AS written, ${ADMITTED_RESULT},
+    ${names(CLOCK_COLUMNS.map(([name, type]) => [`stored.${name}`, type]))}
+  FROM (SELECT 1) AS one LEFT JOIN clocks AS stored ON stored.clock_address = $${CLOCK_FIRST}::text`;
+
 // The claims and settlements, the hot path, are plain statements guarded by the fence's condition:
 // a data-modifying CTE with its report row cost ~100 µs more per statement (measured).
 const INSERT_TOOL_ACTION = (guard: string) => insert("tool_actions", TOOL_ACTION_COLUMNS, 3, guard);
@@ -153,6 +179,11 @@ const STATEMENTS = {
   saveScheduler: statement("raes_save_scheduler", SAVE_SCHEDULER),
   openInvocation: statement("raes_open_invocation", OPEN_INVOCATION),
   openInvocationClocked: statement("raes_open_invocation_clocked", OPEN_INVOCATION_CLOCKED),
+  openInvocationAdmitted: statement("raes_open_invocation_admitted", OPEN_INVOCATION_ADMITTED),
+  openInvocationClockedAdmitted: statement(
+    "raes_open_invocation_clocked_admitted",
+    OPEN_INVOCATION_CLOCKED_ADMITTED,
+  ),
   insertToolAction: guarded("raes_insert_tool_action", INSERT_TOOL_ACTION),
 };
 
@@ -198,22 +229,29 @@ export class PostgresWrites {
     scheduler: SchedulerRecord,
     fence: Fence | undefined,
     clock?: ClockFold,
+    admission?: ServiceAdmission,
   ): Promise<void> {
     const values = [...invocationValues(invocation), ...schedulerValues(scheduler)];
     const conflict = `invocation ${invocation.id} exists`;
+    const admitting = admission ? [admission.participantAddress, admission.revision] : [];
+    const admitted = (row: WriteRow) => {
+      if (admission && !row.admitted) throw serviceMoved(admission, undefined);
+    };
     if (!clock) {
-      await this.#inserted(STATEMENTS.openInvocation, fence, values, conflict);
+      const statement = admission ? STATEMENTS.openInvocationAdmitted : STATEMENTS.openInvocation;
+      admitted(await this.#inserted(statement, fence, [...values, ...admitting], conflict));
       return;
     }
     const address = clock.expected.clockAddress;
     // Until the answer is in, the row this process last saw may or may not have been replaced.
     this.#clocks.remember(address, undefined);
     const row = await this.#inserted(
-      STATEMENTS.openInvocationClocked,
+      admission ? STATEMENTS.openInvocationClockedAdmitted : STATEMENTS.openInvocationClocked,
       fence,
-      [...values, ...foldValues(clock)],
+      [...values, ...foldValues(clock), ...admitting],
       conflict,
     );
+    admitted(row);
     if (row.written) return this.#clocks.remember(address, { ...clock.expected, updatedAt: clock.change.at });
     const stored = row.clock_address == null ? undefined : clockRecord(row as unknown as ClockRow);
     this.#clocks.remember(address, stored);

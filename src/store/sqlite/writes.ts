@@ -17,7 +17,7 @@ import {
 import { ChainLinker } from "../chain.js";
 import { applyClockChange, foldClock } from "../clock.js";
 import type { Answer } from "../delegating.js";
-import { StoreConflictError } from "../errors.js";
+import { StoreConflictError, serviceMoved } from "../errors.js";
 import {
   CHAIN_COLUMNS,
   type ChainRow,
@@ -51,6 +51,7 @@ import type {
   InvocationCommit,
   InvocationRecord,
   SchedulerRecord,
+  ServiceAdmission,
   ToolActionRecord,
 } from "../types.js";
 import type { Durability, GroupCommit } from "./group-commit.js";
@@ -152,6 +153,9 @@ export class SqliteWrites {
     return this.#toolActions.settle;
   }
 
+  /** Prepared at the first admitted open: the revision of a participant's service record. */
+  #serviceRevision: Statement<[string], { revision: number | bigint }> | undefined;
+
   constructor(db: Database, leases: SqliteLeases, commits: GroupCommit) {
     this.#db = db;
     this.#commits = commits;
@@ -204,9 +208,19 @@ export class SqliteWrites {
     scheduler: SchedulerRecord,
     fence: Fence | undefined,
     clock: ClockFold | undefined,
+    admission?: ServiceAdmission,
   ): Answer<void> {
     return this.#immediate(() => {
       this.#leases.check(fence);
+      if (admission) {
+        // Read in the open's own write transaction: a control stored by any process is seen here.
+        this.#serviceRevision ??= this.#db.prepare<[string], { revision: number | bigint }>(
+          "SELECT revision FROM participant_services WHERE participant_address = ?",
+        );
+        const row = this.#serviceRevision.get(admission.participantAddress);
+        const stored = row === undefined ? undefined : Number(row.revision);
+        if (stored !== admission.revision) throw serviceMoved(admission, stored);
+      }
       if (clock) {
         const row = this.#selectClock.get(clock.expected.clockAddress);
         this.#upsertClock.run(clockRow(foldClock(row && clockRecord(row), clock)));

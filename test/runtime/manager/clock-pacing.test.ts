@@ -21,6 +21,7 @@ import {
   RuntimeManager,
   type RuntimeModel,
 } from "../../../src/index.js";
+import { readConsoleState } from "../../../src/serve/index.js";
 import { EXAMPLE_SCENARIO, exampleManifest, ROOT } from "../../helpers/example.js";
 import { VirtualTimers } from "../../helpers/virtual-timers.js";
 import { RaesNativeRuntime } from "../raes-runtime-fixtures.js";
@@ -133,6 +134,24 @@ describe("real time paced by the SDL clock, as RAES's wall driver paces it", () 
     assert.equal(service?.health, "degraded");
     assert.deepEqual(service?.pacing_deviation_refs, [raesRef.replace(/generation-0$/, "generation-1")]);
     assert.equal(raesRef, `evidence:${POLICY}:pacing-loss:${CLOCK}:generation-0`);
+    // The readback says the same. RAES also pauses the service (its driver is gone); raes-ts's paced
+    // run is alive and catches up, so the service keeps running (docs/raes-mapping.md).
+    const readback = await manager.participantExecutionState("participant.behavior.participant-agent");
+    assert.equal(readback.health, "degraded");
+    assert.deepEqual(readback.pacing_deviation_refs, service?.pacing_deviation_refs);
+    assert.equal(RAES.service_after_pacing_loss.observed_lifecycle, "paused");
+    assert.deepEqual([readback.observed_lifecycle, readback.accepting_new_work], ["running", true]);
+    const chains = {
+      observe: () => undefined,
+      participant: () => ({ state: "unchecked" }),
+      decisions: () => ({ state: "unchecked" }),
+    };
+    const console = await readConsoleState(manager.store, {
+      storeLabel: "memory:",
+      operator: "alice",
+      chains: chains as unknown as Parameters<typeof readConsoleState>[1]["chains"],
+    });
+    assert.equal(console.participants.items[0]?.service?.health, "degraded");
     const spans = exporter.getFinishedSpans();
     const loss = spans.filter((s) => s.name === `pacing_loss ${CLOCK}`);
     assert.ok(loss.length >= 1);

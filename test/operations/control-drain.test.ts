@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  type ParticipantActionRequest,
+  type ParticipantActionResult,
+  type ParticipantSnapshot,
+  RuntimeManager,
+} from "../../src/index.js";
+import { controlParticipant } from "../../src/operations/index.js";
+import { readConsoleState } from "../../src/serve/index.js";
+import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
+import { RecordingRuntime } from "../runtime/harnesses.js";
+
+const P = EXAMPLE.participant;
+
+function controlledManifest() {
+  const manifest = exampleManifest();
+  manifest.participant_runtime.supports_execution_control = true;
+  manifest.participant_runtime.supported_execution_control_actions = [
+    "start",
+    "pause",
+    "resume",
+    "drain",
+    "reset",
+    "teardown",
+  ];
+  return manifest;
+}
+
+/** A harness whose next invocation waits, once called, until the test releases it. */
+class HeldRuntime extends RecordingRuntime {
+  holding = false;
+  #release: (() => void) | undefined;
+  #called: (() => void) | undefined;
+  /** Settles once the held invocation has reached the harness. */
+  called = new Promise<void>((resolve) => {
+    this.#called = resolve;
+  });
+
+  release(): void {
+    this.#release?.();
+  }
+
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    context: { episodeId: string },
+  ): Promise<ParticipantActionResult> {
+    if (this.holding) {
+      this.holding = false;
+      await new Promise<void>((resolve) => {
+        this.#release = resolve;
+        this.#called?.();
+      });
+    }
+    return super.modelAction(request, snapshot, context);
+  }
+}
+
+const chains = {
+  observe: () => undefined,
+  participant: () => ({ state: "unchecked" }),
+  decisions: () => ({ state: "unchecked" }),
+} as unknown as Parameters<typeof readConsoleState>[1]["chains"];
+
+async function heldInvocation() {
+  const runtime = new HeldRuntime();
+  const manager = await RuntimeManager.open({
+    model: modelWithAttempts(1000),
+    manifest: controlledManifest(),
+    runtime,
+  });
+  runtime.holding = true;
+  const step = manager.step(1);
+  await runtime.called;
+  return { runtime, manager, step };
+}
+
+describe("a drain that waits for an open invocation reads back RAES's in-between lifecycle", () => {
+  it("is `draining` (not accepting, not ready, desired quiescent) while it waits, in the readback and the console, then quiescent", async () => {
+    const { runtime, manager, step } = await heldInvocation();
+    const seen: unknown[] = [];
+    const outcome = await controlParticipant(
+      manager.store,
+      { participant: P, action: "drain", operator: "alice" },
+      {
+        sleep: async () => {
+          const s = await manager.participantExecutionState(P);
+          const console = await readConsoleState(manager.store, {
+            storeLabel: "memory:",
+            operator: "alice",
+            chains,
+          });
+          const shown = console.participants.items.find((p) => p.address === P);
+          seen.push({
+            observed: s.observed_lifecycle,
+            desired: s.desired_lifecycle,
+            draining: s.draining,
+            accepting: s.accepting_new_work,
+            readiness: s.readiness,
+            inFlight: s.in_flight,
+            quiescent: s.quiescent,
+            console: shown?.service?.lifecycle,
+            consoleActions: shown?.actions.includes("execution-drain"),
+          });
+          runtime.release();
+          await step;
+        },
+      },
+    );
+    assert.deepEqual(seen, [
+      {
+        observed: "draining",
+        desired: "quiescent",
+        draining: true,
+        accepting: false,
+        readiness: "not_ready",
+        inFlight: 1,
+        quiescent: false,
+        console: "draining",
+        consoleActions: true,
+      },
+    ]);
+    assert.ok(outcome.ok);
+    assert.equal(outcome.service.observed_lifecycle, "quiescent");
+    assert.equal(outcome.service.draining, false);
+    assert.equal((await manager.participantExecutionState(P)).observed_lifecycle, "quiescent");
+    // One operator decision: the drain, written with its end.
+    assert.equal((await manager.store.getDecisionHead()).decisions, 1);
+    await manager.close();
+  });
+
+  it("a drain that times out puts the service back as it was and records no decision", async () => {
+    const { runtime, manager, step } = await heldInvocation();
+    const before = (await manager.participantServices())[0]?.service;
+    let at = 0;
+    const outcome = await controlParticipant(
+      manager.store,
+      { participant: P, action: "drain", drainTimeoutMs: 1 },
+      {
+        now: () => new Date(Date.UTC(2026, 0, 1) + at),
+        sleep: async () => {
+          assert.equal((await manager.participantExecutionState(P)).observed_lifecycle, "draining");
+          at += 10;
+        },
+      },
+    );
+    assert.equal(outcome.ok, false);
+    assert.equal(!outcome.ok && outcome.code, "runtime.participant-execution-drain-timeout");
+    assert.deepEqual((await manager.participantServices())[0]?.service, before);
+    assert.equal((await manager.store.getDecisionHead()).decisions, 0);
+    runtime.release();
+    await step;
+    assert.equal((await manager.step(1)).invocations.length, 1, "the participant runs on");
+    await manager.close();
+  });
+});
