@@ -115,7 +115,17 @@ export class ChainVerifier {
       });
       return false;
     }
-    if (chainDigest(previous, event) !== event.chain_digest) {
+    const digest = digestOf(previous, event);
+    if (digest === undefined) {
+      this.#fail({
+        kind: ChainBreak.edited,
+        participant_address: participant,
+        sequence: event.sequence,
+        detail: UNREPRESENTABLE,
+      });
+      return false;
+    }
+    if (digest !== event.chain_digest) {
       if (this.#gap !== undefined) {
         this.#fail(removed(participant, this.#gap, event.sequence));
         return false;
@@ -162,7 +172,7 @@ export class ChainVerifier {
     const { event, previous } = suspect;
     const at = { participant_address: event.participant_address, sequence: event.sequence };
     if (next.chain_digest !== undefined && event.chain_digest !== undefined) {
-      if (chainDigest(event.chain_digest, next) === next.chain_digest)
+      if (digestOf(event.chain_digest, next) === next.chain_digest)
         return {
           ...at,
           kind: ChainBreak.edited,
@@ -170,8 +180,8 @@ export class ChainVerifier {
         };
       // Inserted mid-history with the later events renumbered up: the next one is one sequence later.
       if (
-        chainDigest(previous, next) === next.chain_digest ||
-        chainDigest(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
+        digestOf(previous, next) === next.chain_digest ||
+        digestOf(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
       )
         return {
           ...at,
@@ -255,6 +265,23 @@ export class ChainVerifier {
         detail: `sequence ${this.#gap} is missing (commit order is numbered without gaps)`,
       });
     }
+  }
+}
+
+/** Why an event or decision holding a value without RFC 8785 text fails: no writer could have sealed it. */
+export const UNREPRESENTABLE =
+  "it holds a value RFC 8785 has no text for (a number beyond a double, say), which no writer seals: its content was changed";
+
+/**
+ * `chainDigest`, or undefined when the value holds something RFC 8785 has no text for (JSON's
+ * `1e400` parses to Infinity): such an event was never sealed, and is named, not thrown over.
+ */
+export function digestOf(previous: string, value: object): string | undefined {
+  try {
+    return chainDigest(previous, value);
+  } catch (error) {
+    if (error instanceof TypeError) return undefined;
+    throw error;
   }
 }
 

@@ -1,10 +1,5 @@
-import {
-  chainDigest,
-  OPERATOR_GENESIS,
-  type OperatorChainHead,
-  type OperatorDecision,
-} from "../records/index.js";
-import { ChainBreak } from "./verify-chain.js";
+import { OPERATOR_GENESIS, type OperatorChainHead, type OperatorDecision } from "../records/index.js";
+import { ChainBreak, digestOf, UNREPRESENTABLE } from "./verify-chain.js";
 
 /** The first operator decision that does not verify. */
 export interface DecisionFailure {
@@ -58,10 +53,12 @@ export class DecisionVerifier {
       };
       return false;
     }
-    if (
-      typeof decision.chain_digest !== "string" ||
-      chainDigest(previous, decision) !== decision.chain_digest
-    )
+    const digest = digestOf(previous, decision);
+    if (digest === undefined) {
+      this.#failure = { kind: ChainBreak.edited, sequence: decision.sequence, detail: UNREPRESENTABLE };
+      return false;
+    }
+    if (typeof decision.chain_digest !== "string" || digest !== decision.chain_digest)
       this.#suspect = { decision, previous };
     this.#digest = decision.chain_digest;
     this.#sequence = decision.sequence;
@@ -109,11 +106,11 @@ const NOT_CHAINED = "it does not chain from the decision before it";
 /** The suspect's kind, from the decision after it. */
 function judge(suspect: OperatorDecision, previous: string, next: OperatorDecision): DecisionFailure {
   const sequence = suspect.sequence;
-  if (chainDigest(suspect.chain_digest, next) === next.chain_digest)
+  if (digestOf(suspect.chain_digest, next) === next.chain_digest)
     return { kind: ChainBreak.edited, sequence, detail: EDITED };
   if (
-    chainDigest(previous, next) === next.chain_digest ||
-    chainDigest(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
+    digestOf(previous, next) === next.chain_digest ||
+    digestOf(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
   )
     return {
       kind: ChainBreak.inserted,

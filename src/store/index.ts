@@ -47,6 +47,7 @@ export {
   type SchedulerRecord,
   SchedulerStopReason,
   STORE_DATA_WRITES,
+  type StoreReader,
   type TimingDisposition,
   type ToolActionQuery,
   type ToolActionRecord,
