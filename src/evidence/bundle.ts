@@ -186,8 +186,13 @@ export interface BundleReport {
  */
 export async function verifyBundle(
   file: string,
-  options: { readonly publicKey?: crypto.KeyObject } = {},
+  options: {
+    readonly publicKey?: crypto.KeyObject;
+    /** The longest line read (default `MAX_BUNDLE_LINE_BYTES`); a longer one ends the reading. */
+    readonly maxLineBytes?: number;
+  } = {},
 ): Promise<BundleReport> {
+  const max = options.maxLineBytes ?? MAX_BUNDLE_LINE_BYTES;
   const problems: string[] = [];
   const hash = crypto.createHash("sha256");
   const heads: ChainHead[] = [];
@@ -199,7 +204,7 @@ export async function verifyBundle(
   let operatorHead: OperatorChainHead | undefined;
   let decisions: DecisionVerifier | undefined;
   let decisionsOk = true;
-  for await (const line of bundleLines(file)) {
+  for await (const line of bundleLines(file, max)) {
     lines += 1;
     if (seal !== undefined) {
       problems.push(`line ${lines}: a line after the seal`);
@@ -207,7 +212,7 @@ export async function verifyBundle(
     }
     if ("tooLong" in line) {
       problems.push(
-        `line ${lines}: ${EvidenceCode.line_too_long}: longer than ${MAX_BUNDLE_LINE_BYTES} bytes; the bundle was read no further`,
+        `line ${lines}: ${EvidenceCode.line_too_long}: longer than ${max} bytes; the bundle was read no further`,
       );
       break;
     }
