@@ -125,6 +125,16 @@ export class ChainVerifier {
       });
       return false;
     }
+    if (digest !== event.chain_digest && chain === undefined && !this.#anchors.has(participant)) {
+      // Without its head the chain's anchor is unknown: say what is missing, not that the event changed.
+      this.#fail({
+        kind: ChainBreak.truncated,
+        participant_address: participant,
+        sequence: event.sequence,
+        detail: NO_HEAD,
+      });
+      return false;
+    }
     if (digest !== event.chain_digest) {
       if (this.#gap !== undefined) {
         this.#fail(removed(participant, this.#gap, event.sequence));
@@ -253,7 +263,7 @@ export class ChainVerifier {
         kind: ChainBreak.truncated,
         participant_address: participant,
         sequence: chain.sequence,
-        detail: "the participant has events but no recorded chain head, so its end cannot be checked",
+        detail: NO_HEAD,
       });
       return;
     }
@@ -267,6 +277,9 @@ export class ChainVerifier {
     }
   }
 }
+
+const NO_HEAD =
+  "the participant has events but no recorded chain head (its anchor and end), so its chain cannot be checked";
 
 /** Why an event or decision holding a value without RFC 8785 text fails: no writer could have sealed it. */
 export const UNREPRESENTABLE =

@@ -4,12 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import {
-  BundleUnreadableError,
-  EvidenceCode,
-  verifyBundle,
-  writeBundle,
-} from "../../src/evidence/index.js";
+import { BundleUnreadableError, EvidenceCode, verifyBundle, writeBundle } from "../../src/evidence/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { closeCommit, invocation, P1, scheduler } from "../store/records.js";
 
@@ -42,7 +37,10 @@ describe("a signed bundle is checked over its own bytes", () => {
     const store = await openControlPlaneStore("memory:");
     const inv = invocation({ id: "inv-1", participantAddress: P1, ordinal: 0 });
     await store.openInvocation(inv, scheduler({ participantAddress: P1 }));
-    await store.commitInvocation({ ...closeCommit(inv), anchor: { scenario_digest: null, manifest_digest: null } });
+    await store.commitInvocation({
+      ...closeCommit(inv),
+      anchor: { scenario_digest: null, manifest_digest: null },
+    });
     // A signature holding `+` or `/`, so its URL-safe spelling differs (most keys give one).
     for (;;) {
       const keys = generateKeyPairSync("ed25519");
@@ -133,7 +131,10 @@ describe("a signed bundle is checked over its own bytes", () => {
   });
 
   it("refuses a line longer than the cap with its code, reading no further", async () => {
-    const path = resealed((lines) => [...lines.slice(0, 1), `{"kind":"operation","pad":"${"x".repeat(5000)}"}`]);
+    const path = resealed((lines) => [
+      ...lines.slice(0, 1),
+      `{"kind":"operation","pad":"${"x".repeat(5000)}"}`,
+    ]);
     const report = await verifyBundle(path, { maxLineBytes: 4096 });
     assert.equal(report.ok, false);
     assert.equal(

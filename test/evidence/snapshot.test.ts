@@ -66,7 +66,11 @@ function snapshotChecks(open: () => Promise<{ url: string; done?: () => Promise<
       assert.equal(report.ok, true, JSON.stringify(report.failure));
       assert.deepEqual([report.events, report.participants], [12, 2], "the counts of its snapshot");
       const later = await verifyStore(reader, 4);
-      assert.deepEqual([later.ok, later.events, later.participants], [true, 18, 3], "the appends, read after");
+      assert.deepEqual(
+        [later.ok, later.events, later.participants],
+        [true, 18, 3],
+        "the appends, read after",
+      );
     } finally {
       await reader.close();
       await writer.close();

@@ -66,6 +66,39 @@ const TAMPERINGS: readonly {
     },
   },
   {
+    name: "writes a number beyond a double (1e400) into one event's body",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      const { sequence: _s, chain_digest: _c, ...draft } = target;
+      await t.run(`UPDATE history_events SET body = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        JSON.stringify(draft).replace(/}$/, ',"weight":1e400}'),
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "empties the chain heads and every chain_digest, as if the store were never chained",
+    kind: ChainBreak.unchained,
+    apply: async (t, events) => {
+      await t.run("DELETE FROM history_chains");
+      await t.run("UPDATE history_events SET chain_digest = NULL");
+      const first = events[0] as HistoryEvent;
+      return { participant: first.participant_address, sequence: first.sequence };
+    },
+  },
+  {
+    name: "empties the chain heads",
+    kind: ChainBreak.truncated,
+    apply: async (t, events) => {
+      await t.run("DELETE FROM history_chains");
+      // The first event: its chain's anchor (scenario and manifest digests) is gone with its head.
+      const first = events[0] as HistoryEvent;
+      return { participant: first.participant_address, sequence: first.sequence };
+    },
+  },
+  {
     name: "deletes one event",
     kind: ChainBreak.removed,
     apply: async (t, events) => {
