@@ -48,6 +48,8 @@ export interface ChainReport {
 interface Pending {
   readonly event: HistoryEvent;
   readonly previous: string;
+  /** The digest its content chains to from `previous`: its chain_digest, had only that been changed. */
+  readonly computed: string;
   readonly missing: number | undefined;
 }
 
@@ -141,7 +143,7 @@ export class ChainVerifier {
         return false;
       }
       // Judged by the participant's next event, or by its recorded head at the end.
-      if (pending === undefined) this.#pending = { event, previous, missing: this.#gap };
+      if (pending === undefined) this.#pending = { event, previous, computed: digest, missing: this.#gap };
     }
     this.#chains.set(participant, {
       digest: event.chain_digest,
@@ -179,7 +181,7 @@ export class ChainVerifier {
 
   /** The suspect's kind, from the participant's next event. */
   #judge(suspect: Pending, next: HistoryEvent): ChainFailure {
-    const { event, previous } = suspect;
+    const { event, previous, computed } = suspect;
     const at = { participant_address: event.participant_address, sequence: event.sequence };
     if (next.chain_digest !== undefined && event.chain_digest !== undefined) {
       if (digestOf(event.chain_digest, next) === next.chain_digest)
@@ -187,6 +189,17 @@ export class ChainVerifier {
           ...at,
           kind: ChainBreak.edited,
           detail: "its content differs from what its chain_digest sealed",
+        };
+      // Its content still chains into the next event: only its chain_digest value was changed.
+      if (digestOf(computed, next) === next.chain_digest)
+        return { ...at, kind: ChainBreak.edited, detail: EDITED_DIGEST };
+      // Removed before it, the later events renumbered down: the next chains from it one sequence up.
+      if (digestOf(event.chain_digest, { ...next, sequence: next.sequence + 1 }) === next.chain_digest)
+        return {
+          ...at,
+          kind: ChainBreak.removed,
+          detail:
+            "an event of the participant before it was removed and the later events renumbered: it was sealed one sequence later",
         };
       // Inserted mid-history with the later events renumbered up: the next one is one sequence later.
       if (
@@ -223,6 +236,8 @@ export class ChainVerifier {
         kind: ChainBreak.edited,
         detail: "its content differs from what its chain_digest sealed",
       };
+    if (head !== undefined && head.head_digest === suspect.computed)
+      return { ...at, kind: ChainBreak.edited, detail: EDITED_DIGEST };
     return { ...at, kind: ChainBreak.reordered, detail: "it does not chain from the event before it" };
   }
 
@@ -277,6 +292,8 @@ export class ChainVerifier {
     }
   }
 }
+
+const EDITED_DIGEST = "its chain_digest was changed: its content still chains from the event before it";
 
 const NO_HEAD =
   "the participant has events but no recorded chain head (its anchor and end), so its chain cannot be checked";

@@ -99,6 +99,48 @@ const TAMPERINGS: readonly {
     },
   },
   {
+    name: "changes one event's chain_digest value",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      await t.run(`UPDATE history_events SET chain_digest = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        `sha256:${"0".repeat(64)}`,
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "changes the chain_digest value of the history's last event",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[events.length - 1] as HistoryEvent;
+      await t.run(`UPDATE history_events SET chain_digest = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        `sha256:${"0".repeat(64)}`,
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "deletes one event and renumbers the later ones down, leaving no gap",
+    kind: ChainBreak.removed,
+    apply: async (t, events) => {
+      const target = events[4] as HistoryEvent;
+      await t.run(`DELETE FROM history_events WHERE sequence = ${t.p(1)}`, [target.sequence]);
+      await t.run(`UPDATE history_events SET sequence = sequence + 1000000 WHERE sequence > ${t.p(1)}`, [
+        target.sequence,
+      ]);
+      await t.run("UPDATE history_events SET sequence = sequence - 1000000 - 1 WHERE sequence > 1000000");
+      // Named where the removed event was: its participant's next event now holds that sequence.
+      const next = events.find(
+        (e) => e.sequence > target.sequence && e.participant_address === target.participant_address,
+      ) as HistoryEvent;
+      assert.equal(events[5]?.participant_address, target.participant_address);
+      return { participant: next.participant_address, sequence: target.sequence };
+    },
+  },
+  {
     name: "deletes one event",
     kind: ChainBreak.removed,
     apply: async (t, events) => {
