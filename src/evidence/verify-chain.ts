@@ -201,6 +201,9 @@ export class ChainVerifier {
           detail:
             "an event of the participant before it was removed and the later events renumbered: it was sealed one sequence later",
         };
+      // Swapped with the next: it was sealed after the next, at the next's sequence.
+      if (digestOf(next.chain_digest, { ...event, sequence: next.sequence }) === event.chain_digest)
+        return { ...at, kind: ChainBreak.reordered, detail: SWAPPED };
       // Inserted mid-history with the later events renumbered up: the next one is one sequence later.
       if (
         digestOf(previous, next) === next.chain_digest ||
@@ -292,6 +295,8 @@ export class ChainVerifier {
     }
   }
 }
+
+const SWAPPED = "it and the participant's next event swapped places: each was sealed at the other's";
 
 const EDITED_DIGEST = "its chain_digest was changed: its content still chains from the event before it";
 

@@ -127,6 +127,12 @@ function judge(
       detail:
         "a decision before it was removed and the later ones renumbered: it was sealed one sequence later",
     };
+  if (digestOf(next.chain_digest, { ...suspect, sequence: next.sequence }) === suspect.chain_digest)
+    return {
+      kind: ChainBreak.reordered,
+      sequence,
+      detail: "it and the next decision swapped places: each was sealed at the other's",
+    };
   if (
     digestOf(previous, next) === next.chain_digest ||
     digestOf(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest

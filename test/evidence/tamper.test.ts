@@ -141,6 +141,21 @@ const TAMPERINGS: readonly {
     },
   },
   {
+    name: "swaps two adjacent events of one participant",
+    kind: ChainBreak.reordered,
+    apply: async (t, events) => {
+      const [a, b] = [events[0] as HistoryEvent, events[1] as HistoryEvent];
+      assert.equal(a.participant_address, b.participant_address);
+      await t.run(`UPDATE history_events SET sequence = -1 WHERE sequence = ${t.p(1)}`, [a.sequence]);
+      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        a.sequence,
+        b.sequence,
+      ]);
+      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = -1`, [b.sequence]);
+      return { participant: a.participant_address, sequence: a.sequence };
+    },
+  },
+  {
     name: "deletes one event",
     kind: ChainBreak.removed,
     apply: async (t, events) => {
