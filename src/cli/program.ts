@@ -80,6 +80,7 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   "operation.ambiguous-id",
   CliErrorCode.otlp_exporter_missing,
   CliErrorCode.store_unchained,
+  "evidence.bundle-unreadable",
 ]);
 
 /**

@@ -1,8 +1,7 @@
 import * as crypto from "node:crypto";
 import { once } from "node:events";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import {
   type ChainHead,
   EMPTY_OPERATOR_CHAIN,
@@ -12,6 +11,13 @@ import {
   type OperatorDecision,
 } from "../records/index.js";
 import { type ControlPlaneStore, operationPagesOldestFirst } from "../store/index.js";
+import {
+  BundleLineTooLongError,
+  bundleLines,
+  canonicalSignature,
+  EvidenceCode,
+  MAX_BUNDLE_LINE_BYTES,
+} from "./bundle-lines.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
 import { BEFORE_FIRST_SEQUENCE, VERIFY_PAGE } from "./verify-store.js";
@@ -59,7 +65,7 @@ export interface BundleSummary {
  * Ed25519 when a key is given. History and operations are read a page at a time, so memory stays bounded.
  */
 export async function writeBundle(
-  store: ControlPlaneStore,
+  store: Pick<ControlPlaneStore, "readSnapshot">,
   file: string,
   options: BundleOptions,
 ): Promise<BundleSummary> {
@@ -71,79 +77,88 @@ export async function writeBundle(
   let lines = 0;
   const write = async (value: unknown) => {
     const line = `${JSON.stringify(value)}\n`;
+    // What `raes verify FILE` reads: a longer line would make a bundle no verifier accepts.
+    if (Buffer.byteLength(line) - 1 > MAX_BUNDLE_LINE_BYTES)
+      throw new BundleLineTooLongError(
+        `line ${lines + 1} of the bundle would be longer than ${MAX_BUNDLE_LINE_BYTES} bytes; nothing was written`,
+      );
     hash.update(line);
     lines += 1;
     if (!out.write(line)) await once(out, "drain");
   };
   try {
-    const heads = await store.listChainHeads();
-    const schedulers = await store.listSchedulers();
-    await write({
-      kind: "header",
-      format: BUNDLE_FORMAT,
-      raes_ts_version: options.version,
-      created_at: (options.now ?? (() => new Date().toISOString()))(),
+    // One snapshot: heads, events, decisions and operations as they stood at one moment, so the
+    // bundle verifies however much others append while it is written.
+    return await store.readSnapshot(async (store) => {
+      const heads = await store.listChainHeads();
+      const schedulers = await store.listSchedulers();
+      await write({
+        kind: "header",
+        format: BUNDLE_FORMAT,
+        raes_ts_version: options.version,
+        created_at: (options.now ?? (() => new Date().toISOString()))(),
+      });
+      for (const head of heads) await write({ kind: "chain", ...head });
+      const operatorHead = await store.getDecisionHead();
+      await write({ kind: "operator_chain", ...operatorHead });
+      let events = 0;
+      for (let after = BEFORE_FIRST_SEQUENCE; ; ) {
+        const page = await store.readChainPage(after, VERIFY_PAGE);
+        if (page.length === 0) break;
+        for (const event of page) await write({ kind: "event", event });
+        events += page.length;
+        after = (page[page.length - 1] as { sequence: number }).sequence;
+      }
+      let decisions = 0;
+      for (let after = 0; ; ) {
+        const page = await store.readDecisionPage(after, VERIFY_PAGE);
+        if (page.length === 0) break;
+        for (const decision of page) await write({ kind: "decision", decision });
+        decisions += page.length;
+        after = (page[page.length - 1] as OperatorDecision).sequence;
+      }
+      // Oldest first, a page at a time: the listing's entries are the operations as read by id.
+      let operations = 0;
+      for await (const page of operationPagesOldestFirst(store, options.pageSize)) {
+        for (const { participantAddress: _p, createdAt: _c, ...operation } of page)
+          await write({ kind: "operation", operation: (options.operationWire ?? ((o) => o))(operation) });
+        operations += page.length;
+      }
+      for (const s of schedulers) {
+        if (s.streamFingerprint === undefined) continue;
+        await write({
+          kind: "seed_fingerprint",
+          participant_address: s.participantAddress,
+          policy_address: s.policyAddress,
+          stream_fingerprint: s.streamFingerprint,
+        });
+      }
+      for (const input of options.inputs ?? []) {
+        await write({
+          kind: "input",
+          role: input.role,
+          name: input.name,
+          digest: textDigest(input.text),
+          text: input.text,
+        });
+      }
+      const digest = `sha256:${hash.digest("hex")}`;
+      const signature = options.signKey
+        ? crypto.sign(null, Buffer.from(signedText(digest)), options.signKey).toString("base64")
+        : null;
+      out.write(`${JSON.stringify({ kind: "seal", lines, digest, signature })}\n`);
+      out.end();
+      await once(out, "finish");
+      await rename(partial, file);
+      return {
+        events,
+        participants: heads.length,
+        operations,
+        decisions,
+        digest,
+        signed: signature !== null,
+      };
     });
-    for (const head of heads) await write({ kind: "chain", ...head });
-    const operatorHead = await store.getDecisionHead();
-    await write({ kind: "operator_chain", ...operatorHead });
-    let events = 0;
-    for (let after = BEFORE_FIRST_SEQUENCE; ; ) {
-      const page = await store.readChainPage(after, VERIFY_PAGE);
-      if (page.length === 0) break;
-      for (const event of page) await write({ kind: "event", event });
-      events += page.length;
-      after = (page[page.length - 1] as { sequence: number }).sequence;
-    }
-    let decisions = 0;
-    for (let after = 0; ; ) {
-      const page = await store.readDecisionPage(after, VERIFY_PAGE);
-      if (page.length === 0) break;
-      for (const decision of page) await write({ kind: "decision", decision });
-      decisions += page.length;
-      after = (page[page.length - 1] as OperatorDecision).sequence;
-    }
-    // Oldest first, a page at a time: the listing's entries are the operations as read by id.
-    let operations = 0;
-    for await (const page of operationPagesOldestFirst(store, options.pageSize)) {
-      for (const { participantAddress: _p, createdAt: _c, ...operation } of page)
-        await write({ kind: "operation", operation: (options.operationWire ?? ((o) => o))(operation) });
-      operations += page.length;
-    }
-    for (const s of schedulers) {
-      if (s.streamFingerprint === undefined) continue;
-      await write({
-        kind: "seed_fingerprint",
-        participant_address: s.participantAddress,
-        policy_address: s.policyAddress,
-        stream_fingerprint: s.streamFingerprint,
-      });
-    }
-    for (const input of options.inputs ?? []) {
-      await write({
-        kind: "input",
-        role: input.role,
-        name: input.name,
-        digest: textDigest(input.text),
-        text: input.text,
-      });
-    }
-    const digest = `sha256:${hash.digest("hex")}`;
-    const signature = options.signKey
-      ? crypto.sign(null, Buffer.from(signedText(digest)), options.signKey).toString("base64")
-      : null;
-    out.write(`${JSON.stringify({ kind: "seal", lines, digest, signature })}\n`);
-    out.end();
-    await once(out, "finish");
-    await rename(partial, file);
-    return {
-      events,
-      participants: heads.length,
-      operations,
-      decisions,
-      digest,
-      signed: signature !== null,
-    };
   } catch (error) {
     out.destroy();
     await rm(partial, { force: true });
@@ -171,8 +186,13 @@ export interface BundleReport {
  */
 export async function verifyBundle(
   file: string,
-  options: { readonly publicKey?: crypto.KeyObject } = {},
+  options: {
+    readonly publicKey?: crypto.KeyObject;
+    /** The longest line read (default `MAX_BUNDLE_LINE_BYTES`); a longer one ends the reading. */
+    readonly maxLineBytes?: number;
+  } = {},
 ): Promise<BundleReport> {
+  const max = options.maxLineBytes ?? MAX_BUNDLE_LINE_BYTES;
   const problems: string[] = [];
   const hash = crypto.createHash("sha256");
   const heads: ChainHead[] = [];
@@ -184,29 +204,39 @@ export async function verifyBundle(
   let operatorHead: OperatorChainHead | undefined;
   let decisions: DecisionVerifier | undefined;
   let decisionsOk = true;
-  const reader = createInterface({
-    input: createReadStream(file, { encoding: "utf8" }),
-    crlfDelay: Infinity,
-  });
-  for await (const text of reader) {
+  for await (const line of bundleLines(file, max)) {
     lines += 1;
     if (seal !== undefined) {
       problems.push(`line ${lines}: a line after the seal`);
       break;
     }
+    if ("tooLong" in line) {
+      problems.push(
+        `line ${lines}: ${EvidenceCode.line_too_long}: longer than ${max} bytes; the bundle was read no further`,
+      );
+      break;
+    }
+    // The digest is of the file's own bytes: never of a text decoded and encoded again.
+    const { bytes, text } = line;
+    if (text === undefined) {
+      problems.push(`line ${lines}: ${EvidenceCode.invalid_utf8}: the line is not UTF-8`);
+      hash.update(bytes);
+      continue;
+    }
     let value: { kind?: unknown; [key: string]: unknown };
     try {
       value = JSON.parse(text) as typeof value;
+      if (typeof value !== "object" || value === null) throw new TypeError("not an object");
     } catch {
-      problems.push(`line ${lines}: not JSON`);
-      hash.update(`${text}\n`);
+      problems.push(`line ${lines}: not a JSON object`);
+      hash.update(bytes);
       continue;
     }
     if (value.kind === "seal") {
       seal = value as unknown as typeof seal;
       continue;
     }
-    hash.update(`${text}\n`);
+    hash.update(bytes);
     if (lines === 1) {
       if (value.kind !== "header" || value.format !== BUNDLE_FORMAT)
         problems.push(`line 1: not a ${BUNDLE_FORMAT} header`);
@@ -307,6 +337,13 @@ function checkSignature(
   problems: string[],
 ): BundleReport["signature"] {
   const signed = typeof seal.signature === "string";
+  if (signed && !canonicalSignature(seal.signature as string)) {
+    // One spelling only: a verifier elsewhere must not accept bytes this one refuses, or the reverse.
+    problems.push(
+      `signature: ${EvidenceCode.signature_malformed}: not standard base64 (with padding) of 64 bytes`,
+    );
+    return "invalid";
+  }
   if (publicKey === undefined) return signed ? "not-checked" : "unsigned";
   if (!signed) {
     problems.push("signature: the bundle is not signed, and a public key was given");

@@ -7,6 +7,12 @@ export {
   verifyBundle,
   writeBundle,
 } from "./bundle.js";
+export {
+  BundleLineTooLongError,
+  BundleUnreadableError,
+  EvidenceCode,
+  MAX_BUNDLE_LINE_BYTES,
+} from "./bundle-lines.js";
 export { ChainBreak, type ChainFailure, type ChainReport, ChainVerifier } from "./verify-chain.js";
 export {
   type DecisionFailure,
@@ -24,6 +30,7 @@ export {
   VERIFY_PAGE,
   verifyDecisions,
   verifyParticipantChain,
+  verifyReads,
   verifyStore,
   verifyStoreAfter,
 } from "./verify-store.js";

@@ -48,6 +48,8 @@ export interface ChainReport {
 interface Pending {
   readonly event: HistoryEvent;
   readonly previous: string;
+  /** The digest its content chains to from `previous`: its chain_digest, had only that been changed. */
+  readonly computed: string;
   readonly missing: number | undefined;
 }
 
@@ -115,13 +117,33 @@ export class ChainVerifier {
       });
       return false;
     }
-    if (chainDigest(previous, event) !== event.chain_digest) {
+    const digest = digestOf(previous, event);
+    if (digest === undefined) {
+      this.#fail({
+        kind: ChainBreak.edited,
+        participant_address: participant,
+        sequence: event.sequence,
+        detail: UNREPRESENTABLE,
+      });
+      return false;
+    }
+    if (digest !== event.chain_digest && chain === undefined && !this.#anchors.has(participant)) {
+      // Without its head the chain's anchor is unknown: say what is missing, not that the event changed.
+      this.#fail({
+        kind: ChainBreak.truncated,
+        participant_address: participant,
+        sequence: event.sequence,
+        detail: NO_HEAD,
+      });
+      return false;
+    }
+    if (digest !== event.chain_digest) {
       if (this.#gap !== undefined) {
         this.#fail(removed(participant, this.#gap, event.sequence));
         return false;
       }
       // Judged by the participant's next event, or by its recorded head at the end.
-      if (pending === undefined) this.#pending = { event, previous, missing: this.#gap };
+      if (pending === undefined) this.#pending = { event, previous, computed: digest, missing: this.#gap };
     }
     this.#chains.set(participant, {
       digest: event.chain_digest,
@@ -159,19 +181,33 @@ export class ChainVerifier {
 
   /** The suspect's kind, from the participant's next event. */
   #judge(suspect: Pending, next: HistoryEvent): ChainFailure {
-    const { event, previous } = suspect;
+    const { event, previous, computed } = suspect;
     const at = { participant_address: event.participant_address, sequence: event.sequence };
     if (next.chain_digest !== undefined && event.chain_digest !== undefined) {
-      if (chainDigest(event.chain_digest, next) === next.chain_digest)
+      if (digestOf(event.chain_digest, next) === next.chain_digest)
         return {
           ...at,
           kind: ChainBreak.edited,
           detail: "its content differs from what its chain_digest sealed",
         };
+      // Its content still chains into the next event: only its chain_digest value was changed.
+      if (digestOf(computed, next) === next.chain_digest)
+        return { ...at, kind: ChainBreak.edited, detail: EDITED_DIGEST };
+      // Removed before it, the later events renumbered down: the next chains from it one sequence up.
+      if (digestOf(event.chain_digest, { ...next, sequence: next.sequence + 1 }) === next.chain_digest)
+        return {
+          ...at,
+          kind: ChainBreak.removed,
+          detail:
+            "an event of the participant before it was removed and the later events renumbered: it was sealed one sequence later",
+        };
+      // Swapped with the next: it was sealed after the next, at the next's sequence.
+      if (digestOf(next.chain_digest, { ...event, sequence: next.sequence }) === event.chain_digest)
+        return { ...at, kind: ChainBreak.reordered, detail: SWAPPED };
       // Inserted mid-history with the later events renumbered up: the next one is one sequence later.
       if (
-        chainDigest(previous, next) === next.chain_digest ||
-        chainDigest(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
+        digestOf(previous, next) === next.chain_digest ||
+        digestOf(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
       )
         return {
           ...at,
@@ -203,6 +239,8 @@ export class ChainVerifier {
         kind: ChainBreak.edited,
         detail: "its content differs from what its chain_digest sealed",
       };
+    if (head !== undefined && head.head_digest === suspect.computed)
+      return { ...at, kind: ChainBreak.edited, detail: EDITED_DIGEST };
     return { ...at, kind: ChainBreak.reordered, detail: "it does not chain from the event before it" };
   }
 
@@ -243,7 +281,7 @@ export class ChainVerifier {
         kind: ChainBreak.truncated,
         participant_address: participant,
         sequence: chain.sequence,
-        detail: "the participant has events but no recorded chain head, so its end cannot be checked",
+        detail: NO_HEAD,
       });
       return;
     }
@@ -255,6 +293,30 @@ export class ChainVerifier {
         detail: `sequence ${this.#gap} is missing (commit order is numbered without gaps)`,
       });
     }
+  }
+}
+
+const SWAPPED = "it and the participant's next event swapped places: each was sealed at the other's";
+
+const EDITED_DIGEST = "its chain_digest was changed: its content still chains from the event before it";
+
+const NO_HEAD =
+  "the participant has events but no recorded chain head (its anchor and end), so its chain cannot be checked";
+
+/** Why an event or decision holding a value without RFC 8785 text fails: no writer could have sealed it. */
+export const UNREPRESENTABLE =
+  "it holds a value RFC 8785 has no text for (a number beyond a double, say), which no writer seals: its content was changed";
+
+/**
+ * `chainDigest`, or undefined when the value holds something RFC 8785 has no text for (JSON's
+ * `1e400` parses to Infinity): such an event was never sealed, and is named, not thrown over.
+ */
+export function digestOf(previous: string, value: object): string | undefined {
+  try {
+    return chainDigest(previous, value);
+  } catch (error) {
+    if (error instanceof TypeError) return undefined;
+    throw error;
   }
 }
 

@@ -1,10 +1,5 @@
-import {
-  chainDigest,
-  OPERATOR_GENESIS,
-  type OperatorChainHead,
-  type OperatorDecision,
-} from "../records/index.js";
-import { ChainBreak } from "./verify-chain.js";
+import { OPERATOR_GENESIS, type OperatorChainHead, type OperatorDecision } from "../records/index.js";
+import { ChainBreak, digestOf, UNREPRESENTABLE } from "./verify-chain.js";
 
 /** The first operator decision that does not verify. */
 export interface DecisionFailure {
@@ -33,7 +28,9 @@ export class DecisionVerifier {
   #digest = OPERATOR_GENESIS;
   #sequence = 0;
   #decisions = 0;
-  #suspect: { readonly decision: OperatorDecision; readonly previous: string } | undefined;
+  #suspect:
+    | { readonly decision: OperatorDecision; readonly previous: string; readonly computed: string }
+    | undefined;
   #failure: DecisionFailure | undefined;
 
   constructor(recorded: OperatorChainHead) {
@@ -47,7 +44,7 @@ export class DecisionVerifier {
     const previous = this.#digest;
     const suspect = this.#suspect;
     if (suspect !== undefined) {
-      this.#failure = judge(suspect.decision, suspect.previous, decision);
+      this.#failure = judge(suspect.decision, suspect.previous, suspect.computed, decision);
       return false;
     }
     if (decision.sequence !== this.#sequence + 1) {
@@ -58,11 +55,13 @@ export class DecisionVerifier {
       };
       return false;
     }
-    if (
-      typeof decision.chain_digest !== "string" ||
-      chainDigest(previous, decision) !== decision.chain_digest
-    )
-      this.#suspect = { decision, previous };
+    const digest = digestOf(previous, decision);
+    if (digest === undefined) {
+      this.#failure = { kind: ChainBreak.edited, sequence: decision.sequence, detail: UNREPRESENTABLE };
+      return false;
+    }
+    if (typeof decision.chain_digest !== "string" || digest !== decision.chain_digest)
+      this.#suspect = { decision, previous, computed: digest };
     this.#digest = decision.chain_digest;
     this.#sequence = decision.sequence;
     return true;
@@ -81,7 +80,9 @@ export class DecisionVerifier {
             }
           : this.#recorded.head_digest === decision.chain_digest
             ? { kind: ChainBreak.edited, sequence: decision.sequence, detail: EDITED }
-            : { kind: ChainBreak.reordered, sequence: decision.sequence, detail: NOT_CHAINED };
+            : this.#recorded.head_digest === this.#suspect.computed
+              ? { kind: ChainBreak.edited, sequence: decision.sequence, detail: EDITED_DIGEST }
+              : { kind: ChainBreak.reordered, sequence: decision.sequence, detail: NOT_CHAINED };
     }
     if (
       this.#failure === undefined &&
@@ -105,15 +106,36 @@ export class DecisionVerifier {
 
 const EDITED = "its content differs from what its chain_digest sealed";
 const NOT_CHAINED = "it does not chain from the decision before it";
+const EDITED_DIGEST = "its chain_digest was changed: its content still chains from the decision before it";
 
 /** The suspect's kind, from the decision after it. */
-function judge(suspect: OperatorDecision, previous: string, next: OperatorDecision): DecisionFailure {
+function judge(
+  suspect: OperatorDecision,
+  previous: string,
+  computed: string,
+  next: OperatorDecision,
+): DecisionFailure {
   const sequence = suspect.sequence;
-  if (chainDigest(suspect.chain_digest, next) === next.chain_digest)
+  if (digestOf(suspect.chain_digest, next) === next.chain_digest)
     return { kind: ChainBreak.edited, sequence, detail: EDITED };
+  if (digestOf(computed, next) === next.chain_digest)
+    return { kind: ChainBreak.edited, sequence, detail: EDITED_DIGEST };
+  if (digestOf(suspect.chain_digest, { ...next, sequence: next.sequence + 1 }) === next.chain_digest)
+    return {
+      kind: ChainBreak.removed,
+      sequence,
+      detail:
+        "a decision before it was removed and the later ones renumbered: it was sealed one sequence later",
+    };
+  if (digestOf(next.chain_digest, { ...suspect, sequence: next.sequence }) === suspect.chain_digest)
+    return {
+      kind: ChainBreak.reordered,
+      sequence,
+      detail: "it and the next decision swapped places: each was sealed at the other's",
+    };
   if (
-    chainDigest(previous, next) === next.chain_digest ||
-    chainDigest(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
+    digestOf(previous, next) === next.chain_digest ||
+    digestOf(previous, { ...next, sequence: next.sequence - 1 }) === next.chain_digest
   )
     return {
       kind: ChainBreak.inserted,

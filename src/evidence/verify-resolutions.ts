@@ -1,5 +1,5 @@
 import type { OperationCursor, OperatorDecision } from "../records/index.js";
-import type { ControlPlaneStore } from "../store/index.js";
+import type { StoreReader } from "../store/index.js";
 
 /** The first resolution whose operation record disagrees with its chained `resolve` decision. */
 export interface ResolutionFailure {
@@ -28,7 +28,7 @@ const PAGE = 1000;
  * Resolutions recorded before operators were named (no operator) have no decision and are skipped.
  * Memory holds the `resolve` decisions, one per indeterminate tool action resolved.
  */
-export async function verifyResolutions(store: ControlPlaneStore): Promise<ResolutionReport> {
+export async function verifyResolutions(store: StoreReader): Promise<ResolutionReport> {
   const decided = new Map<string, OperatorDecision>();
   for (let after = 0; ; ) {
     const page = await store.readDecisionPage(after, PAGE);

@@ -1,4 +1,4 @@
-import type { ControlPlaneStore } from "../store/index.js";
+import type { ControlPlaneStore, StoreReader } from "../store/index.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
 import { type ResolutionReport, verifyResolutions } from "./verify-resolutions.js";
@@ -25,14 +25,23 @@ export interface StoreReport extends ChainReport {
 
 /**
  * Recomputes every participant's chain in a store, then its operator chain, reading its history in commit order a page at a
- * time (`readChainPage`), and stops at the first event that does not verify.
+ * time (`readChainPage`), and stops at the first event that does not verify. Heads and pages are read
+ * in one snapshot (`readSnapshot`), so a writer appending meanwhile is not mistaken for tampering.
  *
  * @example
  * const report = await verifyStore(store);
  * if (!report.ok) console.error(report.failure?.detail);
  */
-export async function verifyStore(store: ControlPlaneStore, pageSize = VERIFY_PAGE): Promise<StoreReport> {
-  return verifyStoreAfter(store, await verifyHistory(store, pageSize), pageSize);
+export async function verifyStore(
+  store: Pick<ControlPlaneStore, "readSnapshot">,
+  pageSize = VERIFY_PAGE,
+): Promise<StoreReport> {
+  return store.readSnapshot((reads) => verifyReads(reads, pageSize));
+}
+
+/** `verifyStore` over reads already taken from one snapshot. */
+export async function verifyReads(reads: StoreReader, pageSize = VERIFY_PAGE): Promise<StoreReport> {
+  return verifyStoreAfter(reads, await verifyHistory(reads, pageSize), pageSize);
 }
 
 /**
@@ -42,21 +51,25 @@ export async function verifyStore(store: ControlPlaneStore, pageSize = VERIFY_PA
  * resolutions are checked as `verifyStore` checks them, so the history is not read a second time.
  */
 export async function verifyStoreAfter(
-  store: ControlPlaneStore,
+  reads: StoreReader,
   chains: ChainReport,
   pageSize = VERIFY_PAGE,
 ): Promise<StoreReport> {
-  const operator = await verifyDecisions(store, pageSize);
+  const operator = await decisionsOf(reads, pageSize);
   if (!chains.ok || !operator.ok) return { ...chains, ok: false, operator };
-  const resolutions = await verifyResolutions(store);
+  const resolutions = await verifyResolutions(reads);
   return { ...chains, ok: resolutions.ok, operator, resolutions };
 }
 
-/** Recomputes the store's operator chain a page at a time, stopping at the first decision that fails. */
+/** Recomputes the store's operator chain a page at a time (one snapshot), stopping at the first decision that fails. */
 export async function verifyDecisions(
-  store: ControlPlaneStore,
+  store: Pick<ControlPlaneStore, "readSnapshot">,
   pageSize = VERIFY_PAGE,
 ): Promise<DecisionReport> {
+  return store.readSnapshot((reads) => decisionsOf(reads, pageSize));
+}
+
+async function decisionsOf(store: StoreReader, pageSize: number): Promise<DecisionReport> {
   const verifier = new DecisionVerifier(await store.getDecisionHead());
   let after = 0;
   for (;;) {
@@ -70,7 +83,7 @@ export async function verifyDecisions(
   return verifier.finish();
 }
 
-async function verifyHistory(store: ControlPlaneStore, pageSize: number): Promise<ChainReport> {
+async function verifyHistory(store: StoreReader, pageSize: number): Promise<ChainReport> {
   const verifier = new ChainVerifier(await store.listChainHeads());
   let after = BEFORE_FIRST_SEQUENCE;
   for (;;) {
@@ -90,20 +103,29 @@ async function verifyHistory(store: ControlPlaneStore, pageSize: number): Promis
  * short of its head, fails; `raes verify` (verifyStore) remains the whole check, commit order included.
  */
 export async function verifyParticipantChain(
-  store: ControlPlaneStore,
+  store: Pick<ControlPlaneStore, "readSnapshot">,
   participantAddress: string,
   pageSize = VERIFY_PAGE,
 ): Promise<ChainReport> {
-  const heads = (await store.listChainHeads()).filter((h) => h.participant_address === participantAddress);
-  const verifier = new ChainVerifier(heads, { gaps: false });
-  let after = 0;
-  for (;;) {
-    const page = await store.listEvents({ participantAddress, afterSequence: after, limit: pageSize });
-    if (page.length === 0) break;
-    for (const event of page) {
-      if (!verifier.add(event)) return verifier.finish();
-      after = event.sequence;
+  return store.readSnapshot(async (reads) => {
+    const heads = (await reads.listChainHeads()).filter((h) => h.participant_address === participantAddress);
+    const verifier = new ChainVerifier(heads, { gaps: false });
+    // The first page from the history's start, as verifyStore reads from BEFORE_FIRST_SEQUENCE: a row
+    // put at sequence 0 or below is read and named. The verifier stops at such a row, so every later
+    // page starts after a sequence of at least 1.
+    let after: number | undefined;
+    for (;;) {
+      const page = await reads.listEvents({
+        participantAddress,
+        ...(after === undefined ? {} : { afterSequence: after }),
+        limit: pageSize,
+      });
+      if (page.length === 0) break;
+      for (const event of page) {
+        if (!verifier.add(event)) return verifier.finish();
+        after = event.sequence;
+      }
     }
-  }
-  return verifier.finish();
+    return verifier.finish();
+  });
 }

@@ -5,6 +5,7 @@ import {
   type ProcessMember,
   STORE_READS,
   STORE_WRITES,
+  type StoreReader,
 } from "./types.js";
 
 /** A store part's answer: at once (SQLite, memory) or later (PostgreSQL). */
@@ -44,6 +45,11 @@ export interface StoreParts {
   readonly writes: StoreWrites;
   readonly leases: StoreLeases;
   readonly error?: (error: unknown) => unknown;
+  /**
+   * Runs `work` with reads of one moment of the store (one read transaction); errors of `work` pass
+   * through as they are. Without it, `readSnapshot` reads live (the memory store).
+   */
+  readonly snapshot?: <T>(work: (reads: StoreReads) => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -59,6 +65,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   readonly #writes: StoreWrites;
   readonly #leases: StoreLeases;
   readonly #error: (error: unknown) => unknown;
+  readonly #snapshot: StoreParts["snapshot"];
 
   protected constructor(url: string, parts: StoreParts) {
     this.url = url;
@@ -66,6 +73,28 @@ export abstract class DelegatingStore implements ControlPlaneStore {
     this.#writes = parts.writes;
     this.#leases = parts.leases;
     this.#error = parts.error ?? ((error) => error);
+    this.#snapshot = parts.snapshot;
+  }
+
+  /** See `ControlPlaneStore.readSnapshot`. */
+  async readSnapshot<T>(work: (reads: StoreReader) => Promise<T>): Promise<T> {
+    const snapshot = this.#snapshot;
+    if (snapshot === undefined) return work(this);
+    let failed: { readonly error: unknown } | undefined;
+    try {
+      return await snapshot(async (reads) => {
+        try {
+          return await work(readerOf(this.url, reads, (w) => this.#guard(w)));
+        } catch (error) {
+          failed = { error };
+          throw error;
+        }
+      });
+    } catch (error) {
+      // The work's own failure as it is; the transaction's (begin, commit) as the store's error.
+      if (failed !== undefined && failed.error === error) throw error;
+      throw this.#error(error);
+    }
   }
 
   abstract close(): Promise<void>;
@@ -78,6 +107,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare listEvents: ControlPlaneStore["listEvents"];
   declare readChainPage: ControlPlaneStore["readChainPage"];
   declare listChainHeads: ControlPlaneStore["listChainHeads"];
+  declare historyChained: ControlPlaneStore["historyChained"];
   declare readDecisionPage: ControlPlaneStore["readDecisionPage"];
   declare getDecisionHead: ControlPlaneStore["getDecisionHead"];
   declare getClock: ControlPlaneStore["getClock"];
@@ -125,13 +155,7 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   }
 
   getOperation(id: string): Promise<Operation | undefined> {
-    return this.#guard(() =>
-      andThen(this.#reads.getInvocation(id), (invocation) =>
-        invocation
-          ? operationFromInvocation(invocation)
-          : andThen(this.#reads.getToolAction(id), (action) => action && operationFromToolAction(action)),
-      ),
-    );
+    return this.#guard(() => operationOf(this.#reads, id));
   }
 
   getLease(participantAddress: string): Promise<Lease | undefined> {
@@ -175,6 +199,32 @@ export abstract class DelegatingStore implements ControlPlaneStore {
       return Promise.reject(this.#error(error));
     }
   }
+}
+
+/** The operation of `id` as `reads` answer it: the invocation, else the tool action. */
+function operationOf(reads: StoreReads, id: string): Answer<Operation | undefined> {
+  return andThen(reads.getInvocation(id), (invocation) =>
+    invocation
+      ? operationFromInvocation(invocation)
+      : andThen(reads.getToolAction(id), (action) => action && operationFromToolAction(action)),
+  );
+}
+
+/** A store's reads (a snapshot's) under the store's names, each answer guarded as the store's are. */
+function readerOf(
+  url: string,
+  reads: StoreReads,
+  guard: <T>(work: () => Answer<T>) => Promise<T>,
+): StoreReader {
+  const reader: Record<string, unknown> = {
+    url,
+    getOperation: (id: string) => guard(() => operationOf(reads, id)),
+  };
+  for (const name of STORE_READS) {
+    const method = Reflect.get(reads, name) as (...a: unknown[]) => Answer<unknown>;
+    reader[name] = (...args: unknown[]) => guard(() => method.apply(reads, args));
+  }
+  return reader as unknown as StoreReader;
 }
 
 /** `next` of an answer: at once for an answer given at once, so synchronous stores stay synchronous. */

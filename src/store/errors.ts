@@ -28,9 +28,32 @@ export const StoreErrorCode = {
   url_invalid: "store.url-invalid",
   /** The store URL names a store whose driver, an optional package (`pg` for PostgreSQL), is not installed. */
   driver_missing: "store.driver-missing",
+  /**
+   * A stored row holds a value the store never writes (a body or resolution that is not JSON): it was
+   * changed outside the store. `raes verify` exits 1 naming the row.
+   */
+  row_unreadable: "store.row-unreadable",
 } as const;
 /** A store error code. */
 export type StoreErrorCode = (typeof StoreErrorCode)[keyof typeof StoreErrorCode];
+
+/** A stored row holds a value the store never writes; the message names the row. */
+export class StoreRowUnreadableError extends Error {
+  readonly code = StoreErrorCode.row_unreadable;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreRowUnreadableError";
+  }
+}
+
+/** The JSON value of a stored cell; `StoreRowUnreadableError` naming `row` when the cell is not JSON. */
+export function parseStored(text: string, row: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new StoreRowUnreadableError(`${row} is not JSON (${(error as Error).message})`, { cause: error });
+  }
+}
 
 /** The store could not be reached or could not commit; nothing was written. */
 export class StoreUnavailableError extends Error {

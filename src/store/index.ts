@@ -49,6 +49,7 @@ export {
   SchedulerStopReason,
   type ServiceAdmission,
   STORE_DATA_WRITES,
+  type StoreReader,
   type TimingDisposition,
   type ToolActionQuery,
   type ToolActionRecord,

@@ -167,12 +167,26 @@ export interface ControlPlaneStore {
   /** Every participant's chain as the store keeps it (anchor, head, event count), ordered by participant. */
   listChainHeads(): Promise<ChainHead[]>;
   /**
+   * Whether the store's schema chains its history (schema step 13, as its migrations table records):
+   * false only for a store read as it is from before that step. Decided by the schema, never by the
+   * chain rows, so a chain table someone emptied reads as tampered, not as never chained.
+   */
+  historyChained(): Promise<boolean>;
+  /**
    * At most `limit` operator decisions after `afterSequence`, in the order they were decided, each
    * with its `chain_digest` as stored (docs/evidence-format.md): read a page at a time by `raes verify`.
    */
   readDecisionPage(afterSequence: number, limit: number): Promise<OperatorDecision[]>;
   /** The end of the store's operator chain as the store keeps it (the genesis and 0 while empty). */
   getDecisionHead(): Promise<OperatorChainHead>;
+  /**
+   * Runs `work` with reads that all see the store at one moment, whatever other connections commit
+   * meanwhile: SQLite reads in one read transaction on a read-only connection of its own, PostgreSQL in
+   * one `REPEATABLE READ READ ONLY` transaction. How `raes verify` and `raes export` read heads and
+   * every page of a store others append to (docs/evidence-format.md). The memory store, one process's
+   * own, reads live. Keep `work` short of long waits: the transaction stays open until it settles.
+   */
+  readSnapshot<T>(work: (reads: StoreReader) => Promise<T>): Promise<T>;
   getClock(clockAddress: string): Promise<ClockRecord | undefined>;
   getScheduler(participantAddress: string, policyAddress: string): Promise<SchedulerRecord | undefined>;
   listSchedulers(): Promise<SchedulerRecord[]>;
@@ -309,6 +323,7 @@ export const STORE_READS = [
   "listEvents",
   "readChainPage",
   "listChainHeads",
+  "historyChained",
   "readDecisionPage",
   "getDecisionHead",
   "getClock",
@@ -324,6 +339,9 @@ export const STORE_READS = [
   "listResourcePools",
   "listPacingDeviations",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
+
+/** A store's reads alone, as `readSnapshot` lends them. */
+export type StoreReader = Pick<ControlPlaneStore, (typeof STORE_READS)[number] | "getOperation" | "url">;
 
 /** The names of the store's record writes, each one transaction. */
 export const STORE_WRITES = [

@@ -76,6 +76,22 @@ describe("raes verify never writes the store it audits", () => {
     );
   });
 
+  it("fails a store at a chained schema step whose chains were emptied, naming what is missing, not as unchained", async () => {
+    const file = join(dir, "emptied.db");
+    oldStore(file, 12);
+    assert.equal((await raes(["operations", "--store", `sqlite:${file}`])).code, 0);
+    const db = new Database(file);
+    db.exec("DELETE FROM history_chains; UPDATE history_events SET chain_digest = NULL");
+    db.close();
+    const run = await raes(["verify", "--store", `sqlite:${file}`]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stderr, /store-unchained/);
+    assert.match(
+      run.stdout,
+      /chain broken: unchained event: .*sequence 1: the event carries no chain_digest/,
+    );
+  });
+
   it("verifies a current store without changing its file", async () => {
     const file = join(dir, "current.db");
     oldStore(file, 12);
@@ -171,6 +187,23 @@ describe("raes verify never writes or migrates the PostgreSQL store it audits", 
     const current = await schemaState(schema);
     assert.equal((await raes(["verify", "--store", url])).code, 0);
     assert.deepEqual(await schemaState(schema), current, "verifying a current schema changes nothing");
+  });
+
+  it("fails a schema at a chained step whose chains were emptied, naming what is missing, not as unchained", async () => {
+    const { schema, url, drop } = freshSchema("raes_verify_ro");
+    drops.push(drop);
+    await oldSchema(schema, 12);
+    assert.equal((await raes(["operations", "--store", url])).code, 0);
+    await adminQuery(
+      `DELETE FROM ${schema}.history_chains; UPDATE ${schema}.history_events SET chain_digest = NULL`,
+    );
+    const run = await raes(["verify", "--store", url]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stderr, /store-unchained/);
+    assert.match(
+      run.stdout,
+      /chain broken: unchained event: .*sequence 1: the event carries no chain_digest/,
+    );
   });
 
   it("a store opened read-only refuses every write in the server, and a missing schema is not created", async () => {

@@ -185,6 +185,53 @@ describe("raes verify and raes export over the demo's store", () => {
     );
   });
 
+  it("refuses a bundle given with --store as a usage error: the bundle is checked alone", async () => {
+    const run = await raes(["verify", BUNDLE, "--store", `sqlite:${STORE}`]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stderr, /^raes: cli\.usage: give a bundle or --store, not both/m);
+    assert.equal(run.stdout, "");
+  });
+
+  it("refuses a bundle path that does not exist with a coded error, exit 2", async () => {
+    const run = await raes(["verify", join(DIR, "no-such-bundle.jsonl")]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(
+      run.stderr,
+      /^raes: evidence\.bundle-unreadable: cannot read the bundle .*no-such-bundle\.jsonl: ENOENT/m,
+    );
+  });
+
+  it("says a signature it did not check is present but unchecked, with the command that checks it", async () => {
+    const text = readFileSync(BUNDLE, "utf8");
+    const { signature } = JSON.parse(text.trimEnd().split("\n").pop() as string) as { signature: string };
+    const junk = join(DIR, "junk-signature.jsonl");
+    writeFileSync(junk, text.replace(signature, Buffer.alloc(64, 7).toString("base64")));
+    const run = await raes(["verify", junk]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stdout, /, signed/);
+    const printed =
+      /signature present but not checked \(check it with (.*) --public-key PUBLIC-KEY\.pem, /.exec(
+        run.stdout,
+      );
+    assert.ok(printed, run.stdout);
+    assert.match(printed[1] as string, / verify \S*junk-signature\.jsonl$/);
+    // The command as printed, with the signer's key: the junk signature fails.
+    const checked = await raes(["verify", junk, "--public-key", PUB]);
+    assert.equal(checked.code, 1);
+    assert.match(checked.stdout, /signature: does not verify with the given public key/);
+  });
+
+  it("exits 1 with a code naming the row whose stored body is not JSON", async () => {
+    const copy = join(DIR, "not-json.db");
+    writeFileSync(copy, readFileSync(STORE));
+    const db = new Database(copy);
+    db.prepare("UPDATE history_events SET body = ? WHERE sequence = 3").run("{not json");
+    db.close();
+    const run = await raes(["verify", "--store", `sqlite:${copy}`]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stderr, /^raes: store\.row-unreadable: history_events row 3: its body is not JSON/m);
+  });
+
   it("refuses a sign key that is not an Ed25519 private key as a usage error", async () => {
     const run = await raes([
       "export",

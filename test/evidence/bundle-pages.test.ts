@@ -19,6 +19,8 @@ function watched(store: ControlPlaneStore): {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
+      // The memory store's snapshot is its live reads: read through this proxy too.
+      if (property === "readSnapshot") return (work: (reads: ControlPlaneStore) => unknown) => work(proxy);
       if (property === "getOperation")
         return (id: string) => {
           gets += 1;

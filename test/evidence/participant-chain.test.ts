@@ -49,4 +49,29 @@ describe("one participant's chain recomputed alone (the console's per-participan
       await store.close();
     }
   });
+
+  it("reads a participant's rows from before the first sequence, as raes verify does: a row put at 0 is named", async () => {
+    const file = join(DIR, "sequence-zero.db");
+    const store = await openControlPlaneStore(`sqlite:${file}`);
+    try {
+      const inv = invocation({ id: "inv-1", participantAddress: P1, ordinal: 0 });
+      await store.openInvocation(inv, scheduler({ participantAddress: P1 }));
+      await store.commitInvocation({
+        ...closeCommit(inv as never),
+        anchor: { scenario_digest: "s", manifest_digest: "m" },
+      });
+      assert.equal((await verifyParticipantChain(store, P1)).ok, true);
+      const db = new Database(file);
+      db.prepare(
+        `INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body, chain_digest)
+         SELECT 0, participant_address, episode_id, action_instance_id, body, chain_digest FROM history_events WHERE sequence = 1`,
+      ).run();
+      db.close();
+      const report = await verifyParticipantChain(store, P1, 2);
+      assert.equal(report.ok, false);
+      assert.deepEqual([report.failure?.kind, report.failure?.sequence], ["inserted", 0]);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -66,6 +66,96 @@ const TAMPERINGS: readonly {
     },
   },
   {
+    name: "writes a number beyond a double (1e400) into one event's body",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      const { sequence: _s, chain_digest: _c, ...draft } = target;
+      await t.run(`UPDATE history_events SET body = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        JSON.stringify(draft).replace(/}$/, ',"weight":1e400}'),
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "empties the chain heads and every chain_digest, as if the store were never chained",
+    kind: ChainBreak.unchained,
+    apply: async (t, events) => {
+      await t.run("DELETE FROM history_chains");
+      await t.run("UPDATE history_events SET chain_digest = NULL");
+      const first = events[0] as HistoryEvent;
+      return { participant: first.participant_address, sequence: first.sequence };
+    },
+  },
+  {
+    name: "empties the chain heads",
+    kind: ChainBreak.truncated,
+    apply: async (t, events) => {
+      await t.run("DELETE FROM history_chains");
+      // The first event: its chain's anchor (scenario and manifest digests) is gone with its head.
+      const first = events[0] as HistoryEvent;
+      return { participant: first.participant_address, sequence: first.sequence };
+    },
+  },
+  {
+    name: "changes one event's chain_digest value",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      await t.run(`UPDATE history_events SET chain_digest = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        `sha256:${"0".repeat(64)}`,
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "changes the chain_digest value of the history's last event",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[events.length - 1] as HistoryEvent;
+      await t.run(`UPDATE history_events SET chain_digest = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        `sha256:${"0".repeat(64)}`,
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "deletes one event and renumbers the later ones down, leaving no gap",
+    kind: ChainBreak.removed,
+    apply: async (t, events) => {
+      const target = events[4] as HistoryEvent;
+      await t.run(`DELETE FROM history_events WHERE sequence = ${t.p(1)}`, [target.sequence]);
+      await t.run(`UPDATE history_events SET sequence = sequence + 1000000 WHERE sequence > ${t.p(1)}`, [
+        target.sequence,
+      ]);
+      await t.run("UPDATE history_events SET sequence = sequence - 1000000 - 1 WHERE sequence > 1000000");
+      // Named where the removed event was: its participant's next event now holds that sequence.
+      const next = events.find(
+        (e) => e.sequence > target.sequence && e.participant_address === target.participant_address,
+      ) as HistoryEvent;
+      assert.equal(events[5]?.participant_address, target.participant_address);
+      return { participant: next.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "swaps two adjacent events of one participant",
+    kind: ChainBreak.reordered,
+    apply: async (t, events) => {
+      const [a, b] = [events[0] as HistoryEvent, events[1] as HistoryEvent];
+      assert.equal(a.participant_address, b.participant_address);
+      await t.run(`UPDATE history_events SET sequence = -1 WHERE sequence = ${t.p(1)}`, [a.sequence]);
+      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        a.sequence,
+        b.sequence,
+      ]);
+      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = -1`, [b.sequence]);
+      return { participant: a.participant_address, sequence: a.sequence };
+    },
+  },
+  {
     name: "deletes one event",
     kind: ChainBreak.removed,
     apply: async (t, events) => {

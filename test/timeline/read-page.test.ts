@@ -38,6 +38,8 @@ function seen(
       const value = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       const name = String(property);
+      // The memory store's snapshot is its live reads: read through this proxy too.
+      if (name === "readSnapshot") return (work: (reads: unknown) => unknown) => work(proxy);
       return async (...args: unknown[]) => {
         calls.set(name, (calls.get(name) ?? 0) + 1);
         if (name === "listOperations") listings.push(args[0]);

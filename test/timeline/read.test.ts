@@ -29,10 +29,12 @@ describe("readTimelineInput", () => {
     const inner = new MemoryControlPlaneStore();
     await runKnownHistory(inner);
     const asked: string[] = [];
-    const paged = new Proxy(inner, {
+    const paged: MemoryControlPlaneStore = new Proxy(inner, {
       get(target, property) {
         const value = Reflect.get(target, property, target);
         if (typeof value !== "function") return value;
+        // The memory store's snapshot is its live reads: read through this proxy too.
+        if (property === "readSnapshot") return (work: (reads: unknown) => unknown) => work(paged);
         if (property !== "listEvents" && property !== "listOperations") return value.bind(target);
         return (query: { limit?: number }) => {
           asked.push(`${String(property)} ${query.limit}`);
@@ -172,9 +174,10 @@ describe("readTimelineInput", () => {
       /data-chain="verified">History chain verified: \d+ events recomputed/,
     );
     // The same store with its third event's timestamp edited after it was committed.
-    const edited = new Proxy(inner, {
+    const edited: MemoryControlPlaneStore = new Proxy(inner, {
       get(target, property) {
         const value = Reflect.get(target, property, target);
+        if (property === "readSnapshot") return (work: (reads: unknown) => unknown) => work(edited);
         if (property !== "readChainPage") return typeof value === "function" ? value.bind(target) : value;
         return async (after: number, limit: number) =>
           (await target.readChainPage(after, limit)).map((e) =>

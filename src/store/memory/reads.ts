@@ -204,6 +204,11 @@ export class MemoryReads {
     return this.#tables.decisionHead;
   }
 
+  /** The memory store chains every event it holds. */
+  historyChained(): boolean {
+    return true;
+  }
+
   /** Every participant's chain, ordered by participant (bytewise). */
   listChainHeads(): ChainHead[] {
     return [...this.#tables.chains.values()].sort((a, b) =>

@@ -6,7 +6,7 @@ import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/inde
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
 import { ALL_TABLES, migrate, type ReadTables, readableTables } from "./schema.js";
-import { StickyPool } from "./sticky.js";
+import { type Queryable, StickyPool } from "./sticky.js";
 import { PostgresWrites } from "./writes.js";
 
 /** Options for the PostgreSQL store. */
@@ -43,6 +43,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
       writes: new PostgresWrites(db),
       leases: new PostgresLeases(db),
       error: (error) => postgresError(url, error),
+      snapshot: (work) => inSnapshot(pool, (client) => work(new PostgresReads(client, tables))),
     });
     this.#pool = pool;
     this.#db = db;
@@ -115,6 +116,32 @@ export class PostgresControlPlaneStore extends DelegatingStore {
   async close(): Promise<void> {
     this.#db.release();
     if (!this.#pool.ended) await this.#pool.end();
+  }
+}
+
+/**
+ * Runs `work` on one pooled connection inside one `REPEATABLE READ READ ONLY` transaction: every
+ * statement sees the snapshot its first statement took, whatever others commit meanwhile. Its
+ * statements are unnamed: the connection may have prepared the store's own under the same names.
+ */
+async function inSnapshot<T>(pool: pg.Pool, work: (db: Queryable) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let failure: unknown;
+  try {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    const result = await work({
+      query: (config) =>
+        client.query({ text: config.text, ...(config.values ? { values: config.values } : {}) }),
+      connect: () => Promise.reject(new Error("a snapshot reads on its own connection only")),
+    });
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    failure = error;
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release(failure instanceof Error ? failure : undefined);
   }
 }
 

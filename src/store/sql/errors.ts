@@ -6,6 +6,7 @@ import {
   ResourcePoolMovedError,
   StoreConflictError,
   StoreMissingError,
+  StoreRowUnreadableError,
   StoreUnavailableError,
 } from "../errors.js";
 
@@ -50,6 +51,7 @@ export function storeError(url: string, error: unknown, classify: (error: unknow
     error instanceof StoreConflictError ||
     error instanceof LeaseLostError ||
     error instanceof StoreUnavailableError ||
+    error instanceof StoreRowUnreadableError ||
     error instanceof StoreMissingError ||
     error instanceof ResourcePoolMovedError
   ) {

@@ -323,6 +323,11 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     return this.#all<ChainRow, ChainHead>(sql, [], chainHead);
   }
 
+  /** Whether the schema is at history chains' step (13) or later. */
+  historyChained(): Answer<boolean> {
+    return this.#driver.chained !== false;
+  }
+
   /** At most `limit` operator decisions after `afterSequence`, in order, as stored. */
   readDecisionPage(afterSequence: number, limit: number): Answer<OperatorDecision[]> {
     if (this.#driver.decided === false) return [];

@@ -14,6 +14,7 @@ import type {
   ToolActionSettlement,
 } from "../../records/index.js";
 import { DECISION_DETAILS } from "../../records/index.js";
+import { parseStored } from "../errors.js";
 import type {
   ActivityContinuation,
   ClockRecord,
@@ -32,7 +33,8 @@ export interface Cells<Flag, AsText extends boolean> {
   flag(value: boolean): Flag;
   isSet(cell: Flag): boolean;
   json<T>(value: T): JsonCell<T, AsText>;
-  parse<T>(cell: JsonCell<T, AsText>): T;
+  /** `row` names the cell in the error when it is not JSON. */
+  parse<T>(cell: JsonCell<T, AsText>, row: string): T;
 }
 
 /** A `clocks` row (bigint columns as numbers). */
@@ -235,17 +237,23 @@ export function rowMappings<Flag, AsText extends boolean>(cells: Cells<Flag, AsT
       toolCallId: r.tool_call_id,
       admissionOrdinal: r.admission_ordinal,
       requestDigest: r.request_digest,
-      request: cells.parse(r.request),
+      request: cells.parse(r.request, `tool_actions row ${r.id}: its request`),
       phase: r.phase as ToolActionPhase,
       ...(r.settlement === null ? {} : { settlement: r.settlement as ToolActionSettlement }),
       ...(r.failure_class === null ? {} : { failureClass: r.failure_class }),
-      ...(r.evidence_refs === null ? {} : { evidenceRefs: cells.parse(r.evidence_refs) }),
+      ...(r.evidence_refs === null
+        ? {}
+        : { evidenceRefs: cells.parse(r.evidence_refs, `tool_actions row ${r.id}: its evidence_refs`) }),
       ...(r.unknown_reason === null ? {} : { unknownReason: r.unknown_reason }),
       ...(r.withheld_reason === null || r.withheld_reason === undefined
         ? {}
         : { withheldReason: r.withheld_reason }),
-      ...(r.resolution === null ? {} : { resolution: cells.parse(r.resolution) }),
-      ...(r.approval === null || r.approval === undefined ? {} : { approval: cells.parse(r.approval) }),
+      ...(r.resolution === null
+        ? {}
+        : { resolution: cells.parse(r.resolution, `tool_actions row ${r.id}: its resolution`) }),
+      ...(r.approval === null || r.approval === undefined
+        ? {}
+        : { approval: cells.parse(r.approval, `tool_actions row ${r.id}: its approval`) }),
       admittedAt: r.admitted_at ?? r.created_at,
       ...(r.dispatched_at === null ? {} : { dispatchedAt: r.dispatched_at }),
       ...(r.settled_at === null ? {} : { settledAt: r.settled_at }),
@@ -376,7 +384,8 @@ export function invocationRecord(r: InvocationRow): InvocationRecord {
 
 /** History row to committed event. */
 export function historyEvent(r: Pick<EventRow, "sequence" | "body" | "chain_digest">): HistoryEvent {
-  return withChain({ ...(JSON.parse(r.body) as HistoryEventDraft), sequence: Number(r.sequence) }, r);
+  const draft = parseStored(r.body, `history_events row ${r.sequence}: its body`) as HistoryEventDraft;
+  return withChain({ ...draft, sequence: Number(r.sequence) }, r);
 }
 
 /** The event with its row's `chain_digest` last, as `raes history --json` prints it; as it is without one. */

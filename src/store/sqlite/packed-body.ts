@@ -1,4 +1,5 @@
 import type { HistoryEvent, HistoryEventDraft } from "../../records/index.js";
+import { parseStored } from "../errors.js";
 import { SHAPES_1, STRINGS_1 } from "./packed-vocabulary.js";
 
 /**
@@ -141,7 +142,7 @@ export function unpackEvent(
   sequence: number,
   chainDigest?: string | null,
 ): HistoryEvent {
-  const stored = JSON.parse(body) as unknown;
+  const stored = parseStored(body, `history_events row ${sequence}: its body`);
   let event: Record<string, unknown>;
   if (!Array.isArray(stored)) event = stored as Record<string, unknown>;
   else if (stored[0] !== FORMAT) throw new Error(`history body in an unknown format: ${String(stored[0])}`);

@@ -1,4 +1,5 @@
 import type { HistoryEvent, HistoryEventDraft } from "../../records/index.js";
+import { parseStored } from "../errors.js";
 import {
   type Cells,
   type ClockRow as ClockCells,
@@ -27,7 +28,7 @@ const CELLS: Cells<number, true> = {
   flag: (value) => (value ? 1 : 0),
   isSet: (cell) => cell !== 0,
   json: (value) => JSON.stringify(value),
-  parse: (cell) => JSON.parse(cell),
+  parse: <T>(cell: string, row: string) => parseStored(cell, row) as T,
 };
 
 /** A `clocks` row; also the named parameters that write it. */

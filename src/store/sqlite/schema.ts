@@ -304,10 +304,16 @@ export function migrate(db: Database): void {
  */
 const READABLE_FROM = 9;
 
-/** Whether the database has the chain columns of step 13 (a read-only store may be older). */
+/**
+ * Whether the database is at step 13, which chains history (a read-only store may be older): by its
+ * migrations, so a chain table emptied or dropped at a later step reads as tampered, not as unchained.
+ */
 export function hasChains(db: Database): boolean {
-  return hasTable(db, "history_chains");
+  return appliedVersion(db) >= CHAINS_STEP;
 }
+
+/** The schema step that added history chains. */
+const CHAINS_STEP = 13;
 
 /** Whether the database has the operator chain of step 14 (a read-only store may be older). */
 export function hasDecisions(db: Database): boolean {

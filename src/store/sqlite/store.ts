@@ -40,25 +40,32 @@ export class SqliteControlPlaneStore extends DelegatingStore {
   readonly #db: Database.Database;
   readonly #commits: GroupCommit;
 
-  private constructor(url: string, db: Database.Database, now: () => number, groupCommit: boolean) {
+  private constructor(
+    url: string,
+    db: Database.Database,
+    now: () => number,
+    groupCommit: boolean,
+    timeout: number,
+  ) {
     const leases = new SqliteLeases(db, now);
     const commits = new GroupCommit(db, groupCommit);
+    const tables = [
+      hasChains(db),
+      hasDecisions(db),
+      hasServices(db),
+      hasPools(db),
+      hasPacingDeviations(db),
+    ] as const;
     super(url, {
       // A read or a lease first commits the queued writes, so it sees every write issued before it.
-      reads: flushingFirst<StoreReads>(
-        new SqliteReads(
-          db,
-          hasChains(db),
-          hasDecisions(db),
-          hasServices(db),
-          hasPools(db),
-          hasPacingDeviations(db),
-        ),
-        commits,
-      ),
+      reads: flushingFirst<StoreReads>(new SqliteReads(db, ...tables), commits),
       writes: new SqliteWrites(db, leases, commits),
       leases: flushingFirst<StoreLeases>(leases, commits),
       error: (error) => sqliteError(url, error),
+      snapshot: (work) => {
+        commits.beforeUse();
+        return inSnapshot(db.name, timeout, (snapshot) => work(new SqliteReads(snapshot, ...tables)));
+      },
     });
     this.#db = db;
     this.#commits = commits;
@@ -92,7 +99,13 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         db.pragma("foreign_keys = ON");
         migrate(db);
       }
-      return new SqliteControlPlaneStore(url, db, options.now ?? Date.now, options.groupCommit !== false);
+      return new SqliteControlPlaneStore(
+        url,
+        db,
+        options.now ?? Date.now,
+        options.groupCommit !== false,
+        options.busyTimeoutMs ?? 5000,
+      );
     } catch (error) {
       db?.close();
       if (isNotADatabase(error))
@@ -123,6 +136,29 @@ function flushingFirst<T extends object>(part: T, commits: GroupCommit): T {
       };
     },
   });
+}
+
+/**
+ * Runs `work` on a connection of its own inside one read transaction: in WAL mode a reader keeps the
+ * snapshot its first read took until it ends, whatever other connections commit meanwhile, and never
+ * blocks them. A connection of its own, so the store's writes in this process (group commit) neither
+ * join the transaction nor wait on it.
+ */
+async function inSnapshot<T>(
+  file: string,
+  timeout: number,
+  work: (db: Database.Database) => Promise<T>,
+): Promise<T> {
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout });
+  try {
+    db.exec("BEGIN DEFERRED");
+    // The snapshot starts at the transaction's first read, not at BEGIN: take it now.
+    db.prepare("SELECT count(*) FROM schema_migrations").get();
+    return await work(db);
+  } finally {
+    if (db.inTransaction) db.exec("COMMIT");
+    db.close();
+  }
 }
 
 /** The driver's open fails (even with a TypeError) only when the file or its folder cannot be reached. */

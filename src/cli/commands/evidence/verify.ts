@@ -2,7 +2,6 @@ import { createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { printableStoreUrl, printedCommand } from "../../../printed/index.js";
-import type { ControlPlaneStore } from "../../../store/index.js";
 import { CliErrorCode, counted, ExitCode, printError, printJson } from "../../exit.js";
 import { inputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
@@ -24,16 +23,6 @@ function publicKeyFile(file: string): KeyObject {
 }
 
 /**
- * True for a store with history and no chain: no participant's chain head, and a first event without
- * `chain_digest`, as a SQLite store read-only before schema step 13 is.
- */
-async function unchained(store: ControlPlaneStore): Promise<boolean> {
-  if ((await store.listChainHeads()).length > 0) return false;
-  const [first] = await store.readChainPage(Number.MIN_SAFE_INTEGER, 1); // from before any sequence, as verifyStore reads;
-  return first !== undefined && first.chain_digest === undefined;
-}
-
-/**
  * `raes verify [FILE]`: without FILE, recomputes every history chain of the store; with FILE, checks an
  * evidence bundle offline (docs/guide/evidence.md). Exit 0 when everything verifies, 1 naming the
  * first thing that does not.
@@ -48,8 +37,15 @@ export function registerVerifyCommand(program: Command): void {
         publicKeyFile,
       )
       .option("--json", "print the report as JSON"),
-  ).action(async (bundle: string | undefined, options: VerifyOptions) => {
-    const { verifyBundle, verifyStore } = await import("../../../evidence/index.js");
+  ).action(async (bundle: string | undefined, options: VerifyOptions, command: Command) => {
+    const { verifyBundle, verifyReads } = await import("../../../evidence/index.js");
+    // A bundle is checked with no store: a --store beside it would be silently unused.
+    if (bundle !== undefined && command.getOptionValueSource("store") === "cli")
+      throw new InvalidArgumentError(
+        `give a bundle or --store, not both: raes verify FILE checks the bundle alone, raes verify --store URL the store`,
+      );
+    if (bundle === undefined && options.publicKey !== undefined)
+      throw new InvalidArgumentError("--public-key checks a bundle's signature: give the bundle FILE too");
     if (bundle !== undefined) {
       const publicKey = options.publicKey;
       const report = await verifyBundle(inputFile(bundle), publicKey ? { publicKey } : {});
@@ -64,17 +60,22 @@ export function registerVerifyCommand(program: Command): void {
         report.signature === "verified"
           ? "signature verified"
           : report.signature === "not-checked"
-            ? "signed (give --public-key to check the signature)"
+            ? `signature present but not checked (check it with ${printedCommand(["verify", bundle, "--public-key", "PUBLIC-KEY.pem"])}, PUBLIC-KEY.pem the signer's public key)`
             : "unsigned";
       process.stdout.write(
         `${bundle}: verified: ${counted(chains?.events ?? 0, "event")} of ${counted(chains?.participants ?? 0, "participant")}, chains intact, ${counted(report.operator?.decisions ?? 0, "operator decision")}, seal intact, ${signature}\n`,
       );
       return;
     }
-    // Read-only: the store audited is never written, an older schema never migrated (docs/evidence-format.md).
+    // Read-only: the store audited is never written, an older schema never migrated; one snapshot, so
+    // a writer appending meanwhile is not taken for tampering (docs/evidence-format.md). Chained or not
+    // is the schema's step, not whether chain rows exist: an emptied chain table is tampering.
     const report = await withStore(
       options.store,
-      async (store) => ((await unchained(store)) ? undefined : verifyStore(store)),
+      (store) =>
+        store.readSnapshot(async (reads) =>
+          (await reads.historyChained()) ? verifyReads(reads) : undefined,
+        ),
       { create: false, readOnly: true },
     );
     if (report === undefined) {

@@ -1,0 +1,105 @@
+import { createReadStream } from "node:fs";
+
+/** Codes of the evidence bundle's own findings and refusals (docs/evidence-format.md). */
+export const EvidenceCode = {
+  /** The bundle file cannot be read (missing, a directory, no permission): nothing was checked; exit 2. */
+  bundle_unreadable: "evidence.bundle-unreadable",
+  /** A line of the bundle is longer than `MAX_BUNDLE_LINE_BYTES`: the bundle is read no further; exit 1. */
+  line_too_long: "evidence.line-too-long",
+  /** A line of the bundle is not UTF-8; its bytes still count in the seal's digest; exit 1. */
+  invalid_utf8: "evidence.invalid-utf8",
+  /** The seal's signature is not standard base64 (with padding) of exactly 64 bytes; exit 1. */
+  signature_malformed: "evidence.signature-malformed",
+} as const;
+/** An evidence code. */
+export type EvidenceCode = (typeof EvidenceCode)[keyof typeof EvidenceCode];
+
+/**
+ * The longest line a bundle may hold, its line feed excluded: 64 MiB, above the largest event a run
+ * records (an upstream MCP line is at most 10 MiB, and its JSON escaping at most doubles it).
+ * `raes export` refuses to write a longer line, `raes verify FILE` to read one.
+ */
+export const MAX_BUNDLE_LINE_BYTES = 64 * 1024 * 1024;
+
+/** The bundle file cannot be read; nothing was checked. */
+export class BundleUnreadableError extends Error {
+  readonly code = EvidenceCode.bundle_unreadable;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "BundleUnreadableError";
+  }
+}
+
+/** `raes export` would write a line longer than `MAX_BUNDLE_LINE_BYTES`; no bundle was written. */
+export class BundleLineTooLongError extends Error {
+  readonly code = EvidenceCode.line_too_long;
+  constructor(message: string) {
+    super(message);
+    this.name = "BundleLineTooLongError";
+  }
+}
+
+/** A line as read: its exact bytes (the line feed included when there is one), and its text when UTF-8. */
+export interface BundleLine {
+  readonly bytes: Buffer;
+  /** Undefined when the bytes are not UTF-8. */
+  readonly text: string | undefined;
+}
+
+/**
+ * The file's lines, split at byte 0x0A only (a carriage return is part of its line), each with the
+ * bytes exactly as stored, so the seal's digest is taken over the file's own bytes, never a decoded
+ * and re-encoded text. Streaming: memory holds at most one line of `max` bytes; a longer line ends
+ * the reading with `{ tooLong: true }`.
+ */
+export async function* bundleLines(
+  file: string,
+  max = MAX_BUNDLE_LINE_BYTES,
+): AsyncGenerator<BundleLine | { readonly tooLong: true }> {
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const line = (bytes: Buffer): BundleLine => {
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0a ? bytes.length - 1 : bytes.length;
+    try {
+      return { bytes, text: decoder.decode(bytes.subarray(0, end)) };
+    } catch {
+      return { bytes, text: undefined };
+    }
+  };
+  let parts: Buffer[] = [];
+  let size = 0;
+  const stream = createReadStream(file);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let from = 0;
+      for (let at = chunk.indexOf(0x0a, from); at !== -1; at = chunk.indexOf(0x0a, from)) {
+        if (size + at - from > max) return yield { tooLong: true };
+        parts.push(chunk.subarray(from, at + 1));
+        yield line(Buffer.concat(parts));
+        parts = [];
+        size = 0;
+        from = at + 1;
+      }
+      if (from < chunk.length) {
+        size += chunk.length - from;
+        if (size > max) return yield { tooLong: true };
+        parts.push(chunk.subarray(from));
+      }
+    }
+  } catch (error) {
+    throw new BundleUnreadableError(
+      `cannot read the bundle ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  } finally {
+    stream.destroy();
+  }
+  if (size > 0) yield line(Buffer.concat(parts));
+}
+
+/** Whether `signature` is standard base64, padded, of exactly 64 bytes, in its one canonical spelling. */
+export function canonicalSignature(signature: string): boolean {
+  return (
+    /^[A-Za-z0-9+/]{86}==$/.test(signature) &&
+    Buffer.from(signature, "base64").toString("base64") === signature
+  );
+}

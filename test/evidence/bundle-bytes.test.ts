@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { createHash, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { BundleUnreadableError, EvidenceCode, verifyBundle, writeBundle } from "../../src/evidence/index.js";
+import { openControlPlaneStore } from "../../src/store/index.js";
+import { closeCommit, invocation, P1, scheduler } from "../store/records.js";
+
+const DIR = mkdtempSync(join(tmpdir(), "raes-bundle-bytes-"));
+const BUNDLE = join(DIR, "evidence.jsonl");
+let publicKey: KeyObject;
+let n = 0;
+
+/** `bytes` written to a fresh file. */
+function file(bytes: Buffer | string): string {
+  n += 1;
+  const path = join(DIR, `edited-${n}.jsonl`);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+/** The bundle's lines before its seal changed by `edit`, sealed again without a signature. */
+function resealed(edit: (lines: string[]) => string[]): string {
+  const lines = readFileSync(BUNDLE, "utf8").trimEnd().split("\n").slice(0, -1);
+  const body = edit(lines)
+    .map((l) => `${l}\n`)
+    .join("");
+  const digest = `sha256:${createHash("sha256").update(body).digest("hex")}`;
+  const count = body.split("\n").length - 1;
+  return file(`${body}${JSON.stringify({ kind: "seal", lines: count, digest, signature: null })}\n`);
+}
+
+describe("a signed bundle is checked over its own bytes", () => {
+  before(async () => {
+    const store = await openControlPlaneStore("memory:");
+    const inv = invocation({ id: "inv-1", participantAddress: P1, ordinal: 0 });
+    await store.openInvocation(inv, scheduler({ participantAddress: P1 }));
+    await store.commitInvocation({
+      ...closeCommit(inv),
+      anchor: { scenario_digest: null, manifest_digest: null },
+    });
+    // A signature holding `+` or `/`, so its URL-safe spelling differs (most keys give one).
+    for (;;) {
+      const keys = generateKeyPairSync("ed25519");
+      await writeBundle(store, BUNDLE, {
+        version: "0.0.0-test",
+        signKey: keys.privateKey,
+        // U+FFFD in an input: three bytes a decoder would also make of one invalid byte.
+        inputs: [{ role: "input", name: "scenario.yaml", text: "name: \uFFFD\n" }],
+      });
+      publicKey = keys.publicKey;
+      if (/[+/]/.test(seal().signature)) break;
+    }
+    await store.close();
+  });
+  after(() => rmSync(DIR, { recursive: true, force: true }));
+
+  const seal = (): { signature: string } =>
+    JSON.parse(readFileSync(BUNDLE, "utf8").trimEnd().split("\n").pop() as string);
+
+  it("verifies the signed bundle as written", async () => {
+    const report = await verifyBundle(BUNDLE, { publicKey });
+    assert.deepEqual([report.ok, report.signature, report.problems], [true, "verified", []]);
+  });
+
+  it("fails a line feed turned into a carriage return: lines are split at 0x0A only", async () => {
+    const bytes = readFileSync(BUNDLE);
+    bytes[bytes.indexOf(0x0a)] = 0x0d;
+    const report = await verifyBundle(file(bytes), { publicKey });
+    assert.equal(report.ok, false);
+    assert.match(report.problems.join("\n"), /^line 1: not a JSON object$/m);
+    assert.match(report.problems.join("\n"), /^seal: the digest of the bundle is /m);
+  });
+
+  it("fails a line that is not UTF-8 with its code, hashing its bytes as they are", async () => {
+    const bytes = readFileSync(BUNDLE);
+    const at = bytes.indexOf(Buffer.from("\uFFFD"));
+    assert.ok(at > 0);
+    const edited = Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at + 3)]);
+    const report = await verifyBundle(file(edited), { publicKey });
+    assert.equal(report.ok, false);
+    assert.match(report.problems.join("\n"), /^line \d+: evidence\.invalid-utf8: the line is not UTF-8$/m);
+  });
+
+  it("fails the signature spelled in URL-safe base64, with or without a key", async () => {
+    const text = readFileSync(BUNDLE, "utf8");
+    const { signature } = seal();
+    const urlSafe = signature.replaceAll("+", "-").replaceAll("/", "_");
+    const edited = file(text.replace(signature, urlSafe));
+    for (const options of [{ publicKey }, {}]) {
+      const report = await verifyBundle(edited, options);
+      assert.equal(report.ok, false);
+      assert.deepEqual(report.problems, [
+        `signature: ${EvidenceCode.signature_malformed}: not standard base64 (with padding) of 64 bytes`,
+      ]);
+    }
+  });
+
+  it("fails the signature without its padding, or with a non-canonical last character", async () => {
+    const text = readFileSync(BUNDLE, "utf8");
+    const { signature } = seal();
+    const last = signature[85] as string;
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    // The 86th character carries 2 bits and 4 unused ones, which a canonical spelling leaves 0.
+    const sloppy = `${signature.slice(0, 85)}${alphabet[alphabet.indexOf(last) | 1]}==`;
+    for (const spelling of [signature.slice(0, 86), sloppy]) {
+      const report = await verifyBundle(file(text.replace(signature, spelling)), { publicKey });
+      assert.equal(report.ok, false, spelling);
+      assert.match(report.problems.join("\n"), /evidence\.signature-malformed/);
+    }
+  });
+
+  it("names the event holding a number beyond a double (1e400), without an uncoded error", async () => {
+    const path = resealed((lines) =>
+      lines.map((line, i) =>
+        i === lines.findIndex((l) => l.startsWith('{"kind":"event"'))
+          ? line.replace('"sequence":1', '"sequence":1,"weight":1e400')
+          : line,
+      ),
+    );
+    const report = await verifyBundle(path);
+    assert.equal(report.ok, false);
+    assert.deepEqual(
+      [report.chains?.failure?.kind, report.chains?.failure?.sequence],
+      ["edited", 1],
+      report.problems.join("\n"),
+    );
+    assert.match(report.problems.join("\n"), /RFC 8785 has no text for/);
+  });
+
+  it("refuses a line longer than the cap with its code, reading no further", async () => {
+    const path = resealed((lines) => [
+      ...lines.slice(0, 1),
+      `{"kind":"operation","pad":"${"x".repeat(5000)}"}`,
+    ]);
+    const report = await verifyBundle(path, { maxLineBytes: 4096 });
+    assert.equal(report.ok, false);
+    assert.equal(
+      report.problems[0],
+      `line 2: ${EvidenceCode.line_too_long}: longer than 4096 bytes; the bundle was read no further`,
+    );
+    assert.equal((await verifyBundle(path, { maxLineBytes: 8192 })).ok, true, "under the cap it verifies");
+  });
+
+  it("refuses a bundle path that does not exist with a coded error", async () => {
+    await assert.rejects(verifyBundle(join(DIR, "missing.jsonl")), (error: unknown) => {
+      assert.ok(error instanceof BundleUnreadableError);
+      assert.equal(error.code, EvidenceCode.bundle_unreadable);
+      return true;
+    });
+  });
+});
