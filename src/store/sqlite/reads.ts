@@ -6,7 +6,15 @@ type Named = Record<string, string>;
 
 /** The reads of the SQLite store; each filter combination has its own prepared, indexed statement. */
 export class SqliteReads extends SqlReads<number, true> {
-  constructor(db: Database, chained = true, decided = true, serviced = true, pooled = true, paced = true) {
+  constructor(
+    db: Database,
+    chained = true,
+    decided = true,
+    serviced = true,
+    pooled = true,
+    paced = true,
+    budgeted = true,
+  ) {
     const statements = new Map<string, Statement<[Named], unknown>>();
     const statement = (sql: string) => {
       let prepared = statements.get(sql);
@@ -31,6 +39,7 @@ export class SqliteReads extends SqlReads<number, true> {
       serviced,
       pooled,
       paced,
+      budgeted,
       historyEvent,
       clockRecord,
       toolActionRecord,

@@ -9,6 +9,7 @@ import { SqliteLeases } from "./leases.js";
 import { SqliteReads } from "./reads.js";
 import {
   assertSchemaCurrent,
+  hasBudgetEvents,
   hasChains,
   hasDecisions,
   hasPacingDeviations,
@@ -53,6 +54,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
           hasServices(db),
           hasPools(db),
           hasPacingDeviations(db),
+          hasBudgetEvents(db),
         ),
         commits,
       ),
