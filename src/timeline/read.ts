@@ -230,7 +230,9 @@ async function schedulersShown(
     query.participantAddress !== undefined
       ? address === query.participantAddress
       : query.episodeId === undefined || inHistory.has(address);
-  const schedulers = (await store.listSchedulers()).filter((scheduler) => shown(scheduler.participantAddress));
+  const schedulers = (await store.listSchedulers()).filter((scheduler) =>
+    shown(scheduler.participantAddress),
+  );
   const out: TimelineScheduler[] = [];
   const withEvents = new Set<string>();
   for (const scheduler of schedulers) {

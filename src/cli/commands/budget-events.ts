@@ -72,7 +72,14 @@ export function budgetEventLines(events: readonly ResourceBudgetEventRecord[], w
       ...(entry.capacityKind === undefined ? [] : [entry.capacityKind]),
       ...(entry.code === undefined ? [] : [entry.code]),
     ].join("; ");
-    return [String(sequence), participantAddress, entry.transition, String(entry.tick), entry.operationId, detail];
+    return [
+      String(sequence),
+      participantAddress,
+      entry.transition,
+      String(entry.tick),
+      entry.operationId,
+      detail,
+    ];
   });
   return tableLines(columns, cells, wide ? undefined : TABLE_WIDTH);
 }

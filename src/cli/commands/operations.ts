@@ -193,7 +193,10 @@ function budgetTable(rows: readonly ResourceUseRow[], wide: boolean): string[] {
 async function printBudgets(options: OperationsOptions): Promise<void> {
   const { rows, counts, recent } = await withStore(
     options.store,
-    async (store) => ({ rows: resourceUseRows(await store.listSchedulers()), ...(await recentBudgetEvents(store)) }),
+    async (store) => ({
+      rows: resourceUseRows(await store.listSchedulers()),
+      ...(await recentBudgetEvents(store)),
+    }),
     {
       create: false,
     },
@@ -291,7 +294,11 @@ export function registerOperationsCommand(program: Command): void {
           'every v3 budget event the store keeps (reserve, commit, release, throttle), in order, --limit at a time, then the command for the next page (with --json: {"budget_events": [...], "next_after": n | null})',
         ).conflicts(["needsOperator", "state", "kind", "since"]),
       )
-      .option("--after <sequence>", "with --budget-events: only events after this sequence (a page's start)", pageStart)
+      .option(
+        "--after <sequence>",
+        "with --budget-events: only events after this sequence (a page's start)",
+        pageStart,
+      )
       .option(
         "--since <time>",
         "only operations created at or after TIME (ISO-8601, or 90s, 15m, 2h, 7d ago)",

@@ -1,11 +1,7 @@
 import type { HistoryEvent, InvocationToolContext } from "../../history/index.js";
 import type { Operation } from "../../operations/index.js";
 import type { ContinuationView } from "../../runtime/index.js";
-import type {
-  ResourceBudgetEventRecord,
-  ResourceEventCounts,
-  ResourceUseRow,
-} from "../../store/index.js";
+import type { ResourceBudgetEventRecord, ResourceEventCounts, ResourceUseRow } from "../../store/index.js";
 
 /**
  * The part of a history event the timeline draws: a history event is one, and the timeline's reader
