@@ -66,6 +66,8 @@ export {
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
   type ResourceBudgetEvent,
+  type ResourceBudgetEventQuery,
+  type ResourceBudgetEventRecord,
   type ResourceBudgetStateView,
   ResourceTransition,
   SchedulerLifecycle,

@@ -60,3 +60,22 @@ export function approvalCommands(id: string, storeUrl: string): { approve: strin
 export function resumeCommand(participant: string, storeUrl: string): string {
   return printedCommand(["resume", participant, "--store", printableStoreUrl(storeUrl)]);
 }
+
+/**
+ * The `raes operations --budget-events` command that lists a store's budget events a page at a time from
+ * after `afterSequence` (from the first when absent), of one participant when given; runnable as printed.
+ */
+export function budgetEventsCommand(
+  storeUrl: string,
+  options: { readonly participant?: string; readonly afterSequence?: number; readonly limit?: number } = {},
+): string {
+  return printedCommand([
+    "operations",
+    "--budget-events",
+    ...(options.participant === undefined ? [] : ["--participant", options.participant]),
+    ...(options.afterSequence === undefined ? [] : ["--after", String(options.afterSequence)]),
+    ...(options.limit === undefined ? [] : ["--limit", String(options.limit)]),
+    "--store",
+    printableStoreUrl(storeUrl),
+  ]);
+}

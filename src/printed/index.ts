@@ -1,6 +1,7 @@
 export {
   absoluteStoreUrl,
   approvalCommands,
+  budgetEventsCommand,
   printableStoreUrl,
   printedCommand,
   resolveCommands,

@@ -90,6 +90,8 @@ export {
 export {
   RESOURCE_LOG_LIMIT,
   type ResourceBudgetEvent,
+  type ResourceBudgetEventQuery,
+  type ResourceBudgetEventRecord,
   type ResourceBudgetInfo,
   type ResourceBudgetShare,
   type ResourceBudgetStateView,
@@ -100,7 +102,6 @@ export {
   type ResourcePoolVersion,
   ResourceTransition,
   type ResourceUseRow,
-  resourceEventCounts,
   resourceEventNote,
   resourceUseRows,
 } from "./resource.js";

@@ -54,6 +54,11 @@ export interface ResourcePoolVersion {
 
 /** One entry of a ledger's log: one transition of one operation's vector. */
 export interface ResourceLogEntry {
+  /**
+   * This transition's number in its schedule, from 1 (schema step 22): the store records each entry
+   * once under it in `budget_events`, in the transaction that writes the ledger. Absent before step 22.
+   */
+  readonly seq?: number;
   readonly transition: ResourceTransition;
   readonly operationId: string;
   readonly tick: number;
@@ -97,6 +102,11 @@ export interface ResourceLedger {
   readonly log: readonly ResourceLogEntry[];
   /** How many entries were ever logged (the log keeps the last ones). */
   readonly logged: number;
+  /**
+   * How many transitions were ever recorded (a reserve and its commit are two): the `seq` of the last
+   * one. Every one of them is a row of the store's `budget_events` (schema step 22).
+   */
+  readonly events?: number;
 }
 
 /** How many operations a ledger keeps in its log (each schedule row carries it, so it stays small). */
@@ -206,32 +216,51 @@ export function resourceUseRows(
   );
 }
 
-/** How many budget operations stored v3 schedules logged, and how many their logs still list. */
-export interface ResourceEventCounts {
-  /** Operations each schedule's log keeps (`RESOURCE_LOG_LIMIT`). */
+/**
+ * One budget event as the store keeps it (schema step 22): one transition of one v3 schedule's ledger,
+ * written in the transaction that wrote the ledger, never dropped.
+ */
+export interface ResourceBudgetEventRecord {
+  /** The store's order of budget events, from 1 (gaps allowed): where the next page starts. */
+  readonly sequence: number;
+  readonly participantAddress: string;
+  readonly policyAddress: string;
+  /** The transition's number in its schedule (`ResourceLogEntry.seq`). */
+  readonly seq: number;
+  /** The transition as the ledger logged it (the canonical JSON the store keeps, parsed). */
+  readonly entry: ResourceLogEntry;
+}
+
+/** Which budget events to read, a page at a time. */
+export interface ResourceBudgetEventQuery {
+  /** Only this participant's events. */
+  readonly participantAddress?: string;
+  /** Only events after this sequence: where the next page starts. */
+  readonly afterSequence?: number;
+  /** At most this many events, the first in sequence order. */
   readonly limit: number;
-  /** Operations ever logged (each counted in the budgets' use and throttle totals). */
+  /** Only the last this many matching events (still in sequence order), read from the end. */
+  readonly last?: number;
+}
+
+/** The budget events a store keeps, and how many a listing shows. */
+export interface ResourceEventCounts {
+  /** Budget events recorded in the store (each transition of each v3 schedule). */
   readonly logged: number;
-  /** Operations still listed; `logged - kept` are counted but no longer listed. */
+  /** Budget events kept: every one since schema step 22 (`logged`). */
   readonly kept: number;
 }
 
-/** The budget operations `records` logged and still list (docs/guide/harness.md#running-v3). */
-export function resourceEventCounts(
-  records: readonly { readonly resources?: ResourceLedger }[],
-): ResourceEventCounts {
-  let logged = 0;
-  let kept = 0;
-  for (const r of records) {
-    logged += r.resources?.logged ?? 0;
-    kept += r.resources?.log.length ?? 0;
-  }
-  return { limit: RESOURCE_LOG_LIMIT, logged, kept };
-}
-
-/** The line that says budget operations are no longer listed; undefined while every one is. */
-export function resourceEventNote(counts: ResourceEventCounts): string | undefined {
-  const dropped = counts.logged - counts.kept;
-  if (dropped <= 0) return undefined;
-  return `budget events: ${dropped} of ${counts.logged} operations are no longer listed (each schedule lists its last ${counts.limit}); the totals above count every one`;
+/**
+ * The line under a listing of the most recent `shown` of `counts.logged` budget events that says how to
+ * read the rest; undefined when every one is shown. `pageCommand` is the command that lists them.
+ */
+export function resourceEventNote(
+  counts: ResourceEventCounts,
+  shown: number,
+  pageCommand: string,
+): string | undefined {
+  const more = counts.logged - shown;
+  if (more <= 0) return undefined;
+  return `budget events: and ${more} more (${counts.logged} in all): ${pageCommand}`;
 }

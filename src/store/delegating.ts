@@ -122,6 +122,8 @@ export abstract class DelegatingStore implements ControlPlaneStore {
   declare listParticipantServices: ControlPlaneStore["listParticipantServices"];
   declare listResourcePools: ControlPlaneStore["listResourcePools"];
   declare listPacingDeviations: ControlPlaneStore["listPacingDeviations"];
+  declare listBudgetEvents: ControlPlaneStore["listBudgetEvents"];
+  declare countBudgetEvents: ControlPlaneStore["countBudgetEvents"];
   declare saveClock: ControlPlaneStore["saveClock"];
   declare updateClock: ControlPlaneStore["updateClock"];
   declare saveScheduler: ControlPlaneStore["saveScheduler"];

@@ -1,9 +1,10 @@
 export {
   DEFAULT_STORE_URL,
+  type ResourceBudgetEventQuery,
+  type ResourceBudgetEventRecord,
   type ResourceEventCounts,
   type ResourceUseRow,
   readStoreUrl,
-  resourceEventCounts,
   resourceEventNote,
   resourceUseRows,
   STORE_URL_FORMS,

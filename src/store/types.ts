@@ -16,6 +16,8 @@ import type {
   PacingDeviationRecord,
   ParticipantServiceRecord,
   ResolutionRecord,
+  ResourceBudgetEventQuery,
+  ResourceBudgetEventRecord,
   ResourcePoolVersion,
   SchedulerRecord,
   ToolActionPhase,
@@ -211,6 +213,14 @@ export interface ControlPlaneStore {
   listResourcePools(): Promise<ResourcePoolVersion[]>;
   /** The pacing deviations (schema step 20) of one participant, or of all: by participant, then as recorded. */
   listPacingDeviations(participantAddress?: string): Promise<PacingDeviationRecord[]>;
+  /**
+   * A page of budget events (schema step 22): every transition of every v3 schedule's ledger, each written
+   * once in the transaction that wrote the ledger, in the store's order. `afterSequence` and `limit` read
+   * it a page at a time; `last` reads only the last so many (a listing of the most recent).
+   */
+  listBudgetEvents(query: ResourceBudgetEventQuery): Promise<ResourceBudgetEventRecord[]>;
+  /** How many budget events the store keeps, of one participant when given. */
+  countBudgetEvents(participantAddress?: string): Promise<number>;
 
   saveClock(clock: ClockRecord): Promise<void>;
   /**
@@ -338,6 +348,8 @@ export const STORE_READS = [
   "listParticipantServices",
   "listResourcePools",
   "listPacingDeviations",
+  "listBudgetEvents",
+  "countBudgetEvents",
 ] as const satisfies readonly (keyof ControlPlaneStore)[];
 
 /** A store's reads alone, as `readSnapshot` lends them. */

@@ -7,7 +7,8 @@ import {
   eventPages,
   type HistoryQuery,
   operationPages,
-  resourceEventCounts,
+  type ResourceBudgetEventRecord,
+  type ResourceEventCounts,
   resourceUseRows,
 } from "../store/index.js";
 import {
@@ -229,17 +230,42 @@ async function schedulersShown(
     query.participantAddress !== undefined
       ? address === query.participantAddress
       : query.episodeId === undefined || inHistory.has(address);
-  return (await store.listSchedulers())
-    .filter((scheduler) => shown(scheduler.participantAddress))
-    .map((scheduler) => ({
+  const schedulers = (await store.listSchedulers()).filter((scheduler) =>
+    shown(scheduler.participantAddress),
+  );
+  const out: TimelineScheduler[] = [];
+  const withEvents = new Set<string>();
+  for (const scheduler of schedulers) {
+    // A participant's budget events go with its first v3 scheduler: the store keeps them per participant.
+    const first = scheduler.resources !== undefined && !withEvents.has(scheduler.participantAddress);
+    if (first) withEvents.add(scheduler.participantAddress);
+    out.push({
       participantAddress: scheduler.participantAddress,
       lifecycle: scheduler.lifecycle,
       ...(scheduler.stopReason === undefined ? {} : { stopReason: scheduler.stopReason }),
       ...(scheduler.activity === undefined ? {} : { continuation: continuationView(scheduler.activity) }),
-      ...(scheduler.resources === undefined
-        ? {}
-        : { budgets: resourceUseRows([scheduler]), budgetEvents: resourceEventCounts([scheduler]) }),
-    }));
+      ...(scheduler.resources === undefined ? {} : { budgets: resourceUseRows([scheduler]) }),
+      ...(first ? { budgetEvents: await participantBudgetEvents(store, scheduler.participantAddress) } : {}),
+    });
+  }
+  return out;
+}
+
+/** How many budget events the timeline lists per participant: the most recent; the rest are counted. */
+export const TIMELINE_BUDGET_EVENTS = 10;
+
+/** A participant's budget events as the timeline shows them: how many, and the most recent. */
+async function participantBudgetEvents(
+  store: ControlPlaneStore,
+  participantAddress: string,
+): Promise<{ counts: ResourceEventCounts; recent: ResourceBudgetEventRecord[] }> {
+  const logged = await store.countBudgetEvents(participantAddress);
+  const recent = await store.listBudgetEvents({
+    participantAddress,
+    last: TIMELINE_BUDGET_EVENTS,
+    limit: TIMELINE_BUDGET_EVENTS,
+  });
+  return { counts: { logged, kept: logged }, recent };
 }
 
 /** A timeline page read from a store, ready to write (`summaryHtmlParts`), and its chain badge if shown. */

@@ -54,17 +54,18 @@ describe("raes operations --budgets and the timeline (v3)", () => {
       /<tr data-budget="participant-actions"><td>participant\.behavior\.participant-agent<\/td><td>participant-actions<\/td><td>500–600<\/td><td>4 \/ 24 actions<\/td>/,
     );
     assert.match(text, /<tr data-budget="images">.*?<td>27 \/ 40 images<\/td>/);
-    // Every budget operation so far is still listed: no note.
-    assert.deepEqual((JSON.parse(json.stdout) as { budget_events: unknown }).budget_events, {
-      limit: 64,
-      logged: 27,
-      kept: 27,
-    });
-    assert.doesNotMatch(table.stdout, /budget events:/);
-    assert.doesNotMatch(text, /class="budget-events"/);
+    // 27 attempts, each a reserve and a commit: 54 events, every one kept; the last 10 listed.
+    const counted = (
+      JSON.parse(json.stdout) as { budget_events: { logged: number; kept: number; recent: unknown[] } }
+    ).budget_events;
+    assert.equal(counted.logged, 54);
+    assert.equal(counted.kept, 54);
+    assert.equal(counted.recent.length, 10);
+    assert.match(table.stdout, /budget events \(54 recorded; the last 10\):/);
+    assert.match(text, /data-budget-events="54"/);
 
-    // A run throttled at every tick once its images (limit 5) are spent logs more operations than a
-    // schedule's log lists: both views say how many are no longer listed.
+    // A run throttled at every tick once its images (limit 5) are spent: far more than the 64 events a
+    // schedule's log lists, and the store keeps every one, each throttle included.
     const throttledStore = `sqlite:${join(dir, "throttled.db")}`;
     const more = await raes([
       "run",
@@ -82,21 +83,58 @@ describe("raes operations --budgets and the timeline (v3)", () => {
     ]);
     assert.equal(more.code, 0, more.stderr);
     const after = await raes(["operations", "--budgets", "--json", "--store", throttledStore]);
-    const events = (JSON.parse(after.stdout) as { budget_events: { logged: number; kept: number } })
-      .budget_events;
-    assert.ok(events.logged > 64, `logged ${events.logged}`);
-    assert.equal(events.kept, 64);
+    const budgets = JSON.parse(after.stdout) as {
+      budgets: { budget_id: string; throttled: number }[];
+      budget_events: { logged: number; kept: number };
+    };
+    const throttles = budgets.budgets.find((b) => b.budget_id === "images")?.throttled ?? 0;
+    assert.ok(throttles > 64, `throttled ${throttles}`);
+    assert.equal(budgets.budget_events.kept, budgets.budget_events.logged);
+
+    // Paged as JSON, the store gives every event once, each throttle the budgets count among them.
+    const paged: { sequence: number; transition: string; seq: number }[] = [];
+    for (let after: number | null = 0; after !== null; ) {
+      const page = await raes([
+        "operations",
+        "--budget-events",
+        "--json",
+        "--limit",
+        "50",
+        "--after",
+        String(after),
+        "--store",
+        throttledStore,
+      ]);
+      assert.equal(page.code, 0, page.stderr);
+      const body = JSON.parse(page.stdout) as { budget_events: typeof paged; next_after: number | null };
+      paged.push(...body.budget_events);
+      after = body.next_after;
+    }
+    assert.equal(paged.length, budgets.budget_events.logged);
+    assert.equal(paged.filter((e) => e.transition === "throttle").length, throttles);
+    assert.deepEqual(
+      paged.map((e) => e.seq),
+      paged.map((_, i) => i + 1),
+    );
+
+    // The table says how many more there are and prints the command that lists them; it runs as printed.
     const noted = await raes(["operations", "--budgets", "--store", throttledStore]);
-    assert.match(
+    const logged = budgets.budget_events.logged;
+    const line = new RegExp(`budget events: and ${logged - 10} more \\(${logged} in all\\): (.*)$`, "m").exec(
       noted.stdout,
-      new RegExp(
-        `budget events: ${events.logged - 64} of ${events.logged} operations are no longer listed \\(each schedule lists its last 64\\); the totals above count every one`,
-      ),
+    );
+    assert.ok(line?.[1], noted.stdout);
+    const words = (line[1] as string).split(" ");
+    const at = words.indexOf("operations");
+    const listed = await raes(words.slice(at).map((w) => w.replace(/^'(.*)'$/, "$1")));
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^SEQUENCE +PARTICIPANT +EVENT +TICK/);
+    assert.match(listed.stdout, /throttle/);
+    assert.match(
+      listed.stdout,
+      /^next page: .*operations --budget-events --after [0-9]+ --limit 50 --store /m,
     );
     assert.equal((await raes(["history", "--html", page, "--store", throttledStore])).code, 0);
-    assert.match(
-      readFileSync(page, "utf8"),
-      new RegExp(`class="budget-events" data-dropped="${events.logged - 64}"`),
-    );
+    assert.match(readFileSync(page, "utf8"), new RegExp(`class="budget-events" data-more="${logged - 10}"`));
   });
 });

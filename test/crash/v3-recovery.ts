@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { RuntimeManager } from "../../src/index.js";
+import { type ResourceBudgetEventRecord, RuntimeManager } from "../../src/index.js";
 import { ROOT } from "../helpers/example.js";
 import { budgetsOf, v3Manifest, v3Model } from "../runtime/v3/harness.js";
 import { CRASH_OWNER } from "./kill-points.js";
@@ -87,7 +87,55 @@ export async function killAndResumeV3(url: string, killAt: number): Promise<void
       commits.map((e) => e.operation_id).sort(),
       attempts.map((e) => e.action_instance_id).sort(),
     );
+    await assertBudgetEventsWhole(
+      manager,
+      consumed,
+      attempts.map((e) => e.action_instance_id),
+    );
   } finally {
     await manager.close();
   }
+}
+
+/**
+ * The store's budget events after a kill and a recovery (schema step 22): each schedule's numbered
+ * 1..n with none missing or twice, n its ledger's count; the consumed attempt reserved and released
+ * once; every attempt in history reserved and committed once.
+ */
+async function assertBudgetEventsWhole(
+  manager: RuntimeManager,
+  consumed: string,
+  attempted: readonly (string | undefined)[],
+): Promise<void> {
+  const stored: ResourceBudgetEventRecord[] = [];
+  for (let after = 0; ; ) {
+    const page = await manager.store.listBudgetEvents({ afterSequence: after, limit: 500 });
+    if (page.length === 0) break;
+    stored.push(...page);
+    after = page.at(-1)?.sequence ?? after;
+  }
+  for (const record of await manager.store.listSchedulers()) {
+    if (!record.resources) continue;
+    const seqs = stored
+      .filter(
+        (e) => e.participantAddress === record.participantAddress && e.policyAddress === record.policyAddress,
+      )
+      .map((e) => e.seq);
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: record.resources.events ?? 0 }, (_, i) => i + 1),
+      "no budget event lost or recorded twice",
+    );
+  }
+  const of = (operationId: string | undefined, transition: string) =>
+    stored.filter((e) => e.entry.operationId === operationId && e.entry.transition === transition).length;
+  assert.deepEqual(
+    ["reserve", "commit", "release"].map((t) => of(consumed, t)),
+    [1, 0, 1],
+  );
+  for (const id of attempted)
+    assert.deepEqual(
+      ["reserve", "commit", "release"].map((t) => of(id, t)),
+      [1, 1, 0],
+    );
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from "node:test";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { approvalCases } from "./contract-approvals.js";
+import { budgetEventCases } from "./contract-budget-events.js";
 import { clockCases } from "./contract-clock.js";
 import { clockFoldCases } from "./contract-clock-fold.js";
 import { commitCases } from "./contract-commit.js";
@@ -60,5 +61,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreFix
     describe("pacing deviations", () => pacingCases(current));
     describe("approvals", () => approvalCases(current));
     describe("shared v3 resource pools", () => poolCases(current));
+    describe("v3 budget events", () => budgetEventCases(current));
   });
 }

@@ -7,8 +7,6 @@ import {
   type OperationQuery,
   OperationState,
   type ResourceUseRow,
-  resourceEventCounts,
-  resourceEventNote,
   resourceUseRows,
 } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
@@ -21,6 +19,13 @@ import {
   writeJsonObject,
 } from "../output/index.js";
 import { storeOption, withStore } from "../store-option.js";
+import {
+  budgetEventWire,
+  printBudgetEvents,
+  RECENT_BUDGET_EVENTS,
+  recentBudgetEventLines,
+  recentBudgetEvents,
+} from "./budget-events.js";
 import { describeOperationCommand } from "./operation.js";
 import { operationEntryToWire } from "./operation-wire.js";
 
@@ -33,6 +38,8 @@ interface OperationsOptions {
   readonly limit: number;
   readonly needsOperator?: boolean;
   readonly budgets?: boolean;
+  readonly budgetEvents?: boolean;
+  readonly after?: number;
   readonly wide?: boolean;
   readonly json?: boolean;
 }
@@ -61,6 +68,13 @@ function positiveLimit(value: string): number {
   const n = Number(value);
   if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1 || n > 100_000)
     throw new InvalidArgumentError("use a whole number from 1 to 100000");
+  return n;
+}
+
+function pageStart(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError("use a whole number from 0");
   return n;
 }
 
@@ -173,25 +187,29 @@ function budgetTable(rows: readonly ResourceUseRow[], wide: boolean): string[] {
 }
 
 /**
- * Prints `--budgets`: every stored v3 budget's use in its current window, per owner, and how many budget
- * operations the schedules' logs no longer list (a line under the table; `budget_events` in JSON).
+ * Prints `--budgets`: every stored v3 budget's use in its current window, per owner, then how many budget
+ * events the store keeps and the most recent of them, with the command that pages through every one.
  */
 async function printBudgets(options: OperationsOptions): Promise<void> {
-  const { rows, events } = await withStore(
+  const { rows, counts, recent } = await withStore(
     options.store,
-    async (store) => {
-      const records = await store.listSchedulers();
-      return { rows: resourceUseRows(records), events: resourceEventCounts(records) };
-    },
+    async (store) => ({
+      rows: resourceUseRows(await store.listSchedulers()),
+      ...(await recentBudgetEvents(store)),
+    }),
     {
       create: false,
     },
   );
-  if (options.json) return printJson({ budgets: rows, budget_events: events });
+  if (options.json)
+    return printJson({
+      budgets: rows,
+      budget_events: { ...counts, recent: recent.map(budgetEventWire) },
+    });
   if (rows.length === 0) return printNothingMatched("v3 resource budgets", options.store);
   for (const line of budgetTable(rows, options.wide === true)) process.stdout.write(`${line}\n`);
-  const note = resourceEventNote(events);
-  if (note) process.stdout.write(`${note}\n`);
+  for (const line of recentBudgetEventLines(counts, recent, options.store, options.wide === true))
+    process.stdout.write(`${line}\n`);
 }
 
 /** The listed rows: what waits for a person with `--needs-operator`, else the filtered operations. */
@@ -267,8 +285,19 @@ export function registerOperationsCommand(program: Command): void {
       .addOption(
         new Option(
           "--budgets",
-          'v3 resource budget use per owner and window instead of operations, and how many budget events each schedule no longer lists (it lists its last 64) (with --json: {"budgets": [...], "budget_events": {limit, logged, kept}})',
-        ).conflicts(["needsOperator", "state", "kind", "participant", "since"]),
+          `v3 resource budget use per owner and window instead of operations, then how many budget events the store keeps and the last ${RECENT_BUDGET_EVENTS} (with --json: {"budgets": [...], "budget_events": {logged, kept, recent}})`,
+        ).conflicts(["needsOperator", "state", "kind", "participant", "since", "budgetEvents"]),
+      )
+      .addOption(
+        new Option(
+          "--budget-events",
+          'every v3 budget event the store keeps (reserve, commit, release, throttle), in order, --limit at a time, then the command for the next page (with --json: {"budget_events": [...], "next_after": n | null})',
+        ).conflicts(["needsOperator", "state", "kind", "since"]),
+      )
+      .option(
+        "--after <sequence>",
+        "with --budget-events: only events after this sequence (a page's start)",
+        pageStart,
       )
       .option(
         "--since <time>",
@@ -280,6 +309,7 @@ export function registerOperationsCommand(program: Command): void {
       .option("--json", 'print {"operations": [...]} as JSON'),
   ).action(async (options: OperationsOptions) => {
     if (options.budgets) return printBudgets(options);
+    if (options.budgetEvents) return printBudgetEvents(options);
     const { ownedOperationPages, ownerPhrase, shortOperationId } = await import("../../operations/index.js");
     // JSON streams a page at a time, each page written before the next is read (docs/hardening.md).
     if (options.json && options.needsOperator !== true)

@@ -699,7 +699,7 @@ export class RuntimeManager {
   /**
    * The v3 budget events of the schedules this manager owns (DESIGN §15): `reserve`, `commit`,
    * `release` and `throttle`, one per budget (a throttle names the budget without room), in tick order.
-   * Each schedule lists its last 64 operations; `resourceEventCounts(await store.listSchedulers())` says how many are not listed.
+   * These are each schedule's last 64 operations; the store keeps every one (`store.listBudgetEvents`, schema step 22).
    *
    * @example
    * const throttles = manager.resourceBudgetEvents().filter((e) => e.transition === "throttle");

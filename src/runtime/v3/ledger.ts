@@ -58,7 +58,7 @@ export function newLedger(plan: V3Plan, generation: number): ResourceLedger {
       limit: demand.limit,
       windowTicks: demand.accountingMode === "windowed_counter" ? demand.windowTicks : null,
     };
-  return { info, generation, budgets: {}, log: [], logged: 0 };
+  return { info, generation, budgets: {}, log: [], logged: 0, events: 0 };
 }
 
 /** The first tick of the window containing `tick` (windowed budgets with `window_ticks`). */
@@ -108,17 +108,24 @@ export function reconciled(plan: V3Plan, ledger: ResourceLedger, generation: num
  * The log with `entry` added. A commit or release replaces its own reserve entry, which it implies
  * (`budgetEvents` gives both), so the log holds one entry per operation.
  */
-function appended(ledger: ResourceLedger, entry: ResourceLogEntry): Pick<ResourceLedger, "log" | "logged"> {
+function appended(
+  ledger: ResourceLedger,
+  entry: ResourceLogEntry,
+): Pick<ResourceLedger, "log" | "logged" | "events"> {
   const last = ledger.log.at(-1);
   const settles =
     entry.transition !== "reserve" &&
     last?.transition === "reserve" &&
     last.operationId === entry.operationId;
-  if (settles) return { log: [...ledger.log.slice(0, -1), entry], logged: ledger.logged };
-  const log = [...ledger.log, entry];
+  // Every transition gets the next number; the store records each once by it (schema step 22).
+  const events = (ledger.events ?? 0) + 1;
+  const numbered: ResourceLogEntry = { seq: events, ...entry };
+  if (settles) return { log: [...ledger.log.slice(0, -1), numbered], logged: ledger.logged, events };
+  const log = [...ledger.log, numbered];
   return {
     log: log.length > RESOURCE_LOG_LIMIT ? log.slice(-RESOURCE_LOG_LIMIT) : log,
     logged: ledger.logged + 1,
+    events,
   };
 }
 

@@ -14,6 +14,8 @@ import {
   type PacingDeviationRecord,
   type ParticipantServiceRecord,
   queriedKinds,
+  type ResourceBudgetEventQuery,
+  type ResourceBudgetEventRecord,
   type ResourcePoolVersion,
   toolActionEntry,
   toolActionOperationState,
@@ -49,6 +51,38 @@ export class MemoryReads {
   /** One participant's service record. */
   getParticipantService(participantAddress: string): ParticipantServiceRecord | undefined {
     return this.#tables.services.get(participantAddress);
+  }
+
+  /** A page of budget events in sequence order; `last` reads the end first. */
+  listBudgetEvents(query: ResourceBudgetEventQuery): ResourceBudgetEventRecord[] {
+    for (const n of [query.afterSequence, query.limit, query.last])
+      if (n !== undefined && (!Number.isSafeInteger(n) || n < 0))
+        throw new RangeError(`a page bound is a whole number from 0, not ${n}`);
+    const events = this.#tables.budgetEvents;
+    const mine = (e: ResourceBudgetEventRecord) =>
+      query.participantAddress === undefined || e.participantAddress === query.participantAddress;
+    // Sequence n is at index n - 1, so a page starts at its index.
+    const start = Math.min(query.afterSequence ?? 0, events.length);
+    const found: ResourceBudgetEventRecord[] = [];
+    if (query.last !== undefined) {
+      for (let j = events.length - 1; j >= start && found.length < query.last; j -= 1) {
+        const e = events[j] as ResourceBudgetEventRecord;
+        if (mine(e)) found.push(e);
+      }
+      return found.reverse().slice(0, query.limit);
+    }
+    for (let j = start; j < events.length && found.length < query.limit; j += 1) {
+      const e = events[j] as ResourceBudgetEventRecord;
+      if (mine(e)) found.push(e);
+    }
+    return found;
+  }
+
+  /** How many budget events the store keeps, of one participant when given. */
+  countBudgetEvents(participantAddress?: string): number {
+    const events = this.#tables.budgetEvents;
+    if (participantAddress === undefined) return events.length;
+    return events.filter((e) => e.participantAddress === participantAddress).length;
   }
 
   /** The pacing deviations of one participant, or of all, by participant then recording time. */

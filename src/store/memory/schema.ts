@@ -6,6 +6,7 @@ import {
   type OperatorDecision,
   type PacingDeviationRecord,
   type ParticipantServiceRecord,
+  type ResourceBudgetEventRecord,
 } from "../../records/index.js";
 import type { ClockRecord, InvocationRecord, SchedulerRecord, ToolActionRecord } from "../types.js";
 
@@ -22,6 +23,10 @@ export class MemoryTables {
   readonly services = new Map<string, ParticipantServiceRecord>();
   /** Each shared v3 pool's version, by pool key (schema step 19). */
   readonly pools = new Map<string, number>();
+  /** Every budget event (schema step 22): sequence n at index n - 1. */
+  readonly budgetEvents: ResourceBudgetEventRecord[] = [];
+  /** The budget events recorded, by schedule key then seq: each is recorded once. */
+  readonly budgetEventKeys = new Set<string>();
   /** Pacing deviations by participant, then ref, in recording order. */
   readonly pacing = new Map<string, Map<string, PacingDeviationRecord>>();
   /** The operator chain: decision n at index n - 1, and its head. */

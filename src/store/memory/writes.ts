@@ -2,12 +2,14 @@ import {
   type ApprovalRecord,
   type ApprovalState,
   appendDecision,
+  canonicalJson,
   headAfter,
   type OperatorDecision,
   type OperatorDecisionDraft,
   type PacingDeviationRecord,
   type ParticipantServiceRecord,
   type ResolutionRecord,
+  type ResourceLogEntry,
   type ToolActionPhase,
 } from "../../records/index.js";
 import { ChainLinker } from "../chain.js";
@@ -246,10 +248,27 @@ export class MemoryWrites {
   }
 
   #putScheduler(scheduler: SchedulerRecord): void {
-    this.#tables.schedulers.set(
-      schedulerKey(scheduler.participantAddress, scheduler.policyAddress),
-      scheduler,
-    );
+    const key = schedulerKey(scheduler.participantAddress, scheduler.policyAddress);
+    this.#recordBudgetEvent(key, scheduler);
+    this.#tables.schedulers.set(key, scheduler);
+  }
+
+  /** As schema step 22's trigger: the ledger's last transition, recorded once by its number. */
+  #recordBudgetEvent(key: string, scheduler: SchedulerRecord): void {
+    const entry = scheduler.resources?.log.at(-1);
+    if (entry?.seq === undefined) return;
+    const { budgetEvents, budgetEventKeys } = this.#tables;
+    const eventKey = `${key}\u0000${entry.seq}`;
+    if (budgetEventKeys.has(eventKey)) return;
+    budgetEventKeys.add(eventKey);
+    budgetEvents.push({
+      sequence: budgetEvents.length + 1,
+      participantAddress: scheduler.participantAddress,
+      policyAddress: scheduler.policyAddress,
+      seq: entry.seq,
+      // A copy, as a durable store reads its canonical text back.
+      entry: JSON.parse(canonicalJson(entry)) as ResourceLogEntry,
+    });
   }
 
   #addToolAction(action: ToolActionRecord): void {

@@ -293,6 +293,46 @@ ALTER TABLE operator_decisions ADD COLUMN previous_policy_digest text;
 ALTER TABLE operator_decisions ADD COLUMN policy_digest text;
 ALTER TABLE operator_decisions ADD COLUMN resolution text;
 `,
+  // Every scheduler write is an upsert, so BEFORE INSERT sees each one. Each write carries at most one
+  // new transition, the log's last entry (docs/guide/operations.md#budget-events): it is copied once, by
+  // its number, in the write's own transaction. \`json\` keeps the entry's canonical text as written.
+  22: `
+CREATE TABLE budget_events (
+  sequence bigserial PRIMARY KEY,
+  participant_address text NOT NULL,
+  policy_address text NOT NULL,
+  seq bigint NOT NULL,
+  transition text NOT NULL,
+  operation_id text NOT NULL,
+  tick bigint NOT NULL,
+  segment bigint NOT NULL,
+  generation bigint NOT NULL,
+  payload text NOT NULL,
+  UNIQUE (participant_address, policy_address, seq)
+);
+CREATE INDEX budget_events_participant ON budget_events (participant_address, sequence);
+CREATE FUNCTION raes_budget_event() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  entry json;
+BEGIN
+  IF NEW.resources IS NULL THEN RETURN NEW; END IF;
+  entry := NEW.resources::json -> 'log' -> -1;
+  IF entry IS NULL OR entry ->> 'seq' IS NULL THEN RETURN NEW; END IF;
+  IF EXISTS (SELECT 1 FROM budget_events WHERE participant_address = NEW.participant_address
+      AND policy_address = NEW.policy_address AND seq = (entry ->> 'seq')::bigint) THEN
+    RETURN NEW;
+  END IF;
+  INSERT INTO budget_events (participant_address, policy_address, seq, transition, operation_id, tick,
+    segment, generation, payload)
+  VALUES (NEW.participant_address, NEW.policy_address, (entry ->> 'seq')::bigint, entry ->> 'transition',
+    entry ->> 'operationId', (entry ->> 'tick')::bigint, (entry ->> 'segment')::bigint,
+    (entry ->> 'generation')::bigint, entry::text)
+  ON CONFLICT (participant_address, policy_address, seq) DO NOTHING;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER schedulers_budget_event BEFORE INSERT ON schedulers
+FOR EACH ROW EXECUTE FUNCTION raes_budget_event();
+`,
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */
@@ -383,10 +423,12 @@ export interface ReadTables {
   readonly decided: boolean;
   /** The participant services of step 17. */
   readonly serviced: boolean;
+  /** The budget events of step 22. */
+  readonly budgeted?: boolean;
 }
 
 /** A schema this code migrated: every table. */
-export const ALL_TABLES: ReadTables = { chained: true, decided: true, serviced: true };
+export const ALL_TABLES: ReadTables = { chained: true, decided: true, serviced: true, budgeted: true };
 
 /**
  * The oldest step a read-only open reads as it is, as in SQLite: a schema before step 13 reads with no
@@ -420,5 +462,6 @@ export async function readableTables(client: PoolClient): Promise<ReadTables> {
     chained: current >= 13,
     decided: await has("operator_decisions"),
     serviced: await has("participant_services"),
+    budgeted: await has("budget_events"),
   };
 }

@@ -33,6 +33,7 @@ const STEPS = {
   19: "v3 resource pools: a version per shared pool; a new hold is written only at the pool versions it was checked against",
   20: "pacing deviations: each loss of wall pacing per participant and clock generation, so a degraded service is known to every process",
   21: "decision details: a policy_change decision names the policy and its digests before and after (the change starts a new segment); a resolve decision names the resolution",
+  22: "v3 budget events: every transition of every v3 schedule's ledger (reserve, commit, release, throttle), written with the ledger and never dropped",
 } as const;
 
 /** The step that adds the history chains; after its SQL, each store chains the events already written. */

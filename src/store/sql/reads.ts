@@ -15,6 +15,9 @@ import {
   type PacingDeviationRecord,
   type ParticipantServiceRecord,
   queriedKinds,
+  type ResourceBudgetEventQuery,
+  type ResourceBudgetEventRecord,
+  type ResourceLogEntry,
   type ResourcePoolVersion,
   TOOL_ACTION_STATE_CONDITIONS,
   toolActionEntry,
@@ -78,6 +81,8 @@ export interface SqlReadDriver<Flag, AsText extends boolean> {
   readonly pooled?: boolean;
   /** False for a store written before step 20 (a read-only SQLite store): no pacing deviations. */
   readonly paced?: boolean;
+  /** False for a store written before step 22 (a read-only store): no budget events. */
+  readonly budgeted?: boolean;
   /** False for a store written before step 14 (a read-only SQLite store): no operator decisions. */
   readonly decided?: boolean;
   /** The committed event of a row, where the store keeps bodies other than as the draft's JSON. */
@@ -138,6 +143,36 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     const sql = `SELECT pool_key, version FROM resource_pools ORDER BY pool_key${this.#driver.bytewise}`;
     return andThen(this.#driver.rows<{ pool_key: string; version: number | string }>(sql, []), (rows) =>
       rows.map((r) => ({ poolKey: r.pool_key, version: Number(r.version) })),
+    );
+  }
+
+  /** A page of budget events (schema step 22), in sequence order; `last` reads the end first. */
+  listBudgetEvents(query: ResourceBudgetEventQuery): Answer<ResourceBudgetEventRecord[]> {
+    if (this.#driver.budgeted === false) return [];
+    const values: string[] = [];
+    const conditions: string[] = [];
+    if (query.participantAddress !== undefined)
+      conditions.push(`participant_address = ${this.#p(values.push(query.participantAddress))}`);
+    if (query.afterSequence !== undefined) conditions.push(`sequence > ${pageInteger(query.afterSequence)}`);
+    const filtered = `SELECT sequence, participant_address, policy_address, seq, payload FROM budget_events${
+      conditions.length === 0 ? "" : ` WHERE ${conditions.join(" AND ")}`
+    }`;
+    const limit = ` LIMIT ${pageInteger(query.limit)}`;
+    const sql =
+      query.last === undefined
+        ? `${filtered} ORDER BY sequence${limit}`
+        : `SELECT * FROM (${filtered} ORDER BY sequence DESC LIMIT ${pageInteger(query.last)}) AS tail ORDER BY sequence${limit}`;
+    return this.#all<BudgetEventRow, ResourceBudgetEventRecord>(sql, values, budgetEventRecord);
+  }
+
+  /** How many budget events the store keeps (of one participant when given). */
+  countBudgetEvents(participantAddress?: string): Answer<number> {
+    if (this.#driver.budgeted === false) return 0;
+    const filter = participantAddress === undefined ? "" : ` WHERE participant_address = ${this.#p(1)}`;
+    const values = participantAddress === undefined ? [] : [participantAddress];
+    return andThen(
+      this.#driver.rows<{ n: number | string }>(`SELECT count(*) AS n FROM budget_events${filter}`, values),
+      ([row]) => Number(row?.n ?? 0),
     );
   }
 
@@ -375,6 +410,25 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
   #all<Row, T>(sql: string, values: readonly string[], map: (row: Row) => T): Answer<T[]> {
     return andThen(this.#driver.rows<Row>(sql, values), (rows) => rows.map(map));
   }
+}
+
+/** A stored budget event (schema step 22); PostgreSQL gives its bigints as text. */
+interface BudgetEventRow {
+  readonly sequence: number | string;
+  readonly participant_address: string;
+  readonly policy_address: string;
+  readonly seq: number | string;
+  readonly payload: string;
+}
+
+function budgetEventRecord(r: BudgetEventRow): ResourceBudgetEventRecord {
+  return {
+    sequence: Number(r.sequence),
+    participantAddress: r.participant_address,
+    policyAddress: r.policy_address,
+    seq: Number(r.seq),
+    entry: JSON.parse(r.payload) as ResourceLogEntry,
+  };
 }
 
 const LONE_SURROGATES = /\p{Cs}/gu;

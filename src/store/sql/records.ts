@@ -13,7 +13,7 @@ import type {
   ToolActionPhase,
   ToolActionSettlement,
 } from "../../records/index.js";
-import { DECISION_DETAILS } from "../../records/index.js";
+import { canonicalJson, DECISION_DETAILS } from "../../records/index.js";
 import { parseStored } from "../errors.js";
 import type {
   ActivityContinuation,
@@ -280,7 +280,8 @@ export function schedulerRow(s: SchedulerRecord): SchedulerRow {
     attempt_bound: s.maxActionAttempts ?? null,
     stream_fingerprint: s.streamFingerprint ?? null,
     policy_digest: s.policyDigest ?? null,
-    resources: s.resources === undefined ? null : JSON.stringify(s.resources),
+    // Canonical, so each log entry's text is the canonical JSON schema step 22's trigger copies out of it.
+    resources: s.resources === undefined ? null : canonicalJson(s.resources),
     updated_at: s.updatedAt,
   };
 }

@@ -19,7 +19,15 @@ function rowObject(names: readonly string[], cells: readonly unknown[]): Record<
 
 /** The reads of the SQLite store; each filter combination has its own prepared, indexed statement. */
 export class SqliteReads extends SqlReads<number, true> {
-  constructor(db: Database, chained = true, decided = true, serviced = true, pooled = true, paced = true) {
+  constructor(
+    db: Database,
+    chained = true,
+    decided = true,
+    serviced = true,
+    pooled = true,
+    paced = true,
+    budgeted = true,
+  ) {
     const statements = new Map<string, Prepared>();
     const statement = (sql: string): Prepared => {
       let prepared = statements.get(sql);
@@ -51,6 +59,7 @@ export class SqliteReads extends SqlReads<number, true> {
       serviced,
       pooled,
       paced,
+      budgeted,
       historyEvent,
       clockRecord,
       toolActionRecord,

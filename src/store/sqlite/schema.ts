@@ -244,6 +244,37 @@ ALTER TABLE operator_decisions ADD COLUMN previous_policy_digest TEXT;
 ALTER TABLE operator_decisions ADD COLUMN policy_digest TEXT;
 ALTER TABLE operator_decisions ADD COLUMN resolution TEXT;
 `,
+  // Every scheduler write is an upsert, so BEFORE INSERT sees each one. Each write carries at most one
+  // new transition, the log's last entry (docs/guide/operations.md#budget-events): it is copied once, by
+  // its number, in the write's own transaction. Ledgers written before this step have no numbers.
+  22: `
+CREATE TABLE budget_events (
+  sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+  participant_address TEXT NOT NULL,
+  policy_address TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  transition TEXT NOT NULL,
+  operation_id TEXT NOT NULL,
+  tick INTEGER NOT NULL,
+  segment INTEGER NOT NULL,
+  generation INTEGER NOT NULL,
+  payload TEXT NOT NULL,
+  UNIQUE (participant_address, policy_address, seq)
+);
+CREATE INDEX budget_events_participant ON budget_events (participant_address, sequence);
+CREATE TRIGGER schedulers_budget_event BEFORE INSERT ON schedulers
+WHEN json_extract(NEW.resources, '$.log[#-1].seq') IS NOT NULL
+BEGIN
+  INSERT INTO budget_events (participant_address, policy_address, seq, transition, operation_id, tick,
+    segment, generation, payload)
+  SELECT NEW.participant_address, NEW.policy_address, json_extract(e.v, '$.seq'),
+    json_extract(e.v, '$.transition'), json_extract(e.v, '$.operationId'), json_extract(e.v, '$.tick'),
+    json_extract(e.v, '$.segment'), json_extract(e.v, '$.generation'), e.v
+  FROM (SELECT json_extract(NEW.resources, '$.log[#-1]') AS v) AS e
+  WHERE NOT EXISTS (SELECT 1 FROM budget_events WHERE participant_address = NEW.participant_address
+    AND policy_address = NEW.policy_address AND seq = json_extract(e.v, '$.seq'));
+END;
+`,
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */
@@ -323,6 +354,11 @@ export function hasDecisions(db: Database): boolean {
 /** Whether the database has the resource pools of step 19 (a read-only store may be older). */
 export function hasPools(db: Database): boolean {
   return hasTable(db, "resource_pools");
+}
+
+/** Whether the database has the budget events of step 22 (a read-only store may be older). */
+export function hasBudgetEvents(db: Database): boolean {
+  return hasTable(db, "budget_events");
 }
 
 /** Whether the database has the pacing deviations of step 20 (a read-only store may be older). */

@@ -9,6 +9,7 @@ import { SqliteLeases } from "./leases.js";
 import { SqliteReads } from "./reads.js";
 import {
   assertSchemaCurrent,
+  hasBudgetEvents,
   hasChains,
   hasDecisions,
   hasPacingDeviations,
@@ -55,6 +56,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
       hasServices(db),
       hasPools(db),
       hasPacingDeviations(db),
+      hasBudgetEvents(db),
     ] as const;
     super(url, {
       // A read or a lease first commits the queued writes, so it sees every write issued before it.

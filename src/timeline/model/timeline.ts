@@ -1,7 +1,7 @@
 import type { HistoryEvent, InvocationToolContext } from "../../history/index.js";
 import type { Operation } from "../../operations/index.js";
 import type { ContinuationView } from "../../runtime/index.js";
-import type { ResourceEventCounts, ResourceUseRow } from "../../store/index.js";
+import type { ResourceBudgetEventRecord, ResourceEventCounts, ResourceUseRow } from "../../store/index.js";
 
 /**
  * The part of a history event the timeline draws: a history event is one, and the timeline's reader
@@ -39,8 +39,14 @@ export interface TimelineScheduler {
   readonly continuation?: ContinuationView;
   /** A v3 scheduler's budget use per owner and window. */
   readonly budgets?: readonly ResourceUseRow[];
-  /** v3 only: the budget operations its log lists and has ever logged (it lists the last ones only). */
-  readonly budgetEvents?: ResourceEventCounts;
+  /**
+   * v3 only, on the participant's first v3 scheduler: how many budget events the store keeps for the
+   * participant (every one), and the most recent of them.
+   */
+  readonly budgetEvents?: {
+    readonly counts: ResourceEventCounts;
+    readonly recent: readonly ResourceBudgetEventRecord[];
+  };
 }
 
 /** What the timeline page is drawn from. */

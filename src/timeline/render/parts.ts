@@ -1,4 +1,4 @@
-import { approvalCommands } from "../../printed/index.js";
+import { approvalCommands, budgetEventsCommand } from "../../printed/index.js";
 import { resourceEventNote } from "../../store/index.js";
 import {
   type PacingDeviation,
@@ -115,7 +115,7 @@ export function participantSection(
     `<div class="schedulers">${schedulers}</div></header>`,
     approvalSummary(pending, storeUrl),
     resolutionSummary(participant, storeUrl),
-    budgetUse(participant),
+    budgetUse(participant, storeUrl),
     pacingList(pacing),
     decisionList(decisions),
     invocations === 0 ? "" : `<ol class="invocations"></ol>`,
@@ -126,7 +126,7 @@ export function participantSection(
 }
 
 /** A v3 participant's budget use per owner and window (docs/guide/harness.md#autonomous-execution-v3). */
-function budgetUse(participant: ParticipantSummary): string {
+function budgetUse(participant: ParticipantSummary, storeUrl: string): string {
   const rows = participant.schedulers.flatMap((s) => s.budgets ?? []);
   if (rows.length === 0) return "";
   const cell = (text: string) => `<td>${escapeHtml(text)}</td>`;
@@ -136,12 +136,44 @@ function budgetUse(participant: ParticipantSummary): string {
         `<tr data-budget="${escapeHtml(r.budget_id)}">${cell(r.owner)}${cell(r.budget_id)}${cell(r.window ? `${r.window[0]}–${r.window[1]}` : "—")}${cell(`${r.used} / ${r.limit} ${r.unit}`)}${cell(String(r.reserved))}${cell(String(r.throttled))}</tr>`,
     )
     .join("");
-  const logged = participant.schedulers.reduce((n, s) => n + (s.budgetEvents?.logged ?? 0), 0);
-  const kept = participant.schedulers.reduce((n, s) => n + (s.budgetEvents?.kept ?? 0), 0);
-  const limit = participant.schedulers.find((s) => s.budgetEvents)?.budgetEvents?.limit ?? 0;
-  const note = resourceEventNote({ limit, logged, kept });
-  const foot = note ? `<p class="budget-events" data-dropped="${logged - kept}">${escapeHtml(note)}</p>` : "";
-  return `<details class="budgets"><summary>Resource budgets (v3): use per owner and window</summary><table><thead><tr><th>owner</th><th>budget</th><th>window</th><th>used / limit</th><th>reserved</th><th>throttled</th></tr></thead><tbody>${body}</tbody></table>${foot}</details>`;
+  const events = participant.schedulers.find((s) => s.budgetEvents)?.budgetEvents;
+  return `<details class="budgets"><summary>Resource budgets (v3): use per owner and window</summary><table><thead><tr><th>owner</th><th>budget</th><th>window</th><th>used / limit</th><th>reserved</th><th>throttled</th></tr></thead><tbody>${body}</tbody></table>${events ? budgetEventList(participant.address, events, storeUrl) : ""}</details>`;
+}
+
+/** A participant's most recent budget events, and how many more the store keeps with the command listing them. */
+function budgetEventList(
+  participantAddress: string,
+  events: NonNullable<TimelineScheduler["budgetEvents"]>,
+  storeUrl: string,
+): string {
+  const { counts, recent } = events;
+  if (counts.logged === 0) return "";
+  const cell = (text: string) => `<td>${escapeHtml(text)}</td>`;
+  const vector = (v: Readonly<Record<string, number>>) =>
+    Object.entries(v)
+      .map(([k, n]) => `${k}=${n}`)
+      .join(", ");
+  const rows = recent
+    .map(
+      ({ sequence, entry }) =>
+        `<tr data-budget-event="${sequence}">${cell(String(sequence))}${cell(entry.transition)}${cell(String(entry.tick))}${cell(entry.operationId)}${cell(
+          [
+            vector(entry.requested),
+            ...(entry.measured ? [`measured ${vector(entry.measured)}`] : []),
+            ...(entry.capacityKind ? [entry.capacityKind] : []),
+          ].join("; "),
+        )}</tr>`,
+    )
+    .join("");
+  const note = resourceEventNote(
+    counts,
+    recent.length,
+    budgetEventsCommand(storeUrl, { participant: participantAddress }),
+  );
+  const more = note
+    ? `<p class="budget-events" data-more="${counts.logged - recent.length}">${escapeHtml(note)}</p>`
+    : "";
+  return `<p class="muted" data-budget-events="${counts.logged}">Budget events: ${counts.logged} recorded, every one kept; the most recent:</p><table class="budget-events"><thead><tr><th>sequence</th><th>event</th><th>tick</th><th>operation</th><th>detail</th></tr></thead><tbody>${rows}</tbody></table>${more}`;
 }
 
 /**
