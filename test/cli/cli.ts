@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { EXAMPLE_MANIFEST, EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 
 /** What a `raes` process printed and how it ended. */
@@ -9,13 +10,13 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs `raes ARGS` from source in a real process. */
+/** Runs `raes ARGS` in a real process: the current build, or the source when a build is stale (`cliNodeArgs`). */
 export function raes(
   args: readonly string[],
   options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), ...args], {
+    const child = spawn(process.execPath, cliNodeArgs(args), {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
