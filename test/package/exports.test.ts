@@ -125,6 +125,8 @@ const PUBLIC_SURFACE = [
   "ResolutionRefusal",
   "resolveToolAction",
   "ResourceBudgetEvent",
+  "ResourceBudgetEventQuery",
+  "ResourceBudgetEventRecord",
   "ResourceBudgetStateView",
   "ResourceMeasurementRequirement",
   "ResourceOutcome",
