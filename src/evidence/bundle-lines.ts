@@ -103,3 +103,43 @@ export function canonicalSignature(signature: string): boolean {
     Buffer.from(signature, "base64").toString("base64") === signature
   );
 }
+
+/** The problems of one kind a bundle report keeps and prints; the rest are counted (docs/evidence-format.md). */
+export const MAX_PROBLEMS_PER_KIND = 20;
+
+/**
+ * A bundle's problems, bounded: the first `MAX_PROBLEMS_PER_KIND` of each kind kept, the rest only
+ * counted, so a file of a million bad lines costs neither a million sentences of memory nor of output.
+ */
+export class BundleProblems {
+  private readonly kept: string[] = [];
+  private readonly counts = new Map<string, number>();
+  private all = 0;
+
+  /** Records one problem of `kind` (a short noun, e.g. "line not JSON"). */
+  add(kind: string, problem: string): void {
+    const count = (this.counts.get(kind) ?? 0) + 1;
+    this.counts.set(kind, count);
+    this.all += 1;
+    if (count <= MAX_PROBLEMS_PER_KIND) this.kept.push(problem);
+  }
+
+  /** How many problems were found, kept or not. */
+  get total(): number {
+    return this.all;
+  }
+
+  /** How many problems were counted but not kept. */
+  get omitted(): number {
+    return this.all - this.kept.length;
+  }
+
+  /** The problems kept, first found first, then one "and N more" sentence per kind cut short. */
+  list(): string[] {
+    const more: string[] = [];
+    for (const [kind, count] of this.counts)
+      if (count > MAX_PROBLEMS_PER_KIND)
+        more.push(`and ${count - MAX_PROBLEMS_PER_KIND} more problems of this kind: ${kind}`);
+    return [...this.kept, ...more];
+  }
+}

@@ -12,6 +12,7 @@ export {
   BundleUnreadableError,
   EvidenceCode,
   MAX_BUNDLE_LINE_BYTES,
+  MAX_PROBLEMS_PER_KIND,
 } from "./bundle-lines.js";
 export { ChainBreak, type ChainFailure, type ChainReport, ChainVerifier } from "./verify-chain.js";
 export {

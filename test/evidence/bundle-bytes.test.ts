@@ -4,7 +4,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { BundleUnreadableError, EvidenceCode, verifyBundle, writeBundle } from "../../src/evidence/index.js";
+import {
+  BundleUnreadableError,
+  EvidenceCode,
+  MAX_PROBLEMS_PER_KIND,
+  verifyBundle,
+  writeBundle,
+} from "../../src/evidence/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { closeCommit, invocation, P1, scheduler } from "../store/records.js";
 
@@ -150,5 +156,21 @@ describe("a signed bundle is checked over its own bytes", () => {
       assert.equal(error.code, EvidenceCode.bundle_unreadable);
       return true;
     });
+  });
+
+  it("keeps at most MAX_PROBLEMS_PER_KIND problems of a kind and counts the rest", async () => {
+    const lines = readFileSync(BUNDLE, "utf8").split("\n");
+    // 1000 empty lines after the header: 1000 lines that are not JSON, one kind.
+    const report = await verifyBundle(file(`${lines[0]}\n${"\n".repeat(1000)}`), { publicKey });
+    assert.equal(report.ok, false);
+    const notJson = report.problems.filter((p) => /^line \d+: not a JSON object$/.test(p));
+    assert.equal(notJson.length, MAX_PROBLEMS_PER_KIND);
+    assert.ok(
+      report.problems.includes(
+        `and ${1000 - MAX_PROBLEMS_PER_KIND} more problems of this kind: line not a JSON object`,
+      ),
+    );
+    assert.ok(report.problems.length < 2 * MAX_PROBLEMS_PER_KIND);
+    assert.ok((report.problems_omitted ?? 0) >= 1000 - MAX_PROBLEMS_PER_KIND);
   });
 });
