@@ -10,6 +10,8 @@ export const EvidenceCode = {
   invalid_utf8: "evidence.invalid-utf8",
   /** The seal's signature is not standard base64 (with padding) of exactly 64 bytes; exit 1. */
   signature_malformed: "evidence.signature-malformed",
+  /** The seal line is not byte for byte its canonical form (`sealLine`): extra or repeated members, spaces, CR, no final LF; exit 1. */
+  seal_not_canonical: "evidence.seal-not-canonical",
 } as const;
 /** An evidence code. */
 export type EvidenceCode = (typeof EvidenceCode)[keyof typeof EvidenceCode];
@@ -142,4 +144,13 @@ export class BundleProblems {
         more.push(`and ${count - MAX_PROBLEMS_PER_KIND} more problems of this kind: ${kind}`);
     return [...this.kept, ...more];
   }
+}
+
+/**
+ * The one spelling of a seal line: `{"kind":"seal","lines":…,"digest":…,"signature":…}` as
+ * `JSON.stringify` writes it (no spaces, no other members), ended by one line feed. `raes export`
+ * writes it; `raes verify FILE` accepts no other bytes, so no member can ride on a signed bundle unsigned.
+ */
+export function sealLine(seal: { lines?: unknown; digest?: unknown; signature?: unknown }): string {
+  return `${JSON.stringify({ kind: "seal", lines: seal.lines, digest: seal.digest, signature: seal.signature })}\n`;
 }

@@ -18,6 +18,7 @@ import {
   canonicalSignature,
   EvidenceCode,
   MAX_BUNDLE_LINE_BYTES,
+  sealLine,
 } from "./bundle-lines.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
@@ -147,7 +148,7 @@ export async function writeBundle(
       const signature = options.signKey
         ? crypto.sign(null, Buffer.from(signedText(digest)), options.signKey).toString("base64")
         : null;
-      out.write(`${JSON.stringify({ kind: "seal", lines, digest, signature })}\n`);
+      out.write(sealLine({ lines, digest, signature }));
       out.end();
       await once(out, "finish");
       await rename(partial, file);
@@ -241,6 +242,13 @@ export async function verifyBundle(
     }
     if (value.kind === "seal") {
       seal = value as unknown as typeof seal;
+      // Compared as bytes: extra members, a repeated key (JSON.parse keeps the last), spaces, a CR,
+      // an escaped letter or a missing final line feed all make other bytes than the canonical line.
+      if (!bytes.equals(Buffer.from(sealLine(seal ?? {}))))
+        problems.add(
+          "seal",
+          `line ${lines}: ${EvidenceCode.seal_not_canonical}: the seal line is not in its one spelling ({"kind":"seal","lines":N,"digest":"sha256:…","signature":…} then one line feed: members in that order, no other members, no spaces, no escapes)`,
+        );
       continue;
     }
     hash.update(bytes);

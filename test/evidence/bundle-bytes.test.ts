@@ -173,4 +173,25 @@ describe("a signed bundle is checked over its own bytes", () => {
     assert.ok(report.problems.length < 2 * MAX_PROBLEMS_PER_KIND);
     assert.ok((report.problems_omitted ?? 0) >= 1000 - MAX_PROBLEMS_PER_KIND);
   });
+
+  it("fails a seal line that is not byte for byte its one spelling, signature and digest still valid", async () => {
+    const text = readFileSync(BUNDLE, "utf8");
+    const body = text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1);
+    const line = text.slice(body.length, -1);
+    const sig = `"signature":${JSON.stringify(seal().signature)}`;
+    const variants = {
+      extraMember: `${line.slice(0, -1)},"countersigned_by":"auditor"}\n`,
+      repeatedKey: `${line.slice(0, -1)},${sig}}\n`,
+      spaces: `  ${line} \t\n`,
+      crlf: `${line}\r\n`,
+      noFinalLf: line,
+      escapedKind: `${line.replace('"kind":"seal"', '"kind":"\\u0073eal"')}\n`,
+    };
+    assert.equal((await verifyBundle(file(`${body}${line}\n`), { publicKey })).ok, true);
+    for (const [name, sealText] of Object.entries(variants)) {
+      const report = await verifyBundle(file(`${body}${sealText}`), { publicKey });
+      assert.equal(report.ok, false, name);
+      assert.match(report.problems.join("\n"), new RegExp(EvidenceCode.seal_not_canonical), name);
+    }
+  });
 });
