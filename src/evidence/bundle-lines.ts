@@ -12,6 +12,8 @@ export const EvidenceCode = {
   signature_malformed: "evidence.signature-malformed",
   /** The seal line is not byte for byte its canonical form (`sealLine`): extra or repeated members, spaces, CR, no final LF; exit 1. */
   seal_not_canonical: "evidence.seal-not-canonical",
+  /** An event or decision no writer could have sealed: a number RFC 8785 has no text for, or nesting past `MAX_EVIDENCE_DEPTH`; exit 1. */
+  unsealable: "evidence.unsealable",
 } as const;
 /** An evidence code. */
 export type EvidenceCode = (typeof EvidenceCode)[keyof typeof EvidenceCode];

@@ -14,7 +14,13 @@ export {
   MAX_BUNDLE_LINE_BYTES,
   MAX_PROBLEMS_PER_KIND,
 } from "./bundle-lines.js";
-export { ChainBreak, type ChainFailure, type ChainReport, ChainVerifier } from "./verify-chain.js";
+export {
+  ChainBreak,
+  type ChainFailure,
+  type ChainReport,
+  ChainVerifier,
+  MAX_EVIDENCE_DEPTH,
+} from "./verify-chain.js";
 export {
   type DecisionFailure,
   type DecisionReport,

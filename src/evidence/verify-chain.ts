@@ -303,15 +303,35 @@ const EDITED_DIGEST = "its chain_digest was changed: its content still chains fr
 const NO_HEAD =
   "the participant has events but no recorded chain head (its anchor and end), so its chain cannot be checked";
 
+/**
+ * The deepest nesting of arrays and objects an event or decision may hold (docs/evidence-format.md):
+ * far above what a run records (an MCP message is refused past 256 levels), far below what would
+ * overflow the stack while its digest is computed.
+ */
+export const MAX_EVIDENCE_DEPTH = 1024;
+
 /** Why an event or decision holding a value without RFC 8785 text fails: no writer could have sealed it. */
-export const UNREPRESENTABLE =
-  "it holds a value RFC 8785 has no text for (a number beyond a double, say), which no writer seals: its content was changed";
+export const UNREPRESENTABLE = `evidence.unsealable: it holds a value RFC 8785 has no text for (a number beyond a double, say), or nests arrays and objects deeper than ${MAX_EVIDENCE_DEPTH} levels, which no writer seals: its content was changed`;
+
+/** Whether a parsed value nests arrays and objects deeper than `limit`: iterative, so any depth is safe to ask about. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== "object") continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /**
  * `chainDigest`, or undefined when the value holds something RFC 8785 has no text for (JSON's
  * `1e400` parses to Infinity): such an event was never sealed, and is named, not thrown over.
  */
 export function digestOf(previous: string, value: object): string | undefined {
+  // Serializing recurses: a value nested past the bound would overflow the stack, uncoded.
+  if (nestedDeeperThan(value, MAX_EVIDENCE_DEPTH)) return undefined;
   try {
     return chainDigest(previous, value);
   } catch (error) {

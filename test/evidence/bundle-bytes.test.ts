@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import {
   BundleUnreadableError,
   EvidenceCode,
+  MAX_EVIDENCE_DEPTH,
   MAX_PROBLEMS_PER_KIND,
   verifyBundle,
   writeBundle,
@@ -193,5 +194,23 @@ describe("a signed bundle is checked over its own bytes", () => {
       assert.equal(report.ok, false, name);
       assert.match(report.problems.join("\n"), new RegExp(EvidenceCode.seal_not_canonical), name);
     }
+  });
+
+  it("fails an event nested 200 000 levels deep with a coded finding naming it, not a stack overflow", async () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    const path = resealed((lines) =>
+      lines.map((line) =>
+        line.startsWith('{"kind":"event"')
+          ? line.replace('"sequence":1', `"sequence":1,"deep":${deep}`)
+          : line,
+      ),
+    );
+    const report = await verifyBundle(path);
+    assert.equal(report.ok, false);
+    assert.deepEqual([report.chains?.failure?.kind, report.chains?.failure?.sequence], ["edited", 1]);
+    assert.match(
+      report.problems.join("\n"),
+      new RegExp(`${EvidenceCode.unsealable}: .*deeper than ${MAX_EVIDENCE_DEPTH}`),
+    );
   });
 });
