@@ -102,6 +102,27 @@ describe("raes verify and raes export over the demo's store", () => {
     assert.match(run.stdout, /signature: does not verify with the given public key/);
   });
 
+  it("refuses an RSA or Ed448 public key, or a private key, as --public-key with cli.usage (exit 2)", async () => {
+    const rsa = join(DIR, "rsa.pub.pem");
+    const ed448 = join(DIR, "ed448.pub.pem");
+    writeFileSync(
+      rsa,
+      generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "pem" }),
+    );
+    writeFileSync(ed448, generateKeyPairSync("ed448").publicKey.export({ type: "spki", format: "pem" }));
+    for (const [key, message] of [
+      [rsa, /is a rsa key; bundles are signed with Ed25519/],
+      [ed448, /is a ed448 key; bundles are signed with Ed25519/],
+      [KEY, /holds a private key; give the signer's public key/],
+    ] as const) {
+      const run = await raes(["verify", BUNDLE, "--public-key", key]);
+      assert.equal(run.code, 2, run.stdout + run.stderr);
+      assert.match(run.stderr, /cli\.usage/);
+      assert.match(run.stderr, message);
+      assert.doesNotMatch(run.stdout, /does not verify/);
+    }
+  });
+
   it("fails the bundle when any byte is flipped", async () => {
     const bytes = readFileSync(BUNDLE);
     const { createPublicKey } = await import("node:crypto");

@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { printableStoreUrl, printedCommand } from "../../../printed/index.js";
@@ -12,13 +12,40 @@ interface VerifyOptions {
   readonly json?: boolean;
 }
 
-/** Option parser: a PEM public key file; a file that holds none is a usage error (exit 2). */
+/**
+ * Option parser: a PEM Ed25519 public key file. A file that holds none, another type of key (which
+ * could only report "does not verify", as if the bundle were tampered with), or a private key (which
+ * belongs with the signer, never beside a bundle) is a usage error (exit 2).
+ */
 function publicKeyFile(file: string): KeyObject {
+  let pem: Buffer;
+  let key: KeyObject;
   try {
-    return createPublicKey(readFileSync(inputFile(file)));
+    pem = readFileSync(inputFile(file));
+    key = createPublicKey(pem);
   } catch (error) {
     if (error instanceof InvalidArgumentError) throw error;
     throw new InvalidArgumentError(`${file} holds no public key (PEM)`);
+  }
+  if (isPrivateKey(pem))
+    throw new InvalidArgumentError(
+      `${file} holds a private key; give the signer's public key (openssl pkey -in ${file} -pubout writes it)`,
+    );
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new InvalidArgumentError(
+      `${file} is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`,
+    );
+  return key;
+}
+
+/** Whether a PEM that yields a public key holds a private key (from which Node derives the public one). */
+function isPrivateKey(pem: Buffer): boolean {
+  try {
+    createPrivateKey(pem);
+    return true;
+  } catch {
+    // An encrypted private key cannot be opened without its passphrase: its PEM label still says what it is.
+    return /-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY-----/.test(pem.toString("latin1"));
   }
 }
 
