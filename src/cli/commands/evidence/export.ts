@@ -7,6 +7,7 @@ import { counted, ExitCode } from "../../exit.js";
 import { inputFile, outputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
 import { operationToWire } from "../operation-wire.js";
+import { refuseUnchainedStore } from "./unchained.js";
 
 interface ExportOptions {
   readonly store: string;
@@ -73,17 +74,22 @@ export function registerExportCommand(program: Command): void {
     }));
     const file = resolve(options.bundle);
     refuseStoreAsBundle(options.store, file);
+    // Read-only, as `raes verify` opens it: an export never migrates the store it reads, and a store
+    // written before history chains has none to export (docs/evidence-format.md).
     const summary = await withStore(
       options.store,
-      (store) =>
-        writeBundle(store, file, {
-          version: program.version() ?? "0",
-          operationWire: operationToWire,
-          ...(signKey ? { signKey } : {}),
-          inputs,
-        }),
-      { create: false },
+      async (store) =>
+        (await store.readSnapshot((reads) => reads.historyChained()))
+          ? writeBundle(store, file, {
+              version: program.version() ?? "0",
+              operationWire: operationToWire,
+              ...(signKey ? { signKey } : {}),
+              inputs,
+            })
+          : undefined,
+      { create: false, readOnly: true },
     );
+    if (summary === undefined) return refuseUnchainedStore(options.store, "export");
     process.stdout.write(
       `${file}: ${counted(summary.events, "event")} of ${counted(summary.participants, "participant")}, ${counted(summary.operations, "operation")}, ${counted(summary.decisions, "operator decision")}, ${summary.signed ? "signed" : "unsigned"} (${summary.digest})\n`,
     );

@@ -2,9 +2,10 @@ import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { printableStoreUrl, printedCommand } from "../../../printed/index.js";
-import { CliErrorCode, counted, ExitCode, printError, printJson } from "../../exit.js";
+import { counted, ExitCode, printJson } from "../../exit.js";
 import { inputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
+import { refuseUnchainedStore } from "./unchained.js";
 
 interface VerifyOptions {
   readonly store: string;
@@ -105,15 +106,7 @@ export function registerVerifyCommand(program: Command): void {
         ),
       { create: false, readOnly: true },
     );
-    if (report === undefined) {
-      const store = printableStoreUrl(options.store);
-      printError(
-        CliErrorCode.store_unchained,
-        `${store} was written before history chains (schema step 13) and holds none to check; it was left as it is. Open it once with write access to chain its history in commit order (any command that opens it for writing does, e.g. ${printedCommand(["operations", "--store", store])}), then verify again`,
-      );
-      process.exitCode = ExitCode.usage;
-      return;
-    }
+    if (report === undefined) return refuseUnchainedStore(options.store, "verify");
     process.exitCode = report.ok ? ExitCode.ok : ExitCode.findings;
     if (options.json) return printJson(report);
     const where = printableStoreUrl(options.store);
