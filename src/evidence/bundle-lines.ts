@@ -14,6 +14,8 @@ export const EvidenceCode = {
   seal_not_canonical: "evidence.seal-not-canonical",
   /** An event or decision no writer could have sealed: a number RFC 8785 has no text for, or nesting past `MAX_EVIDENCE_DEPTH`; exit 1. */
   unsealable: "evidence.unsealable",
+  /** `raes export` found the store's chains broken in the snapshot it was exporting; no bundle was written; exit 1. */
+  store_broken: "evidence.store-broken",
 } as const;
 /** An evidence code. */
 export type EvidenceCode = (typeof EvidenceCode)[keyof typeof EvidenceCode];

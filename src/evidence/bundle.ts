@@ -22,7 +22,16 @@ import {
 } from "./bundle-lines.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
-import { BEFORE_FIRST_SEQUENCE, VERIFY_PAGE } from "./verify-store.js";
+import { BEFORE_FIRST_SEQUENCE, type StoreReport, VERIFY_PAGE, verifyReads } from "./verify-store.js";
+
+/** `writeBundle` with `verifyFirst` found the store's chains broken in its snapshot; nothing was written. */
+export class StoreBrokenError extends Error {
+  readonly code = EvidenceCode.store_broken;
+  constructor(readonly report: StoreReport) {
+    super("the store does not verify; no bundle was written");
+    this.name = "StoreBrokenError";
+  }
+}
 
 /** The bundle format this code writes and reads (docs/evidence-format.md). */
 export const BUNDLE_FORMAT = "raes-evidence-bundle/1";
@@ -44,6 +53,11 @@ export interface BundleOptions {
   readonly operationWire?: (operation: Operation) => unknown;
   /** The time written in the header. */
   readonly now?: () => string;
+  /**
+   * Verify the store in the same snapshot before writing (`raes export`): a broken store throws
+   * `StoreBrokenError` and no bundle is written, so no signature vouches for tampered history.
+   */
+  readonly verifyFirst?: boolean;
   /** Operations read per page (default the store's `PAGE_SIZE`): what memory holds of them at a time. */
   readonly pageSize?: number;
 }
@@ -92,6 +106,10 @@ export async function writeBundle(
     // One snapshot: heads, events, decisions and operations as they stood at one moment, so the
     // bundle verifies however much others append while it is written.
     return await store.readSnapshot(async (store) => {
+      if (options.verifyFirst) {
+        const report = await verifyReads(store);
+        if (!report.ok) throw new StoreBrokenError(report);
+      }
       const heads = await store.listChainHeads();
       const schedulers = await store.listSchedulers();
       await write({

@@ -3,6 +3,7 @@ export {
   type BundleOptions,
   type BundleReport,
   type BundleSummary,
+  StoreBrokenError,
   signedText,
   verifyBundle,
   writeBundle,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -203,6 +203,28 @@ describe("raes verify and raes export over the demo's store", () => {
     assert.match(
       run.stdout,
       /chain broken: edited event: participant participant\.behavior\.participant-agent, sequence 3/,
+    );
+  });
+
+  it("refuses to export (and sign) a store whose chain is broken, naming the failure as verify does", async () => {
+    const copy = join(DIR, "edited-export.db");
+    writeFileSync(copy, readFileSync(STORE));
+    const db = new Database(copy);
+    db.prepare("UPDATE history_events SET body = ? WHERE sequence = 3").run(
+      JSON.stringify({ participant_address: "participant.behavior.participant-agent", edited: true }),
+    );
+    db.close();
+    const out = join(DIR, "broken.jsonl");
+    const run = await raes(["export", "--store", `sqlite:${copy}`, "--bundle", out, "--sign-key", KEY]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(
+      run.stderr,
+      /^raes: evidence\.store-broken: .*chain broken: edited event: participant participant\.behavior\.participant-agent, sequence 3: .*; no bundle was written$/m,
+    );
+    assert.equal(existsSync(out), false);
+    assert.deepEqual(
+      readdirSync(DIR).filter((f) => f.startsWith("broken.jsonl")),
+      [],
     );
   });
 

@@ -5,6 +5,7 @@ import { printableStoreUrl, printedCommand } from "../../../printed/index.js";
 import { counted, ExitCode, printJson } from "../../exit.js";
 import { inputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
+import { storeFailureLine } from "./store-failure.js";
 import { refuseUnchainedStore } from "./unchained.js";
 
 interface VerifyOptions {
@@ -110,26 +111,9 @@ export function registerVerifyCommand(program: Command): void {
     process.exitCode = report.ok ? ExitCode.ok : ExitCode.findings;
     if (options.json) return printJson(report);
     const where = printableStoreUrl(options.store);
-    const f = report.failure;
-    if (f !== undefined) {
-      const who = f.participant_address === "" ? "" : `participant ${f.participant_address}, `;
-      process.stdout.write(
-        `${where}: chain broken: ${f.kind} event: ${who}sequence ${f.sequence}: ${f.detail}\n`,
-      );
-      return;
-    }
-    const o = report.operator.failure;
-    if (o !== undefined) {
-      process.stdout.write(
-        `${where}: operator chain broken: ${o.kind} decision: sequence ${o.sequence}: ${o.detail}\n`,
-      );
-      return;
-    }
-    const r = report.resolutions?.failure;
-    if (r !== undefined) {
-      process.stdout.write(
-        `${where}: operation record does not match the operator chain: operation ${r.id}: ${r.detail}\n`,
-      );
+    const failure = storeFailureLine(where, report);
+    if (failure !== undefined) {
+      process.stdout.write(`${failure}\n`);
       return;
     }
     const backfilled =
