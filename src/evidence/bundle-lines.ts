@@ -10,6 +10,12 @@ export const EvidenceCode = {
   invalid_utf8: "evidence.invalid-utf8",
   /** The seal's signature is not standard base64 (with padding) of exactly 64 bytes; exit 1. */
   signature_malformed: "evidence.signature-malformed",
+  /** The seal line is not byte for byte its canonical form (`sealLine`): extra or repeated members, spaces, CR, no final LF; exit 1. */
+  seal_not_canonical: "evidence.seal-not-canonical",
+  /** An event or decision no writer could have sealed: a number RFC 8785 has no text for, or nesting past `MAX_EVIDENCE_DEPTH`; exit 1. */
+  unsealable: "evidence.unsealable",
+  /** `raes export` found the store's chains broken in the snapshot it was exporting; no bundle was written; exit 1. */
+  store_broken: "evidence.store-broken",
 } as const;
 /** An evidence code. */
 export type EvidenceCode = (typeof EvidenceCode)[keyof typeof EvidenceCode];
@@ -102,4 +108,53 @@ export function canonicalSignature(signature: string): boolean {
     /^[A-Za-z0-9+/]{86}==$/.test(signature) &&
     Buffer.from(signature, "base64").toString("base64") === signature
   );
+}
+
+/** The problems of one kind a bundle report keeps and prints; the rest are counted (docs/evidence-format.md). */
+export const MAX_PROBLEMS_PER_KIND = 20;
+
+/**
+ * A bundle's problems, bounded: the first `MAX_PROBLEMS_PER_KIND` of each kind kept, the rest only
+ * counted, so a file of a million bad lines costs neither a million sentences of memory nor of output.
+ */
+export class BundleProblems {
+  private readonly kept: string[] = [];
+  private readonly counts = new Map<string, number>();
+  private all = 0;
+
+  /** Records one problem of `kind` (a short noun, e.g. "line not JSON"). */
+  add(kind: string, problem: string): void {
+    const count = (this.counts.get(kind) ?? 0) + 1;
+    this.counts.set(kind, count);
+    this.all += 1;
+    if (count <= MAX_PROBLEMS_PER_KIND) this.kept.push(problem);
+  }
+
+  /** How many problems were found, kept or not. */
+  get total(): number {
+    return this.all;
+  }
+
+  /** How many problems were counted but not kept. */
+  get omitted(): number {
+    return this.all - this.kept.length;
+  }
+
+  /** The problems kept, first found first, then one "and N more" sentence per kind cut short. */
+  list(): string[] {
+    const more: string[] = [];
+    for (const [kind, count] of this.counts)
+      if (count > MAX_PROBLEMS_PER_KIND)
+        more.push(`and ${count - MAX_PROBLEMS_PER_KIND} more problems of this kind: ${kind}`);
+    return [...this.kept, ...more];
+  }
+}
+
+/**
+ * The one spelling of a seal line: `{"kind":"seal","lines":…,"digest":…,"signature":…}` as
+ * `JSON.stringify` writes it (no spaces, no other members), ended by one line feed. `raes export`
+ * writes it; `raes verify FILE` accepts no other bytes, so no member can ride on a signed bundle unsigned.
+ */
+export function sealLine(seal: { lines?: unknown; digest?: unknown; signature?: unknown }): string {
+  return `${JSON.stringify({ kind: "seal", lines: seal.lines, digest: seal.digest, signature: seal.signature })}\n`;
 }

@@ -13,14 +13,25 @@ import {
 import { type ControlPlaneStore, operationPagesOldestFirst } from "../store/index.js";
 import {
   BundleLineTooLongError,
+  BundleProblems,
   bundleLines,
   canonicalSignature,
   EvidenceCode,
   MAX_BUNDLE_LINE_BYTES,
+  sealLine,
 } from "./bundle-lines.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
-import { BEFORE_FIRST_SEQUENCE, VERIFY_PAGE } from "./verify-store.js";
+import { BEFORE_FIRST_SEQUENCE, type StoreReport, VERIFY_PAGE, verifyReads } from "./verify-store.js";
+
+/** `writeBundle` with `verifyFirst` found the store's chains broken in its snapshot; nothing was written. */
+export class StoreBrokenError extends Error {
+  readonly code = EvidenceCode.store_broken;
+  constructor(readonly report: StoreReport) {
+    super("the store does not verify; no bundle was written");
+    this.name = "StoreBrokenError";
+  }
+}
 
 /** The bundle format this code writes and reads (docs/evidence-format.md). */
 export const BUNDLE_FORMAT = "raes-evidence-bundle/1";
@@ -42,6 +53,11 @@ export interface BundleOptions {
   readonly operationWire?: (operation: Operation) => unknown;
   /** The time written in the header. */
   readonly now?: () => string;
+  /**
+   * Verify the store in the same snapshot before writing (`raes export`): a broken store throws
+   * `StoreBrokenError` and no bundle is written, so no signature vouches for tampered history.
+   */
+  readonly verifyFirst?: boolean;
   /** Operations read per page (default the store's `PAGE_SIZE`): what memory holds of them at a time. */
   readonly pageSize?: number;
 }
@@ -90,6 +106,10 @@ export async function writeBundle(
     // One snapshot: heads, events, decisions and operations as they stood at one moment, so the
     // bundle verifies however much others append while it is written.
     return await store.readSnapshot(async (store) => {
+      if (options.verifyFirst) {
+        const report = await verifyReads(store);
+        if (!report.ok) throw new StoreBrokenError(report);
+      }
       const heads = await store.listChainHeads();
       const schedulers = await store.listSchedulers();
       await write({
@@ -146,7 +166,7 @@ export async function writeBundle(
       const signature = options.signKey
         ? crypto.sign(null, Buffer.from(signedText(digest)), options.signKey).toString("base64")
         : null;
-      out.write(`${JSON.stringify({ kind: "seal", lines, digest, signature })}\n`);
+      out.write(sealLine({ lines, digest, signature }));
       out.end();
       await once(out, "finish");
       await rename(partial, file);
@@ -169,8 +189,13 @@ export async function writeBundle(
 /** The outcome of verifying a bundle. */
 export interface BundleReport {
   readonly ok: boolean;
-  /** Each thing that does not match, one sentence each, first found first. */
+  /**
+   * Each thing that does not match, one sentence each, first found first: at most
+   * `MAX_PROBLEMS_PER_KIND` of a kind, then one "and N more" sentence for that kind.
+   */
   readonly problems: readonly string[];
+  /** Problems found but not listed in `problems` (beyond the cap of their kind); absent when none. */
+  readonly problems_omitted?: number;
   /** Whether a signature was present and checked against the given public key. */
   readonly signature: "verified" | "unsigned" | "not-checked" | "invalid";
   readonly chains?: ChainReport;
@@ -193,7 +218,7 @@ export async function verifyBundle(
   } = {},
 ): Promise<BundleReport> {
   const max = options.maxLineBytes ?? MAX_BUNDLE_LINE_BYTES;
-  const problems: string[] = [];
+  const problems = new BundleProblems();
   const hash = crypto.createHash("sha256");
   const heads: ChainHead[] = [];
   let verifier: ChainVerifier | undefined;
@@ -207,11 +232,12 @@ export async function verifyBundle(
   for await (const line of bundleLines(file, max)) {
     lines += 1;
     if (seal !== undefined) {
-      problems.push(`line ${lines}: a line after the seal`);
+      problems.add("line after the seal", `line ${lines}: a line after the seal`);
       break;
     }
     if ("tooLong" in line) {
-      problems.push(
+      problems.add(
+        "line too long",
         `line ${lines}: ${EvidenceCode.line_too_long}: longer than ${max} bytes; the bundle was read no further`,
       );
       break;
@@ -219,7 +245,7 @@ export async function verifyBundle(
     // The digest is of the file's own bytes: never of a text decoded and encoded again.
     const { bytes, text } = line;
     if (text === undefined) {
-      problems.push(`line ${lines}: ${EvidenceCode.invalid_utf8}: the line is not UTF-8`);
+      problems.add("line not UTF-8", `line ${lines}: ${EvidenceCode.invalid_utf8}: the line is not UTF-8`);
       hash.update(bytes);
       continue;
     }
@@ -228,77 +254,100 @@ export async function verifyBundle(
       value = JSON.parse(text) as typeof value;
       if (typeof value !== "object" || value === null) throw new TypeError("not an object");
     } catch {
-      problems.push(`line ${lines}: not a JSON object`);
+      problems.add("line not a JSON object", `line ${lines}: not a JSON object`);
       hash.update(bytes);
       continue;
     }
     if (value.kind === "seal") {
       seal = value as unknown as typeof seal;
+      // Compared as bytes: extra members, a repeated key (JSON.parse keeps the last), spaces, a CR,
+      // an escaped letter or a missing final line feed all make other bytes than the canonical line.
+      if (!bytes.equals(Buffer.from(sealLine(seal ?? {}))))
+        problems.add(
+          "seal",
+          `line ${lines}: ${EvidenceCode.seal_not_canonical}: the seal line is not in its one spelling ({"kind":"seal","lines":N,"digest":"sha256:…","signature":…} then one line feed: members in that order, no other members, no spaces, no escapes)`,
+        );
       continue;
     }
     hash.update(bytes);
     if (lines === 1) {
       if (value.kind !== "header" || value.format !== BUNDLE_FORMAT)
-        problems.push(`line 1: not a ${BUNDLE_FORMAT} header`);
+        problems.add("header", `line 1: not a ${BUNDLE_FORMAT} header`);
       header = value as unknown as typeof header;
     } else if (value.kind === "chain") {
       // The heads start and end the chains: one read after the first event would be ignored.
-      if (verifier !== undefined) problems.push(`line ${lines}: a chain line after the first event line`);
+      if (verifier !== undefined)
+        problems.add("chain line out of place", `line ${lines}: a chain line after the first event line`);
       heads.push(value as unknown as ChainHead);
     } else if (value.kind === "event") {
       verifier ??= new ChainVerifier(heads);
       if (!isEvent(value.event)) {
-        problems.push(`line ${lines}: an event line without an event (participant_address, sequence)`);
+        problems.add(
+          "event line without an event",
+          `line ${lines}: an event line without an event (participant_address, sequence)`,
+        );
         chainsOk = false;
       } else if (chainsOk && !verifier.add(value.event)) chainsOk = false;
     } else if (value.kind === "input") {
       if (typeof value.text !== "string" || value.digest !== textDigest(value.text))
-        problems.push(`line ${lines}: the input's digest is not the digest of its text`);
+        problems.add("input digest", `line ${lines}: the input's digest is not the digest of its text`);
     } else if (value.kind === "operator_chain") {
       if (operatorHead !== undefined || decisions !== undefined)
-        problems.push(`line ${lines}: a second operator_chain line, or one after a decision`);
+        problems.add(
+          "operator_chain line out of place",
+          `line ${lines}: a second operator_chain line, or one after a decision`,
+        );
       operatorHead = value as unknown as OperatorChainHead;
     } else if (value.kind === "decision") {
       if (operatorHead === undefined && decisions === undefined)
-        problems.push(`line ${lines}: a decision before the operator_chain line`);
+        problems.add("decision out of place", `line ${lines}: a decision before the operator_chain line`);
       decisions ??= new DecisionVerifier(operatorHead ?? EMPTY_OPERATOR_CHAIN);
       if (!isDecision(value.decision)) {
-        problems.push(`line ${lines}: a decision line without a decision (sequence, chain_digest)`);
+        problems.add(
+          "decision line without a decision",
+          `line ${lines}: a decision line without a decision (sequence, chain_digest)`,
+        );
         decisionsOk = false;
       } else if (decisionsOk && !decisions.add(value.decision)) decisionsOk = false;
     } else if (value.kind !== "operation" && value.kind !== "seed_fingerprint") {
-      problems.push(`line ${lines}: unknown kind ${JSON.stringify(value.kind)}`);
+      problems.add("unknown kind", `line ${lines}: unknown kind ${JSON.stringify(value.kind)}`);
     }
   }
-  if (header === undefined) problems.push(`the bundle has no ${BUNDLE_FORMAT} header line`);
+  if (header === undefined) problems.add("header", `the bundle has no ${BUNDLE_FORMAT} header line`);
   const chains = (verifier ?? new ChainVerifier(heads)).finish();
   if (chains.failure) {
     const f = chains.failure;
-    problems.push(
+    problems.add(
+      "event chain",
       `event ${f.kind}: participant ${f.participant_address}, sequence ${f.sequence}: ${f.detail}`,
     );
   }
   const operator = (decisions ?? new DecisionVerifier(operatorHead ?? EMPTY_OPERATOR_CHAIN)).finish();
   if (operator.failure) {
     const f = operator.failure;
-    problems.push(`operator decision ${f.kind}: sequence ${f.sequence}: ${f.detail}`);
+    problems.add("operator chain", `operator decision ${f.kind}: sequence ${f.sequence}: ${f.detail}`);
   }
   const digest = `sha256:${hash.digest("hex")}`;
   let signature: BundleReport["signature"] = "unsigned";
   if (seal === undefined) {
-    problems.push("the bundle has no seal line: it is cut short");
+    problems.add("seal", "the bundle has no seal line: it is cut short");
   } else {
     if (seal.digest !== digest)
-      problems.push(`seal: the digest of the bundle is ${digest}, the seal says ${String(seal.digest)}`);
+      problems.add(
+        "seal",
+        `seal: the digest of the bundle is ${digest}, the seal says ${String(seal.digest)}`,
+      );
     if (seal.lines !== lines - 1)
-      problems.push(
+      problems.add(
+        "seal",
         `seal: the bundle has ${lines - 1} lines before its seal, the seal says ${String(seal.lines)}`,
       );
     signature = checkSignature(seal, options.publicKey, problems);
   }
   return {
-    ok: problems.length === 0,
-    problems,
+    ok: problems.total === 0,
+    problems: problems.list(),
+    ...(problems.omitted > 0 ? { problems_omitted: problems.omitted } : {}),
     signature,
     chains,
     operator,
@@ -334,19 +383,20 @@ function isDecision(value: unknown): value is OperatorDecision {
 function checkSignature(
   seal: { digest?: unknown; signature?: unknown },
   publicKey: crypto.KeyObject | undefined,
-  problems: string[],
+  problems: BundleProblems,
 ): BundleReport["signature"] {
   const signed = typeof seal.signature === "string";
   if (signed && !canonicalSignature(seal.signature as string)) {
     // One spelling only: a verifier elsewhere must not accept bytes this one refuses, or the reverse.
-    problems.push(
+    problems.add(
+      "signature",
       `signature: ${EvidenceCode.signature_malformed}: not standard base64 (with padding) of 64 bytes`,
     );
     return "invalid";
   }
   if (publicKey === undefined) return signed ? "not-checked" : "unsigned";
   if (!signed) {
-    problems.push("signature: the bundle is not signed, and a public key was given");
+    problems.add("signature", "signature: the bundle is not signed, and a public key was given");
     return "unsigned";
   }
   let valid = false;
@@ -360,6 +410,6 @@ function checkSignature(
   } catch {
     valid = false;
   }
-  if (!valid) problems.push("signature: does not verify with the given public key");
+  if (!valid) problems.add("signature", "signature: does not verify with the given public key");
   return valid ? "verified" : "invalid";
 }

@@ -3,6 +3,7 @@ export {
   type BundleOptions,
   type BundleReport,
   type BundleSummary,
+  StoreBrokenError,
   signedText,
   verifyBundle,
   writeBundle,
@@ -12,8 +13,15 @@ export {
   BundleUnreadableError,
   EvidenceCode,
   MAX_BUNDLE_LINE_BYTES,
+  MAX_PROBLEMS_PER_KIND,
 } from "./bundle-lines.js";
-export { ChainBreak, type ChainFailure, type ChainReport, ChainVerifier } from "./verify-chain.js";
+export {
+  ChainBreak,
+  type ChainFailure,
+  type ChainReport,
+  ChainVerifier,
+  MAX_EVIDENCE_DEPTH,
+} from "./verify-chain.js";
 export {
   type DecisionFailure,
   type DecisionReport,

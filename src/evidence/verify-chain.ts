@@ -74,6 +74,8 @@ export class ChainVerifier {
   #gap: number | undefined;
   #pending: Pending | undefined;
   #failure: ChainFailure | undefined;
+  /** A missing sequence its participant's chain skipped, failing as removed unless the next event brings it late. */
+  #unexplainedGap: ChainFailure | undefined;
 
   /** False when the events are one participant's only: its sequences skip the others', so gaps are no sign. */
   readonly #gaps: boolean;
@@ -87,6 +89,10 @@ export class ChainVerifier {
   add(event: HistoryEvent): boolean {
     if (this.#failure !== undefined) return false;
     this.#events += 1;
+    if (this.#unexplainedGap !== undefined && !(this.#gaps && event.sequence <= this.#lastSequence)) {
+      this.#fail(this.#unexplainedGap);
+      return false;
+    }
     if (event.sequence < 1) {
       // A store numbers its history from 1: a row before it was put there.
       this.#fail({
@@ -94,6 +100,20 @@ export class ChainVerifier {
         participant_address: event.participant_address,
         sequence: event.sequence,
         detail: "the event lies before the history's first sequence (1)",
+      });
+      return false;
+    }
+    if (this.#gaps && event.sequence <= this.#lastSequence) {
+      // Only a bundle's lines can go back (a store reads in sequence order): the one open gap filled
+      // late is a line moved; any other sequence was read already, so the line is a repeat.
+      const moved = event.sequence === this.#gap;
+      this.#fail({
+        kind: moved ? ChainBreak.reordered : ChainBreak.inserted,
+        participant_address: event.participant_address,
+        sequence: event.sequence,
+        detail: moved
+          ? `it comes after sequence ${this.#lastSequence}: the history is out of commit order`
+          : `sequence ${event.sequence} was read already (the last read was ${this.#lastSequence}): the event is repeated or put in`,
       });
       return false;
     }
@@ -139,8 +159,9 @@ export class ChainVerifier {
     }
     if (digest !== event.chain_digest) {
       if (this.#gap !== undefined) {
-        this.#fail(removed(participant, this.#gap, event.sequence));
-        return false;
+        // Judged by the next event: in a bundle it may bring the missing sequence late (reordered).
+        this.#unexplainedGap = removed(participant, this.#gap, event.sequence);
+        return true;
       }
       // Judged by the participant's next event, or by its recorded head at the end.
       if (pending === undefined) this.#pending = { event, previous, computed: digest, missing: this.#gap };
@@ -155,6 +176,7 @@ export class ChainVerifier {
 
   /** The report once every event was added. */
   finish(): ChainReport {
+    if (this.#unexplainedGap !== undefined) this.#fail(this.#unexplainedGap);
     if (this.#failure === undefined && this.#pending !== undefined)
       this.#fail(this.#judgeAtEnd(this.#pending));
     if (this.#failure === undefined) this.#checkHeads();
@@ -303,15 +325,35 @@ const EDITED_DIGEST = "its chain_digest was changed: its content still chains fr
 const NO_HEAD =
   "the participant has events but no recorded chain head (its anchor and end), so its chain cannot be checked";
 
+/**
+ * The deepest nesting of arrays and objects an event or decision may hold (docs/evidence-format.md):
+ * far above what a run records (an MCP message is refused past 256 levels), far below what would
+ * overflow the stack while its digest is computed.
+ */
+export const MAX_EVIDENCE_DEPTH = 1024;
+
 /** Why an event or decision holding a value without RFC 8785 text fails: no writer could have sealed it. */
-export const UNREPRESENTABLE =
-  "it holds a value RFC 8785 has no text for (a number beyond a double, say), which no writer seals: its content was changed";
+export const UNREPRESENTABLE = `evidence.unsealable: it holds a value RFC 8785 has no text for (a number beyond a double, say), or nests arrays and objects deeper than ${MAX_EVIDENCE_DEPTH} levels, which no writer seals: its content was changed`;
+
+/** Whether a parsed value nests arrays and objects deeper than `limit`: iterative, so any depth is safe to ask about. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== "object") continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /**
  * `chainDigest`, or undefined when the value holds something RFC 8785 has no text for (JSON's
  * `1e400` parses to Infinity): such an event was never sealed, and is named, not thrown over.
  */
 export function digestOf(previous: string, value: object): string | undefined {
+  // Serializing recurses: a value nested past the bound would overflow the stack, uncoded.
+  if (nestedDeeperThan(value, MAX_EVIDENCE_DEPTH)) return undefined;
   try {
     return chainDigest(previous, value);
   } catch (error) {

@@ -76,6 +76,21 @@ describe("raes verify never writes the store it audits", () => {
     );
   });
 
+  it("raes export refuses a store written before history chains as verify does, leaving it unmigrated", async () => {
+    const file = join(dir, "export-12.db");
+    oldStore(file, 12);
+    const before = readFileSync(file);
+    const run = await raes(["export", "--store", `sqlite:${file}`, "--bundle", join(dir, "b.jsonl")]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stderr, /^raes: cli\.store-unchained: .*schema step 13.* operations --store sqlite:/m);
+    assert.deepEqual(readFileSync(file), before, "the store file is unchanged");
+    assert.equal(schemaVersion(file), 12, "not migrated");
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.startsWith("export-12") || f.startsWith("b.jsonl")),
+      ["export-12.db"],
+    );
+  });
+
   it("fails a store at a chained schema step whose chains were emptied, naming what is missing, not as unchained", async () => {
     const file = join(dir, "emptied.db");
     oldStore(file, 12);

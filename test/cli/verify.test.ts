@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -102,6 +102,27 @@ describe("raes verify and raes export over the demo's store", () => {
     assert.match(run.stdout, /signature: does not verify with the given public key/);
   });
 
+  it("refuses an RSA or Ed448 public key, or a private key, as --public-key with cli.usage (exit 2)", async () => {
+    const rsa = join(DIR, "rsa.pub.pem");
+    const ed448 = join(DIR, "ed448.pub.pem");
+    writeFileSync(
+      rsa,
+      generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "pem" }),
+    );
+    writeFileSync(ed448, generateKeyPairSync("ed448").publicKey.export({ type: "spki", format: "pem" }));
+    for (const [key, message] of [
+      [rsa, /is a rsa key; bundles are signed with Ed25519/],
+      [ed448, /is a ed448 key; bundles are signed with Ed25519/],
+      [KEY, /holds a private key; give the signer's public key/],
+    ] as const) {
+      const run = await raes(["verify", BUNDLE, "--public-key", key]);
+      assert.equal(run.code, 2, run.stdout + run.stderr);
+      assert.match(run.stderr, /cli\.usage/);
+      assert.match(run.stderr, message);
+      assert.doesNotMatch(run.stdout, /does not verify/);
+    }
+  });
+
   it("fails the bundle when any byte is flipped", async () => {
     const bytes = readFileSync(BUNDLE);
     const { createPublicKey } = await import("node:crypto");
@@ -182,6 +203,28 @@ describe("raes verify and raes export over the demo's store", () => {
     assert.match(
       run.stdout,
       /chain broken: edited event: participant participant\.behavior\.participant-agent, sequence 3/,
+    );
+  });
+
+  it("refuses to export (and sign) a store whose chain is broken, naming the failure as verify does", async () => {
+    const copy = join(DIR, "edited-export.db");
+    writeFileSync(copy, readFileSync(STORE));
+    const db = new Database(copy);
+    db.prepare("UPDATE history_events SET body = ? WHERE sequence = 3").run(
+      JSON.stringify({ participant_address: "participant.behavior.participant-agent", edited: true }),
+    );
+    db.close();
+    const out = join(DIR, "broken.jsonl");
+    const run = await raes(["export", "--store", `sqlite:${copy}`, "--bundle", out, "--sign-key", KEY]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(
+      run.stderr,
+      /^raes: evidence\.store-broken: .*chain broken: edited event: participant participant\.behavior\.participant-agent, sequence 3: .*; no bundle was written$/m,
+    );
+    assert.equal(existsSync(out), false);
+    assert.deepEqual(
+      readdirSync(DIR).filter((f) => f.startsWith("broken.jsonl")),
+      [],
     );
   });
 

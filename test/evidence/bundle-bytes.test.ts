@@ -4,7 +4,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { BundleUnreadableError, EvidenceCode, verifyBundle, writeBundle } from "../../src/evidence/index.js";
+import {
+  BundleUnreadableError,
+  EvidenceCode,
+  MAX_EVIDENCE_DEPTH,
+  MAX_PROBLEMS_PER_KIND,
+  verifyBundle,
+  writeBundle,
+} from "../../src/evidence/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { closeCommit, invocation, P1, scheduler } from "../store/records.js";
 
@@ -150,5 +157,60 @@ describe("a signed bundle is checked over its own bytes", () => {
       assert.equal(error.code, EvidenceCode.bundle_unreadable);
       return true;
     });
+  });
+
+  it("keeps at most MAX_PROBLEMS_PER_KIND problems of a kind and counts the rest", async () => {
+    const lines = readFileSync(BUNDLE, "utf8").split("\n");
+    // 1000 empty lines after the header: 1000 lines that are not JSON, one kind.
+    const report = await verifyBundle(file(`${lines[0]}\n${"\n".repeat(1000)}`), { publicKey });
+    assert.equal(report.ok, false);
+    const notJson = report.problems.filter((p) => /^line \d+: not a JSON object$/.test(p));
+    assert.equal(notJson.length, MAX_PROBLEMS_PER_KIND);
+    assert.ok(
+      report.problems.includes(
+        `and ${1000 - MAX_PROBLEMS_PER_KIND} more problems of this kind: line not a JSON object`,
+      ),
+    );
+    assert.ok(report.problems.length < 2 * MAX_PROBLEMS_PER_KIND);
+    assert.ok((report.problems_omitted ?? 0) >= 1000 - MAX_PROBLEMS_PER_KIND);
+  });
+
+  it("fails a seal line that is not byte for byte its one spelling, signature and digest still valid", async () => {
+    const text = readFileSync(BUNDLE, "utf8");
+    const body = text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1);
+    const line = text.slice(body.length, -1);
+    const sig = `"signature":${JSON.stringify(seal().signature)}`;
+    const variants = {
+      extraMember: `${line.slice(0, -1)},"countersigned_by":"auditor"}\n`,
+      repeatedKey: `${line.slice(0, -1)},${sig}}\n`,
+      spaces: `  ${line} \t\n`,
+      crlf: `${line}\r\n`,
+      noFinalLf: line,
+      escapedKind: `${line.replace('"kind":"seal"', '"kind":"\\u0073eal"')}\n`,
+    };
+    assert.equal((await verifyBundle(file(`${body}${line}\n`), { publicKey })).ok, true);
+    for (const [name, sealText] of Object.entries(variants)) {
+      const report = await verifyBundle(file(`${body}${sealText}`), { publicKey });
+      assert.equal(report.ok, false, name);
+      assert.match(report.problems.join("\n"), new RegExp(EvidenceCode.seal_not_canonical), name);
+    }
+  });
+
+  it("fails an event nested 200 000 levels deep with a coded finding naming it, not a stack overflow", async () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    const path = resealed((lines) =>
+      lines.map((line) =>
+        line.startsWith('{"kind":"event"')
+          ? line.replace('"sequence":1', `"sequence":1,"deep":${deep}`)
+          : line,
+      ),
+    );
+    const report = await verifyBundle(path);
+    assert.equal(report.ok, false);
+    assert.deepEqual([report.chains?.failure?.kind, report.chains?.failure?.sequence], ["edited", 1]);
+    assert.match(
+      report.problems.join("\n"),
+      new RegExp(`${EvidenceCode.unsealable}: .*deeper than ${MAX_EVIDENCE_DEPTH}`),
+    );
   });
 });

@@ -89,4 +89,37 @@ describe("a bundle's structure, checked by verifyBundle", () => {
       report.problems.join("\n"),
     );
   });
+
+  it("names two event lines swapped and resealed reordered, at the sequence that came late", async () => {
+    const file = resealed((lines) => {
+      const at = lines.findIndex((l) => l.startsWith('{"kind":"event"'));
+      const [a, b] = [lines[at] as string, lines[at + 1] as string];
+      lines.splice(at, 2, b, a);
+      return lines;
+    });
+    const report = await verifyBundle(file);
+    const sequence = JSON.parse(
+      readFileSync(BUNDLE, "utf8")
+        .split("\n")
+        .find((l) => l.startsWith('{"kind":"event"')) as string,
+    ).event.sequence;
+    assert.deepEqual(
+      [report.ok, report.chains?.failure?.kind, report.chains?.failure?.sequence],
+      [false, "reordered", sequence],
+    );
+  });
+
+  it("names a repeated event line inserted, not removed", async () => {
+    const file = resealed((lines) => {
+      const at = lines.findIndex((l) => l.startsWith('{"kind":"event"')) + 1;
+      lines.splice(at + 1, 0, lines[at] as string);
+      return lines;
+    });
+    const report = await verifyBundle(file);
+    assert.deepEqual(
+      [report.ok, report.chains?.failure?.kind],
+      [false, "inserted"],
+      report.problems.join("\n"),
+    );
+  });
 });

@@ -79,6 +79,22 @@ const TAMPERINGS: readonly {
     },
   },
   {
+    name: "nests 200 000 arrays (PostgreSQL: 2 000) in one event's body (a finding, not a stack overflow)",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      const { sequence: _s, chain_digest: _c, ...draft } = target;
+      // PostgreSQL's jsonb refuses such depth itself (its stack check): there, past the bound is enough.
+      const depth = t.p(1) === "?" ? 200_000 : 2_000;
+      const deep = `${"[".repeat(depth)}${"]".repeat(depth)}`;
+      await t.run(`UPDATE history_events SET body = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        JSON.stringify(draft).replace(/}$/, `,"deep":${deep}}`),
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
     name: "empties the chain heads and every chain_digest, as if the store were never chained",
     kind: ChainBreak.unchained,
     apply: async (t, events) => {

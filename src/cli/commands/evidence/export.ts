@@ -2,11 +2,14 @@ import { createPrivateKey, type KeyObject } from "node:crypto";
 import { readFileSync, realpathSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { printableStoreUrl } from "../../../printed/index.js";
 import { readStoreUrl } from "../../../store/index.js";
-import { counted, ExitCode } from "../../exit.js";
+import { counted, ExitCode, printError } from "../../exit.js";
 import { inputFile, outputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
 import { operationToWire } from "../operation-wire.js";
+import { storeFailureLine } from "./store-failure.js";
+import { refuseUnchainedStore } from "./unchained.js";
 
 interface ExportOptions {
   readonly store: string;
@@ -64,7 +67,7 @@ export function registerExportCommand(program: Command): void {
         "write these files (the scenario, the manifest) whole into the bundle",
       ),
   ).action(async (options: ExportOptions) => {
-    const { writeBundle } = await import("../../../evidence/index.js");
+    const { EvidenceCode, StoreBrokenError, writeBundle } = await import("../../../evidence/index.js");
     const signKey = options.signKey;
     const inputs = (options.includeInputs ?? []).map((file) => ({
       role: "input",
@@ -73,17 +76,35 @@ export function registerExportCommand(program: Command): void {
     }));
     const file = resolve(options.bundle);
     refuseStoreAsBundle(options.store, file);
+    // Read-only, as `raes verify` opens it: an export never migrates the store it reads, and a store
+    // written before history chains has none to export (docs/evidence-format.md).
     const summary = await withStore(
       options.store,
-      (store) =>
-        writeBundle(store, file, {
-          version: program.version() ?? "0",
-          operationWire: operationToWire,
-          ...(signKey ? { signKey } : {}),
-          inputs,
-        }),
-      { create: false },
+      async (store) =>
+        (await store.readSnapshot((reads) => reads.historyChained()))
+          ? writeBundle(store, file, {
+              version: program.version() ?? "0",
+              operationWire: operationToWire,
+              ...(signKey ? { signKey } : {}),
+              inputs,
+              verifyFirst: true,
+            }).catch((error: unknown) => {
+              if (!(error instanceof StoreBrokenError)) throw error;
+              return error.report;
+            })
+          : undefined,
+      { create: false, readOnly: true },
     );
+    if (summary === undefined) return refuseUnchainedStore(options.store, "export");
+    if (!("digest" in summary)) {
+      // The same line as raes verify --store prints: the tampering is named, and nothing is signed over it.
+      printError(
+        EvidenceCode.store_broken,
+        `${storeFailureLine(printableStoreUrl(options.store), summary)}; no bundle was written`,
+      );
+      process.exitCode = ExitCode.findings;
+      return;
+    }
     process.stdout.write(
       `${file}: ${counted(summary.events, "event")} of ${counted(summary.participants, "participant")}, ${counted(summary.operations, "operation")}, ${counted(summary.decisions, "operator decision")}, ${summary.signed ? "signed" : "unsigned"} (${summary.digest})\n`,
     );

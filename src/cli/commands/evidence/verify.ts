@@ -1,10 +1,12 @@
-import { createPublicKey, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { printableStoreUrl, printedCommand } from "../../../printed/index.js";
-import { CliErrorCode, counted, ExitCode, printError, printJson } from "../../exit.js";
+import { counted, ExitCode, printJson } from "../../exit.js";
 import { inputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
+import { storeFailureLine } from "./store-failure.js";
+import { refuseUnchainedStore } from "./unchained.js";
 
 interface VerifyOptions {
   readonly store: string;
@@ -12,13 +14,40 @@ interface VerifyOptions {
   readonly json?: boolean;
 }
 
-/** Option parser: a PEM public key file; a file that holds none is a usage error (exit 2). */
+/**
+ * Option parser: a PEM Ed25519 public key file. A file that holds none, another type of key (which
+ * could only report "does not verify", as if the bundle were tampered with), or a private key (which
+ * belongs with the signer, never beside a bundle) is a usage error (exit 2).
+ */
 function publicKeyFile(file: string): KeyObject {
+  let pem: Buffer;
+  let key: KeyObject;
   try {
-    return createPublicKey(readFileSync(inputFile(file)));
+    pem = readFileSync(inputFile(file));
+    key = createPublicKey(pem);
   } catch (error) {
     if (error instanceof InvalidArgumentError) throw error;
     throw new InvalidArgumentError(`${file} holds no public key (PEM)`);
+  }
+  if (isPrivateKey(pem))
+    throw new InvalidArgumentError(
+      `${file} holds a private key; give the signer's public key (openssl pkey -in ${file} -pubout writes it)`,
+    );
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new InvalidArgumentError(
+      `${file} is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`,
+    );
+  return key;
+}
+
+/** Whether a PEM that yields a public key holds a private key (from which Node derives the public one). */
+function isPrivateKey(pem: Buffer): boolean {
+  try {
+    createPrivateKey(pem);
+    return true;
+  } catch {
+    // An encrypted private key cannot be opened without its passphrase: its PEM label still says what it is.
+    return /-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY-----/.test(pem.toString("latin1"));
   }
 }
 
@@ -78,38 +107,13 @@ export function registerVerifyCommand(program: Command): void {
         ),
       { create: false, readOnly: true },
     );
-    if (report === undefined) {
-      const store = printableStoreUrl(options.store);
-      printError(
-        CliErrorCode.store_unchained,
-        `${store} was written before history chains (schema step 13) and holds none to check; it was left as it is. Open it once with write access to chain its history in commit order (any command that opens it for writing does, e.g. ${printedCommand(["operations", "--store", store])}), then verify again`,
-      );
-      process.exitCode = ExitCode.usage;
-      return;
-    }
+    if (report === undefined) return refuseUnchainedStore(options.store, "verify");
     process.exitCode = report.ok ? ExitCode.ok : ExitCode.findings;
     if (options.json) return printJson(report);
     const where = printableStoreUrl(options.store);
-    const f = report.failure;
-    if (f !== undefined) {
-      const who = f.participant_address === "" ? "" : `participant ${f.participant_address}, `;
-      process.stdout.write(
-        `${where}: chain broken: ${f.kind} event: ${who}sequence ${f.sequence}: ${f.detail}\n`,
-      );
-      return;
-    }
-    const o = report.operator.failure;
-    if (o !== undefined) {
-      process.stdout.write(
-        `${where}: operator chain broken: ${o.kind} decision: sequence ${o.sequence}: ${o.detail}\n`,
-      );
-      return;
-    }
-    const r = report.resolutions?.failure;
-    if (r !== undefined) {
-      process.stdout.write(
-        `${where}: operation record does not match the operator chain: operation ${r.id}: ${r.detail}\n`,
-      );
+    const failure = storeFailureLine(where, report);
+    if (failure !== undefined) {
+      process.stdout.write(`${failure}\n`);
       return;
     }
     const backfilled =
