@@ -244,7 +244,7 @@ describe("raes verify and raes export over the demo's store", () => {
     );
   });
 
-  it("says a signature it did not check is present but unchecked, with the command that checks it", async () => {
+  it("says a signature it did not check is present but unchecked, and how to check it", async () => {
     const text = readFileSync(BUNDLE, "utf8");
     const { signature } = JSON.parse(text.trimEnd().split("\n").pop() as string) as { signature: string };
     const junk = join(DIR, "junk-signature.jsonl");
@@ -252,13 +252,11 @@ describe("raes verify and raes export over the demo's store", () => {
     const run = await raes(["verify", junk]);
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.doesNotMatch(run.stdout, /, signed/);
-    const printed =
-      /signature present but not checked \(check it with (.*) --public-key PUBLIC-KEY\.pem, /.exec(
-        run.stdout,
-      );
-    assert.ok(printed, run.stdout);
-    assert.match(printed[1] as string, / verify \S*junk-signature\.jsonl$/);
-    // The command as printed, with the signer's key: the junk signature fails.
+    assert.match(
+      run.stdout,
+      /signature present but not checked \(give the signer's public key with --public-key to check it\)/,
+    );
+    // Checked with the signer's key, the junk signature fails.
     const checked = await raes(["verify", junk, "--public-key", PUB]);
     assert.equal(checked.code, 1);
     assert.match(checked.stdout, /signature: does not verify with the given public key/);

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
-import { printableStoreUrl, printedCommand } from "../../../printed/index.js";
+import { printableStoreUrl } from "../../../printed/index.js";
 import { counted, ExitCode, printJson } from "../../exit.js";
 import { inputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
@@ -89,7 +89,8 @@ export function registerVerifyCommand(program: Command): void {
         report.signature === "verified"
           ? "signature verified"
           : report.signature === "not-checked"
-            ? `signature present but not checked (check it with ${printedCommand(["verify", bundle, "--public-key", "PUBLIC-KEY.pem"])}, PUBLIC-KEY.pem the signer's public key)`
+            ? // No command is printed: it would need the signer's key, which only the reader has.
+              "signature present but not checked (give the signer's public key with --public-key to check it)"
             : "unsigned";
       process.stdout.write(
         `${bundle}: verified: ${counted(chains?.events ?? 0, "event")} of ${counted(chains?.participants ?? 0, "participant")}, chains intact, ${counted(report.operator?.decisions ?? 0, "operator decision")}, seal intact, ${signature}\n`,
