@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { test } from "node:test";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 
 /** Runs `raes ARGS` with a stdout pipe whose reading end is closed at once, as `| head -0` would. */
 function withClosedStdout(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), ...args], {
+    const child = spawn(process.execPath, cliNodeArgs(args), {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -7,11 +7,10 @@ import { describe, it } from "node:test";
 import { compileScenario, toWireJson } from "../../src/compiler/index.js";
 import { loadScenario } from "../../src/sdl/index.js";
 import { EXAMPLE_PATH, editExample } from "../fixtures/scenarios/example.js";
-
-const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 
 function raes(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], { encoding: "utf8" });
+  const result = spawnSync(process.execPath, cliNodeArgs(args), { encoding: "utf8" });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

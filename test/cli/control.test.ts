@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { liveScenario } from "../fixtures/live/scenario.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { EXAMPLE, EXAMPLE_MANIFEST, ROOT } from "../helpers/example.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 import { PROBE_HARNESS, raes } from "./cli.js";
@@ -30,10 +31,7 @@ function startRun(
 ): { child: ChildProcess; invoked: () => number; exited: Promise<number> } {
   const child = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(ROOT, "src", "cli", "main.ts"),
+    cliNodeArgs([
       "run",
       liveScenario(dir, 100_000),
       "--manifest",
@@ -44,7 +42,7 @@ function startRun(
       store,
       "--tick-ms",
       "20",
-    ],
+    ]),
     { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RAES_TEST_SLOW_MS: "1" } },
   );
   let stderr = "";

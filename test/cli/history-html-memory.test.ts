@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fillSqliteHistory, historyTemplates } from "../../bench/shared/index.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { modelWithAttempts, ROOT } from "../helpers/example.js";
 
 /** Events in the store: their records take several times the heap the command gets. */
@@ -31,14 +32,7 @@ describe("raes history --html on a large history with a small heap", () => {
         process.execPath,
         [
           `--max-old-space-size=${HEAP_MB}`,
-          "--import",
-          "tsx",
-          join(ROOT, "src", "cli", "main.ts"),
-          "history",
-          "--store",
-          `sqlite:${db}`,
-          "--html",
-          page,
+          ...cliNodeArgs(["history", "--store", `sqlite:${db}`, "--html", page]),
         ],
         { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } },
       );

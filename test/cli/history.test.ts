@@ -152,7 +152,7 @@ describe("raes history --json", () => {
 describe("raes history --html", () => {
   it("writes the timeline of the store's history and prints its path", async () => {
     const file = join(dir, "nested", "timeline.html");
-    const result = await captureCli(["history", "--html", file, "--store", storeUrl]);
+    const result = await captureCli(["history", "--html", file, "--store", storeUrl], "source");
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, `${file}\n`);
     const written = readFileSync(file, "utf8");

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fillSqliteHistory, historyTemplates } from "../../bench/shared/index.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { modelWithAttempts, ROOT } from "../helpers/example.js";
 
 /** Events in the store: their JSON is about 40 MB, several times the heap the readers get. */
@@ -19,11 +20,11 @@ function raesSmallHeap(
 ): Promise<{ code: number | null; stderr: string }> {
   const out = openSync(file, "w");
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [`--max-old-space-size=${HEAP_MB}`, "--import", "tsx", join(ROOT, "src", "cli", "main.ts"), ...args],
-      { cwd: ROOT, stdio: ["ignore", out, "pipe"], env: { ...process.env, NODE_OPTIONS: "" } },
-    );
+    const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, ...cliNodeArgs(args)], {
+      cwd: ROOT,
+      stdio: ["ignore", out, "pipe"],
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
     closeSync(out);
     let stderr = "";
     child.stderr?.on("data", (d) => {

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { liveScenario } from "../fixtures/live/scenario.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { EXAMPLE_MANIFEST, ROOT } from "../helpers/example.js";
 import { manifestWithTimeout } from "../helpers/live-model.js";
 import { type CliRun, raes } from "./cli.js";
@@ -60,12 +61,9 @@ describe("raes run --tick-ms", () => {
     const dir = tmp();
     const child = spawn(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        join(ROOT, "src", "cli", "main.ts"),
+      cliNodeArgs([
         ...runArgs(liveScenario(dir, 100_000), `sqlite:${join(dir, "cp.db")}`, "--tick-ms", "20", "--json"),
-      ],
+      ]),
       { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RAES_TEST_SLOW_MS: "1" } },
     );
     let stdout = "";
@@ -98,9 +96,7 @@ const hasScript = spawnSync("script", ["-qfc", "true", "/dev/null"], { stdio: "i
 /** Runs `raes ARGS` under a pseudo-terminal, so stdout is a TTY; resolves with all it printed. */
 function raesOnTty(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
   const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
-  const command = [process.execPath, "--import", "tsx", join(ROOT, "src", "cli", "main.ts"), ...args]
-    .map(quote)
-    .join(" ");
+  const command = [process.execPath, ...cliNodeArgs(args)].map(quote).join(" ");
   return new Promise((resolve) => {
     const child = spawn("script", ["-qfec", command, "/dev/null"], {
       cwd: ROOT,

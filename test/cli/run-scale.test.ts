@@ -13,6 +13,7 @@ import {
   readStoreState,
 } from "../crash/store-state.js";
 import { readEffects } from "../helpers/child-harness.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { ROOT } from "../helpers/example.js";
 import { adminQuery, freshSchema, postgresAvailable } from "../store/pg-available.js";
 
@@ -29,7 +30,7 @@ class RunProcess {
   readonly child: ChildProcess;
 
   constructor(args: readonly string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), ...args], {
+    this.child = spawn(process.execPath, cliNodeArgs(args), {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { openControlPlaneStore } from "../../src/index.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 import { raesStringFields } from "../helpers/raes-fields.js";
 import { exampleRunArgs, raes } from "./cli.js";
@@ -219,15 +220,11 @@ describe("raes run / history / operation / resolve / resume", () => {
 
   it("SIGINT mid-invocation: the open invocation closes by the seed's rules and everything commits", async () => {
     const store = storeUrl();
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), ...runArgs(store, 50), "--json"],
-      {
-        cwd: ROOT,
-        env: { ...process.env, RAES_TEST_SLOW_MS: "1500" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(process.execPath, cliNodeArgs([...runArgs(store, 50), "--json"]), {
+      cwd: ROOT,
+      env: { ...process.env, RAES_TEST_SLOW_MS: "1500" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     let stdout = "";
     child.stdout.on("data", (d) => (stdout += d));

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openControlPlaneStore } from "../../src/store/open.js";
-import { ROOT } from "../helpers/example.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { startServe } from "../serve/console.js";
 import { raes } from "./cli.js";
 
@@ -56,18 +56,7 @@ describe("raes serve on the command line", () => {
     // startServe waits for a printed ?token=VALUE; with a token file the URL ends at ?token=, so read it here.
     const child = spawn(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        join(ROOT, "src", "cli", "main.ts"),
-        "serve",
-        "--store",
-        store,
-        "--listen",
-        "127.0.0.1:0",
-        "--token-file",
-        tokenFile,
-      ],
+      cliNodeArgs(["serve", "--store", store, "--listen", "127.0.0.1:0", "--token-file", tokenFile]),
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";

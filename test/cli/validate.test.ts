@@ -5,11 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { EXAMPLE_PATH, editExample } from "../fixtures/scenarios/example.js";
-
-const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 
 function raes(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], { encoding: "utf8" });
+  const result = spawnSync(process.execPath, cliNodeArgs(args), { encoding: "utf8" });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

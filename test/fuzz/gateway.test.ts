@@ -6,6 +6,7 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { GatewayErrorCode, META_CODE, startGateway } from "../../src/mcp/index.js";
 import { ParticipantToolActionRefusal } from "../../src/port/index.js";
+import { childNodeArgs } from "../helpers/compiled/index.js";
 import { ROOT } from "../helpers/example.js";
 import { fullRun, fuzzInputsPerTarget, processFigures, reportProgress } from "../helpers/fuzz-budget.js";
 import { manifestWithTimeout } from "../helpers/live-model.js";
@@ -91,7 +92,7 @@ describe(`gateway fuzz (${FRAMES} frames through real SDK stdio transports)`, ()
             map: rawMap(),
             upstream: {
               command: process.execPath,
-              args: ["--import", "tsx", RAW],
+              args: childNodeArgs(RAW),
               env: { PATH: process.env.PATH ?? "" },
             },
             timeoutMs: 10_000,

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { childNodeArgs } from "./compiled/index.js";
 import { ROOT } from "./example.js";
 
 /** Generous bound for a child to reach a marker on a busy two-core machine; never a timing claim. */
@@ -41,13 +42,13 @@ export class ChildScript {
     });
   }
 
-  /** Starts `node --import tsx script ...args` in the repository root. */
+  /** Starts the TypeScript `script` with `args` in the repository root: its build under plain node when it has one, else under tsx. */
   static start(
     script: string,
     args: readonly string[],
     env: Readonly<Record<string, string>> = {},
   ): ChildScript {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    const child = spawn(process.execPath, childNodeArgs(script, args), {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "pipe"],
       env: { ...process.env, NODE_OPTIONS: "", ...env },

@@ -1,43 +1,34 @@
-import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { compiledChild, distIsCurrent } from "./compiled/index.js";
 import { ROOT } from "./example.js";
 
 const SRC = join(ROOT, "src");
 const DIST = join(ROOT, "dist");
-
-let current: boolean | undefined;
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
-/** Whether dist/ holds a build of every source file under src/, each at least as new as its source. */
-function distIsCurrent(): boolean {
-  current ??= sources(SRC).every((file) => {
-    const built = join(DIST, relative(SRC, file)).replace(/\.ts$/, ".js");
-    try {
-      return statSync(built).mtimeMs >= statSync(file).mtimeMs;
-    } catch {
-      return false;
-    }
-  });
-  return current;
-}
+const TYPESCRIPT = /\.[cm]?ts$/;
 
 /**
  * The node arguments that start the `raes` CLI in a child process with `args`: the built
- * `dist/cli/main.js` under plain node when dist/ is current (`npm test` builds it first) and no
- * argument names a TypeScript module (a `--runtime` harness needs tsx to load); otherwise the source
- * through tsx. A plain-node child starts in a fraction of tsx's CPU, which keeps `npm test` within
+ * `dist/cli/main.js` under plain node when dist/ is current (`npm test` builds it first), with a
+ * TypeScript test module among the arguments (a `--runtime` harness) replaced by its build
+ * (`compiled/`); otherwise the source through tsx. A plain-node child starts in a fraction of tsx's CPU, which keeps `npm test` within
  * its time budget; a stale or missing build never runs, so a test never checks old code.
  */
 export function cliNodeArgs(args: readonly string[]): string[] {
-  const typescript = args.some((arg) => /\.[cm]?ts$/.test(arg));
-  return typescript || !distIsCurrent()
-    ? ["--import", "tsx", join(SRC, "cli", "main.ts"), ...args]
-    : [join(DIST, "cli", "main.js"), ...args];
+  const source = cliSourceArgs(args);
+  if (!distIsCurrent()) return source;
+  // A TypeScript test module (a `--runtime` harness) runs as its plain-JavaScript build over dist/.
+  const built = args.map((arg) =>
+    TYPESCRIPT.test(arg) && existsSync(resolve(ROOT, arg)) ? (compiledChild(arg) ?? arg) : arg,
+  );
+  return built.some((arg) => TYPESCRIPT.test(arg)) ? source : [join(DIST, "cli", "main.js"), ...built];
+}
+
+/**
+ * The node arguments that start the `raes` CLI from source through tsx, whatever the build: for a
+ * test that compares the CLI's output with what this process renders from source, commands printed
+ * for a person included (they name the entry file they were printed by).
+ */
+export function cliSourceArgs(args: readonly string[]): string[] {
+  return ["--import", "tsx", join(SRC, "cli", "main.ts"), ...args];
 }

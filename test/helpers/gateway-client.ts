@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { loadToolMap, META_CODE, startGateway } from "../../src/mcp/index.js";
 import type { InvocationToolActionPort } from "../../src/port/index.js";
+import { childNodeArgs } from "./compiled/index.js";
 import { ROOT } from "./example.js";
 
 const UPSTREAM = join(ROOT, "test", "fixtures", "live", "counting-upstream.ts");
@@ -35,7 +36,7 @@ export async function callThroughGateway(
     map: loaded.map,
     upstream: {
       command: process.execPath,
-      args: ["--import", "tsx", UPSTREAM],
+      args: childNodeArgs(UPSTREAM),
       env: { PATH: process.env.PATH ?? "" },
     },
     timeoutMs: 600_000,

@@ -12,6 +12,7 @@ import {
 } from "../../src/input/index.js";
 import { parseToolMap, ToolMapDiagnosticCode } from "../../src/mcp/index.js";
 import { DiagnosticCode, loadScenario } from "../../src/sdl/index.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 
 const MB = 1_000_000;
@@ -160,8 +161,7 @@ describe("pathological YAML is refused before the parser spends its time", () =>
   it("raes validate answers a 1 MB file of quotes with the fixed code", () => {
     const path = join(dir, "quotes.yaml");
     writeFileSync(path, PATHOLOGICAL["1 MB of double quotes"] ?? "");
-    const main = join(ROOT, "src", "cli", "main.ts");
-    const run = spawnSync(process.execPath, ["--import", "tsx", main, "validate", path], {
+    const run = spawnSync(process.execPath, cliNodeArgs(["validate", path]), {
       encoding: "utf8",
     });
     assert.equal(run.status, 1, run.stderr);

@@ -4,15 +4,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { EXAMPLE_MANIFEST_PATH, editedExample, MANIFEST_FIXTURES, ROOT } from "./fixtures.js";
 
-const CLI = join(ROOT, "src", "cli", "main.ts");
 const EXAMPLE_SCENARIO = join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml");
 const scratch = mkdtempSync(join(tmpdir(), "raes-manifest-cli-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 function raes(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], {
+  const result = spawnSync(process.execPath, cliNodeArgs(args), {
     cwd: ROOT,
     encoding: "utf8",
   });

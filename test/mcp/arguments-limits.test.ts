@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseToolMap, startHttpGateway } from "../../src/mcp/index.js";
+import { childNodeArgs } from "../helpers/compiled/index.js";
 import { ROOT } from "../helpers/example.js";
 import { manifestWithLimits } from "../port/support/core.js";
 import { oneInvocation } from "../port/support/invocation.js";
@@ -38,7 +39,7 @@ describe("withheld calls count against the claim's limits", () => {
             map: loaded.map,
             upstream: {
               command: process.execPath,
-              args: ["--import", "tsx", join(FIXTURES, "upstream-server.ts")],
+              args: childNodeArgs(join(FIXTURES, "upstream-server.ts")),
               env: { PATH: process.env.PATH ?? "", UPSTREAM_COUNT_FILE: countFile },
             },
             timeoutMs: 10_000,

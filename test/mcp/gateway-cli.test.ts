@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { ROOT } from "../helpers/example.js";
 
-const MAIN = join(ROOT, "src", "cli", "main.ts");
 const MAP = join(ROOT, "test", "mcp", "fixtures", "map.yaml");
 
 interface Outcome {
@@ -17,7 +17,7 @@ interface Outcome {
 
 function raes(args: readonly string[], env: Record<string, string> = {}): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    const child = spawn(process.execPath, cliNodeArgs(args), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", ...env },
       stdio: ["ignore", "pipe", "pipe"],

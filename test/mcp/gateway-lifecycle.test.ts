@@ -6,11 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { serveToolActionPort } from "../../src/index.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
+import { childNodeArgs } from "../helpers/compiled/index.js";
 import { ROOT } from "../helpers/example.js";
 import { oneInvocation } from "../port/support/invocation.js";
 import { RAW_MAP_TEXT } from "./fixtures/raw-map.js";
 
-const MAIN = join(ROOT, "src", "cli", "main.ts");
 const RAW = join(ROOT, "test", "mcp", "fixtures", "raw-upstream.ts");
 /** The "short bound" for a gateway to be gone, with a generous margin for a busy machine. */
 const GONE_WITHIN_MS = 20_000;
@@ -45,10 +46,7 @@ async function startGateway(dir: string, socketPath: string, token: string) {
   const pids = { upstream: join(dir, "upstream.pid"), grandchild: join(dir, "grandchild.pid") };
   const child = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      MAIN,
+    cliNodeArgs([
       "mcp-gateway",
       "--port-socket",
       socketPath,
@@ -56,7 +54,10 @@ async function startGateway(dir: string, socketPath: string, token: string) {
       map,
       "--timeout-ms",
       "600000",
-    ].concat(["--", process.execPath, "--import", "tsx", RAW]),
+      "--",
+      process.execPath,
+      ...childNodeArgs(RAW),
+    ]),
     {
       cwd: ROOT,
       env: {

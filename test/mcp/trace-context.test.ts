@@ -15,6 +15,7 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { loadToolMap, startHttpGateway } from "../../src/mcp/index.js";
+import { childNodeArgs } from "../helpers/compiled/index.js";
 import { ROOT } from "../helpers/example.js";
 import { oneInvocation } from "../port/support/invocation.js";
 
@@ -54,7 +55,7 @@ describe("traceparent through the MCP gateway (SDK client, real upstream)", () =
             map: loaded.map,
             upstream: {
               command: process.execPath,
-              args: ["--import", "tsx", join(FIXTURES, "upstream-server.ts")],
+              args: childNodeArgs(join(FIXTURES, "upstream-server.ts")),
               env: {
                 PATH: process.env.PATH ?? "",
                 UPSTREAM_COUNT_FILE: join(dir, "count.txt"),

@@ -7,6 +7,7 @@ import { decisionTime, listOperatorWaits } from "../../src/operations/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { exampleRunArgs, raes } from "../cli/cli.js";
 import { ChildStdioTransport } from "../helpers/child-stdio.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { EXAMPLE_MANIFEST, EXAMPLE_SCENARIO, ROOT } from "../helpers/example.js";
 import { invocation, scheduler, toolAction } from "../store/records.js";
 
@@ -111,15 +112,11 @@ export interface ServeProcess {
 
 /** Starts `raes serve ARGS` from source and waits for the URL it prints. */
 export function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "serve", ...args],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, cliNodeArgs(["serve", ...args]), {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stderr?.on("data", (d) => (stderr += d));

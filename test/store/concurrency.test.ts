@@ -7,6 +7,7 @@ import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { HistoryEvent } from "../../src/history/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
+import { childNodeArgs } from "../helpers/compiled/index.js";
 import { freshSchema, postgresAvailable } from "./pg-available.js";
 import { clock } from "./records.js";
 
@@ -18,12 +19,12 @@ const ADVANCES = 50;
 const STEP = 3;
 
 function runWriter(url: string, id: string): Promise<void> {
-  return runChild(id, [WRITER, url, id, String(ACTIONS)]);
+  return runChild(id, WRITER, [url, id, String(ACTIONS)]);
 }
 
-function runChild(id: string, args: readonly string[]): Promise<void> {
+function runChild(id: string, script: string, args: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+    const child = spawn(process.execPath, childNodeArgs(script, args), {
       stdio: ["ignore", "inherit", "pipe"],
     });
     let stderr = "";
@@ -71,7 +72,7 @@ async function assertConcurrentWriters(url: string): Promise<void> {
 /** Processes sharing one clock each advance it; no advance is lost to another process's write. */
 async function assertConcurrentClock(url: string): Promise<void> {
   const ids = Array.from({ length: PROCESSES }, (_, i) => `clock-${i}`);
-  await Promise.all(ids.map((id) => runChild(id, [CLOCK_WRITER, url, String(ADVANCES), String(STEP)])));
+  await Promise.all(ids.map((id) => runChild(id, CLOCK_WRITER, [url, String(ADVANCES), String(STEP)])));
   const store = await openControlPlaneStore(url);
   try {
     const shared = await store.getClock(clock().clockAddress);

@@ -7,7 +7,7 @@ import { openControlPlaneStore } from "../../src/store/open.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
 import type { ControlPlaneStore } from "../../src/store/types.js";
 import { runStoreContract } from "./contract.js";
-import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "./pg-available.js";
+import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable, SchemaPool } from "./pg-available.js";
 import {
   assertSchedulerUpgraded,
   clock,
@@ -66,9 +66,12 @@ after(async () => {
 if (!available) {
   it("postgres store contract", { skip: "POSTGRES UNAVAILABLE" }, () => undefined);
 } else {
+  const schemas = new SchemaPool();
+  dropAtEnd.push(() => schemas.drop());
   runStoreContract("postgres", async () => {
-    const { url, drop } = freshSchema();
-    dropAtEnd.push(drop);
+    const { url, release } = await schemas.take(async (fresh) => {
+      await (await openControlPlaneStore(fresh)).close();
+    });
     const opened: { close(): Promise<void> }[] = [];
     const open = async () => {
       const store = await openControlPlaneStore(url);
@@ -81,6 +84,7 @@ if (!available) {
       reopen: open,
       cleanup: async () => {
         for (const s of opened) await s.close();
+        release();
       },
     };
   });

@@ -4,6 +4,7 @@ import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
 import { startGateway } from "../../../src/mcp/index.js";
 import { checkBody, checkMessage } from "../../../src/mcp/wire/index.js";
+import { childNodeArgs } from "../../helpers/compiled/index.js";
 import { ROOT } from "../../helpers/example.js";
 import { inSession, NEVER_PORT, openSession, rawHttpGateway } from "../fixtures/http-client.js";
 import { rawMap } from "../fixtures/raw-map.js";
@@ -52,7 +53,7 @@ describe("malformed requests get -32602 with a short message", () => {
       map: rawMap(),
       upstream: {
         command: process.execPath,
-        args: ["--import", "tsx", RAW],
+        args: childNodeArgs(RAW),
         env: { PATH: process.env.PATH ?? "" },
       },
       timeoutMs: 10_000,

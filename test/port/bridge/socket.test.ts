@@ -12,6 +12,7 @@ import {
   type InvocationToolActionPort,
   serveToolActionPort,
 } from "../../../src/index.js";
+import { childNodeArgs } from "../../helpers/compiled/index.js";
 import { codeOf, outcomeFor, requestFor } from "../../helpers/tool-requests.js";
 import { oneInvocation } from "../support/invocation.js";
 
@@ -87,7 +88,7 @@ describe("socket bridge", () => {
           try {
             const { stdout } = await promisify(execFile)(
               process.execPath,
-              ["--import", "tsx", CLIENT, served.socketPath],
+              childNodeArgs(CLIENT, [served.socketPath]),
               {
                 env: { ...process.env, RAES_PORT_TOKEN: served.token },
               },

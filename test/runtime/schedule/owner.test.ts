@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { isDeadLocalOwner, newOwnerId } from "../../../src/runtime/index.js";
 import { openControlPlaneStore } from "../../../src/store/index.js";
+import { childNodeArgs } from "../../helpers/compiled/index.js";
 import { EXAMPLE, ROOT } from "../../helpers/example.js";
 
 const TAKER = join(ROOT, "test", "helpers", "child-lease-taker.ts");
@@ -79,7 +80,7 @@ describe("lease takeover across PID namespaces", () => {
       assert.ok(lease);
       const taker = spawnSync(
         "unshare",
-        ["--pid", "--fork", "--mount-proc", process.execPath, "--import", "tsx", TAKER, url],
+        ["--pid", "--fork", "--mount-proc", process.execPath, ...childNodeArgs(TAKER, [url])],
         { cwd: ROOT, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } },
       );
       assert.equal(taker.status, 0, taker.stderr);
@@ -104,7 +105,7 @@ describe("lease takeover across PID namespaces", () => {
       const [host, , , boot, pidns] = newOwnerId().split("/");
       const deadOwner = [host, await deadPid(), "gone", boot, pidns].join("/");
       assert.ok(await store.acquireLease(EXAMPLE.participant, deadOwner, 600_000));
-      const taker = spawnSync(process.execPath, ["--import", "tsx", TAKER, url], {
+      const taker = spawnSync(process.execPath, childNodeArgs(TAKER, [url]), {
         cwd: ROOT,
         encoding: "utf8",
         env: { ...process.env, NODE_OPTIONS: "" },
