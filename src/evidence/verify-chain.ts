@@ -337,12 +337,22 @@ export const UNREPRESENTABLE = `evidence.unsealable: it holds a value RFC 8785 h
 
 /** Whether a parsed value nests arrays and objects deeper than `limit`: iterative, so any depth is safe to ask about. */
 export function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [item, depth] = next;
+  // Two stacks side by side rather than a pair per value: this runs over every event a verify reads.
+  const items: unknown[] = [value];
+  const depths: number[] = [0];
+  while (items.length > 0) {
+    const item = items.pop();
+    const depth = depths.pop() as number;
     if (item === null || typeof item !== "object") continue;
     if (depth + 1 > limit) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+    const children: readonly unknown[] = Array.isArray(item) ? item : Object.values(item);
+    for (let i = 0; i < children.length; i += 1) {
+      const child = children[i];
+      // Only arrays and objects nest: leaves are not pushed.
+      if (child === null || typeof child !== "object") continue;
+      items.push(child);
+      depths.push(depth + 1);
+    }
   }
   return false;
 }

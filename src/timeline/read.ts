@@ -102,6 +102,7 @@ export async function readTimelineInput(
   const events: TimelineEvent[] = [];
   const strings = new Map<string, string>();
   const last = options.lastEvents;
+  let verifier: ChainVerifier | undefined;
   // Read a page at a time, keeping of each event only what the page draws, its strings shared with
   // the equal ones before it: a long history repeats its addresses, phases and ids in every event
   // (docs/hardening.md).
@@ -110,9 +111,19 @@ export async function readTimelineInput(
     const { afterSequence: _after, limit: _limit, ...filters } = query;
     for (const event of await store.listEvents({ ...filters, last }))
       events.push(timelineEvent(event, strings));
-  } else
+  } else {
+    // The whole history, read in commit order, is what `raes verify` reads: its chains are recomputed
+    // as it is read, not in a second read, as `readTimelinePage` does (docs/hardening.md).
+    verifier =
+      options.chain === undefined && wholeHistory(query)
+        ? new ChainVerifier(await store.listChainHeads())
+        : undefined;
     for await (const page of eventPages(store, query))
-      for (const event of page) events.push(timelineEvent(event, strings));
+      for (const event of page) {
+        verifier?.add(event);
+        events.push(timelineEvent(event, strings));
+      }
+  }
   const ids = new Set<string>();
   for (const event of events) {
     ids.add(event.action_instance_id);
@@ -124,7 +135,12 @@ export async function readTimelineInput(
   const pendingApprovals = await pendingApprovalsOf(store, query);
   const participantDecisions = await participantDecisionsOf(store, query);
   const pacingDeviations = await pacingDeviationsOf(store, query);
-  const chain = options.chain === undefined ? await chainStatus(store) : options.chain;
+  const chain =
+    options.chain !== undefined
+      ? options.chain
+      : verifier !== undefined
+        ? chainBadge(await verifyStoreAfter(store, verifier.finish()))
+        : await chainStatus(store);
   return {
     events,
     operations,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { HistoryEvent } from "../../src/history/index.js";
 import { MemoryControlPlaneStore } from "../../src/store/index.js";
 import type { ControlPlaneStore } from "../../src/store/types.js";
 import { LISTED_FROM, readTimelineInput, renderTimelineHtml } from "../../src/timeline/index.js";
@@ -173,14 +174,15 @@ describe("readTimelineInput", () => {
       renderTimelineHtml(input),
       /data-chain="verified">History chain verified: \d+ events recomputed/,
     );
-    // The same store with its third event's timestamp edited after it was committed.
+    // The same store with its third event's timestamp edited after it was committed, wherever it is read.
     const edited: MemoryControlPlaneStore = new Proxy(inner, {
       get(target, property) {
         const value = Reflect.get(target, property, target);
         if (property === "readSnapshot") return (work: (reads: unknown) => unknown) => work(edited);
-        if (property !== "readChainPage") return typeof value === "function" ? value.bind(target) : value;
-        return async (after: number, limit: number) =>
-          (await target.readChainPage(after, limit)).map((e) =>
+        if (property !== "readChainPage" && property !== "listEvents")
+          return typeof value === "function" ? value.bind(target) : value;
+        return async (...args: unknown[]) =>
+          ((await value.apply(target, args)) as HistoryEvent[]).map((e) =>
             e.sequence === 3 ? { ...e, timestamp: "2020-01-01T00:00:00.000000Z" } : e,
           );
       },
@@ -193,5 +195,29 @@ describe("readTimelineInput", () => {
         `data-chain="broken" role="alert">History chain broken: edited event: participant ${EXAMPLE.participant}, sequence 3`,
       ),
     );
+  });
+  it("recomputes the chains of a whole history as it reads it, never reading the history again for the badge", async () => {
+    const inner = new MemoryControlPlaneStore();
+    await runKnownHistory(inner);
+    const asked = new Map<string, number>();
+    const counted: MemoryControlPlaneStore = new Proxy(inner, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property === "readSnapshot") return (work: (reads: unknown) => unknown) => work(counted);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          asked.set(String(property), (asked.get(String(property)) ?? 0) + 1);
+          return value.apply(target, args);
+        };
+      },
+    });
+    const input = await readTimelineInput(counted);
+    assert.deepEqual(input.chain, { ok: true, events: (await inner.listEvents()).length });
+    assert.equal(asked.get("readChainPage"), undefined, "the history read once");
+    // A participant's history is not the whole history: the badge's chains are read on their own.
+    asked.clear();
+    const one = await readTimelineInput(counted, { participantAddress: EXAMPLE.participant });
+    assert.equal(one.chain?.ok, true);
+    assert.ok((asked.get("readChainPage") ?? 0) > 0);
   });
 });
