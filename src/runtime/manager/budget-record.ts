@@ -35,7 +35,10 @@ export class BudgetEventRecord {
     const ledger = record.resources;
     if (!ledger) return;
     const ops = this.#of(record);
-    for (const entry of ledger.log) if (entry.seq !== undefined && entry.seq > ops.last) add(ops, entry);
+    // Only the log's tail is new: walk back to the last recorded transition, then add forward.
+    let from = ledger.log.length;
+    while (from > 0 && (ledger.log[from - 1]?.seq ?? 0) > ops.last) from -= 1;
+    for (const entry of ledger.log.slice(from)) add(ops, entry);
   }
 
   /**
