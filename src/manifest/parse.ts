@@ -26,7 +26,8 @@ import {
   readStringList,
   reportUnknownKeys,
 } from "./fields.js";
-import type { FeatureSupportLevel, TimeCapabilities } from "./types.js";
+import { parseTime } from "./time.js";
+import type { FeatureSupportLevel } from "./types.js";
 
 const SUPPORT_LEVELS: readonly FeatureSupportLevel[] = ["unsupported", "disclosed_weak", "bounded", "exact"];
 
@@ -41,29 +42,6 @@ const MANIFEST_KEYS = new Set([
 
 /** RAES's execution-control actions; a runtime that supports execution control supports all six. */
 export const EXECUTION_CONTROL_ACTIONS = ["start", "pause", "resume", "drain", "reset", "teardown"] as const;
-
-/** RAES's `time` capability keys; raes-ts reads `supports_coordinated_participant_reset` and tolerates the rest. */
-const TIME_KEYS = new Set([
-  "name",
-  "supported_contract_versions",
-  "supported_domain_kinds",
-  "supported_authority_kinds",
-  "supported_advancement_modes",
-  "supported_synchronization_modes",
-  "supported_mapping_kinds",
-  "supported_constraint_kinds",
-  "supported_reset_behaviors",
-  "supported_replay_behaviors",
-  "max_time_domains",
-  "max_clocks",
-  "supports_pause",
-  "supports_jump",
-  "supports_exact_rational_mappings",
-  "supports_append_only_history",
-  "supports_run_provenance",
-  "supports_coordinated_participant_reset",
-  "constraints",
-]);
 
 const CLAIM_KEYS = new Set([
   "semantic_versions",
@@ -318,22 +296,6 @@ function parseControlActions(sink: DiagnosticSink, runtime: JsonObject, path: st
       `execution control is missing required actions: ${missing.join(", ")}`,
     );
   return actions;
-}
-
-/** The manifest's `time` capabilities: only `supports_coordinated_participant_reset` is interpreted. */
-function parseTime(sink: DiagnosticSink, root: JsonObject): { readonly time?: TimeCapabilities } {
-  if (!Object.hasOwn(root, "time") || root.time === null) return {};
-  const time = asObject(sink, root.time, pointer("time"), "time");
-  if (time === undefined) return {};
-  reportUnknownKeys(sink, time, pointer("time"), TIME_KEYS);
-  const coordinated = readBoolean(
-    sink,
-    time,
-    "supports_coordinated_participant_reset",
-    pointer("time"),
-    "optional",
-  );
-  return { time: { supportsCoordinatedParticipantReset: coordinated === true } };
 }
 
 /**

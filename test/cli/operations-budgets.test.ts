@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -136,5 +136,20 @@ describe("raes operations --budgets and the timeline (v3)", () => {
     );
     assert.equal((await raes(["history", "--html", page, "--store", throttledStore])).code, 0);
     assert.match(readFileSync(page, "utf8"), new RegExp(`class="budget-events" data-more="${logged - 10}"`));
+  });
+
+  it("refuses --after without --budget-events with cli.usage (exit 2), before any store is opened", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-after-"));
+    const db = join(dir, "cp.db");
+    for (const extra of [[], ["--budgets"], ["--state", "failed"]]) {
+      const run = await raes(["operations", "--after", "5", ...extra, "--store", `sqlite:${db}`]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(
+        run.stderr,
+        /^raes: cli\.usage: option '--after <sequence>' pages budget events: give it with option '--budget-events'$/m,
+      );
+      assert.equal(run.stdout, "");
+    }
+    assert.equal(existsSync(db), false);
   });
 });

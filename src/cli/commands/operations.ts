@@ -10,7 +10,7 @@ import {
   resourceUseRows,
 } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
-import { printJson } from "../exit.js";
+import { CliErrorCode, ExitCode, printError, printJson } from "../exit.js";
 import {
   type Column,
   printNothingMatched,
@@ -308,6 +308,15 @@ export function registerOperationsCommand(program: Command): void {
       .option("--wide", "print whole ids, times and participants (the table is then wider than 120 columns)")
       .option("--json", 'print {"operations": [...]} as JSON'),
   ).action(async (options: OperationsOptions) => {
+    // --after is a page start of budget events; anywhere else it would be ignored without a word.
+    if (options.after !== undefined && options.budgetEvents !== true) {
+      printError(
+        CliErrorCode.usage,
+        "option '--after <sequence>' pages budget events: give it with option '--budget-events'",
+      );
+      process.exitCode = ExitCode.usage;
+      return;
+    }
     if (options.budgets) return printBudgets(options);
     if (options.budgetEvents) return printBudgetEvents(options);
     const { ownedOperationPages, ownerPhrase, shortOperationId } = await import("../../operations/index.js");

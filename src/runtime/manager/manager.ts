@@ -69,6 +69,7 @@ import {
   type ViewSource,
 } from "../views/index.js";
 import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounded.js";
+import { BudgetEventRecord } from "./budget-record.js";
 import { type DueRunner, runDueTicks } from "./due.js";
 import { jumpRefusal } from "./jump.js";
 import type {
@@ -126,6 +127,7 @@ export class RuntimeManager {
   readonly #pacing: ServicePacing;
   readonly #v3: V3Run;
   readonly #services: ServiceContext;
+  readonly #budgetEvents: BudgetEventRecord;
   /** The service generation last read per participant: a higher one after an execution reset clears its schedules. */
   readonly #seen = new Map<string, number>();
   #serial: Promise<unknown> = Promise.resolve();
@@ -140,8 +142,10 @@ export class RuntimeManager {
     concurrency: number,
     pacing: ServicePacing,
     services: ServiceContext,
+    budgetEvents: BudgetEventRecord,
     observer?: RuntimeObserver,
   ) {
+    this.#budgetEvents = budgetEvents;
     this.#services = services;
     this.#concurrency = concurrency;
     this.#pacing = pacing;
@@ -225,8 +229,10 @@ export class RuntimeManager {
     };
     try {
       const policyOf = (policy: string) => options.model.autonomousPolicies[policy];
+      const budgetEvents = new BudgetEventRecord(store);
       const book = await ScheduleBook.load({
         store,
+        records: { committed: (r) => budgetEvents.observe(r), read: (r) => budgetEvents.loaded(r) },
         specs,
         now,
         ownerId: options.ownerId ?? newOwnerId(),
@@ -286,6 +292,7 @@ export class RuntimeManager {
         inFlight,
         pacing,
         services,
+        budgetEvents,
         options.observer,
       );
       await pacing.load(store);
@@ -697,15 +704,17 @@ export class RuntimeManager {
   share = (): ParticipantShare => this.#book.share();
 
   /**
-   * The v3 budget events of the schedules this manager owns (DESIGN §15): `reserve`, `commit`,
+   * Every v3 budget event of the schedules this manager owns (DESIGN §15): `reserve`, `commit`,
    * `release` and `throttle`, one per budget (a throttle names the budget without room), in tick order.
-   * These are each schedule's last 64 operations; the store keeps every one (`store.listBudgetEvents`, schema step 22).
+   * An array at once (awaiting it gives the same array), held in process: what the store kept of a
+   * schedule is loaded when the manager takes it, and each commit adds its own. The store-wide view,
+   * a page at a time without holding it, is `manager.store.listBudgetEvents` (docs/guide/operations.md#budget-events).
    *
    * @example
    * const throttles = manager.resourceBudgetEvents().filter((e) => e.transition === "throttle");
    */
   resourceBudgetEvents(): ResourceBudgetEvent[] {
-    return resourceViews(this.#book, this.#v2, this.#v3).events;
+    return this.#budgetEvents.events(this.#book.describe());
   }
 
   /** Every v3 budget's state (RAES's fields, plus the current window of windowed budgets), by policy. */

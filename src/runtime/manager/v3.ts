@@ -4,7 +4,6 @@ import type { InvocationContext } from "../invocation/index.js";
 import { type ScheduleBook, type ScheduleSpec, scheduleKey } from "../schedule/index.js";
 import type { ParticipantRuntime } from "../types.js";
 import {
-  budgetEvents,
   budgetStates,
   ledgerEntries,
   newLedger,
@@ -177,7 +176,7 @@ export async function settleInterruptedHolds(
 /** The release code of a reservation whose invocation a dead process left open. */
 export const INTERRUPTED = "runtime.participant-resource-measurement-untrusted";
 
-/** Budget states, pool states and events of the v3 schedules this process holds. */
+/** Budget states and pool states of the v3 schedules this process holds. */
 export function resourceViews(book: ScheduleBook, specs: readonly ScheduleSpec[], run: V3Run) {
   const records = book.describe();
   const plans = [...run.plans.values()];
@@ -188,6 +187,5 @@ export function resourceViews(book: ScheduleBook, specs: readonly ScheduleSpec[]
   return {
     budgets: budgetStates(entries, plans, generation, tick),
     pools: poolStates(entries, plans),
-    events: budgetEvents(records),
   };
 }

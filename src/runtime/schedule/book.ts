@@ -59,6 +59,11 @@ export interface ScheduleBookOptions {
    * they are recovered and loaded: a participant taken over mid-run must give its pools back too.
    */
   readonly settleTaken?: (book: ScheduleBook, participants: ReadonlySet<string>) => Promise<void>;
+  /** Told each record the book takes after a commit, and (awaited) the records it just read from the store. */
+  readonly records?: {
+    readonly committed: (record: SchedulerRecord) => void;
+    readonly read: (records: readonly SchedulerRecord[]) => Promise<void>;
+  };
   /** A v2 schedule's continuation at the start of a segment (drawn from `tick`), to spread into its record. */
   readonly segmentStart?: SegmentStart;
   /**
@@ -142,6 +147,7 @@ export class ScheduleBook {
     handedOver: ReadonlySet<string> = new Set(),
     keepSteps = 0,
   ): Promise<void> {
+    const read: SchedulerRecord[] = [];
     for (const spec of this.#o.specs) {
       if (!participants.has(spec.participantAddress)) continue;
       const clock = this.#clocks.get(spec.policy.clockAddress);
@@ -166,7 +172,9 @@ export class ScheduleBook {
         record = { ...record, tick: from };
       this.#schedulers.set(key(spec.participantAddress, spec.policy.address), record);
       this.#uncertain.delete(key(spec.participantAddress, spec.policy.address));
+      read.push(record);
     }
+    await this.#o.records?.read(read);
   }
 
   /**
@@ -352,6 +360,7 @@ export class ScheduleBook {
   /** Records the scheduler state an invocation committed. */
   updateScheduler(record: SchedulerRecord): void {
     this.#schedulers.set(key(record.participantAddress, record.policyAddress), record);
+    this.#o.records?.committed(record);
   }
 
   /** A commit failed: the store's view of this schedule is unknown until recovery runs. */

@@ -1,4 +1,9 @@
-import type { ResourceBudgetEvent, ResourceBudgetStateView, SchedulerRecord } from "../../records/index.js";
+import type {
+  ResourceBudgetEvent,
+  ResourceBudgetStateView,
+  ResourceLedger,
+  SchedulerRecord,
+} from "../../records/index.js";
 import { type LedgerEntry, reconciled, type V3Plan } from "./ledger.js";
 
 /** A physical pool's state as RAES reports it: capacity, protected capacity and use across every policy. */
@@ -112,7 +117,13 @@ export function poolStates(
  * Every logged budget transition of `records`, one event per budget (a throttle names only the budget
  * that lacked room, as RAES's throttle event does), in tick order then log order.
  */
-export function budgetEvents(records: readonly SchedulerRecord[]): ResourceBudgetEvent[] {
+export function budgetEvents(
+  records: readonly {
+    readonly participantAddress: string;
+    readonly policyAddress: string;
+    readonly resources?: Pick<ResourceLedger, "log" | "logged">;
+  }[],
+): ResourceBudgetEvent[] {
   const out: { event: ResourceBudgetEvent; order: number }[] = [];
   for (const r of records) {
     const log = r.resources?.log ?? [];

@@ -333,6 +333,33 @@ END $$;
 CREATE TRIGGER schedulers_budget_event BEFORE INSERT ON schedulers
 FOR EACH ROW EXECUTE FUNCTION raes_budget_event();
 `,
+  // A bigserial is taken at insert, not at commit: a writer that took a lower sequence and commits
+  // later would fall behind a pager's --after N. Each new event now takes its sequence under the
+  // history_head row lock, held to the commit, so budget events commit in sequence order (as history
+  // events do). One lock for both: a write carrying history events and a budget event never waits on
+  // itself in another order. It is taken before the scheduler row's own lock (BEFORE INSERT).
+  23: `
+CREATE OR REPLACE FUNCTION raes_budget_event() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  entry json;
+BEGIN
+  IF NEW.resources IS NULL THEN RETURN NEW; END IF;
+  entry := NEW.resources::json -> 'log' -> -1;
+  IF entry IS NULL OR entry ->> 'seq' IS NULL THEN RETURN NEW; END IF;
+  IF EXISTS (SELECT 1 FROM budget_events WHERE participant_address = NEW.participant_address
+      AND policy_address = NEW.policy_address AND seq = (entry ->> 'seq')::bigint) THEN
+    RETURN NEW;
+  END IF;
+  PERFORM 1 FROM history_head FOR UPDATE;
+  INSERT INTO budget_events (participant_address, policy_address, seq, transition, operation_id, tick,
+    segment, generation, payload)
+  VALUES (NEW.participant_address, NEW.policy_address, (entry ->> 'seq')::bigint, entry ->> 'transition',
+    entry ->> 'operationId', (entry ->> 'tick')::bigint, (entry ->> 'segment')::bigint,
+    (entry ->> 'generation')::bigint, entry::text)
+  ON CONFLICT (participant_address, policy_address, seq) DO NOTHING;
+  RETURN NEW;
+END $$;
+`,
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */

@@ -34,6 +34,7 @@ const STEPS = {
   20: "pacing deviations: each loss of wall pacing per participant and clock generation, so a degraded service is known to every process",
   21: "decision details: a policy_change decision names the policy and its digests before and after (the change starts a new segment); a resolve decision names the resolution",
   22: "v3 budget events: every transition of every v3 schedule's ledger (reserve, commit, release, throttle), written with the ledger and never dropped",
+  23: "v3 budget events in commit order: each event's sequence is taken under the history head's lock (PostgreSQL), so a page read --after N never misses one committed later",
 } as const;
 
 /** The step that adds the history chains; after its SQL, each store chains the events already written. */

@@ -275,6 +275,8 @@ BEGIN
     AND policy_address = NEW.policy_address AND seq = json_extract(e.v, '$.seq'));
 END;
 `,
+  // One writer at a time: a budget event's sequence is already in commit order.
+  23: "-- SQLite commits one write at a time; nothing to change.",
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */
