@@ -13,6 +13,7 @@ import {
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
   terminateEpisode,
+  withPacingHealth,
 } from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 import { decisionNote, decisionTime, operatorIdentity } from "./operator.js";
@@ -90,6 +91,30 @@ export async function controlParticipant(
   request: ControlRequest,
   clock: ControlClock = {},
 ): Promise<ControlOutcome> {
+  const outcome = await applyControl(store, request, clock);
+  // A refusal shows the service as it stands, read back as the status view reads it.
+  if (outcome.ok || outcome.service === undefined) return outcome;
+  return { ...outcome, service: await readback(store, request.participant, outcome.service) };
+}
+
+/**
+ * The service as every readback shows it (`participantExecutionState`, the status view, the console):
+ * the stored state with the participant's stored pacing deviations joined in, so a service whose pacing
+ * was lost reads `degraded` here too (docs/raes-mapping.md, "Pacing and clock jumps").
+ */
+async function readback(
+  store: ControlPlaneStore,
+  participant: string,
+  service: ParticipantExecutionServiceState,
+): Promise<ParticipantExecutionServiceState> {
+  return withPacingHealth(service, await store.listPacingDeviations(participant));
+}
+
+async function applyControl(
+  store: ControlPlaneStore,
+  request: ControlRequest,
+  clock: ControlClock,
+): Promise<ControlOutcome> {
   const operator = operatorIdentity(request.operator);
   const note = decisionNote(request.note);
   const now = clock.now ?? (() => new Date());
@@ -134,7 +159,12 @@ export async function controlParticipant(
       updatedAt: decision.decided_at,
     };
     if (await store.saveParticipantService(next, decision))
-      return { ok: true, participant: request.participant, action: request.action, service: step.value };
+      return {
+        ok: true,
+        participant: request.participant,
+        action: request.action,
+        service: await readback(store, request.participant, step.value),
+      };
   }
   return refusal(
     request,
