@@ -1,4 +1,5 @@
 import {
+  abandonedDrain,
   controlTransition,
   drainingState,
   type EpisodeStep,
@@ -126,13 +127,19 @@ async function applyControl(
       `unknown control '${String(request.action)}'`,
     );
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const record = await store.getParticipantService(request.participant);
+    let record = await store.getParticipantService(request.participant);
     if (!record)
       return refusal(
         request,
         ParticipantControlCode.not_found,
         `participant '${request.participant}' has no execution service in this store`,
       );
+    // A drain whose process ended without finishing it is put back first, as its timeout would have.
+    const putBack = abandonedDrain(record, now().getTime());
+    if (putBack) {
+      if (!(await store.saveParticipantService(putBack))) continue;
+      record = putBack;
+    }
     const gate = gateRefusal(request, record);
     if (gate) return gate;
     const expected = request.expectedGeneration ?? record.service.generation;
@@ -199,7 +206,9 @@ function gateRefusal(request: ControlRequest, record: ParticipantServiceRecord):
  * record it read. Then it waits, bounded, until the participant has no open invocation, and answers the
  * record to write `quiescent` over; or the refusal when the fence or lifecycle refuses, or the timeout
  * passes first (RAES's drain timeout: the service is put back as it was, so the refusal leaves no trace);
- * or "changed" when another write came between its read and its write.
+ * or "changed" when another write came between its read and its write. The stored `draining` names its
+ * deadline, so if this process ends while it waits, any reader puts the service back after it
+ * (`abandonedDrain`) instead of leaving it draining for good.
  */
 async function drained(
   store: ControlPlaneStore,
@@ -211,7 +220,9 @@ async function drained(
 ): Promise<ParticipantServiceRecord | ControlOutcome | "changed"> {
   const open = async () => (await store.listOpenInvocations(request.participant)).length;
   const lifecycle = record.service.observed_lifecycle;
-  const step = drainingState(record.service, expected, record.revision + 1, await open());
+  const timeoutMs = request.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  const deadline = now().getTime() + timeoutMs;
+  const step = drainingState(record.service, expected, record.revision + 1, await open(), new Date(deadline));
   if (!step.ok) return refusal(request, step.code, step.message, record.service);
   let current = record;
   if (lifecycle === "running" || lifecycle === "paused") {
@@ -223,8 +234,6 @@ async function drained(
     };
     if (!(await store.saveParticipantService(current))) return "changed";
   }
-  const timeoutMs = request.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
-  const deadline = now().getTime() + timeoutMs;
   for (;;) {
     const count = await open();
     if (count === 0) return current;
