@@ -211,4 +211,38 @@ describe("raes control from another process", () => {
     assert.equal(stale.code, 1);
     assert.match(stale.stderr, /is running, degraded, at generation 1/);
   });
+
+  it("raes operations --participant shows the participant's execution service as the status view reads it, in text and JSON", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+    const store = `sqlite:${join(dir, "cp.db")}`;
+    const manager = await RuntimeManager.open({
+      model: exampleModel(),
+      manifest: JSON.parse(readFileSync(controlledManifest(dir), "utf8")),
+      runtime: new RaesNativeRuntime(),
+      store,
+    });
+    await manager.pauseParticipant(P, { operator: "alice" });
+    await manager.close();
+    const text = await raes(["operations", "--participant", P, "--store", store]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(
+      text.stdout.split("\n")[0],
+      `${P}: service paused, healthy (generation 1, not accepting work)`,
+    );
+    const json = await raes(["operations", "--participant", P, "--store", store, "--json"]);
+    assert.equal(json.code, 0, json.stderr);
+    const answer = JSON.parse(json.stdout);
+    assert.ok(Array.isArray(answer.operations));
+    const reader = await openControlPlaneStore(store, { create: false });
+    try {
+      const view = await getParticipantStatusView({ store: reader, model: exampleModel() }, P);
+      assert.deepEqual(answer.execution_services, view?.execution_services);
+      assert.equal(answer.execution_services[0].observed_lifecycle, "paused");
+    } finally {
+      await reader.close();
+    }
+    // Without --participant the listing is as before: no service line, no execution_services.
+    const all = await raes(["operations", "--store", store, "--json"]);
+    assert.equal(JSON.parse(all.stdout).execution_services, undefined);
+  });
 });
