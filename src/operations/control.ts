@@ -13,6 +13,7 @@ import {
   type ParticipantEpisodeState,
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
+  serviceReadback,
   terminateEpisode,
   withPacingHealth,
 } from "../records/index.js";
@@ -49,6 +50,38 @@ export type ControlOutcome =
       /** The service as it stands, when the participant has one. */
       readonly service?: ParticipantExecutionServiceState;
     };
+
+/** A participant's execution service as every reader shows it. */
+export interface ServiceReadback {
+  readonly participantAddress: string;
+  readonly service: ParticipantExecutionServiceState;
+}
+
+/**
+ * Each participant's execution service as every readback shows it now (the status view, the console,
+ * `raes control`): a drain abandoned by its process put back, the stored pacing deviations joined
+ * (`serviceReadback`). Of `participant` only when given (none when it has no service), else of all.
+ */
+export async function readParticipantServices(
+  store: ControlPlaneStore,
+  participant?: string,
+  nowMs: number = Date.now(),
+): Promise<ServiceReadback[]> {
+  const records =
+    participant === undefined
+      ? await store.listParticipantServices()
+      : [await store.getParticipantService(participant)].filter((r) => r !== undefined);
+  if (records.length === 0) return [];
+  const deviations = await store.listPacingDeviations(participant);
+  return records.map((record) => ({
+    participantAddress: record.participantAddress,
+    service: serviceReadback(
+      record,
+      deviations.filter((d) => d.participantAddress === record.participantAddress),
+      nowMs,
+    ),
+  }));
+}
 
 /** Injected time for `controlParticipant` (tests, the manager's clock). */
 export interface ControlClock {

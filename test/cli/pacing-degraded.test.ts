@@ -113,6 +113,8 @@ describe("a real-time raes run that loses its pacing", () => {
       const page = readFileSync(file, "utf8");
       assert.match(page, /data-service-health="degraded" data-pacing-deviations="1"/);
       assert.ok(page.includes(`data-pacing-ref="${REF}"`), "the timeline names RAES's evidence ref");
+      // And the service itself, as it reads back: still running, degraded.
+      assert.match(page, /data-service="running" data-health="degraded" data-generation="1"/);
       // The spans: the loss itself, and the invocations after it, carry the degraded service.
       const spans = bodies.flatMap(decode);
       const loss = spans.filter((s) => s.name === `pacing_loss ${CLOCK}`);

@@ -9,7 +9,6 @@ import {
   type ParticipantExecutionServiceState,
   type ResourceUseRow,
   resourceUseRows,
-  serviceReadback,
 } from "../../records/index.js";
 import type { ControlPlaneStore } from "../../store/index.js";
 import { printJson } from "../exit.js";
@@ -224,9 +223,8 @@ async function participantServices(
   options: OperationsOptions,
 ): Promise<ParticipantExecutionServiceState[]> {
   if (options.participant === undefined) return [];
-  const record = await store.getParticipantService(options.participant);
-  if (!record) return [];
-  return [serviceReadback(record, await store.listPacingDeviations(options.participant), Date.now())];
+  const { readParticipantServices } = await import("../../operations/index.js");
+  return (await readParticipantServices(store, options.participant)).map((r) => r.service);
 }
 
 /** The service line above the table: `P: service running, healthy (generation 1, accepting work)`. */
