@@ -1,4 +1,5 @@
 import {
+  abandonedDrain,
   controlTransition,
   drainingState,
   type EpisodeStep,
@@ -12,7 +13,9 @@ import {
   type ParticipantEpisodeState,
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
+  serviceReadback,
   terminateEpisode,
+  withPacingHealth,
 } from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 import { decisionNote, decisionTime, operatorIdentity } from "./operator.js";
@@ -47,6 +50,38 @@ export type ControlOutcome =
       /** The service as it stands, when the participant has one. */
       readonly service?: ParticipantExecutionServiceState;
     };
+
+/** A participant's execution service as every reader shows it. */
+export interface ServiceReadback {
+  readonly participantAddress: string;
+  readonly service: ParticipantExecutionServiceState;
+}
+
+/**
+ * Each participant's execution service as every readback shows it now (the status view, the console,
+ * `raes control`): a drain abandoned by its process put back, the stored pacing deviations joined
+ * (`serviceReadback`). Of `participant` only when given (none when it has no service), else of all.
+ */
+export async function readParticipantServices(
+  store: ControlPlaneStore,
+  participant?: string,
+  nowMs: number = Date.now(),
+): Promise<ServiceReadback[]> {
+  const records =
+    participant === undefined
+      ? await store.listParticipantServices()
+      : [await store.getParticipantService(participant)].filter((r) => r !== undefined);
+  if (records.length === 0) return [];
+  const deviations = await store.listPacingDeviations(participant);
+  return records.map((record) => ({
+    participantAddress: record.participantAddress,
+    service: serviceReadback(
+      record,
+      deviations.filter((d) => d.participantAddress === record.participantAddress),
+      nowMs,
+    ),
+  }));
+}
 
 /** Injected time for `controlParticipant` (tests, the manager's clock). */
 export interface ControlClock {
@@ -90,6 +125,30 @@ export async function controlParticipant(
   request: ControlRequest,
   clock: ControlClock = {},
 ): Promise<ControlOutcome> {
+  const outcome = await applyControl(store, request, clock);
+  // A refusal shows the service as it stands, read back as the status view reads it.
+  if (outcome.ok || outcome.service === undefined) return outcome;
+  return { ...outcome, service: await readback(store, request.participant, outcome.service) };
+}
+
+/**
+ * The service as every readback shows it (`participantExecutionState`, the status view, the console):
+ * the stored state with the participant's stored pacing deviations joined in, so a service whose pacing
+ * was lost reads `degraded` here too (docs/raes-mapping.md, "Pacing and clock jumps").
+ */
+async function readback(
+  store: ControlPlaneStore,
+  participant: string,
+  service: ParticipantExecutionServiceState,
+): Promise<ParticipantExecutionServiceState> {
+  return withPacingHealth(service, await store.listPacingDeviations(participant));
+}
+
+async function applyControl(
+  store: ControlPlaneStore,
+  request: ControlRequest,
+  clock: ControlClock,
+): Promise<ControlOutcome> {
   const operator = operatorIdentity(request.operator);
   const note = decisionNote(request.note);
   const now = clock.now ?? (() => new Date());
@@ -101,13 +160,19 @@ export async function controlParticipant(
       `unknown control '${String(request.action)}'`,
     );
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const record = await store.getParticipantService(request.participant);
+    let record = await store.getParticipantService(request.participant);
     if (!record)
       return refusal(
         request,
         ParticipantControlCode.not_found,
         `participant '${request.participant}' has no execution service in this store`,
       );
+    // A drain whose process ended without finishing it is put back first, as its timeout would have.
+    const putBack = abandonedDrain(record, now().getTime());
+    if (putBack) {
+      if (!(await store.saveParticipantService(putBack))) continue;
+      record = putBack;
+    }
     const gate = gateRefusal(request, record);
     if (gate) return gate;
     const expected = request.expectedGeneration ?? record.service.generation;
@@ -134,7 +199,12 @@ export async function controlParticipant(
       updatedAt: decision.decided_at,
     };
     if (await store.saveParticipantService(next, decision))
-      return { ok: true, participant: request.participant, action: request.action, service: step.value };
+      return {
+        ok: true,
+        participant: request.participant,
+        action: request.action,
+        service: await readback(store, request.participant, step.value),
+      };
   }
   return refusal(
     request,
@@ -169,7 +239,9 @@ function gateRefusal(request: ControlRequest, record: ParticipantServiceRecord):
  * record it read. Then it waits, bounded, until the participant has no open invocation, and answers the
  * record to write `quiescent` over; or the refusal when the fence or lifecycle refuses, or the timeout
  * passes first (RAES's drain timeout: the service is put back as it was, so the refusal leaves no trace);
- * or "changed" when another write came between its read and its write.
+ * or "changed" when another write came between its read and its write. The stored `draining` names its
+ * deadline, so if this process ends while it waits, any reader puts the service back after it
+ * (`abandonedDrain`) instead of leaving it draining for good.
  */
 async function drained(
   store: ControlPlaneStore,
@@ -181,7 +253,9 @@ async function drained(
 ): Promise<ParticipantServiceRecord | ControlOutcome | "changed"> {
   const open = async () => (await store.listOpenInvocations(request.participant)).length;
   const lifecycle = record.service.observed_lifecycle;
-  const step = drainingState(record.service, expected, record.revision + 1, await open());
+  const timeoutMs = request.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  const deadline = now().getTime() + timeoutMs;
+  const step = drainingState(record.service, expected, record.revision + 1, await open(), new Date(deadline));
   if (!step.ok) return refusal(request, step.code, step.message, record.service);
   let current = record;
   if (lifecycle === "running" || lifecycle === "paused") {
@@ -193,8 +267,6 @@ async function drained(
     };
     if (!(await store.saveParticipantService(current))) return "changed";
   }
-  const timeoutMs = request.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
-  const deadline = now().getTime() + timeoutMs;
   for (;;) {
     const count = await open();
     if (count === 0) return current;

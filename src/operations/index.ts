@@ -19,6 +19,8 @@ export {
   defaultEpisodeId,
   type EpisodeOutcome,
   type EpisodeRequest,
+  readParticipantServices,
+  type ServiceReadback,
 } from "./control.js";
 export {
   inFlight,

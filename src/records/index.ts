@@ -61,6 +61,7 @@ export {
   OperatorDecisionKind,
 } from "./operator.js";
 export {
+  abandonedDrain,
   acceptsWork,
   type ControlStep,
   controlTransition,
@@ -84,6 +85,7 @@ export {
   type ParticipantExecutionServiceState,
   type ParticipantServiceRecord,
   pacingDeviationRef,
+  serviceReadback,
   terminateEpisode,
   withPacingHealth,
 } from "./participant/index.js";

@@ -3,7 +3,7 @@ import {
   type ApprovalRecord,
   type OperationEntry,
   type ParticipantServiceRecord,
-  withPacingHealth,
+  serviceReadback,
 } from "../records/index.js";
 import type { ControlPlaneStore, SchedulerRecord } from "../store/index.js";
 import { CONSOLE_ACTIONS, participantActions, waitActions } from "./actions.js";
@@ -182,7 +182,19 @@ export async function readConsoleState(
   const participants: ParticipantView[] = addresses.slice(0, SHOWN.participants + 1).map((address) => {
     const records = byParticipant.get(address) ?? [];
     const head = headOf.get(address);
-    const service = serviceOf.get(address);
+    const record = serviceOf.get(address);
+    // The readback: an abandoned drain put back, and the pacing losses joined (`serviceReadback`).
+    const service =
+      record === undefined
+        ? undefined
+        : {
+            ...record,
+            service: serviceReadback(
+              record,
+              deviations.filter((d) => d.participantAddress === address),
+              Date.now(),
+            ),
+          };
     return {
       address,
       schedulers: records.map((r) => ({
@@ -200,10 +212,7 @@ export async function readConsoleState(
               desired: service.service.desired_lifecycle,
               generation: service.service.generation,
               acceptingNewWork: service.service.accepting_new_work,
-              health: withPacingHealth(
-                service.service,
-                deviations.filter((d) => d.participantAddress === address),
-              ).health,
+              health: service.service.health,
               updatedAt: service.updatedAt,
             },
           }),

@@ -1,6 +1,6 @@
 import { ChainVerifier, type StoreReport, verifyStore, verifyStoreAfter } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
-import type { Operation } from "../operations/index.js";
+import { type Operation, readParticipantServices } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import {
   type ControlPlaneStore,
@@ -24,6 +24,7 @@ import {
   type TimelineEvent,
   type TimelineInput,
   type TimelineScheduler,
+  type TimelineService,
 } from "./model/index.js";
 import {
   FilePanels,
@@ -135,6 +136,7 @@ export async function readTimelineInput(
   const pendingApprovals = await pendingApprovalsOf(store, query);
   const participantDecisions = await participantDecisionsOf(store, query);
   const pacingDeviations = await pacingDeviationsOf(store, query);
+  const services = await servicesOf(store, query);
   const chain =
     options.chain !== undefined
       ? options.chain
@@ -149,6 +151,7 @@ export async function readTimelineInput(
     pendingApprovals,
     participantDecisions,
     pacingDeviations,
+    services,
   };
 }
 
@@ -210,6 +213,22 @@ async function pacingDeviationsOf(store: ControlPlaneStore, query: HistoryQuery)
     boundMs: d.boundMs,
     recordedAt: d.recordedAt,
   }));
+}
+
+/**
+ * The execution services (schema step 17) of the shown participant, or of all, as every readback shows
+ * them now: an abandoned drain put back, the stored pacing deviations joined (`serviceReadback`).
+ */
+async function servicesOf(store: ControlPlaneStore, query: HistoryQuery): Promise<TimelineService[]> {
+  return (await readParticipantServices(store, query.participantAddress)).map(
+    ({ participantAddress, service }) => ({
+      participantAddress,
+      lifecycle: service.observed_lifecycle,
+      health: service.health,
+      generation: service.generation,
+      acceptingNewWork: service.accepting_new_work,
+    }),
+  );
 }
 
 /** The calls held for approval that nobody has decided yet, of the shown participant or of all. */
@@ -357,6 +376,7 @@ async function readPage(
     for (const held of await pendingApprovalsOf(store, query)) page.addPendingApproval(held);
     for (const decision of await participantDecisionsOf(store, query)) page.addDecision(decision);
     for (const deviation of await pacingDeviationsOf(store, query)) page.addPacingDeviation(deviation);
+    for (const service of await servicesOf(store, query)) page.addService(service);
     const chain =
       options.chain !== undefined
         ? options.chain

@@ -4,10 +4,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { getParticipantStatusView, RuntimeManager } from "../../src/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { liveScenario } from "../fixtures/live/scenario.js";
 import { cliNodeArgs } from "../helpers/cli-entry.js";
-import { EXAMPLE, EXAMPLE_MANIFEST, ROOT } from "../helpers/example.js";
+import { EXAMPLE, EXAMPLE_MANIFEST, exampleModel, ROOT } from "../helpers/example.js";
+import { RaesNativeRuntime } from "../runtime/raes-runtime-fixtures.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 import { PROBE_HARNESS, raes } from "./cli.js";
 
@@ -155,5 +157,90 @@ describe("raes control from another process", () => {
     } finally {
       await reader.close();
     }
+  });
+
+  it("prints the service's health as the status view reads it: degraded once pacing was lost", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+    const store = `sqlite:${join(dir, "cp.db")}`;
+    const manager = await RuntimeManager.open({
+      model: exampleModel(),
+      manifest: JSON.parse(readFileSync(controlledManifest(dir), "utf8")),
+      runtime: new RaesNativeRuntime(),
+      store,
+    });
+    await manager.close();
+    const writer = await openControlPlaneStore(store, { create: false });
+    const ref = `evidence:${EXAMPLE.policy}:pacing-loss:time.clock.scenario-clock:generation-1`;
+    try {
+      await writer.recordPacingDeviation({
+        participantAddress: P,
+        policyAddress: EXAMPLE.policy,
+        clockAddress: "time.clock.scenario-clock",
+        generation: 1,
+        ref,
+        latenessMs: 420,
+        boundMs: 100,
+        recordedAt: "2026-01-01T00:00:00.000Z",
+      });
+    } finally {
+      await writer.close();
+    }
+    const paused = await raes(["control", "pause", P, "--store", store, "--operator", "alice"]);
+    assert.equal(paused.code, 0, paused.stderr);
+    assert.match(
+      paused.stdout,
+      new RegExp(`^${P.replaceAll(".", "\\.")}: paused, degraded \\(generation 1, `),
+    );
+    const resumed = await raes(["control", "resume", P, "--store", store, "--json"]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const answer = JSON.parse(resumed.stdout);
+    const reader = await openControlPlaneStore(store, { create: false });
+    try {
+      const view = await getParticipantStatusView({ store: reader, model: exampleModel() }, P);
+      const [service] = view?.execution_services ?? [];
+      assert.equal(service?.health, "degraded");
+      assert.deepEqual(answer.service, service, "the control's answer is the status view's readback");
+      assert.deepEqual(answer.service.pacing_deviation_refs, [ref]);
+    } finally {
+      await reader.close();
+    }
+    // A refusal shows the same health.
+    const stale = await raes(["control", "pause", P, "--store", store, "--expected-generation", "9"]);
+    assert.equal(stale.code, 1);
+    assert.match(stale.stderr, /is running, degraded, at generation 1/);
+  });
+
+  it("raes operations --participant shows the participant's execution service as the status view reads it, in text and JSON", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+    const store = `sqlite:${join(dir, "cp.db")}`;
+    const manager = await RuntimeManager.open({
+      model: exampleModel(),
+      manifest: JSON.parse(readFileSync(controlledManifest(dir), "utf8")),
+      runtime: new RaesNativeRuntime(),
+      store,
+    });
+    await manager.pauseParticipant(P, { operator: "alice" });
+    await manager.close();
+    const text = await raes(["operations", "--participant", P, "--store", store]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(
+      text.stdout.split("\n")[0],
+      `${P}: service paused, healthy (generation 1, not accepting work)`,
+    );
+    const json = await raes(["operations", "--participant", P, "--store", store, "--json"]);
+    assert.equal(json.code, 0, json.stderr);
+    const answer = JSON.parse(json.stdout);
+    assert.ok(Array.isArray(answer.operations));
+    const reader = await openControlPlaneStore(store, { create: false });
+    try {
+      const view = await getParticipantStatusView({ store: reader, model: exampleModel() }, P);
+      assert.deepEqual(answer.execution_services, view?.execution_services);
+      assert.equal(answer.execution_services[0].observed_lifecycle, "paused");
+    } finally {
+      await reader.close();
+    }
+    // Without --participant the listing is as before: no service line, no execution_services.
+    const all = await raes(["operations", "--store", store, "--json"]);
+    assert.equal(JSON.parse(all.stdout).execution_services, undefined);
   });
 });

@@ -1,15 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  type ParticipantActionRequest,
-  type ParticipantActionResult,
-  type ParticipantSnapshot,
-  RuntimeManager,
-} from "../../src/index.js";
+import { RuntimeManager } from "../../src/index.js";
 import { controlParticipant } from "../../src/operations/index.js";
 import { readConsoleState } from "../../src/serve/index.js";
 import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
-import { RecordingRuntime } from "../runtime/harnesses.js";
+import { HeldRuntime } from "./held-runtime.js";
 
 const P = EXAMPLE.participant;
 
@@ -25,36 +20,6 @@ function controlledManifest() {
     "teardown",
   ];
   return manifest;
-}
-
-/** A harness whose next invocation waits, once called, until the test releases it. */
-class HeldRuntime extends RecordingRuntime {
-  holding = false;
-  #release: (() => void) | undefined;
-  #called: (() => void) | undefined;
-  /** Settles once the held invocation has reached the harness. */
-  called = new Promise<void>((resolve) => {
-    this.#called = resolve;
-  });
-
-  release(): void {
-    this.#release?.();
-  }
-
-  override async modelAction(
-    request: ParticipantActionRequest,
-    snapshot: ParticipantSnapshot,
-    context: { episodeId: string },
-  ): Promise<ParticipantActionResult> {
-    if (this.holding) {
-      this.holding = false;
-      await new Promise<void>((resolve) => {
-        this.#release = resolve;
-        this.#called?.();
-      });
-    }
-    return super.modelAction(request, snapshot, context);
-  }
 }
 
 const chains = {
@@ -133,12 +98,14 @@ describe("a drain that waits for an open invocation reads back RAES's in-between
   it("a drain that times out puts the service back as it was and records no decision", async () => {
     const { runtime, manager, step } = await heldInvocation();
     const before = (await manager.participantServices())[0]?.service;
+    // The drain's clock runs with the readback's, so its stored deadline is in the readback's future.
+    const start = Date.now();
     let at = 0;
     const outcome = await controlParticipant(
       manager.store,
       { participant: P, action: "drain", drainTimeoutMs: 1 },
       {
-        now: () => new Date(Date.UTC(2026, 0, 1) + at),
+        now: () => new Date(start + at),
         sleep: async () => {
           assert.equal((await manager.participantExecutionState(P)).observed_lifecycle, "draining");
           at += 10;

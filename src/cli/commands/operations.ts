@@ -6,6 +6,7 @@ import {
   OperationKind,
   type OperationQuery,
   OperationState,
+  type ParticipantExecutionServiceState,
   type ResourceUseRow,
   resourceUseRows,
 } from "../../records/index.js";
@@ -212,6 +213,26 @@ async function printBudgets(options: OperationsOptions): Promise<void> {
     process.stdout.write(`${line}\n`);
 }
 
+/**
+ * With `--participant`: its execution service as every readback shows it (lifecycle, health with the
+ * pacing losses joined, generation), RAES's `execution_services` of the status view; none when the store
+ * has no service of it (docs/guide/operations.md, "Controlling one participant").
+ */
+async function participantServices(
+  store: ControlPlaneStore,
+  options: OperationsOptions,
+): Promise<ParticipantExecutionServiceState[]> {
+  if (options.participant === undefined) return [];
+  const { readParticipantServices } = await import("../../operations/index.js");
+  return (await readParticipantServices(store, options.participant)).map((r) => r.service);
+}
+
+/** The service line above the table: `P: service running, healthy (generation 1, accepting work)`. */
+function serviceLine(participant: string, service: ParticipantExecutionServiceState): string {
+  const work = service.accepting_new_work ? "accepting work" : "not accepting work";
+  return `${participant}: service ${service.observed_lifecycle}, ${service.health} (generation ${service.generation}, ${work})`;
+}
+
 /** The listed rows: what waits for a person with `--needs-operator`, else the filtered operations. */
 async function listRows(store: ControlPlaneStore, options: OperationsOptions): Promise<Row[]> {
   const { listOperationsWithOwners, listOperatorWaits } = await import("../../operations/index.js");
@@ -306,7 +327,10 @@ export function registerOperationsCommand(program: Command): void {
       )
       .option("--limit <n>", "at most N operations", positiveLimit, DEFAULT_OPERATION_LIMIT)
       .option("--wide", "print whole ids, times and participants (the table is then wider than 120 columns)")
-      .option("--json", 'print {"operations": [...]} as JSON'),
+      .option(
+        "--json",
+        'print {"operations": [...]} as JSON (with --participant, also its "execution_services": [...], as the status view)',
+      ),
   ).action(async (options: OperationsOptions) => {
     // --after is a page start of budget events; anywhere else it would be ignored without a word.
     if (options.after !== undefined && options.budgetEvents !== true) {
@@ -324,23 +348,26 @@ export function registerOperationsCommand(program: Command): void {
     if (options.json && options.needsOperator !== true)
       return withStore(
         options.store,
-        (store) =>
-          writeJsonObject(process.stdout, {
+        async (store) => {
+          const services = await participantServices(store, options);
+          return writeJsonObject(process.stdout, {
             operations: {
               pages: ownedOperationPages(store, operationQuery(options)),
               map: operationEntryToWire,
             },
-          }),
+            ...(services.length === 0 ? {} : { execution_services: { value: services } }),
+          });
+        },
         { create: false },
       );
-    const { rows, shortIds } = await withStore(
+    const { rows, shortIds, services } = await withStore(
       options.store,
       async (store) => {
         const rows = await listRows(store, options);
         const shortIds = new Map<string, string>();
         if (options.json !== true && options.wide !== true)
           for (const { entry } of rows) shortIds.set(entry.id, await shortOperationId(store, entry.id));
-        return { rows, shortIds };
+        return { rows, shortIds, services: await participantServices(store, options) };
       },
       { create: false },
     );
@@ -350,7 +377,10 @@ export function registerOperationsCommand(program: Command): void {
           ...operationEntryToWire(r.entry),
           ...(r.need === undefined ? {} : { needs: r.need }),
         })),
+        ...(services.length === 0 ? {} : { execution_services: services }),
       });
+    for (const service of services)
+      process.stdout.write(`${serviceLine(options.participant ?? "", service)}\n`);
     if (rows.length === 0)
       printNothingMatched(
         options.needsOperator ? "operations that wait for an operator" : "operations",

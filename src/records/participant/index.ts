@@ -1,6 +1,12 @@
 export { type EpisodeStep, initializeEpisode, nextEpisode, terminateEpisode } from "./episode.js";
-export { type PacingDeviationRecord, pacingDeviationRef, withPacingHealth } from "./pacing.js";
 export {
+  type PacingDeviationRecord,
+  pacingDeviationRef,
+  serviceReadback,
+  withPacingHealth,
+} from "./pacing.js";
+export {
+  abandonedDrain,
   acceptsWork,
   type ControlStep,
   controlTransition,

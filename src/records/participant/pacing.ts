@@ -1,4 +1,8 @@
-import type { ParticipantExecutionServiceState } from "./service.js";
+import {
+  abandonedDrain,
+  type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
+} from "./service.js";
 
 /**
  * A loss of wall pacing, as the store keeps it (schema step 20): a step of a real-time run started later
@@ -48,4 +52,17 @@ export function withPacingHealth(
     health: service.health === "healthy" ? "degraded" : service.health,
     pacing_deviation_refs: refs,
   };
+}
+
+/**
+ * A participant's service as every readback shows it (`participantExecutionState`, the status view, the
+ * console, `raes control`): a drain abandoned by its process put back (`abandonedDrain`), and the stored
+ * pacing deviations joined in (`withPacingHealth`). What a reader shows before anyone writes it.
+ */
+export function serviceReadback(
+  record: ParticipantServiceRecord,
+  deviations: readonly PacingDeviationRecord[],
+  nowMs: number,
+): ParticipantExecutionServiceState {
+  return withPacingHealth((abandonedDrain(record, nowMs) ?? record).service, deviations);
 }

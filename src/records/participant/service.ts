@@ -254,6 +254,7 @@ export function drainingState(
   expectedGeneration: number,
   revision: number,
   inFlight: number,
+  until: Date,
 ): ControlStep<ParticipantExecutionServiceState> {
   const checked = controlTransition(state, "drain", expectedGeneration, revision, inFlight);
   if (!checked.ok) return checked;
@@ -269,8 +270,59 @@ export function drainingState(
       quiescent: inFlight === 0,
       reserved: 0,
       in_flight: inFlight,
-      last_transition_ref: `operation:${state.execution_scope_ref}:draining:revision-${revision}`,
+      // What it drains from and until when it waits: the drain's end, or any reader once it is
+      // abandoned (`abandonedDrain`), needs both to put the service back.
+      last_transition_ref: `operation:${state.execution_scope_ref}:draining:from-${state.observed_lifecycle}:until-${until.toISOString()}:revision-${revision}`,
     },
+  };
+}
+
+/**
+ * How long past its deadline a stored `draining` waits before any reader puts it back: the drain's own
+ * process does so at the deadline, so the others leave it that long to finish first.
+ */
+export const ABANDONED_DRAIN_GRACE_MS = 1000;
+
+const DRAINING_REF =
+  /:draining:from-(running|paused):until-(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z):revision-\d+$/;
+
+/**
+ * The record a drain nobody finished leaves behind, put back (docs/guide/operations.md, "Controlling one
+ * participant"): a `draining` service whose drain's deadline passed more than `ABANDONED_DRAIN_GRACE_MS`
+ * ago, so the process that waited (`raes control drain`, the console) ended without writing its end. RAES's
+ * drain is one call whose answer is its end state, and a drain that does not finish in time leaves the
+ * service as it was (`runtime.participant-execution-drain-timeout`); an unanswered drain is the same: the
+ * service is back in the lifecycle it drained from, under the same generation, with no decision recorded.
+ * Undefined while the drain may still finish, or for any other record.
+ */
+export function abandonedDrain(
+  record: ParticipantServiceRecord,
+  nowMs: number,
+): ParticipantServiceRecord | undefined {
+  const { service } = record;
+  if (service.observed_lifecycle !== "draining") return undefined;
+  const match = DRAINING_REF.exec(service.last_transition_ref);
+  if (!match) return undefined;
+  const from = match[1] as "running" | "paused";
+  if (nowMs <= Date.parse(match[2] as string) + ABANDONED_DRAIN_GRACE_MS) return undefined;
+  const revision = record.revision + 1;
+  const running = from === "running";
+  return {
+    ...record,
+    revision,
+    service: {
+      ...service,
+      desired_lifecycle: from,
+      observed_lifecycle: from,
+      readiness: running ? "ready" : "not_ready",
+      accepting_new_work: running,
+      draining: false,
+      quiescent: true,
+      reserved: 0,
+      in_flight: 0,
+      last_transition_ref: `operation:${service.execution_scope_ref}:drain-abandoned:revision-${revision}`,
+    },
+    updatedAt: new Date(nowMs).toISOString(),
   };
 }
 

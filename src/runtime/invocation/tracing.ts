@@ -58,17 +58,22 @@ export class InvocationTrace implements ToolActionObserver {
   readonly #refusals = new Map<string, number>();
   readonly #refusedCalls: RefusedCall[] = [];
   readonly #now: () => string;
+  readonly #health: Attributes;
 
-  /** `serviceHealth`: RAES's health of the policy's execution service, as `raes.service.health`. */
+  /**
+   * `serviceHealth`: RAES's health of the policy's execution service, as `raes.service.health` on the
+   * invocation's span and each of its tool actions' spans, so a query for degraded work finds both.
+   */
   constructor(invocation: InvocationRecord, now: () => string, serviceHealth?: string) {
     this.#now = now;
+    this.#health = serviceHealth === undefined ? {} : { "raes.service.health": serviceHealth };
     const tracer = trace.getTracer(TRACER_NAME);
     this.#span = tracer.startSpan(`invoke_agent ${invocation.participantAddress}`, {
       attributes: {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": invocation.participantAddress,
         ...invocationAttributes(invocation),
-        ...(serviceHealth === undefined ? {} : { "raes.service.health": serviceHealth }),
+        ...this.#health,
       },
     });
   }
@@ -93,7 +98,7 @@ export class InvocationTrace implements ToolActionObserver {
       .getTracer(TRACER_NAME)
       .startSpan(
         `execute_tool ${record.request.toolAffordanceAddress}`,
-        { attributes: toolAttributes(record) },
+        { attributes: { ...toolAttributes(record), ...this.#health } },
         parent,
       );
     this.#actions.set(record.id, span);

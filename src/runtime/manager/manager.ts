@@ -20,7 +20,7 @@ import {
   type ParticipantServiceRecord,
   type ResourceBudgetEvent,
   type ResourceBudgetStateView,
-  withPacingHealth,
+  serviceReadback,
 } from "../../records/index.js";
 import {
   type ControlPlaneStore,
@@ -501,7 +501,11 @@ export class RuntimeManager {
         ParticipantControlCode.not_found,
         `participant '${participantAddress}' has no execution service in this store`,
       );
-    return withPacingHealth(record.service, await this.store.listPacingDeviations(participantAddress));
+    return serviceReadback(
+      record,
+      await this.store.listPacingDeviations(participantAddress),
+      this.#services.nowMs(),
+    );
   }
 
   /** Every participant's execution service and episodes (current episode and history), from the store. */

@@ -1,6 +1,7 @@
 import { policyDigest, type RuntimeModel } from "../../compiler/index.js";
 import type { BackendManifest } from "../../manifest/index.js";
 import {
+  abandonedDrain,
   acceptsWork,
   EXECUTION_SERVICE_STATE_SCHEMA,
   ExecutionControlAction,
@@ -196,6 +197,10 @@ export async function refreshServices(
       const next = followClock(record, clock, at);
       record = (await store.saveParticipantService(next)) ? next : await store.getParticipantService(p);
     }
+    // A drain whose process ended without finishing it: put back, so the participant runs on as before.
+    const putBack = record && abandonedDrain(record, Date.parse(at));
+    if (putBack)
+      record = (await store.saveParticipantService(putBack)) ? putBack : await store.getParticipantService(p);
     if (!record) continue;
     const before = seen.get(p);
     const generation = record.service.generation;

@@ -7,8 +7,8 @@ import {
   type ParticipantEpisodeEvent,
   type ParticipantServiceRecord,
   type SchedulerRecord,
+  serviceReadback,
   type ToolActionRecord,
-  withPacingHealth,
 } from "../../records/index.js";
 import { episodeIdFor } from "../schedule/index.js";
 import { type DerivedEpisode, episodeHistory, episodeState } from "./episodes.js";
@@ -116,8 +116,9 @@ function viewEpisodeState(episode: NonNullable<ParticipantServiceRecord["episode
 function executionServices(
   record: ParticipantServiceRecord | undefined,
   deviations: readonly PacingDeviationRecord[],
+  generatedAt: string,
 ): ViewExecutionService[] {
-  return record ? [withPacingHealth(record.service, deviations)] : [];
+  return record ? [serviceReadback(record, deviations, Date.parse(generatedAt))] : [];
 }
 
 /**
@@ -163,6 +164,7 @@ export async function participantStatusView(
     execution_services: executionServices(
       record,
       await source.store.listPacingDeviations(participantAddress),
+      generatedAt,
     ),
   };
 }

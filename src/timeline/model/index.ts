@@ -30,5 +30,6 @@ export {
   type TimelineInvocation,
   type TimelineParticipant,
   type TimelineScheduler,
+  type TimelineService,
   type TimelineToolAction,
 } from "./timeline.js";

@@ -66,6 +66,22 @@ export interface TimelineInput {
   readonly participantDecisions?: readonly ParticipantDecision[];
   /** Losses of wall pacing stored against a participant's service (schema step 20), oldest first. */
   readonly pacingDeviations?: readonly PacingDeviation[];
+  /** Each participant's execution service as it reads back now (lifecycle, health, generation). */
+  readonly services?: readonly TimelineService[];
+}
+
+/**
+ * A participant's execution service as its section shows it: the readback every reader shows (an
+ * abandoned drain put back, `degraded` once pacing was lost; docs/guide/operations.md).
+ */
+export interface TimelineService {
+  readonly participantAddress: string;
+  /** RAES's `observed_lifecycle`. */
+  readonly lifecycle: string;
+  /** RAES's `health`. */
+  readonly health: string;
+  readonly generation: number;
+  readonly acceptingNewWork: boolean;
 }
 
 /** A loss of wall pacing that marks a participant's execution service `degraded`, as its section lists it. */

@@ -73,6 +73,7 @@ export function* summaryHtmlParts(page: PageSummary, options: PageOptions = {}):
         page.pendingApprovals(participant.address),
         page.decisions(participant.address),
         page.pacingDeviations(participant.address),
+        page.service(participant.address),
       ),
     );
     const invocations = shown.reduce((sum, participant) => sum + participant.rows.length, 0);
@@ -146,6 +147,7 @@ export function summarizeInput(input: TimelineInput): PageSummary {
   for (const held of input.pendingApprovals ?? []) page.addPendingApproval(held);
   for (const decision of input.participantDecisions ?? []) page.addDecision(decision);
   for (const deviation of input.pacingDeviations ?? []) page.addPacingDeviation(deviation);
+  for (const service of input.services ?? []) page.addService(service);
   return page;
 }
 

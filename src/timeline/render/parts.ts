@@ -6,6 +6,7 @@ import {
   type PendingApproval,
   SETTLEMENTS,
   type TimelineScheduler,
+  type TimelineService,
 } from "../model/index.js";
 import { GLYPHS } from "../page/index.js";
 import { continuationText } from "./activity.js";
@@ -96,6 +97,7 @@ export function participantSection(
   pending: readonly PendingApproval[] = [],
   decisions: readonly ParticipantDecision[] = [],
   pacing: readonly PacingDeviation[] = [],
+  service?: TimelineService,
 ): string {
   const toolActions = participant.toolActions;
   const invocations = participant.rows.length;
@@ -112,7 +114,7 @@ export function participantSection(
     `<section class="participant" data-participant="${escapeHtml(participant.address)}">`,
     `<header class="participant-head"><div><h2><code>${escapeHtml(participant.address)}</code></h2>`,
     `<p class="muted">${invocations} invocation${invocations === 1 ? "" : "s"} · ${toolActions} tool action${toolActions === 1 ? "" : "s"}</p></div>`,
-    `<div class="schedulers">${schedulers}</div></header>`,
+    `<div class="schedulers">${schedulers}${serviceBadge(service)}</div></header>`,
     approvalSummary(pending, storeUrl),
     resolutionSummary(participant, storeUrl),
     budgetUse(participant, storeUrl),
@@ -123,6 +125,18 @@ export function participantSection(
     empty,
     "</section>",
   ].join("");
+}
+
+/**
+ * The participant's execution service as it reads back (docs/guide/operations.md, "Controlling one
+ * participant"): its lifecycle, its health when not `healthy`, and its generation; styled as a running
+ * scheduler while it accepts work, else as a stopped one.
+ */
+function serviceBadge(service: TimelineService | undefined): string {
+  if (!service) return "";
+  const health = service.health === "healthy" ? "" : `, ${service.health}`;
+  const text = `service ${service.lifecycle}${health} · generation ${service.generation}`;
+  return `<div class="scheduler ${service.acceptingNewWork ? "running" : "stopped"}" data-service="${escapeHtml(service.lifecycle)}" data-health="${escapeHtml(service.health)}" data-generation="${service.generation}"><span class="service-state">${escapeHtml(text)}</span></div>`;
 }
 
 /** A v3 participant's budget use per owner and window (docs/guide/harness.md#autonomous-execution-v3). */

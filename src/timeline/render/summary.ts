@@ -11,6 +11,7 @@ import {
   type TimelineEvent,
   type TimelineInvocation,
   type TimelineScheduler,
+  type TimelineService,
 } from "../model/index.js";
 import type { DetailSpec } from "./details.js";
 import { invocationStatus, refusalRows } from "./details.js";
@@ -74,6 +75,7 @@ export class PageSummary {
   readonly #pending = new Map<string, PendingApproval[]>();
   readonly #decisions = new Map<string, ParticipantDecision[]>();
   readonly #pacing = new Map<string, PacingDeviation[]>();
+  readonly #services = new Map<string, TimelineService>();
   readonly #events: SpanFold = {};
   #eventCount = 0;
   readonly storeUrl: string;
@@ -145,6 +147,16 @@ export class PageSummary {
     const list = this.#pacing.get(deviation.participantAddress);
     if (list) list.push(deviation);
     else this.#pacing.set(deviation.participantAddress, [deviation]);
+  }
+
+  /** Takes a participant's execution service: shown in its section when the page shows it. */
+  addService(service: TimelineService): void {
+    this.#services.set(service.participantAddress, service);
+  }
+
+  /** The execution service of `address`, when one was taken. */
+  service(address: string): TimelineService | undefined {
+    return this.#services.get(address);
   }
 
   /** The pacing deviations of `address`, in the order taken. */

@@ -3,11 +3,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import {
+  abandonedDrain,
   controlTransition,
+  drainingState,
   EXECUTION_SERVICE_STATE_SCHEMA,
   type ExecutionControlAction,
   type ExecutionLifecycle,
   type ParticipantExecutionServiceState,
+  type ParticipantServiceRecord,
 } from "../../../src/records/index.js";
 import { ROOT } from "../../helpers/example.js";
 
@@ -104,5 +107,43 @@ describe("execution control transitions against RAES's recorded answers", () => 
       } else assert.deepEqual([step.code], row.codes);
       assert.deepEqual(readback(current), row.state);
     }
+  });
+});
+
+describe("a drain nobody finished (its process ended while it waited)", () => {
+  const record = (service: ParticipantExecutionServiceState): ParticipantServiceRecord => ({
+    participantAddress: "participant.behavior.p",
+    revision: 4,
+    service,
+    controlActions: [],
+    clockGeneration: 1,
+    episode: null,
+    episodeHistory: [],
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  });
+  const until = new Date(Date.UTC(2026, 0, 1, 0, 0, 30));
+
+  for (const from of ["running", "paused"] as const) {
+    it(`is put back ${from}, as it drained from, once its deadline is a grace second past`, () => {
+      const step = drainingState(state(from, 3), 3, 5, 1, until);
+      assert.ok(step.ok);
+      const draining = record(step.value);
+      assert.equal(abandonedDrain(draining, until.getTime() + 1000), undefined, "still within its grace");
+      const back = abandonedDrain(draining, until.getTime() + 1001);
+      assert.equal(back?.revision, 5);
+      assert.deepEqual(
+        READBACK.map((k) => back?.service[k]),
+        READBACK.map((k) => state(from, 3)[k]),
+      );
+      assert.equal(back?.service.last_transition_ref, "operation:scope:drain-abandoned:revision-5");
+    });
+  }
+
+  it("leaves every other lifecycle, and a draining record that names no deadline, as it is", () => {
+    const step = drainingState(state("running", 3), 3, 5, 1, until);
+    assert.ok(step.ok);
+    const unnamed = { ...step.value, last_transition_ref: "operation:scope:draining:revision-5" };
+    assert.equal(abandonedDrain(record(unnamed), until.getTime() + 10 ** 9), undefined);
+    assert.equal(abandonedDrain(record(state("running", 3)), until.getTime() + 10 ** 9), undefined);
   });
 });

@@ -75,14 +75,14 @@ export function registerControlCommand(program: Command): void {
       if (outcome.ok) {
         const s = outcome.service;
         process.stdout.write(
-          `${participant}: ${s.observed_lifecycle} (generation ${s.generation}, ${s.accepting_new_work ? "accepting work" : "not accepting work"})\n`,
+          `${participant}: ${s.observed_lifecycle}, ${s.health} (generation ${s.generation}, ${s.accepting_new_work ? "accepting work" : "not accepting work"})\n`,
         );
         return;
       }
       process.stderr.write(`raes: ${outcome.code}: ${outcome.message}\n`);
       if (outcome.service)
         process.stderr.write(
-          `  ${participant} is ${outcome.service.observed_lifecycle} at generation ${outcome.service.generation}\n`,
+          `  ${participant} is ${outcome.service.observed_lifecycle}, ${outcome.service.health}, at generation ${outcome.service.generation}\n`,
         );
     } catch (error) {
       if (!(error instanceof OperatorError)) throw error;
