@@ -126,6 +126,13 @@ export class DecisionVerifier {
         detail: `the recorded operator chain head is decision ${this.#recorded.head_sequence} (${this.#recorded.head_digest}), the decisions end at ${this.#sequence === 0 ? "none" : `decision ${this.#sequence}`}`,
       };
     }
+    if (this.#failure === undefined && this.#recorded.decisions !== this.#sequence)
+      // The count is the head's third member: without this, editing it would go unseen.
+      this.#failure = {
+        kind: ChainBreak.truncated,
+        sequence: this.#recorded.head_sequence,
+        detail: `the recorded operator chain head counts ${this.#recorded.decisions} decisions, the chain holds ${this.#sequence}`,
+      };
     return {
       ok: this.#failure === undefined,
       decisions: this.#decisions,
