@@ -1,4 +1,4 @@
-import { type FileHandle, open, readdir, rm } from "node:fs/promises";
+import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { BundleUnwritableError } from "./bundle-lines.js";
@@ -51,7 +51,7 @@ async function removeStalePartials(file: string): Promise<void> {
  * Creates the partial file a bundle is written to, after removing stale partials of FILE. A folder
  * that is missing, not a folder, or not writable is `evidence.bundle-unwritable`: nothing is created.
  */
-export async function createPartial(file: string): Promise<{ partial: string; handle: FileHandle }> {
+async function createPartial(file: string): Promise<{ partial: string; handle: FileHandle }> {
   await removeStalePartials(file);
   const partial = partialName(file);
   try {
@@ -69,5 +69,77 @@ export async function createPartial(file: string): Promise<{ partial: string; ha
     throw new BundleUnwritableError(`cannot write the bundle ${file}: ${why}; nothing was written`, {
       cause: error,
     });
+  }
+}
+
+/** Makes a rename in `folder` durable; a platform that cannot open a folder for it (Windows) is left as it is. */
+async function syncFolder(folder: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(folder, "r");
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL" && code !== "EACCES") throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * A bundle being written beside its FILE (`createPartial`): written through the file handle itself,
+ * buffered a megabyte at a time, so it can be synced before it is closed (a stream over a handle never
+ * lets that handle close while it holds it); `commit` gives it FILE's name, `discard` removes it.
+ */
+export class PartialBundle {
+  readonly #file: string;
+  readonly #partial: string;
+  readonly #handle: FileHandle;
+  #buffered: Buffer[] = [];
+  #bytes = 0;
+
+  private constructor(file: string, partial: string, handle: FileHandle) {
+    this.#file = file;
+    this.#partial = partial;
+    this.#handle = handle;
+  }
+
+  /** Creates FILE's partial file, removing stale ones first; `evidence.bundle-unwritable` when it cannot. */
+  static async create(file: string): Promise<PartialBundle> {
+    const { partial, handle } = await createPartial(file);
+    return new PartialBundle(file, partial, handle);
+  }
+
+  /** Appends text. */
+  async put(text: string): Promise<void> {
+    const bytes = Buffer.from(text);
+    this.#buffered.push(bytes);
+    this.#bytes += bytes.length;
+    if (this.#bytes >= 1 << 20) await this.#flush();
+  }
+
+  /**
+   * Syncs the file to disk before it takes FILE's name, and the folder after: a crash leaves the old
+   * file or the whole new one, never a named bundle cut short.
+   */
+  async commit(): Promise<void> {
+    await this.#flush();
+    await this.#handle.sync();
+    await this.#handle.close();
+    await rename(this.#partial, this.#file);
+    await syncFolder(dirname(this.#file));
+  }
+
+  /** Closes and removes the partial file: a failed export leaves nothing. */
+  async discard(): Promise<void> {
+    await this.#handle.close().catch(() => undefined);
+    await rm(this.#partial, { force: true });
+  }
+
+  async #flush(): Promise<void> {
+    const chunk = Buffer.concat(this.#buffered);
+    this.#buffered = [];
+    this.#bytes = 0;
+    for (let at = 0; at < chunk.length; ) at += (await this.#handle.write(chunk, at)).bytesWritten;
   }
 }

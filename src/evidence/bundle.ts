@@ -1,6 +1,4 @@
 import * as crypto from "node:crypto";
-import { type FileHandle, open, rename, rm } from "node:fs/promises";
-import { dirname } from "node:path";
 import {
   type ChainHead,
   EMPTY_OPERATOR_CHAIN,
@@ -27,7 +25,7 @@ import {
   MAX_BUNDLE_LINE_BYTES,
   sealLine,
 } from "./bundle-lines.js";
-import { createPartial } from "./bundle-partial.js";
+import { PartialBundle } from "./bundle-partial.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
 import { BEFORE_FIRST_SEQUENCE, type StoreReport, VERIFY_PAGE, verifyReads } from "./verify-store.js";
@@ -99,23 +97,7 @@ export async function writeBundle(
 ): Promise<BundleSummary> {
   // Written beside the file and renamed over it only when whole: a failed export leaves no half
   // bundle, and an existing file is never truncated before the store has been read.
-  const { partial, handle } = await createPartial(file);
-  // Written through the handle itself, buffered a megabyte at a time, so it can be synced before it
-  // is closed (a stream over a handle never lets that handle close while it holds it).
-  let buffered: Buffer[] = [];
-  let bufferedBytes = 0;
-  const flush = async () => {
-    const chunk = Buffer.concat(buffered);
-    buffered = [];
-    bufferedBytes = 0;
-    for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at)).bytesWritten;
-  };
-  const put = async (text: string) => {
-    const bytes = Buffer.from(text);
-    buffered.push(bytes);
-    bufferedBytes += bytes.length;
-    if (bufferedBytes >= 1 << 20) await flush();
-  };
+  const out = await PartialBundle.create(file);
   const hash = crypto.createHash("sha256");
   let lines = 0;
   const write = async (value: unknown) => {
@@ -127,7 +109,7 @@ export async function writeBundle(
       );
     hash.update(line);
     lines += 1;
-    await put(line);
+    await out.put(line);
   };
   try {
     // One snapshot: heads, events, decisions and operations as they stood at one moment, so the
@@ -203,14 +185,8 @@ export async function writeBundle(
       const signature = options.signKey
         ? crypto.sign(null, Buffer.from(signedText(digest)), options.signKey).toString("base64")
         : null;
-      await put(sealLine({ lines, digest, signature }));
-      await flush();
-      // On disk before it takes the bundle's name, and the name on disk after: a crash leaves the old
-      // file or the whole new one, never a named bundle cut short.
-      await handle.sync();
-      await handle.close();
-      await rename(partial, file);
-      await syncFolder(dirname(file));
+      await out.put(sealLine({ lines, digest, signature }));
+      await out.commit();
       return {
         events,
         participants: heads.length,
@@ -221,23 +197,8 @@ export async function writeBundle(
       };
     });
   } catch (error) {
-    await handle.close().catch(() => undefined);
-    await rm(partial, { force: true });
+    await out.discard();
     throw error;
-  }
-}
-
-/** Makes a rename in `folder` durable; a platform that cannot open a folder for it (Windows) is left as it is. */
-async function syncFolder(folder: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(folder, "r");
-    await handle.sync();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL" && code !== "EACCES") throw error;
-  } finally {
-    await handle?.close();
   }
 }
 
