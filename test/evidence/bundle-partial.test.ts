@@ -8,6 +8,8 @@ import { after, describe, it } from "node:test";
 import { partialName } from "../../src/evidence/bundle-partial.js";
 import { writeBundle } from "../../src/evidence/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
+import { ChildScript } from "../helpers/child-process.js";
+import { ROOT } from "../helpers/example.js";
 import { closeCommit, invocation, P1, scheduler } from "../store/records.js";
 
 describe("raes export --bundle writes beside the file and renames it only when whole", () => {
@@ -78,6 +80,32 @@ describe("raes export --bundle cleans what a killed export left, and syncs what 
       for (const kept of [live, elsewhere, unrelated]) assert.ok(existsSync(kept), kept);
       assert.ok(existsSync(file));
     } finally {
+      await store.close();
+    }
+  });
+
+  it("removes the partial file a SIGKILLed export left, at the next export to the same FILE", async () => {
+    const store = await filledStore();
+    const file = join(dir, "killed.jsonl");
+    const child = ChildScript.start(join(ROOT, "test", "helpers", "child-export.ts"), [
+      `sqlite:${join(dir, "killed-source.db")}`,
+      file,
+    ]);
+    try {
+      await child.waitFor((line) => line === "WRITING", 0, "the export writing its partial file");
+      const left = partialName(file, child.pid);
+      assert.ok(existsSync(left), "the export writes beside FILE");
+      process.kill(child.pid, "SIGKILL");
+      assert.equal((await child.exited).signal, "SIGKILL");
+      assert.ok(existsSync(left), "a killed export cannot clean up after itself");
+      await writeBundle(store, file, { version: "0" });
+      assert.equal(existsSync(left), false);
+      assert.deepEqual(
+        readdirSync(dir).filter((f) => f.startsWith("killed.jsonl")),
+        ["killed.jsonl"],
+      );
+    } finally {
+      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");
       await store.close();
     }
   });
