@@ -72,10 +72,10 @@ describe("raes export --include-inputs and raes verify FILE over the demo's stor
     }
   });
 
-  it("verifies the bundle, each input matching its chain's scenario or manifest digest", async () => {
+  it("verifies the bundle, each input matching a chain's scenario or manifest digest", async () => {
     const run = await raes(["verify", BUNDLE]);
     assert.equal(run.code, 0, run.stdout + run.stderr);
-    assert.match(run.stdout, /2 inputs matching its chain's scenario or manifest digest/);
+    assert.match(run.stdout, /2 inputs matching a chain's scenario or manifest digest/);
   });
 
   it("writes every input line as docs/evidence-bundle.schema.json describes it", async () => {

@@ -97,7 +97,7 @@ export function registerVerifyCommand(program: Command): void {
             : "unsigned";
       const inputs =
         (report.inputs?.total ?? 0) > 0
-          ? `, ${counted(report.inputs?.total ?? 0, "input")} matching its chain's scenario or manifest digest`
+          ? `, ${counted(report.inputs?.total ?? 0, "input")} matching a chain's scenario or manifest digest`
           : "";
       process.stdout.write(
         `${bundle}: verified: ${counted(chains?.events ?? 0, "event")} of ${counted(chains?.participants ?? 0, "participant")}, chains intact, ${counted(report.operator?.decisions ?? 0, "operator decision")}${inputs}, seal intact, ${signature}\n`,
