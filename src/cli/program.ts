@@ -81,6 +81,8 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   CliErrorCode.otlp_exporter_missing,
   CliErrorCode.store_unchained,
   "evidence.bundle-unreadable",
+  "evidence.bundle-unwritable",
+  "evidence.input-unanchored",
 ]);
 
 /**

@@ -16,6 +16,15 @@ export const EvidenceCode = {
   unsealable: "evidence.unsealable",
   /** `raes export` found the store's chains broken in the snapshot it was exporting; no bundle was written; exit 1. */
   store_broken: "evidence.store-broken",
+  /** An `input` line's `digest` is not the digest of its bytes, or the line is not an input line (role, name, base64); exit 1. */
+  input_digest: "evidence.input-digest",
+  /**
+   * An included input is not what any chain started from: `raes verify FILE` finds no chain line
+   * recording its scenario or manifest digest (exit 1); `raes export` refuses such a file, writing nothing (exit 2).
+   */
+  input_unanchored: "evidence.input-unanchored",
+  /** `raes export` cannot create the bundle: its folder is missing or not writable; nothing was written; exit 2. */
+  bundle_unwritable: "evidence.bundle-unwritable",
 } as const;
 /** An evidence code. */
 export type EvidenceCode = (typeof EvidenceCode)[keyof typeof EvidenceCode];
@@ -33,6 +42,24 @@ export class BundleUnreadableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "BundleUnreadableError";
+  }
+}
+
+/** `raes export --include-inputs` was given a file no chain of the store started from; no bundle was written. */
+export class InputUnanchoredError extends Error {
+  readonly code = EvidenceCode.input_unanchored;
+  constructor(message: string) {
+    super(message);
+    this.name = "InputUnanchoredError";
+  }
+}
+
+/** `raes export` cannot create the bundle file (its folder is missing or not writable); nothing was written. */
+export class BundleUnwritableError extends Error {
+  readonly code = EvidenceCode.bundle_unwritable;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "BundleUnwritableError";
   }
 }
 

@@ -1,7 +1,4 @@
 import * as crypto from "node:crypto";
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { rename, rm } from "node:fs/promises";
 import {
   type ChainHead,
   EMPTY_OPERATOR_CHAIN,
@@ -12,14 +9,23 @@ import {
 } from "../records/index.js";
 import { type ControlPlaneStore, operationPagesOldestFirst } from "../store/index.js";
 import {
+  type BundleInput,
+  bytesDigest,
+  checkInputLine,
+  inputRole,
+  type ScenarioDigest,
+} from "./bundle-inputs.js";
+import {
   BundleLineTooLongError,
   BundleProblems,
   bundleLines,
   canonicalSignature,
   EvidenceCode,
+  InputUnanchoredError,
   MAX_BUNDLE_LINE_BYTES,
   sealLine,
 } from "./bundle-lines.js";
+import { PartialBundle } from "./bundle-partial.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
 import { BEFORE_FIRST_SEQUENCE, type StoreReport, VERIFY_PAGE, verifyReads } from "./verify-store.js";
@@ -47,8 +53,12 @@ export interface BundleOptions {
   readonly version: string;
   /** An Ed25519 private key: the bundle is signed when given. */
   readonly signKey?: crypto.KeyObject;
-  /** The files the run read, each written whole into the bundle (`--include-inputs`). */
-  readonly inputs?: readonly { readonly role: string; readonly name: string; readonly text: string }[];
+  /**
+   * The files the run read, each written byte for byte into the bundle (`--include-inputs`) with the
+   * role a chain head records its anchor digest for; a file no chain started from is refused
+   * (`InputUnanchoredError`) and nothing is written.
+   */
+  readonly inputs?: readonly BundleInput[];
   /** The wire form of an operation (snake_case, as `raes operation --json` prints it); as stored by default. */
   readonly operationWire?: (operation: Operation) => unknown;
   /** The time written in the header. */
@@ -87,8 +97,7 @@ export async function writeBundle(
 ): Promise<BundleSummary> {
   // Written beside the file and renamed over it only when whole: a failed export leaves no half
   // bundle, and an existing file is never truncated before the store has been read.
-  const partial = `${file}.partial-${process.pid}`;
-  const out = createWriteStream(partial, { flags: "wx" });
+  const out = await PartialBundle.create(file);
   const hash = crypto.createHash("sha256");
   let lines = 0;
   const write = async (value: unknown) => {
@@ -100,7 +109,7 @@ export async function writeBundle(
       );
     hash.update(line);
     lines += 1;
-    if (!out.write(line)) await once(out, "drain");
+    await out.put(line);
   };
   try {
     // One snapshot: heads, events, decisions and operations as they stood at one moment, so the
@@ -111,6 +120,15 @@ export async function writeBundle(
         if (!report.ok) throw new StoreBrokenError(report);
       }
       const heads = await store.listChainHeads();
+      // Each input's role is what a chain started from, decided before a byte is written.
+      const inputs = (options.inputs ?? []).map((input) => {
+        const role = inputRole(input, heads);
+        if (role === undefined)
+          throw new InputUnanchoredError(
+            `${input.name} is neither the scenario nor the manifest any chain of the store started from (its digests: ${JSON.stringify(input.anchors)}); no bundle was written`,
+          );
+        return { ...input, role };
+      });
       const schedulers = await store.listSchedulers();
       await write({
         kind: "header",
@@ -153,23 +171,22 @@ export async function writeBundle(
           stream_fingerprint: s.streamFingerprint,
         });
       }
-      for (const input of options.inputs ?? []) {
+      for (const input of inputs) {
+        // The file's own bytes, base64: a text decoded from them would replace invalid UTF-8 with U+FFFD.
         await write({
           kind: "input",
           role: input.role,
           name: input.name,
-          digest: textDigest(input.text),
-          text: input.text,
+          digest: bytesDigest(input.bytes),
+          base64: input.bytes.toString("base64"),
         });
       }
       const digest = `sha256:${hash.digest("hex")}`;
       const signature = options.signKey
         ? crypto.sign(null, Buffer.from(signedText(digest)), options.signKey).toString("base64")
         : null;
-      out.write(sealLine({ lines, digest, signature }));
-      out.end();
-      await once(out, "finish");
-      await rename(partial, file);
+      await out.put(sealLine({ lines, digest, signature }));
+      await out.commit();
       return {
         events,
         participants: heads.length,
@@ -180,8 +197,7 @@ export async function writeBundle(
       };
     });
   } catch (error) {
-    out.destroy();
-    await rm(partial, { force: true });
+    await out.discard();
     throw error;
   }
 }
@@ -201,6 +217,8 @@ export interface BundleReport {
   readonly chains?: ChainReport;
   /** The operator chain recomputed from the decision lines. */
   readonly operator?: DecisionReport;
+  /** Input lines read, and those whose bytes yield a digest a chain line records as its scenario or manifest. */
+  readonly inputs?: { readonly total: number; readonly anchored: number };
   readonly raes_ts_version?: string;
 }
 
@@ -215,6 +233,11 @@ export async function verifyBundle(
     readonly publicKey?: crypto.KeyObject;
     /** The longest line read (default `MAX_BUNDLE_LINE_BYTES`); a longer one ends the reading. */
     readonly maxLineBytes?: number;
+    /**
+     * The scenario anchor digest of an input's bytes (the compiled model's, `raes verify` compiles
+     * it); without it a scenario input's bytes are checked against its digest only.
+     */
+    readonly scenarioDigest?: ScenarioDigest;
   } = {},
 ): Promise<BundleReport> {
   const max = options.maxLineBytes ?? MAX_BUNDLE_LINE_BYTES;
@@ -229,6 +252,7 @@ export async function verifyBundle(
   let operatorHead: OperatorChainHead | undefined;
   let decisions: DecisionVerifier | undefined;
   let decisionsOk = true;
+  const inputs = { total: 0, anchored: 0 };
   for await (const line of bundleLines(file, max)) {
     lines += 1;
     if (seal !== undefined) {
@@ -289,8 +313,18 @@ export async function verifyBundle(
         chainsOk = false;
       } else if (chainsOk && !verifier.add(value.event)) chainsOk = false;
     } else if (value.kind === "input") {
-      if (typeof value.text !== "string" || value.digest !== textDigest(value.text))
-        problems.add("input digest", `line ${lines}: the input's digest is not the digest of its text`);
+      const checked = checkInputLine(
+        value as Parameters<typeof checkInputLine>[0],
+        heads,
+        options.scenarioDigest,
+        {
+          digest: EvidenceCode.input_digest,
+          unanchored: EvidenceCode.input_unanchored,
+        },
+      );
+      inputs.total += 1;
+      if (checked.checked) inputs.anchored += 1;
+      if (checked.problem !== undefined) problems.add("input", `line ${lines}: ${checked.problem}`);
     } else if (value.kind === "operator_chain") {
       if (operatorHead !== undefined || decisions !== undefined)
         problems.add(
@@ -351,13 +385,9 @@ export async function verifyBundle(
     signature,
     chains,
     operator,
+    inputs,
     ...(typeof header?.raes_ts_version === "string" ? { raes_ts_version: header.raes_ts_version } : {}),
   };
-}
-
-/** `D` of a text: `sha256:` and the hex SHA-256 of its UTF-8 bytes. */
-function textDigest(text: string): string {
-  return `sha256:${crypto.createHash("sha256").update(text).digest("hex")}`;
 }
 
 function isEvent(value: unknown): value is HistoryEvent {

@@ -9,9 +9,17 @@ export {
   writeBundle,
 } from "./bundle.js";
 export {
+  type BundleInput,
+  InputRole,
+  manifestDigest,
+  type ScenarioDigest,
+} from "./bundle-inputs.js";
+export {
   BundleLineTooLongError,
   BundleUnreadableError,
+  BundleUnwritableError,
   EvidenceCode,
+  InputUnanchoredError,
   MAX_BUNDLE_LINE_BYTES,
   MAX_PROBLEMS_PER_KIND,
 } from "./bundle-lines.js";
@@ -35,6 +43,7 @@ export {
 export {
   BEFORE_FIRST_SEQUENCE,
   type StoreReport,
+  storeFailure,
   VERIFY_PAGE,
   verifyDecisions,
   verifyParticipantChain,

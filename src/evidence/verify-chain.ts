@@ -1,4 +1,5 @@
 import {
+  type ChainAnchor,
   type ChainHead,
   chainDigest,
   chainGenesis,
@@ -20,6 +21,11 @@ export const ChainBreak = {
   unchained: "unchained",
   /** The history ends before a participant's recorded chain head, disagrees with it, or has no head. */
   truncated: "truncated",
+  /**
+   * The chain head's anchor (`scenario_digest`, `manifest_digest`) was changed: the participant's
+   * first event chains from another participant's anchor, or from none, not from its own.
+   */
+  anchor: "anchor",
 } as const;
 /** A kind of chain break. */
 export type ChainBreak = (typeof ChainBreak)[keyof typeof ChainBreak];
@@ -51,6 +57,8 @@ interface Pending {
   /** The digest its content chains to from `previous`: its chain_digest, had only that been changed. */
   readonly computed: string;
   readonly missing: number | undefined;
+  /** Whether it is its participant's first event: its predecessor is the chain's genesis. */
+  readonly first: boolean;
 }
 
 interface Chain {
@@ -125,7 +133,7 @@ export class ChainVerifier {
     const previous = chain?.digest ?? this.#genesis(participant);
     const pending = this.#pending;
     if (pending !== undefined && pending.event.participant_address === participant) {
-      this.#fail(this.#judge(pending, event));
+      this.#fail(this.#anchorOr(pending, this.#judge(pending, event)));
       return false;
     }
     if (event.chain_digest === undefined) {
@@ -147,6 +155,16 @@ export class ChainVerifier {
       });
       return false;
     }
+    const moved = digest === event.chain_digest ? undefined : this.#movedFrom(event);
+    if (moved !== undefined) {
+      this.#fail({
+        kind: ChainBreak.edited,
+        participant_address: participant,
+        sequence: event.sequence,
+        detail: `its participant was changed: it was sealed in participant ${moved}'s chain, as that participant's next event`,
+      });
+      return false;
+    }
     if (digest !== event.chain_digest && chain === undefined && !this.#anchors.has(participant)) {
       // Without its head the chain's anchor is unknown: say what is missing, not that the event changed.
       this.#fail({
@@ -164,7 +182,8 @@ export class ChainVerifier {
         return true;
       }
       // Judged by the participant's next event, or by its recorded head at the end.
-      if (pending === undefined) this.#pending = { event, previous, computed: digest, missing: this.#gap };
+      if (pending === undefined)
+        this.#pending = { event, previous, computed: digest, missing: this.#gap, first: chain === undefined };
     }
     this.#chains.set(participant, {
       digest: event.chain_digest,
@@ -178,7 +197,7 @@ export class ChainVerifier {
   finish(): ChainReport {
     if (this.#unexplainedGap !== undefined) this.#fail(this.#unexplainedGap);
     if (this.#failure === undefined && this.#pending !== undefined)
-      this.#fail(this.#judgeAtEnd(this.#pending));
+      this.#fail(this.#anchorOr(this.#pending, this.#judgeAtEnd(this.#pending)));
     if (this.#failure === undefined) this.#checkHeads();
     const heads: Record<string, string> = {};
     for (const p of [...this.#chains.keys()].sort(bytewise)) heads[p] = (this.#chains.get(p) as Chain).digest;
@@ -201,17 +220,67 @@ export class ChainVerifier {
     this.#failure ??= failure;
   }
 
+  /**
+   * The participant (other than its own) whose chain the event was sealed in, as that participant's
+   * next event: an event whose participant_address was changed. Checked only for an event that does
+   * not chain, once per participant: a failure's cost, never a verified history's.
+   */
+  #movedFrom(event: HistoryEvent): string | undefined {
+    const others = new Set([...this.#chains.keys(), ...this.#anchors.keys()]);
+    others.delete(event.participant_address);
+    for (const other of [...others].sort(bytewise)) {
+      const previous = this.#chains.get(other)?.digest ?? this.#genesis(other);
+      // Its address replaced wherever the event names it: a store may keep every mention in one column.
+      if (
+        digestOf(previous, { ...event, participant_address: other }) === event.chain_digest ||
+        digestOf(previous, renamed(event, event.participant_address, other) as object) === event.chain_digest
+      )
+        return other;
+    }
+    return undefined;
+  }
+
+  /**
+   * A participant's first event judged edited (its successor or head still holds its digest) may be
+   * intact under a changed head anchor: it then chains from another anchor (another head's, or
+   * none), which names the head; when no anchor explains it, the detail says both are possible.
+   */
+  #anchorOr(suspect: Pending, failure: ChainFailure): ChainFailure {
+    if (!suspect.first || failure.kind !== ChainBreak.edited || failure.detail !== EDITED) return failure;
+    const { event } = suspect;
+    const head = this.#anchors.get(event.participant_address);
+    if (head === undefined) return failure;
+    const anchors = new Map<string, ChainAnchor>([["none", UNANCHORED]]);
+    for (const other of [...this.#anchors.values()].sort((a, b) =>
+      bytewise(a.participant_address, b.participant_address),
+    ))
+      if (other.participant_address !== head.participant_address)
+        anchors.set(`participant ${other.participant_address}'s`, other);
+    const named = `scenario_digest ${head.scenario_digest}, manifest_digest ${head.manifest_digest}`;
+    for (const [whose, anchor] of anchors) {
+      if (anchor.scenario_digest === head.scenario_digest && anchor.manifest_digest === head.manifest_digest)
+        continue;
+      const genesis = chainGenesis(event.participant_address, anchor);
+      if (digestOf(genesis, event) === event.chain_digest)
+        return {
+          ...failure,
+          kind: ChainBreak.anchor,
+          detail: `the chain head's anchor was changed: its first event was sealed from ${whose === "none" ? "no anchor" : `${whose} anchor`} (scenario_digest ${anchor.scenario_digest}, manifest_digest ${anchor.manifest_digest}), the head names ${named}`,
+        };
+    }
+    return {
+      ...failure,
+      detail: `${EDITED}, or its chain head's anchor (${named}) was changed: a chain's first event cannot tell which`,
+    };
+  }
+
   /** The suspect's kind, from the participant's next event. */
   #judge(suspect: Pending, next: HistoryEvent): ChainFailure {
     const { event, previous, computed } = suspect;
     const at = { participant_address: event.participant_address, sequence: event.sequence };
     if (next.chain_digest !== undefined && event.chain_digest !== undefined) {
       if (digestOf(event.chain_digest, next) === next.chain_digest)
-        return {
-          ...at,
-          kind: ChainBreak.edited,
-          detail: "its content differs from what its chain_digest sealed",
-        };
+        return { ...at, kind: ChainBreak.edited, detail: EDITED };
       // Its content still chains into the next event: only its chain_digest value was changed.
       if (digestOf(computed, next) === next.chain_digest)
         return { ...at, kind: ChainBreak.edited, detail: EDITED_DIGEST };
@@ -256,11 +325,7 @@ export class ChainVerifier {
         detail: `it comes after the recorded chain head (sequence ${head.head_sequence})`,
       };
     if (head !== undefined && head.head_digest === event.chain_digest)
-      return {
-        ...at,
-        kind: ChainBreak.edited,
-        detail: "its content differs from what its chain_digest sealed",
-      };
+      return { ...at, kind: ChainBreak.edited, detail: EDITED };
     if (head !== undefined && head.head_digest === suspect.computed)
       return { ...at, kind: ChainBreak.edited, detail: EDITED_DIGEST };
     return { ...at, kind: ChainBreak.reordered, detail: "it does not chain from the event before it" };
@@ -317,6 +382,8 @@ export class ChainVerifier {
     }
   }
 }
+
+const EDITED = "its content differs from what its chain_digest sealed";
 
 const SWAPPED = "it and the participant's next event swapped places: each was sealed at the other's";
 
@@ -379,6 +446,14 @@ function removed(participant: string, missing: number, next: number | undefined)
     sequence: missing,
     detail: `sequence ${missing} is missing, and the participant's chain does not go on ${next === undefined ? "to its recorded head" : `at sequence ${next}`}`,
   };
+}
+
+/** `value` with every string equal to `from` replaced by `to` (its depth was bounded when its digest was taken). */
+function renamed(value: unknown, from: string, to: string): unknown {
+  if (value === from) return to;
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => renamed(item, from, to));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renamed(item, from, to)]));
 }
 
 function bytewise(a: string, b: string): number {

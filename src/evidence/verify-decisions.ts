@@ -32,6 +32,8 @@ export class DecisionVerifier {
     | { readonly decision: OperatorDecision; readonly previous: string; readonly computed: string }
     | undefined;
   #failure: DecisionFailure | undefined;
+  /** A skipped sequence, judged by the next decision (or the end): removed, or a line moved. */
+  #gap: { readonly missing: number; readonly read: number } | undefined;
 
   constructor(recorded: OperatorChainHead) {
     this.#recorded = recorded;
@@ -47,13 +49,36 @@ export class DecisionVerifier {
       this.#failure = judge(suspect.decision, suspect.previous, suspect.computed, decision);
       return false;
     }
-    if (decision.sequence !== this.#sequence + 1) {
+    const gap = this.#gap;
+    if (gap !== undefined) {
+      // The decision after a skipped sequence: the skipped one brought late is a line moved (only a
+      // bundle's lines can go back), any other leaves it missing.
+      this.#failure =
+        decision.sequence === gap.missing
+          ? {
+              kind: ChainBreak.reordered,
+              sequence: decision.sequence,
+              detail: `it comes after decision ${gap.read}: the decisions are out of order`,
+            }
+          : {
+              kind: ChainBreak.removed,
+              sequence: gap.missing,
+              detail: `decision ${gap.missing} was expected, decision ${gap.read} was read (decisions are numbered without gaps)`,
+            };
+      return false;
+    }
+    if (decision.sequence <= this.#sequence) {
       this.#failure = {
-        kind: decision.sequence > this.#sequence + 1 ? ChainBreak.removed : ChainBreak.reordered,
-        sequence: Math.min(decision.sequence, this.#sequence + 1),
-        detail: `decision ${this.#sequence + 1} was expected, decision ${decision.sequence} was read (decisions are numbered without gaps)`,
+        kind: ChainBreak.inserted,
+        sequence: decision.sequence,
+        detail: `decision ${decision.sequence} was read already (the last read was ${this.#sequence}): the decision is repeated or put in`,
       };
       return false;
+    }
+    if (decision.sequence !== this.#sequence + 1) {
+      // Judged by the next decision, as a history's gap is: it may bring the missing one late.
+      this.#gap = { missing: this.#sequence + 1, read: decision.sequence };
+      return true;
     }
     const digest = digestOf(previous, decision);
     if (digest === undefined) {
@@ -69,6 +94,12 @@ export class DecisionVerifier {
 
   /** The report once every decision was added. */
   finish(): DecisionReport {
+    if (this.#failure === undefined && this.#gap !== undefined)
+      this.#failure = {
+        kind: ChainBreak.removed,
+        sequence: this.#gap.missing,
+        detail: `decision ${this.#gap.missing} was expected, decision ${this.#gap.read} was read (decisions are numbered without gaps)`,
+      };
     if (this.#failure === undefined && this.#suspect !== undefined) {
       const { decision } = this.#suspect;
       this.#failure =
@@ -95,6 +126,13 @@ export class DecisionVerifier {
         detail: `the recorded operator chain head is decision ${this.#recorded.head_sequence} (${this.#recorded.head_digest}), the decisions end at ${this.#sequence === 0 ? "none" : `decision ${this.#sequence}`}`,
       };
     }
+    if (this.#failure === undefined && this.#recorded.decisions !== this.#sequence)
+      // The count is the head's third member: without this, editing it would go unseen.
+      this.#failure = {
+        kind: ChainBreak.truncated,
+        sequence: this.#recorded.head_sequence,
+        detail: `the recorded operator chain head counts ${this.#recorded.decisions} decisions, the chain holds ${this.#sequence}`,
+      };
     return {
       ok: this.#failure === undefined,
       decisions: this.#decisions,

@@ -61,6 +61,27 @@ export async function verifyStoreAfter(
   return { ...chains, ok: resolutions.ok, operator, resolutions };
 }
 
+/**
+ * What fails first in a store's report, for a person, or undefined when it verifies: the one sentence
+ * `raes verify --store` prints after the store's name (docs/evidence-format.md), and what the timeline
+ * and `raes serve` badges show, so no view of a store calls verified what `raes verify` fails.
+ */
+export function storeFailure(report: StoreReport): string | undefined {
+  const f = report.failure;
+  if (f !== undefined) {
+    const who = f.participant_address === "" ? "" : `participant ${f.participant_address}, `;
+    return `chain broken: ${f.kind} event: ${who}sequence ${f.sequence}: ${f.detail}`;
+  }
+  const o = report.operator.failure;
+  if (o !== undefined)
+    return `operator chain broken: ${o.kind} decision: sequence ${o.sequence}: ${o.detail}`;
+  const r = report.resolutions?.failure;
+  if (r !== undefined)
+    return `operation record does not match the operator chain: operation ${r.id}: ${r.detail}`;
+  // A report is not ok only with one of the failures above; said anyway rather than shown empty.
+  return report.ok ? undefined : "the store does not verify";
+}
+
 /** Recomputes the store's operator chain a page at a time (one snapshot), stopping at the first decision that fails. */
 export async function verifyDecisions(
   store: Pick<ControlPlaneStore, "readSnapshot">,

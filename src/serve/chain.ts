@@ -1,4 +1,4 @@
-import { verifyDecisions, verifyParticipantChain } from "../evidence/index.js";
+import { storeFailure, verifyParticipantChain, verifyStore } from "../evidence/index.js";
 import type { ChainHead, OperatorChainHead } from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 
@@ -36,7 +36,8 @@ export interface ChainWatchTiming {
 }
 
 /**
- * Recomputes every participant's chain and the operator chain in the background, when a head moved
+ * Recomputes every participant's chain, and the store as `raes verify --store` does (the operator chain
+ * and the resolutions with it), in the background, when a head moved
  * (at most once per `minIntervalMs`, and never sooner than ten times the last check's duration, so a
  * long history costs at most a tenth of a core) and every `recheckMs`: one check at a time, whatever
  * the number of watchers, and none while nobody watches (the hub calls `observe` only then).
@@ -47,6 +48,7 @@ export class ChainWatch {
   readonly #now: () => number;
   #participants = new Map<string, ChainView>();
   #decisions: ChainView = CHECKING;
+  #verdict: ChainView = CHECKING;
   #checkedKey: string | undefined;
   #startedAt = Number.NEGATIVE_INFINITY;
   /** How long the last check took (ms): the next waits ten times that, so checking takes at most a tenth of the time. */
@@ -106,6 +108,14 @@ export class ChainWatch {
     return this.#decisions;
   }
 
+  /**
+   * The whole store as `raes verify --store` checks it (every history chain in commit order, the
+   * operator chain, each resolution against its decision): its verdict and first failure, in its words.
+   */
+  store(): ChainView {
+    return this.#verdict;
+  }
+
   async #check(participants: readonly string[], key: string): Promise<void> {
     const found = new Map<string, ChainView>();
     for (const address of participants) {
@@ -124,15 +134,27 @@ export class ChainWatch {
             },
       );
     }
-    const operator = await verifyDecisions(this.#store);
-    const g = operator.failure;
+    // The operator chain's view comes from the same check as the store's verdict: one read, one answer.
+    const report = await verifyStore(this.#store);
+    const g = report.operator.failure;
     this.#decisions =
       g === undefined
-        ? { state: ChainState.verified, count: operator.decisions }
+        ? { state: ChainState.verified, count: report.operator.decisions }
         : {
             state: ChainState.broken,
-            count: operator.decisions,
+            count: report.operator.decisions,
             failure: `${g.kind} decision at sequence ${g.sequence}: ${g.detail}`,
+          };
+    const failure = storeFailure(report);
+    const f = report.failure;
+    this.#verdict =
+      failure === undefined
+        ? { state: ChainState.verified, count: report.events }
+        : {
+            state: ChainState.broken,
+            count: report.events,
+            failure,
+            ...(f === undefined ? {} : { at: { participant: f.participant_address, sequence: f.sequence } }),
           };
     this.#participants = found;
     this.#checkedKey = key;

@@ -18,14 +18,23 @@ export const MAX_WAITING_RENDERS = 8;
 /** The timeline frame's policy: the timeline page's own, and framed by this console only. */
 export const FRAME_CSP = `${TIMELINE_CSP}; base-uri 'none'; form-action 'none'; frame-ancestors 'self'`;
 
-function timelineChain(view: ChainView): TimelineChain | null {
-  if (view.state === ChainState.checking) return null;
+/**
+ * The frame's badge: broken when the participant's chain is (named at its event), else when the store
+ * fails as `raes verify --store` fails it (its failure line), so a frame never says verified where that
+ * command exits 1; none while either is still being checked.
+ */
+function timelineChain(view: ChainView, store: ChainView): TimelineChain | null {
+  if (view.state === ChainState.checking || store.state === ChainState.checking) return null;
+  if (view.state === ChainState.broken)
+    return {
+      ok: false,
+      events: view.count,
+      failure: `chain broken: participant ${view.at?.participant ?? ""}, ${view.failure ?? ""}`,
+    };
   return {
-    ok: view.state === ChainState.verified,
+    ok: store.state === ChainState.verified,
     events: view.count,
-    ...(view.failure === undefined
-      ? {}
-      : { failure: `participant ${view.at?.participant ?? ""}, ${view.failure}` }),
+    ...(store.failure === undefined ? {} : { failure: store.failure }),
   };
 }
 
@@ -50,14 +59,19 @@ export class TimelineFrames {
    * The page of `participant` at `version`, rendered once per version; undefined, rendering nothing,
    * when MAX_WAITING_RENDERS renders are already waiting.
    */
-  html(participant: string, version: string, chain: ChainView): Promise<string> | undefined {
+  html(
+    participant: string,
+    version: string,
+    chain: ChainView,
+    store: ChainView,
+  ): Promise<string> | undefined {
     const key = JSON.stringify([participant, version]);
     const kept = this.#kept.get(key);
     if (kept !== undefined) return kept;
     if (this.#waiting >= MAX_WAITING_RENDERS) return undefined;
     this.#waiting += 1;
     const rendered = this.#queue
-      .then(() => this.#render(participant, chain))
+      .then(() => this.#render(participant, chain, store))
       .finally(() => {
         this.#waiting -= 1;
       });
@@ -68,8 +82,8 @@ export class TimelineFrames {
     return rendered;
   }
 
-  async #render(participant: string, chain: ChainView): Promise<string> {
-    const timelineChainView = timelineChain(chain);
+  async #render(participant: string, chain: ChainView, store: ChainView): Promise<string> {
+    const timelineChainView = timelineChain(chain, store);
     const input = await readTimelineInput(this.#store, { participantAddress: participant }, undefined, {
       lastEvents: FRAME_EVENTS,
       chain: timelineChainView,

@@ -76,6 +76,7 @@ export function consolePage(token: string): string {
 <span>decisions recorded as <code id="operator"></code></span>
 <span id="live" data-live="connecting">connecting…</span>
 <span id="decisions"></span>
+<span id="evidence"></span>
 </header>
 <section id="waits" aria-labelledby="waits-title">
 <h2 id="waits-title">Needs an operator (<span id="waits-count">0</span>)</h2>

@@ -196,6 +196,7 @@ export const CONSOLE_SCRIPT = `(() => {
         p.schedulers.map((s) => s.lifecycle + "@" + s.updatedAt).join(","),
         p.chain.state,
         state.decisions.recorded,
+        state.evidence.state,
       ].join("/");
       syncFrame(p.address);
     }
@@ -212,6 +213,7 @@ export const CONSOLE_SCRIPT = `(() => {
     $("operator").textContent = state.operator;
     const decisions = $("decisions");
     decisions.replaceChildren(chainBadge(state.decisions, "operator decisions: " + state.decisions.recorded + " recorded, chain"));
+    $("evidence").replaceChildren(chainBadge(state.evidence, "store evidence (raes verify):"));
     renderWaits();
     renderParticipants();
     renderOperations();

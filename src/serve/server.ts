@@ -201,7 +201,7 @@ export async function startConsole(options: ConsoleOptions): Promise<ConsoleServ
         version.length > MAX_VERSION
       )
         throw new Refused(ServeRefusal.bad_request, "give ?participant=ADDRESS");
-      const frame = frames.html(participant, version, chains.participant(participant));
+      const frame = frames.html(participant, version, chains.participant(participant), chains.store());
       if (frame === undefined)
         throw new Refused(
           ServeRefusal.busy,

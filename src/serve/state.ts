@@ -101,6 +101,8 @@ export interface ConsoleState {
   readonly operations: Shown<OperationView>;
   /** The operator chain: every approve, deny, resolve, resume and execution-control decision. */
   readonly decisions: ChainView & { readonly recorded: number };
+  /** The store as `raes verify --store` checks it: broken exactly when that command exits 1, with its failure line. */
+  readonly evidence: ChainView;
   /** Each action's button text, by name. */
   readonly actions: Readonly<Record<string, string>>;
   /** The question the page asks before sending an action that cannot be undone, by name. */
@@ -238,6 +240,7 @@ export async function readConsoleState(
     participants: shown(participants, SHOWN.participants),
     operations: shown(operations.map(operationView), SHOWN.operations),
     decisions: { ...context.chains.decisions(), recorded: decisionHead.decisions },
+    evidence: context.chains.store(),
     actions: Object.fromEntries(Object.entries(CONSOLE_ACTIONS).map(([name, a]) => [name, a.label])),
     confirms: Object.fromEntries(
       Object.entries(CONSOLE_ACTIONS).flatMap(([name, a]) =>

@@ -1,4 +1,10 @@
-import { ChainVerifier, type StoreReport, verifyStore, verifyStoreAfter } from "../evidence/index.js";
+import {
+  ChainVerifier,
+  type StoreReport,
+  storeFailure,
+  verifyStore,
+  verifyStoreAfter,
+} from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
 import { type Operation, readParticipantServices } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
@@ -429,15 +435,14 @@ async function chainStatus(store: ControlPlaneStore): Promise<TimelineChain> {
   return chainBadge(await verifyStore(store));
 }
 
-/** The header's badge of a store's report. */
+/** The header's badge of a store's report: its verdict and first failure are `raes verify --store`'s own. */
 function chainBadge(report: StoreReport): TimelineChain {
-  const f = report.failure;
+  const failure = storeFailure(report);
   return {
     ok: report.ok,
     events: report.events,
-    ...(f
-      ? { failure: `${f.kind} event: participant ${f.participant_address}, sequence ${f.sequence}` }
-      : {}),
+    ...(report.ok ? { decisions: report.operator.decisions } : {}),
+    ...(failure === undefined ? {} : { failure }),
   };
 }
 

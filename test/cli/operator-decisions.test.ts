@@ -66,6 +66,11 @@ const TAMPERS = [
       VALUES (3, 'resume', '${P1}', 'mallory', '', '2025-01-04T00:00:00.000000Z', 'sha256:${"0".repeat(64)}')`,
     says: /operator chain broken: inserted decision: sequence 3:/,
   },
+  {
+    name: "counted otherwise by its head",
+    sql: "UPDATE operator_chain SET decisions = 5",
+    says: /operator chain broken: truncated decision: sequence 2: the recorded operator chain head counts 5 decisions, the chain holds 2/,
+  },
 ] as const;
 
 /** Direct edits of a resolved operation's record (not chained itself), and what `raes verify` must name. */
@@ -267,6 +272,17 @@ describe("operator decisions in an evidence bundle", () => {
     const broken = await raes(["verify", tampered]);
     assert.equal(broken.code, 1, broken.stdout);
     assert.match(broken.stdout, /operator decision edited: sequence 1:/);
+
+    const recounted = body.map((l) =>
+      l.startsWith('{"kind":"operator_chain"') ? l.replace('"decisions":2', '"decisions":3') : l,
+    );
+    assert.notDeepEqual(recounted, body);
+    writeFileSync(tampered, resealed(recounted));
+    const miscounted = await verifyBundle(tampered);
+    assert.match(
+      miscounted.problems.join("\n"),
+      /operator decision truncated: sequence 2: the recorded operator chain head counts 3 decisions, the chain holds 2/,
+    );
 
     const dropped = body.filter((_, i) => i !== at);
     writeFileSync(tampered, resealed(dropped));

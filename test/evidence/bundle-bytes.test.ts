@@ -12,6 +12,7 @@ import {
   verifyBundle,
   writeBundle,
 } from "../../src/evidence/index.js";
+import { jcsDigest } from "../../src/records/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { closeCommit, invocation, P1, scheduler } from "../store/records.js";
 
@@ -46,7 +47,7 @@ describe("a signed bundle is checked over its own bytes", () => {
     await store.openInvocation(inv, scheduler({ participantAddress: P1 }));
     await store.commitInvocation({
       ...closeCommit(inv),
-      anchor: { scenario_digest: null, manifest_digest: null },
+      anchor: { scenario_digest: null, manifest_digest: jcsDigest({ name: "\uFFFD" }) },
     });
     // A signature holding `+` or `/`, so its URL-safe spelling differs (most keys give one).
     for (;;) {
@@ -54,8 +55,14 @@ describe("a signed bundle is checked over its own bytes", () => {
       await writeBundle(store, BUNDLE, {
         version: "0.0.0-test",
         signKey: keys.privateKey,
-        // U+FFFD in an input: three bytes a decoder would also make of one invalid byte.
-        inputs: [{ role: "input", name: "scenario.yaml", text: "name: \uFFFD\n" }],
+        // U+FFFD in an input's name: three bytes a decoder would also make of one invalid byte.
+        inputs: [
+          {
+            name: "manifest-\uFFFD.json",
+            bytes: Buffer.from('{"name":"\uFFFD"}\n'),
+            anchors: { manifest: jcsDigest({ name: "\uFFFD" }) },
+          },
+        ],
       });
       publicKey = keys.publicKey;
       if (/[+/]/.test(seal().signature)) break;

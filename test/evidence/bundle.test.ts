@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { verifyBundle, writeBundle } from "../../src/evidence/index.js";
+import { jcsDigest } from "../../src/records/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { closeCommit, invocation, P1, P2, scheduler } from "../store/records.js";
 
@@ -38,11 +39,17 @@ describe("a bundle's structure, checked by verifyBundle", () => {
     for (const inv of closes)
       await store.commitInvocation({
         ...closeCommit(inv),
-        anchor: { scenario_digest: null, manifest_digest: null },
+        anchor: { scenario_digest: null, manifest_digest: jcsDigest({ name: "x" }) },
       });
     await writeBundle(store, BUNDLE, {
       version: "0.0.0-test",
-      inputs: [{ role: "input", name: "scenario.yaml", text: "name: x\n" }],
+      inputs: [
+        {
+          name: "manifest.json",
+          bytes: Buffer.from('{"name": "x"}\n'),
+          anchors: { manifest: jcsDigest({ name: "x" }) },
+        },
+      ],
     });
     await store.close();
   });
@@ -75,17 +82,19 @@ describe("a bundle's structure, checked by verifyBundle", () => {
     );
   });
 
-  it("fails an input whose text no longer has the digest written beside it", async () => {
+  it("fails an input whose bytes no longer have the digest written beside them", async () => {
     const file = resealed((lines) =>
       lines.map((l) => {
-        const value = JSON.parse(l) as { kind: string; text?: string };
-        return value.kind === "input" ? JSON.stringify({ ...value, text: "name: y\n" }) : l;
+        const value = JSON.parse(l) as { kind: string; base64?: string };
+        return value.kind === "input"
+          ? JSON.stringify({ ...value, base64: Buffer.from('{"name":"y"}').toString("base64") })
+          : l;
       }),
     );
     const report = await verifyBundle(file);
     assert.equal(report.ok, false);
     assert.ok(
-      report.problems.some((p) => /the input's digest is not the digest of its text/.test(p)),
+      report.problems.some((p) => /evidence\.input-digest: input "manifest\.json": its digest/.test(p)),
       report.problems.join("\n"),
     );
   });

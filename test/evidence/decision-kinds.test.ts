@@ -71,4 +71,47 @@ describe("the operator chain names each tampering with the documented kind", () 
     const report = verify(edited as OperatorDecision[], head);
     assert.deepEqual([report.failure?.kind, report.failure?.sequence], [ChainBreak.edited, 2]);
   });
+
+  it("names two decision lines swapped, as in a bundle, reordered at the decision that came late", () => {
+    const { decisions, head } = chain();
+    const [a, b, c, d] = decisions as [
+      OperatorDecision,
+      OperatorDecision,
+      OperatorDecision,
+      OperatorDecision,
+    ];
+    const report = verify([a, c, b, d], head);
+    assert.deepEqual([report.failure?.kind, report.failure?.sequence], [ChainBreak.reordered, 2]);
+    assert.match(report.failure?.detail ?? "", /^it comes after decision 3: the decisions are out of order$/);
+  });
+
+  it("names a decision line repeated, as in a bundle, inserted at the repeated sequence", () => {
+    const { decisions, head } = chain();
+    const [a, b, c, d] = decisions as [
+      OperatorDecision,
+      OperatorDecision,
+      OperatorDecision,
+      OperatorDecision,
+    ];
+    for (const [lines, at] of [
+      [[a, b, b, c, d], 2],
+      [[a, b, c, a, d], 1],
+    ] as const) {
+      const report = verify(lines, head);
+      assert.deepEqual([report.failure?.kind, report.failure?.sequence], [ChainBreak.inserted, at]);
+      assert.match(report.failure?.detail ?? "", /was read already .*: the decision is repeated or put in$/);
+    }
+  });
+
+  it("names a decision missing with nothing to bring it late removed, at the missing sequence", () => {
+    const { decisions, head } = chain();
+    const [a, , c, d] = decisions as [OperatorDecision, OperatorDecision, OperatorDecision, OperatorDecision];
+    for (const lines of [
+      [a, c, d],
+      [a, c],
+    ]) {
+      const report = verify(lines, head);
+      assert.deepEqual([report.failure?.kind, report.failure?.sequence], [ChainBreak.removed, 2]);
+    }
+  });
 });

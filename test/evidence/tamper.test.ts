@@ -42,10 +42,28 @@ interface Tables {
   p(n: number): string;
 }
 
+/**
+ * Moves an event to another participant as each store keeps it: SQLite names the participant in a
+ * column its body refers to; PostgreSQL keeps the whole event in its body, beside the column.
+ */
+async function moveEvent(t: Tables, sequence: number, to: string): Promise<void> {
+  if (t.p(1) === "?")
+    return t.run("UPDATE history_events SET participant_address = ? WHERE sequence = ?", [to, sequence]);
+  await t.run(
+    `UPDATE history_events SET participant_address = $1,
+       body = replace(body::text, '"participant_address":' || to_json(participant_address)::text,
+                      '"participant_address":' || to_json($1::text)::text)::json
+     WHERE sequence = $2`,
+    [to, sequence],
+  );
+}
+
 /** The tamperings every store must catch, each naming the event it touched. */
 const TAMPERINGS: readonly {
   readonly name: string;
   readonly kind: ChainBreak;
+  /** What the failure's detail must say, when its kind alone does not name the tampering. */
+  readonly says?: RegExp;
   readonly apply: (
     t: Tables,
     events: readonly HistoryEvent[],
@@ -246,6 +264,50 @@ const TAMPERINGS: readonly {
       return { participant: a.participant_address, sequence: a.sequence };
     },
   },
+  {
+    name: "changes the scenario_digest of one participant's chain head",
+    kind: ChainBreak.anchor,
+    says: /^the chain head's anchor was changed: its first event was sealed from participant .+'s anchor \(scenario_digest sha256:scenario, manifest_digest sha256:manifest\), the head names scenario_digest sha256:other/,
+    apply: async (t, events) => {
+      const first = events[0] as HistoryEvent;
+      await t.run(
+        `UPDATE history_chains SET scenario_digest = 'sha256:other' WHERE participant_address = ${t.p(1)}`,
+        [first.participant_address],
+      );
+      return { participant: first.participant_address, sequence: first.sequence };
+    },
+  },
+  {
+    name: "changes the scenario_digest of every chain head alike",
+    kind: ChainBreak.edited,
+    says: /or its chain head's anchor \(scenario_digest sha256:other, manifest_digest sha256:manifest\) was changed: a chain's first event cannot tell which$/,
+    apply: async (t, events) => {
+      await t.run("UPDATE history_chains SET scenario_digest = 'sha256:other'");
+      const first = events[0] as HistoryEvent;
+      return { participant: first.participant_address, sequence: first.sequence };
+    },
+  },
+  {
+    name: "moves one event to the other participant",
+    kind: ChainBreak.edited,
+    says: /^its participant was changed: it was sealed in participant .+'s chain, as that participant's next event$/,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      const other = events.find((e) => e.participant_address !== target.participant_address) as HistoryEvent;
+      await moveEvent(t, target.sequence, other.participant_address);
+      return { participant: other.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "moves a participant's last event to a participant with no chain",
+    kind: ChainBreak.edited,
+    says: /^its participant was changed: it was sealed in participant .+'s chain, as that participant's next event$/,
+    apply: async (t, events) => {
+      const target = events[events.length - 1] as HistoryEvent;
+      await moveEvent(t, target.sequence, "participant:green/nobody");
+      return { participant: "participant:green/nobody", sequence: target.sequence };
+    },
+  },
 ];
 
 describe("raes verify over a SQLite store", () => {
@@ -294,6 +356,7 @@ describe("raes verify over a SQLite store", () => {
         [tampering.kind, expected.participant, expected.sequence],
         report.failure?.detail,
       );
+      if (tampering.says) assert.match(report.failure?.detail ?? "", tampering.says);
     });
   }
 });
@@ -385,6 +448,7 @@ describe("raes verify over a PostgreSQL store", async () => {
         [tampering.kind, expected.participant, expected.sequence],
         report.failure?.detail,
       );
+      if (tampering.says) assert.match(report.failure?.detail ?? "", tampering.says);
     });
   }
 });

@@ -177,7 +177,7 @@ describe("readTimelinePage: the timeline drawn one invocation at a time", () => 
     assert.match(
       broken,
       new RegExp(
-        `data-chain="broken" role="alert">History chain broken: edited event: participant ${EXAMPLE.participant}, sequence 3`,
+        `data-chain="broken" role="alert">Evidence does not verify: chain broken: edited event: participant ${EXAMPLE.participant}, sequence 3: `,
       ),
     );
     // A participant's page is not the whole history: the badge's chains are read on their own.

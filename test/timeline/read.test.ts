@@ -169,7 +169,11 @@ describe("readTimelineInput", () => {
     const inner = new MemoryControlPlaneStore();
     await runKnownHistory(inner);
     const input = await readTimelineInput(inner);
-    assert.deepEqual(input.chain, { ok: true, events: (await inner.listEvents()).length });
+    assert.deepEqual(input.chain, {
+      ok: true,
+      events: (await inner.listEvents()).length,
+      decisions: (await inner.getDecisionHead()).decisions,
+    });
     assert.match(
       renderTimelineHtml(input),
       /data-chain="verified">History chain verified: \d+ events recomputed/,
@@ -192,7 +196,7 @@ describe("readTimelineInput", () => {
     assert.match(
       renderTimelineHtml(broken),
       new RegExp(
-        `data-chain="broken" role="alert">History chain broken: edited event: participant ${EXAMPLE.participant}, sequence 3`,
+        `data-chain="broken" role="alert">Evidence does not verify: chain broken: edited event: participant ${EXAMPLE.participant}, sequence 3: `,
       ),
     );
   });

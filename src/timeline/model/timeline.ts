@@ -119,11 +119,13 @@ export interface PendingApproval {
   readonly timeoutSeconds: number;
 }
 
-/** The outcome of recomputing the store's history chains, as the header badge shows it. */
+/** The outcome of verifying the store (`raes verify --store`), as the header badge shows it. */
 export interface TimelineChain {
   readonly ok: boolean;
   readonly events: number;
-  /** The first event that does not verify, for a person: its kind, participant and sequence. */
+  /** Operator decisions recomputed, when the operator chain was checked. */
+  readonly decisions?: number;
+  /** What fails first, for a person, as `raes verify --store` names it (`storeFailure`). */
   readonly failure?: string;
 }
 

@@ -35,12 +35,20 @@ function summary(
   ].join("");
 }
 
-/** The header's badge: whether every history chain of the store verifies (`raes verify`). */
+/**
+ * The header's badge: whether the store verifies as `raes verify --store` checks it (history chains,
+ * operator chain, resolutions), and when not, what fails first in its words.
+ */
 export function chainBadge(chain: TimelineChain | undefined): string {
   if (chain === undefined) return "";
-  if (chain.ok)
-    return `<p class="chain verified" data-chain="verified">History chain verified: ${plural(chain.events, "event")} recomputed, every chain intact.</p>`;
-  return `<p class="chain broken" data-chain="broken" role="alert">History chain broken: ${escapeHtml(chain.failure ?? "")}. Run raes verify for details.</p>`;
+  if (chain.ok) {
+    const decisions =
+      chain.decisions === undefined
+        ? ""
+        : `; ${plural(chain.decisions, "operator decision")}, operator chain intact`;
+    return `<p class="chain verified" data-chain="verified">History chain verified: ${plural(chain.events, "event")} recomputed, every chain intact${decisions}.</p>`;
+  }
+  return `<p class="chain broken" data-chain="broken" role="alert">Evidence does not verify: ${escapeHtml(chain.failure ?? "the store does not verify")}. Run raes verify for details.</p>`;
 }
 
 /** What the page says besides what its store holds. */

@@ -1,6 +1,6 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import { readFileSync, realpathSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { printableStoreUrl } from "../../../printed/index.js";
 import { readStoreUrl } from "../../../store/index.js";
@@ -8,7 +8,6 @@ import { counted, ExitCode, printError } from "../../exit.js";
 import { inputFile, outputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
 import { operationToWire } from "../operation-wire.js";
-import { storeFailureLine } from "./store-failure.js";
 import { refuseUnchainedStore } from "./unchained.js";
 
 interface ExportOptions {
@@ -67,13 +66,12 @@ export function registerExportCommand(program: Command): void {
         "write these files (the scenario, the manifest) whole into the bundle",
       ),
   ).action(async (options: ExportOptions) => {
-    const { EvidenceCode, StoreBrokenError, writeBundle } = await import("../../../evidence/index.js");
+    const { EvidenceCode, StoreBrokenError, storeFailure, writeBundle } = await import(
+      "../../../evidence/index.js"
+    );
     const signKey = options.signKey;
-    const inputs = (options.includeInputs ?? []).map((file) => ({
-      role: "input",
-      name: basename(file),
-      text: readFileSync(inputFile(file), "utf8"),
-    }));
+    const { bundleInput } = await import("./inputs.js");
+    const inputs = (options.includeInputs ?? []).map((file) => bundleInput(inputFile(file)));
     const file = resolve(options.bundle);
     refuseStoreAsBundle(options.store, file);
     // Read-only, as `raes verify` opens it: an export never migrates the store it reads, and a store
@@ -100,7 +98,7 @@ export function registerExportCommand(program: Command): void {
       // The same line as raes verify --store prints: the tampering is named, and nothing is signed over it.
       printError(
         EvidenceCode.store_broken,
-        `${storeFailureLine(printableStoreUrl(options.store), summary)}; no bundle was written`,
+        `${printableStoreUrl(options.store)}: ${storeFailure(summary)}; no bundle was written`,
       );
       process.exitCode = ExitCode.findings;
       return;

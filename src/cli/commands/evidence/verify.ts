@@ -5,7 +5,6 @@ import { printableStoreUrl } from "../../../printed/index.js";
 import { counted, ExitCode, printJson } from "../../exit.js";
 import { inputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
-import { storeFailureLine } from "./store-failure.js";
 import { refuseUnchainedStore } from "./unchained.js";
 
 interface VerifyOptions {
@@ -67,7 +66,7 @@ export function registerVerifyCommand(program: Command): void {
       )
       .option("--json", "print the report as JSON"),
   ).action(async (bundle: string | undefined, options: VerifyOptions, command: Command) => {
-    const { verifyBundle, verifyReads } = await import("../../../evidence/index.js");
+    const { storeFailure, verifyBundle, verifyReads } = await import("../../../evidence/index.js");
     // A bundle is checked with no store: a --store beside it would be silently unused.
     if (bundle !== undefined && command.getOptionValueSource("store") === "cli")
       throw new InvalidArgumentError(
@@ -77,7 +76,11 @@ export function registerVerifyCommand(program: Command): void {
       throw new InvalidArgumentError("--public-key checks a bundle's signature: give the bundle FILE too");
     if (bundle !== undefined) {
       const publicKey = options.publicKey;
-      const report = await verifyBundle(inputFile(bundle), publicKey ? { publicKey } : {});
+      const { scenarioDigest } = await import("./inputs.js");
+      const report = await verifyBundle(inputFile(bundle), {
+        scenarioDigest,
+        ...(publicKey ? { publicKey } : {}),
+      });
       process.exitCode = report.ok ? ExitCode.ok : ExitCode.findings;
       if (options.json) return printJson({ bundle, ...report });
       if (!report.ok) {
@@ -92,8 +95,12 @@ export function registerVerifyCommand(program: Command): void {
             ? // No command is printed: it would need the signer's key, which only the reader has.
               "signature present but not checked (give the signer's public key with --public-key to check it)"
             : "unsigned";
+      const inputs =
+        (report.inputs?.total ?? 0) > 0
+          ? `, ${counted(report.inputs?.total ?? 0, "input")} matching a chain's scenario or manifest digest`
+          : "";
       process.stdout.write(
-        `${bundle}: verified: ${counted(chains?.events ?? 0, "event")} of ${counted(chains?.participants ?? 0, "participant")}, chains intact, ${counted(report.operator?.decisions ?? 0, "operator decision")}, seal intact, ${signature}\n`,
+        `${bundle}: verified: ${counted(chains?.events ?? 0, "event")} of ${counted(chains?.participants ?? 0, "participant")}, chains intact, ${counted(report.operator?.decisions ?? 0, "operator decision")}${inputs}, seal intact, ${signature}\n`,
       );
       return;
     }
@@ -112,9 +119,9 @@ export function registerVerifyCommand(program: Command): void {
     process.exitCode = report.ok ? ExitCode.ok : ExitCode.findings;
     if (options.json) return printJson(report);
     const where = printableStoreUrl(options.store);
-    const failure = storeFailureLine(where, report);
+    const failure = storeFailure(report);
     if (failure !== undefined) {
-      process.stdout.write(`${failure}\n`);
+      process.stdout.write(`${where}: ${failure}\n`);
       return;
     }
     const backfilled =
