@@ -9,6 +9,7 @@ import { DEMO_STORE_DEFAULT } from "../../src/cli/commands/demo.js";
 import { DEMO_STORE_URL, type DemoSummary } from "../../src/demo/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { isCi } from "../helpers/ci.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { ROOT } from "../helpers/example.js";
 
 interface Outcome {
@@ -156,7 +157,8 @@ describe("raes demo in a fresh clone", () => {
 
   it("starts from a fresh store on every run, so a second run gives the same figures", async () => {
     await store.close();
-    const again = await raes(clone, ["demo", "--json"]);
+    // The build this run made, in the clone: the fresh clone's source already ran once above.
+    const again = await node(clone, cliNodeArgs(["demo", "--json"]));
     assert.equal(again.code, 1, again.stderr);
     const second = JSON.parse(again.stdout) as typeof summary;
     assert.equal(second.removed_previous_store, true);
