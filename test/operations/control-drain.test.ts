@@ -26,6 +26,7 @@ const chains = {
   observe: () => undefined,
   participant: () => ({ state: "unchecked" }),
   decisions: () => ({ state: "unchecked" }),
+  store: () => ({ state: "unchecked" }),
 } as unknown as Parameters<typeof readConsoleState>[1]["chains"];
 
 async function heldInvocation() {

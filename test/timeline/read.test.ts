@@ -216,7 +216,11 @@ describe("readTimelineInput", () => {
       },
     });
     const input = await readTimelineInput(counted);
-    assert.deepEqual(input.chain, { ok: true, events: (await inner.listEvents()).length });
+    assert.deepEqual(input.chain, {
+      ok: true,
+      events: (await inner.listEvents()).length,
+      decisions: (await inner.getDecisionHead()).decisions,
+    });
     assert.equal(asked.get("readChainPage"), undefined, "the history read once");
     // A participant's history is not the whole history: the badge's chains are read on their own.
     asked.clear();

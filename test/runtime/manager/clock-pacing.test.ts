@@ -145,6 +145,7 @@ describe("real time paced by the SDL clock, as RAES's wall driver paces it", () 
       observe: () => undefined,
       participant: () => ({ state: "unchecked" }),
       decisions: () => ({ state: "unchecked" }),
+      store: () => ({ state: "unchecked" }),
     };
     const console = await readConsoleState(manager.store, {
       storeLabel: "memory:",
