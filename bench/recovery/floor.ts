@@ -243,8 +243,8 @@ const copyCell = (value: unknown) => String(value).replace(/[\\\n\r\t]/g, (c) =>
 
 /**
  * Appends the events by COPY FROM STDIN, numbered from the history head it moves (its row lock held
- * to the commit, as the store's statement holds it): the fastest way in with this driver, faster
- * than an INSERT from a JSON array (the store's shape) by about half on 3·10⁴ events.
+ * to the commit, as the store holds it): the fastest way in with this driver, faster than an INSERT
+ * from a JSON array by about half on 3·10⁴ events. The store copies a recovery's events too.
  */
 async function copyEvents(client: pg.Client, events: readonly Row[]): Promise<number> {
   const { rows } = await client.query<{ last: number }>(

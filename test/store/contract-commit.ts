@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { HistoryEvent, HistoryEventDraft } from "../../src/history/index.js";
+import { chainDigest, chainGenesis, UNANCHORED } from "../../src/records/index.js";
 import { StoreConflictError } from "../../src/store/index.js";
 import type { FixtureSource } from "./contract.js";
 import {
@@ -238,5 +239,32 @@ export function commitCases(fixture: FixtureSource): void {
     await store.commitInvocation({ ...closeCommit(inv), events: [draft] });
     const [stored] = unchained(await store.listEvents());
     assert.equal(JSON.stringify(stored), JSON.stringify({ ...draft, sequence: 1 }));
+  });
+
+  it("keeps the events of several closes as drafted, with tabs, newlines and backslashes, each chained", async () => {
+    const { store } = fixture();
+    // What a bulk copy's text format must escape, in the key columns and in the bodies.
+    const odd = "tab\there, line\nand\r back\\slash \\N \\.";
+    const first = invocation({ id: `inv\t1\\x`, ordinal: 1, episodeId: `episode\n${odd}` });
+    const second = invocation({ id: "inv-2", ordinal: 2 });
+    for (const inv of [first, second]) await store.openInvocation(inv, scheduler());
+    const drafts = [
+      ...triple(first).map((d) => ({ ...d, note: odd })),
+      ...triple(second).map((d) => ({ ...d, note: "\\." })),
+    ] as HistoryEventDraft[];
+    await store.commitInvocations([
+      { ...closeCommit(first), events: drafts.slice(0, 3) },
+      { ...closeCommit(second), events: drafts.slice(3) },
+    ]);
+    const stored = await store.listEvents();
+    assert.deepEqual(
+      unchained(stored).map((e) => JSON.stringify(e)),
+      committed(drafts, 1).map((e) => JSON.stringify(e)),
+    );
+    let previous = chainGenesis(P1, UNANCHORED);
+    for (const e of stored) {
+      assert.equal(e.chain_digest, chainDigest(previous, e));
+      previous = e.chain_digest as string;
+    }
   });
 }

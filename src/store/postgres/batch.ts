@@ -1,3 +1,4 @@
+import type { PoolClient } from "pg";
 import {
   type CanonicalCache,
   canonicalAroundSequence,
@@ -17,6 +18,7 @@ import {
   TOOL_ACTION_SETTLE_COLUMNS,
 } from "../sql/index.js";
 import type { Fence, InvocationCommit, SchedulerRecord } from "../types.js";
+import { CopyIn, copyCell } from "./copy.js";
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {
   type Column,
@@ -103,8 +105,11 @@ const STATEMENT = {
 
 // A transaction of several slices takes its sequences and its participants' chain heads up front
 // (the history_head row lock, held to the commit, keeps every other appender out), so each event's
-// chain_digest is computed here (ChainLinker, as the SQLite store does) and each slice sends its
-// events with their digests: no text around each sequence, no digest loop in the server.
+// chain_digest is computed here (ChainLinker, as the SQLite store does). The slices close the
+// invocations and settle their actions, the first one locking the fence's lease row to the commit;
+// then all the events go in by one COPY, each row sent as soon as it is linked: no text around each
+// sequence, no digest loop in the server, no JSON array of bodies for it to parse, and the linking
+// overlaps the server's inserts.
 const RESERVE_SEQUENCES =
   "UPDATE history_head SET last_sequence = last_sequence + $1::bigint RETURNING last_sequence";
 const CHAIN_HEADS = `SELECT ${CHAIN_COLUMNS.join(", ")} FROM history_chains WHERE participant_address = ANY($1::text[])`;
@@ -128,22 +133,17 @@ const COMMIT_SLICE = (fence: string) => `WITH ${fence},
     SELECT ${list(TOOL_ACTION_COLUMNS)} FROM actions AS t
     WHERE (SELECT ok FROM complete) AND NOT EXISTS (SELECT 1 FROM settled AS s WHERE s.id = t.id)
     RETURNING 1),
-  appended AS (
-    INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body,
-      chain_digest)
-    SELECT $6::bigint + e.n - 1, e.participant_address, e.episode_id, e.action_instance_id, e.body,
-      e.chain_digest
-    FROM ROWS FROM (json_array_elements($7::json), unnest($9::text[]), unnest($10::text[]),
-      unnest($11::text[]), unnest($12::text[])) WITH ORDINALITY
-      AS e(body, participant_address, episode_id, action_instance_id, chain_digest, n)
-    WHERE (SELECT ok FROM complete) RETURNING 1),
   scheduled AS (
     INSERT INTO schedulers (${list(SCHEDULER_COLUMNS)})
-    SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(8, SCHEDULER_COLUMNS)}
+    SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(6, SCHEDULER_COLUMNS)}
     WHERE (SELECT ok FROM complete)
     ON CONFLICT (participant_address, policy_address)
     DO UPDATE SET ${fromExcluded(columnNames(SCHEDULER_COLUMNS), ["participant_address", "policy_address"])} RETURNING 1)
   SELECT EXISTS (SELECT 1 FROM fence) AS fenced, (SELECT ok FROM complete) AS written`;
+
+/** Where the events of a transaction of several slices are copied to. */
+const EVENTS_COPY =
+  "history_events (sequence, participant_address, episode_id, action_instance_id, body, chain_digest)";
 
 const SLICE_STATEMENT = {
   fenced: { name: "raes_commit_slice_fenced", text: COMMIT_SLICE(FENCED) },
@@ -155,7 +155,7 @@ const SLICE_STATEMENT = {
  * per invocation, so recovering thousands stays seconds; throws when the fence or any close fails.
  */
 export async function commitBatches(
-  client: Pick<Queryable, "query">,
+  client: Pick<PoolClient, "query">,
   commits: readonly InvocationCommit[],
   fence: Fence | undefined,
 ): Promise<void> {
@@ -165,14 +165,14 @@ export async function commitBatches(
   for (let i = 0; i < commits.length; i += BATCH_SIZE) slices.push(commits.slice(i, i + BATCH_SIZE));
   const chains = await takeChains(client, commits);
   // One statement ahead: the next slice's parameters are built while the server runs this one.
-  let next = slices.length > 0 ? sliceQuery(slices[0] ?? [], fence, chains) : undefined;
+  let next = slices.length > 0 ? sliceQuery(slices[0] ?? [], fence) : undefined;
   for (let k = 0; next !== undefined; k += 1) {
     const running = client.query<BatchResult>(next);
     const slice = slices[k + 1];
     // The statement in flight settles before a build failure is thrown, so no rejection goes unheard.
     let built: ReturnType<typeof sliceQuery> | Error | undefined;
     try {
-      built = slice ? sliceQuery(slice, fence, chains) : undefined;
+      built = slice ? sliceQuery(slice, fence) : undefined;
     } catch (error) {
       built = error instanceof Error ? error : new Error(String(error));
     }
@@ -184,6 +184,7 @@ export async function commitBatches(
     if (built instanceof Error) throw built;
     next = built;
   }
+  await copyEvents(client, commits, chains);
   const heads = chains.linker.heads();
   if (heads.length > 0) {
     await client.query({ name: "raes_save_chains", text: SAVE_CHAINS, values: [JSON.stringify(heads)] });
@@ -229,17 +230,8 @@ async function takeChains(
   };
 }
 
-/** The statement and parameters of one slice: its events numbered and chained from `chains`. */
-function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefined, chains: Chains) {
-  const events = commits.flatMap((c) => c.events);
-  const first = chains.next;
-  const digests: string[] = [];
-  for (const commit of commits) {
-    for (const draft of commit.events) {
-      digests.push(chains.linker.linkAt(draft, chains.next, commit.anchor));
-      chains.next += 1;
-    }
-  }
+/** The statement and parameters of one slice: its closes, settlements and schedulers. */
+function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefined) {
   return {
     ...(fence ? SLICE_STATEMENT.fenced : SLICE_STATEMENT.unfenced),
     values: [
@@ -247,15 +239,42 @@ function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
       JSON.stringify(commits.map((c) => invocationCloseRow(c.invocation))),
       commits.length,
       JSON.stringify(commits.flatMap((c) => c.toolActions.map(toolActionRow))),
-      first,
-      JSON.stringify(events),
       JSON.stringify(lastSchedulers(commits).map((s) => named(SCHEDULER_COLUMNS, schedulerValues(s)))),
-      events.map((e) => e.participant_address),
-      events.map((e) => e.episode_id),
-      events.map((e) => e.action_instance_id),
-      digests,
     ],
   };
+}
+
+/**
+ * Appends the transaction's events by one COPY, each numbered from `chains.next` and chained as it
+ * is written: the server takes the rows in while the next ones are linked. Throws unless the server
+ * copied every one; a failure while linking abandons the copy first.
+ */
+async function copyEvents(
+  client: Pick<PoolClient, "query">,
+  commits: readonly InvocationCommit[],
+  chains: Chains,
+): Promise<void> {
+  if (!commits.some((c) => c.events.length > 0)) return;
+  const copy = new CopyIn(client, EVENTS_COPY);
+  try {
+    for (const commit of commits) {
+      for (const draft of commit.events) {
+        const sequence = chains.next;
+        const digest = chains.linker.linkAt(draft, sequence, commit.anchor);
+        copy.add(
+          `${sequence}\t${copyCell(draft.participant_address)}\t${copyCell(draft.episode_id)}\t${copyCell(
+            draft.action_instance_id,
+          )}\t${copyCell(JSON.stringify(draft))}\t${copyCell(digest)}`,
+        );
+        chains.next += 1;
+      }
+    }
+  } catch (error) {
+    await copy.fail(error instanceof Error ? error.message : String(error));
+    throw error;
+  }
+  const copied = await copy.end();
+  if (copied !== copy.rows) throw new StoreConflictError(`history events copied: ${copied} of ${copy.rows}`);
 }
 
 /** Whether the fence held and whether every invocation of the batch was open and is now closed. */

@@ -3,6 +3,11 @@ import type { Database, Statement } from "better-sqlite3";
 /** How a write's commit must reach the disk: `full` fsyncs the WAL; `normal` only orders it. */
 export type Durability = "full" | "normal";
 
+/** SQLite's default automatic checkpoint threshold, in WAL pages. */
+const AUTOCHECKPOINT_PAGES = 1000;
+/** How long a put-off checkpoint waits: past the caller's next few writes (a recovery's, then its scheduling). */
+const DEFERRED_CHECKPOINT_MS = 1000;
+
 /** A queued write and its caller's settlement. */
 interface Queued {
   readonly work: () => unknown;
@@ -33,6 +38,8 @@ export class GroupCommit {
   readonly #release: Statement<[]>;
   readonly #rollbackTo: Statement<[]>;
   #queue: Queued[] = [];
+  /** The checkpoint a large transaction put off, while it waits (autocheckpoint off until then). */
+  #checkpoint: NodeJS.Timeout | undefined;
   #turnEnd: NodeJS.Immediate | undefined;
   /** Set while the caller of a write flushed alone runs on: it writes at once, as a lone writer. */
   #alone = false;
@@ -99,8 +106,34 @@ export class GroupCommit {
     this.flush();
   }
 
+  /**
+   * Puts off the WAL checkpoint the commit of the current transaction would run (SQLite checkpoints
+   * at the commit that takes the WAL past 1000 pages, on the committer's time): it runs passively a
+   * moment later, off the caller's path, and automatic checkpoints resume then. The commit is as
+   * durable either way (the WAL is fsynced); until the checkpoint, readers find the pages in the WAL.
+   */
+  deferCheckpoint(): void {
+    if (this.#checkpoint !== undefined) return;
+    this.#db.pragma("wal_autocheckpoint = 0");
+    this.#checkpoint = setTimeout(() => this.#checkpointNow(), DEFERRED_CHECKPOINT_MS);
+    // A process about to exit need not wait for it: the next open or the close checkpoints.
+    this.#checkpoint.unref();
+  }
+
+  #checkpointNow(): void {
+    this.#checkpoint = undefined;
+    if (!this.#db.open) return;
+    try {
+      this.#db.pragma("wal_checkpoint(PASSIVE)");
+    } finally {
+      this.#db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    }
+  }
+
   /** Commits what is queued and stops batching; later writes commit at once (and fail on a closed file). */
   close(): void {
+    if (this.#checkpoint !== undefined) clearTimeout(this.#checkpoint);
+    this.#checkpoint = undefined;
     if (this.#turnEnd !== undefined) clearImmediate(this.#turnEnd);
     this.#turnEnd = undefined;
     this.flush();

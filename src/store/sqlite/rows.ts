@@ -1,4 +1,4 @@
-import type { HistoryEvent, HistoryEventDraft } from "../../records/index.js";
+import type { HistoryEvent } from "../../records/index.js";
 import { parseStored } from "../errors.js";
 import {
   type Cells,
@@ -9,7 +9,7 @@ import {
   type ToolActionRow as ToolActionCells,
   toolActionSettleRows,
 } from "../sql/index.js";
-import { type PackCache, packBody, unpackEvent } from "./packed-body.js";
+import { unpackEvent } from "./packed-body.js";
 
 export {
   type EventRow,
@@ -41,19 +41,6 @@ export type ToolActionSettleRow = SettleCells<true>;
 export const { clockRow, clockRecord, toolActionRow, toolActionRecord } = rowMappings(CELLS);
 /** A tool action's later-step columns (JSON as text). */
 export const toolActionSettleRow = toolActionSettleRows(CELLS);
-
-/**
- * History draft to row parameters, the body packed (packed-body.ts), with `cache` shared by one
- * commit's events; the store assigns `sequence`.
- */
-export function eventRow(e: HistoryEventDraft, cache?: PackCache): Omit<EventRow, "sequence"> {
-  return {
-    participant_address: e.participant_address,
-    episode_id: e.episode_id,
-    action_instance_id: e.action_instance_id,
-    body: packBody(e, e, cache),
-  };
-}
 
 /** History row, packed or written before schema step 11, to committed event. */
 export function historyEvent(r: EventRow): HistoryEvent {

@@ -1,0 +1,140 @@
+import type { PoolClient } from "pg";
+
+/** The part of the driver's connection a COPY FROM STDIN writes through. */
+interface CopyConnection {
+  query(text: string): void;
+  sendCopyFromChunk(chunk: Buffer): void;
+  endCopyFrom(): void;
+  sendCopyFail(message: string): void;
+}
+
+/** COPY's text format of a cell: backslash, newline, carriage return and tab escaped. */
+const COPY_ESCAPES: Readonly<Record<string, string>> = {
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
+const NEEDS_ESCAPING = /[\\\n\r\t]/;
+const ESCAPED = /[\\\n\r\t]/g;
+
+/** One cell of a COPY text line; a string holding nothing COPY escapes is its own cell. */
+export function copyCell(value: string): string {
+  return NEEDS_ESCAPING.test(value) ? value.replace(ESCAPED, (c) => COPY_ESCAPES[c] ?? c) : value;
+}
+
+/** The driver's query object that runs a COPY: the methods its connection calls as the server answers. */
+interface CopyQuery {
+  readonly text: string;
+  callback: () => void;
+  submit(connection: CopyConnection): void;
+  handleCopyInResponse(): void;
+  handleCommandComplete(message: { text?: string }): void;
+  handleReadyForQuery(): void;
+  handleError(error: Error): void;
+  handleRowDescription(): void;
+  handleDataRow(): void;
+  handleEmptyQuery(): void;
+  handlePortalSuspended(): void;
+  handleCopyData(): void;
+}
+
+/** Rows are sent in chunks of about this many characters: few protocol messages, none too large. */
+const CHUNK = 1 << 20;
+
+/**
+ * One `COPY <target> FROM STDIN` (text format) inside the caller's transaction, its rows sent as they
+ * are added: the server takes them in while the caller builds the next ones. The driver offers no
+ * COPY, so this is a query object it runs in its queue like any statement (its submittable
+ * protocol). The data goes out without waiting for the server's CopyInResponse: the server reads its
+ * messages in order, and drops copy data that follows a COPY it refused (PostgreSQL's protocol, "COPY
+ * Operations"). Nothing else may be queued on the connection until `end` or `fail` settles.
+ */
+export class CopyIn {
+  readonly #done: Promise<number>;
+  #connection: CopyConnection | undefined;
+  #pending: string[] = [];
+  #chunk = "";
+  #rows = 0;
+  #ended: "end" | "fail" | undefined;
+  #failure = "";
+
+  constructor(client: Pick<PoolClient, "query">, target: string) {
+    this.#done = new Promise<number>((resolve, reject) => {
+      let copied = 0;
+      const query: CopyQuery = {
+        text: `COPY ${target} FROM STDIN`,
+        // The driver replaces or calls this to clear a query timeout.
+        callback: () => undefined,
+        submit: (connection) => {
+          connection.query(query.text);
+          this.#connection = connection;
+          this.#flush();
+        },
+        handleCopyInResponse: () => undefined,
+        handleCommandComplete: (message) => {
+          copied = Number(/^COPY (\d+)/.exec(message.text ?? "")?.[1] ?? 0);
+        },
+        handleReadyForQuery: () => resolve(copied),
+        handleError: (error) => reject(error),
+        handleRowDescription: () => undefined,
+        handleDataRow: () => undefined,
+        handleEmptyQuery: () => undefined,
+        handlePortalSuspended: () => undefined,
+        handleCopyData: () => undefined,
+      };
+      // The driver's typings know only its own query shapes; it runs any object with `submit`.
+      (client.query as unknown as (q: CopyQuery) => void)(query);
+    });
+    // Settled through `end` or `fail`; never an unheard rejection before then.
+    this.#done.catch(() => undefined);
+  }
+
+  /** Adds one row, its cells already in COPY's text form (`copyCell`) and joined by tabs. */
+  add(cells: string): void {
+    this.#chunk += `${cells}\n`;
+    this.#rows += 1;
+    if (this.#chunk.length >= CHUNK) {
+      this.#pending.push(this.#chunk);
+      this.#chunk = "";
+      this.#flush();
+    }
+  }
+
+  /** How many rows were added. */
+  get rows(): number {
+    return this.#rows;
+  }
+
+  /** Sends the last rows and ends the copy; answers how many rows the server copied. */
+  end(): Promise<number> {
+    if (this.#chunk !== "") this.#pending.push(this.#chunk);
+    this.#chunk = "";
+    this.#ended = "end";
+    this.#flush();
+    return this.#done;
+  }
+
+  /** Abandons the copy (the server refuses it, and the transaction with it); settles when the server has answered. */
+  fail(reason: string): Promise<void> {
+    this.#pending = [];
+    this.#chunk = "";
+    this.#ended = "fail";
+    this.#failure = reason;
+    this.#flush();
+    return this.#done.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  #flush(): void {
+    const connection = this.#connection;
+    if (connection === undefined) return;
+    for (const chunk of this.#pending) connection.sendCopyFromChunk(Buffer.from(chunk, "utf8"));
+    this.#pending = [];
+    if (this.#ended === "end") connection.endCopyFrom();
+    else if (this.#ended === "fail") connection.sendCopyFail(this.#failure);
+    if (this.#ended !== undefined) this.#connection = undefined;
+  }
+}
