@@ -54,6 +54,17 @@ export function printError(code: string, message: string): void {
   process.stderr.write(`raes: ${code}: ${message}\n`);
 }
 
+/**
+ * The code a gateway that did not start prints: the error's own raes-ts code (`domain.kebab`, e.g.
+ * `mcp-upstream.line-too-long`, `store.lease-lost`) when it has one, else `cli.upstream-not-started`.
+ */
+export function startFailureCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" && /^[a-z][a-z0-9-]*\.[a-z0-9-]+$/.test(code)
+    ? code
+    : CliErrorCode.upstream_not_started;
+}
+
 /** Prints a value as pretty JSON on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -4,7 +4,7 @@ import { checkManifestFile } from "../manifest/index.js";
 import type { CallStages, HttpAddress, ToolMap } from "../mcp/index.js";
 import { DEFAULT_STORE_URL } from "../records/index.js";
 import { hasErrors, loadScenario } from "../sdl/index.js";
-import { CliErrorCode, ExitCode, printError, serveUntilClosed } from "./exit.js";
+import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailureCode } from "./exit.js";
 import { makeStoreFolder } from "./store-option.js";
 
 /** The options of `raes mcp-gateway` in host mode, as parsed and checked by the command. */
@@ -84,7 +84,10 @@ export async function runHostGateway(options: HostGatewayOptions): Promise<numbe
         : {}),
     });
   } catch (error) {
-    say(`the gateway did not start: ${error instanceof Error ? error.message : String(error)}`);
+    printError(
+      startFailureCode(error),
+      `the gateway did not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return ExitCode.findings;
   }
   say(

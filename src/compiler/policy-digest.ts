@@ -128,8 +128,8 @@ export function policyDigest(model: RuntimeModel, policy: CompiledAutonomousPoli
   const own = wire.autonomous_policies?.[policy.address];
   const clock = wire.clocks?.[policy.clockAddress];
   const domain = wire.time_domains?.[String(clock?.time_domain_address ?? "")];
-  const constraints = policy.temporalConstraintAddresses
-    .filter((address, index, all) => all.indexOf(address) === index && wire.temporal_constraints?.[address])
+  const constraints = [...new Set(policy.temporalConstraintAddresses)]
+    .filter((address) => wire.temporal_constraints?.[address])
     .sort()
     .map((address) => pick(wire.temporal_constraints?.[address], CONSTRAINT_FIELDS));
   const bindings = (own?.execution_bindings as readonly Wire[] | undefined) ?? [];

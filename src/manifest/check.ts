@@ -130,16 +130,16 @@ function parseText(sink: DiagnosticSink, text: string): { readonly document?: un
 function runRules(sink: DiagnosticSink, runtime: RuntimeDraft): void {
   checkCapabilities(sink, runtime);
   if (runtime.claim !== undefined) {
-    sink.diagnostics.push(
-      ...claimDiagnostics({
-        path: runtime.claim.path,
-        supportsAutonomousExecution: runtime.supportsAutonomousExecution,
-        featureSupport: runtime.featureSupport,
-        semanticVersions: runtime.claim.semanticVersions,
-        maxToolActionsPerInvocation: runtime.claim.maxToolActionsPerInvocation,
-        maxConcurrentToolActionsPerInvocation: runtime.claim.maxConcurrentToolActionsPerInvocation,
-      }),
-    );
+    // One push per diagnostic: a spread of a hundred thousand arguments overflows the stack.
+    for (const diagnostic of claimDiagnostics({
+      path: runtime.claim.path,
+      supportsAutonomousExecution: runtime.supportsAutonomousExecution,
+      featureSupport: runtime.featureSupport,
+      semanticVersions: runtime.claim.semanticVersions,
+      maxToolActionsPerInvocation: runtime.claim.maxToolActionsPerInvocation,
+      maxConcurrentToolActionsPerInvocation: runtime.claim.maxConcurrentToolActionsPerInvocation,
+    }))
+      sink.diagnostics.push(diagnostic);
   }
   checkOffers(sink, runtime);
 }

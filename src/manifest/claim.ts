@@ -64,8 +64,12 @@ function versionProblems(facts: ClaimFacts): ManifestDiagnostic[] {
       ),
     );
   }
+  // A Set keeps the duplicate check linear: a 1 MB manifest may list a hundred thousand versions.
+  const seen = new Set<string>();
   versions.forEach((version, index) => {
-    if (versions.indexOf(version) !== index) {
+    const twice = seen.has(version);
+    seen.add(version);
+    if (twice) {
       problems.push(
         diagnostic(
           Code.duplicate_value,
@@ -131,8 +135,8 @@ export function claimDiagnostics(facts: ClaimFacts): ManifestDiagnostic[] {
   }
   const toolAffordances = toolAffordancesProblem(facts);
   if (toolAffordances !== undefined) problems.push(toolAffordances);
-  problems.push(...versionProblems(facts), ...limitProblems(facts));
-  return problems;
+  // Concatenated, not spread into push: a spread of a hundred thousand diagnostics overflows the stack.
+  return problems.concat(versionProblems(facts), limitProblems(facts));
 }
 
 /** The claim facts of a parsed manifest, or undefined when it makes no claim. */

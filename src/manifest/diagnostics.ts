@@ -61,3 +61,22 @@ export function reportDuplicates(
 export function isCompiledAddress(value: string): boolean {
   return value.includes(".") && isAddress(value);
 }
+
+/** The most values one diagnostic message lists; the rest are counted. */
+export const MAX_LISTED_VALUES = 20;
+
+/**
+ * Values joined by ", ", the first `MAX_LISTED_VALUES` of them and then "and N more", so a message about
+ * a list read from input stays bounded whatever the list's length.
+ */
+export function listCapped(values: readonly string[]): string {
+  if (values.length <= MAX_LISTED_VALUES) return values.join(", ");
+  return `${values.slice(0, MAX_LISTED_VALUES).join(", ")} and ${values.length - MAX_LISTED_VALUES} more`;
+}
+
+/** The largest of numbers, or `floor` when there are none; a loop, since a spread of many arguments overflows the stack. */
+export function largest(values: Iterable<number>, floor = Number.NEGATIVE_INFINITY): number {
+  let most = floor;
+  for (const value of values) if (value > most) most = value;
+  return most;
+}

@@ -6,7 +6,7 @@ import {
 } from "./codes.js";
 import { BACKEND_CONTRACT_IDS, contractFamilyProblems } from "./contracts.js";
 import type { DiagnosticSink } from "./diagnostics.js";
-import { pointer } from "./diagnostics.js";
+import { listCapped, pointer } from "./diagnostics.js";
 import type {
   ClaimDraft,
   FeatureSupportDraft,
@@ -286,7 +286,7 @@ function parseControlActions(sink: DiagnosticSink, runtime: JsonObject, path: st
     sink.error(
       Code.invalid_value,
       at,
-      `unsupported execution control actions: ${[...unknown].sort().join(", ")}`,
+      `unsupported execution control actions: ${listCapped([...new Set(unknown)].sort())}`,
     );
   const missing = known.filter((action) => !actions.includes(action));
   if (runtime.supports_execution_control === true && missing.length > 0)
@@ -323,7 +323,7 @@ function parseContracts(
   const unknown = ids.filter((id) => !BACKEND_CONTRACT_IDS.has(id));
   if (unknown.length > 0)
     return invalid(
-      `supported_contract_versions lists ids RAES does not publish for backends: ${unknown.join(", ")}`,
+      `supported_contract_versions lists ids RAES does not publish for backends: ${listCapped(unknown)}`,
     );
   return { supportedContractVersions: ids };
 }

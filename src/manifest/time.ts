@@ -1,6 +1,6 @@
 import { ManifestDiagnosticCode as Code } from "./codes.js";
 import { BACKEND_CONTRACT_IDS, TIME_CONTRACTS } from "./contracts.js";
-import { type DiagnosticSink, pointer } from "./diagnostics.js";
+import { type DiagnosticSink, listCapped, pointer } from "./diagnostics.js";
 import { asObject, type JsonObject, reportUnknownKeys } from "./fields.js";
 import type { TimeCapabilities } from "./types.js";
 
@@ -153,9 +153,16 @@ function listProblem(value: unknown, terms: ReadonlySet<string>, required: boole
   if (value.some((v) => typeof v !== "string" || v.length === 0)) return "must list non-empty strings";
   if (required && value.length === 0) return "must not be empty";
   const listed = value as string[];
-  const twice = [...new Set(listed.filter((v, i) => listed.indexOf(v) !== i))].sort();
-  if (twice.length > 0) return `must not contain duplicate values: ${twice.join(", ")}`;
-  const unknown = [...new Set(listed.filter((v) => !terms.has(v)))].sort();
-  if (unknown.length > 0) return `contains unknown values: ${unknown.join(", ")}`;
+  // Set-based and capped: a 1 MB manifest can list a hundred thousand values.
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const v of listed) {
+    if (seen.has(v)) repeated.add(v);
+    seen.add(v);
+  }
+  const twice = [...repeated].sort();
+  if (twice.length > 0) return `must not contain duplicate values: ${listCapped(twice)}`;
+  const unknown = [...seen].filter((v) => !terms.has(v)).sort();
+  if (unknown.length > 0) return `contains unknown values: ${listCapped(unknown)}`;
   return undefined;
 }

@@ -48,7 +48,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   // Told once the server exists; the upstream starts first, so a broken command serves nothing.
   let listChanged = (): void => undefined;
   const upstream = await Upstream.start(options.upstream, () => listChanged());
-  const upstreamTools = new Set((await upstream.listTools()).map((t) => t.name));
+  // A refused list (too many tools, an invalid answer) leaves no upstream running behind the error.
+  const listed = await upstream.listTools().catch(async (error: unknown) => {
+    await upstream.close();
+    throw error;
+  });
+  const upstreamTools = new Set(listed.map((t) => t.name));
   for (const name of options.map.tools.keys()) {
     if (!upstreamTools.has(name)) log(`the upstream has no tool '${name}'; it stays hidden`);
   }

@@ -31,5 +31,7 @@ export {
   Upstream,
   UpstreamCallError,
   type UpstreamCommand,
+  UpstreamError,
+  UpstreamErrorCode,
   type UpstreamFailureKind,
 } from "./upstream/index.js";

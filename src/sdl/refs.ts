@@ -104,8 +104,8 @@ export class ScenarioIndex {
     for (const role of spec.participant_role_refs) {
       for (const agent of this.agentsByRole.get(role) ?? []) if (!seen.has(agent)) byRole.add(agent);
     }
-    out.push(...[...byRole].sort());
-    return out;
+    // Concatenated, not spread into push: a scenario may name tens of thousands of agents.
+    return out.concat([...byRole].sort());
   }
 
   /** Names declared by a top-level section, interpreted or kept as authored. */

@@ -40,4 +40,19 @@ describe("a scenario with errors is never usable", () => {
       (error: { code?: string }) => error.code === CompileErrorCode.scenario_invalid,
     );
   });
+
+  it("the refusal of a value that is not a scenario is one fixed line, with no JavaScript internals", () => {
+    for (const value of [{}, { agents: 3 }, { action_contracts: null }, []]) {
+      assert.throws(
+        () => compileScenario(value as unknown as Scenario),
+        (error: { code?: string; details?: readonly string[] }) => {
+          assert.equal(error.code, CompileErrorCode.scenario_invalid);
+          assert.deepEqual(error.details, [
+            "the value is not a loaded scenario: loadScenario returns one for a scenario file without errors",
+          ]);
+          return true;
+        },
+      );
+    }
+  });
 });

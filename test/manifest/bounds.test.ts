@@ -73,3 +73,53 @@ describe("checkManifest bounds a parsed value before any work", () => {
     assert.match(check.diagnostics[0]?.message ?? "", /^the manifest is larger than 1000000/);
   });
 });
+
+/** `count` distinct three-character strings from a 64-character alphabet (up to 262 144). */
+function shortStrings(count: number): string[] {
+  const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+  return Array.from({ length: count }, (_, n) =>
+    [n >> 12, (n >> 6) & 63, n & 63].map((digit) => alphabet[digit]).join(""),
+  );
+}
+
+describe("a claim listing 160 000 semantic versions is checked in linear time and reported in bounded form", () => {
+  it("160 000 distinct versions and 50 repeats: one capped report per code, each repeat found", () => {
+    const versions = shortStrings(160_000);
+    versions.push(...versions.slice(0, 50));
+    const document = editedExample((m) => {
+      m.participant_runtime.invocation_tool_actions.semantic_versions = versions;
+    });
+    // A spread of all 160 050 diagnostics into push() overflowed the stack; indexOf per version was quadratic.
+    const check = checkManifest(document);
+    assert.equal(check.ok, false);
+    const counts = countByCode(check);
+    for (const [code, count] of counts) assert.ok(count <= MAX_DIAGNOSTICS_PER_CODE + 1, `${code}: ${count}`);
+    const unknown = check.diagnostics.filter((d) => d.code === Code.claim_version_unknown);
+    assert.equal(unknown.at(-1)?.message, `and ${160_000 - MAX_DIAGNOSTICS_PER_CODE} more`);
+    const twice = check.diagnostics.filter((d) => d.code === Code.duplicate_value);
+    assert.equal(twice.length, MAX_DIAGNOSTICS_PER_CODE + 1);
+    assert.equal(twice[0]?.path, "/participant_runtime/invocation_tool_actions/semantic_versions/160000");
+    assert.equal(twice.at(-1)?.message, `and ${50 - MAX_DIAGNOSTICS_PER_CODE} more`);
+    assert.equal(counts.get(Code.claim_version_missing), 1);
+  });
+});
+
+describe("a time capability list of 160 000 values gets a bounded message", () => {
+  it("unknown values: the first 20 are named and the rest counted", () => {
+    const kinds = shortStrings(160_000);
+    const check = checkManifest(editedExample((m) => (m.time = { supported_domain_kinds: kinds })));
+    const [problem] = check.diagnostics.filter((d) => /supported_domain_kinds/.test(d.message));
+    assert.ok(problem !== undefined);
+    assert.match(problem.message, /contains unknown values: .* and 159980 more$/);
+    assert.ok(problem.message.length < 500, `${problem.message.length} characters`);
+  });
+
+  it("repeated values: found with a set, named once each, capped", () => {
+    const kinds = shortStrings(80_000);
+    kinds.push(...kinds);
+    const check = checkManifest(editedExample((m) => (m.time = { supported_domain_kinds: kinds })));
+    const [problem] = check.diagnostics.filter((d) => /supported_domain_kinds/.test(d.message));
+    assert.match(problem?.message ?? "", /must not contain duplicate values: .* and 79980 more$/);
+    assert.ok((problem?.message.length ?? 0) < 500);
+  });
+});

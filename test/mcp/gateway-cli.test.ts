@@ -96,4 +96,33 @@ describe("raes mcp-gateway command line", () => {
     assert.equal(outcome.stdout, "");
     assert.match(outcome.stderr, /^raes: cli\.port-unreachable: cannot reach the tool-action port/m);
   });
+
+  it("exits 1 with a coded line, not a schema dump, when the upstream answers initialize with something else", async () => {
+    const upstream =
+      'require("node:readline").createInterface({ input: process.stdin }).on("line", (l) => ' +
+      'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(l).id, result: { x: "aaa" } }) + "\\n"))';
+    const examples = join(ROOT, "examples");
+    const outcome = await raes([
+      "mcp-gateway",
+      "--scenario",
+      join(examples, "enterprise-participant-evidence-loop.sdl.yaml"),
+      "--manifest",
+      join(examples, "harness-backend.manifest.json"),
+      "--map",
+      join(examples, "demo", "mcp-map.yaml"),
+      "--store",
+      "memory:",
+      "--",
+      process.execPath,
+      "-e",
+      upstream,
+    ]);
+    assert.equal(outcome.code, 1, outcome.stderr);
+    assert.equal(outcome.stdout, "");
+    assert.match(
+      outcome.stderr,
+      /^raes: mcp-upstream\.answer-invalid: the gateway did not start: the upstream's answer to initialize is not what MCP specifies for it$/m,
+    );
+    assert.doesNotMatch(outcome.stderr, /invalid_type|expected/);
+  });
 });

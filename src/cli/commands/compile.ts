@@ -11,7 +11,10 @@ interface CompileOptions {
 }
 
 function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
+  // A loop, not Math.max(...): a spread of many rows overflows the stack.
+  const widths =
+    rows[0]?.map((_, column) => rows.reduce((most, row) => Math.max(most, row[column]?.length ?? 0), 0)) ??
+    [];
   return rows
     .map(
       (row) =>

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import type { CallStages, HttpAddress, ToolMap } from "../../mcp/index.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
-import { CliErrorCode, ExitCode, printError, serveUntilClosed } from "../exit.js";
+import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailureCode } from "../exit.js";
 import { inputFile } from "../input-files.js";
 import { installOtlp, otlpUrl } from "../otlp.js";
 import { DEFAULT_STORE_URL, storeUrl } from "../store-option.js";
@@ -279,7 +279,7 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
     });
   } catch (error) {
     printError(
-      CliErrorCode.upstream_not_started,
+      startFailureCode(error),
       `the upstream MCP server did not start: ${error instanceof Error ? error.message : String(error)}`,
     );
     return ExitCode.findings;
@@ -324,7 +324,7 @@ async function runHttpGateway(
       printError(CliErrorCode.usage, message);
       return ExitCode.usage;
     }
-    printError(CliErrorCode.upstream_not_started, `the HTTP gateway did not start: ${message}`);
+    printError(startFailureCode(error), `the HTTP gateway did not start: ${message}`);
     return ExitCode.findings;
   }
   say(`serving MCP (Streamable HTTP) at ${gateway.url}`);

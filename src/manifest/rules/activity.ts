@@ -1,6 +1,6 @@
 import type { CompiledAutonomousPolicy } from "../../compiler/index.js";
 import { ManifestDiagnosticCode as Code } from "../codes.js";
-import { type DiagnosticSink, pointer } from "../diagnostics.js";
+import { type DiagnosticSink, largest, listCapped, pointer } from "../diagnostics.js";
 import type { ParticipantRuntimeCapabilities } from "../types.js";
 
 /** RAES's governed activity features; a v2 backend must declare every one. */
@@ -28,7 +28,7 @@ export function checkActivityAdmission(
   policies: readonly CompiledAutonomousPolicy[],
 ): void {
   const activityPolicies = policies.filter((p) => p.activity !== undefined);
-  const names = (list: readonly CompiledAutonomousPolicy[]) => list.map((p) => p.address).join(", ");
+  const names = (list: readonly CompiledAutonomousPolicy[]) => listCapped(list.map((p) => p.address));
   checkV1Occurrences(sink, runtime, policies, names);
   if (activityPolicies.length === 0) return;
   for (const profile of new Set(activityPolicies.map((p) => p.profile))) {
@@ -64,16 +64,20 @@ export function checkActivityAdmission(
     [
       Code.activity_occurrences_exceeded,
       "max_autonomous_occurrences",
-      Math.max(...activityPolicies.map((p) => p.activity?.maxOccurrences ?? p.maxActionAttempts)),
+      largest(activityPolicies.map((p) => p.activity?.maxOccurrences ?? p.maxActionAttempts)),
       activity.maxOccurrences,
     ],
     [
       Code.activity_retries_exceeded,
       "max_autonomous_retries_per_occurrence",
       // As RAES: a policy without retries still needs a declared limit of at least 1.
-      Math.max(
-        ...activityPolicies.map(
-          (p) => Math.max(0, ...(p.activity?.candidates ?? []).map((c) => c.maxRetries)) || 1,
+      largest(
+        activityPolicies.map(
+          (p) =>
+            largest(
+              (p.activity?.candidates ?? []).map((c) => c.maxRetries),
+              0,
+            ) || 1,
         ),
       ),
       activity.maxRetriesPerOccurrence,
@@ -81,7 +85,7 @@ export function checkActivityAdmission(
     [
       Code.activity_burst_exceeded,
       "max_autonomous_burst_size",
-      Math.max(...activityPolicies.map((p) => p.activity?.maxBurstSize ?? 1)),
+      largest(activityPolicies.map((p) => p.activity?.maxBurstSize ?? 1)),
       activity.maxBurstSize,
     ],
   ] as const;
@@ -113,6 +117,6 @@ function checkV1Occurrences(
   sink.error(
     Code.activity_occurrences_exceeded,
     at("max_autonomous_occurrences"),
-    `${names(over)} need ${Math.max(...over.map((p) => p.maxActionAttempts))}; max_autonomous_occurrences is ${declared}`,
+    `${names(over)} need ${largest(over.map((p) => p.maxActionAttempts))}; max_autonomous_occurrences is ${declared}`,
   );
 }

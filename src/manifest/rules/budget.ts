@@ -105,6 +105,9 @@ export function checkResourceBudgetAdmission(
     );
   }
   const aggregate = new Map<string, { pool: ResourcePoolCapacity; limit: number; protectedLimit: number }>();
+  // Pool positions by identity, built once: a search of the pool list per demand is quadratic.
+  const poolIndex = new Map(budgets.configuredPools.map((pool, index) => [pool, index]));
+  const poolAtOf = (pool: ResourcePoolCapacity) => at("configured_pools", poolIndex.get(pool) ?? -1);
   for (const policy of governed) {
     const demands = policy.resourceDemands ?? [];
     const fairness = policy.resourceFairness;
@@ -167,7 +170,7 @@ export function checkResourceBudgetAdmission(
         continue;
       }
       const key = poolKey(pool);
-      const poolAt = at("configured_pools", budgets.configuredPools.indexOf(pool));
+      const poolAt = poolAtOf(pool);
       if (used.has(key)) {
         sink.error(
           Code.resource_budget_pool_aliased,
@@ -212,7 +215,7 @@ export function checkResourceBudgetAdmission(
     }
   }
   for (const { pool, limit, protectedLimit } of aggregate.values()) {
-    const poolAt = at("configured_pools", budgets.configuredPools.indexOf(pool));
+    const poolAt = poolAtOf(pool);
     if (limit > pool.capacity) {
       sink.error(
         Code.resource_budget_capacity_exceeded,

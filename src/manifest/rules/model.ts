@@ -2,7 +2,7 @@ import type { CompiledAutonomousPolicy, RuntimeModel } from "../../compiler/inde
 import { ManifestDiagnosticCode as Code } from "../codes.js";
 import { type DiagnosticSink, pointer } from "../diagnostics.js";
 import { type ExecutionOfferIndex, indexExecutionOffers } from "../offers.js";
-import type { BackendManifest, ParticipantRuntimeCapabilities } from "../types.js";
+import type { BackendManifest, ExecutionBindingOffer, ParticipantRuntimeCapabilities } from "../types.js";
 import { checkActivityAdmission } from "./activity.js";
 import { checkResourceBudgetAdmission } from "./budget.js";
 
@@ -103,11 +103,10 @@ function checkLimits(
 
 function checkPolicyOffers(
   sink: DiagnosticSink,
-  manifest: BackendManifest,
+  offerAt: ReadonlyMap<ExecutionBindingOffer, number>,
   offers: ExecutionOfferIndex,
   policy: CompiledAutonomousPolicy,
 ): void {
-  const allOffers = manifest.participantRuntime.executionBindings;
   for (const binding of policy.executionBindings) {
     const covering = offers.covering(binding);
     const subject =
@@ -134,7 +133,7 @@ function checkPolicyOffers(
     if (offer.maxActionAttempts < binding.maxActionAttempts || offer.maxInFlight < binding.maxInFlight) {
       sink.error(
         Code.offer_limits_below_policy,
-        at("execution_bindings", allOffers.indexOf(offer)),
+        at("execution_bindings", offerAt.get(offer) ?? -1),
         `offer '${offer.bindingId}' allows ${offer.maxActionAttempts} attempts and ${offer.maxInFlight} in flight; ` +
           `${subject} needs ${binding.maxActionAttempts} and ${binding.maxInFlight}`,
       );
@@ -193,6 +192,10 @@ export function checkAgainstModel(
   checkActivityAdmission(sink, runtime, policies);
   checkResourceBudgetAdmission(sink, runtime, policies, manifest.supportedContractVersions);
   const offers = indexExecutionOffers(manifest);
-  for (const policy of policies) checkPolicyOffers(sink, manifest, offers, policy);
+  // Offer positions by identity, built once: a search of the offer list per binding is quadratic.
+  const offerAt = new Map(
+    manifest.participantRuntime.executionBindings.map((offer, index) => [offer, index]),
+  );
+  for (const policy of policies) checkPolicyOffers(sink, offerAt, offers, policy);
   if (runtime.invocationToolActions !== undefined) checkToolActionOffers(sink, model, offers, policies);
 }

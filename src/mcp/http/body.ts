@@ -42,7 +42,57 @@ export function writeAnswers(response: ServerResponse, checked: CheckedBody & { 
     return;
   }
   response.writeHead(checked.status, { "content-type": "application/json" });
-  response.end(JSON.stringify(checked.answers.length === 1 ? checked.answers[0] : checked.answers));
+  const single = checked.answers.length === 1 && !checked.batch;
+  response.end(JSON.stringify(single ? checked.answers[0] : checked.answers));
+}
+
+/**
+ * Makes the SDK transport's JSON answer to a batch an array, as JSON-RPC 2.0 requires of a batch
+ * answer: the SDK writes the answer to a batch holding one request as a bare object. The answer is
+ * held until it ends (the SDK writes it whole anyway), bracketed when it is an object, and its
+ * `Content-Length` set again. Any other answer (202, an error status, not JSON) goes out as it is.
+ */
+export function answerBatchAsArray(response: ServerResponse): void {
+  const writeHead = response.writeHead.bind(response);
+  const write = response.write.bind(response);
+  const end = response.end.bind(response);
+  let head: { status: number; headers: Record<string, string | number | readonly string[]> } | undefined;
+  const chunks: Buffer[] = [];
+  const hold = (chunk: unknown) => {
+    if (typeof chunk === "string") chunks.push(Buffer.from(chunk));
+    else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+  };
+  response.writeHead = ((status: number, ...rest: unknown[]) => {
+    const given = rest.find((r) => typeof r === "object" && r !== null && !Array.isArray(r)) as
+      | Record<string, string | number | readonly string[]>
+      | undefined;
+    const headers = { ...given };
+    const type = Object.entries(headers).find(([k]) => k.toLowerCase() === "content-type")?.[1];
+    const json = String(type ?? response.getHeader("content-type") ?? "").startsWith("application/json");
+    if (status !== 200 || !json) {
+      response.writeHead = writeHead;
+      response.write = write;
+      response.end = end;
+      return writeHead(status, ...(rest as []));
+    }
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === "content-length") delete headers[key];
+    response.removeHeader("content-length");
+    head = { status, headers };
+    return response;
+  }) as typeof response.writeHead;
+  response.write = ((chunk: unknown) => {
+    if (head === undefined) return write(chunk as string);
+    hold(chunk);
+    return true;
+  }) as typeof response.write;
+  response.end = ((chunk?: unknown) => {
+    if (head === undefined) return end(chunk as string);
+    hold(chunk);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const body = text.trimStart().startsWith("{") ? `[${text}]` : text;
+    writeHead(head.status, { ...head.headers, "content-length": Buffer.byteLength(body) });
+    return end(body);
+  }) as typeof response.end;
 }
 
 /** The most of an oversized body discarded after its 413, so the client can read the answer; past it the connection is cut. */

@@ -15,7 +15,7 @@ import type { ToolMap } from "../map.js";
 import { requiredPort, type SessionCalls, type SessionCallsFactory } from "../session-calls.js";
 import { Upstream, type UpstreamCommand } from "../upstream/index.js";
 import { type CheckedBody, checkBody } from "../wire/index.js";
-import { internalError, readBody, refuse, writeAnswers } from "./body.js";
+import { answerBatchAsArray, internalError, readBody, refuse, writeAnswers } from "./body.js";
 import {
   bearerTokenProblem,
   checkRequest,
@@ -253,6 +253,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
     if (!read.ok) return;
     const checked = checkBody(read.value);
     if (checked.kind === "answered") return writeAnswers(response, checked);
+    if (Array.isArray(read.value)) answerBatchAsArray(response);
     if (!session) return openSession(request, response, checked, read.value);
     await session.claim(checked.messages, response);
     if (session.ended || response.closed) {

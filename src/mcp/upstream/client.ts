@@ -6,6 +6,7 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { UpstreamError, UpstreamErrorCode } from "./errors.js";
 import { type UpstreamCommand, UpstreamProcess } from "./process.js";
 
 /** Why a forwarded call has no answer; in every case its effects are unknown. */
@@ -22,6 +23,8 @@ export class UpstreamCallError extends Error {
 }
 
 const MAX_LIST_PAGES = 100;
+/** The most tools the gateway takes from the upstream, across all pages: each is held and filtered. */
+const MAX_TOOLS = 10_000;
 const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
 /** The prefix of the gateway's own `tools/call` ids; the SDK's requests use numbers, so they never meet. */
 const CALL_ID_PREFIX = "raes-call-";
@@ -62,9 +65,28 @@ export class Upstream {
       await upstream.#client.connect(upstream.#transport);
     } catch (error) {
       await upstream.close();
-      throw error;
+      throw upstream.#reason(error, "initialize");
     }
     return upstream;
+  }
+
+  /**
+   * The coded reason a request to the upstream failed: the transport's refusal (a line too long) when
+   * there is one, whatever the SDK made of the closed connection; an answer the SDK's schema rejected
+   * as `answer_invalid`, never the schema's dump of what the upstream sent; anything else as it is.
+   */
+  #reason(error: unknown, method: string): unknown {
+    const refusal = this.#transport.refusal;
+    if (refusal !== undefined) return refusal;
+    if (error instanceof UpstreamError) return error;
+    const issues = (error as { issues?: unknown } | null)?.issues;
+    if (error instanceof Error && (error.name === "ZodError" || Array.isArray(issues))) {
+      return new UpstreamError(
+        UpstreamErrorCode.answer_invalid,
+        `the upstream's answer to ${method} is not what MCP specifies for it`,
+      );
+    }
+    return error;
   }
 
   /** True once the upstream's connection closed. */
@@ -77,8 +99,17 @@ export class Upstream {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
-      const result = await this.#client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...result.tools);
+      const result = await this.#client
+        .listTools(cursor === undefined ? {} : { cursor })
+        .catch((error: unknown) => Promise.reject(this.#reason(error, "tools/list")));
+      if (tools.length + result.tools.length > MAX_TOOLS) {
+        throw new UpstreamError(
+          UpstreamErrorCode.too_many_tools,
+          `the upstream lists more than ${MAX_TOOLS} tools; the gateway takes at most ${MAX_TOOLS}`,
+        );
+      }
+      // One at a time: a spread of a page's tools into push() overflows the stack past about 120 000.
+      for (const tool of result.tools) tools.push(tool);
       cursor = result.nextCursor;
       if (cursor === undefined) break;
     }

@@ -1,2 +1,3 @@
 export { Upstream, UpstreamCallError, type UpstreamFailureKind } from "./client.js";
+export { UpstreamError, UpstreamErrorCode } from "./errors.js";
 export type { UpstreamCommand } from "./process.js";

@@ -6,6 +6,7 @@ import {
   JSONRPCResponseSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { valueDepthExceeds } from "../../input/index.js";
+import { UpstreamError, UpstreamErrorCode } from "./errors.js";
 
 /** The longest line the upstream may send (the SDK's own stdio limit). */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -44,6 +45,7 @@ export class UpstreamProcess implements Transport {
   #exited: Promise<void> = Promise.resolve();
   #drained: Promise<void> = Promise.resolve();
   #closed = false;
+  #refusal: UpstreamError | undefined;
 
   constructor(command: UpstreamCommand, intercept: Interceptor) {
     this.#command = command;
@@ -72,6 +74,11 @@ export class UpstreamProcess implements Transport {
       child.stdout?.on("error", (error) => this.#fail(error));
       child.stdout?.on("data", (chunk: Buffer) => this.#read(chunk));
     });
+  }
+
+  /** Why this transport gave up on the upstream, when it refused what the upstream sent. */
+  get refusal(): UpstreamError | undefined {
+    return this.#refusal;
   }
 
   /** Writes one message as a line; rejects once the upstream is gone. */
@@ -111,9 +118,31 @@ export class UpstreamProcess implements Transport {
     void this.close();
   }
 
+  /**
+   * Refuses a line longer than the bound: nothing more is buffered or read (the pipe is destroyed, so
+   * the upstream cannot keep it busy while it is closed), and the refusal is the reason the handshake
+   * or call fails.
+   */
+  #tooLong(): void {
+    this.#refusal = new UpstreamError(
+      UpstreamErrorCode.line_too_long,
+      `the upstream sent a line longer than ${MAX_LINE_BYTES} bytes; its output was read no further`,
+    );
+    this.#chunks = [];
+    this.#size = 0;
+    this.#child?.stdout?.destroy();
+    this.#fail(this.#refusal);
+  }
+
   #read(chunk: Buffer): void {
+    // After a refusal nothing is kept: data still in flight must not grow the buffer.
+    if (this.#refusal !== undefined) return;
     let start = 0;
     for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, start)) {
+      if (this.#size + newline - start > MAX_LINE_BYTES) {
+        this.#tooLong();
+        return;
+      }
       this.#chunks.push(chunk.subarray(start, newline));
       const line = Buffer.concat(this.#chunks, this.#size + newline - start).toString("utf8");
       this.#chunks = [];
@@ -122,11 +151,12 @@ export class UpstreamProcess implements Transport {
       this.#line(line);
     }
     if (start < chunk.length) {
+      if (this.#size + chunk.length - start > MAX_LINE_BYTES) {
+        this.#tooLong();
+        return;
+      }
       this.#chunks.push(chunk.subarray(start));
       this.#size += chunk.length - start;
-      if (this.#size > MAX_LINE_BYTES) {
-        this.#fail(new Error(`the upstream sent a line longer than ${MAX_LINE_BYTES} bytes`));
-      }
     }
   }
 

@@ -146,12 +146,20 @@ export const MAX_BATCH = 100;
 export type CheckedBody =
   /** Every message is valid: hand the body to the SDK's transport. */
   | { readonly kind: "messages"; readonly messages: readonly JSONRPCMessage[] }
-  /** The gateway answers itself: the answers (none when only notifications were malformed) and the HTTP status. */
-  | { readonly kind: "answered"; readonly status: number; readonly answers: readonly JSONRPCErrorResponse[] };
+  /**
+   * The gateway answers itself: the answers (none when only notifications were malformed), the HTTP
+   * status, and whether they answer a batch, so are written as an array even when there is one.
+   */
+  | {
+      readonly kind: "answered";
+      readonly status: number;
+      readonly answers: readonly JSONRPCErrorResponse[];
+      readonly batch: boolean;
+    };
 
-function answered(answers: readonly JSONRPCErrorResponse[]): CheckedBody {
+function answered(answers: readonly JSONRPCErrorResponse[], batch = false): CheckedBody {
   const status = answers.length === 0 ? 202 : answers.every((a) => a.id !== null) ? 200 : 400;
-  return { kind: "answered", status, answers };
+  return { kind: "answered", status, answers, batch };
 }
 
 /**
@@ -196,7 +204,7 @@ export function checkBody(body: unknown): CheckedBody {
         ),
       );
   }
-  return answered(answers);
+  return answered(answers, true);
 }
 
 /** A request id as a map key: `1` and `"1"` are different ids. */

@@ -9,4 +9,4 @@ export {
   requestKey,
   rpcError,
 } from "./check.js";
-export { CheckedStdioTransport, MAX_LINE_BYTES } from "./stdio.js";
+export { CheckedStdioTransport, MAX_LINE_BYTES, STDIO_BATCH_REFUSED } from "./stdio.js";

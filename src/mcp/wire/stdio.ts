@@ -1,11 +1,15 @@
 import type { Readable, Writable } from "node:stream";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { checkMessage, parseErrorAnswer } from "./check.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { checkMessage, parseErrorAnswer, rpcError } from "./check.js";
 
 /** The longest line read, as the SDK's stdio transport bounds its buffer; a longer one ends the transport. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+/** The answer to a JSON-RPC batch on stdio (id null: a batch has none of its own). */
+export const STDIO_BATCH_REFUSED =
+  "Invalid Request: stdio takes one message per line; JSON-RPC batches were removed in MCP 2025-06-18";
 
 /**
  * MCP's stdio transport (newline-delimited JSON-RPC) with every line checked before the server sees
@@ -74,6 +78,12 @@ export class CheckedStdioTransport implements Transport {
       value = JSON.parse(text);
     } catch {
       void this.send(parseErrorAnswer());
+      return;
+    }
+    // MCP 2025-06-18 removed JSON-RPC batches and the SDK's stdio transport reads none: one is refused
+    // whole, naming why (docs/guide/gateway.md). Streamable HTTP still runs them.
+    if (Array.isArray(value)) {
+      void this.send(rpcError(null, ErrorCode.InvalidRequest, STDIO_BATCH_REFUSED));
       return;
     }
     const checked = checkMessage(value);

@@ -84,19 +84,19 @@ export function planSchedules(input: PlanInput): ScheduleSpec[] {
         : input.model.temporalConstraints[policy.cadenceConstraintAddress];
     const before = problems.length;
     if (policy.profile === V2_PROFILE) {
-      specs.push(
-        ...planV2(input, policy, progression, problems).map((spec) => ({ ...spec, policyDigest: digest })),
-      );
+      // One push per spec: a spread of one per participant overflows the stack for a large model.
+      for (const spec of planV2(input, policy, progression, problems))
+        specs.push({ ...spec, policyDigest: digest });
       continue;
     }
     if (policy.profile === V3_PROFILE) {
       // docs/guide/harness.md#autonomous-execution-v3: v2's schedule, with the budgets reserved around each call.
       const budgets = planBudgets(policy, input.resourcePools ?? []);
-      problems.push(...budgets.problems);
+      for (const problem of budgets.problems) problems.push(problem);
       const v2 = planV2(input, policy, progression, problems);
       if (budgets.plan) {
         const v3 = budgets.plan;
-        specs.push(...v2.map((spec) => ({ ...spec, v3, policyDigest: digest })));
+        for (const spec of v2) specs.push({ ...spec, v3, policyDigest: digest });
       }
       continue;
     }

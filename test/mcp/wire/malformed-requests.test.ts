@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
 import { startGateway } from "../../../src/mcp/index.js";
-import { checkBody, checkMessage } from "../../../src/mcp/wire/index.js";
+import { checkBody, checkMessage, STDIO_BATCH_REFUSED } from "../../../src/mcp/wire/index.js";
 import { childNodeArgs } from "../../helpers/compiled/index.js";
 import { ROOT } from "../../helpers/example.js";
 import { inSession, NEVER_PORT, openSession, rawHttpGateway } from "../fixtures/http-client.js";
@@ -85,6 +85,14 @@ describe("malformed requests get -32602 with a short message", () => {
         id: null,
         error: { code: -32700, message: "Parse error: not JSON" },
       });
+      // MCP 2025-06-18 removed batches; stdio refuses one whole, saying so, and runs nothing of it.
+      const batch = await exchange('[{"jsonrpc":"2.0","id":8,"method":"ping"}]');
+      assert.deepEqual(batch.at(-1), {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: STDIO_BATCH_REFUSED },
+      });
+      assert.ok(!batch.some((a) => a.id === 8), "nothing in the batch was run");
     } finally {
       input.end();
       await gateway.closed;
@@ -101,6 +109,40 @@ describe("malformed requests get -32602 with a short message", () => {
         assert.equal(answer.status, 200, what);
         assertInvalidParams(answer.json, 100 + n, what);
       }
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe("a batch over HTTP is answered with an array, as JSON-RPC 2.0 requires", () => {
+  it("a batch of one request, run or refused, and a batch of two: each answer is an array", async () => {
+    const gateway = await rawHttpGateway(NEVER_PORT);
+    try {
+      const { sessionId } = await openSession(gateway.url);
+      assert.ok(sessionId);
+      const one = await inSession(gateway.url, sessionId, [{ jsonrpc: "2.0", id: 8, method: "ping" }]);
+      assert.equal(one.status, 200, one.text);
+      assert.deepEqual(one.json, [{ jsonrpc: "2.0", id: 8, result: {} }]);
+      assert.equal(Number(one.headers["content-length"]), Buffer.byteLength(one.text));
+      const two = await inSession(gateway.url, sessionId, [
+        { jsonrpc: "2.0", id: 9, method: "ping" },
+        { jsonrpc: "2.0", id: 10, method: "ping" },
+      ]);
+      assert.deepEqual(
+        (two.json as { id: number }[]).map((a) => a.id).sort((a, b) => a - b),
+        [9, 10],
+      );
+      const refused = await inSession(gateway.url, sessionId, [
+        { jsonrpc: "2.0", id: 11, method: "ping", params: null },
+      ]);
+      assert.ok(Array.isArray(refused.json), refused.text);
+      assert.deepEqual(
+        (refused.json as { id: number; error: { code: number } }[]).map((a) => [a.id, a.error.code]),
+        [[11, -32602]],
+      );
+      const single = await inSession(gateway.url, sessionId, { jsonrpc: "2.0", id: 12, method: "ping" });
+      assert.deepEqual(single.json, { jsonrpc: "2.0", id: 12, result: {} });
     } finally {
       await gateway.close();
     }
