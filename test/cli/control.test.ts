@@ -210,6 +210,36 @@ describe("raes control from another process", () => {
     assert.match(stale.stderr, /is running, degraded, at generation 1/);
   });
 
+  it("a paced raes run over a torn-down participant ends by itself, saying nothing is left to run because of the teardown", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+    const store = `sqlite:${join(dir, "cp.db")}`;
+    const manifest = controlledManifest(dir);
+    const scenario = liveScenario(dir, 100_000);
+    const args = ["run", scenario, "--manifest", manifest, "--runtime", PROBE_HARNESS, "--store", store];
+    const first = await raes([...args, "--steps", "1"]);
+    assert.equal(first.code, 0, first.stderr);
+    for (const action of ["drain", "teardown"]) {
+      const control = await raes(["control", action, P, "--store", store, "--operator", "alice"]);
+      assert.equal(control.code, 0, control.stderr);
+    }
+    const child = spawn(process.execPath, cliNodeArgs([...args, "--tick-ms", "20"]), {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    let code: number | null | undefined;
+    child.on("close", (c) => (code = c));
+    try {
+      await until(() => code !== undefined, "the run to end by itself");
+    } finally {
+      if (code === undefined) child.kill("SIGINT");
+    }
+    assert.match(stdout, /nothing left to run: .*torn down .*raes control teardown/, stderr);
+  });
+
   it("raes operations --participant shows the participant's execution service as the status view reads it, in text and JSON", async () => {
     const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
     const store = `sqlite:${join(dir, "cp.db")}`;
@@ -242,5 +272,11 @@ describe("raes control from another process", () => {
     // Without --participant the listing is as before: no service line, no execution_services.
     const all = await raes(["operations", "--store", store, "--json"]);
     assert.equal(JSON.parse(all.stdout).execution_services, undefined);
+    // A participant with no service in the store: the key is there, empty, in both JSON listings.
+    for (const extra of [[], ["--needs-operator"]]) {
+      const none = await raes(["operations", "--participant", "nope", "--store", store, "--json", ...extra]);
+      assert.equal(none.code, 0, none.stderr);
+      assert.deepEqual(JSON.parse(none.stdout), { operations: [], execution_services: [] }, extra.join(" "));
+    }
   });
 });
