@@ -8,7 +8,8 @@ import { getParticipantStatusView, RuntimeManager } from "../../src/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { liveScenario } from "../fixtures/live/scenario.js";
 import { cliNodeArgs } from "../helpers/cli-entry.js";
-import { EXAMPLE, EXAMPLE_MANIFEST, exampleModel, ROOT } from "../helpers/example.js";
+import { EXAMPLE, EXAMPLE_MANIFEST, exampleModel, modelWithAttempts, ROOT } from "../helpers/example.js";
+import { HeldRuntime } from "../operations/held-runtime.js";
 import { RaesNativeRuntime } from "../runtime/raes-runtime-fixtures.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 import { PROBE_HARNESS, raes } from "./cli.js";
@@ -238,6 +239,47 @@ describe("raes control from another process", () => {
       if (code === undefined) child.kill("SIGINT");
     }
     assert.match(stdout, /nothing left to run: .*torn down .*raes control teardown/, stderr);
+  });
+
+  it("a drain refused on invocations left open by a gone runtime prints what to do, with commands that run as printed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+    const store = `sqlite:${join(dir, "cp.db")}`;
+    const runtime = new HeldRuntime();
+    const manager = await RuntimeManager.open({
+      model: modelWithAttempts(1000),
+      manifest: JSON.parse(readFileSync(controlledManifest(dir), "utf8")),
+      runtime,
+      store,
+    });
+    runtime.holding = true;
+    const step = manager.step(1);
+    await runtime.called;
+    const lease = await manager.store.getLease(P);
+    assert.ok(lease);
+    await manager.store.releaseLease(lease); // its runtime is gone, as far as the store can tell
+    try {
+      const drain = await raes(["control", "drain", P, "--timeout", "1", "--store", store]);
+      assert.equal(drain.code, 1);
+      assert.match(drain.stderr, /left by a runtime that is gone .*start raes run on this store again/);
+      const printed = (label: string) => {
+        const line = new RegExp(`^  ${label}: (.*)$`, "m").exec(drain.stderr)?.[1];
+        assert.ok(line, drain.stderr);
+        const words = line.split(" ");
+        return words.slice(words.findIndex((w) => w === "operations" || w === "control"));
+      };
+      const listed = await raes(printed("see them").map((w) => w.replace(/^'(.*)'$/, "$1")));
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, new RegExp(`^${P.replaceAll(".", "\\.")}: service running`));
+      assert.deepEqual(printed("once a raes run on this store has recovered them").slice(0, 3), [
+        "control",
+        "drain",
+        P,
+      ]);
+    } finally {
+      runtime.release();
+      await step.catch(() => undefined);
+      await manager.close().catch(() => undefined);
+    }
   });
 
   it("raes operations --participant shows the participant's execution service as the status view reads it, in text and JSON", async () => {
