@@ -7,6 +7,7 @@ import type {
 } from "../../store/index.js";
 import { BookClocks, type InvocationClock, StepClockMovedError } from "../clock/index.js";
 import { failureOf, failuresOf, type ParticipantFailure } from "../errors.js";
+import { ledgerUnderPolicy } from "../v3/index.js";
 import { dueTicks } from "./cadence.js";
 import { ParticipantLeases, type ParticipantShare, shareTeller } from "./leases.js";
 import { scheduleKey as key, type ScheduleSpec, specOf } from "./plan.js";
@@ -163,8 +164,16 @@ export class ScheduleBook {
       } else if (upgradedRecord(record, spec, "")) {
         const previous = record.policyDigest;
         record = upgradedRecord(record, spec, this.#o.now()) ?? record;
-        if (previous !== undefined && previous !== spec.policyDigest)
+        if (previous !== undefined && previous !== spec.policyDigest) {
+          // A v3 ledger takes the new limits and the generation the change's reset starts (the clock's
+          // next) in the decision's transaction: no commit may come to rewrite them (a completed schedule).
+          if (record.resources && spec.v3)
+            record = {
+              ...record,
+              resources: ledgerUnderPolicy(spec.v3, record.resources, (clock?.generation ?? 1) + 1),
+            };
           await this.#recordPolicyChange(record, previous);
+        }
         else await this.#saveScheduler(record);
       }
       // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
