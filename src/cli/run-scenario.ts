@@ -217,7 +217,12 @@ async function runParsed(
   }
   const schedulers = manager.schedulers();
   const stopped = schedulers.filter((s) => s.lifecycle === "stopped");
-  const idle = idleLine(schedulers);
+  const tornDown = new Set(
+    (await manager.participantServices())
+      .filter((r) => r.service.observed_lifecycle === "terminated")
+      .map((r) => r.participantAddress),
+  );
+  const idle = idleLine(schedulers, tornDown);
   const settled = await manager.store.listToolActions({ phase: "settled" });
   const unresolved = settled.filter((a) => a.settlement === "indeterminate" && !a.resolution);
   await manager.close();
@@ -261,9 +266,17 @@ async function runParsed(
   if (errors.length > 0 || stopped.length > 0 || unresolved.length > 0) process.exitCode = ExitCode.findings;
 }
 
-/** When no scheduler can run any more (each stopped or completed), the line that says so. */
-function idleLine(schedulers: readonly SchedulerRecord[]): string | undefined {
-  if (schedulers.length === 0 || schedulers.some((s) => s.lifecycle === "running")) return undefined;
-  const count = (l: string) => schedulers.filter((s) => s.lifecycle === l).length;
-  return `nothing left to run: every scheduler is stopped or completed (${count("stopped")} stopped, ${count("completed")} completed)`;
+/**
+ * When no scheduler can run any more (each stopped or completed, or its participant torn down by
+ * `raes control teardown`, which is final), the line that says so.
+ */
+function idleLine(schedulers: readonly SchedulerRecord[], tornDown: ReadonlySet<string>): string | undefined {
+  const down = (s: SchedulerRecord) => tornDown.has(s.participantAddress);
+  if (schedulers.length === 0 || schedulers.some((s) => s.lifecycle === "running" && !down(s)))
+    return undefined;
+  const count = (l: string) => schedulers.filter((s) => s.lifecycle === l && !down(s)).length;
+  const torn = schedulers.filter(down).length;
+  if (torn === 0)
+    return `nothing left to run: every scheduler is stopped or completed (${count("stopped")} stopped, ${count("completed")} completed)`;
+  return `nothing left to run: every scheduler is stopped or completed or its participant torn down (${count("stopped")} stopped, ${count("completed")} completed, ${torn} of torn-down participants: raes control teardown is final)`;
 }

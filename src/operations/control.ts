@@ -19,6 +19,7 @@ import {
 } from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 import { decisionNote, decisionTime, operatorIdentity } from "./operator.js";
+import { isDeadLocalOwner } from "./owner.js";
 
 /** A lifecycle control of one participant's execution service, as `raes control` and the web console send it. */
 export interface ControlRequest {
@@ -49,6 +50,11 @@ export type ControlOutcome =
       readonly message: string;
       /** The service as it stands, when the participant has one. */
       readonly service?: ParticipantExecutionServiceState;
+      /**
+       * On a drain timeout: the runtime that opened the invocations still open is gone (the participant
+       * has no live lease), so they stay open until a runtime on the store recovers them.
+       */
+      readonly ownerGone?: true;
     };
 
 /** A participant's execution service as every reader shows it. */
@@ -98,7 +104,7 @@ function refusal(
   code: ParticipantControlCode,
   message: string,
   service?: ParticipantExecutionServiceState,
-): ControlOutcome {
+): Extract<ControlOutcome, { ok: false }> {
   return {
     ok: false,
     participant: request.participant,
@@ -277,15 +283,30 @@ async function drained(
           revision: current.revision + 1,
           updatedAt: decisionTime(now()),
         });
-      return refusal(
-        request,
-        ParticipantControlCode.drain_timeout,
-        `${count} invocation(s) of '${request.participant}' still open after ${timeoutMs} ms`,
-        record.service,
-      );
+      const still = `${count} invocation(s) of '${request.participant}' still open after ${timeoutMs} ms`;
+      if (!(await ownerGone(store, request.participant, now().getTime())))
+        return refusal(request, ParticipantControlCode.drain_timeout, still, record.service);
+      return {
+        ...refusal(
+          request,
+          ParticipantControlCode.drain_timeout,
+          `${still}, left by a runtime that is gone (the participant has no live lease): only a runtime's recovery settles them (nothing is retried), so start raes run on this store again with the same scenario, manifest and runtime, then drain again`,
+          record.service,
+        ),
+        ownerGone: true,
+      };
     }
     await sleep(DRAIN_POLL_MS);
   }
+}
+
+/**
+ * Whether the runtime that holds a participant is gone: no lease, an expired one, or one whose owner is
+ * provably dead on this host. Its open invocations then wait for recovery (docs/guide/operations.md).
+ */
+async function ownerGone(store: ControlPlaneStore, participant: string, nowMs: number): Promise<boolean> {
+  const lease = await store.getLease(participant);
+  return lease === undefined || lease.expiresAt <= nowMs || isDeadLocalOwner(lease.ownerId);
 }
 
 /** An episode control of one participant (ADR-013): what `RuntimeManager`'s episode methods send. */

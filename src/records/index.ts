@@ -75,6 +75,7 @@ export {
   EXECUTION_SERVICE_STATE_SCHEMA,
   ExecutionControlAction,
   type ExecutionLifecycle,
+  executionResetsOf,
   initializeEpisode,
   MAX_SERVICE_EVIDENCE_REFS,
   nextEpisode,

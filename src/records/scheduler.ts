@@ -70,6 +70,12 @@ export interface SchedulerRecord {
   readonly policyDigest?: string;
   /** A v3 schedule's share of its policy's resource budgets (schema step 18); absent for v1 and v2. */
   readonly resources?: ResourceLedger;
+  /**
+   * How many execution resets of its participant's service this schedule has honoured (its counters
+   * cleared; `executionResetsOf`), so a runtime opened after a reset stored while none ran still
+   * honours it (schema step 24). Absent until a runtime first reads the service for it.
+   */
+  readonly executionResets?: number;
   readonly updatedAt: string;
 }
 

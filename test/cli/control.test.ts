@@ -8,7 +8,8 @@ import { getParticipantStatusView, RuntimeManager } from "../../src/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { liveScenario } from "../fixtures/live/scenario.js";
 import { cliNodeArgs } from "../helpers/cli-entry.js";
-import { EXAMPLE, EXAMPLE_MANIFEST, exampleModel, ROOT } from "../helpers/example.js";
+import { EXAMPLE, EXAMPLE_MANIFEST, exampleModel, modelWithAttempts, ROOT } from "../helpers/example.js";
+import { HeldRuntime } from "../operations/held-runtime.js";
 import { RaesNativeRuntime } from "../runtime/raes-runtime-fixtures.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 import { PROBE_HARNESS, raes } from "./cli.js";
@@ -210,6 +211,77 @@ describe("raes control from another process", () => {
     assert.match(stale.stderr, /is running, degraded, at generation 1/);
   });
 
+  it("a paced raes run over a torn-down participant ends by itself, saying nothing is left to run because of the teardown", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+    const store = `sqlite:${join(dir, "cp.db")}`;
+    const manifest = controlledManifest(dir);
+    const scenario = liveScenario(dir, 100_000);
+    const args = ["run", scenario, "--manifest", manifest, "--runtime", PROBE_HARNESS, "--store", store];
+    const first = await raes([...args, "--steps", "1"]);
+    assert.equal(first.code, 0, first.stderr);
+    for (const action of ["drain", "teardown"]) {
+      const control = await raes(["control", action, P, "--store", store, "--operator", "alice"]);
+      assert.equal(control.code, 0, control.stderr);
+    }
+    const child = spawn(process.execPath, cliNodeArgs([...args, "--tick-ms", "20"]), {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    let code: number | null | undefined;
+    child.on("close", (c) => (code = c));
+    try {
+      await until(() => code !== undefined, "the run to end by itself");
+    } finally {
+      if (code === undefined) child.kill("SIGINT");
+    }
+    assert.match(stdout, /nothing left to run: .*torn down .*raes control teardown/, stderr);
+  });
+
+  it("a drain refused on invocations left open by a gone runtime prints what to do, with commands that run as printed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+    const store = `sqlite:${join(dir, "cp.db")}`;
+    const runtime = new HeldRuntime();
+    const manager = await RuntimeManager.open({
+      model: modelWithAttempts(1000),
+      manifest: JSON.parse(readFileSync(controlledManifest(dir), "utf8")),
+      runtime,
+      store,
+    });
+    runtime.holding = true;
+    const step = manager.step(1);
+    await runtime.called;
+    const lease = await manager.store.getLease(P);
+    assert.ok(lease);
+    await manager.store.releaseLease(lease); // its runtime is gone, as far as the store can tell
+    try {
+      const drain = await raes(["control", "drain", P, "--timeout", "1", "--store", store]);
+      assert.equal(drain.code, 1);
+      assert.match(drain.stderr, /left by a runtime that is gone .*start raes run on this store again/);
+      const printed = (label: string) => {
+        const line = new RegExp(`^  ${label}: (.*)$`, "m").exec(drain.stderr)?.[1];
+        assert.ok(line, drain.stderr);
+        const words = line.split(" ");
+        return words.slice(words.findIndex((w) => w === "operations" || w === "control"));
+      };
+      const listed = await raes(printed("see them").map((w) => w.replace(/^'(.*)'$/, "$1")));
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, new RegExp(`^${P.replaceAll(".", "\\.")}: service running`));
+      assert.deepEqual(printed("once a raes run on this store has recovered them").slice(0, 3), [
+        "control",
+        "drain",
+        P,
+      ]);
+    } finally {
+      runtime.release();
+      await step.catch(() => undefined);
+      await manager.close().catch(() => undefined);
+    }
+  });
+
   it("raes operations --participant shows the participant's execution service as the status view reads it, in text and JSON", async () => {
     const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
     const store = `sqlite:${join(dir, "cp.db")}`;
@@ -242,5 +314,11 @@ describe("raes control from another process", () => {
     // Without --participant the listing is as before: no service line, no execution_services.
     const all = await raes(["operations", "--store", store, "--json"]);
     assert.equal(JSON.parse(all.stdout).execution_services, undefined);
+    // A participant with no service in the store: the key is there, empty, in both JSON listings.
+    for (const extra of [[], ["--needs-operator"]]) {
+      const none = await raes(["operations", "--participant", "nope", "--store", store, "--json", ...extra]);
+      assert.equal(none.code, 0, none.stderr);
+      assert.deepEqual(JSON.parse(none.stdout), { operations: [], execution_services: [] }, extra.join(" "));
+    }
   });
 });

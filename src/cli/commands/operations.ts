@@ -215,7 +215,7 @@ async function printBudgets(options: OperationsOptions): Promise<void> {
 
 /**
  * With `--participant`: its execution service as every readback shows it (lifecycle, health with the
- * pacing losses joined, generation), RAES's `execution_services` of the status view; none when the store
+ * pacing losses joined, generation), RAES's `execution_services` of the status view; empty when the store
  * has no service of it (docs/guide/operations.md, "Controlling one participant").
  */
 async function participantServices(
@@ -329,7 +329,7 @@ export function registerOperationsCommand(program: Command): void {
       .option("--wide", "print whole ids, times and participants (the table is then wider than 120 columns)")
       .option(
         "--json",
-        'print {"operations": [...]} as JSON (with --participant, also its "execution_services": [...], as the status view)',
+        'print {"operations": [...]} as JSON (with --participant, also its "execution_services": [...], as the status view, [] when it has none)',
       ),
   ).action(async (options: OperationsOptions) => {
     // --after is a page start of budget events; anywhere else it would be ignored without a word.
@@ -355,7 +355,8 @@ export function registerOperationsCommand(program: Command): void {
               pages: ownedOperationPages(store, operationQuery(options)),
               map: operationEntryToWire,
             },
-            ...(services.length === 0 ? {} : { execution_services: { value: services } }),
+            // With --participant the key is always there, empty when the store has no such service.
+            ...(options.participant === undefined ? {} : { execution_services: { value: services } }),
           });
         },
         { create: false },
@@ -377,7 +378,7 @@ export function registerOperationsCommand(program: Command): void {
           ...operationEntryToWire(r.entry),
           ...(r.need === undefined ? {} : { needs: r.need }),
         })),
-        ...(services.length === 0 ? {} : { execution_services: services }),
+        ...(options.participant === undefined ? {} : { execution_services: services }),
       });
     for (const service of services)
       process.stdout.write(`${serviceLine(options.participant ?? "", service)}\n`);

@@ -19,6 +19,7 @@ export {
   EXECUTION_SERVICE_STATE_SCHEMA,
   ExecutionControlAction,
   type ExecutionLifecycle,
+  executionResetsOf,
   MAX_SERVICE_EVIDENCE_REFS,
   ParticipantControlCode,
   type ParticipantEpisodeEvent,

@@ -146,6 +146,15 @@ export interface ParticipantServiceRecord {
   readonly updatedAt: string;
 }
 
+/**
+ * How many execution resets (RAES's `reset` control) the service has had: the generation moves by one
+ * per execution reset and by one per clock reset it follows, and `clockGeneration` counts the latter
+ * from the generation the service started at. A schedule that has honoured fewer clears its counters.
+ */
+export function executionResetsOf(record: ParticipantServiceRecord): number {
+  return record.service.generation - record.clockGeneration;
+}
+
 /** Refusals of execution control and episode control; a refusal writes nothing. */
 export const ParticipantControlCode = {
   /** RAES's code: the participant has no execution service (not scheduled under this store). */

@@ -128,8 +128,6 @@ export class RuntimeManager {
   readonly #v3: V3Run;
   readonly #services: ServiceContext;
   readonly #budgetEvents: BudgetEventRecord;
-  /** The service generation last read per participant: a higher one after an execution reset clears its schedules. */
-  readonly #seen = new Map<string, number>();
   #serial: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -354,7 +352,11 @@ export class RuntimeManager {
     } catch (error) {
       return Promise.reject(error);
     }
-    const positions = () => schedulePositions(this.#ctx.model, this.#book.describe());
+    // A torn-down participant's schedules never run again: finished, as a completed one (RAES's teardown is final).
+    const positions = () =>
+      schedulePositions(this.#ctx.model, this.#book.describe()).map((p) =>
+        this.#book.tornDown(p.participantAddress) ? { ...p, finished: true, nextDueTick: undefined } : p,
+      );
     const awaitingShare = () => this.share().owned < this.share().target;
     const step = () => this.step(1, options).catch((e: unknown) => survivedLeaseLoss(e, this.#ctx.log));
     const pacingLost = async (latenessMs: number) => {
@@ -596,7 +598,7 @@ export class RuntimeManager {
   /** Reads the services; a store that cannot answer is the ledger's unavailability, as in an invocation's writes. */
   async #refreshServices(): Promise<void> {
     try {
-      await refreshServices(this.store, this.#book, this.#services.specs, this.#seen, this.#ctx.now());
+      await refreshServices(this.store, this.#book, this.#services.specs, this.#ctx.now());
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
       throw new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {

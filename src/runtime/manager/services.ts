@@ -5,6 +5,7 @@ import {
   acceptsWork,
   EXECUTION_SERVICE_STATE_SCHEMA,
   ExecutionControlAction,
+  executionResetsOf,
   initializeEpisode,
   jcsDigest,
   nextEpisode,
@@ -171,20 +172,19 @@ function followClock(
 }
 
 /**
- * Reads every participant's service, follows clock resets it has not followed, applies an execution
- * reset made since the last read to the schedules this process owns, and hands the book what each
- * service admits. `seen` holds the generation last read per participant.
+ * Reads every participant's service, follows clock resets it has not followed, applies every execution
+ * reset its schedules have not honoured to the schedules this process owns (one stored while no runtime
+ * ran included), and hands the book what each service admits.
  */
 export async function refreshServices(
   store: ControlPlaneStore,
   book: ScheduleBook,
   specs: readonly ScheduleSpec[],
-  seen: Map<string, number>,
   at: string,
 ): Promise<void> {
   const records = new Map((await store.listParticipantServices()).map((r) => [r.participantAddress, r]));
   const views = new Map<string, ServiceView>();
-  const owned = book.ownedParticipants();
+  const resets = new Map<string, number>();
   for (const spec of firstSpecs(specs)) {
     const p = spec.participantAddress;
     let record = records.get(p);
@@ -202,18 +202,16 @@ export async function refreshServices(
     if (putBack)
       record = (await store.saveParticipantService(putBack)) ? putBack : await store.getParticipantService(p);
     if (!record) continue;
-    const before = seen.get(p);
     const generation = record.service.generation;
-    const executionReset = record.service.last_transition_ref.includes(":reset:revision-");
-    if (owned.has(p) && before !== undefined && generation > before && executionReset)
-      await book.resetCounters(p);
-    seen.set(p, generation);
+    resets.set(p, executionResetsOf(record));
     views.set(p, {
       accepting: acceptsWork(record),
       generation,
       revision: record.revision,
       ...(record.episode ? { episodeId: record.episode.episode_id } : {}),
+      ...(record.service.observed_lifecycle === "terminated" ? { tornDown: true } : {}),
     });
   }
+  await book.honourExecutionResets(resets);
   book.setServices(views);
 }

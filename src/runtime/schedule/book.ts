@@ -7,6 +7,7 @@ import type {
 } from "../../store/index.js";
 import { BookClocks, type InvocationClock, StepClockMovedError } from "../clock/index.js";
 import { failureOf, failuresOf, type ParticipantFailure } from "../errors.js";
+import { ledgerUnderPolicy } from "../v3/index.js";
 import { dueTicks } from "./cadence.js";
 import { ParticipantLeases, type ParticipantShare, shareTeller } from "./leases.js";
 import { scheduleKey as key, type ScheduleSpec, specOf } from "./plan.js";
@@ -36,6 +37,8 @@ export interface ServiceView {
   /** The stored record's revision as read: an open is admitted only while the record is still at it. */
   readonly revision?: number;
   readonly episodeId?: string;
+  /** Torn down (RAES's `terminated`): no control starts it again, so its schedules have nothing left to run. */
+  readonly tornDown?: boolean;
 }
 
 /** Options of `ScheduleBook.load`. */
@@ -83,6 +86,8 @@ export class ScheduleBook {
   readonly #tellShare: () => void;
   #policyChanges: ScheduleSpec[] = [];
   #services: ReadonlyMap<string, ServiceView> = new Map();
+  /** Each participant's count of execution resets as last read from its service (`honourExecutionResets`). */
+  #executionResets: ReadonlyMap<string, number> = new Map();
 
   private constructor(options: ScheduleBookOptions) {
     this.#o = options;
@@ -159,8 +164,16 @@ export class ScheduleBook {
       } else if (upgradedRecord(record, spec, "")) {
         const previous = record.policyDigest;
         record = upgradedRecord(record, spec, this.#o.now()) ?? record;
-        if (previous !== undefined && previous !== spec.policyDigest)
+        if (previous !== undefined && previous !== spec.policyDigest) {
+          // A v3 ledger takes the new limits and the generation the change's reset starts (the clock's
+          // next) in the decision's transaction: no commit may come to rewrite them (a completed schedule).
+          if (record.resources && spec.v3)
+            record = {
+              ...record,
+              resources: ledgerUnderPolicy(spec.v3, record.resources, (clock?.generation ?? 1) + 1),
+            };
           await this.#recordPolicyChange(record, previous);
+        }
         else await this.#saveScheduler(record);
       }
       // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
@@ -175,6 +188,8 @@ export class ScheduleBook {
       read.push(record);
     }
     await this.#o.records?.read(read);
+    // Taken over or loaded after the services were read: honoured before any of its work runs.
+    await this.#honour(read);
   }
 
   /**
@@ -319,6 +334,11 @@ export class ScheduleBook {
     this.#services = services;
   }
 
+  /** Whether a participant's execution service was torn down, as last read from the store. */
+  tornDown(participantAddress: string): boolean {
+    return this.#services.get(participantAddress)?.tornDown === true;
+  }
+
   /** What a participant's next open is admitted under: its service record as last read (none without one). */
   admissionFor(participantAddress: string): ServiceAdmission | undefined {
     const revision = this.#services.get(participantAddress)?.revision;
@@ -326,32 +346,28 @@ export class ScheduleBook {
   }
 
   /**
-   * RAES's execution reset of one participant's schedules: attempts and counters cleared and the
-   * schedule running again, unless it waits for an indeterminate tool action's resolution.
+   * RAES's execution reset of the schedules this process owns (docs/guide/operations.md, "Controlling one
+   * participant"): `resets` holds each participant's count of execution resets as stored
+   * (`executionResetsOf`). A schedule that has honoured fewer has its attempts and counters cleared and
+   * runs again, unless it waits for an indeterminate tool action's resolution; one that has never been
+   * stamped takes the count as honoured. The count is stored with the schedule, so a reset stored while
+   * no runtime ran is honoured by whichever runtime next holds the participant.
    */
-  async resetCounters(participantAddress: string): Promise<void> {
-    for (const record of this.describe()) {
-      if (record.participantAddress !== participantAddress) continue;
-      const waits = record.lifecycle === "stopped" && record.stopReason === "tool_action_indeterminate";
-      const { stopReason: _reason, ...rest } = record;
-      const next: SchedulerRecord = {
-        ...(waits ? record : rest),
-        lifecycle: waits ? record.lifecycle : "running",
-        attempts: 0,
-        cursor: 0,
-        ...(record.activity
-          ? {
-              activity: {
-                ...record.activity,
-                lifecycle_state: waits ? record.activity.lifecycle_state : "running",
-                attempted_actions: 0,
-                succeeded_actions: 0,
-                failed_actions: 0,
-              },
-            }
-          : {}),
-        updatedAt: this.#o.now(),
-      };
+  async honourExecutionResets(resets: ReadonlyMap<string, number>): Promise<void> {
+    this.#executionResets = resets;
+    await this.#honour(this.describe());
+  }
+
+  /** Honours the execution resets last read on these schedules (a schedule loaded later, at once). */
+  async #honour(records: readonly SchedulerRecord[]): Promise<void> {
+    const resets = this.#executionResets;
+    for (const record of records) {
+      const count = resets.get(record.participantAddress);
+      if (count === undefined || record.executionResets === count) continue;
+      const next: SchedulerRecord =
+        record.executionResets === undefined || record.executionResets > count
+          ? { ...record, executionResets: count, updatedAt: this.#o.now() }
+          : { ...clearedCounters(record), executionResets: count, updatedAt: this.#o.now() };
       await this.#saveScheduler(next);
       this.updateScheduler(next);
     }
@@ -500,4 +516,27 @@ export class ScheduleBook {
 /** A decision's time with microseconds, as every stored time (the manager's clock may give milliseconds). */
 function decisionAt(at: string): string {
   return /\.\d{3}Z$/.test(at) ? `${at.slice(0, -1)}000Z` : at;
+}
+
+/** A schedule after an execution reset: attempts and counters cleared and running again, unless it waits for an indeterminate tool action's resolution. */
+function clearedCounters(record: SchedulerRecord): SchedulerRecord {
+  const waits = record.lifecycle === "stopped" && record.stopReason === "tool_action_indeterminate";
+  const { stopReason: _reason, ...rest } = record;
+  return {
+    ...(waits ? record : rest),
+    lifecycle: waits ? record.lifecycle : "running",
+    attempts: 0,
+    cursor: 0,
+    ...(record.activity
+      ? {
+          activity: {
+            ...record.activity,
+            lifecycle_state: waits ? record.activity.lifecycle_state : "running",
+            attempted_actions: 0,
+            succeeded_actions: 0,
+            failed_actions: 0,
+          },
+        }
+      : {}),
+  };
 }

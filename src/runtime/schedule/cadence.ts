@@ -45,7 +45,7 @@ export interface SchedulePosition {
   readonly clockTick: number;
   /** The next cadence tick it is due at; undefined when it has no cadence or has finished. */
   readonly nextDueTick: number | undefined;
-  /** True when it will run nothing more: stopped or completed, or its attempts are used up. */
+  /** True when it will run nothing more: stopped or completed, its attempts used up, or (in `run`) its participant torn down. */
   readonly finished: boolean;
 }
 

@@ -1,6 +1,7 @@
 export {
   commitHeld,
   type LedgerEntry,
+  ledgerUnderPolicy,
   newLedger,
   type OperationPoint,
   type ReserveOutcome,

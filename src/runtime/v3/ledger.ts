@@ -48,6 +48,11 @@ const EMPTY_SHARE: ResourceBudgetShare = { cumulative: 0, throttled: 0, windowSt
 
 /** A new ledger for a schedule of `plan` starting at `generation`. */
 export function newLedger(plan: V3Plan, generation: number): ResourceLedger {
+  return { info: budgetInfo(plan), generation, budgets: {}, log: [], logged: 0, events: 0 };
+}
+
+/** Each budget's owner, kind, unit, accounting, limit and window as `plan` declares them. */
+function budgetInfo(plan: V3Plan): Record<string, ResourceBudgetInfo> {
   const info: Record<string, ResourceBudgetInfo> = {};
   for (const { demand } of plan.budgets)
     info[demand.budgetId] = {
@@ -58,7 +63,7 @@ export function newLedger(plan: V3Plan, generation: number): ResourceLedger {
       limit: demand.limit,
       windowTicks: demand.accountingMode === "windowed_counter" ? demand.windowTicks : null,
     };
-  return { info, generation, budgets: {}, log: [], logged: 0, events: 0 };
+  return info;
 }
 
 /** The first tick of the window containing `tick` (windowed budgets with `window_ticks`). */
@@ -102,6 +107,17 @@ export function reconciled(plan: V3Plan, ledger: ResourceLedger, generation: num
   }
   const { held: _dropped, ...rest } = ledger;
   return { ...rest, generation, budgets };
+}
+
+/**
+ * The ledger under a changed policy (an allowed policy change, which starts a new segment): each budget's
+ * limit and window as the new plan declares them, reconciled to `generation`, the one the change's reset
+ * starts (unless a hold is still to be settled). Written with the policy_change decision, so every reader of the store sees the new limits at once.
+ */
+export function ledgerUnderPolicy(plan: V3Plan, ledger: ResourceLedger, generation: number): ResourceLedger {
+  const limits = { ...ledger, info: budgetInfo(plan) };
+  // A hold an interrupted invocation left is settled at open, under the generation it was taken in.
+  return ledger.held ? limits : reconciled(plan, limits, generation);
 }
 
 /**

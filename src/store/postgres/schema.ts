@@ -360,6 +360,8 @@ BEGIN
   RETURN NEW;
 END $$;
 `,
+  // Null in older rows: the next runtime takes the service's count as honoured (docs/guide/operations.md).
+  24: "ALTER TABLE schedulers ADD COLUMN execution_resets bigint;",
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */

@@ -25,6 +25,7 @@ export const SCHEDULER_COLUMNS: readonly Column[] = [
   ["stream_fingerprint", "text"],
   ["policy_digest", "text"],
   ["resources", "text"],
+  ["execution_resets", "bigint"],
   ["updated_at", "text"],
 ];
 

@@ -35,6 +35,7 @@ const STEPS = {
   21: "decision details: a policy_change decision names the policy and its digests before and after (the change starts a new segment); a resolve decision names the resolution",
   22: "v3 budget events: every transition of every v3 schedule's ledger (reserve, commit, release, throttle), written with the ledger and never dropped",
   23: "v3 budget events in commit order: each event's sequence is taken under the history head's lock (PostgreSQL), so a page read --after N never misses one committed later",
+  24: "scheduler execution resets: how many execution resets of its participant's service a schedule has honoured, so a reset stored while no runtime ran is honoured by the next",
 } as const;
 
 /** The step that adds the history chains; after its SQL, each store chains the events already written. */

@@ -66,6 +66,8 @@ export interface SchedulerRow {
   policy_digest?: string | null;
   /** The v3 resource ledger as JSON text; null for v1 and v2 schedules, absent before schema step 18. */
   resources?: string | null;
+  /** Null in rows written before schema step 24 or never stamped. */
+  execution_resets?: number | string | null;
   updated_at: string;
 }
 
@@ -282,6 +284,7 @@ export function schedulerRow(s: SchedulerRecord): SchedulerRow {
     policy_digest: s.policyDigest ?? null,
     // Canonical, so each log entry's text is the canonical JSON schema step 22's trigger copies out of it.
     resources: s.resources === undefined ? null : canonicalJson(s.resources),
+    execution_resets: s.executionResets ?? null,
     updated_at: s.updatedAt,
   };
 }
@@ -311,6 +314,9 @@ export function schedulerRecord(r: SchedulerRow): SchedulerRecord {
     ...(r.resources === null || r.resources === undefined
       ? {}
       : { resources: JSON.parse(r.resources) as ResourceLedger }),
+    ...(r.execution_resets === null || r.execution_resets === undefined
+      ? {}
+      : { executionResets: Number(r.execution_resets) }),
     updatedAt: r.updated_at,
   };
 }

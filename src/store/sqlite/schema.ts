@@ -277,6 +277,8 @@ END;
 `,
   // One writer at a time: a budget event's sequence is already in commit order.
   23: "-- SQLite commits one write at a time; nothing to change.",
+  // Null in older rows: the next runtime takes the service's count as honoured (docs/guide/operations.md).
+  24: "ALTER TABLE schedulers ADD COLUMN execution_resets INTEGER;",
 });
 
 /** Events read per page while chaining a store written before step 13: bounded memory at any length. */

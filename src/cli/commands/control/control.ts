@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { controlParticipant, OperatorError } from "../../../operations/index.js";
 import { ExecutionControlAction } from "../../../records/index.js";
+import { printableStoreUrl, printedCommand } from "../../../printed/index.js";
 import { ExitCode, printJson } from "../../exit.js";
 import { storeOption, withStore } from "../../store-option.js";
 
@@ -84,6 +85,14 @@ export function registerControlCommand(program: Command): void {
         process.stderr.write(
           `  ${participant} is ${outcome.service.observed_lifecycle}, ${outcome.service.health}, at generation ${outcome.service.generation}\n`,
         );
+      if (outcome.ownerGone) {
+        // Each runs as printed; the raes run itself needs the scenario, which the store does not name.
+        const store = printableStoreUrl(options.store);
+        process.stderr.write(
+          `  see them: ${printedCommand(["operations", "--participant", participant, "--store", store])}\n` +
+            `  once a raes run on this store has recovered them: ${printedCommand(["control", "drain", participant, "--store", store])}\n`,
+        );
+      }
     } catch (error) {
       if (!(error instanceof OperatorError)) throw error;
       if (options.json) printJson({ error: error.code, message: error.message });
