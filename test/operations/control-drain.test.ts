@@ -125,12 +125,20 @@ describe("a drain that waits for an open invocation reads back RAES's in-between
 
   it("a drain that times out on invocations whose runtime is gone says so, and that a raes run's recovery settles them", async () => {
     const { runtime, manager, step } = await heldInvocation();
-    const live = await controlParticipant(manager.store, { participant: P, action: "drain", drainTimeoutMs: 1 });
+    const live = await controlParticipant(manager.store, {
+      participant: P,
+      action: "drain",
+      drainTimeoutMs: 1,
+    });
     assert.equal(!live.ok && live.ownerGone, undefined, "a live owner: the plain timeout");
     const lease = await manager.store.getLease(P);
     assert.ok(lease);
     await manager.store.releaseLease(lease); // as a runtime killed mid-invocation leaves it, once its lease is gone
-    const outcome = await controlParticipant(manager.store, { participant: P, action: "drain", drainTimeoutMs: 1 });
+    const outcome = await controlParticipant(manager.store, {
+      participant: P,
+      action: "drain",
+      drainTimeoutMs: 1,
+    });
     assert.equal(!outcome.ok && outcome.code, "runtime.participant-execution-drain-timeout");
     assert.equal(!outcome.ok && outcome.ownerGone, true);
     assert.match(

@@ -173,8 +173,7 @@ export class ScheduleBook {
               resources: ledgerUnderPolicy(spec.v3, record.resources, (clock?.generation ?? 1) + 1),
             };
           await this.#recordPolicyChange(record, previous);
-        }
-        else await this.#saveScheduler(record);
+        } else await this.#saveScheduler(record);
       }
       // A schedule taken over (or resumed elsewhere) starts from now: ticks it missed are not replayed later.
       const kept =

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { controlParticipant, OperatorError } from "../../../operations/index.js";
-import { ExecutionControlAction } from "../../../records/index.js";
 import { printableStoreUrl, printedCommand } from "../../../printed/index.js";
+import { ExecutionControlAction } from "../../../records/index.js";
 import { ExitCode, printJson } from "../../exit.js";
 import { storeOption, withStore } from "../../store-option.js";
 
