@@ -393,7 +393,7 @@ const LONE_SURROGATE_CHARACTERS = /\p{Cs}/gu;
  * event in its body, beside them), the event carries the columns' values: what a filter on them
  * (`raes history --participant`) finds is what the chain is checked against, so a column changed
  * outside the store fails `raes verify` as an edit of that event. A value equal but for lone
- * surrogates (which a UTF-8 column cannot hold) is the body's own.
+ * surrogates (which a UTF-8 column cannot hold) is the body's own; a key the body lacks stays absent.
  */
 export function historyEvent(
   r: Pick<EventRow, "sequence" | "body" | "chain_digest"> & Partial<EventRow>,
@@ -402,7 +402,8 @@ export function historyEvent(
   const event: Record<string, unknown> = { ...draft, sequence: Number(r.sequence) };
   for (const column of KEY_COLUMNS) {
     const stored = r[column];
-    if (typeof stored !== "string") continue;
+    // A body written before a key was part of the event (schema step 1) is read as it was sealed.
+    if (typeof stored !== "string" || !(column in event)) continue;
     const sealed = event[column];
     const same =
       typeof sealed === "string" &&
