@@ -83,7 +83,10 @@ export async function verifyResolutions(store: StoreReader): Promise<ResolutionR
         d.resolution !== undefined && d.resolution !== r.resolution ? "resolution" : "",
       ].filter(Boolean);
       if (differs.length > 0)
-        return fail(operation.id, `its record's ${differs.join(", ")} differ from decision ${d.sequence}`);
+        return fail(
+          operation.id,
+          `its record's ${differs.join(", ")} ${differs.length === 1 ? "differs" : "differ"} from decision ${d.sequence}`,
+        );
       decided.delete(operation.id);
     }
     const last = page[page.length - 1];

@@ -58,7 +58,7 @@ export const OUTSIDE_HISTORY_TAMPERS = [
     sqlite: "UPDATE tool_actions SET resolution = replace(resolution, 'effect_absent', 'effect_confirmed')",
     postgres:
       "UPDATE tool_actions SET resolution = replace(resolution::text, 'effect_absent', 'effect_confirmed')::json",
-    says: `operation record does not match the operator chain: operation ${RESOLVED_ACTION}: its record's resolution differ from decision 1`,
+    says: `operation record does not match the operator chain: operation ${RESOLVED_ACTION}: its record's resolution differs from decision 1`,
   },
   {
     name: "a resolution copied onto an operation that is not indeterminate",
