@@ -88,6 +88,15 @@ describe("a signed bundle is checked over its own bytes", () => {
     assert.match(report.problems.join("\n"), /^seal: the digest of the bundle is /m);
   });
 
+  it("fails a line after a sound seal as that alone: the seal's count is of the lines before it", async () => {
+    const bytes = readFileSync(BUNDLE, "utf8");
+    const report = await verifyBundle(file(`${bytes}{"kind":"header"}\n`), { publicKey });
+    assert.equal(report.ok, false);
+    assert.equal(report.signature, "verified");
+    assert.match(report.problems.join("\n"), /^line \d+: a line after the seal$/m);
+    assert.doesNotMatch(report.problems.join("\n"), /lines before its seal/);
+  });
+
   it("fails a line that is not UTF-8 with its code, hashing its bytes as they are", async () => {
     const bytes = readFileSync(BUNDLE);
     const at = bytes.indexOf(Buffer.from("\uFFFD"));
