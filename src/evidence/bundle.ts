@@ -22,6 +22,7 @@ import {
   canonicalSignature,
   EvidenceCode,
   InputUnanchoredError,
+  lineMemberProblem,
   MAX_BUNDLE_LINE_BYTES,
   sealLine,
 } from "./bundle-lines.js";
@@ -284,6 +285,9 @@ export async function verifyBundle(
       hash.update(bytes);
       continue;
     }
+    const members = lineMemberProblem(text, value);
+    if (members !== undefined)
+      problems.add("line members", `line ${lines}: ${EvidenceCode.line_members}: ${members}`);
     if (value.kind === "seal") {
       seal = value as unknown as typeof seal;
       beforeSeal = lines - 1;

@@ -85,7 +85,7 @@ describe("raes verify and raes export over the demo's store", () => {
   it("writes every line of the bundle as docs/evidence-bundle.schema.json describes it", async () => {
     const { Ajv2020 } = await import("ajv/dist/2020.js");
     const schema = JSON.parse(readFileSync(join(ROOT, "docs", "evidence-bundle.schema.json"), "utf8"));
-    const validate = new Ajv2020({ strict: false }).compile(schema);
+    const validate = new Ajv2020({ strict: true, strictRequired: true, strictTypes: false }).compile(schema);
     const lines = readFileSync(BUNDLE, "utf8").trimEnd().split("\n");
     const kinds = new Set<string>();
     for (const [i, line] of lines.entries()) {
