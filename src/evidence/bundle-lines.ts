@@ -12,6 +12,11 @@ export const EvidenceCode = {
   signature_malformed: "evidence.signature-malformed",
   /** The seal line is not byte for byte its canonical form (`sealLine`): extra or repeated members, spaces, CR, no final LF; exit 1. */
   seal_not_canonical: "evidence.seal-not-canonical",
+  /**
+   * A line holds a member its kind does not have (docs/evidence-bundle.schema.json: no other members),
+   * or an object in it repeats a key (which JSON parsers read differently); exit 1.
+   */
+  line_members: "evidence.line-members",
   /** An event or decision no writer could have sealed: a number RFC 8785 has no text for, or nesting past `MAX_EVIDENCE_DEPTH`; exit 1. */
   unsealable: "evidence.unsealable",
   /** `raes export` found the store's chains broken in the snapshot it was exporting; no bundle was written; exit 1. */
@@ -184,4 +189,68 @@ export class BundleProblems {
  */
 export function sealLine(seal: { lines?: unknown; digest?: unknown; signature?: unknown }): string {
   return `${JSON.stringify({ kind: "seal", lines: seal.lines, digest: seal.digest, signature: seal.signature })}\n`;
+}
+
+/** The members each kind of line has, and no other (docs/evidence-bundle.schema.json). */
+const LINE_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries({
+    header: ["format", "raes_ts_version", "created_at"],
+    chain: [
+      "participant_address",
+      "scenario_digest",
+      "manifest_digest",
+      "head_digest",
+      "head_sequence",
+      "events",
+      "backfilled_at",
+    ],
+    operator_chain: ["head_digest", "head_sequence", "decisions"],
+    event: ["event"],
+    decision: ["decision"],
+    operation: ["operation"],
+    seed_fingerprint: ["participant_address", "policy_address", "stream_fingerprint"],
+    input: ["role", "name", "digest", "base64"],
+    seal: ["lines", "digest", "signature"],
+  }).map(([kind, members]) => [kind, new Set(["kind", ...members])]),
+);
+
+/** Every string token of a JSON text, with the colon that makes it a member name (matched from a string's start only). */
+const STRING_TOKENS = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+
+/**
+ * What is wrong with a parsed line's members, or undefined: a member its kind does not have (an
+ * unknown kind is named elsewhere), or a key repeated in any object of it. A repeat is found by
+ * counting: the member names the text spells against the members the parsed value holds (JSON.parse
+ * keeps one of each), so a line is scanned once by a native regex, not by a parser of ours.
+ */
+export function lineMemberProblem(text: string, value: Record<string, unknown>): string | undefined {
+  const allowed = LINE_MEMBERS.get(String(value.kind));
+  if (allowed !== undefined) {
+    const extra = Object.keys(value).filter((key) => !allowed.has(key));
+    if (extra.length > 0)
+      return `a "${String(value.kind)}" line has no member ${extra.map((k) => JSON.stringify(k)).join(", ")}`;
+  }
+  let spelled = 0;
+  for (const match of text.matchAll(STRING_TOKENS)) if (match[1] !== undefined) spelled += 1;
+  if (spelled !== memberCount(value)) return "an object in the line repeats a key";
+  return undefined;
+}
+
+/** The members of every object in a parsed JSON value; iterative, so a value nested deep is no stack overflow. */
+function memberCount(value: unknown): number {
+  let count = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== "object" || next === null) continue;
+    if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+      continue;
+    }
+    for (const key in next) {
+      count += 1;
+      pending.push((next as Record<string, unknown>)[key]);
+    }
+  }
+  return count;
 }

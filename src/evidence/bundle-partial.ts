@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -62,13 +63,22 @@ async function createPartial(file: string): Promise<{ partial: string; handle: F
       throw error;
     const why =
       code === "ENOENT" || code === "ENOTDIR"
-        ? `its folder ${dirname(file)} does not exist`
+        ? `its folder ${dirname(file)} ${isFile(dirname(file)) ? "is not a folder" : "does not exist"}`
         : code === "EEXIST"
           ? `${partial} exists (another export by this process is writing it)`
           : `its folder ${dirname(file)} is not writable`;
     throw new BundleUnwritableError(`cannot write the bundle ${file}: ${why}; nothing was written`, {
       cause: error,
     });
+  }
+}
+
+/** Whether `path` is there and not a folder (a file named as a bundle's folder). */
+function isFile(path: string): boolean {
+  try {
+    return !statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

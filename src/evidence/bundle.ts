@@ -22,6 +22,7 @@ import {
   canonicalSignature,
   EvidenceCode,
   InputUnanchoredError,
+  lineMemberProblem,
   MAX_BUNDLE_LINE_BYTES,
   sealLine,
 } from "./bundle-lines.js";
@@ -248,6 +249,8 @@ export async function verifyBundle(
   let header: { format?: unknown; raes_ts_version?: unknown } | undefined;
   let seal: { lines?: unknown; digest?: unknown; signature?: unknown } | undefined;
   let lines = 0;
+  /** The lines before the seal: what the seal counts, whatever follows it. */
+  let beforeSeal = 0;
   let chainsOk = true;
   let operatorHead: OperatorChainHead | undefined;
   let decisions: DecisionVerifier | undefined;
@@ -282,8 +285,12 @@ export async function verifyBundle(
       hash.update(bytes);
       continue;
     }
+    const members = lineMemberProblem(text, value);
+    if (members !== undefined)
+      problems.add("line members", `line ${lines}: ${EvidenceCode.line_members}: ${members}`);
     if (value.kind === "seal") {
       seal = value as unknown as typeof seal;
+      beforeSeal = lines - 1;
       // Compared as bytes: extra members, a repeated key (JSON.parse keeps the last), spaces, a CR,
       // an escaped letter or a missing final line feed all make other bytes than the canonical line.
       if (!bytes.equals(Buffer.from(sealLine(seal ?? {}))))
@@ -371,10 +378,10 @@ export async function verifyBundle(
         "seal",
         `seal: the digest of the bundle is ${digest}, the seal says ${String(seal.digest)}`,
       );
-    if (seal.lines !== lines - 1)
+    if (seal.lines !== beforeSeal)
       problems.add(
         "seal",
-        `seal: the bundle has ${lines - 1} lines before its seal, the seal says ${String(seal.lines)}`,
+        `seal: the bundle has ${beforeSeal} lines before its seal, the seal says ${String(seal.lines)}`,
       );
     signature = checkSignature(seal, options.publicKey, problems);
   }

@@ -25,7 +25,10 @@ const PAGE = 1000;
  * about it (docs/evidence-format.md, "What the chains cover"): the operator, note and time must be the
  * decision's, and the resolution its `resolution` (recorded from schema step 21). A resolution that
  * names an operator without a decision, or a decision whose operation holds no such resolution, fails.
- * Resolutions recorded before operators were named (no operator) have no decision and are skipped.
+ * Every tool action is read, not only indeterminate ones: a resolution on an operation that is not
+ * indeterminate was never recorded by raes-ts (it resolves only indeterminate ones) and fails, with or
+ * without an operator. Resolutions recorded before operators were named (no operator) on an
+ * indeterminate operation have no decision and are skipped.
  * Memory holds the `resolve` decisions, one per indeterminate tool action resolved.
  */
 export async function verifyResolutions(store: StoreReader): Promise<ResolutionReport> {
@@ -46,13 +49,19 @@ export async function verifyResolutions(store: StoreReader): Promise<ResolutionR
   for (;;) {
     const page = await store.listOperations({
       kind: "tool_action",
-      state: "indeterminate",
       limit: PAGE,
       ...(before ? { before } : {}),
     });
     for (const operation of page) {
       const r = operation.resolution;
       const d = decided.get(operation.id);
+      if (r !== undefined && operation.state !== "indeterminate")
+        return fail(
+          operation.id,
+          `it is ${operation.state}, not indeterminate, yet its record holds a resolution${
+            d === undefined ? "" : ` (decision ${d.sequence} resolved it)`
+          }`,
+        );
       if (r === undefined || r.operator === undefined) {
         if (d !== undefined)
           return fail(
@@ -74,7 +83,10 @@ export async function verifyResolutions(store: StoreReader): Promise<ResolutionR
         d.resolution !== undefined && d.resolution !== r.resolution ? "resolution" : "",
       ].filter(Boolean);
       if (differs.length > 0)
-        return fail(operation.id, `its record's ${differs.join(", ")} differ from decision ${d.sequence}`);
+        return fail(
+          operation.id,
+          `its record's ${differs.join(", ")} ${differs.length === 1 ? "differs" : "differ"} from decision ${d.sequence}`,
+        );
       decided.delete(operation.id);
     }
     const last = page[page.length - 1];
@@ -82,9 +94,6 @@ export async function verifyResolutions(store: StoreReader): Promise<ResolutionR
     before = { createdAt: last.createdAt, id: last.id };
   }
   for (const [id, d] of decided)
-    return fail(
-      id,
-      `decision ${d.sequence} resolved it, no indeterminate operation with this id holds its resolution`,
-    );
+    return fail(id, `decision ${d.sequence} resolved it, no operation with this id holds its resolution`);
   return { ok: true, resolutions };
 }

@@ -34,6 +34,8 @@ export const ApprovalRefusal = {
   operator_invalid: "operator.invalid",
   /** The note is longer than 4096 characters. */
   note_too_long: "operator.note-too-long",
+  /** The note holds a NUL character or a lone surrogate. */
+  note_invalid: "operator.note-invalid",
 } as const;
 /** An approval refusal code. */
 export type ApprovalRefusal = (typeof ApprovalRefusal)[keyof typeof ApprovalRefusal];

@@ -6,6 +6,11 @@ export const OperatorRefusal = {
   invalid: "operator.invalid",
   /** The decision's note is longer than 4096 characters. */
   note_too_long: "operator.note-too-long",
+  /**
+   * The decision's note holds a NUL or a lone surrogate: neither survives every store's text column
+   * (SQLite keeps UTF-8, PostgreSQL refuses NUL), so the chained note would not read back as sealed.
+   */
+  note_invalid: "operator.note-invalid",
 } as const;
 /** An operator refusal code. */
 export type OperatorRefusal = (typeof OperatorRefusal)[keyof typeof OperatorRefusal];
@@ -30,6 +35,8 @@ export interface OperatorSources {
 const MAX_OPERATOR_LENGTH = 256;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
 const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Paired surrogates are one code point under the `u` flag: only lone ones are `Cs`. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Who makes an operator decision (docs/guide/operations.md): `given` (`--operator NAME`), else the
@@ -48,9 +55,10 @@ export function operatorIdentity(given?: string, sources: OperatorSources = {}):
     (fromEnv !== undefined && fromEnv !== ""
       ? fromEnv
       : `${(sources.user ?? defaultUser)()}@${(sources.host ?? os.hostname)()}`);
-  if (name === "" || name.length > MAX_OPERATOR_LENGTH || CONTROL.test(name))
+  // A lone surrogate does not survive a store's UTF-8 text: the chained name would not read back as sealed.
+  if (name === "" || name.length > MAX_OPERATOR_LENGTH || CONTROL.test(name) || LONE_SURROGATE.test(name))
     throw new OperatorError(
-      `an operator is 1 to ${MAX_OPERATOR_LENGTH} characters without control characters`,
+      `an operator is 1 to ${MAX_OPERATOR_LENGTH} characters without control characters or lone surrogates`,
     );
   return name;
 }
@@ -66,11 +74,20 @@ function defaultUser(): string {
 
 const MAX_NOTE_LENGTH = 4096;
 
-/** A decision's note as given, refused (`operator.note-too-long`) over 4096 characters: bounded input. */
+/**
+ * A decision's note as given, refused over 4096 characters (`operator.note-too-long`: bounded input)
+ * and when it holds a NUL or a lone surrogate (`operator.note-invalid`), before anything is written:
+ * neither reads back from every store as the chain sealed it.
+ */
 export function decisionNote(note: string | undefined): string {
   const text = note ?? "";
   if (text.length > MAX_NOTE_LENGTH)
     throw new OperatorError(`a note is at most ${MAX_NOTE_LENGTH} characters`, OperatorRefusal.note_too_long);
+  if (text.includes("\u0000") || LONE_SURROGATE.test(text))
+    throw new OperatorError(
+      "a note holds no NUL character and no lone surrogate (half of a UTF-16 pair)",
+      OperatorRefusal.note_invalid,
+    );
   return text;
 }
 

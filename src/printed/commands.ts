@@ -56,6 +56,11 @@ export function approvalCommands(id: string, storeUrl: string): { approve: strin
   };
 }
 
+/** The `raes verify --store` command that names what fails in a store's evidence, runnable as printed. */
+export function verifyCommand(storeUrl: string): string {
+  return printedCommand(["verify", "--store", printableStoreUrl(storeUrl)]);
+}
+
 /** The `raes resume` command that restarts a participant's stopped scheduler, runnable as printed. */
 export function resumeCommand(participant: string, storeUrl: string): string {
   return printedCommand(["resume", participant, "--store", printableStoreUrl(storeUrl)]);

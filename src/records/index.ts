@@ -59,6 +59,7 @@ export {
   type OperatorDecision,
   type OperatorDecisionDraft,
   OperatorDecisionKind,
+  unstorableDecisionText,
 } from "./operator.js";
 export {
   abandonedDrain,

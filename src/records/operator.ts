@@ -76,6 +76,21 @@ export interface OperatorDecisionDraft {
   readonly resolution?: string;
 }
 
+/** A NUL, or a lone surrogate (paired ones are one code point under the `u` flag). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what it finds.
+const UNSTORABLE = /[\u0000\p{Cs}]/u;
+
+/**
+ * The first member of a decision (or of the resolution record written with it) whose string holds a
+ * NUL or a lone surrogate, or undefined: neither reads back from every store as the chain sealed it
+ * (SQLite keeps text as UTF-8, PostgreSQL refuses NUL), so a store refuses such a decision.
+ */
+export function unstorableDecisionText(value: object): string | undefined {
+  for (const [name, member] of Object.entries(value))
+    if (typeof member === "string" && UNSTORABLE.test(member)) return name;
+  return undefined;
+}
+
 /** The members only some decisions carry, in the order a decision is written with them. */
 export const DECISION_DETAILS = [
   "policy_address",

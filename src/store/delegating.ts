@@ -1,4 +1,10 @@
-import { type Operation, operationFromInvocation, operationFromToolAction } from "../records/index.js";
+import {
+  type Operation,
+  operationFromInvocation,
+  operationFromToolAction,
+  unstorableDecisionText,
+} from "../records/index.js";
+import { StoreDecisionInvalidError } from "./errors.js";
 import {
   type ControlPlaneStore,
   type Lease,
@@ -143,6 +149,8 @@ export abstract class DelegatingStore implements ControlPlaneStore {
       for (const name of names) {
         Object.defineProperty(DelegatingStore.prototype, name, {
           value(this: DelegatingStore, ...args: unknown[]): Promise<unknown> {
+            const refused = unstorableDecision(name, args);
+            if (refused !== undefined) return Promise.reject(refused);
             const target = part(this);
             const method = Reflect.get(target, name) as (...a: unknown[]) => Answer<unknown>;
             return this.#guard(() => method.apply(target, args));
@@ -232,4 +240,33 @@ function readerOf(
 /** `next` of an answer: at once for an answer given at once, so synchronous stores stay synchronous. */
 export function andThen<T, U>(value: Answer<T>, next: (value: T) => Answer<U>): Answer<U> {
   return value instanceof Promise ? value.then(next) : next(value);
+}
+
+/**
+ * The arguments of each write that appends an operator decision which hold its text: the decision
+ * and the resolution or approval written with it.
+ */
+const DECISION_ARGUMENTS: ReadonlyMap<string, readonly number[]> = new Map([
+  ["recordResolution", [1, 2]],
+  ["recordApproval", [1, 3]],
+  ["recordDecision", [0]],
+  ["saveParticipantService", [1]],
+]);
+
+/**
+ * The refusal of a write whose decision holds a NUL or a lone surrogate, checked before any store
+ * writes: SQLite would keep other text than the chain sealed (its digest then fails `raes verify` on
+ * an untouched store) and PostgreSQL refuses NUL; so every store refuses alike.
+ */
+function unstorableDecision(name: string, args: readonly unknown[]): StoreDecisionInvalidError | undefined {
+  for (const at of DECISION_ARGUMENTS.get(name) ?? []) {
+    const value = args[at];
+    if (typeof value !== "object" || value === null) continue;
+    const member = unstorableDecisionText(value);
+    if (member !== undefined)
+      return new StoreDecisionInvalidError(
+        `${name}: the decision's ${member} holds a NUL character or a lone surrogate, which no store keeps as sealed`,
+      );
+  }
+  return undefined;
 }

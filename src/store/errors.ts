@@ -33,6 +33,11 @@ export const StoreErrorCode = {
    * changed outside the store. `raes verify` exits 1 naming the row.
    */
   row_unreadable: "store.row-unreadable",
+  /**
+   * An operator decision (or the resolution or approval written with it) holds a NUL or a lone
+   * surrogate in a string: it would not read back from every store as its chain sealed it. Nothing was written.
+   */
+  decision_invalid: "store.decision-invalid",
 } as const;
 /** A store error code. */
 export type StoreErrorCode = (typeof StoreErrorCode)[keyof typeof StoreErrorCode];
@@ -52,6 +57,15 @@ export function parseStored(text: string, row: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     throw new StoreRowUnreadableError(`${row} is not JSON (${(error as Error).message})`, { cause: error });
+  }
+}
+
+/** A decision holds a string no store keeps as the chain sealed it (a NUL, a lone surrogate); nothing was written. */
+export class StoreDecisionInvalidError extends Error {
+  readonly code = StoreErrorCode.decision_invalid;
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreDecisionInvalidError";
   }
 }
 

@@ -18,6 +18,7 @@ export {
   ResourcePoolMovedError,
   ServiceMovedError,
   StoreConflictError,
+  StoreDecisionInvalidError,
   StoreDriverMissingError,
   StoreErrorCode,
   StoreMissingError,

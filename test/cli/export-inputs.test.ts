@@ -145,4 +145,22 @@ describe("raes export --include-inputs and raes verify FILE over the demo's stor
     );
     assert.equal(existsSync(join(DIR, "no-such-folder")), false);
   });
+
+  it("refuses a bundle whose folder is a file, saying it is not a folder (evidence.bundle-unwritable, exit 2)", async () => {
+    const file = join(DIR, "old.jsonl");
+    writeFileSync(file, "kept\n");
+    const run = await raes(["export", "--bundle", join(file, "x.jsonl"), "--store", STORE]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(
+      run.stderr,
+      /^raes: evidence\.bundle-unwritable: cannot write the bundle .*x\.jsonl: its folder .*old\.jsonl is not a folder; nothing was written$/m,
+    );
+    assert.equal(readFileSync(file, "utf8"), "kept\n");
+  });
+
+  it("refuses an empty --bundle as cli.usage (exit 2), writing nothing", async () => {
+    const run = await raes(["export", "--bundle", "", "--store", STORE]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stderr, /^raes: cli\.usage: .*the bundle is a file path to write, not empty/m);
+  });
 });

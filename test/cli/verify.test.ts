@@ -85,7 +85,7 @@ describe("raes verify and raes export over the demo's store", () => {
   it("writes every line of the bundle as docs/evidence-bundle.schema.json describes it", async () => {
     const { Ajv2020 } = await import("ajv/dist/2020.js");
     const schema = JSON.parse(readFileSync(join(ROOT, "docs", "evidence-bundle.schema.json"), "utf8"));
-    const validate = new Ajv2020({ strict: false }).compile(schema);
+    const validate = new Ajv2020({ strict: true, strictRequired: true, strictTypes: false }).compile(schema);
     const lines = readFileSync(BUNDLE, "utf8").trimEnd().split("\n");
     const kinds = new Set<string>();
     for (const [i, line] of lines.entries()) {
@@ -111,8 +111,8 @@ describe("raes verify and raes export over the demo's store", () => {
     );
     writeFileSync(ed448, generateKeyPairSync("ed448").publicKey.export({ type: "spki", format: "pem" }));
     for (const [key, message] of [
-      [rsa, /is a rsa key; bundles are signed with Ed25519/],
-      [ed448, /is a ed448 key; bundles are signed with Ed25519/],
+      [rsa, /is an RSA key; bundles are signed with Ed25519/],
+      [ed448, /is an Ed448 key; bundles are signed with Ed25519/],
       [KEY, /holds a private key; give the signer's public key/],
     ] as const) {
       const run = await raes(["verify", BUNDLE, "--public-key", key]);
@@ -121,6 +121,13 @@ describe("raes verify and raes export over the demo's store", () => {
       assert.match(run.stderr, message);
       assert.doesNotMatch(run.stdout, /does not verify/);
     }
+  });
+
+  it("refuses a --public-key file that does not exist, saying so (cli.usage, exit 2)", async () => {
+    const missing = join(DIR, "no-such-key.pem");
+    const run = await raes(["verify", BUNDLE, "--public-key", missing]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stderr, /cli\.usage: .*no-such-key\.pem does not exist/);
   });
 
   it("fails the bundle when any byte is flipped", async () => {

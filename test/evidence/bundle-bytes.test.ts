@@ -88,6 +88,45 @@ describe("a signed bundle is checked over its own bytes", () => {
     assert.match(report.problems.join("\n"), /^seal: the digest of the bundle is /m);
   });
 
+  it("fails a line after a sound seal as that alone: the seal's count is of the lines before it", async () => {
+    const bytes = readFileSync(BUNDLE, "utf8");
+    const report = await verifyBundle(file(`${bytes}{"kind":"header"}\n`), { publicKey });
+    assert.equal(report.ok, false);
+    assert.equal(report.signature, "verified");
+    assert.match(report.problems.join("\n"), /^line \d+: a line after the seal$/m);
+    assert.doesNotMatch(report.problems.join("\n"), /lines before its seal/);
+  });
+
+  it("fails a line with a member its kind does not have, or a repeated key at any depth (evidence.line-members)", async () => {
+    const lines = readFileSync(BUNDLE, "utf8").trimEnd().split("\n");
+    const at = lines.findIndex((l) => l.startsWith('{"kind":"event"'));
+    assert.ok(at > 0);
+    const event = lines[at] as string;
+    for (const [edit, says] of [
+      [
+        (l: string[]) => [`${(l[0] as string).slice(0, -1)},"extra":1}`, ...l.slice(1)],
+        /^line 1: evidence\.line-members: a "header" line has no member "extra"$/m,
+      ],
+      [
+        (l: string[]) => l.map((x, i) => (i === at ? `${x.slice(0, -1)},"note":"x"}` : x)),
+        /: evidence\.line-members: a "event" line has no member "note"$/m,
+      ],
+      [
+        (l: string[]) =>
+          l.map((x, i) => (i === at ? x.replace('{"kind":"event",', '{"kind":"event","kind":"event",') : x)),
+        /: evidence\.line-members: an object in the line repeats a key$/m,
+      ],
+      [
+        (l: string[]) => l.map((x, i) => (i === at ? x.replace('"event":{', '"event":{"sequence":0,') : x)),
+        /: evidence\.line-members: an object in the line repeats a key$/m,
+      ],
+    ] as const) {
+      const report = await verifyBundle(resealed(edit), {});
+      assert.equal(report.ok, false, event);
+      assert.match(report.problems.join("\n"), says);
+    }
+  });
+
   it("fails a line that is not UTF-8 with its code, hashing its bytes as they are", async () => {
     const bytes = readFileSync(BUNDLE);
     const at = bytes.indexOf(Buffer.from("\uFFFD"));
@@ -147,7 +186,7 @@ describe("a signed bundle is checked over its own bytes", () => {
   it("refuses a line longer than the cap with its code, reading no further", async () => {
     const path = resealed((lines) => [
       ...lines.slice(0, 1),
-      `{"kind":"operation","pad":"${"x".repeat(5000)}"}`,
+      `{"kind":"operation","operation":{"pad":"${"x".repeat(5000)}"}}`,
     ]);
     const report = await verifyBundle(path, { maxLineBytes: 4096 });
     assert.equal(report.ok, false);

@@ -299,6 +299,43 @@ const TAMPERINGS: readonly {
     },
   },
   {
+    name: "changes one event's participant_address column alone, leaving its body",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      const other = events.find((e) => e.participant_address !== target.participant_address) as HistoryEvent;
+      await t.run(`UPDATE history_events SET participant_address = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        other.participant_address,
+        target.sequence,
+      ]);
+      return { participant: other.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "changes one event's episode_id column alone, leaving its body",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      await t.run(`UPDATE history_events SET episode_id = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        "episode:forged",
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
+    name: "changes one event's action_instance_id column alone, leaving its body",
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      await t.run(`UPDATE history_events SET action_instance_id = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        "action-instance:forged",
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  },
+  {
     name: "moves a participant's last event to a participant with no chain",
     kind: ChainBreak.edited,
     says: /^its participant was changed: it was sealed in participant .+'s chain, as that participant's next event$/,

@@ -9,6 +9,9 @@ import { closeCommit, invocation, P1, scheduler, toolAction } from "../store/rec
 /** The tool action `decidedStore` resolves. */
 export const RESOLVED_ACTION = "inv-a.tool-1";
 
+/** The settled, succeeded tool action beside it, onto which a tampering copies the resolution. */
+const FORGED_ONTO = "inv-a.tool-2";
+
 /**
  * A store with one participant's closed invocation (three chained events), an indeterminate tool action resolved by `bob` and a resume
  * by `alice`: two chained operator decisions, one resolution to compare with its decision.
@@ -23,6 +26,8 @@ export async function decidedStore(url: string): Promise<void> {
     const inv = invocation();
     await store.openInvocation(inv, scheduler({ attempts: 1 }));
     await store.insertToolAction(toolAction(inv, 1, { phase: "settled", settlement: "indeterminate" }));
+    // A settled call beside it: no decision is about it, so a resolution forged onto it is named.
+    await store.insertToolAction(toolAction(inv, 2, { phase: "settled", settlement: "succeeded" }));
     await store.saveScheduler(
       scheduler({ attempts: 1, lifecycle: "stopped", stopReason: "tool_action_indeterminate" }),
     );
@@ -53,7 +58,13 @@ export const OUTSIDE_HISTORY_TAMPERS = [
     sqlite: "UPDATE tool_actions SET resolution = replace(resolution, 'effect_absent', 'effect_confirmed')",
     postgres:
       "UPDATE tool_actions SET resolution = replace(resolution::text, 'effect_absent', 'effect_confirmed')::json",
-    says: `operation record does not match the operator chain: operation ${RESOLVED_ACTION}: its record's resolution differ from decision 1`,
+    says: `operation record does not match the operator chain: operation ${RESOLVED_ACTION}: its record's resolution differs from decision 1`,
+  },
+  {
+    name: "a resolution copied onto an operation that is not indeterminate",
+    sqlite: `UPDATE tool_actions SET resolution = (SELECT resolution FROM tool_actions WHERE id = '${RESOLVED_ACTION}') WHERE id = '${FORGED_ONTO}'`,
+    postgres: `UPDATE tool_actions SET resolution = (SELECT resolution FROM tool_actions WHERE id = '${RESOLVED_ACTION}') WHERE id = '${FORGED_ONTO}'`,
+    says: `operation record does not match the operator chain: operation ${FORGED_ONTO}: it is succeeded, not indeterminate, yet its record holds a resolution`,
   },
 ] as const;
 

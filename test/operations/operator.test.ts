@@ -37,4 +37,20 @@ describe("operator identity", () => {
       (error: unknown) => error instanceof OperatorError && error.code === "operator.note-too-long",
     );
   });
+
+  it("refuses a note holding a lone surrogate or a NUL (operator.note-invalid), keeps paired surrogates", () => {
+    for (const note of ["checked \ud800 logs", "checked \udc00", "a\u0000b"])
+      assert.throws(
+        () => decisionNote(note),
+        (error: unknown) => error instanceof OperatorError && error.code === "operator.note-invalid",
+      );
+    assert.equal(decisionNote("ok \ud83d\ude00"), "ok \ud83d\ude00");
+  });
+
+  it("refuses an operator name holding a lone surrogate (operator.invalid)", () => {
+    assert.throws(
+      () => operatorIdentity("alice\ud800", sources({})),
+      (error: unknown) => error instanceof OperatorError && error.code === "operator.invalid",
+    );
+  });
 });

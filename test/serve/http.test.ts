@@ -218,6 +218,17 @@ for (const kind of STORES) {
       await unchanged();
     });
 
+    it("refuses a note holding a lone surrogate or a NUL as operator.note-invalid, and leaves no trace", async (t) => {
+      if (url === undefined) return t.skip("PostgreSQL unavailable");
+      const headers = { "x-raes-token": TOKEN, origin };
+      for (const note of ["checked \ud800 logs", "checked \u0000 logs"]) {
+        const refused = await action("resolve-effect-absent", { subject: waiting.id, note }, headers);
+        assert.equal(refused.status, 400, refused.body);
+        assert.equal(errorCode(refused.body), "operator.note-invalid");
+      }
+      await unchanged();
+    });
+
     it("resolves from its endpoint with the token and the console's origin, recorded as its operator; a second time is refused", async (t) => {
       if (url === undefined) return t.skip("PostgreSQL unavailable");
       const headers = { "x-raes-token": TOKEN, origin };

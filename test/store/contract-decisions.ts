@@ -6,7 +6,7 @@ import {
   OPERATOR_GENESIS,
   type OperatorDecisionDraft,
 } from "../../src/records/index.js";
-import { LeaseLostError } from "../../src/store/index.js";
+import { LeaseLostError, StoreErrorCode } from "../../src/store/index.js";
 import type { FixtureSource } from "./contract.js";
 import { invocation, P1, scheduler, toolAction } from "./records.js";
 
@@ -48,6 +48,39 @@ export function decisionCases(fixture: FixtureSource): void {
       head_sequence: 2,
       decisions: 2,
     });
+  });
+
+  it("refuses a decision whose note or operator holds a lone surrogate or a NUL, writing nothing (store.decision-invalid)", async () => {
+    const { store } = fixture();
+    const resumed = scheduler({ lifecycle: "running", attempts: 1 });
+    for (const draft of [
+      { ...RESUME, note: "checked \ud800 logs" },
+      { ...RESUME, note: "checked \u0000 logs" },
+      { ...RESUME, operator: "alice\udc00" },
+    ]) {
+      await assert.rejects(
+        store.recordDecision(draft, [resumed]),
+        (error: unknown) => (error as { code?: unknown }).code === StoreErrorCode.decision_invalid,
+      );
+    }
+    assert.deepEqual(await store.readDecisionPage(0, 10), []);
+    assert.equal(await store.getScheduler(P1, resumed.policyAddress), undefined);
+    const inv = invocation();
+    await store.openInvocation(inv, scheduler({ attempts: 1 }));
+    const unknown = toolAction(inv, 1, { phase: "settled", settlement: "indeterminate" });
+    await store.insertToolAction(unknown);
+    const at = "2025-01-02T00:00:00.000000Z";
+    const note = "checked \ud800 logs";
+    await assert.rejects(
+      store.recordResolution(
+        unknown.id,
+        { resolution: "effect_absent", note, resolvedAt: at, operator: "carol" },
+        { kind: "resolve", subject: unknown.id, operator: "carol", note, decided_at: at },
+      ),
+      (error: unknown) => (error as { code?: unknown }).code === StoreErrorCode.decision_invalid,
+    );
+    assert.equal((await store.getOperation(unknown.id))?.resolution, undefined);
+    assert.deepEqual(await store.readDecisionPage(0, 10), []);
   });
 
   it("appends a resolve decision only with the resolution it records", async () => {

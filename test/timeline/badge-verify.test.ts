@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { printedCommand } from "../../src/printed/index.js";
 import { raes } from "../cli/cli.js";
 import { decidedStore, OUTSIDE_HISTORY_TAMPERS, TAMPERABLE_STORES } from "../helpers/tampered-store.js";
 import { postgresAvailable } from "../store/pg-available.js";
@@ -12,9 +13,13 @@ after(() => rmSync(DIR, { recursive: true, force: true }));
 
 /** The page's text of the badge, its entities undone. */
 function badge(html: string): { state: string; text: string } {
-  const found = /<p class="chain [a-z]+" data-chain="([a-z]+)"[^>]*>([^<]*)<\/p>/.exec(html);
+  const found = /<p class="chain [a-z]+" data-chain="([a-z]+)"[^>]*>(.*?)<\/p>/.exec(html);
   assert.ok(found, "the page shows a chain badge");
-  const text = (found[2] ?? "").replaceAll("&#39;", "'").replaceAll("&quot;", '"').replaceAll("&amp;", "&");
+  const text = (found[2] ?? "")
+    .replaceAll(/<[^>]*>/g, "")
+    .replaceAll("&#39;", "'")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&amp;", "&");
   return { state: found[1] ?? "", text };
 }
 
@@ -52,11 +57,16 @@ for (const kind of TAMPERABLE_STORES) {
           const page = join(DIR, "tampered.html");
           const drawn = await raes(["history", "--html", page, "--store", url]);
           assert.equal(drawn.code, 0, drawn.stderr);
-          const shown = badge(readFileSync(page, "utf8"));
+          const html = readFileSync(page, "utf8");
+          const shown = badge(html);
           assert.equal(shown.state, "broken");
           // The badge's detail is raes verify's line after the store's name, word for word.
           const detail = line.slice(line.indexOf(": ") + 2);
-          assert.equal(shown.text, `Evidence does not verify: ${detail}. Run raes verify for details.`);
+          // With the command that says more, for this store, runnable as printed.
+          const command = printedCommand(["verify", "--store", url], []);
+          assert.ok(shown.text.startsWith(`Evidence does not verify: ${detail}. Run `), shown.text);
+          assert.ok(shown.text.endsWith(` ${command} for details.`), shown.text);
+          assert.match(html, /<code class="command">[^<]* verify --store [^<]*<\/code>/);
         } finally {
           await kind.drop(url);
         }

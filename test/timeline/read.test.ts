@@ -50,7 +50,7 @@ describe("readTimelineInput", () => {
       events.map((event) => timelineEvent(event, new Map())),
     );
     // The third is the held calls awaiting approval, one bounded read; the fourth the chain badge's
-    // check of resolved operations against their decisions (indeterminate ones, a page at a time).
+    // check of resolved operations against their decisions (every tool action, a page at a time).
     assert.deepEqual(
       asked,
       ["listEvents 1000", "listOperations 1000", "listOperations 10000", "listOperations 1000"],

@@ -27,7 +27,9 @@ export class PostgresReads extends SqlReads<boolean, false> {
       savedOrder: "saved_order",
       openedOrder: "opened_order",
       bytewise: ' COLLATE "C"',
-      bodyText: `body::text AS body${tables.chained ? ", chain_digest" : ""}`,
+      // The key columns too: an event carries its columns' values, so a column edited outside the store
+      // fails the chain as an edit of that event (sql/records.ts historyEvent).
+      bodyText: `participant_address, episode_id, action_instance_id, body::text AS body${tables.chained ? ", chain_digest" : ""}`,
       ...tables,
       clockRecord,
       toolActionRecord,

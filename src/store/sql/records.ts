@@ -389,10 +389,35 @@ export function invocationRecord(r: InvocationRow): InvocationRecord {
   };
 }
 
-/** History row to committed event. */
-export function historyEvent(r: Pick<EventRow, "sequence" | "body" | "chain_digest">): HistoryEvent {
+/** The key columns a history row indexes its event by, beside its body. */
+const KEY_COLUMNS = ["participant_address", "episode_id", "action_instance_id"] as const;
+
+const LONE_SURROGATE_CHARACTERS = /\p{Cs}/gu;
+
+/**
+ * History row to committed event. When the row's key columns were read (PostgreSQL keeps the whole
+ * event in its body, beside them), the event carries the columns' values: what a filter on them
+ * (`raes history --participant`) finds is what the chain is checked against, so a column changed
+ * outside the store fails `raes verify` as an edit of that event. A value equal but for lone
+ * surrogates (which a UTF-8 column cannot hold) is the body's own; a key the body lacks stays absent.
+ */
+export function historyEvent(
+  r: Pick<EventRow, "sequence" | "body" | "chain_digest"> & Partial<EventRow>,
+): HistoryEvent {
   const draft = parseStored(r.body, `history_events row ${r.sequence}: its body`) as HistoryEventDraft;
-  return withChain({ ...draft, sequence: Number(r.sequence) }, r);
+  const event: Record<string, unknown> = { ...draft, sequence: Number(r.sequence) };
+  for (const column of KEY_COLUMNS) {
+    const stored = r[column];
+    // A body written before a key was part of the event (schema step 1) is read as it was sealed.
+    if (typeof stored !== "string" || !(column in event)) continue;
+    const sealed = event[column];
+    const same =
+      typeof sealed === "string" &&
+      (sealed === stored || sealed.replace(LONE_SURROGATE_CHARACTERS, "\uFFFD") === stored);
+    // Spread over the body, a key keeps its place: an untouched event reads back as the same JSON text.
+    if (!same) event[column] = stored;
+  }
+  return withChain(event as unknown as HistoryEvent, r);
 }
 
 /** The event with its row's `chain_digest` last, as `raes history --json` prints it; as it is without one. */

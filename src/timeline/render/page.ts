@@ -1,4 +1,4 @@
-import { formatDuration } from "../../printed/index.js";
+import { formatDuration, verifyCommand } from "../../printed/index.js";
 import { DEFAULT_STORE_URL } from "../../store/index.js";
 import { buildTimeline, type TimelineChain, type TimelineInput } from "../model/index.js";
 import { type EncodedRows, TIMELINE_CSP, TIMELINE_CSS, TIMELINE_SCRIPT } from "../page/index.js";
@@ -37,9 +37,10 @@ function summary(
 
 /**
  * The header's badge: whether the store verifies as `raes verify --store` checks it (history chains,
- * operator chain, resolutions), and when not, what fails first in its words.
+ * operator chain, resolutions), and when not, what fails first in its words and the `raes verify`
+ * command for the page's store, runnable as printed.
  */
-export function chainBadge(chain: TimelineChain | undefined): string {
+export function chainBadge(chain: TimelineChain | undefined, storeUrl: string): string {
   if (chain === undefined) return "";
   if (chain.ok) {
     const decisions =
@@ -48,7 +49,7 @@ export function chainBadge(chain: TimelineChain | undefined): string {
         : `; ${plural(chain.decisions, "operator decision")}, operator chain intact`;
     return `<p class="chain verified" data-chain="verified">History chain verified: ${plural(chain.events, "event")} recomputed, every chain intact${decisions}.</p>`;
   }
-  return `<p class="chain broken" data-chain="broken" role="alert">Evidence does not verify: ${escapeHtml(chain.failure ?? "the store does not verify")}. Run raes verify for details.</p>`;
+  return `<p class="chain broken" data-chain="broken" role="alert">Evidence does not verify: ${escapeHtml(chain.failure ?? "the store does not verify")}. Run <code class="command">${escapeHtml(verifyCommand(storeUrl))}</code> for details.</p>`;
 }
 
 /** What the page says besides what its store holds. */
@@ -110,7 +111,7 @@ export function* summaryHtmlParts(page: PageSummary, options: PageOptions = {}):
 <header class="page-head">
 <h1>${escapeHtml(title)}</h1>
 ${summary(page, shown, invocations, toolActions)}
-${chainBadge(options.chain)}
+${chainBadge(options.chain, storeUrl)}
 ${legend(counts, indeterminate, statusCounts(shown))}
 ${participantFilter(shown)}
 ${searchBox(invocations)}

@@ -1,5 +1,5 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { printableStoreUrl } from "../../../printed/index.js";
@@ -8,6 +8,7 @@ import { counted, ExitCode, printError } from "../../exit.js";
 import { inputFile, outputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
 import { operationToWire } from "../operation-wire.js";
+import { keyFileBytes, notEd25519 } from "./keys.js";
 import { refuseUnchainedStore } from "./unchained.js";
 
 interface ExportOptions {
@@ -19,18 +20,21 @@ interface ExportOptions {
 
 /** Option parser: a PEM Ed25519 private key file; anything else is a usage error (exit 2). */
 function signKeyFile(file: string): KeyObject {
+  const pem = keyFileBytes(file);
   let key: KeyObject;
   try {
-    key = createPrivateKey(readFileSync(inputFile(file)));
-  } catch (error) {
-    if (error instanceof InvalidArgumentError) throw error;
+    key = createPrivateKey(pem);
+  } catch {
     throw new InvalidArgumentError(`${file} holds no private key (PEM)`);
   }
-  if (key.asymmetricKeyType !== "ed25519")
-    throw new InvalidArgumentError(
-      `${file} is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`,
-    );
+  if (key.asymmetricKeyType !== "ed25519") throw notEd25519(file, key.asymmetricKeyType);
   return key;
+}
+
+/** Option parser: the bundle's path, not empty (which names the working folder), as `outputFile` checks it. */
+function bundleFile(value: string): string {
+  if (value === "") throw new InvalidArgumentError("the bundle is a file path to write, not empty");
+  return outputFile(value);
 }
 
 /** The path as the file system resolves it (links followed), or as given when it does not exist yet. */
@@ -59,7 +63,7 @@ export function registerExportCommand(program: Command): void {
   storeOption(
     program
       .command("export")
-      .requiredOption("--bundle <file>", "the evidence bundle to write (JSON Lines)", outputFile)
+      .requiredOption("--bundle <file>", "the evidence bundle to write (JSON Lines)", bundleFile)
       .option("--sign-key <pem>", "sign the bundle with this Ed25519 private key (PEM)", signKeyFile)
       .option(
         "--include-inputs <files...>",

@@ -1,10 +1,10 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { printableStoreUrl } from "../../../printed/index.js";
 import { counted, ExitCode, printJson } from "../../exit.js";
 import { inputFile } from "../../input-files.js";
 import { storeOption, withStore } from "../../store-option.js";
+import { keyFileBytes, notEd25519 } from "./keys.js";
 import { refuseUnchainedStore } from "./unchained.js";
 
 interface VerifyOptions {
@@ -19,23 +19,18 @@ interface VerifyOptions {
  * belongs with the signer, never beside a bundle) is a usage error (exit 2).
  */
 function publicKeyFile(file: string): KeyObject {
-  let pem: Buffer;
+  const pem = keyFileBytes(file);
   let key: KeyObject;
   try {
-    pem = readFileSync(inputFile(file));
     key = createPublicKey(pem);
-  } catch (error) {
-    if (error instanceof InvalidArgumentError) throw error;
+  } catch {
     throw new InvalidArgumentError(`${file} holds no public key (PEM)`);
   }
   if (isPrivateKey(pem))
     throw new InvalidArgumentError(
       `${file} holds a private key; give the signer's public key (openssl pkey -in ${file} -pubout writes it)`,
     );
-  if (key.asymmetricKeyType !== "ed25519")
-    throw new InvalidArgumentError(
-      `${file} is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`,
-    );
+  if (key.asymmetricKeyType !== "ed25519") throw notEd25519(file, key.asymmetricKeyType);
   return key;
 }
 
