@@ -39,6 +39,22 @@ export function exampleManifest(): Record<string, any> {
   return JSON.parse(readFileSync(EXAMPLE_MANIFEST, "utf8"));
 }
 
+/** The example manifest declaring every execution-control action, so `raes control` may drive its participant. */
+// biome-ignore lint/suspicious/noExplicitAny: a manifest is JSON; tests edit it freely
+export function controlledManifest(): Record<string, any> {
+  const manifest = exampleManifest();
+  manifest.participant_runtime.supports_execution_control = true;
+  manifest.participant_runtime.supported_execution_control_actions = [
+    "start",
+    "pause",
+    "resume",
+    "drain",
+    "reset",
+    "teardown",
+  ];
+  return manifest;
+}
+
 /** The example model with the policy's attempt limit raised, for long runs. */
 export function modelWithAttempts(maxActionAttempts: number): RuntimeModel {
   const model = exampleModel();

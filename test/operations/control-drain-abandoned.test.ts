@@ -9,25 +9,11 @@ import { RuntimeManager } from "../../src/index.js";
 import { controlParticipant } from "../../src/operations/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { cliNodeArgs } from "../helpers/cli-entry.js";
-import { EXAMPLE, exampleManifest, modelWithAttempts, ROOT } from "../helpers/example.js";
+import { controlledManifest, EXAMPLE, modelWithAttempts, ROOT } from "../helpers/example.js";
 import { freshSchema, postgresAvailable } from "../store/pg-available.js";
 import { HeldRuntime } from "./held-runtime.js";
 
 const P = EXAMPLE.participant;
-
-function controlledManifest() {
-  const manifest = exampleManifest();
-  manifest.participant_runtime.supports_execution_control = true;
-  manifest.participant_runtime.supported_execution_control_actions = [
-    "start",
-    "pause",
-    "resume",
-    "drain",
-    "reset",
-    "teardown",
-  ];
-  return manifest;
-}
 
 /** The participant's stored observed lifecycle, read through a connection of its own. */
 async function storedLifecycle(url: string): Promise<string | undefined> {

@@ -3,24 +3,10 @@ import { describe, it } from "node:test";
 import { RuntimeManager } from "../../src/index.js";
 import { controlParticipant } from "../../src/operations/index.js";
 import { readConsoleState } from "../../src/serve/index.js";
-import { EXAMPLE, exampleManifest, modelWithAttempts } from "../helpers/example.js";
+import { controlledManifest, EXAMPLE, modelWithAttempts } from "../helpers/example.js";
 import { HeldRuntime } from "./held-runtime.js";
 
 const P = EXAMPLE.participant;
-
-function controlledManifest() {
-  const manifest = exampleManifest();
-  manifest.participant_runtime.supports_execution_control = true;
-  manifest.participant_runtime.supported_execution_control_actions = [
-    "start",
-    "pause",
-    "resume",
-    "drain",
-    "reset",
-    "teardown",
-  ];
-  return manifest;
-}
 
 const chains = {
   observe: () => undefined,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openControlPlaneStore, RuntimeManager } from "../../../src/index.js";
-import { EXAMPLE, exampleManifest, modelWithAttempts } from "../../helpers/example.js";
+import { controlledManifest, EXAMPLE, modelWithAttempts } from "../../helpers/example.js";
 import { aroundStoreMethod } from "../../helpers/faulty-store.js";
 import { freshSchema, postgresAvailable } from "../../store/pg-available.js";
 import { RecordingRuntime } from "../harnesses.js";
@@ -13,20 +13,6 @@ import { compileFile, V2_EXAMPLE } from "../v2/trace.js";
 
 const P = EXAMPLE.participant;
 const pgAvailable = await postgresAvailable("execution control across managers on PostgreSQL");
-
-function controlledManifest() {
-  const manifest = exampleManifest();
-  manifest.participant_runtime.supports_execution_control = true;
-  manifest.participant_runtime.supported_execution_control_actions = [
-    "start",
-    "pause",
-    "resume",
-    "drain",
-    "reset",
-    "teardown",
-  ];
-  return manifest;
-}
 
 /**
  * Manager A runs the participant; manager B, on the same store, stores `action` at the worst moment: after

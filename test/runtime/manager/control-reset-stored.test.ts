@@ -4,26 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { controlParticipant, openControlPlaneStore, RuntimeManager } from "../../../src/index.js";
-import { EXAMPLE, exampleManifest, exampleModel } from "../../helpers/example.js";
+import { controlledManifest, EXAMPLE, exampleModel } from "../../helpers/example.js";
 import { freshSchema, postgresAvailable } from "../../store/pg-available.js";
 import { RecordingRuntime } from "../harnesses.js";
 
 const P = EXAMPLE.participant;
 const pgAvailable = await postgresAvailable("an execution reset stored while no runtime ran on PostgreSQL");
-
-function controlledManifest() {
-  const manifest = exampleManifest();
-  manifest.participant_runtime.supports_execution_control = true;
-  manifest.participant_runtime.supported_execution_control_actions = [
-    "start",
-    "pause",
-    "resume",
-    "drain",
-    "reset",
-    "teardown",
-  ];
-  return manifest;
-}
 
 const open = (store: string, runtime: RecordingRuntime) =>
   RuntimeManager.open({ model: exampleModel(), manifest: controlledManifest(), runtime, store });
