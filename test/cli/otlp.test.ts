@@ -9,68 +9,12 @@ import { after, before, describe, it } from "node:test";
 import { liveScenario } from "../fixtures/live/scenario.js";
 import { EXAMPLE, ROOT } from "../helpers/example.js";
 import { manifestWithTimeout } from "../helpers/live-model.js";
+import { decodeOtlpJson, type Received } from "../helpers/otlp-json.js";
 import { raes } from "./cli.js";
 
 const LIVE = join(ROOT, "test", "fixtures", "live");
 const TSX = import.meta.resolve("tsx");
 const nodeTs = (file: string) => `${process.execPath} --import ${TSX} ${file}`;
-
-/** One span as OTLP/JSON carries it, reduced to what the test reads. */
-interface Received {
-  readonly service: string;
-  readonly resource: Record<string, unknown>;
-  readonly kind: number;
-  readonly status: number;
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly parentSpanId: string;
-  readonly name: string;
-  readonly attributes: Record<string, unknown>;
-  readonly events: { name: string; attributes: Record<string, unknown> }[];
-}
-
-type KeyValue = { key: string; value: Record<string, unknown> };
-const anyValue = (value: Record<string, unknown>): unknown =>
-  value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue ?? value.arrayValue;
-const attributesOf = (list: KeyValue[] = []) =>
-  Object.fromEntries(list.map(({ key, value }) => [key, anyValue(value)]));
-
-/** Decodes an OTLP/HTTP JSON export request (ExportTraceServiceRequest). */
-function decode(body: string): Received[] {
-  const request = JSON.parse(body) as {
-    resourceSpans: {
-      resource: { attributes: KeyValue[] };
-      scopeSpans: {
-        spans: {
-          traceId: string;
-          spanId: string;
-          parentSpanId?: string;
-          name: string;
-          kind: number;
-          status?: { code?: number };
-          attributes: KeyValue[];
-          events?: { name: string; attributes: KeyValue[] }[];
-        }[];
-      }[];
-    }[];
-  };
-  return request.resourceSpans.flatMap((rs) =>
-    rs.scopeSpans.flatMap((ss) =>
-      ss.spans.map((s) => ({
-        service: String(attributesOf(rs.resource.attributes)["service.name"]),
-        resource: attributesOf(rs.resource.attributes),
-        kind: s.kind,
-        status: s.status?.code ?? 0,
-        traceId: s.traceId,
-        spanId: s.spanId,
-        parentSpanId: s.parentSpanId ?? "",
-        name: s.name,
-        attributes: attributesOf(s.attributes),
-        events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attributesOf(e.attributes) })),
-      })),
-    ),
-  );
-}
 
 describe("raes run --otlp URL with a real OTLP/HTTP receiver", () => {
   let dir = "";
@@ -131,7 +75,7 @@ describe("raes run --otlp URL with a real OTLP/HTTP receiver", () => {
       assert.match(b.type, /^application\/json/);
       assert.ok(!b.body.includes(canary), "an export carries the tool argument or result");
     }
-    const spans = bodies.flatMap((b) => decode(b.body));
+    const spans = bodies.flatMap((b) => decodeOtlpJson(b.body));
     const names = JSON.stringify(spans.map((s) => [s.service, s.name]));
     const named = (service: string, name: string) =>
       spans.filter((s) => s.service === service && s.name === name);

@@ -6,69 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { EXAMPLE, EXAMPLE_MANIFEST, ROOT } from "../helpers/example.js";
+import { decodeOtlpJson } from "../helpers/otlp-json.js";
 import { PROBE_HARNESS, raes } from "./cli.js";
 
 // 50 ms per tick, drift bound 2 ticks (100 ms): an invocation that takes 400 ms makes the next step late.
 const DRIFT = join(ROOT, "test", "fixtures", "raes-views", "pacing-drift-bound.sdl.yaml");
 const CLOCK = "time.clock.scenario-clock";
 const REF = `evidence:${EXAMPLE.policy}:pacing-loss:${CLOCK}:generation-1`;
-
-/** One span as OTLP/JSON carries it, reduced to what the test reads. */
-interface Received {
-  readonly service: string;
-  readonly resource: Record<string, unknown>;
-  readonly kind: number;
-  readonly status: number;
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly parentSpanId: string;
-  readonly name: string;
-  readonly attributes: Record<string, unknown>;
-  readonly events: { name: string; attributes: Record<string, unknown> }[];
-}
-
-type KeyValue = { key: string; value: Record<string, unknown> };
-const anyValue = (value: Record<string, unknown>): unknown =>
-  value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue ?? value.arrayValue;
-const attributesOf = (list: KeyValue[] = []) =>
-  Object.fromEntries(list.map(({ key, value }) => [key, anyValue(value)]));
-
-/** Decodes an OTLP/HTTP JSON export request (ExportTraceServiceRequest). */
-function decode(body: string): Received[] {
-  const request = JSON.parse(body) as {
-    resourceSpans: {
-      resource: { attributes: KeyValue[] };
-      scopeSpans: {
-        spans: {
-          traceId: string;
-          spanId: string;
-          parentSpanId?: string;
-          name: string;
-          kind: number;
-          status?: { code?: number };
-          attributes: KeyValue[];
-          events?: { name: string; attributes: KeyValue[] }[];
-        }[];
-      }[];
-    }[];
-  };
-  return request.resourceSpans.flatMap((rs) =>
-    rs.scopeSpans.flatMap((ss) =>
-      ss.spans.map((s) => ({
-        service: String(attributesOf(rs.resource.attributes)["service.name"]),
-        resource: attributesOf(rs.resource.attributes),
-        kind: s.kind,
-        status: s.status?.code ?? 0,
-        traceId: s.traceId,
-        spanId: s.spanId,
-        parentSpanId: s.parentSpanId ?? "",
-        name: s.name,
-        attributes: attributesOf(s.attributes),
-        events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attributesOf(e.attributes) })),
-      })),
-    ),
-  );
-}
 
 describe("a real-time raes run that loses its pacing", () => {
   it("shows the service degraded in the timeline (raes history --html) and the exported spans", async () => {
@@ -116,7 +60,7 @@ describe("a real-time raes run that loses its pacing", () => {
       // And the service itself, as it reads back: still running, degraded.
       assert.match(page, /data-service="running" data-health="degraded" data-generation="1"/);
       // The spans: the loss itself, and the invocations after it, carry the degraded service.
-      const spans = bodies.flatMap(decode);
+      const spans = bodies.flatMap((body) => decodeOtlpJson(body));
       const loss = spans.filter((s) => s.name === `pacing_loss ${CLOCK}`);
       // One per late step, each naming the generation's one deviation.
       assert.ok(loss.length >= 1);
