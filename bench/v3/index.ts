@@ -91,7 +91,7 @@ function block(m: RuntimeModel, manifest: unknown) {
 /** Runs the v3 bench and prints its table. */
 export async function runV3Bench(argv: readonly string[] = []): Promise<void> {
   const quick = argv.includes("--quick");
-  const rounds = quick ? 5 : 15;
+  const rounds = quick ? 5 : 41;
   const manifest = (file: string) =>
     JSON.parse(readFileSync(join(ROOT, "examples", file), "utf8")) as unknown;
   const v3 = block(
@@ -102,7 +102,7 @@ export async function runV3Bench(argv: readonly string[] = []): Promise<void> {
     model("enterprise-participant-activity-v2.sdl.yaml"),
     manifest("harness-backend-v2.manifest.json"),
   );
-  const result = await alternate(v3, v2, { blocks: rounds, warmup: 2 });
+  const result = await alternate(v3, v2, { blocks: rounds, warmup: 6 });
   printTable(
     `v3 scheduling cost per attempt vs v2, same scenario, memory store (median of ${rounds} alternating blocks of ${STEPS} advances)`,
     ["scheduler", "µs per attempt", "ratio to v2", "bound"],
