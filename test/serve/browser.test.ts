@@ -176,17 +176,22 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
     const resume = `${participant} button[data-action="execution-resume"]`;
     await page.waitForSelector(resume, { timeout: 0 });
     const recorded = await withStore(async (store) => (await store.getDecisionHead()).decisions);
-    // As if the service had moved to another generation since the page drew the button.
+    // As if the service had moved to another generation since the page drew the button. The attribute
+    // is set and the button clicked in one task: a state update between the two would redraw the
+    // button with the store's generation, and the click would then resume the service.
     await page.$eval(
       resume,
-      (button, stale) => button.setAttribute("data-generation", String(stale)),
+      (button, stale) => {
+        button.setAttribute("data-generation", String(stale));
+        (button as unknown as { click(): void }).click();
+      },
       generation + 1,
     );
-    await page.click(resume);
     // A locator, not a string predicate: the page's CSP forbids eval, so Playwright could not run one there.
-    await page
-      .locator("#message", { hasText: /^runtime\.participant-execution-stale-generation/ })
-      .waitFor({ timeout: 0 });
+    // It waits for the action's outcome, refused or recorded, so a wrong outcome fails here at once.
+    const outcome = page.locator("#message", { hasText: /^runtime\.|recorded as/ });
+    await outcome.waitFor({ timeout: 0 });
+    assert.match(String(await outcome.textContent()), /^runtime\.participant-execution-stale-generation/);
     await withStore(async (store) => {
       assert.equal((await store.getDecisionHead()).decisions, recorded, "the refusal recorded nothing");
       assert.equal(
