@@ -81,6 +81,11 @@ export function recoveryCases(fixture: FixtureSource): void {
       frameOf: () => FRAME,
     });
     assert.equal(recovered.length, invocations.length);
+    // Each participant's scheduler stops once, at its first indeterminate action, however many follow.
+    assert.deepEqual(
+      recovered.filter((r) => r.stopped).map((r) => r.participantAddress),
+      [...PARTICIPANTS].sort((a, b) => a.localeCompare(b)),
+    );
     assert.deepEqual(await store.listOpenInvocations(), []);
     assert.deepEqual(await store.listOpenToolActions(), []);
     for (const [p, participantAddress] of PARTICIPANTS.entries()) {

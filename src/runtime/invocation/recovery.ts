@@ -24,6 +24,7 @@ export interface RecoveredInvocation {
   readonly invocationId: string;
   readonly participantAddress: string;
   readonly settlements: Readonly<Record<string, string>>;
+  /** This invocation's recovery stopped its scheduler (it was not stopped before), so each stop counts once. */
   readonly stopped: boolean;
 }
 
@@ -56,7 +57,7 @@ export function consumedLine(recovered: readonly RecoveredInvocation[]): string 
     n > NAMED_ATTEMPTS
       ? ` and ${n - NAMED_ATTEMPTS} more (list them: raes operations --kind scheduler_invocation --state failed; their dispatched tool actions: raes operations --state indeterminate)`
       : "";
-  return `recovered an interrupted run: ${n} attempt${n === 1 ? " was" : "s were"} consumed by the crash or lost commit (never retried)${stopped > 0 ? `, ${stopped} stopped its scheduler` : ""}: ${named.join(", ")}${more}`;
+  return `recovered an interrupted run: ${n} attempt${n === 1 ? " was" : "s were"} consumed by the crash or lost commit (never retried)${stopped > 0 ? `, ${stopped} stopped ${stopped === 1 ? "its scheduler" : "their schedulers"}` : ""}: ${named.join(", ")}${more}`;
 }
 
 /**
@@ -225,7 +226,7 @@ async function recoverParticipant(
       invocationId: invocation.id,
       participantAddress,
       settlements: Object.fromEntries(settled.map((a) => [a.id, a.settlement ?? ""])),
-      stopped: next.lifecycle === "stopped",
+      stopped: next.lifecycle === "stopped" && scheduler.lifecycle !== "stopped",
     });
   }
   const fence = options.fenceFor(participantAddress);
