@@ -98,6 +98,11 @@ const RESOURCE_FIELDS = ["resource_owners", "resource_demands", "resource_fairne
 
 type Wire = Readonly<Record<string, unknown>>;
 
+/** The wire form of the model's record at `address` in `records`, if it has one (its own key, never a prototype's). */
+function wireRecord(records: Readonly<Record<string, unknown>>, address: string): Wire | undefined {
+  return Object.hasOwn(records, address) ? (toWireValue(records[address]) as Wire) : undefined;
+}
+
 function pick(record: Wire | undefined, fields: readonly string[]): Wire {
   return Object.fromEntries(fields.map((field) => [field, record?.[field] ?? null]));
 }
@@ -124,14 +129,16 @@ function pythonCanonicalJson(value: unknown): string {
  * whose stored digest differs is a changed policy (docs/raes-mapping.md).
  */
 export function policyDigest(model: RuntimeModel, policy: CompiledAutonomousPolicy): string {
-  const wire = toWireValue(model) as Record<string, Record<string, Wire>>;
-  const own = wire.autonomous_policies?.[policy.address];
-  const clock = wire.clocks?.[policy.clockAddress];
-  const domain = wire.time_domains?.[String(clock?.time_domain_address ?? "")];
+  // Only the records the digest resolves go to wire form: the whole model's would cost every
+  // participant's records once per policy digest, a square of the participants at open.
+  const own = wireRecord(model.autonomousPolicies, policy.address);
+  const clock = wireRecord(model.clocks, policy.clockAddress);
+  const domain = wireRecord(model.timeDomains, String(clock?.time_domain_address ?? ""));
   const constraints = [...new Set(policy.temporalConstraintAddresses)]
-    .filter((address) => wire.temporal_constraints?.[address])
-    .sort()
-    .map((address) => pick(wire.temporal_constraints?.[address], CONSTRAINT_FIELDS));
+    .map((address) => [address, wireRecord(model.temporalConstraints, address)] as const)
+    .filter(([, constraint]) => constraint !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, constraint]) => pick(constraint, CONSTRAINT_FIELDS));
   const bindings = (own?.execution_bindings as readonly Wire[] | undefined) ?? [];
   const payload: Record<string, unknown> = {
     ...pick(own, POLICY_FIELDS),
@@ -139,7 +146,7 @@ export function policyDigest(model: RuntimeModel, policy: CompiledAutonomousPoli
     resolved_clock: pick(clock, CLOCK_FIELDS),
     resolved_time_domain: pick(domain, DOMAIN_FIELDS),
     resolved_progression_policy: pick(
-      wire.progression_policies?.[policy.progressionPolicyAddress],
+      wireRecord(model.progressionPolicies, policy.progressionPolicyAddress),
       PROGRESSION_FIELDS,
     ),
     resolved_temporal_constraints: constraints,

@@ -69,3 +69,27 @@ describe("policy digest equals RAES's (recorded digests)", () => {
     }
   });
 });
+
+describe("policy digest work", () => {
+  it("reads only the records the policy resolves, not the whole model (a square of the participants at open)", () => {
+    const model = compileText(V1);
+    const [policy] = Object.values(model.autonomousPolicies);
+    assert.ok(policy);
+    const expected = policyDigest(model, policy);
+    // Records the digest does not resolve: reading any of them fails the call.
+    const untouchable = new Proxy(
+      {},
+      {
+        ownKeys: () => assert.fail("an unrelated record was read"),
+        get: () => assert.fail("an unrelated record was read"),
+      },
+    );
+    const guarded = {
+      ...model,
+      participants: { ...model.participants, "participant.unrelated": untouchable },
+      autonomousPolicies: { ...model.autonomousPolicies, "policy.unrelated": untouchable },
+      clocks: { ...model.clocks, "time.clock.unrelated": untouchable },
+    } as unknown as RuntimeModel;
+    assert.equal(policyDigest(guarded, policy), expected);
+  });
+});
