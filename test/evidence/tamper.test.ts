@@ -58,6 +58,33 @@ async function moveEvent(t: Tables, sequence: number, to: string): Promise<void>
   );
 }
 
+/** Swaps the sequences of two events (through -1, as a unique sequence allows). */
+async function swapEvents(t: Tables, a: number, b: number): Promise<void> {
+  await t.run(`UPDATE history_events SET sequence = -1 WHERE sequence = ${t.p(1)}`, [a]);
+  await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [a, b]);
+  await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = -1`, [b]);
+}
+
+/** Deletes the event at `sequence`. */
+async function deleteEvent(t: Tables, sequence: number): Promise<void> {
+  await t.run(`DELETE FROM history_events WHERE sequence = ${t.p(1)}`, [sequence]);
+}
+
+/** Writes `body` as the stored body of the event at `sequence`. */
+async function writeBody(t: Tables, sequence: number, body: string): Promise<void> {
+  await t.run(`UPDATE history_events SET body = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [body, sequence]);
+}
+
+/** Inserts a copy of the event at `from` (body and chain digest too) at sequence `at`. */
+async function insertCopy(t: Tables, at: number, from: number): Promise<void> {
+  await t.run(
+    `INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body, chain_digest)
+     SELECT ${t.p(1)}, participant_address, episode_id, action_instance_id, body, chain_digest
+     FROM history_events WHERE sequence = ${t.p(2)}`,
+    [at, from],
+  );
+}
+
 /** The tamperings every store must catch, each naming the event it touched. */
 const TAMPERINGS: readonly {
   readonly name: string;
@@ -76,10 +103,7 @@ const TAMPERINGS: readonly {
       const target = events[6] as HistoryEvent;
       const { sequence: _s, chain_digest: _c, ...draft } = target;
       const edited = { ...draft, action_contract_address: "action:green/something-else" };
-      await t.run(`UPDATE history_events SET body = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
-        JSON.stringify(edited),
-        target.sequence,
-      ]);
+      await writeBody(t, target.sequence, JSON.stringify(edited));
       return { participant: target.participant_address, sequence: target.sequence };
     },
   },
@@ -89,10 +113,7 @@ const TAMPERINGS: readonly {
     apply: async (t, events) => {
       const target = events[6] as HistoryEvent;
       const { sequence: _s, chain_digest: _c, ...draft } = target;
-      await t.run(`UPDATE history_events SET body = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
-        JSON.stringify(draft).replace(/}$/, ',"weight":1e400}'),
-        target.sequence,
-      ]);
+      await writeBody(t, target.sequence, JSON.stringify(draft).replace(/}$/, ',"weight":1e400}'));
       return { participant: target.participant_address, sequence: target.sequence };
     },
   },
@@ -105,10 +126,7 @@ const TAMPERINGS: readonly {
       // PostgreSQL's jsonb refuses such depth itself (its stack check): there, past the bound is enough.
       const depth = t.p(1) === "?" ? 200_000 : 2_000;
       const deep = `${"[".repeat(depth)}${"]".repeat(depth)}`;
-      await t.run(`UPDATE history_events SET body = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
-        JSON.stringify(draft).replace(/}$/, `,"deep":${deep}}`),
-        target.sequence,
-      ]);
+      await writeBody(t, target.sequence, JSON.stringify(draft).replace(/}$/, `,"deep":${deep}}`));
       return { participant: target.participant_address, sequence: target.sequence };
     },
   },
@@ -161,7 +179,7 @@ const TAMPERINGS: readonly {
     kind: ChainBreak.removed,
     apply: async (t, events) => {
       const target = events[4] as HistoryEvent;
-      await t.run(`DELETE FROM history_events WHERE sequence = ${t.p(1)}`, [target.sequence]);
+      await deleteEvent(t, target.sequence);
       await t.run(`UPDATE history_events SET sequence = sequence + 1000000 WHERE sequence > ${t.p(1)}`, [
         target.sequence,
       ]);
@@ -180,12 +198,7 @@ const TAMPERINGS: readonly {
     apply: async (t, events) => {
       const [a, b] = [events[0] as HistoryEvent, events[1] as HistoryEvent];
       assert.equal(a.participant_address, b.participant_address);
-      await t.run(`UPDATE history_events SET sequence = -1 WHERE sequence = ${t.p(1)}`, [a.sequence]);
-      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
-        a.sequence,
-        b.sequence,
-      ]);
-      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = -1`, [b.sequence]);
+      await swapEvents(t, a.sequence, b.sequence);
       return { participant: a.participant_address, sequence: a.sequence };
     },
   },
@@ -194,7 +207,7 @@ const TAMPERINGS: readonly {
     kind: ChainBreak.removed,
     apply: async (t, events) => {
       const target = events[4] as HistoryEvent;
-      await t.run(`DELETE FROM history_events WHERE sequence = ${t.p(1)}`, [target.sequence]);
+      await deleteEvent(t, target.sequence);
       return { participant: target.participant_address, sequence: target.sequence };
     },
   },
@@ -203,7 +216,7 @@ const TAMPERINGS: readonly {
     kind: ChainBreak.removed,
     apply: async (t, events) => {
       const target = events[events.length - 1] as HistoryEvent;
-      await t.run(`DELETE FROM history_events WHERE sequence = ${t.p(1)}`, [target.sequence]);
+      await deleteEvent(t, target.sequence);
       return { participant: target.participant_address, sequence: target.sequence };
     },
   },
@@ -215,12 +228,7 @@ const TAMPERINGS: readonly {
       const at = 8;
       await t.run("UPDATE history_events SET sequence = sequence + 1000000 WHERE sequence >= 8");
       await t.run("UPDATE history_events SET sequence = sequence - 1000000 + 1 WHERE sequence > 1000000");
-      await t.run(
-        `INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body, chain_digest)
-         SELECT ${t.p(1)}, participant_address, episode_id, action_instance_id, body, chain_digest
-         FROM history_events WHERE sequence = ${t.p(2)}`,
-        [at, copied.sequence],
-      );
+      await insertCopy(t, at, copied.sequence);
       return { participant: copied.participant_address, sequence: at };
     },
   },
@@ -229,12 +237,7 @@ const TAMPERINGS: readonly {
     kind: ChainBreak.inserted,
     apply: async (t, events) => {
       const copied = events[0] as HistoryEvent;
-      await t.run(
-        `INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body, chain_digest)
-         SELECT 0, participant_address, episode_id, action_instance_id, body, chain_digest
-         FROM history_events WHERE sequence = ${t.p(1)}`,
-        [copied.sequence],
-      );
+      await insertCopy(t, 0, copied.sequence);
       return { participant: copied.participant_address, sequence: 0 };
     },
   },
@@ -255,12 +258,7 @@ const TAMPERINGS: readonly {
     apply: async (t, events) => {
       const [a, b] = [events[0] as HistoryEvent, events[2] as HistoryEvent];
       assert.equal(a.participant_address, b.participant_address);
-      await t.run(`UPDATE history_events SET sequence = -1 WHERE sequence = ${t.p(1)}`, [a.sequence]);
-      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
-        a.sequence,
-        b.sequence,
-      ]);
-      await t.run(`UPDATE history_events SET sequence = ${t.p(1)} WHERE sequence = -1`, [b.sequence]);
+      await swapEvents(t, a.sequence, b.sequence);
       return { participant: a.participant_address, sequence: a.sequence };
     },
   },
