@@ -6,9 +6,10 @@ import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { openControlPlaneStore, StoreUnavailableError } from "../../src/store/index.js";
 import { MIGRATIONS as PG_MIGRATIONS } from "../../src/store/postgres/schema.js";
-import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
+import { SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
 import { ROOT } from "../helpers/example.js";
 import { adminQuery, freshSchema, postgresAvailable } from "../store/pg-available.js";
+import { sqliteAtStep } from "../store/sqlite-at-step.js";
 import { raes } from "./cli.js";
 
 /** The golden history's events without their chain digests, as a store before chaining wrote them. */
@@ -22,16 +23,7 @@ const DRAFTS = readFileSync(join(ROOT, "test", "fixtures", "golden", "history-v1
 
 /** A store as a raes-ts at schema step `version` (before 13) left it, holding the golden history. */
 function oldStore(file: string, version: number): void {
-  const old = new Database(file);
-  old.exec(
-    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-  );
-  for (const migration of MIGRATIONS.filter((m) => m.version <= version)) {
-    old.exec(migration.sql);
-    old
-      .prepare("INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01')")
-      .run(migration.version, migration.name);
-  }
+  const old = sqliteAtStep(file, version, "2026-01-01");
   const insert = old.prepare(
     "INSERT INTO history_events (participant_address, episode_id, action_instance_id, body) VALUES (?, ?, ?, ?)",
   );

@@ -6,9 +6,10 @@ import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import type { HistoryEventDraft } from "../../src/history/index.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
-import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
+import { SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
 import { ROOT } from "../helpers/example.js";
 import { closeCommit, invocation, scheduler, unchained, unchainedLine } from "./records.js";
+import { sqliteAtStep } from "./sqlite-at-step.js";
 
 /** The golden history without its chain digests: these tests commit its drafts under no anchor. */
 const LINES = readFileSync(join(ROOT, "test", "fixtures", "golden", "history-v1.jsonl"), "utf8")
@@ -53,16 +54,7 @@ function bodies(file: string): string[] {
 
 /** A database as a raes-ts at schema step 10 left it, holding the first half of the golden history. */
 function stepTen(file: string): void {
-  const old = new Database(file);
-  old.exec(
-    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-  );
-  for (const migration of MIGRATIONS.filter((m) => m.version <= 10)) {
-    old.exec(migration.sql);
-    old
-      .prepare("INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01')")
-      .run(migration.version, migration.name);
-  }
+  const old = sqliteAtStep(file, 10, "2026-01-01");
   // As the step-10 store wrote them: the draft's JSON, keyed by its columns.
   const insert = old.prepare(
     "INSERT INTO history_events (participant_address, episode_id, action_instance_id, body) VALUES (?, ?, ?, ?)",

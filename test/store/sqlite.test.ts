@@ -10,6 +10,7 @@ import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
 import { runStoreContract } from "./contract.js";
 import { assertSchedulerUpgraded, P1, scheduler } from "./records.js";
+import { sqliteAtStep } from "./sqlite-at-step.js";
 import { assertTimesUpgraded, step4RowsSql } from "./upgrade-times.js";
 
 function tempFile(): { file: string; remove: () => void } {
@@ -107,16 +108,7 @@ describe("sqlite store specifics", () => {
     const { file, remove } = tempFile();
     try {
       mkdirSync(dirname(file), { recursive: true });
-      const old = new Database(file);
-      old.exec(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-      );
-      for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) {
-        old.exec(migration.sql);
-        old
-          .prepare("INSERT INTO schema_migrations VALUES (?, ?, '2025-01-01')")
-          .run(migration.version, migration.name);
-      }
+      const old = sqliteAtStep(file, 2);
       const saved = scheduler({ attempts: 2, nextOrdinal: 4, cursor: 1 });
       old
         .prepare(`INSERT INTO schedulers (participant_address, policy_address, lifecycle, stop_reason,
@@ -133,16 +125,7 @@ describe("sqlite store specifics", () => {
     const { file, remove } = tempFile();
     try {
       mkdirSync(dirname(file), { recursive: true });
-      const old = new Database(file);
-      old.exec(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-      );
-      for (const migration of MIGRATIONS.filter((m) => m.version <= 4)) {
-        old.exec(migration.sql);
-        old
-          .prepare("INSERT INTO schema_migrations VALUES (?, ?, '2025-01-01')")
-          .run(migration.version, migration.name);
-      }
+      const old = sqliteAtStep(file, 4);
       old.exec(step4RowsSql());
       old.close();
       await assertTimesUpgraded(SqliteControlPlaneStore.open(`sqlite:${file}`, file));
