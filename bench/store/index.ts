@@ -16,6 +16,7 @@ import {
   type Backend,
   historySection,
   Places,
+  PORT_GOAL,
   portSection,
   recoverySection,
   type Sizes,
@@ -86,7 +87,7 @@ function printTables(sizes: Sizes, port: string[][], history: string[][], recove
   if (port.length > 0) {
     printTable(
       `store / port: admit→dispatch→complete cycles per second, median block; ${sizes.blocks} blocks of ` +
-        `${sizes.cyclesPerInvocation} cycles (one invocation) alternated with the floor after one warm-up block each (goal: port ≥ 0.8 × floor)`,
+        `${sizes.cyclesPerInvocation} cycles (one invocation) alternated with the floor after one warm-up block each (goal: port ≥ ${PORT_GOAL.sqlite} × floor on SQLite, ≥ ${PORT_GOAL.postgres} × on PostgreSQL)`,
       [
         "store",
         "cycles",
