@@ -40,19 +40,11 @@ const recordset = (param: number, columns: readonly Column[]) =>
 const ID: Column = ["id", "text"];
 /** What a close writes of an invocation: its id and the columns a close changes. */
 const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
-// Every part after the invocations' update runs only when that update closed every invocation of
-// the batch; otherwise the caller rolls the transaction back. Rows change by the columns a close or
-// a settlement changes; a stored tool action is updated in place (no ON CONFLICT, whose row lock is
-// one more WAL record per row) and only one the update did not find is inserted (the actions' JSON
-// parsed once, no index probed again for those just updated). Sequences are assigned from
-// the history_head row lock, so they stay commit order without gaps.
-// Each event's chain_digest is computed here, where its sequence is assigned: raes_chain_digests (the
-// schema's step 13) walks the events in order, each chaining from its participant's digest before it
-// in the batch, else its stored head, else its genesis; the RFC 8785 text around the sequence comes
-// from the caller (canonicalAroundSequence), so the digest is the one every store computes
-// (docs/evidence-format.md).
-const COMMIT_BATCH = (fence: string) => `WITH ${fence},
-  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
+/**
+ * The closes and settlements both commit statements begin with ($3 the closes, $4 their count, $5
+ * the tool actions): `complete` says whether every invocation of the batch closed.
+ */
+const CLOSE_AND_SETTLE = `  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
     FROM ${recordset(3, CLOSE_COLUMNS)}
     WHERE i.id = t.id AND i.state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
   complete AS (SELECT count(*) = $4::bigint AS ok FROM written),
@@ -65,7 +57,21 @@ const COMMIT_BATCH = (fence: string) => `WITH ${fence},
     SELECT ${list(TOOL_ACTION_COLUMNS)} FROM actions AS t
     WHERE (SELECT ok FROM complete) AND NOT EXISTS (SELECT 1 FROM settled AS s WHERE s.id = t.id)
     RETURNING 1),
-  head AS (UPDATE history_head SET last_sequence = last_sequence + $6::bigint
+`;
+
+// Every part after the invocations' update runs only when that update closed every invocation of
+// the batch; otherwise the caller rolls the transaction back. Rows change by the columns a close or
+// a settlement changes; a stored tool action is updated in place (no ON CONFLICT, whose row lock is
+// one more WAL record per row) and only one the update did not find is inserted (the actions' JSON
+// parsed once, no index probed again for those just updated). Sequences are assigned from
+// the history_head row lock, so they stay commit order without gaps.
+// Each event's chain_digest is computed here, where its sequence is assigned: raes_chain_digests (the
+// schema's step 13) walks the events in order, each chaining from its participant's digest before it
+// in the batch, else its stored head, else its genesis; the RFC 8785 text around the sequence comes
+// from the caller (canonicalAroundSequence), so the digest is the one every store computes
+// (docs/evidence-format.md).
+const COMMIT_BATCH = (fence: string) => `WITH ${fence},
+${CLOSE_AND_SETTLE}  head AS (UPDATE history_head SET last_sequence = last_sequence + $6::bigint
     WHERE $6::bigint > 0 AND (SELECT ok FROM complete) RETURNING last_sequence),
   events AS MATERIALIZED (
     SELECT head.last_sequence - $6::bigint + e.n AS sequence, e.*
@@ -120,20 +126,7 @@ const SAVE_CHAINS = `INSERT INTO history_chains (${CHAIN_COLUMNS.join(", ")})
   ON CONFLICT (participant_address) DO UPDATE SET head_digest = excluded.head_digest,
     head_sequence = excluded.head_sequence, events = excluded.events`;
 const COMMIT_SLICE = (fence: string) => `WITH ${fence},
-  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
-    FROM ${recordset(3, CLOSE_COLUMNS)}
-    WHERE i.id = t.id AND i.state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
-  complete AS (SELECT count(*) = $4::bigint AS ok FROM written),
-  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, TOOL_ACTION_COLUMNS)}),
-  settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
-    FROM actions AS t
-    WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
-  added AS (
-    INSERT INTO tool_actions (${list(TOOL_ACTION_COLUMNS)})
-    SELECT ${list(TOOL_ACTION_COLUMNS)} FROM actions AS t
-    WHERE (SELECT ok FROM complete) AND NOT EXISTS (SELECT 1 FROM settled AS s WHERE s.id = t.id)
-    RETURNING 1),
-  scheduled AS (
+${CLOSE_AND_SETTLE}  scheduled AS (
     INSERT INTO schedulers (${list(SCHEDULER_COLUMNS)})
     SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(6, SCHEDULER_COLUMNS)}
     WHERE (SELECT ok FROM complete)
