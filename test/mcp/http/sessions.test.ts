@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { HttpGatewayRefusal, toolCallIdFor } from "../../../src/mcp/index.js";
+import type { ControlPlaneStore } from "../../../src/store/index.js";
 import { oneInvocation } from "../../port/support/invocation.js";
 import {
   INITIALIZE,
@@ -16,6 +17,39 @@ const codeOf = (json: unknown) => (json as { error?: { data?: { code?: string } 
 
 async function until(check: () => Promise<boolean>): Promise<void> {
   while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+/** A `tools/call` of the fixture upstream's `stall` tool, which never answers. */
+const stallCall = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "stall", arguments: {} },
+});
+
+/**
+ * Runs `body` inside one invocation: an HTTP gateway over its port (calls time out after
+ * `timeoutMs`) with a session open on it; the gateway closes after, whatever `body` does.
+ */
+async function inOpenSession(
+  timeoutMs: number,
+  body: (gateway: { readonly url: string }, sessionId: string, store: ControlPlaneStore) => Promise<void>,
+): Promise<void> {
+  await oneInvocation(
+    {
+      body: async (port, { store }) => {
+        const gateway = await rawHttpGateway(port, { timeoutMs });
+        try {
+          const { sessionId } = await openSession(gateway.url);
+          assert.ok(sessionId);
+          await body(gateway, sessionId, store);
+        } finally {
+          await gateway.close();
+        }
+      },
+    },
+    async () => undefined,
+  );
 }
 
 describe("HTTP gateway sessions", () => {
@@ -167,39 +201,22 @@ describe("HTTP gateway sessions", () => {
   });
 
   it("a request id retried while the first POST is in flight: both POSTs get the same answer, the upstream runs once", async () => {
-    await oneInvocation(
-      {
-        body: async (port, { store }) => {
-          // `stall` never answers, so the call is in flight until the gateway's timeout reports it unknown.
-          const gateway = await rawHttpGateway(port, { timeoutMs: 1_500 });
-          try {
-            const { sessionId } = await openSession(gateway.url);
-            assert.ok(sessionId);
-            const call = {
-              jsonrpc: "2.0",
-              id: 7,
-              method: "tools/call",
-              params: { name: "stall", arguments: {} },
-            };
-            const [first, retry] = await Promise.all([
-              inSession(gateway.url, sessionId, call),
-              inSession(gateway.url, sessionId, call),
-            ]);
-            assert.equal(first.status, 200);
-            assert.equal(retry.status, 200);
-            assert.deepEqual(retry.json, first.json, "the retry gets the first call's answer");
-            const result = (first.json as { result?: { _meta?: Record<string, unknown> } }).result;
-            assert.equal(result?._meta?.["raes/code"], "upstream_timeout");
-            const actions = await store.listToolActions({});
-            assert.equal(actions.length, 1, "one tool action");
-            assert.equal(actions[0]?.settlement, "indeterminate");
-          } finally {
-            await gateway.close();
-          }
-        },
-      },
-      async () => undefined,
-    );
+    // `stall` never answers, so the call is in flight until the gateway's timeout reports it unknown.
+    await inOpenSession(1_500, async (gateway, sessionId, store) => {
+      const call = stallCall(7);
+      const [first, retry] = await Promise.all([
+        inSession(gateway.url, sessionId, call),
+        inSession(gateway.url, sessionId, call),
+      ]);
+      assert.equal(first.status, 200);
+      assert.equal(retry.status, 200);
+      assert.deepEqual(retry.json, first.json, "the retry gets the first call's answer");
+      const result = (first.json as { result?: { _meta?: Record<string, unknown> } }).result;
+      assert.equal(result?._meta?.["raes/code"], "upstream_timeout");
+      const actions = await store.listToolActions({});
+      assert.equal(actions.length, 1, "one tool action");
+      assert.equal(actions[0]?.settlement, "indeterminate");
+    });
   });
 
   it("a body over 4 MiB is answered 413 even while the client is still sending it", async () => {
@@ -240,32 +257,14 @@ describe("HTTP gateway sessions", () => {
 
 describe("HTTP gateway sessions that end with requests open", () => {
   it("a POST in flight when its session is deleted is answered 404, not left open", async () => {
-    await oneInvocation(
-      {
-        body: async (port, { store }) => {
-          const gateway = await rawHttpGateway(port, { timeoutMs: 60_000 });
-          try {
-            const { sessionId } = await openSession(gateway.url);
-            assert.ok(sessionId);
-            const call = {
-              jsonrpc: "2.0",
-              id: 1,
-              method: "tools/call",
-              params: { name: "stall", arguments: {} },
-            };
-            const inFlight = inSession(gateway.url, sessionId, call);
-            await until(async () => (await store.listToolActions({})).length === 1);
-            assert.equal((await inSession(gateway.url, sessionId, undefined, "DELETE")).status, 200);
-            const answered = await inFlight;
-            assert.equal(answered.status, 404);
-            assert.equal(codeOf(answered.json), "mcp-http.session-unknown");
-          } finally {
-            await gateway.close();
-          }
-        },
-      },
-      async () => undefined,
-    );
+    await inOpenSession(60_000, async (gateway, sessionId, store) => {
+      const inFlight = inSession(gateway.url, sessionId, stallCall(1));
+      await until(async () => (await store.listToolActions({})).length === 1);
+      assert.equal((await inSession(gateway.url, sessionId, undefined, "DELETE")).status, 200);
+      const answered = await inFlight;
+      assert.equal(answered.status, 404);
+      assert.equal(codeOf(answered.json), "mcp-http.session-unknown");
+    });
   });
 });
 
