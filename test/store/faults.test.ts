@@ -136,17 +136,28 @@ const postgres = await postgresAvailable("postgres store faults");
 
 describe("postgres store faults", { skip: postgres ? false : "POSTGRES UNAVAILABLE" }, () => {
   const drops: (() => Promise<void>)[] = [];
+  // Every store a test opens, closed here too: a test that fails before its own close must not leave
+  // a pool connection that keeps this file's process alive after its last test.
+  const stores: ControlPlaneStore[] = [];
   const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL });
   after(async () => {
+    // The admin's end first: it rolls back a lock a failed test held, which a store's close would wait on.
     await admin.end();
+    for (const store of stores) await store.close().catch(() => undefined);
     for (const drop of drops) await drop();
   });
+
+  async function open(url: string, options?: Parameters<typeof openControlPlaneStore>[1]) {
+    const store = await openControlPlaneStore(url, options);
+    stores.push(store);
+    return store;
+  }
 
   async function fixture() {
     if (drops.length === 0) await admin.connect();
     const { schema, url, drop } = freshSchema("raes_fault");
     drops.push(drop);
-    const store = await openControlPlaneStore(`${url}&application_name=${schema}`);
+    const store = await open(`${url}&application_name=${schema}`);
     return { schema, url, store, ...(await seed(store)) };
   }
 
@@ -222,10 +233,11 @@ describe("postgres store faults", { skip: postgres ? false : "POSTGRES UNAVAILAB
   });
 
   it("rolls back a write that hits the statement timeout and reports it unavailable", async () => {
-    // Only the write under test runs under the 100 ms timeout: seeding and the checks run without it,
-    // since a loaded machine can take longer than that for any statement.
+    // The write under test waits on a row lock held to the end, so it meets any timeout; the bound is
+    // 3 s so that the timed store's own open (its schema check runs under it too) never meets it on a
+    // loaded machine. Seeding and the checks run on a store without it.
     const { schema, url, store, inv, action } = await fixture();
-    const timed = await openControlPlaneStore(url, { statementTimeoutMs: 100 });
+    const timed = await open(url, { statementTimeoutMs: 3_000 });
     await admin.query("BEGIN");
     await admin.query(`SELECT * FROM ${schema}.invocations WHERE id = $1 FOR UPDATE`, [inv.id]);
     const settled = { ...action, phase: "settled" as const, settlement: "succeeded" as const };
