@@ -296,7 +296,6 @@ export class RuntimeManager {
       await pacing.load(store);
       await ensureServices(store, book, {
         specs,
-        model: options.model,
         manifest: check.manifest,
         at: now(),
         start: options.startParticipants ?? true,

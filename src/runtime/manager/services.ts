@@ -1,4 +1,3 @@
-import { policyDigest, type RuntimeModel } from "../../compiler/index.js";
 import type { BackendManifest } from "../../manifest/index.js";
 import {
   abandonedDrain,
@@ -40,7 +39,7 @@ function firstSpecs(specs: readonly ScheduleSpec[]): ScheduleSpec[] {
 function firstRecord(
   spec: ScheduleSpec,
   specs: readonly ScheduleSpec[],
-  context: { model: RuntimeModel; manifest: BackendManifest; clock: ClockRecord; at: string; start: boolean },
+  context: { manifest: BackendManifest; clock: ClockRecord; at: string; start: boolean },
 ): ParticipantServiceRecord {
   const { policy, participantAddress } = spec;
   const { clock, at, start } = context;
@@ -69,7 +68,7 @@ function firstRecord(
       draining: false,
       quiescent: true,
       resources_released: false,
-      policy_digest: policyDigest(context.model, policy),
+      policy_digest: spec.policyDigest,
       binding_digest: jcsDigest(policy.executionBindings),
       time_declaration_digest: jcsDigest({ clock: policy.clockAddress, progression: spec.progression }),
       scheduler_state_refs: specs
@@ -100,7 +99,6 @@ export async function ensureServices(
   book: ScheduleBook,
   context: {
     specs: readonly ScheduleSpec[];
-    model: RuntimeModel;
     manifest: BackendManifest;
     at: string;
     start: boolean;
