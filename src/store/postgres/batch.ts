@@ -18,7 +18,7 @@ import {
   TOOL_ACTION_SETTLE_COLUMNS,
 } from "../sql/index.js";
 import type { Fence, InvocationCommit, SchedulerRecord } from "../types.js";
-import { CopyIn, copyCell } from "./copy.js";
+import { CopyIn, CopyRows, copyCell } from "./copy.js";
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {
   type Column,
@@ -113,9 +113,9 @@ const STATEMENT = {
 // (the history_head row lock, held to the commit, keeps every other appender out), so each event's
 // chain_digest is computed here (ChainLinker, as the SQLite store does). The slices close the
 // invocations and settle their actions, the first one locking the fence's lease row to the commit;
-// then all the events go in by one COPY, each row sent as soon as it is linked: no text around each
-// sequence, no digest loop in the server, no JSON array of bodies for it to parse, and the linking
-// overlaps the server's inserts.
+// each slice's events are linked and written as COPY text while the server runs that slice's
+// statement, and then all of them go in by one COPY: no text around each sequence, no digest loop in
+// the server, no JSON array of bodies for it to parse, and the linking overlaps the server's updates.
 const RESERVE_SEQUENCES =
   "UPDATE history_head SET last_sequence = last_sequence + $1::bigint RETURNING last_sequence";
 const CHAIN_HEADS = `SELECT ${CHAIN_COLUMNS.join(", ")} FROM history_chains WHERE participant_address = ANY($1::text[])`;
@@ -156,16 +156,23 @@ export async function commitBatches(
   if (ids.size !== commits.length) throw new StoreConflictError("a batch closes one invocation twice");
   const slices: InvocationCommit[][] = [];
   for (let i = 0; i < commits.length; i += BATCH_SIZE) slices.push(commits.slice(i, i + BATCH_SIZE));
-  const chains = await takeChains(client, commits);
-  // One statement ahead: the next slice's parameters are built while the server runs this one.
+  const events = new EventRows(commits, await takeChains(client, commits));
+  // One statement ahead: the next slice's parameters are built while the server runs this one, and
+  // then events are linked until it answers.
   let next = slices.length > 0 ? sliceQuery(slices[0] ?? [], fence) : undefined;
   for (let k = 0; next !== undefined; k += 1) {
     const running = client.query<BatchResult>(next);
+    let answered = false;
+    running.then(
+      () => (answered = true),
+      () => (answered = true),
+    );
     const slice = slices[k + 1];
     // The statement in flight settles before a build failure is thrown, so no rejection goes unheard.
     let built: ReturnType<typeof sliceQuery> | Error | undefined;
     try {
       built = slice ? sliceQuery(slice, fence) : undefined;
+      while (!answered && events.link(LINKED_PER_TURN)) await turn();
     } catch (error) {
       built = error instanceof Error ? error : new Error(String(error));
     }
@@ -177,8 +184,8 @@ export async function commitBatches(
     if (built instanceof Error) throw built;
     next = built;
   }
-  await copyEvents(client, commits, chains);
-  const heads = chains.linker.heads();
+  await copyEvents(client, events);
+  const heads = events.chains.linker.heads();
   if (heads.length > 0) {
     await client.query({ name: "raes_save_chains", text: SAVE_CHAINS, values: [JSON.stringify(heads)] });
   }
@@ -237,37 +244,74 @@ function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
   };
 }
 
-/**
- * Appends the transaction's events by one COPY, each numbered from `chains.next` and chained as it
- * is written: the server takes the rows in while the next ones are linked. Throws unless the server
- * copied every one; a failure while linking abandons the copy first.
- */
-async function copyEvents(
-  client: Pick<PoolClient, "query">,
-  commits: readonly InvocationCommit[],
-  chains: Chains,
-): Promise<void> {
-  if (!commits.some((c) => c.events.length > 0)) return;
-  const copy = new CopyIn(client, EVENTS_COPY);
-  try {
-    for (const commit of commits) {
-      for (const draft of commit.events) {
-        const sequence = chains.next;
-        const digest = chains.linker.linkAt(draft, sequence, commit.anchor);
-        copy.add(
-          `${sequence}\t${copyCell(draft.participant_address)}\t${copyCell(draft.episode_id)}\t${copyCell(
-            draft.action_instance_id,
-          )}\t${copyCell(JSON.stringify(draft))}\t${copyCell(digest)}`,
-        );
-        chains.next += 1;
+/** Events linked between event-loop turns: a few milliseconds, so an answer waits no longer. */
+const LINKED_PER_TURN = 256;
+
+/** One turn of the event loop: the driver takes what the server sent meanwhile. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The transaction's events as COPY rows, linked a few at a time in commit order. */
+class EventRows {
+  readonly rows = new CopyRows();
+  readonly chains: Chains;
+  /** How many events the transaction appends. */
+  readonly total: number;
+  readonly #commits: readonly InvocationCommit[];
+  #commit = 0;
+  #event = 0;
+
+  constructor(commits: readonly InvocationCommit[], chains: Chains) {
+    this.#commits = commits;
+    this.chains = chains;
+    this.total = commits.reduce((sum, c) => sum + c.events.length, 0);
+  }
+
+  /** Links up to `count` more events, each numbered from `chains.next`; false once every one is. */
+  link(count: number): boolean {
+    for (let n = 0; n < count && this.rows.rows < this.total; ) {
+      const commit = this.#commits[this.#commit] as InvocationCommit;
+      const draft = commit.events[this.#event];
+      if (draft === undefined) {
+        this.#commit += 1;
+        this.#event = 0;
+        continue;
       }
+      const sequence = this.chains.next;
+      const digest = this.chains.linker.linkAt(draft, sequence, commit.anchor);
+      this.rows.add(
+        `${sequence}\t${copyCell(draft.participant_address)}\t${copyCell(draft.episode_id)}\t${copyCell(
+          draft.action_instance_id,
+        )}\t${copyCell(JSON.stringify(draft))}\t${copyCell(digest)}`,
+      );
+      this.chains.next += 1;
+      this.#event += 1;
+      n += 1;
+    }
+    return this.rows.rows < this.total;
+  }
+}
+
+/**
+ * Appends the transaction's events by one COPY: those linked already go first, and the rest are
+ * linked while the server takes them in. Throws unless the server copied every one; a failure while
+ * linking abandons the copy first.
+ */
+async function copyEvents(client: Pick<PoolClient, "query">, events: EventRows): Promise<void> {
+  if (events.total === 0) return;
+  const copy = new CopyIn(client, EVENTS_COPY, events.rows);
+  try {
+    while (events.link(LINKED_PER_TURN)) {
+      copy.send();
+      // The socket drains the chunks sent while the rest are linked.
+      await turn();
     }
   } catch (error) {
     await copy.fail(error instanceof Error ? error.message : String(error));
     throw error;
   }
   const copied = await copy.end();
-  if (copied !== copy.rows) throw new StoreConflictError(`history events copied: ${copied} of ${copy.rows}`);
+  if (copied !== events.total)
+    throw new StoreConflictError(`history events copied: ${copied} of ${events.total}`);
 }
 
 /** Whether the fence held and whether every invocation of the batch was open and is now closed. */

@@ -43,28 +43,68 @@ interface CopyQuery {
 const CHUNK = 1 << 20;
 
 /**
- * One `COPY <target> FROM STDIN` (text format) inside the caller's transaction, its rows sent as they
- * are added: the server takes them in while the caller builds the next ones. The driver offers no
- * COPY, so this is a query object it runs in its queue like any statement (its submittable
- * protocol). The data goes out without waiting for the server's CopyInResponse: the server reads its
- * messages in order, and drops copy data that follows a COPY it refused (PostgreSQL's protocol, "COPY
- * Operations"). Nothing else may be queued on the connection until `end` or `fail` settles.
+ * COPY text rows in chunks, built before or while the COPY they go to runs: a caller may build them
+ * while the server runs its earlier statements. Full chunks are encoded as they fill.
+ */
+export class CopyRows {
+  #full: Buffer[] = [];
+  #chunk = "";
+  #rows = 0;
+
+  /** Adds one row, its cells already in COPY's text form (`copyCell`) and joined by tabs. */
+  add(cells: string): void {
+    this.#chunk += `${cells}\n`;
+    this.#rows += 1;
+    if (this.#chunk.length >= CHUNK) {
+      this.#full.push(Buffer.from(this.#chunk, "utf8"));
+      this.#chunk = "";
+    }
+  }
+
+  /** How many rows were added. */
+  get rows(): number {
+    return this.#rows;
+  }
+
+  /** Removes and answers the chunks filled so far; with `all`, the partial one too. */
+  take(all = false): Buffer[] {
+    if (all && this.#chunk !== "") {
+      this.#full.push(Buffer.from(this.#chunk, "utf8"));
+      this.#chunk = "";
+    }
+    const taken = this.#full;
+    this.#full = [];
+    return taken;
+  }
+}
+
+/**
+ * One `COPY <target> FROM STDIN` (text format) of a `CopyRows` inside the caller's transaction, its
+ * chunks sent as they fill (`send`): the server takes them in while the caller builds the next ones.
+ * The driver offers no COPY, so this is a query object it runs in its queue like any statement (its
+ * submittable protocol). The data goes out without waiting for the server's CopyInResponse: the
+ * server reads its messages in order, and drops copy data that follows a COPY it refused
+ * (PostgreSQL's protocol, "COPY Operations"). Nothing else may be queued on the connection until
+ * `end` or `fail` settles.
  */
 export class CopyIn {
   readonly #done: Promise<number>;
+  readonly #rows: CopyRows;
   #connection: CopyConnection | undefined;
-  #pending: string[] = [];
-  #chunk = "";
-  #rows = 0;
+  #pending: Buffer[];
   #ended: "end" | "fail" | undefined;
   #failure = "";
 
-  constructor(client: Pick<PoolClient, "query">, target: string) {
+  /** Queues the COPY; the chunks `rows` has filled go out when the server takes it. */
+  constructor(client: Pick<PoolClient, "query">, target: string, rows: CopyRows) {
+    this.#rows = rows;
+    this.#pending = rows.take();
     this.#done = new Promise<number>((resolve, reject) => {
       let copied = 0;
       const query: CopyQuery = {
         text: `COPY ${target} FROM STDIN`,
-        // The driver replaces or calls this to clear a query timeout.
+        // The driver wraps this to clear its query timeout (`query_timeout`): it is called once the
+        // COPY is over, or its timer would keep the process alive for the whole timeout.
         callback: () => undefined,
         submit: (connection) => {
           connection.query(query.text);
@@ -75,8 +115,14 @@ export class CopyIn {
         handleCommandComplete: (message) => {
           copied = Number(/^COPY (\d+)/.exec(message.text ?? "")?.[1] ?? 0);
         },
-        handleReadyForQuery: () => resolve(copied),
-        handleError: (error) => reject(error),
+        handleReadyForQuery: () => {
+          query.callback();
+          resolve(copied);
+        },
+        handleError: (error) => {
+          query.callback();
+          reject(error);
+        },
         handleRowDescription: () => undefined,
         handleDataRow: () => undefined,
         handleEmptyQuery: () => undefined,
@@ -90,26 +136,15 @@ export class CopyIn {
     this.#done.catch(() => undefined);
   }
 
-  /** Adds one row, its cells already in COPY's text form (`copyCell`) and joined by tabs. */
-  add(cells: string): void {
-    this.#chunk += `${cells}\n`;
-    this.#rows += 1;
-    if (this.#chunk.length >= CHUNK) {
-      this.#pending.push(this.#chunk);
-      this.#chunk = "";
-      this.#flush();
-    }
-  }
-
-  /** How many rows were added. */
-  get rows(): number {
-    return this.#rows;
+  /** Sends the chunks the rows filled since (once the server has taken the COPY). */
+  send(): void {
+    this.#pending.push(...this.#rows.take());
+    this.#flush();
   }
 
   /** Sends the last rows and ends the copy; answers how many rows the server copied. */
   end(): Promise<number> {
-    if (this.#chunk !== "") this.#pending.push(this.#chunk);
-    this.#chunk = "";
+    this.#pending.push(...this.#rows.take(true));
     this.#ended = "end";
     this.#flush();
     return this.#done;
@@ -118,7 +153,6 @@ export class CopyIn {
   /** Abandons the copy (the server refuses it, and the transaction with it); settles when the server has answered. */
   fail(reason: string): Promise<void> {
     this.#pending = [];
-    this.#chunk = "";
     this.#ended = "fail";
     this.#failure = reason;
     this.#flush();
@@ -131,7 +165,7 @@ export class CopyIn {
   #flush(): void {
     const connection = this.#connection;
     if (connection === undefined) return;
-    for (const chunk of this.#pending) connection.sendCopyFromChunk(Buffer.from(chunk, "utf8"));
+    for (const chunk of this.#pending) connection.sendCopyFromChunk(chunk);
     this.#pending = [];
     if (this.#ended === "end") connection.endCopyFrom();
     else if (this.#ended === "fail") connection.sendCopyFail(this.#failure);
