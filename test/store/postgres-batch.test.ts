@@ -6,7 +6,7 @@ import { after, describe, it } from "node:test";
 import type { HistoryEventDraft } from "../../src/records/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import type { ControlPlaneStore, InvocationCommit } from "../../src/store/types.js";
-import { freshSchema, postgresAvailable } from "./pg-available.js";
+import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
 import { closeCommit, event, invocation, scheduler } from "./records.js";
 
 const available = await postgresAvailable("postgres batched closes");
@@ -37,6 +37,63 @@ async function opened(url: string, commits: readonly InvocationCommit[]): Promis
   return store;
 }
 
+/**
+ * Two closes, one short statement; the second's 20 000 events are mostly linked while the COPY runs
+ * (the statement answers within a few turns of linking).
+ */
+function manyEvents(): InvocationCommit[] {
+  const [first, second] = closes() as [InvocationCommit, InvocationCommit];
+  const many = Array.from({ length: 20_000 }, (_, k) =>
+    event(second.invocation, "action_attempted", { event_id: `${second.invocation.id}.e${k}` }),
+  );
+  return [first, { ...second, events: many }];
+}
+
+/** Nothing of a refused batch is in the store: no event, no head moved, every invocation still open. */
+async function nothingWritten(store: ControlPlaneStore): Promise<void> {
+  assert.deepEqual(await store.listEvents(), []);
+  assert.deepEqual(await store.listChainHeads(), []);
+  assert.equal((await store.listOpenInvocations()).length, CLOSES);
+}
+
+/**
+ * Commits `commits` with the `at`-th one's last event made unwritable (a BigInt: the drafts' type
+ * rules it out, a caller's bug could still pass one): refused with `error`, nothing written; then the
+ * same commits, whole, commit on the same store.
+ */
+async function refusedThenRetried(
+  label: string,
+  commits: readonly InvocationCommit[],
+  at: number,
+  error: RegExp,
+): Promise<void> {
+  const place = freshSchema(label);
+  cleanups.push(place.drop);
+  const store = await opened(place.url, closes());
+  const target = commits[at] as InvocationCommit;
+  const broken: InvocationCommit = {
+    ...target,
+    events: [
+      ...target.events.slice(0, -1),
+      { ...(target.events.at(-1) as HistoryEventDraft), unwritable: 1n } as HistoryEventDraft,
+    ],
+  };
+  await assert.rejects(
+    store.commitInvocations(
+      commits.map((c, i) => (i === at ? broken : c)),
+      undefined,
+    ),
+    error,
+  );
+  await nothingWritten(store);
+  await store.commitInvocations(commits, undefined);
+  const events = commits.reduce((sum, c) => sum + c.events.length, 0);
+  assert.deepEqual(
+    (await store.listEvents()).map((e) => e.sequence),
+    Array.from({ length: events }, (_, i) => i + 1),
+  );
+}
+
 if (!available) {
   it("postgres batched closes", { skip: "POSTGRES UNAVAILABLE" }, () => undefined);
 } else {
@@ -60,22 +117,30 @@ if (!available) {
       assert.equal((await postgres.listOpenInvocations()).length, 0);
     });
 
-    it("writes nothing when an event late in the batch cannot be written, and stays usable", async () => {
-      const commits = closes();
-      const place = freshSchema("raes_batch_broken");
+    it("writes nothing when linking fails while the slices' statements run, and stays usable", async () => {
+      // The first events are linked while the first statement runs.
+      await refusedThenRetried("raes_batch_early", closes(), 0, /BigInt/);
+    });
+
+    it("writes nothing when linking fails while the COPY runs, and stays usable", async () => {
+      await refusedThenRetried("raes_batch_late", manyEvents(), 1, /BigInt/);
+    });
+
+    it("writes nothing when the server refuses the COPY, stops linking, and stays usable", async () => {
+      const place = freshSchema("raes_batch_refused");
       cleanups.push(place.drop);
-      const store = await opened(place.url, commits);
-      const last = commits.at(-1) as InvocationCommit;
-      const broken: InvocationCommit = {
-        ...last,
-        // A value JSON cannot hold (the drafts' type rules it out; a caller's bug could still pass one).
-        events: [{ ...event(last.invocation, "action_attempted"), unwritable: 1n } as HistoryEventDraft],
-      };
-      await assert.rejects(store.commitInvocations([...commits.slice(0, -1), broken], undefined), /BigInt/);
-      assert.deepEqual(await store.listEvents(), []);
-      assert.equal((await store.listOpenInvocations()).length, CLOSES);
+      const store = await opened(place.url, closes());
+      // The first row is refused while most events are still to be linked.
+      await adminQuery(`CREATE FUNCTION ${place.schema}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.sequence = 1 THEN RAISE EXCEPTION 'event 1 refused'; END IF; RETURN NEW; END $$;
+        CREATE TRIGGER refuse BEFORE INSERT ON ${place.schema}.history_events
+        FOR EACH ROW EXECUTE FUNCTION ${place.schema}.refuse()`);
+      const commits = manyEvents();
+      await assert.rejects(store.commitInvocations(commits, undefined), /event 1 refused/);
+      await nothingWritten(store);
+      await adminQuery(`DROP TRIGGER refuse ON ${place.schema}.history_events`);
       await store.commitInvocations(commits, undefined);
-      assert.equal((await store.listEvents()).length, 3 * CLOSES);
+      assert.equal((await store.listEvents()).length, 20_003);
     });
 
     it("leaves no timer running once the COPY is over, so the process can exit", async () => {

@@ -113,9 +113,10 @@ const STATEMENT = {
 // (the history_head row lock, held to the commit, keeps every other appender out), so each event's
 // chain_digest is computed here (ChainLinker, as the SQLite store does). The slices close the
 // invocations and settle their actions, the first one locking the fence's lease row to the commit;
-// each slice's events are linked and written as COPY text while the server runs that slice's
-// statement, and then all of them go in by one COPY: no text around each sequence, no digest loop in
-// the server, no JSON array of bodies for it to parse, and the linking overlaps the server's updates.
+// while the server runs each slice's statement, the events are linked in order and written as COPY
+// text until it answers (up to a bound of text held), and then all of them go in by one COPY, the
+// rest linked as it runs: no text around each sequence, no digest loop in the server, no JSON array
+// of bodies for it to parse, and the linking overlaps the server's work.
 const RESERVE_SEQUENCES =
   "UPDATE history_head SET last_sequence = last_sequence + $1::bigint RETURNING last_sequence";
 const CHAIN_HEADS = `SELECT ${CHAIN_COLUMNS.join(", ")} FROM history_chains WHERE participant_address = ANY($1::text[])`;
@@ -172,7 +173,7 @@ export async function commitBatches(
     let built: ReturnType<typeof sliceQuery> | Error | undefined;
     try {
       built = slice ? sliceQuery(slice, fence) : undefined;
-      while (!answered && events.link(LINKED_PER_TURN)) await turn();
+      while (!answered && events.rows.buffered < LINKED_AHEAD && events.link()) await turn();
     } catch (error) {
       built = error instanceof Error ? error : new Error(String(error));
     }
@@ -191,7 +192,7 @@ export async function commitBatches(
   }
 }
 
-/** The transaction's sequences, from `next` on, and its events' chains, linked as the slices are built. */
+/** The transaction's sequences, from `next` on, and its events' chains, linked as the slices run. */
 interface Chains {
   next: number;
   readonly linker: ChainLinker;
@@ -244,8 +245,15 @@ function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
   };
 }
 
-/** Events linked between event-loop turns: a few milliseconds, so an answer waits no longer. */
-const LINKED_PER_TURN = 256;
+/** Milliseconds of linking between event-loop turns: an answer from the server waits no longer. */
+const TURN_MS = 2;
+/** Events linked between two looks at the clock. */
+const LINKED_PER_LOOK = 16;
+/**
+ * COPY text (characters) linked ahead while the slices run: beyond it, the rest waits for the COPY,
+ * which sends as it links, so a batch of any size holds about this much at once.
+ */
+const LINKED_AHEAD = 32 << 20;
 
 /** One turn of the event loop: the driver takes what the server sent meanwhile. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -266,9 +274,11 @@ class EventRows {
     this.total = commits.reduce((sum, c) => sum + c.events.length, 0);
   }
 
-  /** Links up to `count` more events, each numbered from `chains.next`; false once every one is. */
-  link(count: number): boolean {
-    for (let n = 0; n < count && this.rows.rows < this.total; ) {
+  /** Links events for about `TURN_MS`, each numbered from `chains.next`; false once every one is. */
+  link(): boolean {
+    const until = performance.now() + TURN_MS;
+    for (let n = 1; this.rows.rows < this.total; ) {
+      if (n % LINKED_PER_LOOK === 0 && performance.now() >= until) break;
       const commit = this.#commits[this.#commit] as InvocationCommit;
       const draft = commit.events[this.#event];
       if (draft === undefined) {
@@ -294,13 +304,14 @@ class EventRows {
 /**
  * Appends the transaction's events by one COPY: those linked already go first, and the rest are
  * linked while the server takes them in. Throws unless the server copied every one; a failure while
- * linking abandons the copy first.
+ * linking abandons the copy first, and linking stops once the COPY has failed (the server refused it,
+ * the connection or the driver's timeout ended it).
  */
 async function copyEvents(client: Pick<PoolClient, "query">, events: EventRows): Promise<void> {
   if (events.total === 0) return;
   const copy = new CopyIn(client, EVENTS_COPY, events.rows);
   try {
-    while (events.link(LINKED_PER_TURN)) {
+    while (!copy.settled && events.link()) {
       copy.send();
       // The socket drains the chunks sent while the rest are linked.
       await turn();

@@ -50,11 +50,13 @@ export class CopyRows {
   #full: Buffer[] = [];
   #chunk = "";
   #rows = 0;
+  #buffered = 0;
 
   /** Adds one row, its cells already in COPY's text form (`copyCell`) and joined by tabs. */
   add(cells: string): void {
     this.#chunk += `${cells}\n`;
     this.#rows += 1;
+    this.#buffered += cells.length + 1;
     if (this.#chunk.length >= CHUNK) {
       this.#full.push(Buffer.from(this.#chunk, "utf8"));
       this.#chunk = "";
@@ -66,6 +68,11 @@ export class CopyRows {
     return this.#rows;
   }
 
+  /** Characters added and not taken yet. */
+  get buffered(): number {
+    return this.#buffered;
+  }
+
   /** Removes and answers the chunks filled so far; with `all`, the partial one too. */
   take(all = false): Buffer[] {
     if (all && this.#chunk !== "") {
@@ -74,6 +81,7 @@ export class CopyRows {
     }
     const taken = this.#full;
     this.#full = [];
+    this.#buffered = this.#chunk.length;
     return taken;
   }
 }
@@ -94,8 +102,9 @@ export class CopyIn {
   #pending: Buffer[];
   #ended: "end" | "fail" | undefined;
   #failure = "";
+  #settled = false;
 
-  /** Queues the COPY; the chunks `rows` has filled go out when the server takes it. */
+  /** Queues the COPY; the chunks `rows` has filled go out when the driver submits it. */
   constructor(client: Pick<PoolClient, "query">, target: string, rows: CopyRows) {
     this.#rows = rows;
     this.#pending = rows.take();
@@ -116,10 +125,12 @@ export class CopyIn {
           copied = Number(/^COPY (\d+)/.exec(message.text ?? "")?.[1] ?? 0);
         },
         handleReadyForQuery: () => {
+          this.#over();
           query.callback();
           resolve(copied);
         },
         handleError: (error) => {
+          this.#over();
           query.callback();
           reject(error);
         },
@@ -136,7 +147,15 @@ export class CopyIn {
     this.#done.catch(() => undefined);
   }
 
-  /** Sends the chunks the rows filled since (once the server has taken the COPY). */
+  /**
+   * Whether the COPY is over: refused by the server, ended by the connection or the driver's timeout,
+   * or done. Nothing more is sent then; `end` answers how it ended.
+   */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /** Sends the chunks the rows filled since (once the driver has submitted the COPY). */
   send(): void {
     this.#pending.push(...this.#rows.take());
     this.#flush();
@@ -150,7 +169,7 @@ export class CopyIn {
     return this.#done;
   }
 
-  /** Abandons the copy (the server refuses it, and the transaction with it); settles when the server has answered. */
+  /** Abandons the copy (the server refuses it, and the transaction with it); settles when the COPY is over. */
   fail(reason: string): Promise<void> {
     this.#pending = [];
     this.#ended = "fail";
@@ -162,11 +181,19 @@ export class CopyIn {
     );
   }
 
+  #over(): void {
+    this.#settled = true;
+    this.#pending = [];
+    this.#connection = undefined;
+  }
+
   #flush(): void {
     const connection = this.#connection;
     if (connection === undefined) return;
-    for (const chunk of this.#pending) connection.sendCopyFromChunk(chunk);
-    this.#pending = [];
+    // Each chunk is let go once the driver has it: a large COPY is not held twice.
+    for (let chunk = this.#pending.shift(); chunk !== undefined; chunk = this.#pending.shift()) {
+      connection.sendCopyFromChunk(chunk);
+    }
     if (this.#ended === "end") connection.endCopyFrom();
     else if (this.#ended === "fail") connection.sendCopyFail(this.#failure);
     if (this.#ended !== undefined) this.#connection = undefined;
