@@ -85,8 +85,8 @@ async function insertCopy(t: Tables, at: number, from: number): Promise<void> {
   );
 }
 
-/** The tamperings every store must catch, each naming the event it touched. */
-const TAMPERINGS: readonly {
+/** A tampering a store must catch, naming the event it touched. */
+interface Tampering {
   readonly name: string;
   readonly kind: ChainBreak;
   /** What the failure's detail must say, when its kind alone does not name the tampering. */
@@ -95,7 +95,26 @@ const TAMPERINGS: readonly {
     t: Tables,
     events: readonly HistoryEvent[],
   ) => Promise<{ participant: string; sequence: number }>;
-}[] = [
+}
+
+/** Sets one key column of the seventh event to `forged`, leaving its body: its participant's chain breaks there. */
+function keyColumnEdited(column: "episode_id" | "action_instance_id", forged: string): Tampering {
+  return {
+    name: `changes one event's ${column} column alone, leaving its body`,
+    kind: ChainBreak.edited,
+    apply: async (t, events) => {
+      const target = events[6] as HistoryEvent;
+      await t.run(`UPDATE history_events SET ${column} = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
+        forged,
+        target.sequence,
+      ]);
+      return { participant: target.participant_address, sequence: target.sequence };
+    },
+  };
+}
+
+/** The tamperings every store must catch. */
+const TAMPERINGS: readonly Tampering[] = [
   {
     name: "edits one event's body",
     kind: ChainBreak.edited,
@@ -309,30 +328,8 @@ const TAMPERINGS: readonly {
       return { participant: other.participant_address, sequence: target.sequence };
     },
   },
-  {
-    name: "changes one event's episode_id column alone, leaving its body",
-    kind: ChainBreak.edited,
-    apply: async (t, events) => {
-      const target = events[6] as HistoryEvent;
-      await t.run(`UPDATE history_events SET episode_id = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
-        "episode:forged",
-        target.sequence,
-      ]);
-      return { participant: target.participant_address, sequence: target.sequence };
-    },
-  },
-  {
-    name: "changes one event's action_instance_id column alone, leaving its body",
-    kind: ChainBreak.edited,
-    apply: async (t, events) => {
-      const target = events[6] as HistoryEvent;
-      await t.run(`UPDATE history_events SET action_instance_id = ${t.p(1)} WHERE sequence = ${t.p(2)}`, [
-        "action-instance:forged",
-        target.sequence,
-      ]);
-      return { participant: target.participant_address, sequence: target.sequence };
-    },
-  },
+  keyColumnEdited("episode_id", "episode:forged"),
+  keyColumnEdited("action_instance_id", "action-instance:forged"),
   {
     name: "moves a participant's last event to a participant with no chain",
     kind: ChainBreak.edited,
