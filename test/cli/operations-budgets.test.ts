@@ -7,24 +7,29 @@ import { ROOT } from "../helpers/example.js";
 import { V3_EXAMPLE, V3_MANIFEST, V3_TRACES } from "../runtime/v3/harness.js";
 import { raes } from "./cli.js";
 
+/** `raes run` of a v3 scenario with the measuring runtime and a fixed stochastic control, `steps` steps. */
+function v3Run(scenario: string, steps: number, store: string) {
+  return raes([
+    "run",
+    scenario,
+    "--manifest",
+    V3_MANIFEST,
+    "--runtime",
+    join(ROOT, "examples", "v3-measuring-runtime.ts"),
+    "--stochastic-control",
+    `green-activity-policy=green-activity:${"42".repeat(32)}`,
+    "--steps",
+    String(steps),
+    "--store",
+    store,
+  ]);
+}
+
 describe("raes operations --budgets and the timeline (v3)", () => {
   it("show budget use per owner and window of a v3 run: a table, JSON and the timeline page", async () => {
     const dir = mkdtempSync(join(tmpdir(), "raes-v3-budgets-"));
     const store = `sqlite:${join(dir, "cp.db")}`;
-    const run = await raes([
-      "run",
-      V3_EXAMPLE,
-      "--manifest",
-      V3_MANIFEST,
-      "--runtime",
-      join(ROOT, "examples", "v3-measuring-runtime.ts"),
-      "--stochastic-control",
-      `green-activity-policy=green-activity:${"42".repeat(32)}`,
-      "--steps",
-      "60",
-      "--store",
-      store,
-    ]);
+    const run = await v3Run(V3_EXAMPLE, 60, store);
     assert.equal(run.code, 0, run.stderr);
     const json = await raes(["operations", "--budgets", "--json", "--store", store]);
     assert.equal(json.code, 0, json.stderr);
@@ -67,20 +72,7 @@ describe("raes operations --budgets and the timeline (v3)", () => {
     // A run throttled at every tick once its images (limit 5) are spent: far more than the 64 events a
     // schedule's log lists, and the store keeps every one, each throttle included.
     const throttledStore = `sqlite:${join(dir, "throttled.db")}`;
-    const more = await raes([
-      "run",
-      join(V3_TRACES, "images-run-limit.sdl.yaml"),
-      "--manifest",
-      V3_MANIFEST,
-      "--runtime",
-      join(ROOT, "examples", "v3-measuring-runtime.ts"),
-      "--stochastic-control",
-      `green-activity-policy=green-activity:${"42".repeat(32)}`,
-      "--steps",
-      "90",
-      "--store",
-      throttledStore,
-    ]);
+    const more = await v3Run(join(V3_TRACES, "images-run-limit.sdl.yaml"), 90, throttledStore);
     assert.equal(more.code, 0, more.stderr);
     const after = await raes(["operations", "--budgets", "--json", "--store", throttledStore]);
     const budgets = JSON.parse(after.stdout) as {
