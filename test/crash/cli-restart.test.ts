@@ -12,22 +12,18 @@ const CLI = join(ROOT, "src", "cli", "main.ts");
 const PROBE = join(ROOT, "test", "fixtures", "runtimes", "probe-harness.ts");
 const FIRST = `${EXAMPLE.policy}:${EXAMPLE.participant}:0`;
 
+/** `raes run` of the example with the probe runtime on `store` (the caller adds `--steps`). */
+function exampleRun(store: string): string[] {
+  return ["run", EXAMPLE_SCENARIO, "--manifest", EXAMPLE_MANIFEST, "--runtime", PROBE, "--store", store];
+}
+
 describe("crash recovery through the CLI", () => {
   const dir = mkdtempSync(join(tmpdir(), "raes-cli-crash-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("raes run restarted after a SIGKILL mid-invocation recovers the interrupted invocation from the SQLite store", async () => {
     const store = `sqlite:${join(dir, "cp.db")}`;
-    const run = [
-      "run",
-      EXAMPLE_SCENARIO,
-      "--manifest",
-      EXAMPLE_MANIFEST,
-      "--runtime",
-      PROBE,
-      "--store",
-      store,
-    ];
+    const run = exampleRun(store);
     const crashed = ChildScript.start(CLI, [...run, "--steps", "1"], { RAES_TEST_SLOW_MS: "600000" });
     try {
       await crashed.waitForStderr(`INVOKING ${FIRST}`);
@@ -118,16 +114,7 @@ describe("crash recovery through the CLI", () => {
 
   it("raes resume after a SIGKILLed raes run on this host takes the dead owner's lease at once", async () => {
     const store = `sqlite:${join(dir, "resume.db")}`;
-    const run = [
-      "run",
-      EXAMPLE_SCENARIO,
-      "--manifest",
-      EXAMPLE_MANIFEST,
-      "--runtime",
-      PROBE,
-      "--store",
-      store,
-    ];
+    const run = exampleRun(store);
     const crashed = ChildScript.start(CLI, [...run, "--steps", "1"], {
       RAES_TEST_MODE: "unknown",
       RAES_TEST_HOLD_MS: "600000",
