@@ -25,6 +25,30 @@ export interface StoreFixture {
   readonly reopen?: () => Promise<ControlPlaneStore>;
 }
 
+/**
+ * A durable store's fixture: `open` opens the same store each time (for `reopen`); the cleanup
+ * closes every one it opened, then runs `dispose`.
+ */
+export async function reopenable(
+  open: () => ControlPlaneStore | Promise<ControlPlaneStore>,
+  dispose: () => void,
+): Promise<StoreFixture> {
+  const opened: ControlPlaneStore[] = [];
+  const reopen = async () => {
+    const store = await open();
+    opened.push(store);
+    return store;
+  };
+  return {
+    store: await reopen(),
+    reopen,
+    cleanup: async () => {
+      for (const s of opened) await s.close();
+      dispose();
+    },
+  };
+}
+
 /** Gives each case a fresh fixture. */
 export type FixtureSource = () => StoreFixture;
 

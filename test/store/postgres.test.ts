@@ -6,7 +6,7 @@ import { LeaseLostError, StoreUnavailableError } from "../../src/store/index.js"
 import { openControlPlaneStore } from "../../src/store/open.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/postgres/schema.js";
 import type { ControlPlaneStore } from "../../src/store/types.js";
-import { runStoreContract } from "./contract.js";
+import { reopenable, runStoreContract } from "./contract.js";
 import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable, SchemaPool } from "./pg-available.js";
 import {
   assertSchedulerUpgraded,
@@ -72,21 +72,7 @@ if (!available) {
     const { url, release } = await schemas.take(async (fresh) => {
       await (await openControlPlaneStore(fresh)).close();
     });
-    const opened: { close(): Promise<void> }[] = [];
-    const open = async () => {
-      const store = await openControlPlaneStore(url);
-      opened.push(store);
-      return store;
-    };
-    const store = await open();
-    return {
-      store,
-      reopen: open,
-      cleanup: async () => {
-        for (const s of opened) await s.close();
-        release();
-      },
-    };
+    return reopenable(() => openControlPlaneStore(url), release);
   });
 
   describe("postgres store specifics", () => {

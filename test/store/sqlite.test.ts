@@ -8,7 +8,7 @@ import { chainDigest, chainGenesis, UNANCHORED } from "../../src/records/index.j
 import { StoreUnavailableError } from "../../src/store/index.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
-import { runStoreContract } from "./contract.js";
+import { reopenable, runStoreContract } from "./contract.js";
 import { assertSchedulerUpgraded, P1, scheduler } from "./records.js";
 import { sqliteAtStep } from "./sqlite-at-step.js";
 import { assertTimesUpgraded, step4RowsSql } from "./upgrade-times.js";
@@ -23,22 +23,7 @@ function tempFile(): { file: string; remove: () => void } {
 
 runStoreContract("sqlite", async () => {
   const { file, remove } = tempFile();
-  const url = `sqlite:${file}`;
-  const opened: SqliteControlPlaneStore[] = [];
-  const open = async () => {
-    const store = SqliteControlPlaneStore.open(url, file);
-    opened.push(store);
-    return store;
-  };
-  const store = await open();
-  return {
-    store,
-    reopen: open,
-    cleanup: async () => {
-      for (const s of opened) await s.close();
-      remove();
-    },
-  };
+  return reopenable(() => SqliteControlPlaneStore.open(`sqlite:${file}`, file), remove);
 });
 
 describe("sqlite store specifics", () => {
