@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { resolveToolAction } from "../../src/operations/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
+import { type CliRun, raes } from "../cli/cli.js";
 import { POSTGRES_TEST_URL } from "../store/pg-available.js";
 import { closeCommit, invocation, P1, scheduler, toolAction } from "../store/records.js";
 
@@ -67,6 +68,26 @@ export const OUTSIDE_HISTORY_TAMPERS = [
     says: `operation record does not match the operator chain: operation ${FORGED_ONTO}: it is succeeded, not indeterminate, yet its record holds a resolution`,
   },
 ] as const;
+
+/**
+ * Runs `check` on a fresh `decidedStore` of `kind` in `dir`, tampered with `tamper` when given, and
+ * on what `raes verify --store` answered over it; then drops the store.
+ */
+export async function afterVerify(
+  kind: TamperableStore,
+  dir: string,
+  tamper: { readonly sqlite: string; readonly postgres: string } | undefined,
+  check: (url: string, verified: CliRun) => Promise<void>,
+): Promise<void> {
+  const url = (await kind.fresh(dir)) as string;
+  try {
+    await decidedStore(url);
+    if (tamper) await kind.run(url, tamper);
+    await check(url, await raes(["verify", "--store", url]));
+  } finally {
+    await kind.drop(url);
+  }
+}
 
 /** A store kind the tamper tests run over: a fresh URL, direct SQL against it, and its removal. */
 export interface TamperableStore {

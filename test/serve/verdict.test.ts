@@ -6,8 +6,7 @@ import { after, describe, it } from "node:test";
 import { ChainWatch } from "../../src/serve/chain.js";
 import { TimelineFrames } from "../../src/serve/frames.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
-import { raes } from "../cli/cli.js";
-import { decidedStore, OUTSIDE_HISTORY_TAMPERS, TAMPERABLE_STORES } from "../helpers/tampered-store.js";
+import { afterVerify, OUTSIDE_HISTORY_TAMPERS, TAMPERABLE_STORES } from "../helpers/tampered-store.js";
 import { postgresAvailable } from "../store/pg-available.js";
 import { P1 } from "../store/records.js";
 
@@ -32,26 +31,17 @@ for (const kind of TAMPERABLE_STORES) {
   describe(`raes serve's verdict agrees with raes verify --store over ${kind.name}`, async () => {
     if (kind.name === "PostgreSQL" && !(await postgresAvailable("serve verdict tampering"))) return;
 
-    it("shows verified where raes verify exits 0", async () => {
-      const url = (await kind.fresh(DIR)) as string;
-      try {
-        await decidedStore(url);
-        assert.equal((await raes(["verify", "--store", url])).code, 0);
+    it("shows verified where raes verify exits 0", () =>
+      afterVerify(kind, DIR, undefined, async (url, verified) => {
+        assert.equal(verified.code, 0);
         const seen = await consoleSees(url);
         assert.equal(seen.verdict.state, "verified");
         assert.match(seen.frame, /data-chain="verified"/);
-      } finally {
-        await kind.drop(url);
-      }
-    });
+      }));
 
     for (const tamper of OUTSIDE_HISTORY_TAMPERS) {
-      it(`shows broken with raes verify's failure after ${tamper.name}, its history chain intact`, async () => {
-        const url = (await kind.fresh(DIR)) as string;
-        try {
-          await decidedStore(url);
-          await kind.run(url, tamper);
-          const verified = await raes(["verify", "--store", url]);
+      it(`shows broken with raes verify's failure after ${tamper.name}, its history chain intact`, () =>
+        afterVerify(kind, DIR, tamper, async (url, verified) => {
           assert.equal(verified.code, 1, verified.stdout + verified.stderr);
           const line = verified.stdout.trim();
           const seen = await consoleSees(url);
@@ -62,10 +52,7 @@ for (const kind of TAMPERABLE_STORES) {
           assert.ok(seen.verdict.failure?.includes(tamper.says));
           assert.match(seen.frame, /data-chain="broken"/);
           assert.doesNotMatch(seen.frame, /data-chain="verified"/);
-        } finally {
-          await kind.drop(url);
-        }
-      });
+        }));
     }
   });
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { printedCommand } from "../../src/printed/index.js";
 import { raes } from "../cli/cli.js";
-import { decidedStore, OUTSIDE_HISTORY_TAMPERS, TAMPERABLE_STORES } from "../helpers/tampered-store.js";
+import { afterVerify, OUTSIDE_HISTORY_TAMPERS, TAMPERABLE_STORES } from "../helpers/tampered-store.js";
 import { postgresAvailable } from "../store/pg-available.js";
 
 const DIR = mkdtempSync(join(tmpdir(), "raes-badge-verify-"));
@@ -27,11 +27,8 @@ for (const kind of TAMPERABLE_STORES) {
   describe(`the timeline's badge agrees with raes verify --store over ${kind.name}`, async () => {
     if (kind.name === "PostgreSQL" && !(await postgresAvailable("timeline badge tampering"))) return;
 
-    it("says verified, with the operator chain, where raes verify exits 0", async () => {
-      const url = (await kind.fresh(DIR)) as string;
-      try {
-        await decidedStore(url);
-        const verified = await raes(["verify", "--store", url]);
+    it("says verified, with the operator chain, where raes verify exits 0", () =>
+      afterVerify(kind, DIR, undefined, async (url, verified) => {
         assert.equal(verified.code, 0, verified.stdout + verified.stderr);
         const page = join(DIR, "untouched.html");
         const drawn = await raes(["history", "--html", page, "--store", url]);
@@ -39,18 +36,11 @@ for (const kind of TAMPERABLE_STORES) {
         const shown = badge(readFileSync(page, "utf8"));
         assert.equal(shown.state, "verified");
         assert.match(shown.text, /2 operator decisions, operator chain intact/);
-      } finally {
-        await kind.drop(url);
-      }
-    });
+      }));
 
     for (const tamper of OUTSIDE_HISTORY_TAMPERS) {
-      it(`says broken, naming what raes verify names, after ${tamper.name}`, async () => {
-        const url = (await kind.fresh(DIR)) as string;
-        try {
-          await decidedStore(url);
-          await kind.run(url, tamper);
-          const verified = await raes(["verify", "--store", url]);
+      it(`says broken, naming what raes verify names, after ${tamper.name}`, () =>
+        afterVerify(kind, DIR, tamper, async (url, verified) => {
           assert.equal(verified.code, 1, verified.stdout + verified.stderr);
           const line = verified.stdout.trim();
           assert.ok(line.includes(tamper.says), line);
@@ -67,10 +57,7 @@ for (const kind of TAMPERABLE_STORES) {
           assert.ok(shown.text.startsWith(`Evidence does not verify: ${detail}. Run `), shown.text);
           assert.ok(shown.text.endsWith(` ${command} for details.`), shown.text);
           assert.match(html, /<code class="command">[^<]* verify --store [^<]*<\/code>/);
-        } finally {
-          await kind.drop(url);
-        }
-      });
+        }));
     }
   });
 }
