@@ -54,6 +54,19 @@ function startRun(
   return { child, invoked: () => (stderr.match(/INVOKING /g) ?? []).length, exited };
 }
 
+/** A manager over the example with execution control, on a SQLite store in a new folder. */
+async function controlledManager(): Promise<{ store: string; manager: RuntimeManager }> {
+  const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
+  const store = `sqlite:${join(dir, "cp.db")}`;
+  const manager = await RuntimeManager.open({
+    model: exampleModel(),
+    manifest: JSON.parse(readFileSync(controlledManifest(dir), "utf8")),
+    runtime: new RaesNativeRuntime(),
+    store,
+  });
+  return { store, manager };
+}
+
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 3000; i += 1) {
     if (await condition()) return;
@@ -161,14 +174,7 @@ describe("raes control from another process", () => {
   });
 
   it("prints the service's health as the status view reads it: degraded once pacing was lost", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
-    const store = `sqlite:${join(dir, "cp.db")}`;
-    const manager = await RuntimeManager.open({
-      model: exampleModel(),
-      manifest: JSON.parse(readFileSync(controlledManifest(dir), "utf8")),
-      runtime: new RaesNativeRuntime(),
-      store,
-    });
+    const { store, manager } = await controlledManager();
     await manager.close();
     const writer = await openControlPlaneStore(store, { create: false });
     const ref = `evidence:${EXAMPLE.policy}:pacing-loss:time.clock.scenario-clock:generation-1`;
@@ -283,14 +289,7 @@ describe("raes control from another process", () => {
   });
 
   it("raes operations --participant shows the participant's execution service as the status view reads it, in text and JSON", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "raes-control-"));
-    const store = `sqlite:${join(dir, "cp.db")}`;
-    const manager = await RuntimeManager.open({
-      model: exampleModel(),
-      manifest: JSON.parse(readFileSync(controlledManifest(dir), "utf8")),
-      runtime: new RaesNativeRuntime(),
-      store,
-    });
+    const { store, manager } = await controlledManager();
     await manager.pauseParticipant(P, { operator: "alice" });
     await manager.close();
     const text = await raes(["operations", "--participant", P, "--store", store]);
