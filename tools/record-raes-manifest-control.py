@@ -20,8 +20,7 @@ sys.path.insert(0, ORACLE)
 import raes_oracle_env  # noqa: E402,F401
 import raes_v3_trace as trace  # noqa: E402
 from pydantic import ValidationError  # noqa: E402
-from raes.parser import parse_sdl  # noqa: E402
-from raes_processor.compiler import compile_runtime_model  # noqa: E402
+from raes_manifest_stub import stub_wire_manifest  # noqa: E402
 
 EXAMPLES = {
     "v1": ("enterprise-participant-evidence-loop.sdl.yaml", "harness-backend.manifest.json"),
@@ -40,14 +39,7 @@ CASES = {
 
 
 def verdict(source, manifest_json, strict=False):
-    v2 = trace.yaml.safe_load(source)
-    for spec in v2.get("behavior_specifications", {}).values():
-        policy = spec.get("autonomous_execution")
-        if policy and policy.get("profile") == trace.V3:
-            policy["profile"] = "participant-autonomous-execution/v2"
-            policy.pop("resource_budget", None)
-    base = trace.T._autonomous_manifest(compile_runtime_model(parse_sdl(trace.yaml.safe_dump(v2, sort_keys=False))))
-    wire = trace.backend_manifest_v2_model(base).model_dump(mode="json")
+    wire = stub_wire_manifest(source)
     runtime = wire["capabilities"]["participant_runtime"]
     given = manifest_json["participant_runtime"]
     # `strict`: every key the file leaves out takes RAES's default, not the stub's value.
