@@ -195,6 +195,8 @@ export async function commitBatches(
 /** The transaction's sequences, from `next` on, and its events' chains, linked as the slices run. */
 interface Chains {
   next: number;
+  /** How many events the transaction appends (the sequences reserved). */
+  readonly total: number;
   readonly linker: ChainLinker;
 }
 
@@ -212,7 +214,7 @@ async function takeChains(
     total += events.length;
     for (const event of events) participants.add(event.participant_address);
   }
-  if (total === 0) return { next: 1, linker: new ChainLinker(() => undefined) };
+  if (total === 0) return { next: 1, total, linker: new ChainLinker(() => undefined) };
   const reserved = await client.query<{ last_sequence: number | string }>({
     name: "raes_reserve_sequences",
     text: RESERVE_SEQUENCES,
@@ -227,6 +229,7 @@ async function takeChains(
   const heads = new Map(rows.map((row) => [row.participant_address, chainHead(row)]));
   return {
     next: last - total + 1,
+    total,
     linker: new ChainLinker((participant) => heads.get(participant), new Map()),
   };
 }
@@ -250,7 +253,7 @@ const TURN_MS = 2;
 /** Events linked between two looks at the clock. */
 const LINKED_PER_LOOK = 16;
 /**
- * COPY text (characters) linked ahead while the slices run: beyond it, the rest waits for the COPY,
+ * COPY text (about this many bytes) linked ahead while the slices run: beyond it, the rest waits for the COPY,
  * which sends as it links, so a batch of any size holds about this much at once.
  */
 const LINKED_AHEAD = 32 << 20;
@@ -262,8 +265,6 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 class EventRows {
   readonly rows = new CopyRows();
   readonly chains: Chains;
-  /** How many events the transaction appends. */
-  readonly total: number;
   readonly #commits: readonly InvocationCommit[];
   #commit = 0;
   #event = 0;
@@ -271,7 +272,11 @@ class EventRows {
   constructor(commits: readonly InvocationCommit[], chains: Chains) {
     this.#commits = commits;
     this.chains = chains;
-    this.total = commits.reduce((sum, c) => sum + c.events.length, 0);
+  }
+
+  /** How many events the transaction appends. */
+  get total(): number {
+    return this.chains.total;
   }
 
   /** Links events for about `TURN_MS`, each numbered from `chains.next`; false once every one is. */

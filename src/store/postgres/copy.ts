@@ -50,13 +50,11 @@ export class CopyRows {
   #full: Buffer[] = [];
   #chunk = "";
   #rows = 0;
-  #buffered = 0;
 
   /** Adds one row, its cells already in COPY's text form (`copyCell`) and joined by tabs. */
   add(cells: string): void {
     this.#chunk += `${cells}\n`;
     this.#rows += 1;
-    this.#buffered += cells.length + 1;
     if (this.#chunk.length >= CHUNK) {
       this.#full.push(Buffer.from(this.#chunk, "utf8"));
       this.#chunk = "";
@@ -68,9 +66,9 @@ export class CopyRows {
     return this.#rows;
   }
 
-  /** Characters added and not taken yet. */
+  /** About how much is held, added and not taken yet: full chunks in bytes, the partial one in characters. */
   get buffered(): number {
-    return this.#buffered;
+    return this.#full.reduce((sum, chunk) => sum + chunk.length, this.#chunk.length);
   }
 
   /** Removes and answers the chunks filled so far; with `all`, the partial one too. */
@@ -81,7 +79,6 @@ export class CopyRows {
     }
     const taken = this.#full;
     this.#full = [];
-    this.#buffered = this.#chunk.length;
     return taken;
   }
 }
