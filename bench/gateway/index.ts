@@ -274,7 +274,7 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     } finally {
       for (const s of series) {
         const stderr = await s.client.close();
-        if (s.label.startsWith("gateway stdio")) parseTimings(stderr, s.stages, WARMUP);
+        if (s.label === "gateway stdio" || s.label === "host stdio") parseTimings(stderr, s.stages, WARMUP);
       }
       echo.child.kill("SIGTERM");
       http.child.kill("SIGTERM");
@@ -298,7 +298,7 @@ function report(
   floors: Samples,
 ): void {
   const [direct, directHttp] = series;
-  const governed = series.filter((row) => row.label.startsWith("gateway"));
+  const governed = series.filter((row) => row.label.startsWith("gateway") || row.label.startsWith("host"));
   if (!direct || !directHttp) throw new Error("no series ran");
   const d50 = p50(direct.samples);
   const d95 = quantile(direct.samples, 0.95);

@@ -69,6 +69,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     sessionCalls,
     log: options.log,
     storeUrl: options.store,
+    // The port is this process's own, and a session drains before its invocation ends.
+    settleAfterAnswer: true,
     ...(options.onStages ? { onStages: options.onStages } : {}),
   };
   let url: string | undefined;

@@ -27,6 +27,8 @@ export interface GatewayOptions {
   readonly storeUrl?: string;
   /** Told the stage times of each call that reached the upstream. */
   readonly onStages?: (stages: CallStages) => void;
+  /** The port is in this process (host mode): outcomes are recorded after the answers (GovernedCalls). */
+  readonly settleAfterAnswer?: boolean;
 }
 
 /** A running gateway. */
@@ -69,6 +71,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       timeoutMs: options.timeoutMs,
       log,
       ...(options.onStages ? { onStages: options.onStages } : {}),
+      ...(options.settleAfterAnswer === true ? { settleAfterAnswer: true } : {}),
       ...(options.storeUrl === undefined ? {} : { storeUrl: options.storeUrl }),
     });
     made.push(calls);

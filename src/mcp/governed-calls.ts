@@ -89,6 +89,12 @@ export class GovernedCalls {
     readonly storeUrl?: string;
     /** Told the stage times of every call that reached the upstream, to find where latency goes. */
     readonly onStages?: (stages: CallStages) => void;
+    /**
+     * The port is in this process and every session drains before its invocation ends (host mode):
+     * an outcome is recorded on the turn after its answer, so the answer never waits for the
+     * settlement's commit. Unset for a port over a socket, whose settle request is written first.
+     */
+    readonly settleAfterAnswer?: boolean;
   }) {
     this.#port = options.port;
     this.#map = options.map;
@@ -97,7 +103,7 @@ export class GovernedCalls {
     this.#timeoutMs = options.timeoutMs;
     this.#log = options.log;
     this.#storeUrl = options.storeUrl;
-    this.#settles = new Settles(options.port, options.log);
+    this.#settles = new Settles(options.port, options.log, options.settleAfterAnswer === true);
     this.#onStages = options.onStages;
   }
 

@@ -16,21 +16,31 @@ export type GatewayLog = (line: string) => void;
 export class Settles {
   readonly #port: InvocationToolActionPort;
   readonly #log: GatewayLog;
+  readonly #afterAnswer: boolean;
   readonly #pending = new Set<Promise<void>>();
 
-  constructor(port: InvocationToolActionPort, log: GatewayLog) {
+  /** `afterAnswer`: outcomes are issued on the turn after their answers (`completeBehind`). */
+  constructor(port: InvocationToolActionPort, log: GatewayLog, afterAnswer = false) {
     this.#port = port;
     this.#log = log;
+    this.#afterAnswer = afterAnswer;
   }
 
   /**
-   * Completes the action without holding up the answer. `port.complete` is called before this
-   * returns, so the request is already on its way to the port (written to the bridge socket, or
-   * queued in an in-process port) before the client can see the answer: a client that exits on its
-   * answer cannot close the invocation ahead of it. `done` is told once the port answered.
+   * Completes the action without holding up the answer. By default `port.complete` is called before
+   * this returns, so the request is already on its way to the port (written to the bridge socket)
+   * before the client can see the answer: a client that exits on its answer cannot close the
+   * invocation ahead of it. With `afterAnswer` (an in-process port, host mode) it is called on the
+   * event loop's next turn, once the answer is written: an in-process port commits the settlement on
+   * the caller's time, and the answer need not wait for that commit. The settle is pending from now
+   * on either way, so `drain`, which every session runs before its invocation ends, waits for it.
+   * `done` is told once the port answered.
    */
   completeBehind(id: string, entry: ToolMapEntry, status: "succeeded" | "failed", done?: () => void): void {
-    const settle = this.complete(id, entry, status)
+    const issued = this.#afterAnswer
+      ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.complete(id, entry, status))
+      : this.complete(id, entry, status);
+    const settle = issued
       .catch((error: unknown) => this.#log(`complete of ${id} failed: ${describe(error)}`))
       .finally(() => {
         this.#pending.delete(settle);

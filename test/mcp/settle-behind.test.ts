@@ -77,6 +77,78 @@ describe("the outcome is recorded behind the answer", () => {
     );
   });
 
+  it("with the port in process (host mode), answers before the settle reaches the store; drain waits for it", async () => {
+    // The order the two happen in: the settle's store write, and the client's answer.
+    const seen: string[] = [];
+    const order = (store: ControlPlaneStore) =>
+      aroundStoreMethod(store, "updateToolAction", async (args, call) => {
+        if (isSettleWrite(args)) seen.push("settle write");
+        return call();
+      });
+    for (const afterAnswer of [false, true]) {
+      seen.length = 0;
+      await oneInvocation(
+        {
+          wrapStore: order,
+          body: (port) =>
+            withRawGateway(
+              port,
+              async (calls) => {
+                const result = await calls.handle({
+                  name: "echo",
+                  arguments: undefined,
+                  requestId: 1,
+                  signal: signal(),
+                });
+                seen.push("answer");
+                assert.notEqual(result.isError, true);
+                await calls.drain();
+                seen.push("drained");
+              },
+              undefined,
+              afterAnswer,
+            ),
+        },
+        (closed) => assertSettledStillRunning(closed, ["succeeded"]),
+      );
+      assert.deepEqual(
+        seen,
+        afterAnswer ? ["answer", "settle write", "drained"] : ["settle write", "answer", "drained"],
+        `settleAfterAnswer ${afterAnswer}`,
+      );
+    }
+  });
+
+  it("with the port in process, sequential calls at a concurrency limit of 1 are all admitted", async () => {
+    const manifest = exampleManifest();
+    manifest.participant_runtime.invocation_tool_actions.max_concurrent_tool_actions_per_invocation = 1;
+    await oneInvocation(
+      {
+        manifest,
+        body: (port) =>
+          withRawGateway(
+            port,
+            async (calls) => {
+              for (let id = 1; id <= 4; id += 1) {
+                const result = await calls.handle({
+                  name: "echo",
+                  arguments: undefined,
+                  requestId: id,
+                  signal: signal(),
+                });
+                assert.notEqual(result._meta?.["raes/code"], "concurrency_limit_exhausted");
+                // A client's next request arrives on a later turn of the event loop than its answer.
+                await new Promise((resolve) => setImmediate(resolve));
+              }
+            },
+            undefined,
+            true,
+          ),
+      },
+      (closed) => assertSettledStillRunning(closed, ["succeeded", "succeeded", "succeeded", "succeeded"]),
+    );
+  });
+
   it("issues the settle before answering: sequential calls at a concurrency limit of 1 are all admitted", async () => {
     const manifest = exampleManifest();
     manifest.participant_runtime.invocation_tool_actions.max_concurrent_tool_actions_per_invocation = 1;

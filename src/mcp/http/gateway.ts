@@ -54,6 +54,8 @@ export interface HttpGatewayOptions {
   readonly storeUrl?: string;
   /** Told the stage times of each call that reached the upstream. */
   readonly onStages?: (stages: CallStages) => void;
+  /** The port is in this process (host mode): outcomes are recorded after the answers (GovernedCalls). */
+  readonly settleAfterAnswer?: boolean;
 }
 
 /** A running HTTP gateway. */
@@ -182,6 +184,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
         timeoutMs: options.timeoutMs,
         log,
         ...(options.onStages ? { onStages: options.onStages } : {}),
+        ...(options.settleAfterAnswer === true ? { settleAfterAnswer: true } : {}),
         ...(options.storeUrl === undefined ? {} : { storeUrl: options.storeUrl }),
       });
     const calls: SessionCalls = options.sessionCalls
