@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "../records/index.js";
 
 /** A fresh MCP session id: one per gateway process, since a stdio transport carries exactly one session. */
 export function newSessionId(): string {
@@ -12,6 +13,6 @@ export function newSessionId(): string {
  */
 export function toolCallIdFor(sessionId: string, requestId: string | number): string {
   const kind = typeof requestId === "number" ? "n" : "s";
-  const digest = createHash("sha256").update(`${kind}:${requestId}`).digest("hex");
+  const digest = sha256Hex(`${kind}:${requestId}`);
   return `mcp:${sessionId}:${digest}`;
 }

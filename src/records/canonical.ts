@@ -28,6 +28,11 @@ export function canonicalDigest(value: unknown): string {
 
 /** `sha256:<hex>` of a text: canonicalDigest for a value whose canonical JSON is already written. */
 export function textDigest(text: string): string {
-  if (oneShot !== undefined) return `sha256:${oneShot("sha256", text, "hex")}`;
-  return `sha256:${crypto.createHash("sha256").update(text).digest("hex")}`;
+  return `sha256:${sha256Hex(text)}`;
+}
+
+/** The hex SHA-256 of a text's UTF-8, by Node's one-shot digest where it has one (several times cheaper per call). */
+export function sha256Hex(text: string): string {
+  if (oneShot !== undefined) return oneShot("sha256", text, "hex");
+  return crypto.createHash("sha256").update(text).digest("hex");
 }

@@ -1,4 +1,4 @@
-import * as crypto from "node:crypto";
+import { sha256Hex } from "./canonical.js";
 
 /**
  * The hash chain of a participant's history (docs/reference/evidence.md). Every committed event
@@ -188,12 +188,8 @@ function serializeObject(
 /** Whether a string holds a lone surrogate (paired ones are one code point under the `u` flag). */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** Node's one-shot digest (from 20.12), cheaper than a Hash object per call. */
-const oneShot = typeof crypto.hash === "function" ? crypto.hash : undefined;
-
 function sha256(text: string): string {
-  if (oneShot !== undefined) return `sha256:${oneShot("sha256", text, "hex")}`;
-  return `sha256:${crypto.createHash("sha256").update(text).digest("hex")}`;
+  return `sha256:${sha256Hex(text)}`;
 }
 
 /** `sha256:<hex>` of the RFC 8785 JSON of a value: the scenario and manifest digests. */

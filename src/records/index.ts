@@ -1,6 +1,6 @@
 export { isAddress, isAddressSegment } from "./address.js";
 export { ApprovalExpiry, type ApprovalRecord, ApprovalState } from "./approval.js";
-export { canonicalDigest, canonicalJson, textDigest } from "./canonical.js";
+export { canonicalDigest, canonicalJson, sha256Hex, textDigest } from "./canonical.js";
 export {
   type CanonicalCache,
   type ChainAnchor,

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { sha256Hex } from "../../records/index.js";
 import type { SessionCalls } from "../session-calls.js";
 import { requestIdOf, requestKey } from "../wire/index.js";
 
@@ -19,7 +20,7 @@ export function newSessionSecret(): string {
  * which the store keeps, so knowing a stored id never gives the secret.
  */
 export function publicSessionId(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex").slice(0, 32);
+  return sha256Hex(secret).slice(0, 32);
 }
 
 /** The parts of the SDK transport's state `pruneAnsweredStreams` reads; absent fields make it do nothing. */

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { connect } from "node:net";
 import { describe, it } from "node:test";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { HttpGatewayRefusal, toolCallIdFor } from "../../../src/mcp/index.js";
@@ -228,6 +229,35 @@ describe("HTTP gateway sessions", () => {
       const refused = await inSession(gateway.url, sessionId, big);
       assert.equal(refused.status, 413);
       assert.equal(codeOf(refused.json), "mcp-http.body-too-large");
+      const pong = await inSession(gateway.url, sessionId, { jsonrpc: "2.0", id: 2, method: "ping" });
+      assert.equal(pong.status, 200, "the session goes on");
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it("a POST whose client goes away mid-body is dropped, and the session goes on", async () => {
+    const logged: string[] = [];
+    const gateway = await rawHttpGateway(NEVER_PORT, { log: (line) => logged.push(line) });
+    try {
+      const { sessionId } = await openSession(gateway.url);
+      assert.ok(sessionId);
+      const url = new URL(gateway.url);
+      // Announces 1000 bytes, sends 10, then closes its socket.
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          socket.write(
+            `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+              `Accept: application/json, text/event-stream\r\nMcp-Session-Id: ${sessionId}\r\n` +
+              `Content-Length: 1000\r\n\r\n{"jsonrpc"`,
+            () => setTimeout(() => socket.destroy(), 50),
+          );
+        });
+        socket.on("close", () => resolve());
+        socket.on("error", reject);
+      });
+      // The read of the cut body ended (it does not wait forever), and nothing of it reached MCP.
+      await until(async () => logged.some((line) => line.startsWith("HTTP request failed")));
       const pong = await inSession(gateway.url, sessionId, { jsonrpc: "2.0", id: 2, method: "ping" });
       assert.equal(pong.status, 200, "the session goes on");
     } finally {
