@@ -89,7 +89,7 @@ function triple(frame: EventFrame, invocation: InvocationRecord, base: TripleBas
   const { actionInstanceId: id, actionContractAddress: contract } = base;
   const { participantAddress, episodeId, executionScopeRef, executionGeneration } = invocation;
   const [attemptedAt, transitionAt, observedAt] = base.times;
-  const attempted = {
+  const attempted: Draft = {
     event_id: `${id}#${HistoryEventType.action_attempted}`,
     event_type: HistoryEventType.action_attempted,
     timestamp: attemptedAt,
@@ -105,7 +105,7 @@ function triple(frame: EventFrame, invocation: InvocationRecord, base: TripleBas
     execution_scope_ref: executionScopeRef,
     execution_generation: executionGeneration,
   };
-  const transition = {
+  const transition: Draft = {
     event_id: `${id}#${HistoryEventType.state_transition_recorded}`,
     event_type: HistoryEventType.state_transition_recorded,
     timestamp: transitionAt,
@@ -121,7 +121,7 @@ function triple(frame: EventFrame, invocation: InvocationRecord, base: TripleBas
     execution_scope_ref: executionScopeRef,
     execution_generation: executionGeneration,
   };
-  const observed = {
+  const observed: Draft = {
     event_id: `${id}#${HistoryEventType.observation_emitted}`,
     event_type: HistoryEventType.observation_emitted,
     timestamp: observedAt,
@@ -140,13 +140,17 @@ function triple(frame: EventFrame, invocation: InvocationRecord, base: TripleBas
     execution_generation: executionGeneration,
   };
   const context = base.toolContext;
-  if (context === undefined) return [attempted, transition, observed];
-  return [
-    { ...attempted, invocation_tool_context: context },
-    { ...transition, invocation_tool_context: context },
-    { ...observed, invocation_tool_context: context },
-  ];
+  // Added last, in place: a spread copy of each event would be a slow dictionary object again.
+  if (context !== undefined) {
+    attempted.invocation_tool_context = context;
+    transition.invocation_tool_context = context;
+    observed.invocation_tool_context = context;
+  }
+  return [attempted, transition, observed];
 }
+
+/** A draft event while `triple` builds it (its tool context is added last). */
+type Draft = { -readonly [K in keyof HistoryEventDraft]: HistoryEventDraft[K] };
 
 interface ResultFields {
   readonly status: string;
