@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { META_CODE } from "../../src/mcp/index.js";
 import { oneInvocation } from "../port/support/invocation.js";
+import { rawHttpGateway } from "./fixtures/http-client.js";
 import { withRawGateway } from "./fixtures/raw-gateway.js";
 
 /** Runs the calls through a real GovernedCalls, port and raw upstream process; returns answers and settlements. */
@@ -49,6 +52,31 @@ describe("what the upstream answers", () => {
       ["failed", "failed", "failed", "failed"],
     );
     assert.equal(stopped, 0, "an answered call does not stop the scheduler");
+  });
+
+  it("a JSON-RPC error reaches a real MCP client as the upstream sent it: its code, its message once", async () => {
+    const seen = await oneInvocation(
+      {
+        body: async (port) => {
+          const gateway = await rawHttpGateway(port);
+          const client = new Client({ name: "error-agent", version: "1.0.0" });
+          try {
+            await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+            return await client
+              .callTool({ name: "rpc_error", arguments: { code: -32001 } })
+              .catch((error: unknown) => error);
+          } finally {
+            await client.close();
+            await gateway.close();
+          }
+        },
+      },
+      async ({ value }) => value,
+    );
+    assert.ok(seen instanceof McpError, "the client gets a JSON-RPC error");
+    assert.equal(seen.code, -32001);
+    // The client's SDK prefixes "MCP error <code>: " itself; the upstream's message follows, once.
+    assert.equal(seen.message, "MCP error -32001: the upstream refused");
   });
 
   it("result: null is upstream_result_invalid at once, not a timeout", async () => {

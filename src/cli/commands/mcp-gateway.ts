@@ -33,8 +33,10 @@ The gateway is an MCP server on stdio for one agent. It spawns UPSTREAM_COMMAND 
 upstream MCP server and lists only the upstream tools the map names. Each tools/call is
 admitted and dispatched through the invocation's tool-action port before it reaches the
 upstream, then completed (isError → failed) or reported unknown (timeout, crash, lost
-connection). A completion is sent to the port before the client's answer and committed
-behind it; the gateway exits only once the port has acknowledged every one. Refused calls come back as MCP tool errors naming the refusal code; the
+connection). A completion is sent to the port before the client's answer (in host mode,
+where the port is in this process, just after it) and committed behind it; a crash before
+that commit leaves the action dispatched, which recovery settles indeterminate. The
+gateway exits only once the port has acknowledged every completion. Refused calls come back as MCP tool errors naming the refusal code; the
 upstream never sees them. Tool arguments and results pass through; they are never
 written to disk, logged or sent to the port.
 

@@ -202,7 +202,7 @@ export class Upstream {
         message: text,
         data,
       } = message.error as { code: number; message: string; data?: unknown };
-      settle({ error: new McpError(code, text, data) });
+      settle({ error: upstreamError(code, text, data) });
       return true;
     }
     const parsed = CallToolResultSchema.safeParse(message.result);
@@ -216,4 +216,15 @@ export class Upstream {
     for (const settle of [...this.#pending.values()])
       settle({ error: new UpstreamCallError("lost", "the upstream connection closed during the call") });
   }
+}
+
+/**
+ * The upstream's JSON-RPC error as an `McpError` whose message is the upstream's own: the SDK server
+ * sends a thrown error's message as it is, and the client's SDK puts "MCP error <code>: " before it,
+ * so a message already holding that prefix would reach the agent with it twice.
+ */
+function upstreamError(code: number, text: string, data: unknown): McpError {
+  const error = new McpError(code, text, data);
+  error.message = text;
+  return error;
 }
