@@ -110,7 +110,8 @@ export async function readBody(
 ): Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false }> {
   let size = 0;
   const tooLarge = () => {
-    response.setHeader("connection", "close");
+    // No `connection: close`: Node would close the socket once the answer is out, under a client still
+    // sending, which then never reads it. The rest is read and discarded instead (up to a bound).
     refuse(response, {
       status: 413,
       code: HttpRefusalCode.body_too_large,

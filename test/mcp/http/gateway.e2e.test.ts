@@ -288,6 +288,85 @@ describe("raes mcp-gateway --http guards", () => {
     }
   });
 
+  it("a client still sending an oversized body reads its 413; the connection is not cut under it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-http-big-"));
+    // Host mode: a gateway with its own store, so no port needs serving for bodies it never admits.
+    const [command, ...args] = [
+      ...node(join(ROOT, "src", "cli", "main.ts")),
+      "mcp-gateway",
+      "--http",
+      "127.0.0.1:0",
+      "--scenario",
+      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
+      "--manifest",
+      join(ROOT, "examples", "harness-backend.manifest.json"),
+      "--map",
+      join(LIVE, "map.yaml"),
+      "--store",
+      `sqlite:${join(dir, "store.db")}`,
+      "--",
+      ...node(join(LIVE, "counting-upstream.ts")),
+    ];
+    const child = spawn(command as string, args, {
+      env: { PATH: process.env.PATH ?? "", COUNT_FILE: join(dir, "count.txt") },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const gateway = await new Promise<{ url: string }>((resolve, reject) => {
+      let stderr = "";
+      child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+        const url = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1];
+        if (url) resolve({ url });
+      });
+      child.on("close", () => reject(new Error(stderr)));
+    });
+    try {
+      const url = new URL(gateway.url);
+      const block = Buffer.alloc(64 * 1024, 0x20);
+      // One POST of `mib` MiB written as fast as the socket takes it: its status, or what cut it.
+      const post = (mib: number, chunked: boolean) =>
+        new Promise<number | string>((resolve) => {
+          const total = mib * 1024 * 1024;
+          const sending = httpRequest(
+            {
+              host: url.hostname,
+              port: url.port,
+              path: "/mcp",
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                accept: "application/json, text/event-stream",
+                ...(chunked ? {} : { "content-length": total }),
+              },
+            },
+            (response) => {
+              response.resume();
+              response.on("end", () => resolve(response.statusCode ?? 0));
+            },
+          );
+          sending.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+          let sent = 0;
+          const pump = () => {
+            while (sent < total) {
+              sent += block.length;
+              if (!sending.write(block)) return void sending.once("drain", pump);
+            }
+            sending.end();
+          };
+          pump();
+        });
+      const seen: (number | string)[] = [];
+      for (let round = 0; round < 3; round += 1)
+        for (const mib of [5, 8, 12, 15])
+          for (const chunked of [false, true]) seen.push(await post(mib, chunked));
+      assert.deepEqual(seen, Array(seen.length).fill(413));
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("close", resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a loopback gateway answers 403 to a request whose Host is another name (DNS rebinding)", async () => {
     const { startHttpGateway } = await import("../../../src/mcp/index.js");
     const { loadToolMap } = await import("../../../src/mcp/index.js");
