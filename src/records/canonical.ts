@@ -8,7 +8,9 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
+    // No prototype: a member named "__proto__" (JSON.parse makes one) is kept as a member, not set as
+    // the copy's prototype and lost, so values that differ only there have different digests.
+    const out: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
       if (v !== undefined) out[key] = sortKeys(v);

@@ -12,6 +12,24 @@ function hashObjectDigest(value: unknown): string {
 /** Any UTF-16 code unit, lone surrogates and control characters included. */
 const unit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
 
+describe("canonicalJson", () => {
+  it("keeps a member named __proto__, as JSON.parse gives it: values that differ there differ", () => {
+    const one = JSON.parse('{"b":{"__proto__":{"x":1}},"__proto__":[1],"a":1}');
+    const two = JSON.parse('{"b":{"__proto__":{"x":2}},"__proto__":[1],"a":1}');
+    assert.equal(canonicalJson(one), '{"__proto__":[1],"a":1,"b":{"__proto__":{"x":1}}}');
+    assert.notEqual(canonicalDigest(one), canonicalDigest(two));
+  });
+
+  it("is the JSON of the same value, members sorted: it parses back to what it was made of", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) =>
+        assert.deepEqual(JSON.parse(canonicalJson(v)), JSON.parse(JSON.stringify(v))),
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe("canonicalDigest", () => {
   it("gives the digest a Hash object gives, on any JSON value and any string", () => {
     const value = fc.oneof(
