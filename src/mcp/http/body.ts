@@ -141,8 +141,9 @@ export async function readBody(
 
 /**
  * The request's body, or once it passes `max` bytes the count read so far (the rest is left to the
- * caller, the stream flowing). Read by listeners rather than an async iterator: this is on every POST's path, and the
- * iterator's machinery costs more than the read. Rejects when the request fails or closes first.
+ * caller, the stream flowing). Read by listeners rather than an async iterator: this is on every
+ * POST's path, and the iterator's machinery costs more than the read. Rejects when the request fails
+ * or closes first.
  */
 function bodyUpTo(request: IncomingMessage, max: number): Promise<Buffer | number> {
   return new Promise((resolve, reject) => {
