@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PortalService } from "../../src/demo/index.js";
 import { ChildStdioTransport } from "./child-stdio.js";
-import { ROOT } from "./example.js";
+import { EXAMPLE_HOST_INPUTS, ROOT } from "./example.js";
 
 const MAIN = join(ROOT, "dist", "cli", "main.js");
 const SERVER = join(ROOT, "dist", "demo", "server.js");
@@ -29,10 +29,7 @@ export function demoHostGateway(
     [
       MAIN,
       "mcp-gateway",
-      "--scenario",
-      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
-      "--manifest",
-      join(ROOT, "examples", "harness-backend.manifest.json"),
+      ...EXAMPLE_HOST_INPUTS,
       "--map",
       map,
       "--store",

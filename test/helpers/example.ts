@@ -9,6 +9,8 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const EXAMPLE_SCENARIO = join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml");
 /** The example manifest shipped in `examples/`. */
 export const EXAMPLE_MANIFEST = join(ROOT, "examples", "harness-backend.manifest.json");
+/** `raes mcp-gateway` host mode's inputs for the example: `--scenario` and `--manifest`. */
+export const EXAMPLE_HOST_INPUTS = ["--scenario", EXAMPLE_SCENARIO, "--manifest", EXAMPLE_MANIFEST] as const;
 
 /** The example participant and the addresses the example scenario uses. */
 export const EXAMPLE = {

@@ -12,7 +12,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { LOGIN_PATH, type PortalService, STALLED_PATH, startPortalService } from "../../src/demo/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { ChildStdioTransport } from "../helpers/child-stdio.js";
-import { ROOT } from "../helpers/example.js";
+import { EXAMPLE_HOST_INPUTS, ROOT } from "../helpers/example.js";
 
 const run = promisify(execFile);
 const MAIN = join(ROOT, "dist", "cli", "main.js");
@@ -21,10 +21,7 @@ const PARTICIPANT = "participant.behavior.participant-agent";
 const HOST_ARGS = (store: string) => [
   MAIN,
   "mcp-gateway",
-  "--scenario",
-  join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
-  "--manifest",
-  join(ROOT, "examples", "harness-backend.manifest.json"),
+  ...EXAMPLE_HOST_INPUTS,
   "--map",
   join(ROOT, "examples", "demo", "mcp-map.yaml"),
   "--store",

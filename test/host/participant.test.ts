@@ -7,7 +7,7 @@ import type { RuntimeModel } from "../../src/compiler/index.js";
 import { hostMapProblems, hostParticipant } from "../../src/host/index.js";
 import { parseToolMap } from "../../src/mcp/index.js";
 import { raes } from "../cli/cli.js";
-import { ROOT } from "../helpers/example.js";
+import { EXAMPLE_HOST_INPUTS, ROOT } from "../helpers/example.js";
 
 /** The two parts of a model that choosing the participant reads. */
 function model(policies: Record<string, readonly string[]>, bound: readonly string[]): RuntimeModel {
@@ -54,10 +54,7 @@ describe("a participant host mode cannot run", () => {
   it("is a coded usage error on the command line: raes: cli.usage: …, exit 2", async () => {
     const run = await raes([
       "mcp-gateway",
-      "--scenario",
-      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
-      "--manifest",
-      join(ROOT, "examples", "harness-backend.manifest.json"),
+      ...EXAMPLE_HOST_INPUTS,
       "--map",
       join(ROOT, "examples", "demo", "mcp-map.yaml"),
       "--participant",
@@ -140,10 +137,7 @@ describe("a host-mode map checked against the scenario", () => {
     const store = join(dir, "control-plane.db");
     const run = await raes([
       "mcp-gateway",
-      "--scenario",
-      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
-      "--manifest",
-      join(ROOT, "examples", "harness-backend.manifest.json"),
+      ...EXAMPLE_HOST_INPUTS,
       "--map",
       mapFile,
       "--store",

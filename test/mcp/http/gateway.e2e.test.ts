@@ -18,7 +18,7 @@ import {
   RuntimeManager,
   serveToolActionPort,
 } from "../../../src/index.js";
-import { modelStartingAt, ROOT } from "../../helpers/example.js";
+import { EXAMPLE_HOST_INPUTS, modelStartingAt, ROOT } from "../../helpers/example.js";
 import { manifestWithTimeout } from "../../helpers/live-model.js";
 
 const TSX = import.meta.resolve("tsx");
@@ -296,10 +296,7 @@ describe("raes mcp-gateway --http guards", () => {
       "mcp-gateway",
       "--http",
       "127.0.0.1:0",
-      "--scenario",
-      join(ROOT, "examples", "enterprise-participant-evidence-loop.sdl.yaml"),
-      "--manifest",
-      join(ROOT, "examples", "harness-backend.manifest.json"),
+      ...EXAMPLE_HOST_INPUTS,
       "--map",
       join(LIVE, "map.yaml"),
       "--store",
