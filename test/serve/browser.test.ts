@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Frame, Page } from "playwright-core";
 import { LOGIN_PATH, type PortalService, startPortalService } from "../../src/demo/index.js";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
@@ -387,7 +387,7 @@ describe("raes serve approving and denying a gateway's held calls in headless Ch
     if (skip) return t.skip(skip);
     // The stream has carried the denial, so it carried everything the console shows of that call.
     await waitFor(() => stream.text.includes('"denied"'));
-    const documents = await Promise.all(page.frames().map((frame) => frame.content()));
+    const documents = await Promise.all(page.frames().map(settledContent));
     assert.ok(documents.length >= 1);
     for (const html of [...documents, stream.text]) assert.equal(html.includes(canary), false);
     assert.equal(stream.text.includes(canary), false);
@@ -407,4 +407,19 @@ async function withStore<T>(url: string, work: (store: ControlPlaneStore) => Pro
 /** Polls `condition` until it holds; the suite's timeout bounds it. */
 async function waitFor(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/**
+ * A frame's HTML once it is not navigating: a frame the console reloads after a decision cannot be
+ * read while the reload runs, so the read waits for it to load and tries again.
+ */
+async function settledContent(frame: Frame): Promise<string> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await frame.content();
+    } catch (error) {
+      if (attempt >= 20 || !String(error).includes("navigating")) throw error;
+      await frame.waitForLoadState().catch(() => undefined);
+    }
+  }
 }
