@@ -93,7 +93,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
       if (readOnly) {
         assertSchemaCurrent(db);
       } else {
-        db.pragma("journal_mode = WAL");
+        useWal(db, options.busyTimeoutMs ?? 5000);
         // FULL fsyncs the WAL on every commit: a dispatch receipt must survive power loss,
         // or a restarted runtime could miss that a tool may already have run. Only a settlement
         // commits without fsync (SqliteWrites.updateToolAction says why that is safe).
@@ -172,6 +172,27 @@ function openFile(url: string, file: string, readOnly: boolean, timeout: number)
     throw new StoreUnavailableError(`control-plane store ${url} is unavailable: ${message}`, {
       cause: error,
     });
+  }
+}
+
+/**
+ * Puts the file in WAL mode, waiting up to `timeoutMs` for other processes. WAL is a property of the
+ * file, so once any process switched it, reading the mode is all an open does. The switch itself
+ * needs the file to itself, and SQLite refuses it at once (`SQLITE_BUSY`, no busy handler) while
+ * another connection is writing in rollback mode, as when several processes open a new file
+ * together: so it is retried, with growing pauses, until the timeout.
+ */
+function useWal(db: Database.Database, timeoutMs: number): void {
+  const deadline = Date.now() + timeoutMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+      // open() is synchronous, and a store is opened before the process has work to interleave.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(pause, deadline - Date.now()));
+    }
   }
 }
 
