@@ -249,8 +249,12 @@ export interface ControlPlaneStore {
    */
   updateToolAction(action: ToolActionRecord, expectedPhase: ToolActionPhase, fence?: Fence): Promise<boolean>;
   commitInvocation(commit: InvocationCommit, fence?: Fence): Promise<void>;
-  /** Commits several invocation closes (one participant's recovery) in one transaction, all or nothing. */
-  commitInvocations(commits: readonly InvocationCommit[], fence?: Fence): Promise<void>;
+  /**
+   * Commits several invocation closes (one participant's recovery) in one transaction, all or nothing.
+   * The closes may be built as they are taken (a generator): a store may take them while it writes
+   * the ones before, and a close that throws when taken rolls the whole transaction back.
+   */
+  commitInvocations(commits: Iterable<InvocationCommit>, fence?: Fence): Promise<void>;
   /**
    * Records the resolution on an indeterminate, unresolved tool action and appends `decision` to the
    * operator chain, in one transaction; false (nothing written) when the action is not such a one.

@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { HistoryEvent, HistoryEventDraft } from "../../src/history/index.js";
 import { chainDigest, chainGenesis, UNANCHORED } from "../../src/records/index.js";
-import { StoreConflictError } from "../../src/store/index.js";
+import {
+  type InvocationCommit,
+  type InvocationRecord,
+  MemoryControlPlaneStore,
+  StoreConflictError,
+} from "../../src/store/index.js";
 import type { FixtureSource } from "./contract.js";
 import {
   closeCommit,
@@ -90,6 +95,60 @@ export function commitCases(fixture: FixtureSource): void {
       (await store.listOpenInvocations()).map((i) => i.id),
       [],
     );
+  });
+
+  it("takes closes from a generator as it writes, numbering and chaining them as from an array", async () => {
+    const { store } = fixture();
+    const reference = new MemoryControlPlaneStore();
+    // More closes than one PostgreSQL statement takes (500), and a participant with a stored chain
+    // that first appears in the second statement's closes.
+    const batch = generatedBatch();
+    for (const s of [store, reference]) {
+      for (const inv of batch.opened)
+        await s.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
+      await s.commitInvocation(closeCommit(batch.earlier));
+    }
+    let taken = 0;
+    function* closes(): Generator<InvocationCommit> {
+      for (const inv of batch.closed) {
+        taken += 1;
+        yield closeCommit(inv);
+      }
+    }
+    await store.commitInvocations(closes());
+    await reference.commitInvocations(batch.closed.map((inv) => closeCommit(inv)));
+    assert.equal(taken, batch.closed.length);
+    const events = await store.listEvents();
+    assert.deepEqual(
+      events.map((e) => e.sequence),
+      events.map((_, i) => i + 1),
+    );
+    assert.deepEqual(events, await reference.listEvents());
+    assert.deepEqual(await store.listChainHeads(), await reference.listChainHeads());
+    assert.deepEqual(await store.listOpenInvocations(), []);
+  });
+
+  it("writes nothing when building a close throws after earlier closes were taken, and stays usable", async () => {
+    const { store } = fixture();
+    const batch = generatedBatch();
+    for (const inv of batch.opened)
+      await store.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
+    await store.commitInvocation(closeCommit(batch.earlier));
+    const before = await store.listEvents();
+    const heads = await store.listChainHeads();
+    const broken = batch.closed.length - 3;
+    function* closes(): Generator<InvocationCommit> {
+      for (const [k, inv] of batch.closed.entries()) {
+        if (k === broken) throw new Error("no scheduler record for the participant");
+        yield closeCommit(inv);
+      }
+    }
+    await assert.rejects(store.commitInvocations(closes()), /no scheduler record/);
+    assert.deepEqual(await store.listEvents(), before);
+    assert.deepEqual(await store.listChainHeads(), heads);
+    assert.equal((await store.listOpenInvocations()).length, batch.closed.length);
+    await store.commitInvocations(batch.closed.map((inv) => closeCommit(inv)));
+    assert.equal((await store.listEvents()).length, before.length + 3 * batch.closed.length);
   });
 
   it("refuses to commit an invocation that is not open, writing nothing", async () => {
@@ -267,4 +326,24 @@ export function commitCases(fixture: FixtureSource): void {
       previous = e.chain_digest as string;
     }
   });
+}
+
+/**
+ * 520 invocations to close in one batch (P1's, then from the 511th on P2's), and one of P2's to close
+ * before it, so P2's chain has a stored head when the batch first reaches P2.
+ */
+function generatedBatch(): {
+  opened: InvocationRecord[];
+  earlier: InvocationRecord;
+  closed: InvocationRecord[];
+} {
+  const closed = Array.from({ length: 520 }, (_, k) =>
+    invocation({
+      id: `inv-${String(k).padStart(4, "0")}`,
+      ordinal: k + 1,
+      participantAddress: k < 510 ? P1 : P2,
+    }),
+  );
+  const earlier = invocation({ id: "inv-earlier", participantAddress: P2, ordinal: 1000 });
+  return { opened: [earlier, ...closed], earlier, closed };
 }

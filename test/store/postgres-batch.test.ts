@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import pg from "pg";
 import type { HistoryEventDraft } from "../../src/records/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import type { ControlPlaneStore, InvocationCommit } from "../../src/store/types.js";
@@ -115,6 +116,37 @@ if (!available) {
       // Each store links its events by itself; the same drafts give the same digests.
       assert.deepEqual(events, await sqlite.listEvents());
       assert.equal((await postgres.listOpenInvocations()).length, 0);
+    });
+
+    it("builds each statement's closes while the statement before it runs", async () => {
+      const commits = closes();
+      const place = freshSchema("raes_batch_taken");
+      cleanups.push(place.drop);
+      const store = await opened(place.url, commits);
+      // Counts the slice statements the store's connection has sent (a statement the driver queues
+      // counts too: it goes as soon as the one before it is answered).
+      const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+      const query = proto.query;
+      let sent = 0;
+      proto.query = function (this: unknown, ...args: unknown[]) {
+        const name = (args[0] as { name?: unknown } | undefined)?.name;
+        if (typeof name === "string" && name.startsWith("raes_commit_slice")) sent += 1;
+        return query.apply(this, args);
+      };
+      const sentWhenTaken: number[] = [];
+      function* taken(): Generator<InvocationCommit> {
+        for (const [k, commit] of commits.entries()) {
+          if (k === 0 || k === 500) sentWhenTaken.push(sent);
+          yield commit;
+        }
+      }
+      try {
+        await store.commitInvocations(taken(), undefined);
+      } finally {
+        proto.query = query;
+      }
+      assert.deepEqual(sentWhenTaken, [0, 1], "the 501st close is built once the first statement is sent");
+      assert.equal((await store.listEvents()).length, 3 * CLOSES);
     });
 
     it("writes nothing when linking fails while the slices' statements run, and stays usable", async () => {

@@ -181,55 +181,64 @@ async function recoverParticipant(
 ): Promise<RecoveredInvocation[]> {
   const at = options.now();
   const { schedulers } = read;
-  const commits: InvocationCommit[] = [];
+  // Approvals still pending expire first, each by its own write, before the closes' transaction.
+  const expired = new Map<string, { held: ToolActionRecord[]; before: Set<ToolActionRecord> }>();
+  for (const invocation of invocations) {
+    const read0 = read.actions.get(invocation.id) ?? [];
+    if (!read0.some((a) => a.approval?.state === ApprovalState.pending)) continue;
+    const held = await expireHeld(store, read0, at);
+    // Actions whose approval recovery expired are written again even when their phase stays.
+    expired.set(invocation.id, { held, before: new Set(held.filter((a) => read0.includes(a))) });
+  }
   const recovered: RecoveredInvocation[] = [];
   // One frame per policy, not per invocation: its strings are the same for all of them.
   const frames = new Map<string, EventFrame>();
-  for (const invocation of invocations) {
-    const read0 = read.actions.get(invocation.id) ?? [];
-    const held = await expireHeld(store, read0, at);
-    // Actions whose approval recovery expired are written again even when their phase stays.
-    const before = new Set(held.filter((a) => read0.includes(a)));
-    const settled = settleInterrupted(held, at);
-    const key = scheduleKey(participantAddress, invocation.policyAddress);
-    const scheduler = schedulers.get(key);
-    if (!scheduler) throw new Error(`no scheduler record for ${participantAddress}`);
-    const policy = options.policyOf(invocation.policyAddress);
-    const next = schedulerAfterClose(
-      scheduler,
-      {
-        indeterminate: settled.some((a) => a.settlement === "indeterminate"),
-        outerFailed: true,
-        // A v2 continuation carries failure_policy itself.
-        stopsOnFailure: policy?.failurePolicy === "stop" && policy.activity === undefined,
-        maxActionAttempts: policy?.maxActionAttempts ?? Infinity,
-      },
-      at,
-    );
-    schedulers.set(key, next);
-    let frame = frames.get(invocation.policyAddress);
-    if (frame === undefined) {
-      frame = options.frameOf(invocation.policyAddress);
-      frames.set(invocation.policyAddress, frame);
+  // Built as the store takes them, so the store can write the first while the rest are built.
+  function* closes(): Generator<InvocationCommit> {
+    for (const invocation of invocations) {
+      const read0 = read.actions.get(invocation.id) ?? [];
+      const { held, before } = expired.get(invocation.id) ?? { held: read0, before: new Set(read0) };
+      const settled = settleInterrupted(held, at);
+      const key = scheduleKey(participantAddress, invocation.policyAddress);
+      const scheduler = schedulers.get(key);
+      if (!scheduler) throw new Error(`no scheduler record for ${participantAddress}`);
+      const policy = options.policyOf(invocation.policyAddress);
+      const next = schedulerAfterClose(
+        scheduler,
+        {
+          indeterminate: settled.some((a) => a.settlement === "indeterminate"),
+          outerFailed: true,
+          // A v2 continuation carries failure_policy itself.
+          stopsOnFailure: policy?.failurePolicy === "stop" && policy.activity === undefined,
+          maxActionAttempts: policy?.maxActionAttempts ?? Infinity,
+        },
+        at,
+      );
+      schedulers.set(key, next);
+      let frame = frames.get(invocation.policyAddress);
+      if (frame === undefined) {
+        frame = options.frameOf(invocation.policyAddress);
+        frames.set(invocation.policyAddress, frame);
+      }
+      recovered.push({
+        invocationId: invocation.id,
+        participantAddress,
+        settlements: Object.fromEntries(settled.map((a) => [a.id, a.settlement ?? ""])),
+        stopped: next.lifecycle === "stopped" && scheduler.lifecycle !== "stopped",
+      });
+      yield {
+        // The process died mid-invocation: its end is unknown, so endedAt stays absent and recovery's
+        // time is recoveredAt. Like RAES for an attempt without a valid result, no outer triple.
+        invocation: { ...invocation, state: "failed", recoveredAt: at, updatedAt: at },
+        // An action whose outcome was recorded is already stored as it stays: only the others are written.
+        toolActions: settled.filter((a) => !before.has(a)),
+        events: settled.flatMap((a) => toolActionTriple(frame, a, invocation)),
+        scheduler: next,
+        ...(options.anchor ? { anchor: options.anchor } : {}),
+      };
     }
-    commits.push({
-      // The process died mid-invocation: its end is unknown, so endedAt stays absent and recovery's
-      // time is recoveredAt. Like RAES for an attempt without a valid result, no outer triple.
-      invocation: { ...invocation, state: "failed", recoveredAt: at, updatedAt: at },
-      // An action whose outcome was recorded is already stored as it stays: only the others are written.
-      toolActions: settled.filter((a) => !before.has(a)),
-      events: settled.flatMap((a) => toolActionTriple(frame, a, invocation)),
-      scheduler: next,
-      ...(options.anchor ? { anchor: options.anchor } : {}),
-    });
-    recovered.push({
-      invocationId: invocation.id,
-      participantAddress,
-      settlements: Object.fromEntries(settled.map((a) => [a.id, a.settlement ?? ""])),
-      stopped: next.lifecycle === "stopped" && scheduler.lifecycle !== "stopped",
-    });
   }
   const fence = options.fenceFor(participantAddress);
-  await store.commitInvocations(commits, ...(fence ? [fence] : []));
+  await store.commitInvocations(closes(), ...(fence ? [fence] : []));
   return recovered;
 }

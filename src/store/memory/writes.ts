@@ -115,7 +115,8 @@ export class MemoryWrites {
    * Closes several running invocations together, all or nothing: every commit, its state and its
    * new tool-call keys, is checked before any is changed (as one SQL transaction would roll back).
    */
-  commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): void {
+  commitInvocations(taken: Iterable<InvocationCommit>, fence: Fence | undefined): void {
+    const commits = [...taken];
     this.#leases.check(fence);
     const batch = { invocations: new Set<string>(), callKeys: new Set<string>() };
     for (const commit of commits) this.#checkCommit(commit, batch);

@@ -1,6 +1,7 @@
 import type { PoolClient } from "pg";
 import {
   type CanonicalCache,
+  type ChainHead,
   canonicalAroundSequence,
   chainGenesis,
   UNANCHORED,
@@ -109,16 +110,19 @@ const STATEMENT = {
   unfenced: { name: "raes_commit_batch", text: COMMIT_BATCH(UNFENCED) },
 };
 
-// A transaction of several slices takes its sequences and its participants' chain heads up front
-// (the history_head row lock, held to the commit, keeps every other appender out), so each event's
-// chain_digest is computed here (ChainLinker, as the SQLite store does). The slices close the
-// invocations and settle their actions, the first one locking the fence's lease row to the commit;
-// while the server runs each slice's statement, the events are linked in order and written as COPY
-// text until it answers (up to a bound of text held), and then all of them go in by one COPY, the
-// rest linked as it runs: no text around each sequence, no digest loop in the server, no JSON array
-// of bodies for it to parse, and the linking overlaps the server's work.
-const RESERVE_SEQUENCES =
-  "UPDATE history_head SET last_sequence = last_sequence + $1::bigint RETURNING last_sequence";
+// A transaction of several slices locks history_head first (held to the commit, it keeps every other
+// appender out, so the sequences after its last_sequence are this transaction's and no chain head
+// moves meanwhile), then reads the chain heads of the participants its events extend, so each event's
+// chain_digest is computed here (ChainLinker, as the SQLite store does). The closes may be built as
+// they are taken (an iterable): each slice is taken from the caller while the server runs the one
+// before, so building them overlaps the server's work too. The slices close the invocations and settle
+// their actions, the first one locking the fence's lease row to the commit; while the server runs each
+// slice's statement, the events are linked in order and written as COPY text until it answers (up to
+// a bound of text held); then history_head takes the last sequence and all events go in by one COPY,
+// the rest linked as it runs: no text around each sequence, no digest loop in the server, no JSON
+// array of bodies for it to parse.
+const LOCK_SEQUENCES = "SELECT last_sequence FROM history_head FOR UPDATE";
+const SET_LAST_SEQUENCE = "UPDATE history_head SET last_sequence = $1::bigint";
 const CHAIN_HEADS = `SELECT ${CHAIN_COLUMNS.join(", ")} FROM history_chains WHERE participant_address = ANY($1::text[])`;
 const SAVE_CHAINS = `INSERT INTO history_chains (${CHAIN_COLUMNS.join(", ")})
   SELECT ${CHAIN_COLUMNS.join(", ")} FROM json_to_recordset($1::json) AS t(participant_address text,
@@ -145,33 +149,69 @@ const SLICE_STATEMENT = {
 };
 
 /**
+ * Takes the closes from `source` in slices of `BATCH_SIZE`, as the caller builds them; refuses one that
+ * closes an invocation a slice taken before closed (the transaction is then rolled back).
+ */
+export class CommitSlices {
+  readonly #source: Iterator<InvocationCommit>;
+  readonly #ids = new Set<string>();
+  #done = false;
+
+  constructor(commits: Iterable<InvocationCommit>) {
+    this.#source = commits[Symbol.iterator]();
+  }
+
+  /** The next slice, built now; undefined once every close was taken. */
+  next(): InvocationCommit[] | undefined {
+    const slice: InvocationCommit[] = [];
+    while (!this.#done && slice.length < BATCH_SIZE) {
+      const step = this.#source.next();
+      if (step.done === true) {
+        this.#done = true;
+        break;
+      }
+      const id = step.value.invocation.id;
+      if (this.#ids.has(id)) throw new StoreConflictError("a batch closes one invocation twice");
+      this.#ids.add(id);
+      slice.push(step.value);
+    }
+    return slice.length > 0 ? slice : undefined;
+  }
+
+  /** Whether every close was taken. */
+  get done(): boolean {
+    return this.#done;
+  }
+}
+
+/**
  * Writes invocation closes in a few set-based statements inside the caller's transaction, not one
- * per invocation, so recovering thousands stays seconds; throws when the fence or any close fails.
+ * per invocation, so recovering thousands stays seconds; throws when the fence or any close fails,
+ * or when taking a close from `slices` throws.
  */
 export async function commitBatches(
   client: Pick<PoolClient, "query">,
-  commits: readonly InvocationCommit[],
+  slices: CommitSlices,
+  first: readonly InvocationCommit[],
   fence: Fence | undefined,
 ): Promise<void> {
-  const ids = new Set(commits.map((c) => c.invocation.id));
-  if (ids.size !== commits.length) throw new StoreConflictError("a batch closes one invocation twice");
-  const slices: InvocationCommit[][] = [];
-  for (let i = 0; i < commits.length; i += BATCH_SIZE) slices.push(commits.slice(i, i + BATCH_SIZE));
-  const events = new EventRows(commits, await takeChains(client, commits));
-  // One statement ahead: the next slice's parameters are built while the server runs this one, and
-  // then events are linked until it answers.
-  let next = slices.length > 0 ? sliceQuery(slices[0] ?? [], fence) : undefined;
-  for (let k = 0; next !== undefined; k += 1) {
+  const events = new EventRows(await lockSequences(client));
+  await events.add(client, first);
+  // One statement ahead: the next slice is taken and its parameters built while the server runs
+  // this one, and then events are linked until it answers.
+  let next: ReturnType<typeof sliceQuery> | undefined = sliceQuery(first, fence);
+  while (next !== undefined) {
     const running = client.query<BatchResult>(next);
     let answered = false;
     running.then(
       () => (answered = true),
       () => (answered = true),
     );
-    const slice = slices[k + 1];
     // The statement in flight settles before a build failure is thrown, so no rejection goes unheard.
+    let slice: InvocationCommit[] | undefined;
     let built: ReturnType<typeof sliceQuery> | Error | undefined;
     try {
+      slice = slices.next();
       built = slice ? sliceQuery(slice, fence) : undefined;
       while (!answered && events.rows.buffered < LINKED_AHEAD && events.link()) await turn();
     } catch (error) {
@@ -183,53 +223,46 @@ export async function commitBatches(
     }
     if (!rows[0].written) throw new StoreConflictError("an invocation of the batch is not open");
     if (built instanceof Error) throw built;
+    if (slice) await events.add(client, slice);
     next = built;
   }
+  if (events.total === 0) return;
+  await client.query({
+    name: "raes_set_last_sequence",
+    text: SET_LAST_SEQUENCE,
+    values: [events.chains.first + events.total - 1],
+  });
   await copyEvents(client, events);
   const heads = events.chains.linker.heads();
-  if (heads.length > 0) {
-    await client.query({ name: "raes_save_chains", text: SAVE_CHAINS, values: [JSON.stringify(heads)] });
-  }
+  await client.query({ name: "raes_save_chains", text: SAVE_CHAINS, values: [JSON.stringify(heads)] });
 }
 
 /** The transaction's sequences, from `next` on, and its events' chains, linked as the slices run. */
 interface Chains {
+  /** The transaction's first sequence. */
+  readonly first: number;
   next: number;
-  /** How many events the transaction appends (the sequences reserved). */
-  readonly total: number;
+  /** The stored chain heads of the participants read so far, by address. */
+  readonly heads: Map<string, ChainHead>;
+  /** The participants whose heads were read (a participant without a chain has no head). */
+  readonly read: Set<string>;
   readonly linker: ChainLinker;
 }
 
-/**
- * Reserves a sequence for every event of the transaction (locking history_head to the commit) and
- * reads the chain heads of the participants those events extend.
- */
-async function takeChains(
-  client: Pick<Queryable, "query">,
-  commits: readonly InvocationCommit[],
-): Promise<Chains> {
-  const participants = new Set<string>();
-  let total = 0;
-  for (const { events } of commits) {
-    total += events.length;
-    for (const event of events) participants.add(event.participant_address);
-  }
-  if (total === 0) return { next: 1, total, linker: new ChainLinker(() => undefined) };
-  const reserved = await client.query<{ last_sequence: number | string }>({
-    name: "raes_reserve_sequences",
-    text: RESERVE_SEQUENCES,
-    values: [total],
+/** Locks history_head to the commit: the sequences after its last_sequence are this transaction's. */
+async function lockSequences(client: Pick<Queryable, "query">): Promise<Chains> {
+  const locked = await client.query<{ last_sequence: number | string }>({
+    name: "raes_lock_sequences",
+    text: LOCK_SEQUENCES,
+    values: [],
   });
-  const last = Number(reserved.rows[0]?.last_sequence);
-  const { rows } = await client.query<ChainRow>({
-    name: "raes_chain_heads",
-    text: CHAIN_HEADS,
-    values: [[...participants]],
-  });
-  const heads = new Map(rows.map((row) => [row.participant_address, chainHead(row)]));
+  const heads = new Map<string, ChainHead>();
+  const first = Number(locked.rows[0]?.last_sequence) + 1;
   return {
-    next: last - total + 1,
-    total,
+    first,
+    next: first,
+    heads,
+    read: new Set(),
     linker: new ChainLinker((participant) => heads.get(participant), new Map()),
   };
 }
@@ -265,24 +298,45 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 class EventRows {
   readonly rows = new CopyRows();
   readonly chains: Chains;
-  readonly #commits: readonly InvocationCommit[];
+  readonly #commits: InvocationCommit[] = [];
+  #total = 0;
   #commit = 0;
   #event = 0;
 
-  constructor(commits: readonly InvocationCommit[], chains: Chains) {
-    this.#commits = commits;
+  constructor(chains: Chains) {
     this.chains = chains;
   }
 
-  /** How many events the transaction appends. */
+  /** How many events the slices taken so far append. */
   get total(): number {
-    return this.chains.total;
+    return this.#total;
   }
 
-  /** Links events for about `TURN_MS`, each numbered from `chains.next`; false once every one is. */
+  /** Queues a slice's events for linking, once the chain heads of their participants are read. */
+  async add(client: Pick<Queryable, "query">, slice: readonly InvocationCommit[]): Promise<void> {
+    const unread = new Set<string>();
+    for (const { events } of slice) {
+      this.#total += events.length;
+      for (const event of events)
+        if (!this.chains.read.has(event.participant_address)) unread.add(event.participant_address);
+    }
+    if (unread.size > 0) {
+      // history_head is locked: no head moves between this read and the commit.
+      const { rows } = await client.query<ChainRow>({
+        name: "raes_chain_heads",
+        text: CHAIN_HEADS,
+        values: [[...unread]],
+      });
+      for (const row of rows) this.chains.heads.set(row.participant_address, chainHead(row));
+      for (const participant of unread) this.chains.read.add(participant);
+    }
+    this.#commits.push(...slice);
+  }
+
+  /** Links events for about `TURN_MS`, each numbered from `chains.next`; false once every one queued is. */
   link(): boolean {
     const until = performance.now() + TURN_MS;
-    for (let n = 1; this.rows.rows < this.total; ) {
+    for (let n = 1; this.rows.rows < this.#total; ) {
       if (n % LINKED_PER_LOOK === 0 && performance.now() >= until) break;
       const commit = this.#commits[this.#commit] as InvocationCommit;
       const draft = commit.events[this.#event];
@@ -302,7 +356,7 @@ class EventRows {
       this.#event += 1;
       n += 1;
     }
-    return this.rows.rows < this.total;
+    return this.rows.rows < this.#total;
   }
 }
 
@@ -313,7 +367,6 @@ class EventRows {
  * the connection or the driver's timeout ended it).
  */
 async function copyEvents(client: Pick<PoolClient, "query">, events: EventRows): Promise<void> {
-  if (events.total === 0) return;
   const copy = new CopyIn(client, EVENTS_COPY, events.rows);
   try {
     while (!copy.settled && events.link()) {

@@ -22,7 +22,7 @@ import type {
   ServiceAdmission,
   ToolActionRecord,
 } from "../types.js";
-import { commitBatch, commitBatches } from "./batch.js";
+import { CommitSlices, commitBatch, commitBatches } from "./batch.js";
 import { foldClockCte, foldValues, PostgresClockWrites } from "./clock-writes.js";
 import { withDecision } from "./decisions.js";
 import { FENCE_HELD, FENCE_HOLDS, FENCED, fenceValues, NO_FENCE, UNFENCED } from "./leases.js";
@@ -295,11 +295,17 @@ export class PostgresWrites {
     if (!written) throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
   }
 
-  /** Closes several open invocations in one transaction on one connection, in batches, all or nothing. */
-  async commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): Promise<void> {
+  /**
+   * Closes several open invocations in one transaction on one connection, in slices, all or nothing;
+   * the closes are taken from `commits` as the slices before them run.
+   */
+  async commitInvocations(commits: Iterable<InvocationCommit>, fence: Fence | undefined): Promise<void> {
+    const slices = new CommitSlices(commits);
+    const first = slices.next();
+    if (first === undefined) return;
     // One close is one statement, all or nothing by itself: no BEGIN and COMMIT round trips.
-    const [only] = commits;
-    if (commits.length === 1 && only) return this.commitInvocation(only, fence);
+    const [only] = first;
+    if (first.length === 1 && only && slices.done) return this.commitInvocation(only, fence);
     const client = await this.#pool.connect();
     const lost = (): void => undefined;
     client.on("error", lost);
@@ -307,7 +313,7 @@ export class PostgresWrites {
     try {
       // At read committed whatever the session says: each statement sees what committed before it.
       await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
-      await commitBatches(client, commits, fence);
+      await commitBatches(client, slices, first, fence);
       await client.query("COMMIT");
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));

@@ -276,8 +276,12 @@ export class SqliteWrites {
     return this.commitInvocations([commit], fence);
   }
 
-  /** Closes several open invocations in one transaction, all or nothing. */
-  commitInvocations(commits: readonly InvocationCommit[], fence: Fence | undefined): Answer<void> {
+  /**
+   * Closes several open invocations in one transaction, all or nothing. The closes are all taken
+   * before the transaction begins: building them does not hold the file's write lock.
+   */
+  commitInvocations(taken: Iterable<InvocationCommit>, fence: Fence | undefined): Answer<void> {
+    const commits = Array.isArray(taken) ? (taken as readonly InvocationCommit[]) : [...taken];
     return this.#immediate(() => {
       this.#leases.check(fence);
       // A transaction of several closes (a recovery's) writes many pages: its checkpoint runs later.
