@@ -103,21 +103,41 @@ export function commitCases(fixture: FixtureSource): void {
     // More closes than one PostgreSQL statement takes (500), and a participant with a stored chain
     // that first appears in the second statement's closes.
     const batch = generatedBatch();
+    // In each statement's closes, a stored tool action settles and one never stored is added whole.
+    const stored = new Map(
+      [3, 505].map((k) => {
+        const inv = batch.closed[k] as InvocationRecord;
+        return [inv.id, toolAction(inv, 1, { phase: "dispatched" })] as const;
+      }),
+    );
+    const close = (inv: InvocationRecord): InvocationCommit => {
+      const held = stored.get(inv.id);
+      if (held === undefined) return closeCommit(inv);
+      const added = toolAction(inv, 2, { phase: "settled", settlement: "withheld" });
+      return closeCommit(inv, [{ ...held, phase: "settled", settlement: "succeeded" }, added]);
+    };
     for (const s of [store, reference]) {
       for (const inv of batch.opened)
         await s.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress }));
+      for (const action of stored.values()) await s.insertToolAction(action);
       await s.commitInvocation(closeCommit(batch.earlier));
     }
     let taken = 0;
     function* closes(): Generator<InvocationCommit> {
       for (const inv of batch.closed) {
         taken += 1;
-        yield closeCommit(inv);
+        yield close(inv);
       }
     }
     await store.commitInvocations(closes());
-    await reference.commitInvocations(batch.closed.map((inv) => closeCommit(inv)));
+    await reference.commitInvocations(batch.closed.map(close));
     assert.equal(taken, batch.closed.length);
+    assert.deepEqual(await store.listToolActions({}), await reference.listToolActions({}));
+    const settled = await store.listToolActions({ phase: "settled" });
+    assert.deepEqual(
+      settled.map((a) => a.settlement),
+      ["succeeded", "withheld", "succeeded", "withheld"],
+    );
     const events = await store.listEvents();
     assert.deepEqual(
       events.map((e) => e.sequence),

@@ -27,6 +27,7 @@ import {
   schedulerValues,
   TOOL_ACTION_COLUMNS,
   toolActionRow,
+  toolActionSettleRow,
 } from "./rows.js";
 import type { Queryable } from "./sticky.js";
 
@@ -41,15 +42,17 @@ const recordset = (param: number, columns: readonly Column[]) =>
 const ID: Column = ["id", "text"];
 /** What a close writes of an invocation: its id and the columns a close changes. */
 const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
-/**
- * The closes and settlements both commit statements begin with ($3 the closes, $4 their count, $5
- * the tool actions): `complete` says whether every invocation of the batch closed.
- */
-const CLOSE_AND_SETTLE = `  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
+/** A close's invocation update ($3 the closes, $4 their count): `complete` says whether every one closed. */
+const CLOSE = `  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
     FROM ${recordset(3, CLOSE_COLUMNS)}
     WHERE i.id = t.id AND i.state = 'running' AND EXISTS (SELECT 1 FROM fence) RETURNING 1),
   complete AS (SELECT count(*) = $4::bigint AS ok FROM written),
-  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, TOOL_ACTION_COLUMNS)}),
+`;
+/**
+ * The closes and settlements of the one-statement commit ($5 the tool actions, whole): a stored
+ * action is updated, one the update did not find is inserted.
+ */
+const CLOSE_AND_SETTLE = `${CLOSE}  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, TOOL_ACTION_COLUMNS)}),
   settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
     FROM actions AS t
     WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
@@ -59,6 +62,8 @@ const CLOSE_AND_SETTLE = `  written AS (UPDATE invocations AS i SET ${assign(INV
     WHERE (SELECT ok FROM complete) AND NOT EXISTS (SELECT 1 FROM settled AS s WHERE s.id = t.id)
     RETURNING 1),
 `;
+/** A tool action's id and the columns its later steps change: what a slice sends of each. */
+const SETTLE_COLUMNS: readonly Column[] = [ID, ...TOOL_ACTION_SETTLE_COLUMNS];
 
 // Every part after the invocations' update runs only when that update closed every invocation of
 // the batch; otherwise the caller rolls the transaction back. Rows change by the columns a close or
@@ -130,14 +135,27 @@ const SAVE_CHAINS = `INSERT INTO history_chains (${CHAIN_COLUMNS.join(", ")})
     backfilled_at text)
   ON CONFLICT (participant_address) DO UPDATE SET head_digest = excluded.head_digest,
     head_sequence = excluded.head_sequence, events = excluded.events`;
+// A slice sends each tool action's id and later-step columns only (a recovery's request bodies are a
+// quarter of what the server would parse otherwise), updates the stored ones, and names those the
+// update did not find: the caller inserts them, whole, by a second statement in the transaction.
 const COMMIT_SLICE = (fence: string) => `WITH ${fence},
-${CLOSE_AND_SETTLE}  scheduled AS (
+${CLOSE}  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, SETTLE_COLUMNS)}),
+  settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
+    FROM actions AS t
+    WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
+  scheduled AS (
     INSERT INTO schedulers (${list(SCHEDULER_COLUMNS)})
     SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(6, SCHEDULER_COLUMNS)}
     WHERE (SELECT ok FROM complete)
     ON CONFLICT (participant_address, policy_address)
     DO UPDATE SET ${fromExcluded(columnNames(SCHEDULER_COLUMNS), ["participant_address", "policy_address"])} RETURNING 1)
-  SELECT EXISTS (SELECT 1 FROM fence) AS fenced, (SELECT ok FROM complete) AS written`;
+  SELECT EXISTS (SELECT 1 FROM fence) AS fenced, (SELECT ok FROM complete) AS written,
+    ARRAY(SELECT t.id FROM actions AS t WHERE NOT EXISTS (SELECT 1 FROM settled AS s WHERE s.id = t.id))
+      AS missing`;
+
+/** The tool actions of a slice that were not stored yet, whole. */
+const ADD_TOOL_ACTIONS = `INSERT INTO tool_actions (${list(TOOL_ACTION_COLUMNS)})
+  SELECT ${list(TOOL_ACTION_COLUMNS)} FROM ${recordset(1, TOOL_ACTION_COLUMNS)}`;
 
 /** Where the events of a transaction of several slices are copied to. */
 const EVENTS_COPY =
@@ -200,8 +218,9 @@ export async function commitBatches(
   // One statement ahead: the next slice is taken and its parameters built while the server runs
   // this one, and then events are linked until it answers.
   let next: ReturnType<typeof sliceQuery> | undefined = sliceQuery(first, fence);
+  let current: readonly InvocationCommit[] = first;
   while (next !== undefined) {
-    const running = client.query<BatchResult>(next);
+    const running = client.query<SliceResult>(next);
     let answered = false;
     running.then(
       () => (answered = true),
@@ -223,7 +242,11 @@ export async function commitBatches(
     }
     if (!rows[0].written) throw new StoreConflictError("an invocation of the batch is not open");
     if (built instanceof Error) throw built;
-    if (slice) await events.add(client, slice);
+    if (rows[0].missing.length > 0) await addToolActions(client, current, rows[0].missing);
+    if (slice) {
+      await events.add(client, slice);
+      current = slice;
+    }
     next = built;
   }
   if (events.total === 0) return;
@@ -267,6 +290,26 @@ async function lockSequences(client: Pick<Queryable, "query">): Promise<Chains> 
   };
 }
 
+/** What a slice's statement answers: a batch's result, and the ids of the tool actions it did not find. */
+interface SliceResult extends BatchResult {
+  readonly missing: readonly string[];
+}
+
+/** Inserts, whole, the tool actions of `commits` a slice's statement did not find stored. */
+async function addToolActions(
+  client: Pick<Queryable, "query">,
+  commits: readonly InvocationCommit[],
+  missing: readonly string[],
+): Promise<void> {
+  const ids = new Set(missing);
+  const added = commits.flatMap((c) => c.toolActions.filter((a) => ids.has(a.id)));
+  await client.query({
+    name: "raes_add_tool_actions",
+    text: ADD_TOOL_ACTIONS,
+    values: [JSON.stringify(added.map(toolActionRow))],
+  });
+}
+
 /** The statement and parameters of one slice: its closes, settlements and schedulers. */
 function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefined) {
   return {
@@ -275,7 +318,7 @@ function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
       ...fenceValues(fence),
       JSON.stringify(commits.map((c) => invocationCloseRow(c.invocation))),
       commits.length,
-      JSON.stringify(commits.flatMap((c) => c.toolActions.map(toolActionRow))),
+      JSON.stringify(commits.flatMap((c) => c.toolActions.map(toolActionSettleRow))),
       JSON.stringify(lastSchedulers(commits).map((s) => named(SCHEDULER_COLUMNS, schedulerValues(s)))),
     ],
   };

@@ -44,7 +44,9 @@ export type ClockRow = ClockCells<boolean>;
 export type ToolActionRow = ToolActionCells<false>;
 
 export const { clockRow, clockRecord, toolActionRow, toolActionRecord } = rowMappings(CELLS);
-const settleRow = toolActionSettleRows(CELLS);
+/** A tool action's id and later-step columns (`TOOL_ACTION_SETTLE_COLUMNS`); json columns as they are. */
+export const toolActionSettleRow = toolActionSettleRows(CELLS);
+const settleRow = toolActionSettleRow;
 
 /** A tool action's later step: the `TOOL_ACTION_SETTLE_COLUMNS` it sets (`setColumns`), and their parameters. */
 export interface ToolActionChange {
