@@ -31,6 +31,7 @@ export {
 export {
   InvocationToolActionPortCore,
   type LedgerWriteFailure,
+  type SettledAtClose,
   type ToolActionLedger,
   type ToolActionPortOptions,
 } from "./port.js";

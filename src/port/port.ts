@@ -26,6 +26,14 @@ import type {
 import { parseWithheldReason, registerWithhold } from "./withhold.js";
 
 /** Durable writes the port needs; each resolves only after the change is committed. */
+/** What `settleForClose` gives: every tool action of the invocation, and those its close must write. */
+export interface SettledAtClose {
+  /** Every action, in admission order, as it stands after the close. */
+  readonly settled: readonly ToolActionRecord[];
+  /** The actions the close settled: those not stored as they now stand. */
+  readonly changed: readonly ToolActionRecord[];
+}
+
 export interface ToolActionLedger {
   insert(record: ToolActionRecord): Promise<void>;
   update(record: ToolActionRecord, expectedPhase: ToolActionPhase): Promise<boolean>;
@@ -164,11 +172,16 @@ export class InvocationToolActionPortCore {
     this.#status = "closed";
   }
 
-  /** After close: waits for calls already accepted, then settles the rest by the close rules. */
-  async settleForClose(): Promise<ToolActionRecord[]> {
+  /**
+   * After close: waits for calls already accepted, then settles the rest by the close rules. Every
+   * action, in admission order; `changed` holds those the close settled (or whose record differs from
+   * the stored one), the only ones the close must write: the others are stored as they are.
+   */
+  async settleForClose(): Promise<SettledAtClose> {
     this.close();
     return this.#serial(async () => {
       const settled: ToolActionRecord[] = [];
+      const changed: ToolActionRecord[] = [];
       // A held call is decided before it settles: expired, unless an operator decided first.
       for (const record of [...this.#actions.values()])
         if (record.approval?.state === "pending") await this.#endApproval(record.id, "invocation_closed");
@@ -188,9 +201,10 @@ export class InvocationToolActionPortCore {
             ? { ...at, unknownReason: UnknownReason.invocation_returned_without_outcome }
             : at;
         settled.push(closed);
+        changed.push(closed);
         this.#options.observer?.settled(closed);
       }
-      return settled;
+      return { settled, changed };
     });
   }
 

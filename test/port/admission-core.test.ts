@@ -50,7 +50,11 @@ describe("admission rules the example never triggers", () => {
         await expectRefusedAdmit(core.port, store, requestFor(core.port, toolCallId), code);
       }
       assert.deepEqual(await store.listToolActions({}), []);
-      assert.deepEqual(await core.settleForClose(), [], "nothing to settle, so no history at close");
+      assert.deepEqual(
+        await core.settleForClose(),
+        { settled: [], changed: [] },
+        "nothing to settle, so no history at close",
+      );
     });
   }
 

@@ -318,7 +318,9 @@ export async function runInvocation(
   core?.close();
   const threw = ended.kind === "threw";
   const timedOut = ended.kind === "timed_out";
-  const toolActions = core ? await core.settleForClose() : [];
+  const { settled: toolActions, changed } = core
+    ? await core.settleForClose()
+    : { settled: [], changed: [] };
   const check =
     ended.kind === "returned"
       ? validateOuterResult(ended.value, request, ctx.outcomeEvidence(policy.observationBoundaryAddress))
@@ -360,7 +362,8 @@ export async function runInvocation(
     await ctx.store.commitInvocation(
       {
         invocation: closed,
-        toolActions,
+        // An action settled before the close is stored as it stands: only the close's settlements are written.
+        toolActions: changed,
         events: withProvenance(
           closeEvents(eventFrameFor(ctx.model, policy, ctx.runtime), closed, toolActions, outer),
           provenance,

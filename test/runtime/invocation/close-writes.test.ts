@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import {
+  type ParticipantActionRequest,
+  type ParticipantActionResult,
+  type ParticipantSnapshot,
+  RuntimeManager,
+} from "../../../src/index.js";
+import { resolveToolAction } from "../../../src/operations/index.js";
+import {
+  type ControlPlaneStore,
+  type InvocationCommit,
+  MemoryControlPlaneStore,
+  openControlPlaneStore,
+} from "../../../src/store/index.js";
+import { EXAMPLE, exampleManifest, modelStartingAt } from "../../helpers/example.js";
+import { outcomeFor, requestFor } from "../../helpers/tool-requests.js";
+import { freshSchema, postgresAvailable } from "../../store/pg-available.js";
+import { RecordingRuntime } from "../harnesses.js";
+
+const dir = mkdtempSync(join(tmpdir(), "raes-close-writes-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * Each invocation: one call completed, one reported unknown (settled indeterminate), one admitted and
+ * left; then, before returning, `beforeReturn` runs with the indeterminate action's id.
+ */
+class ThreeCalls extends RecordingRuntime {
+  beforeReturn: (indeterminate: string) => Promise<void> = async () => undefined;
+
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    context: { episodeId: string },
+  ): Promise<ParticipantActionResult> {
+    const port = this.attached.find((p) => p.invocationActionInstanceId === request.actionInstanceId);
+    if (port === undefined) throw new Error("no port attached");
+    const ids: string[] = [];
+    for (const call of ["done", "unknown", "left"]) {
+      const decision = await port.admit(requestFor(port, call));
+      if (!decision.admitted) throw new Error(`refused: ${decision.refusal}`);
+      ids.push(decision.actionInstanceId);
+    }
+    const [done, unknown] = ids as [string, string];
+    for (const id of [done, unknown]) assert.equal((await port.dispatch(id)).accepted, true);
+    assert.equal((await port.complete(done, outcomeFor(port, done))).ok, true);
+    assert.equal((await port.reportUnknown(unknown, "the portal did not answer")).ok, true);
+    await this.beforeReturn(unknown);
+    return super.modelAction(request, snapshot, context);
+  }
+}
+
+/** Records the tool actions each close hands the store. */
+function spied(store: ControlPlaneStore): { store: ControlPlaneStore; written: string[][] } {
+  const written: string[][] = [];
+  const commit = store.commitInvocation.bind(store);
+  store.commitInvocation = (c: InvocationCommit, ...rest) => {
+    written.push(c.toolActions.map((a) => `${a.toolCallId}:${a.settlement}`));
+    return commit(c, ...rest);
+  };
+  return { store, written };
+}
+
+async function closeOnce(opened: ControlPlaneStore): Promise<void> {
+  const { store, written } = spied(opened);
+  const runtime = new ThreeCalls();
+  runtime.beforeReturn = async (id) => {
+    // The operator resolves the indeterminate call while its invocation still runs.
+    await resolveToolAction(store, id, { resolution: "effect_absent", note: "not in the portal log" });
+  };
+  const manager = await RuntimeManager.open({
+    model: modelStartingAt(10, 10),
+    manifest: exampleManifest(),
+    runtime,
+    store,
+  });
+  try {
+    const { invocations } = await manager.step();
+    assert.equal(invocations.length, 1);
+    const summary = invocations[0];
+    assert.deepEqual(
+      summary?.toolActions.map((a) => `${a.toolCallId}:${a.settlement}`),
+      ["done:succeeded", "unknown:indeterminate", "left:withheld"],
+      "the invocation's summary and history name every call",
+    );
+    assert.deepEqual(written, [["left:withheld"]], "the close writes only what it settled");
+    const actions = await store.listToolActions({ participantAddress: EXAMPLE.participant });
+    const resolved = actions.find((a) => a.toolCallId === "unknown");
+    assert.equal(resolved?.resolution?.resolution, "effect_absent", "the resolution stays");
+    assert.deepEqual(
+      actions.map((a) => a.phase),
+      ["settled", "settled", "settled"],
+    );
+    const events = await manager.history();
+    assert.equal(events.filter((e) => e.event_type === "action_attempted").length, 4);
+  } finally {
+    await manager.close();
+  }
+}
+
+describe("an invocation's close", () => {
+  it("memory: writes only the actions it settles, so one resolved while it ran stays resolved", async () => {
+    await closeOnce(new MemoryControlPlaneStore());
+  });
+
+  it("SQLite: writes only the actions it settles, so one resolved while it ran stays resolved", async () => {
+    const store = await openControlPlaneStore(`sqlite:${join(dir, "close.db")}`);
+    await closeOnce(store);
+  });
+
+  it("PostgreSQL: writes only the actions it settles, so one resolved while it ran stays resolved", async (t) => {
+    if (!(await postgresAvailable("close writes on PostgreSQL"))) {
+      t.skip("POSTGRES UNAVAILABLE");
+      return;
+    }
+    const place = freshSchema("raes_close_writes");
+    try {
+      await closeOnce(await openControlPlaneStore(place.url));
+    } finally {
+      await place.drop();
+    }
+  });
+});
