@@ -98,6 +98,7 @@ async function closeOnce(opened: ControlPlaneStore): Promise<void> {
     assert.equal(events.filter((e) => e.event_type === "action_attempted").length, 4);
   } finally {
     await manager.close();
+    await opened.close();
   }
 }
 
