@@ -174,8 +174,9 @@ export class InvocationToolActionPortCore {
 
   /**
    * After close: waits for calls already accepted, then settles the rest by the close rules. Every
-   * action, in admission order; `changed` holds those the close settled (or whose record differs from
-   * the stored one), the only ones the close must write: the others are stored as they are.
+   * action, in admission order; `changed` holds those the close settled, the only ones the close must
+   * write: the others are stored as they are. (A store keeps a row it finds settled already: one whose
+   * settling write committed though the port heard it fail.)
    */
   async settleForClose(): Promise<SettledAtClose> {
     this.close();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import pg from "pg";
 import type { HistoryEventDraft } from "../../src/records/index.js";
+import { StoreConflictError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
 import type { ControlPlaneStore, InvocationCommit } from "../../src/store/types.js";
 import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
@@ -147,6 +148,59 @@ if (!available) {
       }
       assert.deepEqual(sentWhenTaken, [0, 1], "the 501st close is built once the first statement is sent");
       assert.equal((await store.listEvents()).length, 3 * CLOSES);
+    });
+
+    it("takes closes built slowly a few at a time, so the driver's read timeout does not fire meanwhile", async () => {
+      const commits = closes();
+      const place = freshSchema("raes_batch_slow");
+      cleanups.push(place.drop);
+      await opened(place.url, commits);
+      // The driver gives up on an answer 5.5 s after a statement is sent (statement limit + 5 s).
+      const store = await openControlPlaneStore(place.url, { statementTimeoutMs: 500 });
+      cleanups.unshift(() => store.close());
+      function* slow(): Generator<InvocationCommit> {
+        for (const [k, commit] of commits.entries()) {
+          // The second statement's 100 closes take 6 s to build, while the first one runs.
+          const until = performance.now() + (k >= 500 ? 60 : 0);
+          while (performance.now() < until) {
+            // Building a close: synchronous work the generator cannot interrupt.
+          }
+          yield commit;
+        }
+      }
+      await store.commitInvocations(slow(), undefined);
+      assert.equal((await store.listEvents()).length, 3 * CLOSES);
+      assert.deepEqual(await store.listOpenInvocations(), []);
+      await store.close();
+    });
+
+    it("lets the caller's generator end when the batch fails before every close was taken", async () => {
+      const commits = closes();
+      const place = freshSchema("raes_batch_abandoned");
+      cleanups.push(place.drop);
+      const store = await opened(place.url, commits);
+      // The first statement finds one of its invocations closed already.
+      await store.commitInvocation(commits[100] as InvocationCommit, undefined);
+      // Twice as many closes as the store has open invocations: the rest are never reached.
+      const more = Array.from({ length: CLOSES }, (_, k) =>
+        closeCommit(invocation({ id: `inv-more-${k}`, ordinal: CLOSES + k })),
+      );
+      let ended = false;
+      let taken = 0;
+      function* taking(): Generator<InvocationCommit> {
+        try {
+          for (const commit of [...commits, ...more]) {
+            taken += 1;
+            yield commit;
+          }
+        } finally {
+          ended = true;
+        }
+      }
+      await assert.rejects(store.commitInvocations(taking(), undefined), StoreConflictError);
+      assert.ok(taken < 2 * CLOSES, "the batch failed before every close was taken");
+      assert.equal(ended, true, "the generator's finally ran");
+      await store.close();
     });
 
     it("writes nothing when linking fails while the slices' statements run, and stays usable", async () => {

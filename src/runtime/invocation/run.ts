@@ -318,9 +318,7 @@ export async function runInvocation(
   core?.close();
   const threw = ended.kind === "threw";
   const timedOut = ended.kind === "timed_out";
-  const { settled: toolActions, changed } = core
-    ? await core.settleForClose()
-    : { settled: [], changed: [] };
+  const { settled: toolActions, changed } = core ? await core.settleForClose() : { settled: [], changed: [] };
   const check =
     ended.kind === "returned"
       ? validateOuterResult(ended.value, request, ctx.outcomeEvidence(policy.observationBoundaryAddress))

@@ -16,6 +16,7 @@ import {
   fromExcluded,
   INVOCATION_CLOSE_COLUMNS,
   invocationCloseRow,
+  settleUnlessSettled,
   TOOL_ACTION_SETTLE_COLUMNS,
 } from "../sql/index.js";
 import type { Fence, InvocationCommit, SchedulerRecord } from "../types.js";
@@ -42,6 +43,12 @@ const recordset = (param: number, columns: readonly Column[]) =>
 const ID: Column = ["id", "text"];
 /** What a close writes of an invocation: its id and the columns a close changes. */
 const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
+/** A close's settlement of its tool actions; a row already settled keeps what it holds. */
+const SETTLE_UNLESS_SETTLED = settleUnlessSettled(
+  columnNames(TOOL_ACTION_SETTLE_COLUMNS),
+  (column) => `t.${column}`,
+  "a",
+);
 /** A close's invocation update ($3 the closes, $4 their count): `complete` says whether every one closed. */
 const CLOSE = `  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
     FROM ${recordset(3, CLOSE_COLUMNS)}
@@ -53,7 +60,7 @@ const CLOSE = `  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLO
  * action is updated, one the update did not find is inserted.
  */
 const CLOSE_AND_SETTLE = `${CLOSE}  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, TOOL_ACTION_COLUMNS)}),
-  settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
+  settled AS (UPDATE tool_actions AS a SET ${SETTLE_UNLESS_SETTLED}
     FROM actions AS t
     WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
   added AS (
@@ -140,7 +147,7 @@ const SAVE_CHAINS = `INSERT INTO history_chains (${CHAIN_COLUMNS.join(", ")})
 // update did not find: the caller inserts them, whole, by a second statement in the transaction.
 const COMMIT_SLICE = (fence: string) => `WITH ${fence},
 ${CLOSE}  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, SETTLE_COLUMNS)}),
-  settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
+  settled AS (UPDATE tool_actions AS a SET ${SETTLE_UNLESS_SETTLED}
     FROM actions AS t
     WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
   scheduled AS (
@@ -182,7 +189,19 @@ export class CommitSlices {
   /** The next slice, built now; undefined once every close was taken. */
   next(): InvocationCommit[] | undefined {
     const slice: InvocationCommit[] = [];
+    this.take(slice, Number.POSITIVE_INFINITY);
+    return slice.length > 0 ? slice : undefined;
+  }
+
+  /**
+   * Takes closes into `slice` for about `ms`; true once it holds `BATCH_SIZE` or every close was
+   * taken. A caller inside a transaction takes a few at a time, so the driver reads its answers and
+   * runs its timers in between, however slowly the closes are built.
+   */
+  take(slice: InvocationCommit[], ms: number): boolean {
+    const until = performance.now() + ms;
     while (!this.#done && slice.length < BATCH_SIZE) {
+      if (slice.length % LINKED_PER_LOOK === 0 && performance.now() >= until) return false;
       const step = this.#source.next();
       if (step.done === true) {
         this.#done = true;
@@ -193,7 +212,18 @@ export class CommitSlices {
       this.#ids.add(id);
       slice.push(step.value);
     }
-    return slice.length > 0 ? slice : undefined;
+    return true;
+  }
+
+  /** Lets the caller's generator end (its `finally` runs) when the closes are not all taken. */
+  abandon(): void {
+    if (this.#done) return;
+    this.#done = true;
+    try {
+      this.#source.return?.();
+    } catch {
+      // The caller's own cleanup failed: the batch's outcome is already decided and is what throws.
+    }
   }
 
   /** Whether every close was taken. */
@@ -230,7 +260,15 @@ export async function commitBatches(
     let slice: InvocationCommit[] | undefined;
     let built: ReturnType<typeof sliceQuery> | Error | undefined;
     try {
-      slice = slices.next();
+      const taken: InvocationCommit[] = [];
+      const started = performance.now();
+      while (!slices.take(taken, TURN_MS)) {
+        // Closes built slowly: once the statement before has answered, what is taken goes after a
+        // while, rather than the session sitting idle in its transaction.
+        if (answered && performance.now() - started >= SLOW_SLICE_MS) break;
+        await turn();
+      }
+      slice = taken.length > 0 ? taken : undefined;
       built = slice ? sliceQuery(slice, fence) : undefined;
       while (!answered && events.rows.buffered < LINKED_AHEAD && events.link()) await turn();
     } catch (error) {
@@ -326,8 +364,10 @@ function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
 
 /** Milliseconds of linking between event-loop turns: an answer from the server waits no longer. */
 const TURN_MS = 2;
-/** Events linked between two looks at the clock. */
+/** Events linked, or closes taken, between two looks at the clock. */
 const LINKED_PER_LOOK = 16;
+/** Milliseconds a slice of slowly built closes may take, once the statement before has answered. */
+const SLOW_SLICE_MS = 1_000;
 /**
  * COPY text (about this many bytes) linked ahead while the slices run: beyond it, the rest waits for the COPY,
  * which sends as it links, so a batch of any size holds about this much at once.

@@ -301,6 +301,14 @@ export class PostgresWrites {
    */
   async commitInvocations(commits: Iterable<InvocationCommit>, fence: Fence | undefined): Promise<void> {
     const slices = new CommitSlices(commits);
+    try {
+      return await this.#commitSlices(slices, fence);
+    } finally {
+      slices.abandon();
+    }
+  }
+
+  async #commitSlices(slices: CommitSlices, fence: Fence | undefined): Promise<void> {
     const first = slices.next();
     if (first === undefined) return;
     // One close is one statement, all or nothing by itself: no BEGIN and COMMIT round trips.
