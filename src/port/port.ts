@@ -111,6 +111,8 @@ export class InvocationToolActionPortCore {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #decisions = new Map<string, { readonly digest: string; readonly decision: AdmitDecision }>();
   readonly #actions = new Map<string, ToolActionRecord>();
+  /** Actions whose last write the port heard fail: the store may hold it all the same. */
+  readonly #inDoubt = new Set<string>();
   #unsettled = 0;
 
   constructor(options: ToolActionPortOptions) {
@@ -175,8 +177,9 @@ export class InvocationToolActionPortCore {
   /**
    * After close: waits for calls already accepted, then settles the rest by the close rules. Every
    * action, in admission order; `changed` holds those the close settled, the only ones the close must
-   * write: the others are stored as they are. (A store keeps a row it finds settled already: one whose
-   * settling write committed though the port heard it fail.)
+   * write: the others are stored as they are. An action whose last write the port heard fail is read
+   * back first: a settlement that committed all the same (its answer lost) is what the close keeps,
+   * with any resolution an operator recorded since, so the row and the history agree.
    */
   async settleForClose(): Promise<SettledAtClose> {
     this.close();
@@ -186,6 +189,7 @@ export class InvocationToolActionPortCore {
       // A held call is decided before it settles: expired, unless an operator decided first.
       for (const record of [...this.#actions.values()])
         if (record.approval?.state === "pending") await this.#endApproval(record.id, "invocation_closed");
+      for (const id of this.#inDoubt) await this.#readBack(id);
       for (const record of this.#actions.values()) {
         const result = transition(record, { type: "close" });
         if (!result.ok || result.state === record) {
@@ -427,6 +431,17 @@ export class InvocationToolActionPortCore {
     this.#actions.set(id, { ...record, approval });
   }
 
+  /**
+   * Takes the stored record of an action whose write the port heard fail, when the store holds it
+   * settled: that write committed, or another settled it. Unreadable, the port keeps its own view.
+   */
+  async #readBack(id: string): Promise<void> {
+    const record = this.#actions.get(id);
+    if (!record || record.phase === ToolActionPhase.settled) return;
+    const stored = await this.#options.ledger.read?.(id).catch(() => undefined);
+    if (stored?.phase === ToolActionPhase.settled) this.#actions.set(id, stored);
+  }
+
   /** Applies one event durably: the in-memory record changes only after the store commits it. */
   async #apply(
     id: unknown,
@@ -442,10 +457,12 @@ export class InvocationToolActionPortCore {
     const failed = { write: "update", actionInstanceId: record.id, phase: next.phase } as const;
     try {
       if (!(await this.#options.ledger.update(next, record.phase))) {
+        this.#inDoubt.add(record.id);
         this.#options.onLedgerFailure?.(failed);
         return Refusal.ledger_unavailable;
       }
     } catch (error) {
+      this.#inDoubt.add(record.id);
       this.#options.onLedgerFailure?.({ ...failed, error });
       return Refusal.ledger_unavailable;
     }

@@ -7,7 +7,6 @@ import {
   type InvocationRecord,
   MemoryControlPlaneStore,
   StoreConflictError,
-  type ToolActionRecord,
 } from "../../src/store/index.js";
 import type { FixtureSource } from "./contract.js";
 import {
@@ -170,55 +169,6 @@ export function commitCases(fixture: FixtureSource): void {
     assert.equal((await store.listOpenInvocations()).length, batch.closed.length);
     await store.commitInvocations(batch.closed.map((inv) => closeCommit(inv)));
     assert.equal((await store.listEvents()).length, before.length + 3 * batch.closed.length);
-  });
-
-  it("leaves a tool action already settled as stored when a close settles it again, resolution included", async () => {
-    const { store } = fixture();
-    const [first, second, third] = [1, 2, 3].map((n) => invocation({ id: `inv-${n}`, ordinal: n }));
-    const stored: ToolActionRecord[] = [];
-    const fromPort: ToolActionRecord[] = [];
-    for (const inv of [first, second, third] as InvocationRecord[]) {
-      await store.openInvocation(inv, scheduler());
-      // Settled by a write whose answer was lost: the port still holds it dispatched.
-      const dispatched = toolAction(inv, 1, { phase: "dispatched" });
-      await store.insertToolAction(dispatched);
-      const reported = {
-        ...dispatched,
-        phase: "settled" as const,
-        settlement: "indeterminate" as const,
-        unknownReason: "the portal did not answer",
-      };
-      await store.updateToolAction(reported, "dispatched");
-      const resolution = {
-        resolution: "effect_absent" as const,
-        note: "not in the portal log",
-        resolvedAt: "2025-01-02T00:00:00.000Z",
-      };
-      const decision = {
-        kind: "resolve" as const,
-        subject: reported.id,
-        operator: "alice",
-        note: resolution.note,
-        decided_at: resolution.resolvedAt,
-      };
-      assert.equal(await store.recordResolution(reported.id, resolution, decision), true);
-      stored.push({ ...reported, resolution, updatedAt: resolution.resolvedAt });
-      // The close settles it again from the port's view: indeterminate, for another reason.
-      fromPort.push({
-        ...dispatched,
-        phase: "settled",
-        settlement: "indeterminate",
-        unknownReason: "invocation_returned_without_outcome",
-        updatedAt: "2025-01-03T00:00:00.000Z",
-      });
-    }
-    const close = (k: number) =>
-      closeCommit([first, second, third][k] as InvocationRecord, [fromPort[k] as ToolActionRecord]);
-    // One close alone, then two together (the PostgreSQL store writes those by other statements).
-    await store.commitInvocation(close(0));
-    await store.commitInvocations([close(1), close(2)]);
-    for (const action of stored) assert.deepEqual(await store.getToolAction(action.id), action);
-    assert.deepEqual(await store.listOpenInvocations(), []);
   });
 
   it("refuses to commit an invocation that is not open, writing nothing", async () => {

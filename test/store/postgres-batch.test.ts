@@ -7,6 +7,7 @@ import pg from "pg";
 import type { HistoryEventDraft } from "../../src/records/index.js";
 import { StoreConflictError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
+import { CommitSlices } from "../../src/store/postgres/batch.js";
 import type { ControlPlaneStore, InvocationCommit } from "../../src/store/types.js";
 import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
 import { closeCommit, event, invocation, scheduler } from "./records.js";
@@ -95,6 +96,21 @@ async function refusedThenRetried(
     Array.from({ length: events }, (_, i) => i + 1),
   );
 }
+
+describe("postgres: taking a batch's closes", () => {
+  it("takes at least one close each time, however little time it is given, and stops at a slice", () => {
+    const slices = new CommitSlices(closes());
+    const slice: InvocationCommit[] = [];
+    assert.equal(slices.take(slice, 0), false, "out of time after the first close");
+    assert.equal(slice.length, 1);
+    while (!slices.take(slice, 0)) assert.ok(slice.length < 500);
+    assert.equal(slice.length, 500, "a slice holds 500 closes");
+    assert.equal(slices.done, false);
+    assert.equal(slices.next()?.length, CLOSES - 500);
+    assert.equal(slices.next(), undefined);
+    assert.equal(slices.done, true);
+  });
+});
 
 if (!available) {
   it("postgres batched closes", { skip: "POSTGRES UNAVAILABLE" }, () => undefined);

@@ -155,9 +155,7 @@ export class MemoryWrites {
     tables.invocations.set(commit.invocation.id, commit.invocation);
     for (const action of commit.toolActions) {
       if (added.includes(action)) this.#addToolAction(action);
-      // Settlement is final: a row a write whose answer was lost had settled keeps what it holds.
-      else if (tables.toolActions.get(action.id)?.phase !== "settled")
-        tables.toolActions.set(action.id, action);
+      else tables.toolActions.set(action.id, action);
     }
     for (const draft of commit.events) {
       const event = { ...draft, sequence: tables.events.length + 1 };

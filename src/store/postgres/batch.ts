@@ -16,7 +16,6 @@ import {
   fromExcluded,
   INVOCATION_CLOSE_COLUMNS,
   invocationCloseRow,
-  settleUnlessSettled,
   TOOL_ACTION_SETTLE_COLUMNS,
 } from "../sql/index.js";
 import type { Fence, InvocationCommit, SchedulerRecord } from "../types.js";
@@ -43,12 +42,6 @@ const recordset = (param: number, columns: readonly Column[]) =>
 const ID: Column = ["id", "text"];
 /** What a close writes of an invocation: its id and the columns a close changes. */
 const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
-/** A close's settlement of its tool actions; a row already settled keeps what it holds. */
-const SETTLE_UNLESS_SETTLED = settleUnlessSettled(
-  columnNames(TOOL_ACTION_SETTLE_COLUMNS),
-  (column) => `t.${column}`,
-  "a",
-);
 /** A close's invocation update ($3 the closes, $4 their count): `complete` says whether every one closed. */
 const CLOSE = `  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLOSE_COLUMNS)}
     FROM ${recordset(3, CLOSE_COLUMNS)}
@@ -60,7 +53,7 @@ const CLOSE = `  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLO
  * action is updated, one the update did not find is inserted.
  */
 const CLOSE_AND_SETTLE = `${CLOSE}  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, TOOL_ACTION_COLUMNS)}),
-  settled AS (UPDATE tool_actions AS a SET ${SETTLE_UNLESS_SETTLED}
+  settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
     FROM actions AS t
     WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
   added AS (
@@ -147,7 +140,7 @@ const SAVE_CHAINS = `INSERT INTO history_chains (${CHAIN_COLUMNS.join(", ")})
 // update did not find: the caller inserts them, whole, by a second statement in the transaction.
 const COMMIT_SLICE = (fence: string) => `WITH ${fence},
 ${CLOSE}  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, SETTLE_COLUMNS)}),
-  settled AS (UPDATE tool_actions AS a SET ${SETTLE_UNLESS_SETTLED}
+  settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
     FROM actions AS t
     WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
   scheduled AS (
@@ -200,8 +193,9 @@ export class CommitSlices {
    */
   take(slice: InvocationCommit[], ms: number): boolean {
     const until = performance.now() + ms;
-    while (!this.#done && slice.length < BATCH_SIZE) {
-      if (slice.length % LINKED_PER_LOOK === 0 && performance.now() >= until) return false;
+    for (let n = 0; !this.#done && slice.length < BATCH_SIZE; n += 1) {
+      // A close may take long to build: the clock is read before each one but the first.
+      if (n > 0 && performance.now() >= until) return false;
       const step = this.#source.next();
       if (step.done === true) {
         this.#done = true;
@@ -265,9 +259,10 @@ export async function commitBatches(
       while (!slices.take(taken, TURN_MS)) {
         // Closes built slowly: once the statement before has answered, what is taken goes after a
         // while, rather than the session sitting idle in its transaction.
-        if (answered && performance.now() - started >= SLOW_SLICE_MS) break;
+        if (answered && taken.length > 0 && performance.now() - started >= SLOW_SLICE_MS) break;
         await turn();
       }
+      // Empty only once every close was taken: a slice is never cut before its first close.
       slice = taken.length > 0 ? taken : undefined;
       built = slice ? sliceQuery(slice, fence) : undefined;
       while (!answered && events.rows.buffered < LINKED_AHEAD && events.link()) await turn();
@@ -364,7 +359,7 @@ function sliceQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
 
 /** Milliseconds of linking between event-loop turns: an answer from the server waits no longer. */
 const TURN_MS = 2;
-/** Events linked, or closes taken, between two looks at the clock. */
+/** Events linked between two looks at the clock. */
 const LINKED_PER_LOOK = 16;
 /** Milliseconds a slice of slowly built closes may take, once the statement before has answered. */
 const SLOW_SLICE_MS = 1_000;

@@ -43,22 +43,3 @@ export function fromExcluded(columns: readonly string[], key: readonly string[])
     .map((column) => `${column} = excluded.${column}`)
     .join(", ");
 }
-
-/**
- * A close's `SET` list for a tool action's later-step columns, each taking `value(column)` unless
- * the stored row (`row`, its alias or "") is settled already: settlement is final, and a row a write
- * whose answer was lost had settled (and an operator may have resolved since) keeps what it holds.
- */
-export function settleUnlessSettled(
-  columns: readonly string[],
-  value: (column: string) => string,
-  row = "",
-): string {
-  const stored = row === "" ? "" : `${row}.`;
-  return columns
-    .map(
-      (column) =>
-        `${column} = CASE WHEN ${stored}phase = 'settled' THEN ${stored}${column} ELSE ${value(column)} END`,
-    )
-    .join(", ");
-}

@@ -1,4 +1,4 @@
-export { fromExcluded, settleUnlessSettled } from "./clauses.js";
+export { fromExcluded } from "./clauses.js";
 export {
   CLOCK_COLUMNS,
   type Column,

@@ -40,7 +40,6 @@ import {
   type ServiceRow,
   serviceRow,
   setColumns,
-  settleUnlessSettled,
   TOOL_ACTION_COLUMNS,
   TOOL_ACTION_SETTLE_COLUMNS,
 } from "../sql/index.js";
@@ -135,11 +134,7 @@ export class SqliteWrites {
           `CASE WHEN ${FENCE_HELD} THEN @invocation_id END`,
         ),
       ),
-      // A close's settlement of a row already settled (a write whose answer was lost had committed
-      // it) keeps the stored one, and any resolution recorded since; the row still counts as found.
-      settle: this.#db.prepare(
-        `UPDATE tool_actions SET ${settleUnlessSettled(SETTLE_COLUMNS, (c) => `@${c}`)} WHERE id = @id`,
-      ),
+      settle: this.#db.prepare(`UPDATE tool_actions SET ${assignments(SETTLE_COLUMNS, [])} WHERE id = @id`),
     };
     return this.#toolActionStatements;
   }

@@ -102,6 +102,96 @@ async function closeOnce(opened: ControlPlaneStore): Promise<void> {
   }
 }
 
+/**
+ * One call: admitted, dispatched, then settled by `settle` (complete or reportUnknown), whose write the
+ * store commits but whose answer is lost: the port hears it fail. `beforeReturn` runs after.
+ */
+class AnswerLost extends RecordingRuntime {
+  beforeReturn: (id: string) => Promise<void> = async () => undefined;
+  constructor(readonly settle: "complete" | "reportUnknown") {
+    super();
+  }
+
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    context: { episodeId: string },
+  ): Promise<ParticipantActionResult> {
+    const port = this.attached.find((p) => p.invocationActionInstanceId === request.actionInstanceId);
+    if (port === undefined) throw new Error("no port attached");
+    const decision = await port.admit(requestFor(port, "lost"));
+    if (!decision.admitted) throw new Error(`refused: ${decision.refusal}`);
+    const id = decision.actionInstanceId;
+    assert.equal((await port.dispatch(id)).accepted, true);
+    const answer =
+      this.settle === "complete"
+        ? await port.complete(id, outcomeFor(port, id))
+        : await port.reportUnknown(id, "the portal did not answer");
+    assert.equal(answer.ok, false, "the port heard the settlement fail");
+    await this.beforeReturn(id);
+    return super.modelAction(request, snapshot, context);
+  }
+}
+
+/** A store whose settling writes commit, then throw as if the connection dropped before the answer. */
+function answersLost(store: ControlPlaneStore): ControlPlaneStore {
+  const update = store.updateToolAction.bind(store);
+  store.updateToolAction = async (action, expected, ...rest) => {
+    const written = await update(action, expected, ...rest);
+    if (action.phase === "settled") throw new Error("connection terminated after COMMIT");
+    return written;
+  };
+  return store;
+}
+
+async function answerLostOnce(
+  opened: ControlPlaneStore,
+  settle: "complete" | "reportUnknown",
+): Promise<void> {
+  const store = answersLost(opened);
+  const runtime = new AnswerLost(settle);
+  if (settle === "reportUnknown")
+    runtime.beforeReturn = async (id) => {
+      await resolveToolAction(store, id, { resolution: "effect_absent", note: "not in the portal log" });
+    };
+  const manager = await RuntimeManager.open({
+    model: modelStartingAt(10, 10),
+    manifest: exampleManifest(),
+    runtime,
+    store,
+  });
+  try {
+    const { invocations } = await manager.step();
+    const [action] = await store.listToolActions({ participantAddress: EXAMPLE.participant });
+    const expected = settle === "complete" ? "succeeded" : "indeterminate";
+    assert.equal(action?.settlement, expected, "the stored outcome stays");
+    assert.deepEqual(
+      invocations[0]?.toolActions.map((a) => a.settlement),
+      [expected],
+      "the close reads the settlement back",
+    );
+    const events = (await manager.history()).filter((e) => e.action_instance_id === action?.id);
+    const observed = events
+      .map((e) => (e as { observation_status?: string }).observation_status)
+      .filter((x) => x !== undefined);
+    assert.deepEqual(
+      observed,
+      [expected === "succeeded" ? "terminal" : "orphaned_action"],
+      "the history agrees",
+    );
+    if (settle === "reportUnknown") {
+      assert.equal(action?.unknownReason, "the portal did not answer");
+      assert.equal(action?.resolution?.resolution, "effect_absent", "the resolution stays");
+    } else {
+      const [scheduler] = await store.listSchedulers();
+      assert.equal(scheduler?.stopReason, undefined, "no indeterminate action stops the scheduler");
+    }
+  } finally {
+    await manager.close();
+    await opened.close();
+  }
+}
+
 describe("an invocation's close", () => {
   it("memory: writes only the actions it settles, so one resolved while it ran stays resolved", async () => {
     await closeOnce(new MemoryControlPlaneStore());
@@ -111,6 +201,26 @@ describe("an invocation's close", () => {
     const store = await openControlPlaneStore(`sqlite:${join(dir, "close.db")}`);
     await closeOnce(store);
   });
+
+  for (const settle of ["complete", "reportUnknown"] as const) {
+    it(`keeps a settlement (${settle}) whose answer was lost, as stored, on memory and SQLite`, async () => {
+      await answerLostOnce(new MemoryControlPlaneStore(), settle);
+      await answerLostOnce(await openControlPlaneStore(`sqlite:${join(dir, `lost-${settle}.db`)}`), settle);
+    });
+
+    it(`keeps a settlement (${settle}) whose answer was lost, as stored, on PostgreSQL`, async (t) => {
+      if (!(await postgresAvailable("close read-back on PostgreSQL"))) {
+        t.skip("POSTGRES UNAVAILABLE");
+        return;
+      }
+      const place = freshSchema("raes_close_lost");
+      try {
+        await answerLostOnce(await openControlPlaneStore(place.url), settle);
+      } finally {
+        await place.drop();
+      }
+    });
+  }
 
   it("PostgreSQL: writes only the actions it settles, so one resolved while it ran stays resolved", async (t) => {
     if (!(await postgresAvailable("close writes on PostgreSQL"))) {
