@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import {
+  type InvocationToolActionPort,
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
@@ -24,12 +25,11 @@ import { RecordingRuntime } from "../harnesses.js";
 const dir = mkdtempSync(join(tmpdir(), "raes-close-writes-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/**
- * Each invocation: one call completed, one reported unknown (settled indeterminate), one admitted and
- * left; then, before returning, `beforeReturn` runs with the indeterminate action's id.
- */
-class ThreeCalls extends RecordingRuntime {
-  beforeReturn: (indeterminate: string) => Promise<void> = async () => undefined;
+/** A harness whose invocation makes its `calls` on the port, then runs `beforeReturn` with the id they give. */
+abstract class PortCalls extends RecordingRuntime {
+  beforeReturn: (id: string) => Promise<void> = async () => undefined;
+
+  protected abstract calls(port: InvocationToolActionPort): Promise<string>;
 
   override async modelAction(
     request: ParticipantActionRequest,
@@ -38,6 +38,17 @@ class ThreeCalls extends RecordingRuntime {
   ): Promise<ParticipantActionResult> {
     const port = this.attached.find((p) => p.invocationActionInstanceId === request.actionInstanceId);
     if (port === undefined) throw new Error("no port attached");
+    await this.beforeReturn(await this.calls(port));
+    return super.modelAction(request, snapshot, context);
+  }
+}
+
+/**
+ * Each invocation: one call completed, one reported unknown (settled indeterminate), one admitted and
+ * left; then, before returning, `beforeReturn` runs with the indeterminate action's id.
+ */
+class ThreeCalls extends PortCalls {
+  protected async calls(port: InvocationToolActionPort): Promise<string> {
     const ids: string[] = [];
     for (const call of ["done", "unknown", "left"]) {
       const decision = await port.admit(requestFor(port, call));
@@ -48,9 +59,19 @@ class ThreeCalls extends RecordingRuntime {
     for (const id of [done, unknown]) assert.equal((await port.dispatch(id)).accepted, true);
     assert.equal((await port.complete(done, outcomeFor(port, done))).ok, true);
     assert.equal((await port.reportUnknown(unknown, "the portal did not answer")).ok, true);
-    await this.beforeReturn(unknown);
-    return super.modelAction(request, snapshot, context);
+    return unknown;
   }
+}
+
+/** The operator resolves the indeterminate call while its invocation still runs. */
+function resolveWhileRunning(store: ControlPlaneStore): (id: string) => Promise<void> {
+  return async (id) => {
+    await resolveToolAction(store, id, { resolution: "effect_absent", note: "not in the portal log" });
+  };
+}
+
+function openManager(store: ControlPlaneStore, runtime: RecordingRuntime): Promise<RuntimeManager> {
+  return RuntimeManager.open({ model: modelStartingAt(10, 10), manifest: exampleManifest(), runtime, store });
 }
 
 /** Records the tool actions each close hands the store. */
@@ -67,16 +88,8 @@ function spied(store: ControlPlaneStore): { store: ControlPlaneStore; written: s
 async function closeOnce(opened: ControlPlaneStore): Promise<void> {
   const { store, written } = spied(opened);
   const runtime = new ThreeCalls();
-  runtime.beforeReturn = async (id) => {
-    // The operator resolves the indeterminate call while its invocation still runs.
-    await resolveToolAction(store, id, { resolution: "effect_absent", note: "not in the portal log" });
-  };
-  const manager = await RuntimeManager.open({
-    model: modelStartingAt(10, 10),
-    manifest: exampleManifest(),
-    runtime,
-    store,
-  });
+  runtime.beforeReturn = resolveWhileRunning(store);
+  const manager = await openManager(store, runtime);
   try {
     const { invocations } = await manager.step();
     assert.equal(invocations.length, 1);
@@ -106,19 +119,12 @@ async function closeOnce(opened: ControlPlaneStore): Promise<void> {
  * One call: admitted, dispatched, then settled by `settle` (complete or reportUnknown), whose write the
  * store commits but whose answer is lost: the port hears it fail. `beforeReturn` runs after.
  */
-class AnswerLost extends RecordingRuntime {
-  beforeReturn: (id: string) => Promise<void> = async () => undefined;
+class AnswerLost extends PortCalls {
   constructor(readonly settle: "complete" | "reportUnknown") {
     super();
   }
 
-  override async modelAction(
-    request: ParticipantActionRequest,
-    snapshot: ParticipantSnapshot,
-    context: { episodeId: string },
-  ): Promise<ParticipantActionResult> {
-    const port = this.attached.find((p) => p.invocationActionInstanceId === request.actionInstanceId);
-    if (port === undefined) throw new Error("no port attached");
+  protected async calls(port: InvocationToolActionPort): Promise<string> {
     const decision = await port.admit(requestFor(port, "lost"));
     if (!decision.admitted) throw new Error(`refused: ${decision.refusal}`);
     const id = decision.actionInstanceId;
@@ -128,8 +134,7 @@ class AnswerLost extends RecordingRuntime {
         ? await port.complete(id, outcomeFor(port, id))
         : await port.reportUnknown(id, "the portal did not answer");
     assert.equal(answer.ok, false, "the port heard the settlement fail");
-    await this.beforeReturn(id);
-    return super.modelAction(request, snapshot, context);
+    return id;
   }
 }
 
@@ -150,16 +155,8 @@ async function answerLostOnce(
 ): Promise<void> {
   const store = answersLost(opened);
   const runtime = new AnswerLost(settle);
-  if (settle === "reportUnknown")
-    runtime.beforeReturn = async (id) => {
-      await resolveToolAction(store, id, { resolution: "effect_absent", note: "not in the portal log" });
-    };
-  const manager = await RuntimeManager.open({
-    model: modelStartingAt(10, 10),
-    manifest: exampleManifest(),
-    runtime,
-    store,
-  });
+  if (settle === "reportUnknown") runtime.beforeReturn = resolveWhileRunning(store);
+  const manager = await openManager(store, runtime);
   try {
     const { invocations } = await manager.step();
     const [action] = await store.listToolActions({ participantAddress: EXAMPLE.participant });
