@@ -25,7 +25,6 @@ import type {
 } from "./types.js";
 import { parseWithheldReason, registerWithhold } from "./withhold.js";
 
-/** Durable writes the port needs; each resolves only after the change is committed. */
 /** What `settleForClose` gives: every tool action of the invocation, and those its close must write. */
 export interface SettledAtClose {
   /** Every action, in admission order, as it stands after the close. */
@@ -34,6 +33,7 @@ export interface SettledAtClose {
   readonly changed: readonly ToolActionRecord[];
 }
 
+/** Durable writes the port needs; each resolves only after the change is committed. */
 export interface ToolActionLedger {
   insert(record: ToolActionRecord): Promise<void>;
   update(record: ToolActionRecord, expectedPhase: ToolActionPhase): Promise<boolean>;

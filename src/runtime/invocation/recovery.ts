@@ -182,13 +182,11 @@ async function recoverParticipant(
   const at = options.now();
   const { schedulers } = read;
   // Approvals still pending expire first, each by its own write, before the closes' transaction.
-  const expired = new Map<string, { held: ToolActionRecord[]; before: Set<ToolActionRecord> }>();
+  const expired = new Map<string, ToolActionRecord[]>();
   for (const invocation of invocations) {
     const read0 = read.actions.get(invocation.id) ?? [];
-    if (!read0.some((a) => a.approval?.state === ApprovalState.pending)) continue;
-    const held = await expireHeld(store, read0, at);
-    // Actions whose approval recovery expired are written again even when their phase stays.
-    expired.set(invocation.id, { held, before: new Set(held.filter((a) => read0.includes(a))) });
+    if (read0.some((a) => a.approval?.state === ApprovalState.pending))
+      expired.set(invocation.id, await expireHeld(store, read0, at));
   }
   const recovered: RecoveredInvocation[] = [];
   // One frame per policy, not per invocation: its strings are the same for all of them.
@@ -197,8 +195,7 @@ async function recoverParticipant(
   function* closes(): Generator<InvocationCommit> {
     for (const invocation of invocations) {
       const read0 = read.actions.get(invocation.id) ?? [];
-      const { held, before } = expired.get(invocation.id) ?? { held: read0, before: new Set(read0) };
-      const settled = settleInterrupted(held, at);
+      const settled = settleInterrupted(expired.get(invocation.id) ?? read0, at);
       const key = scheduleKey(participantAddress, invocation.policyAddress);
       const scheduler = schedulers.get(key);
       if (!scheduler) throw new Error(`no scheduler record for ${participantAddress}`);
@@ -230,8 +227,9 @@ async function recoverParticipant(
         // The process died mid-invocation: its end is unknown, so endedAt stays absent and recovery's
         // time is recoveredAt. Like RAES for an attempt without a valid result, no outer triple.
         invocation: { ...invocation, state: "failed", recoveredAt: at, updatedAt: at },
-        // An action whose outcome was recorded is already stored as it stays: only the others are written.
-        toolActions: settled.filter((a) => !before.has(a)),
+        // Only what recovery changed is written (a settlement, or an approval it expired even when the
+        // phase stays): an action whose outcome was recorded is stored as it stays, the record read.
+        toolActions: settled.filter((a) => !read0.includes(a)),
         events: settled.flatMap((a) => toolActionTriple(frame, a, invocation)),
         scheduler: next,
         ...(options.anchor ? { anchor: options.anchor } : {}),

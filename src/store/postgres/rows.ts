@@ -46,7 +46,6 @@ export type ToolActionRow = ToolActionCells<false>;
 export const { clockRow, clockRecord, toolActionRow, toolActionRecord } = rowMappings(CELLS);
 /** A tool action's id and later-step columns (`TOOL_ACTION_SETTLE_COLUMNS`); json columns as they are. */
 export const toolActionSettleRow = toolActionSettleRows(CELLS);
-const settleRow = toolActionSettleRow;
 
 /** A tool action's later step: the `TOOL_ACTION_SETTLE_COLUMNS` it sets (`setColumns`), and their parameters. */
 export interface ToolActionChange {
@@ -62,7 +61,7 @@ const SETTLE_BY_NAME = new Map(TOOL_ACTION_SETTLE_COLUMNS.map((column) => [colum
 
 /** The columns a tool action's later step writes and their parameters. */
 export function toolActionChange(a: ToolActionRecord): ToolActionChange {
-  const row = settleRow(a);
+  const row = toolActionSettleRow(a);
   const names = setColumns(row, SETTLE_NAMES);
   const columns = names.map((name) => SETTLE_BY_NAME.get(name) as Column);
   const values: unknown[] = [row.id];

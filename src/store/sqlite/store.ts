@@ -81,19 +81,20 @@ export class SqliteControlPlaneStore extends DelegatingStore {
   /** Opens (creating and migrating when writable) the database file at `path`, relative to the cwd. */
   static open(url: string, path: string, options: SqliteStoreOptions = {}): SqliteControlPlaneStore {
     const file = resolve(path);
+    const timeout = options.busyTimeoutMs ?? 5000;
     let db: Database.Database | undefined;
     try {
       const readOnly = options.readOnly === true || isWriteProtected(file);
       if (options.create === false && !existsSync(file))
         throw new StoreMissingError(`no store at ${url} (${file} does not exist)`);
       if (!readOnly && options.create !== false) mkdirSync(dirname(file), { recursive: true });
-      db = openFile(url, file, readOnly, options.busyTimeoutMs ?? 5000);
+      db = openFile(url, file, readOnly, timeout);
       if (options.create === false && !hasSchema(db))
         throw new StoreMissingError(`no store at ${url} (${file} has no control-plane tables)`);
       if (readOnly) {
         assertSchemaCurrent(db);
       } else {
-        useWal(db, options.busyTimeoutMs ?? 5000);
+        useWal(db, timeout);
         // FULL fsyncs the WAL on every commit: a dispatch receipt must survive power loss,
         // or a restarted runtime could miss that a tool may already have run. Only a settlement
         // commits without fsync (SqliteWrites.updateToolAction says why that is safe).
@@ -106,7 +107,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         db,
         options.now ?? Date.now,
         options.groupCommit !== false,
-        options.busyTimeoutMs ?? 5000,
+        timeout,
       );
     } catch (error) {
       db?.close();
