@@ -1,5 +1,11 @@
 import { isDeadLocalOwner, takeParticipantLease } from "../../operations/index.js";
-import { type ControlPlaneStore, type Fence, type Lease, LeaseLostError } from "../../store/index.js";
+import {
+  type ControlPlaneStore,
+  type Fence,
+  type Lease,
+  LeaseLostError,
+  type ProcessMember,
+} from "../../store/index.js";
 import { planShare } from "./share.js";
 
 /** This process's part of the participants, as `raes run` reports it. */
@@ -55,13 +61,17 @@ export interface ParticipantLeasesOptions {
 
 /**
  * The leases this process holds, and its fair share of the participants among the live processes
- * sharing the store (a heartbeat per step). All changes happen at step boundaries, when no
- * invocation of this process is open, so a hand-over never splits an invocation.
+ * sharing the store. Every step boundary reads who is live; the heartbeat that keeps this process
+ * live is written, as a lease is renewed, once half its lifetime has passed. All changes happen at
+ * step boundaries, when no invocation of this process is open, so a hand-over never splits an
+ * invocation.
  */
 export class ParticipantLeases {
   readonly #o: ParticipantLeasesOptions;
   readonly #leases = new Map<string, Lease>();
   readonly #renewedAt = new Map<string, number>();
+  /** When this process last wrote its heartbeat (wall clock); undefined before the first or after leaving. */
+  #beatAt: number | undefined;
   /**
    * Participants taken whose load has not succeeded yet, and whether each was handed over: a
    * rebalance or load that fails part-way must not leave one leased (and renewed) but never loaded.
@@ -108,7 +118,7 @@ export class ParticipantLeases {
    */
   async rebalance(): Promise<void> {
     const { store, ownerId, leaseTtlMs } = this.#o;
-    const members = (await store.heartbeatProcess(ownerId, leaseTtlMs)).filter(
+    const members = (await this.#members()).filter(
       (m) => m.ownerId === ownerId || !isDeadLocalOwner(m.ownerId),
     );
     for (const participant of [...this.#leases.keys()]) {
@@ -120,7 +130,9 @@ export class ParticipantLeases {
       // Taken again after it expired and another owner held it: not handed over.
       if (lease && before && lease.token !== before.token) this.#unloaded.set(participant, false);
     }
-    const leases = await store.listLeases();
+    // Alone and holding every participant, the plan is to keep them all, whoever held what before.
+    const alone = members.every((m) => m.ownerId === ownerId);
+    const leases = alone && this.#leases.size === this.#o.participants.length ? [] : await store.listLeases();
     const plan = planShare({
       ownerId,
       participants: this.#o.participants,
@@ -171,6 +183,21 @@ export class ParticipantLeases {
     }
   }
 
+  /**
+   * The live processes, this one included: a heartbeat, written when none is yet or half the last
+   * one's lifetime has passed (so the process stays live as its leases do), or else only read, which
+   * every step boundary does so a process that joins or leaves is seen at once.
+   */
+  async #members(): Promise<ProcessMember[]> {
+    const { store, ownerId, leaseTtlMs, nowMs } = this.#o;
+    const now = nowMs();
+    if (this.#beatAt !== undefined && now - this.#beatAt < leaseTtlMs / 2)
+      return store.listProcesses(ownerId);
+    const members = await store.heartbeatProcess(ownerId, leaseTtlMs);
+    this.#beatAt = now;
+    return members;
+  }
+
   /** Participants held but not loaded yet (of `only`, when given). */
   unloaded(only?: ReadonlySet<string>): string[] {
     return [...this.#unloaded.keys()].filter((p) => only === undefined || only.has(p));
@@ -192,6 +219,7 @@ export class ParticipantLeases {
     this.#leases.clear();
     this.#renewedAt.clear();
     this.#unloaded.clear();
+    this.#beatAt = undefined;
     await store.leaveProcesses(ownerId).catch(() => undefined);
   }
 

@@ -77,3 +77,91 @@ describe("ParticipantLeases.rebalance then loadPending", () => {
     ]);
   });
 });
+
+/** The store, counting the calls made to each of its methods. */
+function counting(store: ControlPlaneStore): { store: ControlPlaneStore; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const proxy = new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        calls.set(String(property), (calls.get(String(property)) ?? 0) + 1);
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { store: proxy, calls };
+}
+
+describe("ParticipantLeases membership between heartbeats", () => {
+  const TTL = 60_000;
+  const open = async () => {
+    const memory = await openControlPlaneStore("memory:");
+    const { store, calls } = counting(memory);
+    let now = 1_000_000;
+    const leases = new ParticipantLeases({
+      store,
+      ownerId: "owner-1",
+      leaseTtlMs: TTL,
+      nowMs: () => now,
+      participants: [A, B],
+    });
+    return { memory, leases, calls, advance: (ms: number) => (now += ms) };
+  };
+
+  it("writes its heartbeat once per half lifetime, and reads who is live at every other step", async () => {
+    const { leases, calls, advance } = await open();
+    await leases.rebalance();
+    assert.equal(calls.get("heartbeatProcess"), 1, "the first step joins");
+    advance(TTL / 2 - 1);
+    await leases.rebalance();
+    await leases.rebalance();
+    assert.equal(
+      calls.get("heartbeatProcess"),
+      1,
+      "no write while the heartbeat is fresher than half its life",
+    );
+    assert.equal(calls.get("listProcesses"), 2);
+    advance(1);
+    await leases.rebalance();
+    assert.equal(calls.get("heartbeatProcess"), 2, "written again once half its lifetime has passed");
+  });
+
+  it("sees a process that joined at the next step, though it wrote no heartbeat itself", async () => {
+    const { memory, leases, calls } = await open();
+    await leases.rebalance();
+    assert.equal(leases.owned().size, 2);
+    await memory.heartbeatProcess("owner-2", TTL);
+    await leases.rebalance();
+    assert.equal(calls.get("heartbeatProcess"), 1);
+    assert.equal(leases.share().processes, 2);
+    assert.equal(leases.owned().size, 1, "it handed the joiner its share at once");
+  });
+
+  it("joins again at once after leaving", async () => {
+    const { memory, leases, calls } = await open();
+    await leases.rebalance();
+    await leases.releaseAll();
+    assert.deepEqual(await memory.listProcesses("someone"), []);
+    await leases.rebalance();
+    assert.equal(calls.get("heartbeatProcess"), 2);
+    assert.deepEqual(
+      (await memory.listProcesses("someone")).map((m) => m.ownerId),
+      ["owner-1"],
+    );
+  });
+
+  it("reads no leases while it is alone and holds every participant", async () => {
+    const { memory, leases, calls } = await open();
+    await leases.rebalance();
+    const listed = calls.get("listLeases") ?? 0;
+    await leases.rebalance();
+    await leases.rebalance();
+    assert.equal(calls.get("listLeases") ?? 0, listed, "nothing to plan: it keeps them all");
+    assert.equal(leases.owned().size, 2);
+    await memory.heartbeatProcess("owner-2", TTL);
+    await leases.rebalance();
+    assert.equal(calls.get("listLeases"), listed + 1, "with another process live it plans from the leases");
+  });
+});
