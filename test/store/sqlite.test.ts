@@ -46,6 +46,34 @@ describe("sqlite store specifics", () => {
     }
   });
 
+  it("gives its connection a page cache of 128 MiB, so a thousand participants' hot index pages stay in it", async () => {
+    const { file, remove } = tempFile();
+    const original = Database.prototype.pragma;
+    const connections = new Set<Database.Database>();
+    Database.prototype.pragma = function pragma(
+      this: Database.Database,
+      ...args: Parameters<typeof original>
+    ) {
+      connections.add(this);
+      return original.apply(this, args);
+    };
+    try {
+      const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
+      Database.prototype.pragma = original;
+      const [db] = connections;
+      assert.ok(db);
+      assert.equal(
+        db.pragma("cache_size", { simple: true }),
+        -131_072,
+        "in KiB, as a negative cache_size is",
+      );
+      await store.close();
+    } finally {
+      Database.prototype.pragma = original;
+      remove();
+    }
+  });
+
   it("upgrades a database left at version 1 and keeps its rows, chaining its events once and recording it", async () => {
     const { file, remove } = tempFile();
     try {
