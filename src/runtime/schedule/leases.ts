@@ -48,6 +48,9 @@ export function shareTeller(
   };
 }
 
+/** How often a process rewrites its heartbeat, as a fraction of the lease lifetime (`ParticipantLeases`). */
+export const BEAT_EVERY = 0.1;
+
 /** Options of `ParticipantLeases`. */
 export interface ParticipantLeasesOptions {
   readonly store: ControlPlaneStore;
@@ -62,16 +65,17 @@ export interface ParticipantLeasesOptions {
 /**
  * The leases this process holds, and its fair share of the participants among the live processes
  * sharing the store. Every step boundary reads who is live; the heartbeat that keeps this process
- * live is written, as a lease is renewed, once half its lifetime has passed. All changes happen at
- * step boundaries, when no invocation of this process is open, so a hand-over never splits an
- * invocation.
+ * live is written once a tenth of the lease lifetime has passed since the last one, and lasts that
+ * much longer than a lease, so a process stays live through any step shorter than a lease's
+ * lifetime, as when it beat at every step. All changes happen at step boundaries, when no
+ * invocation of this process is open, so a hand-over never splits an invocation.
  */
 export class ParticipantLeases {
   readonly #o: ParticipantLeasesOptions;
   readonly #leases = new Map<string, Lease>();
   readonly #renewedAt = new Map<string, number>();
-  /** When this process last wrote its heartbeat (wall clock); undefined before the first or after leaving. */
-  #beatAt: number | undefined;
+  /** When this process last wrote its heartbeat, by `nowMs` and by the real clock; undefined before the first or after leaving. */
+  #beatAt: { readonly now: number; readonly real: number } | undefined;
   /**
    * Participants taken whose load has not succeeded yet, and whether each was handed over: a
    * rebalance or load that fails part-way must not leave one leased (and renewed) but never loaded.
@@ -184,17 +188,23 @@ export class ParticipantLeases {
   }
 
   /**
-   * The live processes, this one included: a heartbeat, written when none is yet or half the last
-   * one's lifetime has passed (so the process stays live as its leases do), or else only read, which
-   * every step boundary does so a process that joins or leaves is seen at once.
+   * The live processes, this one included: a heartbeat when none was written yet or a tenth of the
+   * lease lifetime has passed since the last (by `nowMs` or by the real clock, whichever moved
+   * more, as the store's clock may be either), else only read, which every step boundary does, so a
+   * process that joins or leaves is seen at the next one. The heartbeat lasts the lease lifetime plus
+   * that tenth: written at most a tenth before a step boundary, it outlives that boundary by a
+   * lease's lifetime, as a heartbeat written at the boundary itself did.
    */
   async #members(): Promise<ProcessMember[]> {
     const { store, ownerId, leaseTtlMs, nowMs } = this.#o;
+    const every = leaseTtlMs * BEAT_EVERY;
     const now = nowMs();
-    if (this.#beatAt !== undefined && now - this.#beatAt < leaseTtlMs / 2)
+    const real = performance.now();
+    const beat = this.#beatAt;
+    if (beat !== undefined && now - beat.now < every && real - beat.real < every)
       return store.listProcesses(ownerId);
-    const members = await store.heartbeatProcess(ownerId, leaseTtlMs);
-    this.#beatAt = now;
+    const members = await store.heartbeatProcess(ownerId, leaseTtlMs + every);
+    this.#beatAt = { now, real };
     return members;
   }
 

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { type LoadTaken, ParticipantLeases } from "../../../src/runtime/schedule/index.js";
 import {
   type ControlPlaneStore,
+  MemoryControlPlaneStore,
   openControlPlaneStore,
   StoreUnavailableError,
 } from "../../../src/store/index.js";
@@ -96,10 +97,12 @@ function counting(store: ControlPlaneStore): { store: ControlPlaneStore; calls: 
 
 describe("ParticipantLeases membership between heartbeats", () => {
   const TTL = 60_000;
+  const T0 = 1_000_000;
   const open = async () => {
-    const memory = await openControlPlaneStore("memory:");
+    let now = T0;
+    // The store and the process read one clock, as on one host.
+    const memory = new MemoryControlPlaneStore({ now: () => now });
     const { store, calls } = counting(memory);
-    let now = 1_000_000;
     const leases = new ParticipantLeases({
       store,
       ownerId: "owner-1",
@@ -110,22 +113,30 @@ describe("ParticipantLeases membership between heartbeats", () => {
     return { memory, leases, calls, advance: (ms: number) => (now += ms) };
   };
 
-  it("writes its heartbeat once per half lifetime, and reads who is live at every other step", async () => {
+  it("writes its heartbeat once per tenth of the lease lifetime, and reads who is live at every other step", async () => {
     const { leases, calls, advance } = await open();
     await leases.rebalance();
     assert.equal(calls.get("heartbeatProcess"), 1, "the first step joins");
-    advance(TTL / 2 - 1);
+    advance(TTL / 10 - 1);
     await leases.rebalance();
     await leases.rebalance();
-    assert.equal(
-      calls.get("heartbeatProcess"),
-      1,
-      "no write while the heartbeat is fresher than half its life",
-    );
+    assert.equal(calls.get("heartbeatProcess"), 1, "no write while the last heartbeat is under a tenth old");
     assert.equal(calls.get("listProcesses"), 2);
     advance(1);
     await leases.rebalance();
-    assert.equal(calls.get("heartbeatProcess"), 2, "written again once half its lifetime has passed");
+    assert.equal(calls.get("heartbeatProcess"), 2, "written again once a tenth has passed");
+  });
+
+  it("stays live a whole lease lifetime after its last step boundary, though it beat up to a tenth before it", async () => {
+    const { memory, leases, advance } = await open();
+    await leases.rebalance();
+    advance(TTL / 10 - 1);
+    await leases.rebalance();
+    const boundary = T0 + TTL / 10 - 1;
+    const [self] = await memory.listProcesses("someone-else");
+    assert.equal(self?.ownerId, "owner-1");
+    assert.equal(self?.expiresAt, T0 + TTL + TTL / 10, "the heartbeat lasts the lifetime plus a tenth");
+    assert.ok((self?.expiresAt ?? 0) >= boundary + TTL, "live for the others a lifetime after the boundary");
   });
 
   it("sees a process that joined at the next step, though it wrote no heartbeat itself", async () => {

@@ -47,7 +47,7 @@ describe("participants shared by processes on one store (memory, injected clock)
     return { by, state };
   };
 
-  it("a joiner gets its share at the next step boundaries, each participant owned once, no tick run twice or skipped; a dead process's share is taken after its lease expired", async () => {
+  it("a joiner gets its share at the next step boundaries, each participant owned once, no tick run twice or skipped; a dead process's share is taken once its lease and heartbeat expired", async () => {
     const a = await open("host-a");
     assert.deepEqual(a.share(), { owned: M, participants: M, processes: 1, target: M });
     const b = await open("host-b");
@@ -80,7 +80,17 @@ describe("participants shared by processes on one store (memory, injected clock)
       [...owned(a), ...owned(c)].filter((p) => orphans.has(p)),
       [],
     );
+    // Its leases expire a lifetime after its last step; its heartbeat, written at most a tenth of
+    // a lifetime apart, lasts a tenth longer: until then it is still live for the others.
     t += TTL + 1;
+    await a.step();
+    await c.step();
+    assert.deepEqual(
+      [...owned(a), ...owned(c)].filter((p) => orphans.has(p)),
+      [],
+      "a process still live is never taken from",
+    );
+    t += TTL / 10;
     for (let i = 0; i < 2; i += 1) {
       await a.step();
       await c.step();
@@ -100,5 +110,76 @@ describe("participants shared by processes on one store (memory, injected clock)
     assert.equal(readEffects(effects).length, state.invocations.length, "one effect per invocation");
     await a.close();
     await c.close();
+  });
+});
+
+describe("a process whose step lasts almost a lease lifetime (memory, injected clock)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "raes-slow-step-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, "generated.yaml");
+  writeFileSync(path, generateScenario(4));
+  const { scenario } = loadScenario(path);
+  assert.ok(scenario);
+  const model = compileScenario(scenario);
+  const manifest = generatedManifest(model);
+
+  it("stays live for the others through it, though its last heartbeat was written a tenth of a lifetime before the step began; nothing of it is taken", async () => {
+    let t = 1_000_000;
+    const store = new MemoryControlPlaneStore({ now: () => t });
+    /** Runs once, inside the next invocation's model call: the slow part of the step. */
+    let slowPart: (() => Promise<void>) | undefined;
+    class SlowOnce extends ScaleHarness {
+      override async modelAction(...args: Parameters<ScaleHarness["modelAction"]>) {
+        const slow = slowPart;
+        slowPart = undefined;
+        await slow?.();
+        return super.modelAction(...args);
+      }
+    }
+    const open = (ownerId: string, runtime: ScaleHarness) =>
+      RuntimeManager.open({
+        model,
+        manifest,
+        runtime,
+        store,
+        ownerId,
+        leaseTtlMs: TTL,
+        now: () => t,
+        log: () => undefined,
+      });
+    const a = await open("host-a", new SlowOnce({ sleepMs: 0 }));
+    const b = await open("host-b", new ScaleHarness({ sleepMs: 0 }));
+    for (let i = 0; i < 2; i += 1) {
+      await a.step();
+      await b.step();
+    }
+    assert.deepEqual([a.share().owned, b.share().owned], [2, 2]);
+    const held = new Set(a.schedulers().map((s) => s.participantAddress));
+    // a's heartbeat was written at its last step; this boundary comes just under a tenth later, so a
+    // writes none here. Its step then lasts 0.95 of a lease lifetime while b keeps stepping.
+    t += TTL / 10 - 1;
+    const seenByB: number[][] = [];
+    slowPart = async () => {
+      for (let k = 0; k < 19; k += 1) {
+        t += TTL / 20;
+        await b.step();
+        seenByB.push([b.share().owned, b.share().processes]);
+      }
+    };
+    const { invocations } = await a.step();
+    assert.equal(slowPart, undefined, "the slow part ran");
+    assert.deepEqual(
+      invocations.map((i) => i.state),
+      ["succeeded", "succeeded"],
+    );
+    assert.ok(
+      seenByB.every(([owned, processes]) => owned === 2 && processes === 2),
+      `b saw a live and took nothing of it: ${JSON.stringify(seenByB)}`,
+    );
+    assert.deepEqual(new Set(a.schedulers().map((s) => s.participantAddress)), held);
+    await a.step();
+    assert.equal(a.share().owned, 2);
+    await a.close();
+    await b.close();
   });
 });
