@@ -10,6 +10,11 @@ export interface OpenStoreOptions {
   /** sqlite: how long a write waits for another connection's lock. Default 5000. */
   readonly busyTimeoutMs?: number;
   /**
+   * sqlite: the most the connection's page cache may hold, in MiB; it fills only as pages are used.
+   * Default 128 (docs/guide/stores.md says when it helps); a lower cap for a memory-bound container.
+   */
+  readonly cacheMiB?: number;
+  /**
    * sqlite, postgres: open an existing store without write access, never migrating it; every write
    * fails with `StoreUnavailableError` (PostgreSQL: every transaction of the session is read-only).
    */
@@ -58,6 +63,7 @@ export async function openControlPlaneStore(
     return SqliteControlPlaneStore.open(url, location.path, {
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+      ...(options.cacheMiB === undefined ? {} : { cacheMiB: options.cacheMiB }),
       ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
       ...(options.create === undefined ? {} : { create: options.create }),
     });
@@ -95,6 +101,7 @@ const MAX_MS = 2 ** 31 - 1;
 /** The whole numbers each numeric option may be: the statement limit leaves room for the client's 5 s more. */
 const RANGES: Readonly<Record<string, readonly [number, number]>> = {
   busyTimeoutMs: [0, MAX_MS],
+  cacheMiB: [1, 65_536],
   statementTimeoutMs: [0, MAX_MS - 5_000],
   connectTimeoutMs: [0, MAX_MS],
   poolSize: [1, 10_000],

@@ -112,6 +112,9 @@ describe("openControlPlaneStore", () => {
         { statementTimeoutMs: 2 ** 31 - 5_000 },
         { poolSize: 10_001 },
         { statementTimeoutMs: "5000" as unknown as number },
+        { cacheMiB: 0 },
+        { cacheMiB: 65_537 },
+        { cacheMiB: 0.5 },
       ];
       for (const options of bad) {
         const file = join(dir, "never.db");

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { chainDigest, chainGenesis, UNANCHORED } from "../../src/records/index.js";
-import { StoreUnavailableError } from "../../src/store/index.js";
+import { openControlPlaneStore, StoreUnavailableError } from "../../src/store/index.js";
 import { SqliteControlPlaneStore } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sqlite/schema.js";
 import { reopenable, runStoreContract } from "./contract.js";
@@ -46,28 +46,31 @@ describe("sqlite store specifics", () => {
     }
   });
 
-  it("gives its connection a page cache of 128 MiB, so a thousand participants' hot index pages stay in it", async () => {
+  it("caps its connection's page cache at 128 MiB, or at the cacheMiB given", async () => {
     const { file, remove } = tempFile();
     const original = Database.prototype.pragma;
-    const connections = new Set<Database.Database>();
+    const connections: Database.Database[] = [];
     Database.prototype.pragma = function pragma(
       this: Database.Database,
       ...args: Parameters<typeof original>
     ) {
-      connections.add(this);
+      if (!connections.includes(this)) connections.push(this);
       return original.apply(this, args);
     };
     try {
-      const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
+      const byDefault = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
+      const capped = await openControlPlaneStore(`sqlite:${file}`, { cacheMiB: 8 });
       Database.prototype.pragma = original;
-      const [db] = connections;
-      assert.ok(db);
+      const [first, second] = connections;
+      assert.ok(first && second);
       assert.equal(
-        db.pragma("cache_size", { simple: true }),
+        first.pragma("cache_size", { simple: true }),
         -131_072,
         "in KiB, as a negative cache_size is",
       );
-      await store.close();
+      assert.equal(second.pragma("cache_size", { simple: true }), -8_192);
+      await byDefault.close();
+      await capped.close();
     } finally {
       Database.prototype.pragma = original;
       remove();

@@ -20,12 +20,13 @@ import {
 import { SqliteWrites } from "./writes.js";
 
 /**
- * The connection's page cache, in KiB (SQLite's default here is 16 000). Each invocation writes into
- * about fifteen indexes, most keyed by participant first, so a run of N participants keeps about 15 N
- * index pages hot; with 1 000 participants that outgrows 16 MB, and every invocation then reads pages
- * back through the kernel (docs/benchmarks.md, soak). The cache grows only as pages are used.
+ * The connection's default page cache cap, in MiB (better-sqlite3 builds SQLite with 16 000 KiB).
+ * Each invocation writes into about fifteen indexes, most keyed by participant first, so a run of N
+ * participants keeps about 15 N index pages hot; with 1 000 participants that outgrows 16 MB, and
+ * every invocation then reads pages back through the kernel (docs/benchmarks.md, soak). The cache
+ * grows only as pages are used.
  */
-const CACHE_KIB = 131_072;
+const CACHE_MIB = 128;
 
 /** Options for the SQLite store. */
 export interface SqliteStoreOptions {
@@ -33,6 +34,8 @@ export interface SqliteStoreOptions {
   readonly now?: () => number;
   /** How long a write waits for another connection's lock before failing; default 5000. */
   readonly busyTimeoutMs?: number;
+  /** The most the page cache may hold, in MiB; default 128. */
+  readonly cacheMiB?: number;
   /** Opens an existing file without write access (as when it has no write permission bit): reads work, writes are refused. */
   readonly readOnly?: boolean;
   /** When false, the file must exist with the schema; otherwise `StoreMissingError` and nothing is created. */
@@ -108,7 +111,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         // commits without fsync (SqliteWrites.updateToolAction says why that is safe).
         db.pragma("synchronous = FULL");
         db.pragma("foreign_keys = ON");
-        db.pragma(`cache_size = -${CACHE_KIB}`);
+        db.pragma(`cache_size = -${1024 * (options.cacheMiB ?? CACHE_MIB)}`);
         migrate(db);
       }
       return new SqliteControlPlaneStore(
