@@ -73,14 +73,20 @@ export async function postgresBackend(): Promise<FaultyBackend & { terminateAll(
   await locker.connect();
   let killer: Promise<void> | undefined;
   let broken = false;
-  let terminated = 0;
+  // By pid: a backend told to terminate may still be listed, waiting, when the next sweep looks (it
+  // ends asynchronously, later on a loaded machine), and it is one backend, not two.
+  const terminated = new Set<number>();
+  const terminate = async (condition: string) => {
+    const { rows } = await admin.query<{ pid: number }>(
+      `SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1${condition}`,
+      [schema],
+    );
+    for (const { pid } of rows) terminated.add(pid);
+    return rows.length;
+  };
   const terminateWaiters = async () => {
     while (broken) {
-      const { rowCount } = await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
-        [schema],
-      );
-      terminated += rowCount ?? 0;
+      await terminate(" AND wait_event_type = 'Lock'");
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   };
@@ -99,15 +105,8 @@ export async function postgresBackend(): Promise<FaultyBackend & { terminateAll(
       await killer;
       await locker.query("ROLLBACK");
     },
-    terminated: () => terminated,
-    terminateAll: async () => {
-      const { rowCount } = await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
-        [schema],
-      );
-      terminated += rowCount ?? 0;
-      return rowCount ?? 0;
-    },
+    terminated: () => terminated.size,
+    terminateAll: () => terminate(""),
     rows: async () => ({
       invocations: await rows(INVOCATIONS),
       toolActions: await rows(TOOL_ACTIONS),
