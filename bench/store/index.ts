@@ -108,7 +108,7 @@ function printTables(sizes: Sizes, port: string[][], history: string[][], recove
         "(lease, invocation open with the clock step, the cycles, close commit). Per tool action: store transactions and\n" +
         "PostgreSQL round trips in its cycle and in whole steps (floor: 3 and 3; SQLite is in-process, 0 round trips);\n" +
         "per 1-call invocation: the same, counted over steps of one invocation with one tool call, without the\n" +
-        "step's lease bookkeeping (who is live, heartbeat, lease list): open carrying the clock step, claim, dispatch, complete, close.",
+        "step's lease bookkeeping (heartbeat, lease list): open carrying the clock step, claim, dispatch, complete, close.",
     );
   }
   if (history.length > 0) {

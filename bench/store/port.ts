@@ -79,9 +79,9 @@ export interface PortRound {
   readonly transactions: number;
   readonly roundTrips: number;
   readonly toolActionTransactions: number;
-  /** Transactions of the steps' lease and membership bookkeeping (a heartbeat per half lease lifetime), not of the invocations. */
+  /** Transactions of the steps' lease and membership bookkeeping (a heartbeat per step), not of the invocations. */
   readonly leaseTransactions: number;
-  /** Calls (one round trip each on PostgreSQL) of that bookkeeping: its writes and reads (who is live, the lease list). */
+  /** Calls (one round trip each on PostgreSQL) of that bookkeeping: its writes and reads (the lease list). */
   readonly leaseCalls: number;
   /** Invocations the round ran (one per step). */
   readonly invocations: number;
@@ -105,7 +105,7 @@ export async function openPortRun(
   const calls = (...methods: string[]) => methods.reduce((n, m) => n + (counts.calls.get(m) ?? 0), 0);
   const toolActionWrites = () => calls("insertToolAction", "updateToolAction");
   const leaseWrites = () => calls("heartbeatProcess", "acquireLease", "releaseLease", "leaveProcesses");
-  const leaseCalls = () => leaseWrites() + calls("listLeases", "getLease", "listProcesses");
+  const leaseCalls = () => leaseWrites() + calls("listLeases", "getLease");
   const manager = await RuntimeManager.open({
     model,
     manifest: manifestWithToolLimit(Math.max(16, cyclesPerInvocation)),

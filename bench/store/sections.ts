@@ -126,7 +126,7 @@ export async function portSection(backend: Backend, places: Places, sizes: Sizes
 
 /**
  * Store transactions and PostgreSQL round trips per invocation of one tool call, counted (untimed)
- * over 20 steps of one invocation each, without the step's lease bookkeeping (who is live, heartbeat, lease list): the clock step rides in
+ * over 20 steps of one invocation each, without the step's lease bookkeeping (heartbeat, lease list): the clock step rides in
  * the open, so open, claim, dispatch, complete and close.
  */
 async function perOneCallInvocation(backend: Backend, places: Places): Promise<string> {
@@ -144,7 +144,7 @@ async function perOneCallInvocation(backend: Backend, places: Places): Promise<s
 
 /**
  * Store transactions and round trips per tool action: in the cycles (claim, dispatch, settle) and in
- * the whole steps (adding the membership read, clock, invocation open and close, shared by its tool actions).
+ * the whole steps (adding the heartbeat, clock, invocation open and close, shared by its tool actions).
  * The floor's are 3 and 3 (SQLite: 3 and none, in-process).
  */
 function perToolAction(rounds: readonly PortRound[], backend: Backend): string {

@@ -42,7 +42,6 @@ export interface StoreLeases {
   release(lease: Lease): Answer<void>;
   list(): Answer<Lease[]>;
   heartbeat(ownerId: string, ttlMs: number): Answer<ProcessMember[]>;
-  members(ownerId: string): Answer<ProcessMember[]>;
   leave(ownerId: string): Answer<void>;
 }
 
@@ -192,10 +191,6 @@ export abstract class DelegatingStore implements ControlPlaneStore {
 
   heartbeatProcess(ownerId: string, ttlMs: number): Promise<ProcessMember[]> {
     return this.#guard(() => this.#leases.heartbeat(ownerId, ttlMs));
-  }
-
-  listProcesses(ownerId: string): Promise<ProcessMember[]> {
-    return this.#guard(() => this.#leases.members(ownerId));
   }
 
   leaveProcesses(ownerId: string): Promise<void> {

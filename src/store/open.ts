@@ -10,8 +10,9 @@ export interface OpenStoreOptions {
   /** sqlite: how long a write waits for another connection's lock. Default 5000. */
   readonly busyTimeoutMs?: number;
   /**
-   * sqlite: the most the connection's page cache may hold, in MiB; it fills only as pages are used.
-   * Default 128 (docs/guide/stores.md says when it helps); a lower cap for a memory-bound container.
+   * sqlite: the most the connection's page cache may hold, in MiB, read-only or not; it fills only as
+   * pages are used. Default 128 (docs/guide/stores.md says when it helps); a lower cap for a
+   * memory-bound container.
    */
   readonly cacheMiB?: number;
   /**

@@ -323,11 +323,6 @@ export interface ControlPlaneStore {
    * included, ordered by owner id; processes whose heartbeat expired long ago are forgotten.
    */
   heartbeatProcess(ownerId: string, ttlMs: number): Promise<ProcessMember[]>;
-  /**
-   * Every live process, `ownerId`'s own row always included, ordered by owner id: what
-   * `heartbeatProcess` returns, read without writing (a process between its heartbeats).
-   */
-  listProcesses(ownerId: string): Promise<ProcessMember[]>;
   /** Removes `ownerId` from the live processes, so the others take its share at once. */
   leaveProcesses(ownerId: string): Promise<void>;
 

@@ -58,31 +58,6 @@ export function membershipCases(fixture: FixtureSource): void {
     );
   });
 
-  it("lists the live processes without writing: no process joins, and no heartbeat is extended", async () => {
-    const { store } = fixture();
-    assert.deepEqual(await store.listProcesses("host-a"), [], "a process that never beat has no row");
-    await store.heartbeatProcess("host-b", LONG);
-    await store.heartbeatProcess("host-c", 0);
-    const beat = await store.heartbeatProcess("host-a", LONG);
-    const listed = await store.listProcesses("host-a");
-    assert.deepEqual(listed, beat, "the same members, the same expiries, as the heartbeat answered");
-    const fromB = await store.listProcesses("host-b");
-    assert.deepEqual(
-      fromB.map((m) => m.ownerId),
-      ["host-a", "host-b"],
-    );
-    assert.deepEqual(
-      (await store.listProcesses("host-c")).map((m) => m.ownerId),
-      ["host-a", "host-b", "host-c"],
-      "the caller's own row is listed though its heartbeat expired",
-    );
-    assert.deepEqual(
-      (await store.listProcesses("host-d")).map((m) => m.ownerId),
-      ["host-a", "host-b"],
-      "listing joins no one",
-    );
-  });
-
   it("lists every held lease, live or expired, by participant, and none released", async () => {
     const { store } = fixture();
     assert.deepEqual(await store.listLeases(), []);

@@ -46,7 +46,7 @@ describe("sqlite store specifics", () => {
     }
   });
 
-  it("caps its connection's page cache at 128 MiB, or at the cacheMiB given", async () => {
+  it("caps its connection's page cache at 128 MiB, or at the cacheMiB given, read-only or not", async () => {
     const { file, remove } = tempFile();
     const original = Database.prototype.pragma;
     const connections: Database.Database[] = [];
@@ -60,9 +60,12 @@ describe("sqlite store specifics", () => {
     try {
       const byDefault = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
       const capped = await openControlPlaneStore(`sqlite:${file}`, { cacheMiB: 8 });
+      const reader = await openControlPlaneStore(`sqlite:${file}`, { cacheMiB: 4, readOnly: true });
       Database.prototype.pragma = original;
-      const [first, second] = connections;
-      assert.ok(first && second);
+      const [first, second, third] = connections;
+      assert.ok(first && second && third);
+      assert.equal(third.pragma("cache_size", { simple: true }), -4_096, "a read-only open too");
+      await reader.close();
       assert.equal(
         first.pragma("cache_size", { simple: true }),
         -131_072,

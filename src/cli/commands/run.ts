@@ -70,7 +70,7 @@ export function registerRunCommand(program: Command): void {
       )
       .option(
         "--lease-ttl-ms <ms>",
-        "how long this process's participant leases outlive it when it dies, its heartbeat up to a tenth longer (default 30000)",
+        "how long this process's participant leases and heartbeat outlive it when it dies (default 30000)",
         positiveMs,
       )
       .option(

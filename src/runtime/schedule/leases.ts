@@ -1,11 +1,5 @@
 import { isDeadLocalOwner, takeParticipantLease } from "../../operations/index.js";
-import {
-  type ControlPlaneStore,
-  type Fence,
-  type Lease,
-  LeaseLostError,
-  type ProcessMember,
-} from "../../store/index.js";
+import { type ControlPlaneStore, type Fence, type Lease, LeaseLostError } from "../../store/index.js";
 import { planShare } from "./share.js";
 
 /** This process's part of the participants, as `raes run` reports it. */
@@ -48,9 +42,6 @@ export function shareTeller(
   };
 }
 
-/** How often a process rewrites its heartbeat, as a fraction of the lease lifetime (`ParticipantLeases`). */
-export const BEAT_EVERY = 0.1;
-
 /** Options of `ParticipantLeases`. */
 export interface ParticipantLeasesOptions {
   readonly store: ControlPlaneStore;
@@ -64,18 +55,13 @@ export interface ParticipantLeasesOptions {
 
 /**
  * The leases this process holds, and its fair share of the participants among the live processes
- * sharing the store. Every step boundary reads who is live; the heartbeat that keeps this process
- * live is written once a tenth of the lease lifetime has passed since the last one, and lasts that
- * much longer than a lease, so a process stays live through any step shorter than a lease's
- * lifetime, as when it beat at every step. All changes happen at step boundaries, when no
+ * sharing the store (a heartbeat per step). All changes happen at step boundaries, when no
  * invocation of this process is open, so a hand-over never splits an invocation.
  */
 export class ParticipantLeases {
   readonly #o: ParticipantLeasesOptions;
   readonly #leases = new Map<string, Lease>();
   readonly #renewedAt = new Map<string, number>();
-  /** When this process last wrote its heartbeat, by `nowMs` and by the real clock; undefined before the first or after leaving. */
-  #beatAt: { readonly now: number; readonly real: number } | undefined;
   /**
    * Participants taken whose load has not succeeded yet, and whether each was handed over: a
    * rebalance or load that fails part-way must not leave one leased (and renewed) but never loaded.
@@ -122,7 +108,7 @@ export class ParticipantLeases {
    */
   async rebalance(): Promise<void> {
     const { store, ownerId, leaseTtlMs } = this.#o;
-    const members = (await this.#members()).filter(
+    const members = (await store.heartbeatProcess(ownerId, leaseTtlMs)).filter(
       (m) => m.ownerId === ownerId || !isDeadLocalOwner(m.ownerId),
     );
     for (const participant of [...this.#leases.keys()]) {
@@ -187,27 +173,6 @@ export class ParticipantLeases {
     }
   }
 
-  /**
-   * The live processes, this one included: a heartbeat when none was written yet or a tenth of the
-   * lease lifetime has passed since the last (by `nowMs` or by the real clock, whichever moved
-   * more, as the store's clock may be either), else only read, which every step boundary does, so a
-   * process that joins or leaves is seen at the next one. The heartbeat lasts the lease lifetime plus
-   * that tenth: written at most a tenth before a step boundary, it outlives that boundary by a
-   * lease's lifetime, as a heartbeat written at the boundary itself did.
-   */
-  async #members(): Promise<ProcessMember[]> {
-    const { store, ownerId, leaseTtlMs, nowMs } = this.#o;
-    const every = leaseTtlMs * BEAT_EVERY;
-    const now = nowMs();
-    const real = performance.now();
-    const beat = this.#beatAt;
-    if (beat !== undefined && now - beat.now < every && real - beat.real < every)
-      return store.listProcesses(ownerId);
-    const members = await store.heartbeatProcess(ownerId, leaseTtlMs + every);
-    this.#beatAt = { now, real };
-    return members;
-  }
-
   /** Participants held but not loaded yet (of `only`, when given). */
   unloaded(only?: ReadonlySet<string>): string[] {
     return [...this.#unloaded.keys()].filter((p) => only === undefined || only.has(p));
@@ -229,7 +194,6 @@ export class ParticipantLeases {
     this.#leases.clear();
     this.#renewedAt.clear();
     this.#unloaded.clear();
-    this.#beatAt = undefined;
     await store.leaveProcesses(ownerId).catch(() => undefined);
   }
 

@@ -60,15 +60,6 @@ export class MemoryLeases {
       .sort((a, b) => byteOrder(a.ownerId, b.ownerId));
   }
 
-  /** The live processes by owner id, `ownerId` always included; writes nothing. */
-  members(ownerId: string): ProcessMember[] {
-    const now = this.#now();
-    return [...this.#processes]
-      .filter(([id, expiresAt]) => expiresAt > now || id === ownerId)
-      .map(([id, expiresAt]) => ({ ownerId: id, expiresAt }))
-      .sort((a, b) => byteOrder(a.ownerId, b.ownerId));
-  }
-
   /** Forgets the process. */
   leave(ownerId: string): void {
     this.#processes.delete(ownerId);

@@ -113,16 +113,6 @@ export class PostgresLeases {
     return rows.map(memberOf).sort((a, b) => byteOrder(a.ownerId, b.ownerId));
   }
 
-  /** The live processes by owner id, `ownerId` always included; writes nothing. */
-  async members(ownerId: string): Promise<ProcessMember[]> {
-    const { rows } = await this.#pool.query<MemberRow>({
-      name: "raes_process_members",
-      text: SQL.members,
-      values: [ownerId],
-    });
-    return rows.map(memberOf).sort((a, b) => byteOrder(a.ownerId, b.ownerId));
-  }
-
   /** Removes the process from the live ones. */
   async leave(ownerId: string): Promise<void> {
     await this.#pool.query({ name: "raes_process_leave", text: SQL.leave, values: [ownerId] });

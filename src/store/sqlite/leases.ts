@@ -100,18 +100,9 @@ export class SqliteLeases {
       // @p5 is `now` in every statement of this dialect; the unused slots stay null.
       this.#forget.run(numbered(null, null, null, null, now));
       this.#heartbeat.run(numbered(ownerId, ttlMs, null, null, now));
-      return this.#membersAt(ownerId, now);
+      const rows = this.#members.all(numbered(ownerId, null, null, null, now));
+      return rows.map(memberOf).sort((a, b) => byteOrder(a.ownerId, b.ownerId));
     });
-  }
-
-  /** The live processes by owner id, `ownerId` always included; writes nothing. */
-  members(ownerId: string): ProcessMember[] {
-    return this.#membersAt(ownerId, this.#now());
-  }
-
-  #membersAt(ownerId: string, now: number): ProcessMember[] {
-    const rows = this.#members.all(numbered(ownerId, null, null, null, now));
-    return rows.map(memberOf).sort((a, b) => byteOrder(a.ownerId, b.ownerId));
   }
 
   /** Removes the process from the live ones. */

@@ -102,6 +102,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
       db = openFile(url, file, readOnly, timeout);
       if (options.create === false && !hasSchema(db))
         throw new StoreMissingError(`no store at ${url} (${file} has no control-plane tables)`);
+      db.pragma(`cache_size = -${1024 * (options.cacheMiB ?? CACHE_MIB)}`);
       if (readOnly) {
         assertSchemaCurrent(db);
       } else {
@@ -111,7 +112,6 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         // commits without fsync (SqliteWrites.updateToolAction says why that is safe).
         db.pragma("synchronous = FULL");
         db.pragma("foreign_keys = ON");
-        db.pragma(`cache_size = -${1024 * (options.cacheMiB ?? CACHE_MIB)}`);
         migrate(db);
       }
       return new SqliteControlPlaneStore(

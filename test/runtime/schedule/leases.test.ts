@@ -95,7 +95,7 @@ function counting(store: ControlPlaneStore): { store: ControlPlaneStore; calls: 
   return { store: proxy, calls };
 }
 
-describe("ParticipantLeases membership between heartbeats", () => {
+describe("ParticipantLeases at every step boundary", () => {
   const TTL = 60_000;
   const T0 = 1_000_000;
   const open = async () => {
@@ -113,54 +113,27 @@ describe("ParticipantLeases membership between heartbeats", () => {
     return { memory, leases, calls, advance: (ms: number) => (now += ms) };
   };
 
-  it("writes its heartbeat once per tenth of the lease lifetime, and reads who is live at every other step", async () => {
-    const { leases, calls, advance } = await open();
+  it("writes its heartbeat at every step boundary, so it stays live a lease lifetime after the last one", async () => {
+    const { memory, leases, calls, advance } = await open();
     await leases.rebalance();
-    assert.equal(calls.get("heartbeatProcess"), 1, "the first step joins");
-    advance(TTL / 10 - 1);
-    await leases.rebalance();
-    await leases.rebalance();
-    assert.equal(calls.get("heartbeatProcess"), 1, "no write while the last heartbeat is under a tenth old");
-    assert.equal(calls.get("listProcesses"), 2);
     advance(1);
     await leases.rebalance();
-    assert.equal(calls.get("heartbeatProcess"), 2, "written again once a tenth has passed");
-  });
-
-  it("stays live a whole lease lifetime after its last step boundary, though it beat up to a tenth before it", async () => {
-    const { memory, leases, advance } = await open();
+    advance(1);
     await leases.rebalance();
-    advance(TTL / 10 - 1);
-    await leases.rebalance();
-    const boundary = T0 + TTL / 10 - 1;
-    const [self] = await memory.listProcesses("someone-else");
+    assert.equal(calls.get("heartbeatProcess"), 3);
+    const [self] = await memory.heartbeatProcess("someone-else", TTL);
     assert.equal(self?.ownerId, "owner-1");
-    assert.equal(self?.expiresAt, T0 + TTL + TTL / 10, "the heartbeat lasts the lifetime plus a tenth");
-    assert.ok((self?.expiresAt ?? 0) >= boundary + TTL, "live for the others a lifetime after the boundary");
+    assert.equal(self?.expiresAt, T0 + 2 + TTL);
   });
 
-  it("sees a process that joined at the next step, though it wrote no heartbeat itself", async () => {
-    const { memory, leases, calls } = await open();
+  it("sees a process that joined at its next step boundary and hands it its share", async () => {
+    const { memory, leases } = await open();
     await leases.rebalance();
     assert.equal(leases.owned().size, 2);
     await memory.heartbeatProcess("owner-2", TTL);
     await leases.rebalance();
-    assert.equal(calls.get("heartbeatProcess"), 1);
     assert.equal(leases.share().processes, 2);
     assert.equal(leases.owned().size, 1, "it handed the joiner its share at once");
-  });
-
-  it("joins again at once after leaving", async () => {
-    const { memory, leases, calls } = await open();
-    await leases.rebalance();
-    await leases.releaseAll();
-    assert.deepEqual(await memory.listProcesses("someone"), []);
-    await leases.rebalance();
-    assert.equal(calls.get("heartbeatProcess"), 2);
-    assert.deepEqual(
-      (await memory.listProcesses("someone")).map((m) => m.ownerId),
-      ["owner-1"],
-    );
   });
 
   it("reads no leases while it is alone and holds every participant", async () => {

@@ -47,7 +47,7 @@ describe("participants shared by processes on one store (memory, injected clock)
     return { by, state };
   };
 
-  it("a joiner gets its share at the next step boundaries, each participant owned once, no tick run twice or skipped; a dead process's share is taken once its lease and heartbeat expired", async () => {
+  it("a joiner gets its share at the next step boundaries, each participant owned once, no tick run twice or skipped; a dead process's share is taken after its lease expired", async () => {
     const a = await open("host-a");
     assert.deepEqual(a.share(), { owned: M, participants: M, processes: 1, target: M });
     const b = await open("host-b");
@@ -80,17 +80,7 @@ describe("participants shared by processes on one store (memory, injected clock)
       [...owned(a), ...owned(c)].filter((p) => orphans.has(p)),
       [],
     );
-    // Its leases expire a lifetime after its last step; its heartbeat, written at most a tenth of
-    // a lifetime apart, lasts a tenth longer: until then it is still live for the others.
     t += TTL + 1;
-    await a.step();
-    await c.step();
-    assert.deepEqual(
-      [...owned(a), ...owned(c)].filter((p) => orphans.has(p)),
-      [],
-      "a process still live is never taken from",
-    );
-    t += TTL / 10;
     for (let i = 0; i < 2; i += 1) {
       await a.step();
       await c.step();
@@ -123,7 +113,7 @@ describe("a process whose step lasts almost a lease lifetime (memory, injected c
   const model = compileScenario(scenario);
   const manifest = generatedManifest(model);
 
-  it("stays live for the others through it, though its last heartbeat was written a tenth of a lifetime before the step began; nothing of it is taken", async () => {
+  it("stays live for the others through it; nothing of it is taken, and its invocations succeed", async () => {
     let t = 1_000_000;
     const store = new MemoryControlPlaneStore({ now: () => t });
     /** Runs once, inside the next invocation's model call: the slow part of the step. */
@@ -155,9 +145,7 @@ describe("a process whose step lasts almost a lease lifetime (memory, injected c
     }
     assert.deepEqual([a.share().owned, b.share().owned], [2, 2]);
     const held = new Set(a.schedulers().map((s) => s.participantAddress));
-    // a's heartbeat was written at its last step; this boundary comes just under a tenth later, so a
-    // writes none here. Its step then lasts 0.95 of a lease lifetime while b keeps stepping.
-    t += TTL / 10 - 1;
+    // a's step lasts 0.95 of a lease lifetime while b keeps stepping.
     const seenByB: number[][] = [];
     slowPart = async () => {
       for (let k = 0; k < 19; k += 1) {
