@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { userInfo } from "node:os";
+import type { TestContext } from "node:test";
 import pg from "pg";
 import { isCi } from "../helpers/ci.js";
 
@@ -51,6 +52,28 @@ export function freshSchema(prefix = "raes_test"): {
   const url = new URL(POSTGRES_TEST_URL);
   url.searchParams.set("schema", schema);
   return { schema, url: url.toString(), drop: () => dropSchema(schema) };
+}
+
+/**
+ * Runs `work` with the URL of a fresh schema and drops the schema after; skips the test (as
+ * `postgresAvailable` says) when PostgreSQL cannot be reached.
+ */
+export async function inFreshSchema(
+  t: TestContext,
+  label: string,
+  prefix: string,
+  work: (url: string) => Promise<void>,
+): Promise<void> {
+  if (!(await postgresAvailable(label))) {
+    t.skip("POSTGRES UNAVAILABLE");
+    return;
+  }
+  const place = freshSchema(prefix);
+  try {
+    await work(place.url);
+  } finally {
+    await place.drop();
+  }
 }
 
 /**

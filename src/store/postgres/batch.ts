@@ -49,14 +49,21 @@ const CLOSE = `  written AS (UPDATE invocations AS i SET ${assign(INVOCATION_CLO
   complete AS (SELECT count(*) = $4::bigint AS ok FROM written),
 `;
 /**
- * The closes and settlements of the one-statement commit ($5 the tool actions, whole): a stored
- * action is updated, one the update did not find is inserted.
+ * A close's settlements ($5 the tool actions, as `columns`): each stored action found is updated by
+ * the columns its later steps change; `settled` names those found.
  */
-const CLOSE_AND_SETTLE = `${CLOSE}  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, TOOL_ACTION_COLUMNS)}),
+const SETTLE = (
+  columns: readonly Column[],
+) => `  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, columns)}),
   settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
     FROM actions AS t
     WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
-  added AS (
+`;
+/**
+ * The closes and settlements of the one-statement commit ($5 the tool actions, whole): a stored
+ * action is updated, one the update did not find is inserted.
+ */
+const CLOSE_AND_SETTLE = `${CLOSE}${SETTLE(TOOL_ACTION_COLUMNS)}  added AS (
     INSERT INTO tool_actions (${list(TOOL_ACTION_COLUMNS)})
     SELECT ${list(TOOL_ACTION_COLUMNS)} FROM actions AS t
     WHERE (SELECT ok FROM complete) AND NOT EXISTS (SELECT 1 FROM settled AS s WHERE s.id = t.id)
@@ -139,11 +146,7 @@ const SAVE_CHAINS = `INSERT INTO history_chains (${CHAIN_COLUMNS.join(", ")})
 // quarter of what the server would parse otherwise), updates the stored ones, and names those the
 // update did not find: the caller inserts them, whole, by a second statement in the transaction.
 const COMMIT_SLICE = (fence: string) => `WITH ${fence},
-${CLOSE}  actions AS MATERIALIZED (SELECT * FROM ${recordset(5, SETTLE_COLUMNS)}),
-  settled AS (UPDATE tool_actions AS a SET ${assign(TOOL_ACTION_SETTLE_COLUMNS)}
-    FROM actions AS t
-    WHERE a.id = t.id AND (SELECT ok FROM complete) RETURNING a.id),
-  scheduled AS (
+${CLOSE}${SETTLE(SETTLE_COLUMNS)}  scheduled AS (
     INSERT INTO schedulers (${list(SCHEDULER_COLUMNS)})
     SELECT ${list(SCHEDULER_COLUMNS)} FROM ${recordset(6, SCHEDULER_COLUMNS)}
     WHERE (SELECT ok FROM complete)

@@ -19,7 +19,7 @@ import {
 } from "../../../src/store/index.js";
 import { EXAMPLE, exampleManifest, modelStartingAt } from "../../helpers/example.js";
 import { outcomeFor, requestFor } from "../../helpers/tool-requests.js";
-import { freshSchema, postgresAvailable } from "../../store/pg-available.js";
+import { inFreshSchema } from "../../store/pg-available.js";
 import { RecordingRuntime } from "../harnesses.js";
 
 const dir = mkdtempSync(join(tmpdir(), "raes-close-writes-"));
@@ -205,30 +205,14 @@ describe("an invocation's close", () => {
       await answerLostOnce(await openControlPlaneStore(`sqlite:${join(dir, `lost-${settle}.db`)}`), settle);
     });
 
-    it(`keeps a settlement (${settle}) whose answer was lost, as stored, on PostgreSQL`, async (t) => {
-      if (!(await postgresAvailable("close read-back on PostgreSQL"))) {
-        t.skip("POSTGRES UNAVAILABLE");
-        return;
-      }
-      const place = freshSchema("raes_close_lost");
-      try {
-        await answerLostOnce(await openControlPlaneStore(place.url), settle);
-      } finally {
-        await place.drop();
-      }
-    });
+    it(`keeps a settlement (${settle}) whose answer was lost, as stored, on PostgreSQL`, (t) =>
+      inFreshSchema(t, "close read-back on PostgreSQL", "raes_close_lost", async (url) =>
+        answerLostOnce(await openControlPlaneStore(url), settle),
+      ));
   }
 
-  it("PostgreSQL: writes only the actions it settles, so one resolved while it ran stays resolved", async (t) => {
-    if (!(await postgresAvailable("close writes on PostgreSQL"))) {
-      t.skip("POSTGRES UNAVAILABLE");
-      return;
-    }
-    const place = freshSchema("raes_close_writes");
-    try {
-      await closeOnce(await openControlPlaneStore(place.url));
-    } finally {
-      await place.drop();
-    }
-  });
+  it("PostgreSQL: writes only the actions it settles, so one resolved while it ran stays resolved", (t) =>
+    inFreshSchema(t, "close writes on PostgreSQL", "raes_close_writes", async (url) =>
+      closeOnce(await openControlPlaneStore(url)),
+    ));
 });
