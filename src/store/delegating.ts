@@ -40,6 +40,7 @@ export interface StoreLeases {
     replacing: string | undefined,
   ): Answer<Lease | undefined>;
   release(lease: Lease): Answer<void>;
+  renew(leases: readonly Lease[], ttlMs: number): Answer<Lease[]>;
   list(): Answer<Lease[]>;
   heartbeat(ownerId: string, ttlMs: number): Answer<ProcessMember[]>;
   leave(ownerId: string): Answer<void>;
@@ -183,6 +184,10 @@ export abstract class DelegatingStore implements ControlPlaneStore {
 
   releaseLease(lease: Lease): Promise<void> {
     return this.#guard(() => this.#leases.release(lease));
+  }
+
+  renewLeases(leases: readonly Lease[], ttlMs: number): Promise<Lease[]> {
+    return this.#guard(() => (leases.length === 0 ? [] : this.#leases.renew(leases, ttlMs)));
   }
 
   listLeases(): Promise<Lease[]> {

@@ -315,6 +315,12 @@ export interface ControlPlaneStore {
     options?: { readonly replacing?: string },
   ): Promise<Lease | undefined>;
   releaseLease(lease: Lease): Promise<void>;
+  /**
+   * Extends each lease by `ttlMs` from now while its owner still holds it under the same token, all
+   * in one write; returns the leases renewed. One released, or taken by another owner, is left as it
+   * is and missing from the answer (never taken back, as `acquireLease` would).
+   */
+  renewLeases(leases: readonly Lease[], ttlMs: number): Promise<Lease[]>;
   /** Every held lease (live or expired), ordered by participant: how the participants are shared out. */
   listLeases(): Promise<Lease[]>;
 

@@ -35,6 +35,38 @@ export function leaseCases(fixture: FixtureSource): void {
     assert.ok(await store.acquireLease(P2, "host-b", LONG), "leases are per participant");
   });
 
+  it("renews its owner's leases in one call, keeping their tokens, and never takes one back", async () => {
+    const { store } = fixture();
+    const mine = await store.acquireLease(P1, "host-a", 1_000);
+    const lost = await store.acquireLease(P2, "host-a", 0);
+    assert.ok(mine && lost);
+    const taken = await store.acquireLease(P2, "host-b", LONG);
+    assert.ok(taken);
+    const renewed = await store.renewLeases([mine, lost], LONG);
+    assert.deepEqual(
+      renewed.map((l) => [l.participantAddress, l.ownerId, l.token]),
+      [[P1, "host-a", mine.token]],
+    );
+    assert.ok((renewed[0]?.expiresAt ?? 0) > mine.expiresAt);
+    assert.deepEqual(await store.getLease(P1), renewed[0]);
+    assert.deepEqual(await store.getLease(P2), taken, "another owner's lease is left as it is");
+    await store.releaseLease(taken);
+    assert.deepEqual(await store.renewLeases([lost], LONG), [], "a released lease is not taken back");
+    assert.equal(await store.getLease(P2), undefined);
+    assert.deepEqual(await store.renewLeases([], LONG), []);
+  });
+
+  it("renews an expired lease nobody took, under its token, so its fenced writes still commit", async () => {
+    const { store } = fixture();
+    const lapsed = await store.acquireLease(P1, "host-a", 0);
+    assert.ok(lapsed);
+    const [renewed] = await store.renewLeases([lapsed], LONG);
+    assert.equal(renewed?.token, lapsed.token);
+    assert.equal(await store.acquireLease(P1, "host-b", LONG), undefined, "live again for its owner");
+    const inv = invocation();
+    await store.openInvocation(inv, scheduler({ attempts: 1 }), { participantAddress: P1, token: lapsed.token });
+  });
+
   it("hands an expired lease to a new owner with a greater token", async () => {
     const { store } = fixture();
     const expired = await store.acquireLease(P1, "host-a", 0);

@@ -225,6 +225,7 @@ export class RuntimeManager {
       scenario_digest: jcsDigest(options.model),
       manifest_digest: jcsDigest(options.manifest),
     };
+    let opened: ScheduleBook | undefined;
     try {
       const policyOf = (policy: string) => options.model.autonomousPolicies[policy];
       const budgetEvents = new BudgetEventRecord(store);
@@ -307,10 +308,16 @@ export class RuntimeManager {
         log(book.policyChangeLine(changed));
         await book.reset();
       }
+      // From here on a step may outlast a lease lifetime (an agent at work), and a paced run may
+      // sleep longer than one between steps: the keep-alive holds the participants meanwhile.
+      if (options.keepAlive ?? options.now === undefined) book.startKeepAlive();
+      opened = book;
       // As RAES's apply: actions due at the clock's current tick run before it next advances.
       await manager.#exclusive(async () => manager.#run(await manager.#dueNow()));
       return manager;
     } catch (error) {
+      // Failed, it keeps its leases as a dead process does: they expire, never renewed again.
+      opened?.stopKeepAlive();
       if (ownsStore) await store.close().catch(() => undefined);
       throw error;
     }

@@ -67,6 +67,13 @@ export interface RuntimeManagerOptions {
   readonly ownerId?: string;
   /** How long a scheduler lease and a process heartbeat last without renewal (default 30000). */
   readonly leaseTtlMs?: number;
+  /**
+   * Whether the heartbeat and the held leases are renewed in the background, every quarter of a
+   * lease lifetime, between and during steps, so a step that outlasts a lifetime or a paced run's
+   * long sleep keeps its participants (docs/guide/stores.md). Default: on, unless `now` is injected
+   * (simulated time passes only when its caller moves it).
+   */
+  readonly keepAlive?: boolean;
   readonly observer?: RuntimeObserver;
   /** Where operator notes go, such as why a ledger write failed; default: one line on stderr. */
   readonly log?: (line: string) => void;

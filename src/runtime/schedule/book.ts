@@ -440,6 +440,16 @@ export class ScheduleBook {
     throw error;
   }
 
+  /** Keeps the heartbeat and the held leases fresh between and during steps (`ParticipantLeases.startKeepAlive`). */
+  startKeepAlive(): void {
+    this.#leases.startKeepAlive();
+  }
+
+  /** Stops the keep-alive and keeps the leases as they are, to expire unless renewed by a step. */
+  stopKeepAlive(): void {
+    this.#leases.stopKeepAlive();
+  }
+
   /** Gives up every lease and leaves the live processes, so another process can take over at once. */
   async releaseLeases(): Promise<void> {
     await this.#leases.releaseAll();

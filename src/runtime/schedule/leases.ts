@@ -2,6 +2,9 @@ import { isDeadLocalOwner, takeParticipantLease } from "../../operations/index.j
 import { type ControlPlaneStore, type Fence, type Lease, LeaseLostError } from "../../store/index.js";
 import { planShare } from "./share.js";
 
+/** The keep-alive runs, and finds a heartbeat or lease stale, every this fraction of a lease lifetime. */
+const KEEP_ALIVE_PARTS = 4;
+
 /** This process's part of the participants, as `raes run` reports it. */
 export interface ParticipantShare {
   /** Participants whose lease this process holds. */
@@ -68,6 +71,12 @@ export class ParticipantLeases {
    */
   readonly #unloaded = new Map<string, boolean>();
   #share: ParticipantShare;
+  /** When this process last beat its heartbeat (`nowMs`), by a step or by the keep-alive. */
+  #beatAt: number | undefined;
+  #keepAlive: NodeJS.Timeout | undefined;
+  /** The keep-alive round in flight, if any: `releaseAll` waits for it, so nothing beats after leaving. */
+  #keepingAlive: Promise<void> | undefined;
+  #released = false;
 
   constructor(options: ParticipantLeasesOptions) {
     this.#o = options;
@@ -108,9 +117,11 @@ export class ParticipantLeases {
    */
   async rebalance(): Promise<void> {
     const { store, ownerId, leaseTtlMs } = this.#o;
+    const beatAt = this.#o.nowMs();
     const members = (await store.heartbeatProcess(ownerId, leaseTtlMs)).filter(
       (m) => m.ownerId === ownerId || !isDeadLocalOwner(m.ownerId),
     );
+    this.#beatAt = beatAt;
     for (const participant of [...this.#leases.keys()]) {
       const renewed = this.#renewedAt.get(participant);
       // Every write is fenced, so a lease fresher than half its lifetime needs no write to keep.
@@ -187,8 +198,66 @@ export class ParticipantLeases {
     this.#share = { ...this.#share, owned: this.#leases.size };
   }
 
+  /**
+   * Starts the keep-alive: every quarter of a lease lifetime it beats the heartbeat and renews the
+   * held leases that no step renewed for that long, so a step that outlasts a lifetime (an agent
+   * thinking for minutes) or a paced run sleeping longer than one between steps keeps its
+   * participants, and readers see a live owner. It renews only under the tokens held
+   * (`renewLeases`), never takes a lease back, and never changes what this process holds: losses
+   * are still found at the next step boundary. Unreferenced, so it never keeps a process running.
+   */
+  startKeepAlive(): void {
+    if (this.#keepAlive !== undefined || this.#released) return;
+    const every = Math.max(1, Math.floor(this.#o.leaseTtlMs / KEEP_ALIVE_PARTS));
+    this.#keepAlive = setInterval(() => {
+      // A round still waiting for a slow store is not doubled.
+      if (this.#keepingAlive !== undefined) return;
+      this.#keepingAlive = this.keepAlive()
+        // A store that cannot answer now is the next step's error to report, not the timer's.
+        .catch(() => undefined)
+        .finally(() => {
+          this.#keepingAlive = undefined;
+        });
+    }, every);
+    this.#keepAlive.unref();
+  }
+
+  /** Stops the keep-alive, holding the leases as they are (an open that failed: they expire as before). */
+  stopKeepAlive(): void {
+    clearInterval(this.#keepAlive);
+    this.#keepAlive = undefined;
+  }
+
+  /**
+   * One keep-alive round: the heartbeat when no step beat it for a quarter of a lease lifetime, then
+   * one renewal of every held lease not renewed for as long. A renewed lease is kept only while this
+   * process still holds it under the same token (a step boundary may have released it meanwhile).
+   */
+  async keepAlive(): Promise<void> {
+    const { store, ownerId, leaseTtlMs } = this.#o;
+    if (this.#released) return;
+    const now = this.#o.nowMs();
+    const stale = leaseTtlMs / KEEP_ALIVE_PARTS;
+    if (this.#beatAt === undefined || now - this.#beatAt >= stale) {
+      await store.heartbeatProcess(ownerId, leaseTtlMs);
+      this.#beatAt = now;
+    }
+    const due = [...this.#leases.values()].filter(
+      (lease) => now - (this.#renewedAt.get(lease.participantAddress) ?? Number.NEGATIVE_INFINITY) >= stale,
+    );
+    if (due.length === 0 || this.#released) return;
+    for (const lease of await store.renewLeases(due, leaseTtlMs)) {
+      if (this.#leases.get(lease.participantAddress)?.token !== lease.token) continue;
+      this.#leases.set(lease.participantAddress, lease);
+      this.#renewedAt.set(lease.participantAddress, now);
+    }
+  }
+
   /** Gives up every lease and leaves the live processes, so the others take over at once. */
   async releaseAll(): Promise<void> {
+    this.#released = true;
+    this.stopKeepAlive();
+    await this.#keepingAlive;
     const { store, ownerId } = this.#o;
     for (const lease of this.#leases.values()) await store.releaseLease(lease).catch(() => undefined);
     this.#leases.clear();

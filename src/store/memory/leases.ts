@@ -43,6 +43,20 @@ export class MemoryLeases {
     if (current?.token === lease.token) this.#leases.delete(lease.participantAddress);
   }
 
+  /** Extends each lease its owner still holds under the same token; returns those renewed. */
+  renew(leases: readonly Lease[], ttlMs: number): Lease[] {
+    const expiresAt = this.#now() + ttlMs;
+    const renewed: Lease[] = [];
+    for (const lease of leases) {
+      const current = this.#leases.get(lease.participantAddress);
+      if (current?.ownerId !== lease.ownerId || current.token !== lease.token) continue;
+      const next = { ...current, expiresAt };
+      this.#leases.set(lease.participantAddress, next);
+      renewed.push(next);
+    }
+    return renewed;
+  }
+
   /** Every held lease, ordered by participant. */
   list(): Lease[] {
     return [...this.#leases.values()].sort((a, b) => byteOrder(a.participantAddress, b.participantAddress));

@@ -57,6 +57,12 @@ const HEARTBEAT = `WITH stale AS (
   SELECT owner_id, expires_at FROM runtime_processes WHERE expires_at > ${NOW} AND owner_id <> $1::text
   UNION ALL SELECT owner_id, expires_at FROM beat`;
 
+/** `renew` for many leases in one statement: each row its owner still holds under the same token. */
+const RENEW = `UPDATE leases AS l SET expires_at = ${NOW} + $2::bigint
+  FROM unnest($3::text[], $4::bigint[]) AS t(participant_address, token)
+  WHERE l.participant_address = t.participant_address AND l.token = t.token AND l.owner_id = $1::text
+  RETURNING l.participant_address, l.owner_id, l.token, l.expires_at`;
+
 /** Scheduler ownership leases; expiry follows the database clock so every host agrees. */
 export class PostgresLeases {
   readonly #pool: Queryable;
@@ -93,6 +99,22 @@ export class PostgresLeases {
     });
     const row = rows[0];
     return row && leaseOf(participantAddress, row.owner_id, row);
+  }
+
+  /** Extends, in one statement, each lease its owner still holds under the same token. */
+  async renew(leases: readonly Lease[], ttlMs: number): Promise<Lease[]> {
+    const renewed: Lease[] = [];
+    // One statement per owner: a caller renews its own leases, so this is one statement.
+    for (const ownerId of new Set(leases.map((l) => l.ownerId))) {
+      const mine = leases.filter((l) => l.ownerId === ownerId);
+      const { rows } = await this.#pool.query<ListedLeaseRow>({
+        name: "raes_lease_renew",
+        text: RENEW,
+        values: [ownerId, Math.round(ttlMs), mine.map((l) => l.participantAddress), mine.map((l) => l.token)],
+      });
+      for (const row of rows) renewed.push(leaseOf(row.participant_address, row.owner_id, row));
+    }
+    return renewed;
   }
 
   /** Every held lease, ordered by participant. */

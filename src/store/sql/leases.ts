@@ -27,6 +27,8 @@ export interface LeaseStatements {
   readonly current: string;
   /** Parameters: participant, token. */
   readonly release: string;
+  /** Parameters: participant, owner, ttl, token. */
+  readonly renew: string;
 }
 
 /** A lease row as `acquire` returns it; `current` adds `owner_id`. */
@@ -68,7 +70,11 @@ export function leaseStatements(dialect: LeaseDialect): LeaseStatements {
     WHERE expires_at > ${dialect.now} OR owner_id = ${p(1)} ORDER BY owner_id`;
   const forget = `DELETE FROM runtime_processes WHERE expires_at <= ${dialect.now} - ${FORGET_PROCESS_AFTER_MS}`;
   const leave = `DELETE FROM runtime_processes WHERE owner_id = ${p(1)}`;
-  return { acquire, current, release, list, heartbeat, members, forget, leave };
+  // Only the same owner's same token: a lease released, or taken by another owner since, stays so.
+  const renew = `UPDATE leases SET expires_at = ${dialect.now} + ${ttl}
+    WHERE participant_address = ${p(1)} AND owner_id = ${p(2)} AND token = ${p(4, "bigint")}
+    RETURNING token, expires_at`;
+  return { acquire, current, release, list, heartbeat, members, forget, leave, renew };
 }
 
 /** A lease row as `list` returns it. */

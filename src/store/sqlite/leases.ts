@@ -35,6 +35,8 @@ export class SqliteLeases {
   readonly #transaction: Transaction<(work: () => Lease | undefined) => Lease | undefined>;
   readonly #acquire: Statement<[Numbered], LeaseRow>;
   readonly #release: Statement<[Numbered]>;
+  readonly #renew: Statement<[Numbered], LeaseRow>;
+  readonly #renewAll: Transaction<(leases: readonly Lease[], ttlMs: number) => Lease[]>;
   readonly #current: Statement<[Numbered], HeldLeaseRow>;
   readonly #list: Statement<[], ListedLeaseRow>;
   readonly #heartbeat: Statement<[Numbered]>;
@@ -48,6 +50,17 @@ export class SqliteLeases {
     this.#transaction = db.transaction((work: () => Lease | undefined) => work());
     this.#acquire = db.prepare(SQL.acquire);
     this.#release = db.prepare(SQL.release);
+    this.#renew = db.prepare(SQL.renew);
+    this.#renewAll = db.transaction((leases: readonly Lease[], ttlMs: number) => {
+      const now = this.#now();
+      const renewed: Lease[] = [];
+      for (const lease of leases) {
+        const { participantAddress: participant, ownerId, token } = lease;
+        const row = this.#renew.get(numbered(participant, ownerId, ttlMs, token, now));
+        if (row) renewed.push(leaseOf(participant, ownerId, row));
+      }
+      return renewed;
+    });
     this.#current = db.prepare(SQL.current);
     this.#list = db.prepare(SQL.list);
     this.#heartbeat = db.prepare(SQL.heartbeat);
@@ -83,6 +96,11 @@ export class SqliteLeases {
       this.#release.run(numbered(lease.participantAddress, lease.token));
       return undefined;
     });
+  }
+
+  /** Extends, in one write transaction, each lease its owner still holds under the same token. */
+  renew(leases: readonly Lease[], ttlMs: number): Lease[] {
+    return this.#renewAll.immediate(leases, ttlMs);
   }
 
   /** Every held lease, ordered by participant. */
