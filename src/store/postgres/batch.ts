@@ -40,6 +40,14 @@ const assign = (columns: readonly Column[]) => columns.map(([n]) => `${n} = t.${
 const recordset = (param: number, columns: readonly Column[]) =>
   `json_to_recordset($${param}::json) AS t(${typed(columns)})`;
 const ID: Column = ["id", "text"];
+// The events' key columns and chain texts go as JSON arrays of strings, not text[]: the driver builds
+// an array literal by escaping each element in JavaScript, which costs more than the rest of a close's
+// parameters together when the texts around each sequence are long; JSON.stringify escapes natively.
+/** The strings of the JSON array parameter `$param`, in order, as a set-returning call for ROWS FROM. */
+const jsonTexts = (param: number) => `json_array_elements_text($${param}::json)`;
+/** The strings of the JSON array parameter `$param` as a text[], in order. */
+const jsonTextArray = (param: number) =>
+  `ARRAY(SELECT v FROM json_array_elements_text($${param}::json) WITH ORDINALITY AS x(v, n) ORDER BY n)`;
 /** What a close writes of an invocation: its id and the columns a close changes. */
 const CLOSE_COLUMNS: readonly Column[] = [ID, ...INVOCATION_CLOSE_COLUMNS];
 /** A close's invocation update ($3 the closes, $4 their count): `complete` says whether every one closed. */
@@ -88,12 +96,12 @@ ${CLOSE_AND_SETTLE}  head AS (UPDATE history_head SET last_sequence = last_seque
     WHERE $6::bigint > 0 AND (SELECT ok FROM complete) RETURNING last_sequence),
   events AS MATERIALIZED (
     SELECT head.last_sequence - $6::bigint + e.n AS sequence, e.*
-    FROM head CROSS JOIN ROWS FROM (json_array_elements($7::json), unnest($9::text[]),
-      unnest($10::text[]), unnest($11::text[]), unnest($14::text[]), unnest($15::text[])) WITH ORDINALITY
+    FROM head CROSS JOIN ROWS FROM (json_array_elements($7::json), ${jsonTexts(9)}, ${jsonTexts(10)}, ${jsonTexts(11)},
+      ${jsonTexts(14)}, ${jsonTexts(15)}) WITH ORDINALITY
       AS e(body, participant_address, episode_id, action_instance_id, scenario_digest, manifest_digest, n)),
   linked AS MATERIALIZED (
-    SELECT t.digest, t.n FROM head CROSS JOIN unnest(raes_chain_digests($9::text[], $12::text[],
-      $13::text[], $16::text[], head.last_sequence - $6::bigint + 1)) WITH ORDINALITY AS t(digest, n)),
+    SELECT t.digest, t.n FROM head CROSS JOIN unnest(raes_chain_digests(${jsonTextArray(9)}, ${jsonTextArray(12)},
+      ${jsonTextArray(13)}, ${jsonTextArray(16)}, head.last_sequence - $6::bigint + 1)) WITH ORDINALITY AS t(digest, n)),
   appended AS (
     INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body,
       chain_digest)
@@ -500,10 +508,10 @@ function batchQuery(commits: readonly InvocationCommit[], fence: Fence | undefin
       JSON.stringify(events),
       JSON.stringify(lastSchedulers(commits).map((s) => named(SCHEDULER_COLUMNS, schedulerValues(s)))),
       // Each event's key columns beside the bodies, so the server parses a body once, not per key.
-      events.map((e) => e.participant_address),
-      events.map((e) => e.episode_id),
-      events.map((e) => e.action_instance_id),
-      ...chainValues(commits),
+      JSON.stringify(events.map((e) => e.participant_address)),
+      JSON.stringify(events.map((e) => e.episode_id)),
+      JSON.stringify(events.map((e) => e.action_instance_id)),
+      ...chainValues(commits).map((values) => JSON.stringify(values)),
     ],
   };
 }
