@@ -330,8 +330,15 @@ export class RuntimeManager {
       const invocations: InvocationSummary[] = [];
       let steps = 0;
       for (let i = 0; i < n; i += 1) {
-        // The store's execution services first: a control from any process takes effect at this advance.
-        await this.#refreshServices();
+        // The store's execution services first: a control from any process takes effect at this
+        // advance. The step's heartbeat is sent first, so the read runs beside it.
+        this.#book.beatAhead();
+        try {
+          await this.#refreshServices();
+        } catch (error) {
+          this.#book.dropAhead();
+          throw error;
+        }
         const ran = await this.#book.step((due) => this.#run(due, concurrency));
         if (ran === undefined) break;
         steps += 1;

@@ -440,6 +440,16 @@ export class ScheduleBook {
     throw error;
   }
 
+  /** Sends the next step's heartbeat now, beside the caller's read of the services (`ParticipantLeases.beatAhead`). */
+  beatAhead(): void {
+    this.#leases.beatAhead();
+  }
+
+  /** Forgets that heartbeat when the step fails before its rebalance. */
+  dropAhead(): void {
+    this.#leases.dropAhead();
+  }
+
   /** Keeps the heartbeat and the held leases fresh between and during steps (`ParticipantLeases.startKeepAlive`). */
   startKeepAlive(): void {
     this.#leases.startKeepAlive();

@@ -1,5 +1,11 @@
 import { isDeadLocalOwner, takeParticipantLease } from "../../operations/index.js";
-import { type ControlPlaneStore, type Fence, type Lease, LeaseLostError } from "../../store/index.js";
+import {
+  type ControlPlaneStore,
+  type Fence,
+  type Lease,
+  LeaseLostError,
+  type ProcessMember,
+} from "../../store/index.js";
 import { planShare } from "./share.js";
 
 /** The keep-alive runs, and finds a heartbeat or lease stale, every this fraction of a lease lifetime. */
@@ -77,6 +83,8 @@ export class ParticipantLeases {
   /** The keep-alive round in flight, if any: `releaseAll` waits for it, so nothing beats after leaving. */
   #keepingAlive: Promise<void> | undefined;
   #released = false;
+  /** A heartbeat issued ahead of the next rebalance (`beatAhead`), which takes its answer. */
+  #ahead: { readonly at: number; readonly members: Promise<ProcessMember[]> } | undefined;
 
   constructor(options: ParticipantLeasesOptions) {
     this.#o = options;
@@ -117,8 +125,10 @@ export class ParticipantLeases {
    */
   async rebalance(): Promise<void> {
     const { store, ownerId, leaseTtlMs } = this.#o;
-    const beatAt = this.#o.nowMs();
-    const members = (await store.heartbeatProcess(ownerId, leaseTtlMs)).filter(
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    const beatAt = ahead?.at ?? this.#o.nowMs();
+    const members = (await (ahead?.members ?? store.heartbeatProcess(ownerId, leaseTtlMs))).filter(
       (m) => m.ownerId === ownerId || !isDeadLocalOwner(m.ownerId),
     );
     this.#beatAt = beatAt;
@@ -196,6 +206,25 @@ export class ParticipantLeases {
       if (current?.ownerId !== lease.ownerId || current.token !== lease.token) this.#drop(participant);
     }
     this.#share = { ...this.#share, owned: this.#leases.size };
+  }
+
+  /**
+   * Issues the next rebalance's heartbeat now, so the caller's own read runs beside it (on
+   * PostgreSQL, one round trip of the step fewer); that rebalance takes its answer, or its error.
+   * Issued twice before a rebalance, the second is not sent.
+   */
+  beatAhead(): void {
+    if (this.#ahead !== undefined || this.#released) return;
+    const { store, ownerId, leaseTtlMs } = this.#o;
+    const members = store.heartbeatProcess(ownerId, leaseTtlMs);
+    // Rejected before the rebalance awaits it, it is still that rebalance's error, not an unhandled one.
+    members.catch(() => undefined);
+    this.#ahead = { at: this.#o.nowMs(), members };
+  }
+
+  /** Forgets a heartbeat issued ahead for a step that failed before its rebalance: the next one beats anew. */
+  dropAhead(): void {
+    this.#ahead = undefined;
   }
 
   /**

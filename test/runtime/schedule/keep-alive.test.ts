@@ -233,3 +233,54 @@ describe("a runtime whose step outlasts its lease lifetime (SQLite, real clock)"
     );
   });
 });
+
+describe("a step's reads beside its heartbeat", () => {
+  it("sends the heartbeat before it reads the services, so one waits on the other no more", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-beat-ahead-"));
+    try {
+      const path = join(dir, "generated.yaml");
+      writeFileSync(path, generateScenario(1));
+      const { scenario } = loadScenario(path);
+      assert.ok(scenario);
+      const model = compileScenario(scenario);
+      const events: string[] = [];
+      const memory = new MemoryControlPlaneStore();
+      // A store answering each call a little later, as a server does, and recording when calls start and end.
+      const store = new Proxy(memory, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target);
+          if (property !== "heartbeatProcess" && property !== "listParticipantServices")
+            return typeof value === "function" ? value.bind(target) : value;
+          return async (...args: unknown[]) => {
+            events.push(`start ${property}`);
+            await sleep(20);
+            const answer = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            events.push(`end ${property}`);
+            return answer;
+          };
+        },
+      });
+      const manager = await RuntimeManager.open({
+        model,
+        manifest: generatedManifest(model),
+        runtime: new ScaleHarness({ sleepMs: 0 }),
+        store,
+        log: () => undefined,
+      });
+      try {
+        events.length = 0;
+        await manager.step();
+        assert.deepEqual(events.slice(0, 2), ["start heartbeatProcess", "start listParticipantServices"]);
+        assert.equal(
+          events.filter((e) => e === "start heartbeatProcess").length,
+          1,
+          "one heartbeat per step",
+        );
+      } finally {
+        await manager.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -149,3 +149,50 @@ describe("ParticipantLeases at every step boundary", () => {
     assert.equal(calls.get("listLeases"), listed + 1, "with another process live it plans from the leases");
   });
 });
+
+describe("a step's heartbeat sent ahead of its rebalance", () => {
+  const leasesWith = (store: ControlPlaneStore) =>
+    new ParticipantLeases({
+      store,
+      ownerId: "owner-1",
+      leaseTtlMs: 60_000,
+      nowMs: Date.now,
+      participants: [A, B],
+    });
+
+  it("is the rebalance's one heartbeat, written before the rebalance starts", async () => {
+    const { store, calls } = counting(await openControlPlaneStore("memory:"));
+    const leases = leasesWith(store);
+    leases.beatAhead();
+    leases.beatAhead();
+    assert.equal(calls.get("heartbeatProcess"), 1, "sent at once, and once");
+    await leases.rebalance();
+    assert.equal(calls.get("heartbeatProcess"), 1, "the rebalance took its answer");
+    assert.equal(leases.owned().size, 2);
+    await leases.rebalance();
+    assert.equal(calls.get("heartbeatProcess"), 2, "the next rebalance beats again");
+  });
+
+  it("fails the rebalance that takes it, never unhandled, and is forgotten when its step failed first", async () => {
+    const memory = await openControlPlaneStore("memory:");
+    let failing = true;
+    const store = new Proxy(memory, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property === "heartbeatProcess" && failing)
+          return () => Promise.reject(new StoreUnavailableError("store went away"));
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const leases = leasesWith(store);
+    leases.beatAhead();
+    // A turn passes with the rejection unawaited, as while the step reads its services.
+    await new Promise((resolve) => setImmediate(resolve));
+    await assert.rejects(leases.rebalance(), StoreUnavailableError);
+    leases.beatAhead();
+    leases.dropAhead();
+    failing = false;
+    await leases.rebalance();
+    assert.equal(leases.owned().size, 2, "the rebalance beat anew");
+  });
+});
