@@ -109,7 +109,21 @@ export class InvocationToolActionPortCore {
   readonly #options: ToolActionPortOptions;
   #status: PortStatus = "inactive";
   #queue: Promise<unknown> = Promise.resolve();
-  readonly #decisions = new Map<string, { readonly digest: string; readonly decision: AdmitDecision }>();
+  readonly #decisions = new Map<
+    string,
+    {
+      readonly digest: string;
+      readonly decision: AdmitDecision;
+      /** A claim recorded dispatched whose answer was lost: its caller's retry gets the receipt, once. */
+      readonly owesReceipt?: true;
+    }
+  >();
+  /**
+   * The last claim whose write the port heard fail: the store may hold it all the same (the answer
+   * was lost after the commit). It is read back before the next claim, so its ordinal is never
+   * claimed twice, and at the close, so a stored one is settled with the rest.
+   */
+  #unheardClaim: { readonly record: ToolActionRecord; readonly digest: string } | undefined;
   readonly #actions = new Map<string, ToolActionRecord>();
   /** Actions whose last write the port heard fail: the store may hold it all the same. */
   readonly #inDoubt = new Set<string>();
@@ -189,6 +203,8 @@ export class InvocationToolActionPortCore {
       // A held call is decided before it settles: expired, unless an operator decided first.
       for (const record of [...this.#actions.values()])
         if (record.approval?.state === "pending") await this.#endApproval(record.id, "invocation_closed");
+      // Unreadable now, a stored one is left as the store holds it, as any write the close cannot make.
+      await this.#resolveUnheardClaim();
       for (const id of this.#inDoubt) await this.#readBack(id);
       for (const record of this.#actions.values()) {
         const result = transition(record, { type: "close" });
@@ -236,11 +252,19 @@ export class InvocationToolActionPortCore {
     const gate = this.#gate();
     if (gate) return refusedAdmit(gate);
     return this.#serial(async () => {
+      if (!(await this.#resolveUnheardClaim())) return refusedAdmit(Refusal.ledger_unavailable);
       const digest = textDigest(requestCanonicalJson(request));
       const prior = this.#decisions.get(request.toolCallId);
       if (prior) {
         if (prior.digest !== digest) return refusedAdmit(Refusal.request_conflict);
-        return dispatch ? { decision: prior.decision } : prior.decision;
+        const { decision } = prior;
+        if (dispatch && prior.owesReceipt && decision.admitted) {
+          // Owed once: the dispatch was recorded with the claim, and its caller heard a refusal.
+          this.#decisions.set(request.toolCallId, { digest, decision });
+          if (this.#actions.get(decision.actionInstanceId)?.phase === ToolActionPhase.dispatched)
+            return { decision, receipt: ACCEPTED };
+        }
+        return dispatch ? { decision } : decision;
       }
       const { identity, rules, limits } = this.#options;
       const refusal = rules.check(identity, request);
@@ -272,6 +296,7 @@ export class InvocationToolActionPortCore {
       try {
         await this.#options.ledger.insert(record);
       } catch (error) {
+        this.#unheardClaim = { record, digest };
         this.#options.onLedgerFailure?.({
           write: "insert",
           actionInstanceId: id,
@@ -288,6 +313,37 @@ export class InvocationToolActionPortCore {
       this.#decisions.set(request.toolCallId, { digest, decision });
       return dispatch ? { decision, receipt: ACCEPTED } : decision;
     });
+  }
+
+  /**
+   * Reads back the claim whose write the port heard fail. Stored, it is the invocation's, as if
+   * answered (a retry of its call gets it); not stored, its ordinal is free again. False while the
+   * store cannot answer: no claim is made until it can.
+   */
+  async #resolveUnheardClaim(): Promise<boolean> {
+    const unheard = this.#unheardClaim;
+    const read = this.#options.ledger.read;
+    if (unheard === undefined) return true;
+    if (read === undefined) {
+      this.#unheardClaim = undefined;
+      return true;
+    }
+    let stored: ToolActionRecord | undefined;
+    try {
+      stored = await read(unheard.record.id);
+    } catch {
+      return false;
+    }
+    this.#unheardClaim = undefined;
+    if (stored === undefined) return true;
+    this.#actions.set(stored.id, stored);
+    if (stored.phase !== ToolActionPhase.settled) this.#unsettled += 1;
+    const decision: AdmitDecision = Object.freeze({ admitted: true, actionInstanceId: stored.id });
+    const owed = stored.phase === ToolActionPhase.dispatched ? { owesReceipt: true as const } : {};
+    this.#decisions.set(stored.toolCallId, { digest: unheard.digest, decision, ...owed });
+    this.#options.observer?.admitted(stored);
+    if (stored.phase !== ToolActionPhase.admitted) this.#options.observer?.dispatched(stored);
+    return true;
   }
 
   async #dispatch(id: unknown): Promise<DispatchReceipt> {

@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import {
+  type InvocationToolActionPort,
+  type ParticipantActionRequest,
+  type ParticipantActionResult,
+  type ParticipantSnapshot,
+  RuntimeManager,
+} from "../../../src/index.js";
+import { admitAndDispatch } from "../../../src/port/index.js";
+import {
+  type ControlPlaneStore,
+  MemoryControlPlaneStore,
+  openControlPlaneStore,
+} from "../../../src/store/index.js";
+import { EXAMPLE, exampleManifest, modelStartingAt } from "../../helpers/example.js";
+import { outcomeFor, requestFor } from "../../helpers/tool-requests.js";
+import { freshSchema, postgresAvailable } from "../../store/pg-available.js";
+import { RecordingRuntime } from "../harnesses.js";
+
+const dir = mkdtempSync(join(tmpdir(), "raes-claim-lost-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * A store whose first tool-action claim throws as if the connection dropped: after its commit
+ * (`committed`), or before it.
+ */
+function firstClaimAnswerLost(store: ControlPlaneStore, committed = true): ControlPlaneStore {
+  const insert = store.insertToolAction.bind(store);
+  let lost = false;
+  store.insertToolAction = async (...args) => {
+    if (!lost && !committed) {
+      lost = true;
+      throw new Error("connection terminated before COMMIT");
+    }
+    await insert(...args);
+    if (lost) return;
+    lost = true;
+    throw new Error("connection terminated after COMMIT");
+  };
+  return store;
+}
+
+/** How the invocation goes on after its first claim's answer was lost. */
+type Then = "next-call" | "retry" | "retry-one-step" | "nothing";
+
+/** One invocation: a claim whose answer is lost, then `then`; what each port call answered is kept. */
+class ClaimLost extends RecordingRuntime {
+  readonly answers: string[] = [];
+
+  constructor(readonly then: Then) {
+    super();
+  }
+
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    context: { episodeId: string },
+  ): Promise<ParticipantActionResult> {
+    const port = this.attached.find((p) => p.invocationActionInstanceId === request.actionInstanceId);
+    if (port === undefined) throw new Error("no port attached");
+    await this.#calls(port);
+    return super.modelAction(request, snapshot, context);
+  }
+
+  async #calls(port: InvocationToolActionPort): Promise<void> {
+    const oneStep = this.then === "retry-one-step";
+    const first = oneStep
+      ? (await admitAndDispatch(port, requestFor(port, "lost"))).decision
+      : await port.admit(requestFor(port, "lost"));
+    this.answers.push(first.admitted ? "admitted" : first.refusal);
+    if (this.then === "nothing") return;
+    const call = this.then === "next-call" ? "next" : "lost";
+    const answer = oneStep
+      ? await admitAndDispatch(port, requestFor(port, call))
+      : { decision: await port.admit(requestFor(port, call)), receipt: undefined };
+    const { decision } = answer;
+    if (!decision.admitted) {
+      this.answers.push(decision.refusal);
+      return;
+    }
+    const id = decision.actionInstanceId;
+    this.answers.push(id.slice(id.lastIndexOf(":") + 1));
+    const receipt = answer.receipt ?? (await port.dispatch(id));
+    assert.equal(receipt.accepted, true);
+    assert.equal((await port.complete(id, outcomeFor(port, id))).ok, true);
+  }
+}
+
+async function afterLostClaim(opened: ControlPlaneStore, then: Then, committed = true) {
+  const store = firstClaimAnswerLost(opened, committed);
+  const runtime = new ClaimLost(then);
+  const manager = await RuntimeManager.open({
+    model: modelStartingAt(10, 10),
+    manifest: exampleManifest(),
+    runtime,
+    store,
+    log: () => undefined,
+  });
+  try {
+    const { invocations } = await manager.step();
+    const stored = await store.listToolActions({ participantAddress: EXAMPLE.participant });
+    const history = await manager.history();
+    return {
+      answers: runtime.answers,
+      summary: invocations[0]?.toolActions.map((a) => `${a.toolCallId}:${a.settlement}`),
+      stored: stored.map((a) => `${a.toolCallId}:${a.admissionOrdinal}:${a.phase}:${a.settlement}`),
+      attempted: history.filter((e) => e.event_type === "action_attempted").length,
+      stopped: (await store.listSchedulers())[0]?.stopReason,
+    };
+  } finally {
+    await manager.close();
+    await opened.close();
+  }
+}
+
+/** The cases, run on each store. */
+async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promise<void> {
+  const next = await afterLostClaim(await open("next"), "next-call");
+  assert.deepEqual(next.answers, ["ledger_unavailable", "tool=2"], "the next call is admitted, after it");
+  assert.deepEqual(next.stored, ["lost:1:settled:withheld", "next:2:settled:succeeded"]);
+  assert.deepEqual(next.summary, ["lost:withheld", "next:succeeded"], "the close settles the stored claim");
+  assert.equal(next.attempted, 1 + 2, "the history holds the invocation and both actions");
+
+  const failed = await afterLostClaim(await open("failed"), "next-call", false);
+  assert.deepEqual(
+    failed.answers,
+    ["ledger_unavailable", "tool=1"],
+    "a claim that never committed frees its ordinal",
+  );
+  assert.deepEqual(failed.stored, ["next:1:settled:succeeded"]);
+
+  const left = await afterLostClaim(await open("left"), "nothing");
+  assert.deepEqual(left.stored, ["lost:1:settled:withheld"], "never an admitted row left behind");
+
+  const retry = await afterLostClaim(await open("retry"), "retry");
+  assert.deepEqual(retry.answers, ["ledger_unavailable", "tool=1"], "a retry gets the stored claim");
+  assert.deepEqual(retry.stored, ["lost:1:settled:succeeded"]);
+
+  const oneStep = await afterLostClaim(await open("one-step"), "retry-one-step");
+  assert.deepEqual(oneStep.answers, ["ledger_unavailable", "tool=1"], "with its dispatch receipt");
+  assert.deepEqual(oneStep.stored, ["lost:1:settled:succeeded"]);
+  assert.equal(oneStep.stopped, undefined);
+}
+
+describe("a tool-action claim whose answer was lost (it committed; the port heard it fail)", () => {
+  it("memory and SQLite: later calls are admitted, a retry gets it, and the close settles it", async () => {
+    await cases(async () => new MemoryControlPlaneStore());
+    await cases((name) => openControlPlaneStore(`sqlite:${join(dir, `${name}.db`)}`));
+  });
+
+  it("PostgreSQL: the same", async (t) => {
+    if (!(await postgresAvailable("lost claims on PostgreSQL"))) return t.skip("POSTGRES UNAVAILABLE");
+    const drops: (() => Promise<void>)[] = [];
+    try {
+      await cases(async () => {
+        const place = freshSchema("raes_claim_lost");
+        drops.push(() => place.drop());
+        return openControlPlaneStore(place.url);
+      });
+    } finally {
+      for (const drop of drops) await drop();
+    }
+  });
+});
