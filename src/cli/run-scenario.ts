@@ -14,7 +14,7 @@ import {
   survivedLeaseLoss,
 } from "../runtime/index.js";
 import { DiagnosticCode, loadScenario } from "../sdl/index.js";
-import type { SchedulerRecord } from "../store/index.js";
+import type { SchedulerRecord, ToolActionRecord } from "../store/index.js";
 import { buildRuntime, type RuntimeChoice, runtimeChoiceProblem } from "./agent-runtime.js";
 import { CliErrorCode, ExitCode, printError, printJson } from "./exit.js";
 import { installOtlp } from "./otlp.js";
@@ -196,6 +196,7 @@ async function runParsed(
     );
   }
   let paced: PacedRunSummary | undefined;
+  const closed = closedOnFailure(manager);
   try {
     if (options.tickMs === undefined && !options.realTime) {
       const steps = options.steps ?? 1;
@@ -210,6 +211,8 @@ async function runParsed(
         onStep: (step) => progress.paced(step),
       });
     }
+  } catch (error) {
+    throw await closed(error);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -217,14 +220,20 @@ async function runParsed(
   }
   const schedulers = manager.schedulers();
   const stopped = schedulers.filter((s) => s.lifecycle === "stopped");
-  const tornDown = new Set(
-    (await manager.participantServices())
-      .filter((r) => r.service.observed_lifecycle === "terminated")
-      .map((r) => r.participantAddress),
-  );
+  let tornDown: Set<string>;
+  let unresolved: ToolActionRecord[];
+  try {
+    tornDown = new Set(
+      (await manager.participantServices())
+        .filter((r) => r.service.observed_lifecycle === "terminated")
+        .map((r) => r.participantAddress),
+    );
+    const settled = await manager.store.listToolActions({ phase: "settled" });
+    unresolved = settled.filter((a) => a.settlement === "indeterminate" && !a.resolution);
+  } catch (error) {
+    throw await closed(error);
+  }
   const idle = idleLine(schedulers, tornDown);
-  const settled = await manager.store.listToolActions({ phase: "settled" });
-  const unresolved = settled.filter((a) => a.settlement === "indeterminate" && !a.resolution);
   await manager.close();
   const next = nextSteps(
     stopped.map((s) => ({
@@ -279,4 +288,16 @@ function idleLine(schedulers: readonly SchedulerRecord[], tornDown: ReadonlySet<
   if (torn === 0)
     return `nothing left to run: every scheduler is stopped or completed (${count("stopped")} stopped, ${count("completed")} completed)`;
   return `nothing left to run: every scheduler is stopped or completed or its participant torn down (${count("stopped")} stopped, ${count("completed")} completed, ${torn} of torn-down participants: raes control teardown is final)`;
+}
+
+/**
+ * Closes the manager of a run that failed, then gives back the failure: the process gives its
+ * participants back and leaves (its keep-alive stops), so another process takes them at once, and the
+ * store's connections close, so the process can exit. A close that fails too is not the run's error.
+ */
+function closedOnFailure(manager: RuntimeManager): (error: unknown) => Promise<unknown> {
+  return async (error) => {
+    await manager.close().catch(() => undefined);
+    return error;
+  };
 }

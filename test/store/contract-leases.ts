@@ -64,7 +64,10 @@ export function leaseCases(fixture: FixtureSource): void {
     assert.equal(renewed?.token, lapsed.token);
     assert.equal(await store.acquireLease(P1, "host-b", LONG), undefined, "live again for its owner");
     const inv = invocation();
-    await store.openInvocation(inv, scheduler({ attempts: 1 }), { participantAddress: P1, token: lapsed.token });
+    await store.openInvocation(inv, scheduler({ attempts: 1 }), {
+      participantAddress: P1,
+      token: lapsed.token,
+    });
   });
 
   it("hands an expired lease to a new owner with a greater token", async () => {

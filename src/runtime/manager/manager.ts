@@ -238,6 +238,7 @@ export class RuntimeManager {
         leaseTtlMs: options.leaseTtlMs ?? 30_000,
         onShare: (share) => options.observer?.shareChanged?.(share),
         nowMs,
+        log,
         ...v2Hooks,
         ...(options.allowPolicyChange ? { policyChange: policyChangeBy(options.allowPolicyChange) } : {}),
         recover: async (participants, fenceFor) => {

@@ -71,7 +71,8 @@ export interface RuntimeManagerOptions {
    * Whether the heartbeat and the held leases are renewed in the background, every quarter of a
    * lease lifetime, between and during steps, so a step that outlasts a lifetime or a paced run's
    * long sleep keeps its participants (docs/guide/stores.md). Default: on, unless `now` is injected
-   * (simulated time passes only when its caller moves it).
+   * (simulated time passes only when its caller moves it). It judges what is stale by `now`, and
+   * leases expire by the store's clock, so with an injected `now` that stands still it renews nothing.
    */
   readonly keepAlive?: boolean;
   readonly observer?: RuntimeObserver;

@@ -51,6 +51,8 @@ export interface ScheduleBookOptions {
   /** Wall clock in epoch milliseconds, to renew leases only when half their lifetime has passed. */
   readonly nowMs: () => number;
   /** Told this process's share of the participants whenever it changed, at a step boundary. */
+  /** Where the keep-alive tells a store outage (`ParticipantLeases`). */
+  readonly log?: (line: string) => void;
   readonly onShare?: (share: ParticipantShare) => void;
   /** Settles interrupted invocations of participants this owner has just taken. */
   readonly recover: (

@@ -10,6 +10,12 @@ import { planShare } from "./share.js";
 
 /** The keep-alive runs, and finds a heartbeat or lease stale, every this fraction of a lease lifetime. */
 const KEEP_ALIVE_PARTS = 4;
+/**
+ * The keep-alive's shortest and longest period: a lifetime of a few milliseconds gains nothing from
+ * rounds every millisecond (its leases lapse between any two writes), and Node takes no timer longer
+ * than 2³¹−1 ms.
+ */
+const KEEP_ALIVE_MS = { min: 25, max: 2 ** 31 - 1 } as const;
 
 /** This process's part of the participants, as `raes run` reports it. */
 export interface ParticipantShare {
@@ -60,6 +66,8 @@ export interface ParticipantLeasesOptions {
   readonly nowMs: () => number;
   /** Every participant this process can schedule, in plan order. */
   readonly participants: readonly string[];
+  /** Where the keep-alive tells an outage of the store, once, and its end. */
+  readonly log?: (line: string) => void;
 }
 
 /**
@@ -83,6 +91,8 @@ export class ParticipantLeases {
   /** The keep-alive round in flight, if any: `releaseAll` waits for it, so nothing beats after leaving. */
   #keepingAlive: Promise<void> | undefined;
   #released = false;
+  /** The last keep-alive round failed: its recovery is told once. */
+  #failing = false;
   /** A heartbeat issued ahead of the next rebalance (`beatAhead`), which takes its answer. */
   #ahead: { readonly at: number; readonly members: Promise<ProcessMember[]> } | undefined;
 
@@ -237,13 +247,28 @@ export class ParticipantLeases {
    */
   startKeepAlive(): void {
     if (this.#keepAlive !== undefined || this.#released) return;
-    const every = Math.max(1, Math.floor(this.#o.leaseTtlMs / KEEP_ALIVE_PARTS));
+    const every = Math.min(
+      KEEP_ALIVE_MS.max,
+      Math.max(KEEP_ALIVE_MS.min, Math.floor(this.#o.leaseTtlMs / KEEP_ALIVE_PARTS)),
+    );
     this.#keepAlive = setInterval(() => {
       // A round still waiting for a slow store is not doubled.
       if (this.#keepingAlive !== undefined) return;
       this.#keepingAlive = this.keepAlive()
-        // A store that cannot answer now is the next step's error to report, not the timer's.
-        .catch(() => undefined)
+        .then(
+          () => {
+            if (this.#failing) this.#o.log?.("keep-alive: the heartbeat and leases are renewed again");
+            this.#failing = false;
+          },
+          // Told once per outage; the error itself is the next step's to report.
+          (error: unknown) => {
+            if (!this.#failing)
+              this.#o.log?.(
+                `keep-alive: the heartbeat and leases could not be renewed: ${error instanceof Error ? error.message : String(error)}`,
+              );
+            this.#failing = true;
+          },
+        )
         .finally(() => {
           this.#keepingAlive = undefined;
         });
@@ -287,6 +312,10 @@ export class ParticipantLeases {
     this.#released = true;
     this.stopKeepAlive();
     await this.#keepingAlive;
+    // A heartbeat sent ahead for a step that never took it must land before this process leaves.
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    await ahead?.members.catch(() => undefined);
     const { store, ownerId } = this.#o;
     for (const lease of this.#leases.values()) await store.releaseLease(lease).catch(() => undefined);
     this.#leases.clear();

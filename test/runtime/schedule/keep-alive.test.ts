@@ -284,3 +284,49 @@ describe("a step's reads beside its heartbeat", () => {
     }
   });
 });
+
+describe("the keep-alive's bounds", () => {
+  it("runs no more often than every 25 ms, whatever the lease lifetime", async () => {
+    const { store, calls } = counting(new MemoryControlPlaneStore(), ["heartbeatProcess"]);
+    const a = leases(store, "host-a", 2);
+    await a.rebalance();
+    calls.clear();
+    a.startKeepAlive();
+    await sleep(250);
+    await a.releaseAll();
+    const beats = calls.get("heartbeatProcess") ?? 0;
+    assert.ok(beats >= 1 && beats <= 12, `${beats} heartbeats in 250 ms`);
+  });
+
+  it("tells a store outage once, and its end once", async () => {
+    const memory = new MemoryControlPlaneStore();
+    let failing = false;
+    const store = new Proxy(memory, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property === "heartbeatProcess" && failing) return () => Promise.reject(new Error("server gone"));
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const lines: string[] = [];
+    const a = new ParticipantLeases({
+      store,
+      ownerId: "host-a",
+      leaseTtlMs: 100,
+      nowMs: Date.now,
+      participants: [A, B],
+      log: (line) => lines.push(line),
+    });
+    await a.rebalance();
+    a.startKeepAlive();
+    failing = true;
+    await sleep(300);
+    failing = false;
+    await sleep(200);
+    await a.releaseAll();
+    assert.deepEqual(lines, [
+      "keep-alive: the heartbeat and leases could not be renewed: server gone",
+      "keep-alive: the heartbeat and leases are renewed again",
+    ]);
+  });
+});

@@ -196,3 +196,36 @@ describe("a step's heartbeat sent ahead of its rebalance", () => {
     assert.equal(leases.owned().size, 2, "the rebalance beat anew");
   });
 });
+
+describe("a process leaving with a heartbeat sent ahead", () => {
+  it("waits for it, so it never lands after the process left", async () => {
+    const memory = await openControlPlaneStore("memory:");
+    const store = new Proxy(memory, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property === "heartbeatProcess")
+          return async (...args: Parameters<ControlPlaneStore["heartbeatProcess"]>) => {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            return target.heartbeatProcess(...args);
+          };
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const leases = new ParticipantLeases({
+      store,
+      ownerId: "owner-1",
+      leaseTtlMs: 60_000,
+      nowMs: Date.now,
+      participants: [A, B],
+    });
+    await leases.rebalance();
+    leases.beatAhead();
+    await leases.releaseAll();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const live = await memory.heartbeatProcess("probe", 60_000);
+    assert.deepEqual(
+      live.map((m) => m.ownerId),
+      ["probe"],
+    );
+  });
+});
