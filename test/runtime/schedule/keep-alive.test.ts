@@ -9,12 +9,26 @@ import { compileScenario, loadScenario, RuntimeManager } from "../../../src/inde
 import { ParticipantLeases } from "../../../src/runtime/schedule/index.js";
 import { type ControlPlaneStore, MemoryControlPlaneStore } from "../../../src/store/index.js";
 import ScaleHarness from "../../fixtures/runtimes/scale-harness.js";
+import { aroundStoreMethod } from "../../helpers/faulty-store.js";
 
 const A = "participant:keep/a";
 const B = "participant:keep/b";
 
-function leases(store: ControlPlaneStore, ownerId: string, leaseTtlMs: number, nowMs = Date.now) {
-  return new ParticipantLeases({ store, ownerId, leaseTtlMs, nowMs, participants: [A, B] });
+function leases(
+  store: ControlPlaneStore,
+  ownerId: string,
+  leaseTtlMs: number,
+  nowMs = Date.now,
+  log?: (line: string) => void,
+) {
+  return new ParticipantLeases({
+    store,
+    ownerId,
+    leaseTtlMs,
+    nowMs,
+    participants: [A, B],
+    ...(log ? { log } : {}),
+  });
 }
 
 /** The store, counting calls of the named methods. */
@@ -246,20 +260,20 @@ describe("a step's reads beside its heartbeat", () => {
       const events: string[] = [];
       const memory = new MemoryControlPlaneStore();
       // A store answering each call a little later, as a server does, and recording when calls start and end.
-      const store = new Proxy(memory, {
-        get(target, property) {
-          const value = Reflect.get(target, property, target);
-          if (property !== "heartbeatProcess" && property !== "listParticipantServices")
-            return typeof value === "function" ? value.bind(target) : value;
-          return async (...args: unknown[]) => {
-            events.push(`start ${property}`);
-            await sleep(20);
-            const answer = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-            events.push(`end ${property}`);
-            return answer;
-          };
-        },
-      });
+      const later =
+        (method: "heartbeatProcess" | "listParticipantServices") =>
+        async (_args: unknown[], call: () => Promise<unknown>) => {
+          events.push(`start ${method}`);
+          await sleep(20);
+          const answer = await call();
+          events.push(`end ${method}`);
+          return answer;
+        };
+      const store = aroundStoreMethod(
+        aroundStoreMethod(memory, "heartbeatProcess", later("heartbeatProcess")),
+        "listParticipantServices",
+        later("listParticipantServices"),
+      );
       const manager = await RuntimeManager.open({
         model,
         manifest: generatedManifest(model),
@@ -301,22 +315,11 @@ describe("the keep-alive's bounds", () => {
   it("tells a store outage once, and its end once", async () => {
     const memory = new MemoryControlPlaneStore();
     let failing = false;
-    const store = new Proxy(memory, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (property === "heartbeatProcess" && failing) return () => Promise.reject(new Error("server gone"));
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const store = aroundStoreMethod(memory, "heartbeatProcess", (_args, call) =>
+      failing ? Promise.reject(new Error("server gone")) : call(),
+    );
     const lines: string[] = [];
-    const a = new ParticipantLeases({
-      store,
-      ownerId: "host-a",
-      leaseTtlMs: 100,
-      nowMs: Date.now,
-      participants: [A, B],
-      log: (line) => lines.push(line),
-    });
+    const a = leases(store, "host-a", 100, Date.now, (line) => lines.push(line));
     await a.rebalance();
     a.startKeepAlive();
     failing = true;

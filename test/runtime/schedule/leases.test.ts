@@ -7,6 +7,7 @@ import {
   openControlPlaneStore,
   StoreUnavailableError,
 } from "../../../src/store/index.js";
+import { aroundStoreMethod } from "../../helpers/faulty-store.js";
 
 const A = "participant:share/a";
 const B = "participant:share/b";
@@ -176,14 +177,9 @@ describe("a step's heartbeat sent ahead of its rebalance", () => {
   it("fails the rebalance that takes it, never unhandled, and is forgotten when its step failed first", async () => {
     const memory = await openControlPlaneStore("memory:");
     let failing = true;
-    const store = new Proxy(memory, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (property === "heartbeatProcess" && failing)
-          return () => Promise.reject(new StoreUnavailableError("store went away"));
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const store = aroundStoreMethod(memory, "heartbeatProcess", (_args, call) =>
+      failing ? Promise.reject(new StoreUnavailableError("store went away")) : call(),
+    );
     const leases = leasesWith(store);
     leases.beatAhead();
     // A turn passes with the rejection unawaited, as while the step reads its services.
@@ -200,24 +196,11 @@ describe("a step's heartbeat sent ahead of its rebalance", () => {
 describe("a process leaving with a heartbeat sent ahead", () => {
   it("waits for it, so it never lands after the process left", async () => {
     const memory = await openControlPlaneStore("memory:");
-    const store = new Proxy(memory, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (property === "heartbeatProcess")
-          return async (...args: Parameters<ControlPlaneStore["heartbeatProcess"]>) => {
-            await new Promise((resolve) => setTimeout(resolve, 50));
-            return target.heartbeatProcess(...args);
-          };
-        return typeof value === "function" ? value.bind(target) : value;
-      },
+    const store = aroundStoreMethod(memory, "heartbeatProcess", async (_args, call) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return call();
     });
-    const leases = new ParticipantLeases({
-      store,
-      ownerId: "owner-1",
-      leaseTtlMs: 60_000,
-      nowMs: Date.now,
-      participants: [A, B],
-    });
+    const leases = leasesOn(store);
     await leases.rebalance();
     leases.beatAhead();
     await leases.releaseAll();
