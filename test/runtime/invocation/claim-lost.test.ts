@@ -74,9 +74,16 @@ class ClaimLost extends RecordingRuntime {
     this.answers.push(first.admitted ? "admitted" : first.refusal);
     if (this.then === "nothing") return;
     const call = this.then === "next-call" ? "next" : "lost";
-    const answer = oneStep
-      ? await admitAndDispatch(port, requestFor(port, call))
-      : { decision: await port.admit(requestFor(port, call)), receipt: undefined };
+    const ask = async () =>
+      oneStep
+        ? await admitAndDispatch(port, requestFor(port, call))
+        : { decision: await port.admit(requestFor(port, call)), receipt: undefined };
+    let answer = await ask();
+    // Refused while the store could not say whether the lost claim is stored: asked once more.
+    if (!answer.decision.admitted && answer.decision.refusal === "ledger_unavailable") {
+      this.answers.push(answer.decision.refusal);
+      answer = await ask();
+    }
     const { decision } = answer;
     if (!decision.admitted) {
       this.answers.push(decision.refusal);
@@ -90,8 +97,22 @@ class ClaimLost extends RecordingRuntime {
   }
 }
 
-async function afterLostClaim(opened: ControlPlaneStore, then: Then, committed = true) {
+async function afterLostClaim(
+  opened: ControlPlaneStore,
+  then: Then,
+  committed = true,
+  readFailsOnce = false,
+) {
   const store = firstClaimAnswerLost(opened, committed);
+  if (readFailsOnce) {
+    const read = store.getToolAction.bind(store);
+    let failed = false;
+    store.getToolAction = async (...args) => {
+      if (failed) return read(...args);
+      failed = true;
+      throw new Error("connection terminated");
+    };
+  }
   const runtime = new ClaimLost(then);
   const manager = await RuntimeManager.open({
     model: modelStartingAt(10, 10),
@@ -132,6 +153,14 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
     "a claim that never committed frees its ordinal",
   );
   assert.deepEqual(failed.stored, ["next:1:settled:succeeded"]);
+
+  const unread = await afterLostClaim(await open("unread"), "next-call", true, true);
+  assert.deepEqual(
+    unread.answers,
+    ["ledger_unavailable", "ledger_unavailable", "tool=2"],
+    "no claim while the lost one cannot be read back; then it is",
+  );
+  assert.deepEqual(unread.stored, ["lost:1:settled:withheld", "next:2:settled:succeeded"]);
 
   const left = await afterLostClaim(await open("left"), "nothing");
   assert.deepEqual(left.stored, ["lost:1:settled:withheld"], "never an admitted row left behind");
