@@ -94,3 +94,14 @@ export async function serveUntilClosed(server: {
   }
   return ExitCode.ok;
 }
+
+/**
+ * The line a failed command prints: `raes: CODE: message`, so scripts can match every error by its
+ * code (`docs/reference/codes.md`). A Node system error's message already leads with its code
+ * (`ENOENT: no such file…`), so it is not repeated.
+ */
+export function errorLine(coded: string | undefined, error: unknown): string {
+  const code = coded ?? CliErrorCode.uncoded;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.startsWith(`${code}: `) ? `raes: ${message}` : `raes: ${code}: ${message}`;
+}

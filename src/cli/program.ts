@@ -1,6 +1,6 @@
 import { Command, CommanderError, Help, InvalidArgumentError } from "commander";
 import { commandLoaders, commandSummaries } from "./commands/index.js";
-import { CliErrorCode, ExitCode } from "./exit.js";
+import { CliErrorCode, ExitCode, errorLine } from "./exit.js";
 
 /** The command argv names: its first word, or the word after `help`. */
 function namedCommand(argv: readonly string[]): string | undefined {
@@ -84,17 +84,6 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   "evidence.bundle-unwritable",
   "evidence.input-unanchored",
 ]);
-
-/**
- * The line a failed command prints: `raes: CODE: message`, so scripts can match every error by its
- * code (`docs/reference/codes.md`). A Node system error's message already leads with its code
- * (`ENOENT: no such file…`), so it is not repeated.
- */
-function errorLine(coded: string | undefined, error: unknown): string {
-  const code = coded ?? CliErrorCode.uncoded;
-  const message = error instanceof Error ? error.message : String(error);
-  return message.startsWith(`${code}: `) ? `raes: ${message}` : `raes: ${code}: ${message}`;
-}
 
 /** A commander error line as `raes: cli.usage: message`; the help that follows it is left as it is. */
 export function usageLine(text: string): string {

@@ -6,6 +6,7 @@ import { checkManifestFile, ManifestDiagnosticCode } from "../manifest/index.js"
 import { resolveCommands } from "../printed/index.js";
 import { codeOf } from "../records/index.js";
 import {
+  DEFAULT_LEASE_TTL_MS,
   type PacedRunSummary,
   parseStochasticControl,
   RuntimeManager,
@@ -16,7 +17,7 @@ import {
 import { DiagnosticCode, loadScenario } from "../sdl/index.js";
 import type { SchedulerRecord, ToolActionRecord } from "../store/index.js";
 import { buildRuntime, type RuntimeChoice, runtimeChoiceProblem } from "./agent-runtime.js";
-import { CliErrorCode, ExitCode, printError, printJson } from "./exit.js";
+import { CliErrorCode, ExitCode, errorLine, printError, printJson } from "./exit.js";
 import { installOtlp } from "./otlp.js";
 import {
   byParticipant,
@@ -196,7 +197,7 @@ async function runParsed(
     );
   }
   let paced: PacedRunSummary | undefined;
-  const closed = closedOnFailure(manager);
+  const closed = closedOnFailure(manager, options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
   try {
     if (options.tickMs === undefined && !options.realTime) {
       const steps = options.steps ?? 1;
@@ -212,6 +213,9 @@ async function runParsed(
       });
     }
   } catch (error) {
+    // A signal while the failed run gives its leases back ends the process at once.
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     throw await closed(error);
   } finally {
     process.off("SIGINT", onSignal);
@@ -290,14 +294,35 @@ function idleLine(schedulers: readonly SchedulerRecord[], tornDown: ReadonlySet<
   return `nothing left to run: every scheduler is stopped or completed or its participant torn down (${count("stopped")} stopped, ${count("completed")} completed, ${torn} of torn-down participants: raes control teardown is final)`;
 }
 
+/** How long a failed run waits to give its leases back before it exits without (they expire then). */
+const CLOSE_BOUND_MS = 10_000;
+
 /**
  * Closes the manager of a run that failed, then gives back the failure: the process gives its
  * participants back and leaves (its keep-alive stops), so another process takes them at once, and the
  * store's connections close, so the process can exit. A close that fails too is not the run's error.
+ * A store that stopped answering is waited for `CLOSE_BOUND_MS`, then the process ends with the
+ * run's error: its connections could hold it for good, and the leases expire on their own.
  */
-function closedOnFailure(manager: RuntimeManager): (error: unknown) => Promise<unknown> {
+function closedOnFailure(manager: RuntimeManager, leaseTtlMs: number): (error: unknown) => Promise<unknown> {
   return async (error) => {
-    await manager.close().catch(() => undefined);
-    return error;
+    process.stderr.write("raes run: the run failed; giving its participants back before exiting\n");
+    let bound: NodeJS.Timeout | undefined;
+    const given = await Promise.race([
+      manager.close().then(
+        () => true,
+        () => true,
+      ),
+      new Promise<false>((resolve) => {
+        bound = setTimeout(() => resolve(false), CLOSE_BOUND_MS);
+      }),
+    ]);
+    clearTimeout(bound);
+    if (given) return error;
+    process.stderr.write(
+      `raes run: the store did not answer within ${CLOSE_BOUND_MS / 1000} s; the leases not given back expire ${leaseTtlMs} ms after their last renewal\n`,
+    );
+    process.stderr.write(`${errorLine(codeOf(error), error)}\n`);
+    process.exit(ExitCode.findings);
   };
 }

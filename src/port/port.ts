@@ -1,5 +1,11 @@
 import type { ApprovalExpiry, ApprovalRecord, ApprovalState, ToolActionRecord } from "../records/index.js";
-import { approvalWithheldReason, textDigest, toolActionAt, UnknownReason } from "../records/index.js";
+import {
+  approvalWithheldReason,
+  textDigest,
+  toolActionAt,
+  UnknownReason,
+  WithheldReason,
+} from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { type ApprovalAnswer, type ApprovalWait, parseApprovalWait, registerApproval } from "./approval.js";
@@ -109,15 +115,7 @@ export class InvocationToolActionPortCore {
   readonly #options: ToolActionPortOptions;
   #status: PortStatus = "inactive";
   #queue: Promise<unknown> = Promise.resolve();
-  readonly #decisions = new Map<
-    string,
-    {
-      readonly digest: string;
-      readonly decision: AdmitDecision;
-      /** A claim recorded dispatched whose answer was lost: its caller's retry gets the receipt, once. */
-      readonly owesReceipt?: true;
-    }
-  >();
+  readonly #decisions = new Map<string, { readonly digest: string; readonly decision: AdmitDecision }>();
   /**
    * The last claim whose write the port heard fail: the store may hold it all the same (the answer
    * was lost after the commit). It is read back before the next claim, so its ordinal is never
@@ -257,14 +255,7 @@ export class InvocationToolActionPortCore {
       const prior = this.#decisions.get(request.toolCallId);
       if (prior) {
         if (prior.digest !== digest) return refusedAdmit(Refusal.request_conflict);
-        const { decision } = prior;
-        if (dispatch && prior.owesReceipt && decision.admitted) {
-          // Owed once: the dispatch was recorded with the claim, and its caller heard a refusal.
-          this.#decisions.set(request.toolCallId, { digest, decision });
-          if (this.#actions.get(decision.actionInstanceId)?.phase === ToolActionPhase.dispatched)
-            return { decision, receipt: ACCEPTED };
-        }
-        return dispatch ? { decision } : decision;
+        return dispatch ? { decision: prior.decision } : prior.decision;
       }
       const { identity, rules, limits } = this.#options;
       const refusal = rules.check(identity, request);
@@ -316,9 +307,12 @@ export class InvocationToolActionPortCore {
   }
 
   /**
-   * Reads back the claim whose write the port heard fail. Stored, it is the invocation's, as if
-   * answered (a retry of its call gets it); not stored, its ordinal is free again. False while the
-   * store cannot answer: no claim is made until it can.
+   * Reads back the claim whose write the port heard fail. Not stored, its ordinal is free again.
+   * Stored, it is the invocation's action, under the call and digest the store holds, and is settled
+   * at once as not run, since its caller heard a refusal and so never ran the tool: `withheld`
+   * (`claim_unanswered`) if only admitted, `failed` if recorded dispatched with it (a one-step claim).
+   * A retry of its call gets its decision, and no dispatch. False while the store cannot answer: no
+   * claim is made until it can.
    */
   async #resolveUnheardClaim(): Promise<boolean> {
     const unheard = this.#unheardClaim;
@@ -339,10 +333,15 @@ export class InvocationToolActionPortCore {
     this.#actions.set(stored.id, stored);
     if (stored.phase !== ToolActionPhase.settled) this.#unsettled += 1;
     const decision: AdmitDecision = Object.freeze({ admitted: true, actionInstanceId: stored.id });
-    const owed = stored.phase === ToolActionPhase.dispatched ? { owesReceipt: true as const } : {};
-    this.#decisions.set(stored.toolCallId, { digest: unheard.digest, decision, ...owed });
+    this.#decisions.set(stored.toolCallId, { digest: stored.requestDigest, decision });
     this.#options.observer?.admitted(stored);
-    if (stored.phase !== ToolActionPhase.admitted) this.#options.observer?.dispatched(stored);
+    if (stored.phase === ToolActionPhase.admitted) {
+      await this.#apply(stored.id, { type: "cancel" }, { withheldReason: WithheldReason.claim_unanswered });
+    } else if (stored.phase === ToolActionPhase.dispatched) {
+      this.#options.observer?.dispatched(stored);
+      // Unrecorded, it stays dispatched and the close settles it by the close rules.
+      await this.#apply(stored.id, { type: "complete", status: "failed" });
+    }
     return true;
   }
 

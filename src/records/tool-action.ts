@@ -59,6 +59,11 @@ export const WithheldReason = {
    * runtime process ended (recovery); the upstream never saw it.
    */
   approval_expired: "approval_expired",
+  /**
+   * The claim was stored, but its answer was lost on the way back (the connection dropped after the
+   * commit): its caller heard a refusal, so the tool never ran. Settled when the port reads it back.
+   */
+  claim_unanswered: "claim_unanswered",
 } as const;
 /** A withheld reason raes-ts gives. */
 export type WithheldReason = (typeof WithheldReason)[keyof typeof WithheldReason];

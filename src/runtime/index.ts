@@ -19,6 +19,7 @@ export {
   settleInterrupted,
 } from "./invocation/index.js";
 export {
+  DEFAULT_LEASE_TTL_MS,
   PacedRunEnd,
   type PacedRunOptions,
   type PacedRunSummary,

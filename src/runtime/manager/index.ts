@@ -7,6 +7,7 @@ export type {
   RuntimeManagerOptions,
   RuntimeObserver,
 } from "./options.js";
+export { DEFAULT_LEASE_TTL_MS } from "./options.js";
 export {
   PacedRunEnd,
   type PacedRunOptions,

@@ -72,12 +72,13 @@ import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounde
 import { BudgetEventRecord } from "./budget-record.js";
 import { type DueRunner, runDueTicks } from "./due.js";
 import { jumpRefusal } from "./jump.js";
-import type {
-  ParticipantControlOptions,
-  ParticipantEpisodeOptions,
-  RuntimeManagerOptions,
-  RuntimeObserver,
-  ServiceContext,
+import {
+  DEFAULT_LEASE_TTL_MS,
+  type ParticipantControlOptions,
+  type ParticipantEpisodeOptions,
+  type RuntimeManagerOptions,
+  type RuntimeObserver,
+  type ServiceContext,
 } from "./options.js";
 import {
   type PacedRunOptions,
@@ -235,7 +236,7 @@ export class RuntimeManager {
         specs,
         now,
         ownerId: options.ownerId ?? newOwnerId(),
-        leaseTtlMs: options.leaseTtlMs ?? 30_000,
+        leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
         onShare: (share) => options.observer?.shareChanged?.(share),
         nowMs,
         log,

@@ -53,6 +53,9 @@ export interface RuntimeObserver {
   resourceThrottled?(throttle: ResourceThrottle): void;
 }
 
+/** How long a scheduler lease and a process heartbeat last without renewal, unless `leaseTtlMs` says. */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
 /** Options of `RuntimeManager.open`. */
 export interface RuntimeManagerOptions {
   readonly model: RuntimeModel;

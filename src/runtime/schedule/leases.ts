@@ -95,6 +95,8 @@ export class ParticipantLeases {
   #failing = false;
   /** A heartbeat issued ahead of the next rebalance (`beatAhead`), which takes its answer. */
   #ahead: { readonly at: number; readonly members: Promise<ProcessMember[]> } | undefined;
+  /** The last heartbeat sent ahead, taken or dropped: `releaseAll` waits for it to land first. */
+  #landing: Promise<unknown> = Promise.resolve();
 
   constructor(options: ParticipantLeasesOptions) {
     this.#o = options;
@@ -228,7 +230,7 @@ export class ParticipantLeases {
     const { store, ownerId, leaseTtlMs } = this.#o;
     const members = store.heartbeatProcess(ownerId, leaseTtlMs);
     // Rejected before the rebalance awaits it, it is still that rebalance's error, not an unhandled one.
-    members.catch(() => undefined);
+    this.#landing = members.catch(() => undefined);
     this.#ahead = { at: this.#o.nowMs(), members };
   }
 
@@ -312,10 +314,9 @@ export class ParticipantLeases {
     this.#released = true;
     this.stopKeepAlive();
     await this.#keepingAlive;
-    // A heartbeat sent ahead for a step that never took it must land before this process leaves.
-    const ahead = this.#ahead;
+    // A heartbeat sent ahead, taken or dropped by a failed step, must land before this process leaves.
     this.#ahead = undefined;
-    await ahead?.members.catch(() => undefined);
+    await this.#landing;
     const { store, ownerId } = this.#o;
     for (const lease of this.#leases.values()) await store.releaseLease(lease).catch(() => undefined);
     this.#leases.clear();

@@ -45,7 +45,7 @@ function firstClaimAnswerLost(store: ControlPlaneStore, committed = true): Contr
 }
 
 /** How the invocation goes on after its first claim's answer was lost. */
-type Then = "next-call" | "retry" | "retry-one-step" | "nothing";
+type Then = "next-call" | "retry" | "retry-one-step" | "nothing" | "nothing-one-step";
 
 /** One invocation: a claim whose answer is lost, then `then`; what each port call answered is kept. */
 class ClaimLost extends RecordingRuntime {
@@ -67,12 +67,12 @@ class ClaimLost extends RecordingRuntime {
   }
 
   async #calls(port: InvocationToolActionPort): Promise<void> {
-    const oneStep = this.then === "retry-one-step";
+    const oneStep = this.then === "retry-one-step" || this.then === "nothing-one-step";
     const first = oneStep
       ? (await admitAndDispatch(port, requestFor(port, "lost"))).decision
       : await port.admit(requestFor(port, "lost"));
     this.answers.push(first.admitted ? "admitted" : first.refusal);
-    if (this.then === "nothing") return;
+    if (this.then === "nothing" || this.then === "nothing-one-step") return;
     const call = this.then === "next-call" ? "next" : "lost";
     const ask = async () =>
       oneStep
@@ -92,7 +92,10 @@ class ClaimLost extends RecordingRuntime {
     const id = decision.actionInstanceId;
     this.answers.push(id.slice(id.lastIndexOf(":") + 1));
     const receipt = answer.receipt ?? (await port.dispatch(id));
-    assert.equal(receipt.accepted, true);
+    if (!receipt.accepted) {
+      this.answers.push(receipt.refusal);
+      return;
+    }
     assert.equal((await port.complete(id, outcomeFor(port, id))).ok, true);
   }
 }
@@ -129,6 +132,7 @@ async function afterLostClaim(
       answers: runtime.answers,
       summary: invocations[0]?.toolActions.map((a) => `${a.toolCallId}:${a.settlement}`),
       stored: stored.map((a) => `${a.toolCallId}:${a.admissionOrdinal}:${a.phase}:${a.settlement}`),
+      reasons: stored.map((a) => a.withheldReason ?? "-"),
       attempted: history.filter((e) => e.event_type === "action_attempted").length,
       stopped: (await store.listSchedulers())[0]?.stopReason,
     };
@@ -143,6 +147,7 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
   const next = await afterLostClaim(await open("next"), "next-call");
   assert.deepEqual(next.answers, ["ledger_unavailable", "tool=2"], "the next call is admitted, after it");
   assert.deepEqual(next.stored, ["lost:1:settled:withheld", "next:2:settled:succeeded"]);
+  assert.deepEqual(next.reasons, ["claim_unanswered", "-"], "withheld as unanswered: it never ran");
   assert.deepEqual(next.summary, ["lost:withheld", "next:succeeded"], "the close settles the stored claim");
   assert.equal(next.attempted, 1 + 2, "the history holds the invocation and both actions");
 
@@ -166,13 +171,21 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
   assert.deepEqual(left.stored, ["lost:1:settled:withheld"], "never an admitted row left behind");
 
   const retry = await afterLostClaim(await open("retry"), "retry");
-  assert.deepEqual(retry.answers, ["ledger_unavailable", "tool=1"], "a retry gets the stored claim");
-  assert.deepEqual(retry.stored, ["lost:1:settled:succeeded"]);
+  assert.deepEqual(
+    retry.answers,
+    ["ledger_unavailable", "tool=1", "state_conflict"],
+    "a retry of the call gets its decision, and no dispatch: it was withheld",
+  );
+  assert.deepEqual(retry.stored, ["lost:1:settled:withheld"]);
 
   const oneStep = await afterLostClaim(await open("one-step"), "retry-one-step");
-  assert.deepEqual(oneStep.answers, ["ledger_unavailable", "tool=1"], "with its dispatch receipt");
-  assert.deepEqual(oneStep.stored, ["lost:1:settled:succeeded"]);
+  assert.deepEqual(oneStep.answers, ["ledger_unavailable", "tool=1", "state_conflict"]);
+  assert.deepEqual(oneStep.stored, ["lost:1:settled:failed"], "recorded dispatched, it never ran: failed");
   assert.equal(oneStep.stopped, undefined);
+
+  const unanswered = await afterLostClaim(await open("one-step-left"), "nothing-one-step");
+  assert.deepEqual(unanswered.stored, ["lost:1:settled:failed"]);
+  assert.equal(unanswered.stopped, undefined, "no indeterminate action stops the scheduler");
 }
 
 describe("a tool-action claim whose answer was lost (it committed; the port heard it fail)", () => {

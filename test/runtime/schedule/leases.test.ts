@@ -194,21 +194,23 @@ describe("a step's heartbeat sent ahead of its rebalance", () => {
 });
 
 describe("a process leaving with a heartbeat sent ahead", () => {
-  it("waits for it, so it never lands after the process left", async () => {
-    const memory = await openControlPlaneStore("memory:");
-    const store = aroundStoreMethod(memory, "heartbeatProcess", async (_args, call) => {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      return call();
+  for (const dropped of [false, true])
+    it(`waits for it${dropped ? ", dropped by a failed step," : ""} so it never lands after the process left`, async () => {
+      const memory = await openControlPlaneStore("memory:");
+      const store = aroundStoreMethod(memory, "heartbeatProcess", async (_args, call) => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return call();
+      });
+      const leases = leasesOn(store);
+      await leases.rebalance();
+      leases.beatAhead();
+      if (dropped) leases.dropAhead();
+      await leases.releaseAll();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const live = await memory.heartbeatProcess("probe", 60_000);
+      assert.deepEqual(
+        live.map((m) => m.ownerId),
+        ["probe"],
+      );
     });
-    const leases = leasesOn(store);
-    await leases.rebalance();
-    leases.beatAhead();
-    await leases.releaseAll();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const live = await memory.heartbeatProcess("probe", 60_000);
-    assert.deepEqual(
-      live.map((m) => m.ownerId),
-      ["probe"],
-    );
-  });
 });
