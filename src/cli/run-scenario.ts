@@ -213,9 +213,9 @@ async function runParsed(
       });
     }
   } catch (error) {
-    // A signal while the failed run gives its leases back ends the process at once.
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    progress.finish();
     throw await closed(error);
   } finally {
     process.off("SIGINT", onSignal);
@@ -296,17 +296,26 @@ function idleLine(schedulers: readonly SchedulerRecord[], tornDown: ReadonlySet<
 
 /** How long a failed run waits to give its leases back before it exits without (they expire then). */
 const CLOSE_BOUND_MS = 10_000;
+/** How long a failed run whose store stopped answering may take to report its error and exit. */
+const EXIT_AFTER_REPORT_MS = 5_000;
 
 /**
  * Closes the manager of a run that failed, then gives back the failure: the process gives its
  * participants back and leaves (its keep-alive stops), so another process takes them at once, and the
  * store's connections close, so the process can exit. A close that fails too is not the run's error.
- * A store that stopped answering is waited for `CLOSE_BOUND_MS`, then the process ends with the
- * run's error: its connections could hold it for good, and the leases expire on their own.
+ * A signal meanwhile prints the error and ends the process at once. A store that stopped answering
+ * is waited for `CLOSE_BOUND_MS`; the error is then reported as usual (spans exported too), and the
+ * process ends a moment later if the store's connections would hold it: the leases expire on their own.
  */
 function closedOnFailure(manager: RuntimeManager, leaseTtlMs: number): (error: unknown) => Promise<unknown> {
   return async (error) => {
     process.stderr.write("raes run: the run failed; giving its participants back before exiting\n");
+    const interrupted = () => {
+      process.stderr.write(`${errorLine(codeOf(error), error)}\n`);
+      process.exit(130);
+    };
+    process.once("SIGINT", interrupted);
+    process.once("SIGTERM", interrupted);
     let bound: NodeJS.Timeout | undefined;
     const given = await Promise.race([
       manager.close().then(
@@ -318,11 +327,14 @@ function closedOnFailure(manager: RuntimeManager, leaseTtlMs: number): (error: u
       }),
     ]);
     clearTimeout(bound);
+    process.off("SIGINT", interrupted);
+    process.off("SIGTERM", interrupted);
     if (given) return error;
     process.stderr.write(
       `raes run: the store did not answer within ${CLOSE_BOUND_MS / 1000} s; the leases not given back expire ${leaseTtlMs} ms after their last renewal\n`,
     );
-    process.stderr.write(`${errorLine(codeOf(error), error)}\n`);
-    process.exit(ExitCode.findings);
+    // Unreferenced: it ends only a process that the store's connections would keep waiting.
+    setTimeout(() => process.exit(process.exitCode ?? ExitCode.findings), EXIT_AFTER_REPORT_MS).unref();
+    return error;
   };
 }

@@ -122,6 +122,8 @@ export class InvocationToolActionPortCore {
    * claimed twice, and at the close, so a stored one is settled with the rest.
    */
   #unheardClaim: { readonly record: ToolActionRecord; readonly digest: string } | undefined;
+  /** Claims read back after their answer was lost: settled as not run, now or at the close. */
+  readonly #unanswered = new Set<string>();
   readonly #actions = new Map<string, ToolActionRecord>();
   /** Actions whose last write the port heard fail: the store may hold it all the same. */
   readonly #inDoubt = new Set<string>();
@@ -205,12 +207,17 @@ export class InvocationToolActionPortCore {
       await this.#resolveUnheardClaim();
       for (const id of this.#inDoubt) await this.#readBack(id);
       for (const record of this.#actions.values()) {
-        const result = transition(record, { type: "close" });
+        // An unanswered claim whose settlement could not be written: settled as not run all the same.
+        const unanswered = this.#unanswered.has(record.id);
+        const result =
+          unanswered && record.phase === ToolActionPhase.dispatched
+            ? transition(record, { type: "complete", status: "failed" })
+            : transition(record, { type: "close" });
         if (!result.ok || result.state === record) {
           settled.push(record);
           continue;
         }
-        const moved = toolActionAt(record, result.state, this.#options.now());
+        const moved = notRunFields(toolActionAt(record, result.state, this.#options.now()), unanswered);
         const why = moved.settlement === "withheld" ? approvalWithheldReason(record.approval) : undefined;
         const at =
           why === undefined || moved.withheldReason !== undefined ? moved : { ...moved, withheldReason: why };
@@ -335,12 +342,13 @@ export class InvocationToolActionPortCore {
     const decision: AdmitDecision = Object.freeze({ admitted: true, actionInstanceId: stored.id });
     this.#decisions.set(stored.toolCallId, { digest: stored.requestDigest, decision });
     this.#options.observer?.admitted(stored);
+    this.#unanswered.add(stored.id);
     if (stored.phase === ToolActionPhase.admitted) {
-      await this.#apply(stored.id, { type: "cancel" }, { withheldReason: WithheldReason.claim_unanswered });
+      await this.#apply(stored.id, { type: "cancel" }, notRunFields({}, true, "withheld"));
     } else if (stored.phase === ToolActionPhase.dispatched) {
       this.#options.observer?.dispatched(stored);
-      // Unrecorded, it stays dispatched and the close settles it by the close rules.
-      await this.#apply(stored.id, { type: "complete", status: "failed" });
+      // Unrecorded, it stays dispatched, and the close settles it `failed` all the same.
+      await this.#apply(stored.id, { type: "complete", status: "failed" }, notRunFields({}, true, "failed"));
     }
     return true;
   }
@@ -575,4 +583,20 @@ export function outcomeFits(
     return false;
   }
   return true;
+}
+
+/**
+ * The fields that say an unanswered claim was settled as not run (docs/guide/troubleshooting.md):
+ * `withheld_reason` on a withheld one, `failure_class` on a failed one (recorded dispatched); a
+ * record that is not an unanswered claim's is returned as it is.
+ */
+function notRunFields<T extends Partial<ToolActionRecord>>(
+  record: T,
+  unanswered: boolean,
+  settlement: string | undefined = record.settlement,
+): T {
+  if (!unanswered) return record;
+  if (settlement === "withheld") return { ...record, withheldReason: WithheldReason.claim_unanswered };
+  if (settlement === "failed") return { ...record, failureClass: WithheldReason.claim_unanswered };
+  return record;
 }

@@ -105,8 +105,18 @@ async function afterLostClaim(
   then: Then,
   committed = true,
   readFailsOnce = false,
+  updateFailsOnce = false,
 ) {
   const store = firstClaimAnswerLost(opened, committed);
+  if (updateFailsOnce) {
+    const update = store.updateToolAction.bind(store);
+    let failed = false;
+    store.updateToolAction = async (...args) => {
+      if (failed) return update(...args);
+      failed = true;
+      throw new Error("connection terminated");
+    };
+  }
   if (readFailsOnce) {
     const read = store.getToolAction.bind(store);
     let failed = false;
@@ -132,7 +142,7 @@ async function afterLostClaim(
       answers: runtime.answers,
       summary: invocations[0]?.toolActions.map((a) => `${a.toolCallId}:${a.settlement}`),
       stored: stored.map((a) => `${a.toolCallId}:${a.admissionOrdinal}:${a.phase}:${a.settlement}`),
-      reasons: stored.map((a) => a.withheldReason ?? "-"),
+      reasons: stored.map((a) => a.withheldReason ?? a.failureClass ?? "-"),
       attempted: history.filter((e) => e.event_type === "action_attempted").length,
       stopped: (await store.listSchedulers())[0]?.stopReason,
     };
@@ -185,7 +195,18 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
 
   const unanswered = await afterLostClaim(await open("one-step-left"), "nothing-one-step");
   assert.deepEqual(unanswered.stored, ["lost:1:settled:failed"]);
+  assert.deepEqual(unanswered.reasons, ["claim_unanswered"], "its failure class says it never ran");
   assert.equal(unanswered.stopped, undefined, "no indeterminate action stops the scheduler");
+
+  // The read-back's settlement fails to be written too: the close settles it as not run all the same.
+  for (const [name, then, expected] of [
+    ["unwritten", "nothing", "lost:1:settled:withheld"],
+    ["unwritten-one-step", "nothing-one-step", "lost:1:settled:failed"],
+  ] as const) {
+    const lost = await afterLostClaim(await open(name), then, true, false, true);
+    assert.deepEqual([lost.stored, lost.reasons], [[expected], ["claim_unanswered"]], name);
+    assert.equal(lost.stopped, undefined, name);
+  }
 }
 
 describe("a tool-action claim whose answer was lost (it committed; the port heard it fail)", () => {
