@@ -17,6 +17,7 @@ import {
   openControlPlaneStore,
 } from "../../../src/store/index.js";
 import { EXAMPLE, exampleManifest, modelStartingAt } from "../../helpers/example.js";
+import { aroundStoreMethod } from "../../helpers/faulty-store.js";
 import { outcomeFor, requestFor } from "../../helpers/tool-requests.js";
 import { freshSchema, postgresAvailable } from "../../store/pg-available.js";
 import { RecordingRuntime } from "../harnesses.js";
@@ -100,6 +101,19 @@ class ClaimLost extends RecordingRuntime {
   }
 }
 
+/** The store with `method` failing once, as over a dropped connection, then answering again. */
+function failingOnce(
+  store: ControlPlaneStore,
+  method: "updateToolAction" | "getToolAction",
+): ControlPlaneStore {
+  let failed = false;
+  return aroundStoreMethod(store, method, (_args, call) => {
+    if (failed) return call();
+    failed = true;
+    return Promise.reject(new Error("connection terminated"));
+  });
+}
+
 async function afterLostClaim(
   opened: ControlPlaneStore,
   then: Then,
@@ -107,25 +121,9 @@ async function afterLostClaim(
   readFailsOnce = false,
   updateFailsOnce = false,
 ) {
-  const store = firstClaimAnswerLost(opened, committed);
-  if (updateFailsOnce) {
-    const update = store.updateToolAction.bind(store);
-    let failed = false;
-    store.updateToolAction = async (...args) => {
-      if (failed) return update(...args);
-      failed = true;
-      throw new Error("connection terminated");
-    };
-  }
-  if (readFailsOnce) {
-    const read = store.getToolAction.bind(store);
-    let failed = false;
-    store.getToolAction = async (...args) => {
-      if (failed) return read(...args);
-      failed = true;
-      throw new Error("connection terminated");
-    };
-  }
+  let store = firstClaimAnswerLost(opened, committed);
+  if (updateFailsOnce) store = failingOnce(store, "updateToolAction");
+  if (readFailsOnce) store = failingOnce(store, "getToolAction");
   const runtime = new ClaimLost(then);
   const manager = await RuntimeManager.open({
     model: modelStartingAt(10, 10),
