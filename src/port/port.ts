@@ -121,7 +121,7 @@ export class InvocationToolActionPortCore {
    * was lost after the commit). It is read back before the next claim, so its ordinal is never
    * claimed twice, and at the close, so a stored one is settled with the rest.
    */
-  #unheardClaim: { readonly record: ToolActionRecord; readonly digest: string } | undefined;
+  #unheardClaim: ToolActionRecord | undefined;
   /** Claims read back after their answer was lost: settled as not run, now or at the close. */
   readonly #unanswered = new Set<string>();
   readonly #actions = new Map<string, ToolActionRecord>();
@@ -294,7 +294,7 @@ export class InvocationToolActionPortCore {
       try {
         await this.#options.ledger.insert(record);
       } catch (error) {
-        this.#unheardClaim = { record, digest };
+        this.#unheardClaim = record;
         this.#options.onLedgerFailure?.({
           write: "insert",
           actionInstanceId: id,
@@ -331,7 +331,7 @@ export class InvocationToolActionPortCore {
     }
     let stored: ToolActionRecord | undefined;
     try {
-      stored = await read(unheard.record.id);
+      stored = await read(unheard.id);
     } catch {
       return false;
     }
