@@ -52,6 +52,19 @@ export class ChainLinker {
     );
   }
 
+  /** The digest `participant`'s next event chains from: its head, or its genesis under `anchor`. */
+  previous(participant: string, anchor: ChainAnchor = UNANCHORED): string {
+    return this.#previous(participant, anchor);
+  }
+
+  /**
+   * Moves `participant`'s head to `digest` at `sequence`: a digest computed elsewhere (another
+   * thread) from `previous(participant, anchor)`, as `linkAt` would have.
+   */
+  adopt(participant: string, anchor: ChainAnchor, digest: string, sequence: number): string {
+    return this.#moved(participant, anchor, digest, sequence);
+  }
+
   /** Every head this transaction moved, to write back with its events. */
   heads(): readonly ChainHead[] {
     return [...this.#heads.values()];

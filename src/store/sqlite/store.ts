@@ -45,12 +45,19 @@ export interface SqliteStoreOptions {
    * a commit in the same event-loop turn commit together at the turn's end (group commit).
    */
   readonly groupCommit?: boolean;
+  /**
+   * When false, every event row is prepared on the committing thread. By default a commit of 256
+   * closes or more (a recovery's) has a worker thread pack their events' bodies and link their
+   * chain digests while it writes; the rows are the same either way.
+   */
+  readonly prepareEventsApart?: boolean;
 }
 
 /** The default control plane: one SQLite file in WAL mode, shareable by several processes. */
 export class SqliteControlPlaneStore extends DelegatingStore {
   readonly #db: Database.Database;
   readonly #commits: GroupCommit;
+  readonly #writes: SqliteWrites;
 
   private constructor(
     url: string,
@@ -58,9 +65,11 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     now: () => number,
     groupCommit: boolean,
     timeout: number,
+    prepareApart: boolean,
   ) {
     const leases = new SqliteLeases(db, now);
     const commits = new GroupCommit(db, groupCommit);
+    const writes = new SqliteWrites(db, leases, commits, prepareApart);
     const tables = [
       hasChains(db),
       hasDecisions(db),
@@ -72,7 +81,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     super(url, {
       // A read or a lease first commits the queued writes, so it sees every write issued before it.
       reads: flushingFirst<StoreReads>(new SqliteReads(db, ...tables), commits),
-      writes: new SqliteWrites(db, leases, commits),
+      writes,
       leases: flushingFirst<StoreLeases>(leases, commits),
       error: (error) => sqliteError(url, error),
       snapshot: (work) => {
@@ -82,6 +91,12 @@ export class SqliteControlPlaneStore extends DelegatingStore {
     });
     this.#db = db;
     this.#commits = commits;
+    this.#writes = writes;
+  }
+
+  /** History events whose rows a worker thread prepared (SqliteStoreOptions.prepareEventsApart). */
+  get eventsPreparedApart(): number {
+    return this.#writes.preparedApart;
   }
 
   /** Write transactions this store committed (a group commit counts once); lease writes are not counted. */
@@ -120,6 +135,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         options.now ?? Date.now,
         options.groupCommit !== false,
         timeout,
+        options.prepareEventsApart !== false && !process.env.RAES_NO_APART,
       );
     } catch (error) {
       db?.close();

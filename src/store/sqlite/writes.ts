@@ -13,6 +13,7 @@ import {
   type ParticipantServiceRecord,
   type ResolutionRecord,
   type ToolActionPhase,
+  UNANCHORED,
 } from "../../records/index.js";
 import { ChainLinker } from "../chain.js";
 import { applyClockChange, foldClock } from "../clock.js";
@@ -54,6 +55,7 @@ import type {
   ServiceAdmission,
   ToolActionRecord,
 } from "../types.js";
+import { EventRowPipeline, PREPARE_APART_FROM } from "./event-rows/index.js";
 import type { Durability, GroupCommit } from "./group-commit.js";
 import { FENCE_HELD, type SqliteLeases } from "./leases.js";
 import { type PackCache, packBody } from "./packed-body.js";
@@ -154,8 +156,18 @@ export class SqliteWrites {
   /** Prepared at the first admitted open: the revision of a participant's service record. */
   #serviceRevision: Statement<[string], { revision: number | bigint }> | undefined;
 
-  constructor(db: Database, leases: SqliteLeases, commits: GroupCommit) {
+  /** `prepareApart` false prepares every event row on this thread (SqliteStoreOptions.prepareEventsApart). */
+  readonly #prepareApart: boolean;
+  #preparedApart = 0;
+
+  /** History events whose rows came from a worker thread. */
+  get preparedApart(): number {
+    return this.#preparedApart;
+  }
+
+  constructor(db: Database, leases: SqliteLeases, commits: GroupCommit, prepareApart = true) {
     this.#db = db;
+    this.#prepareApart = prepareApart;
     this.#commits = commits;
     this.#leases = leases;
     this.#upsertClock = db.prepare(upsert("clocks", CLOCK, ["clock_address"]));
@@ -281,53 +293,112 @@ export class SqliteWrites {
    * before the transaction begins: building them does not hold the file's write lock.
    */
   commitInvocations(taken: Iterable<InvocationCommit>, fence: Fence | undefined): Answer<void> {
-    const commits = Array.isArray(taken) ? (taken as readonly InvocationCommit[]) : [...taken];
-    return this.#immediate(() => {
-      this.#leases.check(fence);
-      // A transaction of several closes (a recovery's) writes many pages: its checkpoint runs later.
-      if (commits.length > 1) this.#commits.deferCheckpoint();
-      // Within the transaction only each scheduler's last state is ever seen: write that one alone.
-      const last = new Map<string, SchedulerRecord>();
-      for (const { scheduler } of commits) {
-        last.set(JSON.stringify([scheduler.participantAddress, scheduler.policyAddress]), scheduler);
+    this.#history ??= historyStatements(this.#db);
+    const history = this.#history;
+    const { commits, pipeline } = this.#taken(taken, history);
+    try {
+      const answer = this.#immediate(() => {
+        try {
+          this.#writeCommits(commits, pipeline, history, fence);
+        } finally {
+          pipeline?.close();
+        }
+      });
+      if (answer instanceof Promise) answer.finally(() => pipeline?.close()).catch(() => undefined);
+      return answer;
+    } catch (error) {
+      pipeline?.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Takes the closes; from `PREPARE_APART_FROM` of them (a recovery's), sends each to a worker
+   * thread that prepares its event rows while this one takes the rest and then writes.
+   */
+  #taken(
+    taken: Iterable<InvocationCommit>,
+    history: HistoryStatements,
+  ): { commits: readonly InvocationCommit[]; pipeline: EventRowPipeline | undefined } {
+    if (Array.isArray(taken) && taken.length < PREPARE_APART_FROM)
+      return { commits: taken as readonly InvocationCommit[], pipeline: undefined };
+    const commits: InvocationCommit[] = [];
+    let pipeline: EventRowPipeline | undefined;
+    for (const commit of taken) {
+      commits.push(commit);
+      if (pipeline !== undefined) pipeline.add(commit.events, commit.anchor ?? UNANCHORED);
+      else if (commits.length === PREPARE_APART_FROM && this.#prepareApart) {
+        // Read outside the transaction; it confirms them before using any answer.
+        const heads = new ChainLinker((participant) => {
+          const row = history.selectChain.get(participant);
+          return row && chainHead(row);
+        });
+        pipeline = EventRowPipeline.start({
+          lastSequence: history.lastSequence.get() ?? 0,
+          previous: (participant, anchor) => heads.previous(participant, anchor),
+        });
+        for (const early of commits) pipeline?.add(early.events, early.anchor ?? UNANCHORED);
       }
-      // Under the write lock the next sequence is max + 1 (commit order without gaps), known before
-      // the insert because each event's chain digest covers its sequence.
-      this.#history ??= historyStatements(this.#db);
-      const history = this.#history;
-      let sequence = history.lastSequence.get() ?? 0;
-      const chains = new ChainLinker((participant) => {
-        const row = history.selectChain.get(participant);
-        return row && chainHead(row);
-      }, new Map());
-      for (const commit of commits) {
-        if (this.#closeInvocation.run(invocationCloseRow(commit.invocation)).changes === 0) {
-          throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
-        }
-        for (const action of commit.toolActions) {
-          // A claim settles in place (its settlement columns only); one never claimed is inserted whole.
-          if (this.#settleToolAction.run(toolActionSettleRow(action)).changes === 0) {
-            this.#insertToolAction.run(toolActionRow(action));
-          }
-        }
-        // The events of a close share their frame's objects: each is packed once per close.
-        const packed: PackCache = new Map();
-        for (const draft of commit.events) {
-          sequence += 1;
-          // Bound by position, each cell once: no row object per event, no lookup of names.
-          history.insertEvent.run(
-            sequence,
-            draft.participant_address,
-            draft.episode_id,
-            draft.action_instance_id,
-            packBody(draft, draft, packed),
-            chains.linkAt(draft, sequence, commit.anchor),
-          );
+    }
+    pipeline?.flush();
+    return { commits, pipeline };
+  }
+
+  #writeCommits(
+    commits: readonly InvocationCommit[],
+    pipeline: EventRowPipeline | undefined,
+    history: HistoryStatements,
+    fence: Fence | undefined,
+  ): void {
+    this.#leases.check(fence);
+    // A transaction of several closes (a recovery's) writes many pages: its checkpoint runs later.
+    if (commits.length > 1) this.#commits.deferCheckpoint();
+    // Within the transaction only each scheduler's last state is ever seen: write that one alone.
+    const last = new Map<string, SchedulerRecord>();
+    for (const { scheduler } of commits) {
+      last.set(JSON.stringify([scheduler.participantAddress, scheduler.policyAddress]), scheduler);
+    }
+    // Under the write lock the next sequence is max + 1 (commit order without gaps), known before
+    // the insert because each event's chain digest covers its sequence.
+    let sequence = history.lastSequence.get() ?? 0;
+    const chains = new ChainLinker((participant) => {
+      const row = history.selectChain.get(participant);
+      return row && chainHead(row);
+    }, new Map());
+    const apart = pipeline?.confirm(sequence, (p, anchor) => chains.previous(p, anchor))
+      ? pipeline
+      : undefined;
+    for (const commit of commits) {
+      if (this.#closeInvocation.run(invocationCloseRow(commit.invocation)).changes === 0) {
+        throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
+      }
+      for (const action of commit.toolActions) {
+        // A claim settles in place (its settlement columns only); one never claimed is inserted whole.
+        if (this.#settleToolAction.run(toolActionSettleRow(action)).changes === 0) {
+          this.#insertToolAction.run(toolActionRow(action));
         }
       }
-      for (const head of chains.heads()) history.upsertChain.run(head);
-      for (const scheduler of last.values()) this.#upsertScheduler.run(schedulerRow(scheduler));
-    });
+      // The events of a close share their frame's objects: each is packed once per close.
+      const packed: PackCache = new Map();
+      for (const draft of commit.events) {
+        sequence += 1;
+        const row = apart?.next();
+        if (row) this.#preparedApart += 1;
+        // Bound by position, each cell once: no row object per event, no lookup of names.
+        history.insertEvent.run(
+          sequence,
+          draft.participant_address,
+          draft.episode_id,
+          draft.action_instance_id,
+          row ? row.body : packBody(draft, draft, packed),
+          row
+            ? chains.adopt(draft.participant_address, commit.anchor ?? UNANCHORED, row.digest, sequence)
+            : chains.linkAt(draft, sequence, commit.anchor),
+        );
+      }
+    }
+    for (const head of chains.heads()) history.upsertChain.run(head);
+    for (const scheduler of last.values()) this.#upsertScheduler.run(schedulerRow(scheduler));
   }
 
   /** Records a resolution on an indeterminate, unresolved tool action. */

@@ -1,0 +1,255 @@
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { ChainAnchor, HistoryEventDraft } from "../../../records/index.js";
+import type { EventRows, EventRowsJob } from "./prepare.js";
+
+export { type EventRows, type EventRowsJob, prepareEventRows } from "./prepare.js";
+
+/**
+ * From this many closes in one commit (a recovery's), their event rows are prepared on another
+ * thread while the commit writes: below it, starting the thread costs more than it saves.
+ */
+export const PREPARE_APART_FROM = 256;
+/** Closes per job: small enough that the writer starts early, large enough to share each message's cost. */
+const CLOSES_PER_JOB = 64;
+/** How long the writer waits for one answer before preparing the rest itself (the thread is slow or gone). */
+const STALL_MS = 5_000;
+
+/** Where the worker's module is and how long an answer may take; tests point these elsewhere. */
+export interface PipelineOptions {
+  readonly entry?: string;
+  readonly stallMs?: number;
+}
+
+/** One event's prepared row. */
+export interface PreparedRow {
+  readonly body: string;
+  readonly digest: string;
+}
+
+/** What a pipeline predicts before the transaction, and confirms inside it. */
+export interface Prediction {
+  /** The largest stored sequence, as read before the transaction. */
+  readonly lastSequence: number;
+  /** The digest a participant's next event chains from, as read before the transaction. */
+  readonly previous: (participant: string, anchor: ChainAnchor) => string;
+}
+
+/**
+ * Prepares a large commit's event rows (packed bodies and chain digests) on a worker thread
+ * while the committing thread writes (docs/guide/stores.md, "Recovery"). Closes are sent as they
+ * are taken, before the transaction, with the sequence and chain heads read then; inside the
+ * transaction `confirm` checks that nothing moved them, and `next` hands each event's row in
+ * commit order, blocking only until the thread has answered that far. Whatever the thread cannot
+ * answer (its start failed, it stalled, a close holds other than plain data, another writer moved
+ * a head) the writer prepares itself with the same functions: the rows are the same either way.
+ */
+export class EventRowPipeline {
+  readonly #worker: Worker;
+  readonly #port: MessagePort;
+  readonly #signal: Int32Array;
+  readonly #prediction: Prediction;
+  /** Each participant's predicted previous digest and the anchor it was read under, as sent. */
+  readonly #sent = new Map<string, { readonly digest: string; readonly anchor: ChainAnchor }>();
+  #job: (readonly HistoryEventDraft[])[] = [];
+  #jobPrevious: [string, string][] = [];
+  #nextSequence: number;
+  #posted = 0;
+  #received = 0;
+  /** No close is sent after one the thread could not be given. */
+  #stopped = false;
+  /** The thread's answers are no longer used: the writer prepares the rest. */
+  #failed = false;
+  #rows: EventRows | undefined;
+  #at = 0;
+
+  readonly #stallMs: number;
+
+  private constructor(prediction: Prediction, options: PipelineOptions) {
+    this.#stallMs = options.stallMs ?? STALL_MS;
+    this.#prediction = prediction;
+    this.#nextSequence = prediction.lastSequence + 1;
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    this.#signal = new Int32Array(new SharedArrayBuffer(4));
+    this.#worker = new Worker(BOOT, {
+      eval: true,
+      workerData: { port: port2, signal: this.#signal, entry: options.entry ?? ENTRY, loader: LOADER },
+      transferList: [port2],
+    });
+    // It never keeps the process alive, and its failure only sends the writer back to its own work.
+    this.#worker.unref();
+    this.#worker.on("error", () => {
+      this.#failed = true;
+    });
+  }
+
+  /** A pipeline, or undefined where no worker thread can be started. */
+  static start(prediction: Prediction, options: PipelineOptions = {}): EventRowPipeline | undefined {
+    try {
+      return new EventRowPipeline(prediction, options);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Sends one close's events (after the ones before it); a close holding other than plain data stops the sending. */
+  add(events: readonly HistoryEventDraft[], anchor: ChainAnchor): void {
+    if (this.#stopped) return;
+    const seen = new Set<object>();
+    if (!events.every((draft) => plainData(draft, seen))) {
+      this.#stopped = true;
+      this.flush();
+      return;
+    }
+    for (const draft of events) {
+      const participant = draft.participant_address;
+      if (!this.#sent.has(participant)) {
+        const digest = this.#prediction.previous(participant, anchor);
+        this.#sent.set(participant, { digest, anchor });
+        this.#jobPrevious.push([participant, digest]);
+      }
+    }
+    this.#job.push(events);
+    if (this.#job.length >= CLOSES_PER_JOB) this.flush();
+  }
+
+  /** Sends the closes not sent yet. */
+  flush(): void {
+    if (this.#job.length === 0) return;
+    let events = 0;
+    for (const close of this.#job) events += close.length;
+    const job: EventRowsJob = {
+      closes: this.#job,
+      firstSequence: this.#nextSequence,
+      previous: this.#jobPrevious,
+    };
+    this.#nextSequence += events;
+    this.#job = [];
+    this.#jobPrevious = [];
+    try {
+      this.#port.postMessage(job);
+      this.#posted += 1;
+    } catch {
+      // Not cloneable after all: this close and the ones after it are prepared by the writer.
+      this.#stopped = true;
+    }
+  }
+
+  /**
+   * Inside the transaction: whether the predictions still hold (the same last sequence, every sent
+   * participant's previous digest the same). When they do not, no answer is used.
+   */
+  confirm(lastSequence: number, previous: (participant: string, anchor: ChainAnchor) => string): boolean {
+    if (lastSequence !== this.#prediction.lastSequence) this.#failed = true;
+    for (const [participant, { digest, anchor }] of this.#sent) {
+      if (this.#failed) break;
+      if (previous(participant, anchor) !== digest) this.#failed = true;
+    }
+    return !this.#failed;
+  }
+
+  /** The next event's row, in commit order; undefined from the first event the thread does not answer. */
+  next(): PreparedRow | undefined {
+    if (this.#failed) return undefined;
+    if (this.#rows === undefined || this.#at === this.#rows.bodies.length) {
+      this.#rows = this.#take();
+      this.#at = 0;
+      if (this.#rows === undefined) return undefined;
+    }
+    const at = this.#at;
+    this.#at += 1;
+    return { body: this.#rows.bodies[at] as string, digest: this.#rows.digests[at] as string };
+  }
+
+  /** Stops the thread; the pipeline answers nothing more. */
+  close(): void {
+    this.#failed = true;
+    this.#port.close();
+    this.#worker.terminate().catch(() => undefined);
+  }
+
+  /** The next job's answer, waiting for it; undefined when there is none or it does not come. */
+  #take(): EventRows | undefined {
+    if (this.#received === this.#posted) return undefined;
+    let waited = 0;
+    for (;;) {
+      const got = receiveMessageOnPort(this.#port);
+      if (got !== undefined) {
+        this.#received += 1;
+        const answer = got.message as EventRows | { failed: string };
+        if ("failed" in answer) break;
+        return answer;
+      }
+      if (this.#failed || waited >= this.#stallMs) break;
+      // Blocks this thread until the worker raises the counter past what was read (or a slice passes).
+      const start = performance.now();
+      Atomics.wait(this.#signal, 0, this.#received, 100);
+      waited += performance.now() - start;
+    }
+    this.#failed = true;
+    return undefined;
+  }
+}
+
+/**
+ * Whether a value is plain data a structured clone copies exactly: plain objects and arrays of
+ * strings, finite numbers, booleans and null (undefined members are left out on both sides), no
+ * `toJSON`. Anything else (a class instance, a Date) is prepared by the writer, as it always was.
+ */
+function plainData(value: unknown, seen: Set<object>): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "undefined":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null || seen.has(value)) return true;
+      seen.add(value);
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+        for (let i = 0; i < value.length; i += 1) if (!plainData(value[i], seen)) return false;
+        return true;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      const record = value as Record<string, unknown>;
+      if (typeof record.toJSON === "function") return false;
+      for (const key of Object.keys(record)) if (!plainData(record[key], seen)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** The worker's module: the same kind of file as this one (TypeScript when run from source). */
+const SOURCE = import.meta.url.endsWith(".ts");
+const ENTRY = new URL(`./worker.${SOURCE ? "ts" : "js"}`, import.meta.url).href;
+/** From source, the worker needs the TypeScript loader the tests and benches run under (tsx). */
+const LOADER = SOURCE ? typescriptLoader() : undefined;
+
+function typescriptLoader(): string | undefined {
+  try {
+    return import.meta.resolve("tsx/esm/api");
+  } catch {
+    // No loader to give it: the worker fails to start and the writer prepares every row itself.
+    return undefined;
+  }
+}
+
+/**
+ * The worker's first code: loads its module (after the loader, from source); a failure is posted
+ * as an answer, so the writer waiting for one goes on by itself at once.
+ */
+const BOOT = `
+const { workerData } = require("node:worker_threads");
+(async () => {
+  if (workerData.loader) await (await import(workerData.loader)).register();
+  await import(workerData.entry);
+})().catch((error) => {
+  workerData.port.postMessage({ failed: String(error) });
+  Atomics.add(workerData.signal, 0, 1);
+  Atomics.notify(workerData.signal, 0);
+});
+`;
