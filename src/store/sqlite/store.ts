@@ -135,7 +135,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         options.now ?? Date.now,
         options.groupCommit !== false,
         timeout,
-        options.prepareEventsApart !== false && !process.env.RAES_NO_APART,
+        options.prepareEventsApart !== false,
       );
     } catch (error) {
       db?.close();
