@@ -1,4 +1,4 @@
-import { sha256Hex } from "./canonical.js";
+import { NEEDS_ESCAPING, sha256Hex, sortedNames } from "./canonical.js";
 
 /**
  * The hash chain of a participant's history (docs/reference/evidence.md). Every committed event
@@ -51,13 +51,6 @@ export function rfc8785(value: unknown, cache?: CanonicalCache): string {
 type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
 const HAS_WELL_FORMED = typeof (String.prototype as Partial<WellFormed>).isWellFormed === "function";
 
-/**
- * What JSON.stringify escapes in a string (`"`, `\\`, controls, lone surrogates), and any surrogate:
- * a string holding none of these is its own JSON text between quotes.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes.
-const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
-
 /** The JSON text of a string, a lone surrogate written as U+FFFD. */
 function stringText(value: string): string {
   // Most strings need no escaping: quoting them is JSON.stringify's text without the native call's copy.
@@ -83,39 +76,6 @@ function keyText(key: string): string {
     if (KEY_TEXTS.size < KEY_TEXTS_KEPT) KEY_TEXTS.set(key, text);
   }
   return text;
-}
-
-/**
- * Sorted member names by the names in an object's own order, under each first name: events of one
- * kind have the same members in the same order, so each order is sorted once. Bounded, as names may
- * be anyone's.
- */
-const SORTED_NAMES = new Map<
-  string,
-  { readonly names: readonly string[]; readonly sorted: readonly string[] }[]
->();
-const SORTED_FIRST_KEPT = 1024;
-const SORTED_ORDERS_KEPT = 8;
-
-/** `names` in RFC 8785 order: by their UTF-16 code units, the order sort() gives strings. `names` is kept: not changed after. */
-function sortedNames(names: string[]): readonly string[] {
-  if (names.length < 2) return names;
-  const first = names[0] as string;
-  const orders = SORTED_NAMES.get(first);
-  if (orders !== undefined) {
-    for (const order of orders) {
-      const known = order.names;
-      if (known.length !== names.length) continue;
-      let i = 1;
-      while (i < names.length && known[i] === names[i]) i += 1;
-      if (i === names.length) return order.sorted;
-    }
-  }
-  const sorted = [...names].sort();
-  if (orders === undefined) {
-    if (SORTED_NAMES.size < SORTED_FIRST_KEPT) SORTED_NAMES.set(first, [{ names, sorted }]);
-  } else if (orders.length < SORTED_ORDERS_KEPT) orders.push({ names, sorted });
-  return sorted;
 }
 
 function serialize(input: unknown, cache: CanonicalCache | undefined, applied = false): string | undefined {
