@@ -1,57 +1,76 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { pathToFileURL } from "node:url";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import type { HistoryEventDraft } from "../../../src/history/index.js";
-import { chainGenesis, UNANCHORED } from "../../../src/records/index.js";
+import { type ChainAnchor, chainGenesis } from "../../../src/records/index.js";
 import type { InvocationCommit, InvocationRecord } from "../../../src/store/index.js";
-import { EventRowPipeline, PREPARE_APART_FROM } from "../../../src/store/sqlite/event-rows/index.js";
+import {
+  EventRowPipeline,
+  PREPARE_APART_FROM,
+  prepareEventRows,
+} from "../../../src/store/sqlite/event-rows/index.js";
 import { SqliteControlPlaneStore } from "../../../src/store/sqlite/index.js";
 import { closeCommit, invocation, P1, P2, scheduler, triple } from "../records.js";
 
 const dir = mkdtempSync(join(tmpdir(), "raes-event-rows-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const ANCHOR = { scenario_digest: "sha256:scenario", manifest_digest: "sha256:manifest" };
-/** Closes per participant: together well past the size from which a worker prepares the rows. */
-const PER_PARTICIPANT = 200;
+const ANCHOR: ChainAnchor = { scenario_digest: "sha256:scenario", manifest_digest: "sha256:manifest" };
+/** Closes per participant: together past the size from which a worker prepares the rows. */
+const PER_PARTICIPANT = PREPARE_APART_FROM / 2 + 100;
+const SEED = join(dir, "seed.db");
+const fixture = (name: string) =>
+  pathToFileURL(fileURLToPath(new URL(`../../fixtures/event-rows/${name}`, import.meta.url))).href;
 
-let files = 0;
-function storeFile(prepareEventsApart: boolean): { file: string; store: SqliteControlPlaneStore } {
-  files += 1;
-  const file = join(dir, `store-${files}.db`);
-  return {
-    file,
-    store: SqliteControlPlaneStore.open(`sqlite:${file}`, file, { prepareEventsApart }),
-  };
-}
-
-/** Two participants' interrupted invocations, opened alike in every store; P1 already has history. */
-async function seeded(store: SqliteControlPlaneStore): Promise<InvocationRecord[]> {
-  const first = invocation({ id: "inv-p1-0000", participantAddress: P1, ordinal: 1 });
-  await store.openInvocation(first, scheduler({ participantAddress: P1 }));
-  await store.commitInvocation({ ...closeCommit(first), anchor: ANCHOR });
+/** Two participants' interrupted invocations, interleaved; P1 already has history, P2 none. */
+function openInvocations(): InvocationRecord[] {
   const open: InvocationRecord[] = [];
   for (let k = 1; k <= PER_PARTICIPANT; k += 1) {
     for (const [p, participantAddress] of [P1, P2].entries()) {
-      const inv = invocation({
-        id: `inv-p${p + 1}-${String(k).padStart(4, "0")}`,
-        participantAddress,
-        ordinal: k + 1,
-      });
-      await store.openInvocation(inv, scheduler({ participantAddress, attempts: k, nextOrdinal: k + 2 }));
-      open.push(inv);
+      open.push(
+        invocation({ id: `inv-p${p + 1}-${String(k).padStart(5, "0")}`, participantAddress, ordinal: k + 1 }),
+      );
     }
   }
   return open;
 }
 
+before(async () => {
+  const store = SqliteControlPlaneStore.open(`sqlite:${SEED}`, SEED);
+  try {
+    const first = invocation({ id: "inv-p1-00000", participantAddress: P1, ordinal: 1 });
+    await store.openInvocation(first, scheduler({ participantAddress: P1 }));
+    await store.commitInvocation({ ...closeCommit(first), anchor: ANCHOR });
+    // One event-loop turn: the group commit writes them in one transaction.
+    await Promise.all(
+      openInvocations().map((inv) =>
+        store.openInvocation(inv, scheduler({ participantAddress: inv.participantAddress })),
+      ),
+    );
+  } finally {
+    await store.close();
+  }
+});
+
 /** The closes of one recovery-sized commit, the two participants' interleaved. */
-function closes(open: readonly InvocationRecord[]): InvocationCommit[] {
-  return open.map((inv) => ({ ...closeCommit(inv), anchor: ANCHOR }));
+function closes(): InvocationCommit[] {
+  return openInvocations().map((inv) => ({ ...closeCommit(inv), anchor: ANCHOR }));
+}
+
+/** Blocks this thread, as a slow generator of closes would. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The closes, then a pause in which a worker answers every job before the transaction begins. */
+function* closesThenPause(): Generator<InvocationCommit> {
+  yield* closes();
+  pause(1_000);
 }
 
 /** Every stored byte a close writes that depends on how its rows were prepared. */
@@ -71,26 +90,40 @@ function history(file: string): unknown {
   }
 }
 
+let copies = 0;
 async function committed(
   prepareEventsApart: boolean,
-  commitsOf: (open: InvocationRecord[], file: string) => Iterable<InvocationCommit>,
+  commitsOf: (file: string) => Iterable<InvocationCommit>,
 ): Promise<{ rows: unknown; apart: number }> {
-  const { file, store } = storeFile(prepareEventsApart);
+  copies += 1;
+  const file = join(dir, `store-${copies}.db`);
+  copyFileSync(SEED, file);
+  const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file, { prepareEventsApart });
   try {
-    await store.commitInvocations(commitsOf(await seeded(store), file));
+    await store.commitInvocations(commitsOf(file));
     return { rows: history(file), apart: store.eventsPreparedApart };
   } finally {
     await store.close();
   }
 }
 
+const EVENTS = 3 * 2 * PER_PARTICIPANT;
+
 describe("a recovery-sized SQLite commit's event rows, prepared on a worker thread", () => {
   it("are the rows the committing thread writes alone, byte for byte, chains continued and started", async () => {
-    const alone = await committed(false, closes);
-    const apart = await committed(true, closes);
-    assert.ok(2 * PER_PARTICIPANT >= PREPARE_APART_FROM);
+    const alone = await committed(false, closesThenPause);
+    const apart = await committed(true, closesThenPause);
     assert.equal(alone.apart, 0);
-    assert.equal(apart.apart, 3 * 2 * PER_PARTICIPANT, "every event's row came from the worker");
+    assert.ok(apart.apart > 0, "the worker's rows were used");
+    assert.deepEqual(apart.rows, alone.rows);
+    assert.equal((apart.rows as { events: unknown[] }).events.length, 3 + EVENTS);
+  });
+
+  it("prepares nothing apart below the size that pays for a thread", async () => {
+    const few = () => closes().slice(0, PREPARE_APART_FROM - 1);
+    const alone = await committed(false, few);
+    const apart = await committed(true, few);
+    assert.equal(apart.apart, 0);
     assert.deepEqual(apart.rows, alone.rows);
   });
 
@@ -102,58 +135,128 @@ describe("a recovery-sized SQLite commit's event rows, prepared on a worker thre
       }
     }
     const odd = PREPARE_APART_FROM + 10;
-    const withNote = (open: InvocationRecord[]) =>
-      closes(open).map((commit, i) =>
-        i === odd
+    function* withNote(): Generator<InvocationCommit> {
+      for (const [i, commit] of closes().entries()) {
+        yield i === odd
           ? {
               ...commit,
               events: commit.events.map(
                 (draft) => ({ ...draft, note: new Note("kept") }) as HistoryEventDraft,
               ),
             }
-          : commit,
-      );
+          : commit;
+      }
+      pause(1_000);
+    }
     const alone = await committed(false, withNote);
     const apart = await committed(true, withNote);
-    assert.equal(apart.apart, 3 * odd, "the worker answered only the closes before it");
+    assert.ok(apart.apart > 0 && apart.apart <= 3 * odd, `${apart.apart} rows from the worker`);
     assert.deepEqual(apart.rows, alone.rows);
   });
 
   it("uses no answer when another writer appends between the closes' taking and the commit", async () => {
-    function* racing(open: InvocationRecord[], file: string): Generator<InvocationCommit> {
-      const all = closes(open);
-      for (const [i, commit] of all.entries()) {
-        yield commit;
-        if (i === all.length - 1) {
-          // Another connection moves the sequence after every close was sent to the worker.
-          const db = new Database(file);
-          db.prepare(
-            "INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body, chain_digest) VALUES (1000000, 'participant:other', 'e', 'a', '{}', NULL)",
-          ).run();
-          db.close();
-        }
-      }
+    function* racing(file: string): Generator<InvocationCommit> {
+      yield* closesThenPause();
+      // Another connection moves the sequence after every close was sent to the worker.
+      const db = new Database(file);
+      db.prepare(
+        "INSERT INTO history_events (sequence, participant_address, episode_id, action_instance_id, body) VALUES (1000000, 'participant:other', 'e', 'a', '{}')",
+      ).run();
+      db.close();
     }
     const alone = await committed(false, racing);
     const apart = await committed(true, racing);
     assert.equal(apart.apart, 0, "the prediction no longer held: every row was prepared here");
     assert.deepEqual(apart.rows, alone.rows);
   });
+});
 
-  it("answers nothing, without waiting its stall bound, when the worker's module cannot load", () => {
+describe("the event-row pipeline", () => {
+  const previous = (p: string, anchor: ChainAnchor) => chainGenesis(p, anchor);
+  /** Three jobs' worth of closes (64 a job), one participant. */
+  const jobs = Array.from({ length: 3 * 64 }, (_, k) =>
+    triple(invocation({ id: `inv-${k}`, ordinal: k + 1 })),
+  );
+
+  async function answered(pipeline: EventRowPipeline, count: number): Promise<void> {
+    for (let waited = 0; pipeline.answers < count; waited += 20) {
+      assert.ok(waited < 60_000, "the worker answered");
+      await sleep(20);
+    }
+  }
+
+  it("hands each event the row the same functions give here, once the thread has answered", async () => {
+    const pipeline = EventRowPipeline.start({ lastSequence: 7, previous });
+    assert.ok(pipeline);
+    try {
+      for (const events of jobs) pipeline.add(events, ANCHOR);
+      pipeline.flush();
+      await answered(pipeline, 3);
+      assert.equal(pipeline.confirm(7, previous), true);
+      const here = prepareEventRows(
+        { index: 0, closes: jobs, firstSequence: 8, previous: [[P1, previous(P1, ANCHOR)]] },
+        new Map(),
+      );
+      const rows = jobs.flat().map(() => pipeline.next());
+      assert.deepEqual(
+        rows.map((r) => r?.body),
+        here.bodies,
+      );
+      assert.deepEqual(
+        rows.map((r) => r?.digest),
+        here.digests,
+      );
+      assert.equal(pipeline.next(), undefined, "nothing after the closes sent");
+    } finally {
+      pipeline.close();
+    }
+  });
+
+  it("refuses every answer when the sequence moved before the transaction", async () => {
+    const pipeline = EventRowPipeline.start({ lastSequence: 7, previous });
+    assert.ok(pipeline);
+    try {
+      for (const events of jobs) pipeline.add(events, ANCHOR);
+      pipeline.flush();
+      await answered(pipeline, 3);
+      assert.equal(pipeline.confirm(8, previous), false);
+      assert.equal(pipeline.next(), undefined);
+    } finally {
+      pipeline.close();
+    }
+  });
+
+  it("never waits for a thread that has not answered yet: the writer takes those jobs", () => {
     const pipeline = EventRowPipeline.start(
-      { lastSequence: 0, previous: (p, anchor) => chainGenesis(p, anchor) },
+      { lastSequence: 0, previous },
+      { entry: fixture("starts-late.ts"), stallMs: 600_000 },
+    );
+    assert.ok(pipeline);
+    try {
+      for (const events of jobs) pipeline.add(events, ANCHOR);
+      pipeline.flush();
+      assert.equal(pipeline.confirm(0, previous), true);
+      // A stall bound of ten minutes: returning at all shows nothing was waited for.
+      assert.deepEqual(
+        jobs.flat().map(() => pipeline.next()),
+        jobs.flat().map(() => undefined),
+      );
+    } finally {
+      pipeline.close();
+    }
+  });
+
+  it("answers nothing, without waiting its stall bound, when the worker's module cannot load", async () => {
+    const pipeline = EventRowPipeline.start(
+      { lastSequence: 0, previous },
       { entry: pathToFileURL(join(dir, "no-such-module.js")).href, stallMs: 600_000 },
     );
     assert.ok(pipeline);
     try {
-      pipeline.add(triple(invocation()), UNANCHORED);
+      for (const events of jobs) pipeline.add(events, ANCHOR);
       pipeline.flush();
-      assert.equal(
-        pipeline.confirm(0, (p, anchor) => chainGenesis(p, anchor)),
-        true,
-      );
-      // A stall bound of ten minutes: answering at all proves the failure was reported, not waited out.
+      await answered(pipeline, 1);
+      assert.equal(pipeline.confirm(0, previous), true);
       assert.equal(pipeline.next(), undefined);
       assert.equal(pipeline.next(), undefined);
     } finally {
@@ -161,18 +264,20 @@ describe("a recovery-sized SQLite commit's event rows, prepared on a worker thre
     }
   });
 
-  it("answers nothing once a worker that never answers outlasts the stall bound", () => {
-    const silent = join(dir, "silent.mjs");
-    writeFileSync(silent, "setInterval(() => {}, 1000);\n");
+  it("gives up on a thread that stops answering mid-way once the stall bound passes", async () => {
     const pipeline = EventRowPipeline.start(
-      { lastSequence: 0, previous: (p, anchor) => chainGenesis(p, anchor) },
-      { entry: pathToFileURL(silent).href, stallMs: 300 },
+      { lastSequence: 0, previous },
+      { entry: fixture("answers-once.ts"), stallMs: 300 },
     );
     assert.ok(pipeline);
     try {
-      pipeline.add(triple(invocation()), UNANCHORED);
+      for (const events of jobs) pipeline.add(events, ANCHOR);
       pipeline.flush();
-      assert.equal(pipeline.next(), undefined);
+      await answered(pipeline, 1);
+      assert.equal(pipeline.confirm(0, previous), true);
+      const rows = jobs.flat().map(() => pipeline.next());
+      assert.equal(rows.filter((r) => r !== undefined).length, 3 * 64, "the first job's rows");
+      assert.ok(rows.slice(3 * 64).every((r) => r === undefined));
     } finally {
       pipeline.close();
     }

@@ -8,7 +8,7 @@ export { type EventRows, type EventRowsJob, prepareEventRows } from "./prepare.j
  * From this many closes in one commit (a recovery's), their event rows are prepared on another
  * thread while the commit writes: below it, starting the thread costs more than it saves.
  */
-export const PREPARE_APART_FROM = 256;
+export const PREPARE_APART_FROM = 2048;
 /** Closes per job: small enough that the writer starts early, large enough to share each message's cost. */
 const CLOSES_PER_JOB = 64;
 /** How long the writer waits for one answer before preparing the rest itself (the thread is slow or gone). */
@@ -53,14 +53,20 @@ export class EventRowPipeline {
   #job: (readonly HistoryEventDraft[])[] = [];
   #jobPrevious: [string, string][] = [];
   #nextSequence: number;
-  #posted = 0;
-  #received = 0;
+  /** The events of each job sent, in order. */
+  readonly #jobSizes: number[] = [];
+  /** The job whose events `next` hands now, its rows (undefined: the writer prepares them), and the place in it. */
+  #current = -1;
+  #rows: EventRows | undefined;
+  #at = 0;
+  /** The last job the thread answered (-1: none yet, it may still be starting). */
+  #answered = -1;
+  /** Answers read from the port: the thread raises the shared counter past this with each one it posts. */
+  #seen = 0;
   /** No close is sent after one the thread could not be given. */
   #stopped = false;
   /** The thread's answers are no longer used: the writer prepares the rest. */
   #failed = false;
-  #rows: EventRows | undefined;
-  #at = 0;
 
   readonly #stallMs: number;
 
@@ -70,7 +76,8 @@ export class EventRowPipeline {
     this.#nextSequence = prediction.lastSequence + 1;
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
-    this.#signal = new Int32Array(new SharedArrayBuffer(4));
+    // [answers posted, jobs the writer took from the first]
+    this.#signal = new Int32Array(new SharedArrayBuffer(8));
     this.#worker = new Worker(BOOT, {
       eval: true,
       workerData: { port: port2, signal: this.#signal, entry: options.entry ?? ENTRY, loader: LOADER },
@@ -119,6 +126,7 @@ export class EventRowPipeline {
     let events = 0;
     for (const close of this.#job) events += close.length;
     const job: EventRowsJob = {
+      index: this.#jobSizes.length,
       closes: this.#job,
       firstSequence: this.#nextSequence,
       previous: this.#jobPrevious,
@@ -128,7 +136,7 @@ export class EventRowPipeline {
     this.#jobPrevious = [];
     try {
       this.#port.postMessage(job);
-      this.#posted += 1;
+      this.#jobSizes.push(events);
     } catch {
       // Not cloneable after all: this close and the ones after it are prepared by the writer.
       this.#stopped = true;
@@ -148,17 +156,31 @@ export class EventRowPipeline {
     return !this.#failed;
   }
 
-  /** The next event's row, in commit order; undefined from the first event the thread does not answer. */
+  /**
+   * The next event's row, in commit order, or undefined when the writer prepares it: every event
+   * of a job the thread had not reached when the writer came to it, and every one after the jobs
+   * sent, or after the thread failed.
+   */
   next(): PreparedRow | undefined {
-    if (this.#failed) return undefined;
-    if (this.#rows === undefined || this.#at === this.#rows.bodies.length) {
-      this.#rows = this.#take();
+    while (this.#current < 0 || this.#at === (this.#jobSizes[this.#current] ?? 0)) {
+      this.#current += 1;
       this.#at = 0;
-      if (this.#rows === undefined) return undefined;
+      if (this.#current >= this.#jobSizes.length) {
+        this.#rows = undefined;
+        return undefined;
+      }
+      this.#rows = this.#failed ? undefined : this.#rowsOf(this.#current);
     }
     const at = this.#at;
     this.#at += 1;
-    return { body: this.#rows.bodies[at] as string, digest: this.#rows.digests[at] as string };
+    const rows = this.#rows;
+    if (rows === undefined) return undefined;
+    return { body: rows.bodies[at] as string, digest: rows.digests[at] as string };
+  }
+
+  /** How many answers the thread has posted so far (the failure of its start counts as one). */
+  get answers(): number {
+    return Atomics.load(this.#signal, 0);
   }
 
   /** Stops the thread; the pipeline answers nothing more. */
@@ -168,25 +190,37 @@ export class EventRowPipeline {
     this.#worker.terminate().catch(() => undefined);
   }
 
-  /** The next job's answer, waiting for it; undefined when there is none or it does not come. */
-  #take(): EventRows | undefined {
-    if (this.#received === this.#posted) return undefined;
+  /**
+   * Job `index`'s answer. Waits for it only while the thread works on that very job (it answered
+   * the one before); a job the thread has not reached (it may still be starting) is taken by the
+   * writer at once, and the thread told to link it only.
+   */
+  #rowsOf(index: number): EventRows | undefined {
     let waited = 0;
     for (;;) {
-      const got = receiveMessageOnPort(this.#port);
-      if (got !== undefined) {
-        this.#received += 1;
+      for (
+        let got = receiveMessageOnPort(this.#port);
+        got !== undefined;
+        got = receiveMessageOnPort(this.#port)
+      ) {
+        this.#seen += 1;
         const answer = got.message as EventRows | { failed: string };
-        if ("failed" in answer) break;
-        return answer;
+        if ("failed" in answer) {
+          this.#failed = true;
+          return undefined;
+        }
+        this.#answered = answer.index;
+        // An earlier job's answer came after the writer took that job: not used.
+        if (answer.index === index) return answer;
       }
-      if (this.#failed || waited >= this.#stallMs) break;
-      // Blocks this thread until the worker raises the counter past what was read (or a slice passes).
+      if (this.#failed || this.#answered !== index - 1 || index === 0 || waited >= this.#stallMs) break;
+      // Blocks this thread until the worker posts another answer (or a slice passes).
       const start = performance.now();
-      Atomics.wait(this.#signal, 0, this.#received, 100);
+      Atomics.wait(this.#signal, 0, this.#seen, 100);
       waited += performance.now() - start;
     }
-    this.#failed = true;
+    if (waited >= this.#stallMs) this.#failed = true;
+    Atomics.store(this.#signal, 1, index + 1);
     return undefined;
   }
 }

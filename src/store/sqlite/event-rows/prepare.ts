@@ -7,6 +7,8 @@ import { type PackCache, packBody } from "../packed-body.js";
  * participant met here for the first time chains from.
  */
 export interface EventRowsJob {
+  /** The job's place among the commit's jobs, from 0. */
+  readonly index: number;
   /** Each close's events, in the order the commit inserts them. */
   readonly closes: readonly (readonly HistoryEventDraft[])[];
   /** The sequence of the chunk's first event; the others follow without gaps. */
@@ -17,6 +19,8 @@ export interface EventRowsJob {
 
 /** A chunk's rows, event by event in its order: the stored body and the `chain_digest`. */
 export interface EventRows {
+  readonly index: number;
+  /** Empty when the bodies were not asked for (the writer took the chunk). */
   readonly bodies: readonly string[];
   readonly digests: readonly string[];
 }
@@ -24,9 +28,9 @@ export interface EventRows {
 /**
  * The stored bodies and chain digests of a chunk's events: what the SQLite store's commit writes,
  * computed by the same functions (`packBody`, `chainDigestAt`). `heads` carries each participant's
- * last digest from one chunk to the next.
+ * last digest from one chunk to the next; `pack` false links the chunk only (its bodies are not needed).
  */
-export function prepareEventRows(job: EventRowsJob, heads: Map<string, string>): EventRows {
+export function prepareEventRows(job: EventRowsJob, heads: Map<string, string>, pack = true): EventRows {
   for (const [participant, digest] of job.previous) heads.set(participant, digest);
   const bodies: string[] = [];
   const digests: string[] = [];
@@ -38,12 +42,12 @@ export function prepareEventRows(job: EventRowsJob, heads: Map<string, string>):
     for (const draft of events) {
       const previous = heads.get(draft.participant_address);
       if (previous === undefined) throw new Error(`no chain head for ${draft.participant_address}`);
-      bodies.push(packBody(draft, draft, packed));
+      if (pack) bodies.push(packBody(draft, draft, packed));
       const digest = chainDigestAt(previous, draft, sequence, texts);
       heads.set(draft.participant_address, digest);
       digests.push(digest);
       sequence += 1;
     }
   }
-  return { bodies, digests };
+  return { index: job.index, bodies, digests };
 }
