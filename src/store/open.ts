@@ -25,6 +25,12 @@ export interface OpenStoreOptions {
    * schema with the tables); otherwise `StoreMissingError` and nothing is created. Default true.
    */
   readonly create?: boolean;
+  /**
+   * sqlite: when false, every history row is prepared on the committing thread. By default a commit
+   * of 2048 closes or more (a large recovery's) has a worker thread pack their events' bodies and
+   * link their chain digests while it writes; the rows are the same either way.
+   */
+  readonly prepareEventsApart?: boolean;
   /** postgres: server-side statement limit; a write that hits it fails with `StoreUnavailableError`. Default 10000; 0: none. */
   readonly statementTimeoutMs?: number;
   /** postgres: how long connecting may take. Default 5000. */
@@ -67,6 +73,7 @@ export async function openControlPlaneStore(
       ...(options.cacheMiB === undefined ? {} : { cacheMiB: options.cacheMiB }),
       ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
       ...(options.create === undefined ? {} : { create: options.create }),
+      ...(options.prepareEventsApart === undefined ? {} : { prepareEventsApart: options.prepareEventsApart }),
     });
   }
   const { PostgresControlPlaneStore } = await importPostgres();

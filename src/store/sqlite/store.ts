@@ -46,8 +46,8 @@ export interface SqliteStoreOptions {
    */
   readonly groupCommit?: boolean;
   /**
-   * When false, every event row is prepared on the committing thread. By default a commit of 256
-   * closes or more (a recovery's) has a worker thread pack their events' bodies and link their
+   * When false, every event row is prepared on the committing thread. By default a commit of 2048
+   * closes or more (a large recovery's) has a worker thread pack their events' bodies and link their
    * chain digests while it writes; the rows are the same either way.
    */
   readonly prepareEventsApart?: boolean;

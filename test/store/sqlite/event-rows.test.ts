@@ -8,7 +8,11 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import type { HistoryEventDraft } from "../../../src/history/index.js";
 import { type ChainAnchor, chainGenesis } from "../../../src/records/index.js";
-import type { InvocationCommit, InvocationRecord } from "../../../src/store/index.js";
+import {
+  type InvocationCommit,
+  type InvocationRecord,
+  openControlPlaneStore,
+} from "../../../src/store/index.js";
 import {
   EventRowPipeline,
   PREPARE_APART_FROM,
@@ -117,6 +121,20 @@ describe("a recovery-sized SQLite commit's event rows, prepared on a worker thre
     assert.ok(apart.apart > 0, "the worker's rows were used");
     assert.deepEqual(apart.rows, alone.rows);
     assert.equal((apart.rows as { events: unknown[] }).events.length, 3 + EVENTS);
+  });
+
+  it("prepares nothing apart when openControlPlaneStore is told prepareEventsApart: false", async () => {
+    copies += 1;
+    const file = join(dir, `store-${copies}.db`);
+    copyFileSync(SEED, file);
+    const store = await openControlPlaneStore(`sqlite:${file}`, { prepareEventsApart: false });
+    try {
+      await store.commitInvocations(closesThenPause());
+      assert.ok(store instanceof SqliteControlPlaneStore);
+      assert.equal(store.eventsPreparedApart, 0);
+    } finally {
+      await store.close();
+    }
   });
 
   it("prepares nothing apart below the size that pays for a thread", async () => {
