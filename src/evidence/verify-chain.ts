@@ -7,7 +7,7 @@ import {
   UNANCHORED,
 } from "../records/index.js";
 
-/** How a history fails to verify: what the first mismatch looks like (docs/reference/evidence.md). */
+/** How a history fails to verify: what the first mismatch looks like (docs/evidence-format.md). */
 export const ChainBreak = {
   /** The event's content changed: the next event still chains from its stored digest. */
   edited: "edited",

@@ -1,7 +1,7 @@
 import { NEEDS_ESCAPING, sha256Hex, sortedNames } from "./canonical.js";
 
 /**
- * The hash chain of a participant's history (docs/reference/evidence.md). Every committed event
+ * The hash chain of a participant's history (docs/evidence-format.md). Every committed event
  * carries `chain_digest`: `sha256:` and the lowercase hex SHA-256 of the bytes of the previous
  * event's `chain_digest` (its 71 ASCII characters) followed by the UTF-8 bytes of the event's
  * RFC 8785 canonical JSON without `chain_digest`. A participant's first event chains from its

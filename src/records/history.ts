@@ -124,7 +124,7 @@ export interface ActivityProvenance {
 export interface HistoryEvent extends HistoryEventDraft {
   readonly sequence: number;
   /**
-   * raes-ts's own: the event's link in its participant's hash chain (docs/reference/evidence.md),
+   * raes-ts's own: the event's link in its participant's hash chain (docs/evidence-format.md),
    * computed by the store in the transaction that appends the event.
    */
   readonly chain_digest?: string;

@@ -11,7 +11,7 @@ import {
 } from "../records/index.js";
 
 /**
- * Links the events one transaction appends to their participants' chains (docs/reference/evidence.md):
+ * Links the events one transaction appends to their participants' chains (docs/evidence-format.md):
  * each event's `chain_digest` from its participant's head, read once per transaction from the store
  * and then kept here, so several events of one participant in one commit chain to each other.
  */

@@ -80,7 +80,7 @@ export interface InvocationCommit {
   /** Tool triples in admission order, then the outer triple when there is one. */
   readonly events: readonly HistoryEventDraft[];
   readonly scheduler: SchedulerRecord;
-  /** What the participant's chain starts from, used only for its first event (docs/reference/evidence.md). */
+  /** What the participant's chain starts from, used only for its first event (docs/evidence-format.md). */
   readonly anchor?: ChainAnchor;
 }
 

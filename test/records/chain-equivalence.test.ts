@@ -9,7 +9,7 @@ import { fuzzInputsPerTarget } from "../helpers/fuzz-budget.js";
  * rfc8785 quotes a string needing no escaping itself and keeps each member order's sorted names:
  * generated events, whatever their strings, numbers and member orders, are written as the
  * `canonicalize` package (an RFC 8785 implementation) writes them, and digested as the chain
- * (docs/reference/evidence.md) defines.
+ * (docs/evidence-format.md) defines.
  */
 
 /** A seeded generator (mulberry32): the same inputs every run. */

@@ -38,7 +38,7 @@ export interface RecoveryOptions {
   readonly policyOf: (policyAddress: string) => CompiledAutonomousPolicy | undefined;
   /** The history frame (actor provenance, temporal contracts) of the policy's events. */
   readonly frameOf: (policyAddress: string) => EventFrame;
-  /** The scenario and manifest a participant's chain starts from (docs/reference/evidence.md). */
+  /** The scenario and manifest a participant's chain starts from (docs/evidence-format.md). */
   readonly anchor?: ChainAnchor;
 }
 

@@ -77,7 +77,7 @@ export interface InvocationContext {
   readonly outerTimeoutMs: (request: ParticipantActionRequest) => number | undefined;
   /** Told once when a timed-out invocation's harness ends after all; its result was discarded. */
   readonly onLate?: (invocationId: string, how: LateOutcome) => void;
-  /** The scenario and manifest a participant's chain starts from (docs/reference/evidence.md). */
+  /** The scenario and manifest a participant's chain starts from (docs/evidence-format.md). */
   readonly anchor?: ChainAnchor;
   /** RAES's health of a policy's execution service (`degraded` once pacing was lost), for the invocation span. */
   readonly serviceHealth?: (policyAddress: string) => string;

@@ -324,21 +324,27 @@ export class SqliteWrites {
       return { commits: taken as readonly InvocationCommit[], pipeline: undefined };
     const commits: InvocationCommit[] = [];
     let pipeline: EventRowPipeline | undefined;
-    for (const commit of taken) {
-      commits.push(commit);
-      if (pipeline !== undefined) pipeline.add(commit.events, commit.anchor ?? UNANCHORED);
-      else if (commits.length === PREPARE_APART_FROM && this.#prepareApart) {
-        // Read outside the transaction; it confirms them before using any answer.
-        const heads = new ChainLinker((participant) => {
-          const row = history.selectChain.get(participant);
-          return row && chainHead(row);
-        });
-        pipeline = EventRowPipeline.start({
-          lastSequence: history.lastSequence.get() ?? 0,
-          previous: (participant, anchor) => heads.previous(participant, anchor),
-        });
-        for (const early of commits) pipeline?.add(early.events, early.anchor ?? UNANCHORED);
+    try {
+      for (const commit of taken) {
+        commits.push(commit);
+        if (pipeline !== undefined) pipeline.add(commit.events, commit.anchor ?? UNANCHORED);
+        else if (commits.length === PREPARE_APART_FROM && this.#prepareApart) {
+          // Read outside the transaction; it confirms them before using any answer.
+          const heads = new ChainLinker((participant) => {
+            const row = history.selectChain.get(participant);
+            return row && chainHead(row);
+          });
+          pipeline = EventRowPipeline.start({
+            lastSequence: history.lastSequence.get() ?? 0,
+            previous: (participant, anchor) => heads.previous(participant, anchor),
+          });
+          for (const early of commits) pipeline?.add(early.events, early.anchor ?? UNANCHORED);
+        }
       }
+    } catch (error) {
+      // A close that could not be taken ends the commit before it begins: so does its thread.
+      pipeline?.close();
+      throw error;
     }
     pipeline?.flush();
     return { commits, pipeline };
@@ -368,7 +374,9 @@ export class SqliteWrites {
     const apart = pipeline?.confirm(sequence, (p, anchor) => chains.previous(p, anchor))
       ? pipeline
       : undefined;
-    for (const commit of commits) {
+    for (const [index, commit] of commits.entries()) {
+      // A close changed since it was handed over (another event, one fewer) is prepared here, and all after it.
+      apart?.matches(index, commit.events.length);
       if (this.#closeInvocation.run(invocationCloseRow(commit.invocation)).changes === 0) {
         throw new StoreConflictError(`invocation ${commit.invocation.id} is not open`);
       }

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
+import { verifyStore } from "../../../src/evidence/index.js";
 import type { HistoryEventDraft } from "../../../src/history/index.js";
 import { type ChainAnchor, chainGenesis } from "../../../src/records/index.js";
 import {
@@ -19,7 +21,7 @@ import {
   prepareEventRows,
 } from "../../../src/store/sqlite/event-rows/index.js";
 import { SqliteControlPlaneStore } from "../../../src/store/sqlite/index.js";
-import { closeCommit, invocation, P1, P2, scheduler, triple } from "../records.js";
+import { clock, closeCommit, invocation, P1, P2, scheduler, triple } from "../records.js";
 
 const dir = mkdtempSync(join(tmpdir(), "raes-event-rows-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -189,6 +191,92 @@ describe("a recovery-sized SQLite commit's event rows, prepared on a worker thre
   });
 });
 
+describe("a recovery-sized SQLite commit against a hostile caller", () => {
+  it("prepares here every close changed after it was handed over, while its commit waited for the turn's end", async () => {
+    const changed = PREPARE_APART_FROM + 52;
+    async function commitThenChange(prepareEventsApart: boolean): Promise<unknown> {
+      copies += 1;
+      const file = join(dir, `store-${copies}.db`);
+      copyFileSync(SEED, file);
+      const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file, { prepareEventsApart });
+      try {
+        const all = closes();
+        // A write first in this turn: the commit waits in the group commit for the turn's end.
+        const first = store.saveClock(clock());
+        const commit = store.commitInvocations(all);
+        const events = all[changed]?.events as HistoryEventDraft[];
+        events.push({ ...(events[0] as HistoryEventDraft), event_id: "added-after-the-call" });
+        await first;
+        await commit;
+        const verdict = await verifyStore(store);
+        assert.equal(verdict.ok, true, JSON.stringify(verdict).slice(0, 400));
+        return history(file);
+      } finally {
+        await store.close();
+      }
+    }
+    assert.deepEqual(await commitThenChange(true), await commitThenChange(false));
+  });
+
+  it("leaves a close nested past what any writer seals to the committing thread", async () => {
+    const deep = PREPARE_APART_FROM + 10;
+    let nested: unknown = "bottom";
+    for (let i = 0; i < 1500; i += 1) nested = [nested];
+    function* withDeep(): Generator<InvocationCommit> {
+      for (const [i, commit] of closes().entries()) {
+        yield i === deep
+          ? { ...commit, events: commit.events.map((d) => ({ ...d, nested }) as HistoryEventDraft) }
+          : commit;
+      }
+      pause(1_000);
+    }
+    // Its worker's stack is deeper than the writer's: whether such a close commits must not depend on who prepares it.
+    const alone = await committed(false, withDeep);
+    const apart = await committed(true, withDeep);
+    assert.ok(apart.apart <= 3 * deep, `${apart.apart} rows from the worker`);
+    assert.deepEqual(apart.rows, alone.rows);
+  });
+
+  it("ends its worker thread when a close cannot be taken after the worker started", async () => {
+    const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1]);
+    const before = threads();
+    function* failing(): Generator<InvocationCommit> {
+      yield* closes();
+      throw new Error("no scheduler record for this close");
+    }
+    copies += 1;
+    const file = join(dir, `store-${copies}.db`);
+    copyFileSync(SEED, file);
+    const store = SqliteControlPlaneStore.open(`sqlite:${file}`, file);
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        await assert.rejects(async () => store.commitInvocations(failing()), /no scheduler record/);
+      }
+      for (let waited = 0; threads() > before; waited += 50) {
+        assert.ok(waited < 30_000, `threads ${threads()} after, ${before} before`);
+        await sleep(50);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reads where code generation from strings is disallowed", () => {
+    const script = `
+      import { SqliteControlPlaneStore } from ${JSON.stringify(new URL("../../../src/store/sqlite/index.ts", import.meta.url).href)};
+      const store = SqliteControlPlaneStore.open("sqlite:${SEED}", ${JSON.stringify(SEED)}, { readOnly: true });
+      console.log((await store.listOpenInvocations()).length);
+      await store.close();`;
+    const run = spawnSync(
+      process.execPath,
+      ["--disallow-code-generation-from-strings", "--import", "tsx", "--input-type=module", "-e", script],
+      { encoding: "utf8", timeout: 120_000 },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), String(2 * PER_PARTICIPANT));
+  });
+});
+
 describe("the event-row pipeline", () => {
   const previous = (p: string, anchor: ChainAnchor) => chainGenesis(p, anchor);
   /** Three jobs' worth of closes (64 a job), one participant. */
@@ -277,6 +365,32 @@ describe("the event-row pipeline", () => {
       assert.equal(pipeline.confirm(0, previous), true);
       assert.equal(pipeline.next(), undefined);
       assert.equal(pipeline.next(), undefined);
+    } finally {
+      pipeline.close();
+    }
+  });
+
+  it("bounds the writer's waiting for a slow thread in all, not job by job", async () => {
+    const many = Array.from({ length: 10 * 64 }, (_, k) =>
+      triple(invocation({ id: `inv-${k}`, ordinal: k + 1 })),
+    );
+    const pipeline = EventRowPipeline.start(
+      { lastSequence: 0, previous },
+      { entry: fixture("answers-slowly.ts"), stallMs: 500 },
+    );
+    assert.ok(pipeline);
+    try {
+      for (const events of many) pipeline.add(events, ANCHOR);
+      pipeline.flush();
+      await answered(pipeline, 1);
+      assert.equal(pipeline.confirm(0, previous), true);
+      const rows = many.flat().map(() => pipeline.next());
+      assert.ok(rows[0] !== undefined, "the first job's answer was used");
+      // Ten jobs at 200 ms each: waiting for every one would take about 1.8 s, past the 0.5 s bound.
+      assert.ok(
+        rows.slice(-3 * 64).every((r) => r === undefined),
+        "the last job was the writer's",
+      );
     } finally {
       pipeline.close();
     }

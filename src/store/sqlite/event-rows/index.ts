@@ -11,7 +11,7 @@ export { type EventRows, type EventRowsJob, prepareEventRows } from "./prepare.j
 export const PREPARE_APART_FROM = 2048;
 /** Closes per job: small enough that the writer starts early, large enough to share each message's cost. */
 const CLOSES_PER_JOB = 64;
-/** How long the writer waits for one answer before preparing the rest itself (the thread is slow or gone). */
+/** How long the writer waits, in all, for answers before preparing the rest itself (the thread is slow or gone). */
 const STALL_MS = 5_000;
 
 /** Where the worker's module is and how long an answer may take; tests point these elsewhere. */
@@ -36,7 +36,7 @@ export interface Prediction {
 
 /**
  * Prepares a large commit's event rows (packed bodies and chain digests) on a worker thread
- * while the committing thread writes (docs/guide/stores.md, "Recovery"). Closes are sent as they
+ * while the committing thread writes (docs/guide/stores.md, "SQLite"). Closes are sent as they
  * are taken, before the transaction, with the sequence and chain heads read then; inside the
  * transaction `confirm` checks that nothing moved them, and `next` hands each event's row in
  * commit order, blocking only until the thread has answered that far. Whatever the thread cannot
@@ -63,6 +63,10 @@ export class EventRowPipeline {
   #answered = -1;
   /** Answers read from the port: the thread raises the shared counter past this with each one it posts. */
   #seen = 0;
+  /** How long the writer has waited for answers, in all: bounded by the stall bound. */
+  #waited = 0;
+  /** The events of each close sent, in order. */
+  readonly #closeSizes: number[] = [];
   /** No close is sent after one the thread could not be given. */
   #stopped = false;
   /** The thread's answers are no longer used: the writer prepares the rest. */
@@ -102,8 +106,7 @@ export class EventRowPipeline {
   /** Sends one close's events (after the ones before it); a close holding other than plain data stops the sending. */
   add(events: readonly HistoryEventDraft[], anchor: ChainAnchor): void {
     if (this.#stopped) return;
-    const seen = new Set<object>();
-    if (!events.every((draft) => plainData(draft, seen))) {
+    if (!plainEvents(events)) {
       this.#stopped = true;
       this.flush();
       return;
@@ -117,6 +120,7 @@ export class EventRowPipeline {
       }
     }
     this.#job.push(events);
+    this.#closeSizes.push(events.length);
     if (this.#job.length >= CLOSES_PER_JOB) this.flush();
   }
 
@@ -162,6 +166,7 @@ export class EventRowPipeline {
    * sent, or after the thread failed.
    */
   next(): PreparedRow | undefined {
+    if (this.#failed) return undefined;
     while (this.#current < 0 || this.#at === (this.#jobSizes[this.#current] ?? 0)) {
       this.#current += 1;
       this.#at = 0;
@@ -176,6 +181,17 @@ export class EventRowPipeline {
     const rows = this.#rows;
     if (rows === undefined) return undefined;
     return { body: rows.bodies[at] as string, digest: rows.digests[at] as string };
+  }
+
+  /**
+   * Whether close `index` still holds as many events as when it was sent (or was never sent). When
+   * not, its rows would be handed to other events: no answer is used from here on.
+   */
+  matches(index: number, events: number): boolean {
+    const sent = this.#closeSizes[index];
+    if (sent === undefined || sent === events) return true;
+    this.#failed = true;
+    return false;
   }
 
   /** How many answers the thread has posted so far (the failure of its start counts as one). */
@@ -196,7 +212,6 @@ export class EventRowPipeline {
    * writer at once, and the thread told to link it only.
    */
   #rowsOf(index: number): EventRows | undefined {
-    let waited = 0;
     for (;;) {
       for (
         let got = receiveMessageOnPort(this.#port);
@@ -213,15 +228,32 @@ export class EventRowPipeline {
         // An earlier job's answer came after the writer took that job: not used.
         if (answer.index === index) return answer;
       }
-      if (this.#failed || this.#answered !== index - 1 || index === 0 || waited >= this.#stallMs) break;
+      if (this.#failed || this.#answered !== index - 1 || index === 0 || this.#waited >= this.#stallMs) break;
       // Blocks this thread until the worker posts another answer (or a slice passes).
       const start = performance.now();
       Atomics.wait(this.#signal, 0, this.#seen, 100);
-      waited += performance.now() - start;
+      this.#waited += performance.now() - start;
     }
-    if (waited >= this.#stallMs) this.#failed = true;
+    if (this.#waited >= this.#stallMs) this.#failed = true;
     Atomics.store(this.#signal, 1, index + 1);
     return undefined;
+  }
+}
+
+/** Deeper than this, no history event is sealed (docs/evidence-format.md): such closes stay with the writer. */
+const DEEPEST = 1024;
+
+/**
+ * Whether a close's events are plain data, nested no deeper than DEEPEST: then the worker gives
+ * what the writer would, and a value too deep for the writer's stack is never the worker's alone.
+ */
+function plainEvents(events: readonly HistoryEventDraft[]): boolean {
+  const seen = new Set<object>();
+  try {
+    return events.every((draft) => plainData(draft, seen, 0));
+  } catch {
+    // Deeper than this thread's stack (or a getter threw): the writer meets the same as it always did.
+    return false;
   }
 }
 
@@ -230,7 +262,7 @@ export class EventRowPipeline {
  * strings, finite numbers, booleans and null (undefined members are left out on both sides), no
  * `toJSON`. Anything else (a class instance, a Date) is prepared by the writer, as it always was.
  */
-function plainData(value: unknown, seen: Set<object>): boolean {
+function plainData(value: unknown, seen: Set<object>, depth: number): boolean {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -240,16 +272,17 @@ function plainData(value: unknown, seen: Set<object>): boolean {
       return Number.isFinite(value);
     case "object": {
       if (value === null || seen.has(value)) return true;
+      if (depth >= DEEPEST) return false;
       seen.add(value);
       if (Array.isArray(value)) {
         if (Object.getPrototypeOf(value) !== Array.prototype) return false;
-        for (let i = 0; i < value.length; i += 1) if (!plainData(value[i], seen)) return false;
+        for (let i = 0; i < value.length; i += 1) if (!plainData(value[i], seen, depth + 1)) return false;
         return true;
       }
       if (Object.getPrototypeOf(value) !== Object.prototype) return false;
       const record = value as Record<string, unknown>;
       if (typeof record.toJSON === "function") return false;
-      for (const key of Object.keys(record)) if (!plainData(record[key], seen)) return false;
+      for (const key of Object.keys(record)) if (!plainData(record[key], seen, depth + 1)) return false;
       return true;
     }
     default:
