@@ -17,6 +17,7 @@ import {
 } from "../../../src/store/index.js";
 import {
   EventRowPipeline,
+  type PipelineOptions,
   PREPARE_APART_FROM,
   prepareEventRows,
 } from "../../../src/store/sqlite/event-rows/index.js";
@@ -279,31 +280,53 @@ describe("a recovery-sized SQLite commit against a hostile caller", () => {
 
 describe("the event-row pipeline", () => {
   const previous = (p: string, anchor: ChainAnchor) => chainGenesis(p, anchor);
+  const closesOf = (count: number) =>
+    Array.from({ length: count }, (_, k) => triple(invocation({ id: `inv-${k}`, ordinal: k + 1 })));
   /** Three jobs' worth of closes (64 a job), one participant. */
-  const jobs = Array.from({ length: 3 * 64 }, (_, k) =>
-    triple(invocation({ id: `inv-${k}`, ordinal: k + 1 })),
-  );
+  const jobs = closesOf(3 * 64);
 
-  async function answered(pipeline: EventRowPipeline, count: number): Promise<void> {
-    for (let waited = 0; pipeline.answers < count; waited += 20) {
-      assert.ok(waited < 60_000, "the worker answered");
-      await sleep(20);
+  /**
+   * Starts a pipeline predicting `lastSequence`, sends it `closes`, waits until its thread posted
+   * `answers` answers, runs `body`, and stops it.
+   */
+  async function withPipeline(
+    setup: {
+      closes?: readonly HistoryEventDraft[][];
+      lastSequence?: number;
+      answers: number;
+      options?: PipelineOptions;
+    },
+    body: (pipeline: EventRowPipeline) => void,
+  ): Promise<void> {
+    const pipeline = EventRowPipeline.start(
+      { lastSequence: setup.lastSequence ?? 0, previous },
+      setup.options,
+    );
+    assert.ok(pipeline);
+    try {
+      for (const events of setup.closes ?? jobs) pipeline.add(events, ANCHOR);
+      pipeline.flush();
+      for (let waited = 0; pipeline.answers < setup.answers; waited += 20) {
+        assert.ok(waited < 60_000, "the worker answered");
+        await sleep(20);
+      }
+      body(pipeline);
+    } finally {
+      pipeline.close();
     }
   }
 
-  it("hands each event the row the same functions give here, once the thread has answered", async () => {
-    const pipeline = EventRowPipeline.start({ lastSequence: 7, previous });
-    assert.ok(pipeline);
-    try {
-      for (const events of jobs) pipeline.add(events, ANCHOR);
-      pipeline.flush();
-      await answered(pipeline, 3);
+  /** Every event's row, in order, as the writer asks for them. */
+  const rowsOf = (pipeline: EventRowPipeline, closes = jobs) => closes.flat().map(() => pipeline.next());
+
+  it("hands each event the row the same functions give here, once the thread has answered", () =>
+    withPipeline({ lastSequence: 7, answers: 3 }, (pipeline) => {
       assert.equal(pipeline.confirm(7, previous), true);
       const here = prepareEventRows(
         { index: 0, closes: jobs, firstSequence: 8, previous: [[P1, previous(P1, ANCHOR)]] },
         new Map(),
       );
-      const rows = jobs.flat().map(() => pipeline.next());
+      const rows = rowsOf(pipeline);
       assert.deepEqual(
         rows.map((r) => r?.body),
         here.bodies,
@@ -313,105 +336,62 @@ describe("the event-row pipeline", () => {
         here.digests,
       );
       assert.equal(pipeline.next(), undefined, "nothing after the closes sent");
-    } finally {
-      pipeline.close();
-    }
-  });
+    }));
 
-  it("refuses every answer when the sequence moved before the transaction", async () => {
-    const pipeline = EventRowPipeline.start({ lastSequence: 7, previous });
-    assert.ok(pipeline);
-    try {
-      for (const events of jobs) pipeline.add(events, ANCHOR);
-      pipeline.flush();
-      await answered(pipeline, 3);
+  it("refuses every answer when the sequence moved before the transaction", () =>
+    withPipeline({ lastSequence: 7, answers: 3 }, (pipeline) => {
       assert.equal(pipeline.confirm(8, previous), false);
       assert.equal(pipeline.next(), undefined);
-    } finally {
-      pipeline.close();
-    }
+    }));
+
+  it("never waits for a thread that has not answered yet: the writer takes those jobs", () =>
+    // A stall bound of ten minutes: returning at all shows nothing was waited for.
+    withPipeline(
+      { answers: 0, options: { entry: fixture("starts-late.ts"), stallMs: 600_000 } },
+      (pipeline) => {
+        assert.equal(pipeline.confirm(0, previous), true);
+        assert.deepEqual(
+          rowsOf(pipeline),
+          jobs.flat().map(() => undefined),
+        );
+      },
+    ));
+
+  it("answers nothing, without waiting its stall bound, when the worker's module cannot load", () =>
+    withPipeline(
+      {
+        answers: 1,
+        options: { entry: pathToFileURL(join(dir, "no-such-module.js")).href, stallMs: 600_000 },
+      },
+      (pipeline) => {
+        assert.equal(pipeline.confirm(0, previous), true);
+        assert.equal(pipeline.next(), undefined);
+        assert.equal(pipeline.next(), undefined);
+      },
+    ));
+
+  it("bounds the writer's waiting for a slow thread in all, not job by job", () => {
+    const many = closesOf(10 * 64);
+    return withPipeline(
+      { closes: many, answers: 1, options: { entry: fixture("answers-slowly.ts"), stallMs: 500 } },
+      (pipeline) => {
+        assert.equal(pipeline.confirm(0, previous), true);
+        const rows = rowsOf(pipeline, many);
+        assert.ok(rows[0] !== undefined, "the first job's answer was used");
+        // Ten jobs at 200 ms each: waiting for every one would take about 1.8 s, past the 0.5 s bound.
+        assert.ok(
+          rows.slice(-3 * 64).every((r) => r === undefined),
+          "the last job was the writer's",
+        );
+      },
+    );
   });
 
-  it("never waits for a thread that has not answered yet: the writer takes those jobs", () => {
-    const pipeline = EventRowPipeline.start(
-      { lastSequence: 0, previous },
-      { entry: fixture("starts-late.ts"), stallMs: 600_000 },
-    );
-    assert.ok(pipeline);
-    try {
-      for (const events of jobs) pipeline.add(events, ANCHOR);
-      pipeline.flush();
+  it("gives up on a thread that stops answering mid-way once the stall bound passes", () =>
+    withPipeline({ answers: 1, options: { entry: fixture("answers-once.ts"), stallMs: 300 } }, (pipeline) => {
       assert.equal(pipeline.confirm(0, previous), true);
-      // A stall bound of ten minutes: returning at all shows nothing was waited for.
-      assert.deepEqual(
-        jobs.flat().map(() => pipeline.next()),
-        jobs.flat().map(() => undefined),
-      );
-    } finally {
-      pipeline.close();
-    }
-  });
-
-  it("answers nothing, without waiting its stall bound, when the worker's module cannot load", async () => {
-    const pipeline = EventRowPipeline.start(
-      { lastSequence: 0, previous },
-      { entry: pathToFileURL(join(dir, "no-such-module.js")).href, stallMs: 600_000 },
-    );
-    assert.ok(pipeline);
-    try {
-      for (const events of jobs) pipeline.add(events, ANCHOR);
-      pipeline.flush();
-      await answered(pipeline, 1);
-      assert.equal(pipeline.confirm(0, previous), true);
-      assert.equal(pipeline.next(), undefined);
-      assert.equal(pipeline.next(), undefined);
-    } finally {
-      pipeline.close();
-    }
-  });
-
-  it("bounds the writer's waiting for a slow thread in all, not job by job", async () => {
-    const many = Array.from({ length: 10 * 64 }, (_, k) =>
-      triple(invocation({ id: `inv-${k}`, ordinal: k + 1 })),
-    );
-    const pipeline = EventRowPipeline.start(
-      { lastSequence: 0, previous },
-      { entry: fixture("answers-slowly.ts"), stallMs: 500 },
-    );
-    assert.ok(pipeline);
-    try {
-      for (const events of many) pipeline.add(events, ANCHOR);
-      pipeline.flush();
-      await answered(pipeline, 1);
-      assert.equal(pipeline.confirm(0, previous), true);
-      const rows = many.flat().map(() => pipeline.next());
-      assert.ok(rows[0] !== undefined, "the first job's answer was used");
-      // Ten jobs at 200 ms each: waiting for every one would take about 1.8 s, past the 0.5 s bound.
-      assert.ok(
-        rows.slice(-3 * 64).every((r) => r === undefined),
-        "the last job was the writer's",
-      );
-    } finally {
-      pipeline.close();
-    }
-  });
-
-  it("gives up on a thread that stops answering mid-way once the stall bound passes", async () => {
-    const pipeline = EventRowPipeline.start(
-      { lastSequence: 0, previous },
-      { entry: fixture("answers-once.ts"), stallMs: 300 },
-    );
-    assert.ok(pipeline);
-    try {
-      for (const events of jobs) pipeline.add(events, ANCHOR);
-      pipeline.flush();
-      await answered(pipeline, 1);
-      assert.equal(pipeline.confirm(0, previous), true);
-      const rows = jobs.flat().map(() => pipeline.next());
+      const rows = rowsOf(pipeline);
       assert.equal(rows.filter((r) => r !== undefined).length, 3 * 64, "the first job's rows");
       assert.ok(rows.slice(3 * 64).every((r) => r === undefined));
-    } finally {
-      pipeline.close();
-    }
-  });
+    }));
 });
