@@ -5,8 +5,9 @@ export function canonicalJson(value: unknown): string {
   // Plain data (nearly every call: requests, results, model parts) is written directly, without the
   // sorted copy; anything else is copied and stringified, which defines the text.
   try {
-    // A toJSON given to every object or array (a polluted prototype) would apply to the copy too.
-    if (PROTOTYPE_TOJSON.some((prototype) => "toJSON" in prototype)) throw NOT_PLAIN;
+    // A toJSON given to every array or object (a polluted prototype; Array's inherits Object's)
+    // would apply to the copy too.
+    if ("toJSON" in Array.prototype) throw NOT_PLAIN;
     return plainJson(value) as string;
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
@@ -46,9 +47,6 @@ export function sortedNames(names: string[]): readonly string[] {
   } else if (orders.length < SORTED_ORDERS_KEPT) orders.push({ names, sorted });
   return sorted;
 }
-
-/** The prototypes of the sorted copy's objects and arrays: a toJSON on either is the copy's too. */
-const PROTOTYPE_TOJSON: readonly object[] = [Object.prototype, Array.prototype];
 
 /** Thrown (one object, no stack) where `plainJson` cannot be sure to write what the copy would. */
 const NOT_PLAIN: unknown = Object.freeze({ notPlain: true });

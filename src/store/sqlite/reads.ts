@@ -12,34 +12,27 @@ interface Prepared {
   readonly row: RowObject;
 }
 
+/** The row as the driver's object would hold it: each column by name, a later one of a repeated name winning. */
+function rowObject(names: readonly string[], cells: readonly unknown[]): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < names.length; i += 1) row[names[i] as string] = cells[i];
+  return row;
+}
+
 /**
- * The row as the driver's object would hold it: each column by name, a later one of a repeated name
- * winning. One function per statement, whose object literal names the columns: every row of every
- * table then has its own fixed shape, where one loop assigning names for all tables makes V8 fall back
- * to slow, generic stores (about ten times the cost per row in a recovery's reads).
+ * `rowObject` for one statement, as a function whose object literal names its columns: every row of
+ * every table then has its own fixed shape, where the one loop assigning names for all tables makes V8
+ * fall back to slow, generic stores (about ten times the cost per row in a recovery's reads). Where
+ * code generation from strings is disallowed (`--disallow-code-generation-from-strings`), the loop.
  */
 export function rowObjectOf(names: readonly string[]): RowObject {
-  // A literal `"__proto__": …` would set the prototype, not a member: such a row is built by assignment.
-  if (!names.includes("__proto__")) {
-    const members = names.map((name, i) => `${JSON.stringify(name)}: cells[${i}]`).join(", ");
-    try {
-      return new Function("cells", `return { ${members} };`) as RowObject;
-    } catch {
-      // Code generation from strings is disallowed (--disallow-code-generation-from-strings): assigned.
-    }
+  const members = names.map((name, i) => `${JSON.stringify(name)}: cells[${i}]`).join(", ");
+  // A literal `"__proto__": …` sets the prototype, as the loop's assignment does.
+  try {
+    return new Function("cells", `return { ${members} };`) as RowObject;
+  } catch {
+    return (cells) => rowObject(names, cells);
   }
-  return (cells) => {
-    const row: Record<string, unknown> = {};
-    names.forEach((name, i) => {
-      Object.defineProperty(row, name, {
-        value: cells[i],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    });
-    return row;
-  };
 }
 
 /** The reads of the SQLite store; each filter combination has its own prepared, indexed statement. */

@@ -3,6 +3,7 @@ import {
   type ApprovalRecord,
   type ApprovalState,
   appendDecision,
+  type CanonicalCache,
   type ChainHead,
   codeOf,
   EMPTY_OPERATOR_CHAIN,
@@ -304,7 +305,9 @@ export class SqliteWrites {
           pipeline?.close();
         }
       });
-      if (answer instanceof Promise) answer.finally(() => pipeline?.close()).catch(() => undefined);
+      // Queued for the turn's end: a commit that never runs (its store closed) still ends the thread.
+      if (pipeline !== undefined && answer instanceof Promise)
+        answer.finally(() => pipeline.close()).catch(() => undefined);
       return answer;
     } catch (error) {
       pipeline?.close();
@@ -330,10 +333,7 @@ export class SqliteWrites {
         if (pipeline !== undefined) pipeline.add(commit.events, commit.anchor ?? UNANCHORED);
         else if (commits.length === PREPARE_APART_FROM && this.#prepareApart) {
           // Read outside the transaction; it confirms them before using any answer.
-          const heads = new ChainLinker((participant) => {
-            const row = history.selectChain.get(participant);
-            return row && chainHead(row);
-          });
+          const heads = storedChains(history);
           pipeline = EventRowPipeline.start({
             lastSequence: history.lastSequence.get() ?? 0,
             previous: (participant, anchor) => heads.previous(participant, anchor),
@@ -367,10 +367,7 @@ export class SqliteWrites {
     // Under the write lock the next sequence is max + 1 (commit order without gaps), known before
     // the insert because each event's chain digest covers its sequence.
     let sequence = history.lastSequence.get() ?? 0;
-    const chains = new ChainLinker((participant) => {
-      const row = history.selectChain.get(participant);
-      return row && chainHead(row);
-    }, new Map());
+    const chains = storedChains(history, new Map());
     const apart = pipeline?.confirm(sequence, (p, anchor) => chains.previous(p, anchor))
       ? pipeline
       : undefined;
@@ -532,6 +529,14 @@ export class SqliteWrites {
   #immediate<T>(work: () => T, durability: Durability = "full"): Answer<T> {
     return this.#commits.write(work, durability);
   }
+}
+
+/** A linker of the chains whose heads `history` reads; `shared` keeps one commit's shared texts. */
+function storedChains(history: HistoryStatements, shared?: CanonicalCache): ChainLinker {
+  return new ChainLinker((participant) => {
+    const row = history.selectChain.get(participant);
+    return row && chainHead(row);
+  }, shared);
 }
 
 /** The statements a close appends history and moves chain heads with. */

@@ -51,6 +51,8 @@ export class EventRowPipeline {
   /** Each participant's predicted previous digest and the anchor it was read under, as sent. */
   readonly #sent = new Map<string, { readonly digest: string; readonly anchor: ChainAnchor }>();
   #job: (readonly HistoryEventDraft[])[] = [];
+  /** The events of the closes in `#job`. */
+  #jobEvents = 0;
   #jobPrevious: [string, string][] = [];
   #nextSequence: number;
   /** The events of each job sent, in order. */
@@ -120,6 +122,7 @@ export class EventRowPipeline {
       }
     }
     this.#job.push(events);
+    this.#jobEvents += events.length;
     this.#closeSizes.push(events.length);
     if (this.#job.length >= CLOSES_PER_JOB) this.flush();
   }
@@ -127,8 +130,7 @@ export class EventRowPipeline {
   /** Sends the closes not sent yet. */
   flush(): void {
     if (this.#job.length === 0) return;
-    let events = 0;
-    for (const close of this.#job) events += close.length;
+    const events = this.#jobEvents;
     const job: EventRowsJob = {
       index: this.#jobSizes.length,
       closes: this.#job,
@@ -137,6 +139,7 @@ export class EventRowPipeline {
     };
     this.#nextSequence += events;
     this.#job = [];
+    this.#jobEvents = 0;
     this.#jobPrevious = [];
     try {
       this.#port.postMessage(job);
