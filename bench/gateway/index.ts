@@ -42,12 +42,21 @@ const CLIENT = join(ROOT, "bench", "gateway", "client.ts");
 const HTTP_ECHO = join(ROOT, "bench", "gateway", "http-echo-server.ts");
 
 const WARMUP = 20;
+/** The goal: what a governed call adds over a direct one, p50. */
+const GOAL_MS = 1.0;
+/** The label suffix of a series run with `--log-timings`. */
+const LOGGED = ", logged";
 /** Blocks per series (GW_BLOCKS, default 10): more, shorter blocks spread a noisy machine evenly. */
 const BLOCKS = Math.max(1, Number(process.env.GW_BLOCKS ?? 10) || 10);
 
 /** One series of timed calls. */
 interface Series {
   readonly label: string;
+  /**
+   * Run with `--log-timings`, for the stage breakdown. Each stage line is one more pipe write and a
+   * wake-up of the process reading it, so the latency goals are judged on the series without it.
+   */
+  readonly logged: boolean;
   readonly samples: number[];
   /** Gateway stages and store writes; empty for the direct series. */
   readonly stages: Samples;
@@ -184,7 +193,6 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     const gateway = [
       ...node(join(ROOT, "src", "cli", "main.ts")),
       "mcp-gateway",
-      "--log-timings",
       "--port-socket",
       served.socketPath,
       "--map",
@@ -192,11 +200,15 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
       "--",
       ...UPSTREAM,
     ];
+    // The same command line, logging each call's stages (after the subcommand).
+    const logged = (line: readonly string[]) => {
+      const at = line.indexOf("mcp-gateway") + 1;
+      return [...line.slice(0, at), "--log-timings", ...line.slice(at)];
+    };
+    const overHttp = [...gateway.slice(0, 5), "--http", "127.0.0.1:0", ...gateway.slice(5)];
     const echo = await startHttpServer(node(HTTP_ECHO), {});
-    const http = await startHttpServer(
-      [...gateway.slice(0, 5), "--http", "127.0.0.1:0", ...gateway.slice(5)],
-      { RAES_PORT_TOKEN: served.token },
-    );
+    const http = await startHttpServer(overHttp, { RAES_PORT_TOKEN: served.token });
+    const httpLogged = await startHttpServer(logged(overHttp), { RAES_PORT_TOKEN: served.token });
     const series: Running[] = [];
     const add = async (
       label: string,
@@ -206,6 +218,7 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     ) =>
       series.push({
         label,
+        logged: stderr !== undefined || args.includes("--log-timings"),
         samples: [],
         stages: new Samples(),
         cpu: { server: [], bench: [], calls: [] },
@@ -216,38 +229,40 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
       await add("direct", ["stdio", ...UPSTREAM], {});
       await add("direct http", ["http", echo.url.href], {});
       const [exec, ...rest] = gateway;
-      await add("gateway stdio", ["stdio", exec as string, ...PROFILE, ...rest], {
-        RAES_PORT_TOKEN: served.token,
-      });
-      await add("gateway http", ["http", http.url.href], {}, () => http.stderr);
+      const stdio = ["stdio", exec as string, ...PROFILE, ...rest];
+      const portToken = { RAES_PORT_TOKEN: served.token };
+      await add("gateway stdio", stdio, portToken);
+      await add("gateway http", ["http", http.url.href], {});
       // The HTTP servers are this process's children; the stdio ones are the clients' (they report theirs).
       const httpPids = new Map([
         ["direct http", echo.child.pid],
         ["gateway http", http.child.pid],
+        [`gateway http${LOGGED}`, httpLogged.child.pid],
       ]);
       // Host mode: the gateway is the participant runtime, with its own store; the session is one invocation.
       const hostManifest = join(this.dir, "host.manifest.json");
       writeFileSync(hostManifest, JSON.stringify(this.manifest));
-      await add(
-        "host stdio",
-        [
-          "stdio",
-          exec as string,
-          ...PROFILE,
-          ...rest.slice(0, 5),
-          "--scenario",
-          EXAMPLE_SCENARIO,
-          "--manifest",
-          hostManifest,
-          "--map",
-          join(LIVE, "map.yaml"),
-          "--store",
-          `sqlite:${join(this.dir, "host.db")}`,
-          "--",
-          ...UPSTREAM,
-        ],
-        {},
-      );
+      const host = (db: string) => [
+        "stdio",
+        exec as string,
+        ...PROFILE,
+        ...rest.slice(0, 4),
+        "--scenario",
+        EXAMPLE_SCENARIO,
+        "--manifest",
+        hostManifest,
+        "--map",
+        join(LIVE, "map.yaml"),
+        "--store",
+        `sqlite:${join(this.dir, db)}`,
+        "--",
+        ...UPSTREAM,
+      ];
+      await add("host stdio", host("host.db"), {});
+      // The same three again with --log-timings: their lines give the stage breakdown.
+      await add(`gateway stdio${LOGGED}`, logged(stdio), portToken);
+      await add(`gateway http${LOGGED}`, ["http", httpLogged.url.href], {}, () => httpLogged.stderr);
+      await add(`host stdio${LOGGED}`, logged(host("host-logged.db")), {});
       const discard = new Samples();
       // The same warm-up for every series (JIT, first writes, connections), then blocks in turn.
       for (const s of series) {
@@ -274,15 +289,20 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     } finally {
       for (const s of series) {
         const stderr = await s.client.close();
-        if (s.label === "gateway stdio" || s.label === "host stdio") parseTimings(stderr, s.stages, WARMUP);
+        // A stdio gateway's stage lines come on its client's stderr; the HTTP one's on its own.
+        if (s.logged && s.stderr === undefined) parseTimings(stderr, s.stages, WARMUP);
       }
-      echo.child.kill("SIGTERM");
-      http.child.kill("SIGTERM");
+      for (const server of [echo, http, httpLogged]) server.child.kill("SIGTERM");
     }
-    const overHttp = series.find((s) => s.label === "gateway http");
-    if (overHttp) parseTimings(await http.stderr, overHttp.stages, WARMUP);
+    for (const s of series) if (s.stderr) parseTimings(await s.stderr(), s.stages, WARMUP);
     await served.close();
-    this.series = series.map(({ label, samples, stages, cpu }) => ({ label, samples, stages, cpu }));
+    this.series = series.map(({ label, logged, samples, stages, cpu }) => ({
+      label,
+      logged,
+      samples,
+      stages,
+      cpu,
+    }));
     return this.nativeExecution(request, snapshot, episodeId, { status: "succeeded" });
   }
 }
@@ -298,7 +318,8 @@ function report(
   floors: Samples,
 ): void {
   const [direct, directHttp] = series;
-  const governed = series.filter((row) => row.label.startsWith("gateway") || row.label.startsWith("host"));
+  const governed = series.filter((row) => row.logged);
+  const plain = (label: string) => series.find((row) => row.label === label && !row.logged);
   if (!direct || !directHttp) throw new Error("no series ran");
   const d50 = p50(direct.samples);
   const d95 = quantile(direct.samples, 0.95);
@@ -312,12 +333,18 @@ function report(
       return [row.label, fmt(r50, 3), fmt(r95, 3), fmt(r99, 3), ...added];
     }),
   );
-  const overHttp = series.find((row) => row.label === "gateway http");
-  if (overHttp) {
-    printNote(
-      `gateway http over direct http (the same SDK HTTP transport, no governance): added p50 ${fmt(p50(overHttp.samples) - p50(directHttp.samples), 3)}`,
-    );
-  }
+  // The goal (added p50 ≤ 1.0 ms) is judged on the series run as a user runs them, without --log-timings.
+  const added: [string, number][] = [
+    ["stdio", p50(plain("gateway stdio")?.samples ?? []) - d50],
+    ["host mode", p50(plain("host stdio")?.samples ?? []) - d50],
+    ["HTTP over direct HTTP", p50(plain("gateway http")?.samples ?? []) - p50(directHttp.samples)],
+  ];
+  printNote(
+    `gateway http over direct http (the same SDK HTTP transport, no governance): added p50 ${fmt(added[2]?.[1] ?? Number.NaN, 3)}`,
+  );
+  printNote(
+    `added p50 without --log-timings: ${added.map(([name, ms]) => `${name} ${fmt(ms, 3)} ms ${ms <= GOAL_MS ? "met" : "MISSED"}`).join(", ")} (goal ≤ ${GOAL_MS} ms); the "${LOGGED.trim()}" series log each call's stages and give the breakdown below`,
+  );
   const rows: [string, (g: Series) => number][] = [
     ["client round trip", (g) => p50(g.samples)],
     ["  client<->gateway transport", (g) => p50(g.samples) - p50(g.stages.get("total"))],
@@ -330,7 +357,7 @@ function report(
     ["      store commit (settled)", (g) => p50(g.stages.get("store settled"))],
   ];
   printTable(
-    "stage breakdown of the gateway series, p50 (ms)",
+    "stage breakdown of the gateway series run with --log-timings, p50 (ms)",
     ["stage", ...governed.map((g) => g.label)],
     rows.map(([name, value]) => [name, ...governed.map((g) => fmt(value(g), 3))]),
   );
@@ -369,7 +396,7 @@ function report(
   // The claim, written already dispatched, waits for an fsync; the settlement does not
   // (src/store/sqlite/writes.ts). One commit is the least a dispatch receipt can wait for.
   printNote(
-    `floor of a durable governed call: direct call + 1 fsynced commit (the claim, dispatched) = ${fmt(d50 + commit, 3)} ms (added ${fmt(commit, 3)}); stdio gateway p50 is ${fmt(p50(governed[0]?.samples ?? []) - d50 - commit, 3)} ms above it`,
+    `floor of a durable governed call: direct call + 1 fsynced commit (the claim, dispatched) = ${fmt(d50 + commit, 3)} ms (added ${fmt(commit, 3)}); stdio gateway p50 is ${fmt(p50(plain("gateway stdio")?.samples ?? []) - d50 - commit, 3)} ms above it`,
   );
 }
 
