@@ -106,6 +106,9 @@ const refusedAck = (refusal: Refusal): PortAck => ({ ok: false, refusal });
 const OK: PortAck = Object.freeze({ ok: true });
 const ACCEPTED: DispatchReceipt = Object.freeze({ accepted: true });
 
+/** How many times the close asks the store for a claim whose answer was lost before it gives up. */
+const CLOSE_READ_ATTEMPTS = 3;
+
 /**
  * One invocation's tool-action port. The manager drives its lifecycle; the harness only sees
  * `port`, which never reaches back into the manager.
@@ -122,6 +125,8 @@ export class InvocationToolActionPortCore {
    * claimed twice, and at the close, so a stored one is settled with the rest.
    */
   #unheardClaim: ToolActionRecord | undefined;
+  /** Why the last read-back of the unheard claim failed, for the close that cannot go on without it. */
+  #unheardReadFailure: unknown;
   /** Claims read back after their answer was lost: settled as not run, now or at the close. */
   readonly #unanswered = new Set<string>();
   readonly #actions = new Map<string, ToolActionRecord>();
@@ -203,8 +208,16 @@ export class InvocationToolActionPortCore {
       // A held call is decided before it settles: expired, unless an operator decided first.
       for (const record of [...this.#actions.values()])
         if (record.approval?.state === "pending") await this.#endApproval(record.id, "invocation_closed");
-      // Unreadable now, a stored one is left as the store holds it, as any write the close cannot make.
-      await this.#resolveUnheardClaim();
+      // A claim whose answer was lost may be stored. Closed without it, its row would stay admitted
+      // under a closed invocation, where no recovery looks (recovery reads running invocations). So
+      // the close waits for the store's answer; unread, it throws, the invocation stays running, and
+      // the next open's recovery settles the claim with the rest (docs/guide/troubleshooting.md).
+      for (let attempt = 1; !(await this.#resolveUnheardClaim()); attempt += 1)
+        if (attempt >= CLOSE_READ_ATTEMPTS)
+          throw new Error(
+            `the store could not say whether the claim ${this.#unheardClaim?.id} (its answer was lost) is stored: the invocation is left running for recovery`,
+            { cause: this.#unheardReadFailure },
+          );
       for (const id of this.#inDoubt) await this.#readBack(id);
       for (const record of this.#actions.values()) {
         // An unanswered claim whose settlement could not be written: settled as not run all the same.
@@ -332,7 +345,8 @@ export class InvocationToolActionPortCore {
     let stored: ToolActionRecord | undefined;
     try {
       stored = await read(unheard.id);
-    } catch {
+    } catch (error) {
+      this.#unheardReadFailure = error;
       return false;
     }
     this.#unheardClaim = undefined;

@@ -11,6 +11,7 @@ import type { ExecutionOfferIndex } from "../../manifest/index.js";
 import {
   InvocationToolActionPortCore,
   type ParticipantToolActionRefusal,
+  type SettledAtClose,
   type ToolActionLimits,
   type ToolActionObserver,
 } from "../../port/index.js";
@@ -318,7 +319,9 @@ export async function runInvocation(
   core?.close();
   const threw = ended.kind === "threw";
   const timedOut = ended.kind === "timed_out";
-  const { settled: toolActions, changed } = core ? await core.settleForClose() : { settled: [], changed: [] };
+  const { settled: toolActions, changed } = core
+    ? await settleForClose(core, tracing)
+    : { settled: [], changed: [] };
   const check =
     ended.kind === "returned"
       ? validateOuterResult(ended.value, request, ctx.outcomeEvidence(policy.observationBoundaryAddress))
@@ -392,6 +395,23 @@ export async function runInvocation(
     ...(timedOut ? { timedOut } : {}),
     ...(resources ? { resources: resources.outcome } : {}),
   };
+}
+
+/**
+ * The port's settlements for the close. A port that cannot settle (the store could not say whether a
+ * claim whose answer was lost is stored) fails the close before anything is written: the invocation
+ * stays running for recovery, and its span ends as a close that did not commit.
+ */
+async function settleForClose(
+  core: InvocationToolActionPortCore,
+  tracing: InvocationTrace,
+): Promise<SettledAtClose> {
+  try {
+    return await core.settleForClose();
+  } catch (error) {
+    tracing.end("commit_failed", undefined, error);
+    throw error;
+  }
 }
 
 const MEASUREMENT_ERRORS = {

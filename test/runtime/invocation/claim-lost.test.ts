@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
+import { trace } from "@opentelemetry/api";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import {
   type InvocationToolActionPort,
   type ParticipantActionRequest,
@@ -24,6 +30,16 @@ import { RecordingRuntime } from "../harnesses.js";
 
 const dir = mkdtempSync(join(tmpdir(), "raes-claim-lost-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
+
+const spans = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+before(() => {
+  trace.setGlobalTracerProvider(provider);
+});
+after(async () => {
+  trace.disable();
+  await provider.shutdown();
+});
 
 /**
  * A store whose first tool-action claim throws as if the connection dropped: after its commit
@@ -150,6 +166,63 @@ async function afterLostClaim(
   }
 }
 
+/**
+ * A claim whose answer was lost, then a store that cannot read it back at the close: the close fails
+ * and leaves the invocation running, and the next open recovers it with the claim.
+ */
+async function unreadAtClose(opened: ControlPlaneStore, then: "nothing" | "nothing-one-step") {
+  let readable = false;
+  const store = aroundStoreMethod(firstClaimAnswerLost(opened), "getToolAction", (_args, call) =>
+    readable ? call() : Promise.reject(new Error("connection terminated")),
+  );
+  const open = () =>
+    RuntimeManager.open({
+      model: modelStartingAt(10, 10),
+      manifest: exampleManifest(),
+      runtime: new ClaimLost(then),
+      store,
+      log: () => undefined,
+    });
+  const first = await open();
+  let failure: unknown;
+  spans.reset();
+  try {
+    await first.step();
+  } catch (error) {
+    failure = error;
+  } finally {
+    await first.close().catch(() => undefined);
+  }
+  const invocationSpans = spans
+    .getFinishedSpans()
+    .filter((span) => span.name.startsWith("invoke_agent"))
+    .map((span) => span.attributes["raes.invocation.state"]);
+  const row = async () =>
+    (await store.listToolActions({ participantAddress: EXAMPLE.participant })).map(
+      (a) => `${a.toolCallId}:${a.admissionOrdinal}:${a.phase}:${a.settlement}`,
+    );
+  const left = {
+    stored: await row(),
+    running: (await store.listOpenInvocations()).length,
+  };
+  readable = true;
+  const second = await open();
+  try {
+    return {
+      failure:
+        failure instanceof Error ? `${failure.message} ${String((failure.cause as Error)?.message)}` : "",
+      left,
+      invocationSpans,
+      recovered: await row(),
+      running: (await store.listOpenInvocations()).length,
+      history: (await second.history()).map((e) => e.event_type),
+    };
+  } finally {
+    await second.close();
+    await opened.close();
+  }
+}
+
 /** The cases, run on each store. */
 async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promise<void> {
   const next = await afterLostClaim(await open("next"), "next-call");
@@ -205,6 +278,29 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
     assert.deepEqual([lost.stored, lost.reasons], [[expected], ["claim_unanswered"]], name);
     assert.equal(lost.stopped, undefined, name);
   }
+
+  // Never read back at the close: the invocation is left running, and recovery settles the claim.
+  const neverRead = await unreadAtClose(await open("unread-at-close"), "nothing");
+  assert.match(
+    neverRead.failure,
+    /could not say whether the claim .* is stored: the invocation is left running for recovery connection terminated/,
+  );
+  assert.deepEqual(
+    neverRead.left,
+    { stored: ["lost:1:admitted:undefined"], running: 1 },
+    "nothing closed without it",
+  );
+  assert.deepEqual(neverRead.invocationSpans, ["commit_failed"], "its span ends as a close not committed");
+  assert.deepEqual(neverRead.recovered, ["lost:1:settled:withheld"], "the next open's recovery settles it");
+  assert.equal(neverRead.running, 0);
+  assert.ok(neverRead.history.includes("action_attempted"), "the recovered close is in the history");
+  const unreadOneStep = await unreadAtClose(await open("unread-at-close-one-step"), "nothing-one-step");
+  assert.deepEqual(unreadOneStep.left.stored, ["lost:1:dispatched:undefined"]);
+  assert.deepEqual(
+    unreadOneStep.recovered,
+    ["lost:1:settled:indeterminate"],
+    "recorded dispatched: for an operator",
+  );
 }
 
 describe("a tool-action claim whose answer was lost (it committed; the port heard it fail)", () => {
