@@ -84,12 +84,18 @@ export class HostDriver {
       });
       return advancing;
     };
+    let live = false;
     try {
       const claim = await this.#claim(advance, () => manager, wanted);
+      live = claim.kind === "live";
       // The step that runs a live invocation returns once the session has ended it (finally, below).
       claimed(claim);
     } finally {
-      await advancing.catch(() => undefined);
+      // A live invocation's step fails after its session was answered (its close not committed): said
+      // here, since nobody else hears it. The claim's own failures were answered to the session.
+      await advancing.catch((error: unknown) => {
+        if (live) this.#options.log(`the session's invocation did not close: ${describe(error)}`);
+      });
       // A failed open leaves no manager to close.
       await (manager as RuntimeManager | undefined)?.close();
     }

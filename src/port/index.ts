@@ -34,6 +34,7 @@ export {
   type SettledAtClose,
   type ToolActionLedger,
   type ToolActionPortOptions,
+  UnheardClaimUnreadableError,
 } from "./port.js";
 export { noteRefusal, type RefusalNote } from "./refusal-note.js";
 export {

@@ -106,8 +106,29 @@ const refusedAck = (refusal: Refusal): PortAck => ({ ok: false, refusal });
 const OK: PortAck = Object.freeze({ ok: true });
 const ACCEPTED: DispatchReceipt = Object.freeze({ accepted: true });
 
-/** How many times the close asks the store for a claim whose answer was lost before it gives up. */
-const CLOSE_READ_ATTEMPTS = 3;
+/**
+ * How long the close waits before each new read of a claim whose answer was lost, after the first
+ * read failed: a store that answers again within about half a second lets the close go on.
+ */
+const CLOSE_READ_BACKOFF_MS = [20, 100, 400] as const;
+
+/**
+ * The close could not learn whether a claim whose answer was lost is stored: nothing of the close was
+ * written, and the invocation is left running for recovery. `cause` is the last read's failure.
+ */
+export class UnheardClaimUnreadableError extends Error {
+  /** The claim's action instance id. */
+  readonly actionInstanceId: string;
+  constructor(actionInstanceId: string, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `the store could not say whether the claim ${actionInstanceId} (its answer was lost) is stored (${why}): the invocation is left running for recovery`,
+      { cause },
+    );
+    this.name = "UnheardClaimUnreadableError";
+    this.actionInstanceId = actionInstanceId;
+  }
+}
 
 /**
  * One invocation's tool-action port. The manager drives its lifecycle; the harness only sees
@@ -212,12 +233,12 @@ export class InvocationToolActionPortCore {
       // under a closed invocation, where no recovery looks (recovery reads running invocations). So
       // the close waits for the store's answer; unread, it throws, the invocation stays running, and
       // the next open's recovery settles the claim with the rest (docs/guide/troubleshooting.md).
-      for (let attempt = 1; !(await this.#resolveUnheardClaim()); attempt += 1)
-        if (attempt >= CLOSE_READ_ATTEMPTS)
-          throw new Error(
-            `the store could not say whether the claim ${this.#unheardClaim?.id} (its answer was lost) is stored: the invocation is left running for recovery`,
-            { cause: this.#unheardReadFailure },
-          );
+      for (let attempt = 0; !(await this.#resolveUnheardClaim()); attempt += 1) {
+        const wait = CLOSE_READ_BACKOFF_MS[attempt];
+        if (wait === undefined)
+          throw new UnheardClaimUnreadableError(this.#unheardClaim?.id ?? "", this.#unheardReadFailure);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
       for (const id of this.#inDoubt) await this.#readBack(id);
       for (const record of this.#actions.values()) {
         // An unanswered claim whose settlement could not be written: settled as not run all the same.

@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import Database from "better-sqlite3";
 import { LOGIN_PATH, type PortalService, STALLED_PATH, startPortalService } from "../../src/demo/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { ChildStdioTransport } from "../helpers/child-stdio.js";
@@ -306,6 +307,41 @@ describe("host mode sessions end on their own", () => {
       await opened.close();
     }
   });
+  it("says on stderr when a session's invocation cannot close, and still exits", async () => {
+    const file = join(dir, "unclosed.db");
+    const [command, ...args] = [
+      process.execPath,
+      ...HOST_ARGS(`sqlite:${file}`),
+      "--idle-timeout",
+      "1",
+      "--",
+      process.execPath,
+      SERVER,
+    ];
+    const transport = new StdioClientTransport({
+      command: command as string,
+      args,
+      env: { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const client = new Client({ name: "host-mode-test", version: "1.0.0" });
+    const gone = new Promise<void>((resolve) => {
+      client.onclose = () => resolve();
+    });
+    await client.connect(transport);
+    await client.callTool({ name: "probe_login", arguments: {} });
+    // The session's close cannot be written: its table is gone from under the running gateway.
+    const db = new Database(file);
+    db.exec("ALTER TABLE invocations RENAME TO invocations_gone");
+    db.close();
+    await gone;
+    assert.match(stderr, /the session's invocation did not close: .*invocations/);
+  });
+
   it("spends no attempt on an HTTP session that ended while it waited for its turn", async () => {
     const store = `sqlite:${join(dir, "queued.db")}`;
     const child = spawn(

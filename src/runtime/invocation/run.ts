@@ -14,17 +14,19 @@ import {
   type SettledAtClose,
   type ToolActionLimits,
   type ToolActionObserver,
+  UnheardClaimUnreadableError,
 } from "../../port/index.js";
 import type { ChainAnchor } from "../../records/index.js";
-import type {
-  ActivityContinuation,
-  ControlPlaneStore,
-  Fence,
-  InvocationRecord,
-  ResourceLedger,
-  SchedulerRecord,
-  ServiceAdmission,
-  ToolActionRecord,
+import {
+  type ActivityContinuation,
+  type ControlPlaneStore,
+  type Fence,
+  type InvocationRecord,
+  type ResourceLedger,
+  type SchedulerRecord,
+  type ServiceAdmission,
+  StoreUnavailableError,
+  type ToolActionRecord,
 } from "../../store/index.js";
 import { type InvocationClock, type RuntimeTimers, systemTimers } from "../clock/index.js";
 import { RuntimeError, RuntimeErrorCode } from "../errors.js";
@@ -399,8 +401,9 @@ export async function runInvocation(
 
 /**
  * The port's settlements for the close. A port that cannot settle (the store could not say whether a
- * claim whose answer was lost is stored) fails the close before anything is written: the invocation
- * stays running for recovery, and its span ends as a close that did not commit.
+ * claim whose answer was lost is stored) fails the close before anything is written, as a close the
+ * store could not commit: the invocation stays running for recovery, its span ends `commit_failed`,
+ * and the error is the store's unavailability (the step answers `ledger_unavailable`).
  */
 async function settleForClose(
   core: InvocationToolActionPortCore,
@@ -409,8 +412,10 @@ async function settleForClose(
   try {
     return await core.settleForClose();
   } catch (error) {
-    tracing.end("commit_failed", undefined, error);
-    throw error;
+    tracing.end("commit_failed", undefined);
+    throw error instanceof UnheardClaimUnreadableError
+      ? new StoreUnavailableError(error.message, { cause: error })
+      : error;
   }
 }
 

@@ -170,11 +170,19 @@ async function afterLostClaim(
  * A claim whose answer was lost, then a store that cannot read it back at the close: the close fails
  * and leaves the invocation running, and the next open recovers it with the claim.
  */
-async function unreadAtClose(opened: ControlPlaneStore, then: "nothing" | "nothing-one-step") {
+async function unreadAtClose(
+  opened: ControlPlaneStore,
+  then: "nothing" | "nothing-one-step",
+  outageMs = Number.POSITIVE_INFINITY,
+) {
   let readable = false;
-  const store = aroundStoreMethod(firstClaimAnswerLost(opened), "getToolAction", (_args, call) =>
-    readable ? call() : Promise.reject(new Error("connection terminated")),
-  );
+  let outageFrom: number | undefined;
+  // Reads fail from the first one on, for `outageMs`.
+  const store = aroundStoreMethod(firstClaimAnswerLost(opened), "getToolAction", (_args, call) => {
+    outageFrom ??= Date.now();
+    if (readable || Date.now() - outageFrom >= outageMs) return call();
+    return Promise.reject(new Error("connection terminated"));
+  });
   const open = () =>
     RuntimeManager.open({
       model: modelStartingAt(10, 10),
@@ -209,8 +217,7 @@ async function unreadAtClose(opened: ControlPlaneStore, then: "nothing" | "nothi
   const second = await open();
   try {
     return {
-      failure:
-        failure instanceof Error ? `${failure.message} ${String((failure.cause as Error)?.message)}` : "",
+      failure: failure instanceof Error ? `${(failure as { code?: string }).code}: ${failure.message}` : "",
       left,
       invocationSpans,
       recovered: await row(),
@@ -283,7 +290,7 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
   const neverRead = await unreadAtClose(await open("unread-at-close"), "nothing");
   assert.match(
     neverRead.failure,
-    /could not say whether the claim .* is stored: the invocation is left running for recovery connection terminated/,
+    /^ledger_unavailable: store unavailable: the store could not say whether the claim \S+ \(its answer was lost\) is stored \(connection terminated\): the invocation is left running for recovery$/,
   );
   assert.deepEqual(
     neverRead.left,
@@ -294,6 +301,11 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
   assert.deepEqual(neverRead.recovered, ["lost:1:settled:withheld"], "the next open's recovery settles it");
   assert.equal(neverRead.running, 0);
   assert.ok(neverRead.history.includes("action_attempted"), "the recovered close is in the history");
+  // The store answers again 300 ms into the close's reads: the close waits for it, and goes on.
+  const lateRead = await unreadAtClose(await open("read-at-close-late"), "nothing", 300);
+  assert.equal(lateRead.failure, "", "the close waited for the store");
+  assert.deepEqual(lateRead.left, { stored: ["lost:1:settled:withheld"], running: 0 });
+  assert.deepEqual(lateRead.invocationSpans, ["succeeded"]);
   const unreadOneStep = await unreadAtClose(await open("unread-at-close-one-step"), "nothing-one-step");
   assert.deepEqual(unreadOneStep.left.stored, ["lost:1:dispatched:undefined"]);
   assert.deepEqual(
