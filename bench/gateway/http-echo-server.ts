@@ -32,3 +32,5 @@ http.listen(0, "127.0.0.1", () => {
   process.stderr.write(`at http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`);
 });
 process.once("SIGTERM", () => process.exit(0));
+// Its parent (the bench) gone, however it ended: stdin closes.
+process.stdin.on("end", () => process.exit(0)).resume();
