@@ -269,49 +269,11 @@ describe("host mode sessions end on their own", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("starts a stdio session's invocation at its first call, ends it after --idle-timeout without a request, and exits", async () => {
-    const store = `sqlite:${join(dir, "idle.db")}`;
+  /** A stdio host-mode session whose gateway ends it after 1 s without a request; `gone` once it has. */
+  async function idleSession(store: string) {
     const [command, ...args] = [
       process.execPath,
       ...HOST_ARGS(store),
-      "--idle-timeout",
-      "1",
-      "--",
-      process.execPath,
-      SERVER,
-    ];
-    const transport = new StdioClientTransport({
-      command: command as string,
-      args,
-      env: { PATH: process.env.PATH ?? "", DEMO_PORTAL_URL: portal.url },
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "host-mode-test", version: "1.0.0" });
-    const gone = new Promise<void>((resolve) => {
-      client.onclose = () => resolve();
-    });
-    await client.connect(transport);
-    // Listing claims no invocation; the first call does.
-    await client.listTools();
-    assert.equal((await historyOf(store).catch(() => ({ invocations: [] }))).invocations.length, 0);
-    await client.callTool({ name: "probe_login", arguments: {} });
-    // No request after this one and stdin stays open: the gateway ends the session itself.
-    await gone;
-    const history = await historyOf(store);
-    assert.equal(history.invocations.length, 1);
-    const opened = await openControlPlaneStore(store, { create: false });
-    try {
-      const operation = await opened.getOperation(history.invocations[0] as string);
-      assert.equal(operation?.state, "succeeded");
-    } finally {
-      await opened.close();
-    }
-  });
-  it("says on stderr when a session's invocation cannot close, and still exits", async () => {
-    const file = join(dir, "unclosed.db");
-    const [command, ...args] = [
-      process.execPath,
-      ...HOST_ARGS(`sqlite:${file}`),
       "--idle-timeout",
       "1",
       "--",
@@ -333,13 +295,38 @@ describe("host mode sessions end on their own", () => {
       client.onclose = () => resolve();
     });
     await client.connect(transport);
+    return { client, gone, stderr: () => stderr };
+  }
+
+  it("starts a stdio session's invocation at its first call, ends it after --idle-timeout without a request, and exits", async () => {
+    const store = `sqlite:${join(dir, "idle.db")}`;
+    const { client, gone } = await idleSession(store);
+    // Listing claims no invocation; the first call does.
+    await client.listTools();
+    assert.equal((await historyOf(store).catch(() => ({ invocations: [] }))).invocations.length, 0);
+    await client.callTool({ name: "probe_login", arguments: {} });
+    // No request after this one and stdin stays open: the gateway ends the session itself.
+    await gone;
+    const history = await historyOf(store);
+    assert.equal(history.invocations.length, 1);
+    const opened = await openControlPlaneStore(store, { create: false });
+    try {
+      const operation = await opened.getOperation(history.invocations[0] as string);
+      assert.equal(operation?.state, "succeeded");
+    } finally {
+      await opened.close();
+    }
+  });
+  it("says on stderr when a session's invocation cannot close, and still exits", async () => {
+    const file = join(dir, "unclosed.db");
+    const { client, gone, stderr } = await idleSession(`sqlite:${file}`);
     await client.callTool({ name: "probe_login", arguments: {} });
     // The session's close cannot be written: its table is gone from under the running gateway.
     const db = new Database(file);
     db.exec("ALTER TABLE invocations RENAME TO invocations_gone");
     db.close();
     await gone;
-    assert.match(stderr, /the session's invocation did not close: .*invocations/);
+    assert.match(stderr(), /the session's invocation did not close: .*invocations/);
   });
 
   it("spends no attempt on an HTTP session that ended while it waited for its turn", async () => {
