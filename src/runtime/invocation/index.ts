@@ -13,4 +13,5 @@ export {
   policyFrames,
   type ResourceOutcome,
   runInvocation,
+  unansweredClaimsOf,
 } from "./run.js";

@@ -8,6 +8,7 @@ import {
   type ChainAnchor,
   ToolActionPhase,
   UnknownReason,
+  WithheldReason,
 } from "../../records/index.js";
 import type {
   ControlPlaneStore,
@@ -40,6 +41,11 @@ export interface RecoveryOptions {
   readonly frameOf: (policyAddress: string) => EventFrame;
   /** The scenario and manifest a participant's chain starts from (docs/evidence-format.md). */
   readonly anchor?: ChainAnchor;
+  /**
+   * Claims this process knows were never run: their callers heard a refusal (the claim's answer was
+   * lost, and its close could not read it back). Settled as the port settles such a claim.
+   */
+  readonly unanswered?: ReadonlySet<string>;
 }
 
 /** How many consumed attempts the recovery line names before it only counts the rest. */
@@ -63,13 +69,24 @@ export function consumedLine(recovered: readonly RecoveredInvocation[]): string 
 /**
  * Settles the tool actions of one interrupted invocation by the close rules. Nobody saw them settle, so
  * `settledAt` stays absent and the times known before the process ended stay as they were; the
- * recovery time is `recoveredAt`, and an indeterminate action says why (`runtime_interrupted`).
+ * recovery time is `recoveredAt`, and an indeterminate action says why (`runtime_interrupted`). A
+ * claim in `unanswered` never ran (its caller heard a refusal): `withheld`, or `failed` if it was
+ * recorded dispatched, each with `claim_unanswered`, as the port settles one it reads back.
  */
-export function settleInterrupted(actions: readonly ToolActionRecord[], at: string): ToolActionRecord[] {
+export function settleInterrupted(
+  actions: readonly ToolActionRecord[],
+  at: string,
+  unanswered: ReadonlySet<string> = new Set(),
+): ToolActionRecord[] {
   return [...actions]
     .sort((a, b) => a.admissionOrdinal - b.admissionOrdinal)
     .map((action) => {
-      const result = transition(action, { type: "close" });
+      const notRun = unanswered.has(action.id);
+      const event =
+        notRun && action.phase === ToolActionPhase.dispatched
+          ? ({ type: "complete", status: "failed" } as const)
+          : ({ type: "close" } as const);
+      const result = transition(action, event);
       if (!result.ok || result.state.phase === action.phase) return action;
       const settlement = result.state.settlement;
       return {
@@ -77,11 +94,18 @@ export function settleInterrupted(actions: readonly ToolActionRecord[], at: stri
         phase: ToolActionPhase.settled,
         ...(settlement === undefined ? {} : { settlement }),
         ...(settlement === "indeterminate" ? { unknownReason: UnknownReason.runtime_interrupted } : {}),
-        ...withheldFor(action, settlement),
+        ...(notRun ? unansweredFields(settlement) : withheldFor(action, settlement)),
         recoveredAt: at,
         updatedAt: at,
       };
     });
+}
+
+/** What a claim that never ran, since its caller heard a refusal, records (as the port writes it). */
+function unansweredFields(settlement: string | undefined): Partial<ToolActionRecord> {
+  if (settlement === "withheld") return { withheldReason: WithheldReason.claim_unanswered };
+  if (settlement === "failed") return { failureClass: WithheldReason.claim_unanswered };
+  return {};
 }
 
 /** A held call's withheld reason (docs/guide/approvals.md): denied, or expired by the restart. */
@@ -195,7 +219,7 @@ async function recoverParticipant(
   function* closes(): Generator<InvocationCommit> {
     for (const invocation of invocations) {
       const read0 = read.actions.get(invocation.id) ?? [];
-      const settled = settleInterrupted(expired.get(invocation.id) ?? read0, at);
+      const settled = settleInterrupted(expired.get(invocation.id) ?? read0, at, options.unanswered);
       const key = scheduleKey(participantAddress, invocation.policyAddress);
       const scheduler = schedulers.get(key);
       if (!scheduler) throw new Error(`no scheduler record for ${participantAddress}`);

@@ -419,6 +419,19 @@ async function settleForClose(
   }
 }
 
+/**
+ * The claims a failed step knows never ran: a close that could not read back a claim whose answer was
+ * lost (`UnheardClaimUnreadableError`, anywhere in `error`'s causes). Its caller heard a refusal.
+ */
+export function unansweredClaimsOf(error: unknown): string[] {
+  const found: string[] = [];
+  // A bounded walk: a cycle of causes ends it.
+  for (let at = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth += 1)
+    if (at instanceof UnheardClaimUnreadableError && at.actionInstanceId !== "")
+      found.push(at.actionInstanceId);
+  return found;
+}
+
 const MEASUREMENT_ERRORS = {
   [MeasurementCode.untrusted]: RuntimeErrorCode.participant_resource_measurement_untrusted,
   [MeasurementCode.invalid]: RuntimeErrorCode.participant_resource_measurement_invalid,

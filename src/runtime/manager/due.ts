@@ -1,6 +1,11 @@
 import { ServiceMovedError, StoreUnavailableError } from "../../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "../errors.js";
-import { type InvocationContext, type InvocationSummary, runInvocation } from "../invocation/index.js";
+import {
+  type InvocationContext,
+  type InvocationSummary,
+  runInvocation,
+  unansweredClaimsOf,
+} from "../invocation/index.js";
 import type { ScheduleBook } from "../schedule/index.js";
 
 /**
@@ -64,7 +69,7 @@ export async function runDueTicks(
           runner.ctx.log(admissionLeftLine(participantAddress, tick));
           break each;
         }
-        book.markUncertain(participantAddress, policyAddress);
+        book.markUncertain(participantAddress, policyAddress, unansweredClaimsOf(error));
         throw error instanceof StoreUnavailableError
           ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
               cause: error,

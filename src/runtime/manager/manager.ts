@@ -242,7 +242,7 @@ export class RuntimeManager {
         log,
         ...v2Hooks,
         ...(options.allowPolicyChange ? { policyChange: policyChangeBy(options.allowPolicyChange) } : {}),
-        recover: async (participants, fenceFor) => {
+        recover: async (participants, fenceFor, unanswered) => {
           const frameOf = policyFrames(options.model, options.runtime);
           const consumed = await recoverInterruptedInvocations(store, {
             participants,
@@ -251,6 +251,7 @@ export class RuntimeManager {
             policyOf,
             frameOf,
             anchor,
+            ...(unanswered && unanswered.size > 0 ? { unanswered } : {}),
           });
           if (consumed.length > 0) log(consumedLine(consumed));
         },

@@ -7,7 +7,12 @@ import {
   StoreUnavailableError,
 } from "../../store/index.js";
 import { RuntimeError, RuntimeErrorCode } from "../errors.js";
-import { type InvocationContext, type InvocationSummary, runInvocation } from "../invocation/index.js";
+import {
+  type InvocationContext,
+  type InvocationSummary,
+  runInvocation,
+  unansweredClaimsOf,
+} from "../invocation/index.js";
 import {
   type DueWork,
   episodeIdFor,
@@ -146,7 +151,7 @@ export async function runV2Due(
         break;
       }
       if (v3Run) v3Run.shared.synced = false;
-      book.markUncertain(spec.participantAddress, spec.policy.address);
+      book.markUncertain(spec.participantAddress, spec.policy.address, unansweredClaimsOf(error));
       throw error instanceof StoreUnavailableError
         ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
             cause: error,

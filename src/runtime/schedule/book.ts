@@ -58,6 +58,8 @@ export interface ScheduleBookOptions {
   readonly recover: (
     participants: ReadonlySet<string>,
     fenceFor: (p: string) => Fence | undefined,
+    /** Claims this process knows never ran (`RecoveryOptions.unanswered`). */
+    unanswered?: ReadonlySet<string>,
   ) => Promise<void>;
   /**
    * Settles what the taken participants' interrupted invocations still hold (v3 reservations), once
@@ -85,6 +87,8 @@ export class ScheduleBook {
   readonly #schedulers = new Map<string, SchedulerRecord>();
   readonly #leases: ParticipantLeases;
   readonly #uncertain = new Set<string>();
+  /** Claims of the uncertain commits that this process knows never ran, for their recovery. */
+  readonly #unanswered = new Set<string>();
   readonly #tellShare: () => void;
   #policyChanges: ScheduleSpec[] = [];
   #services: ReadonlyMap<string, ServiceView> = new Map();
@@ -380,10 +384,15 @@ export class ScheduleBook {
     this.#o.records?.committed(record);
   }
 
-  /** A commit failed: the store's view of this schedule is unknown until recovery runs. */
-  markUncertain(participantAddress: string, policyAddress: string): void {
+  /**
+   * A commit failed: the store's view of this schedule is unknown until recovery runs. `unanswered`:
+   * claims of it this process knows never ran (their callers heard a refusal).
+   */
+  markUncertain(participantAddress: string, policyAddress: string, unanswered: readonly string[] = []): void {
     // A step whose clock moved elsewhere before its first write wrote nothing: it runs again.
-    if (!this.#clocks.moved) this.#uncertain.add(key(participantAddress, policyAddress));
+    if (this.#clocks.moved) return;
+    this.#uncertain.add(key(participantAddress, policyAddress));
+    for (const id of unanswered) this.#unanswered.add(id);
   }
 
   /** Pauses or resumes every clock, once each held participant that can load is (a step says why one cannot). */
@@ -499,7 +508,9 @@ export class ScheduleBook {
       else this.#uncertain.delete(k);
     }
     if (participants.size === 0) return;
-    await this.#o.recover(participants, (p) => this.fenceFor(p));
+    await this.#o.recover(participants, (p) => this.fenceFor(p), this.#unanswered);
+    // Recovered, or another owner's to recover now: the hints are spent either way.
+    this.#unanswered.clear();
     await this.reloadSchedulers(participants);
     await this.#o.settleTaken?.(this, participants);
   }

@@ -230,6 +230,40 @@ async function unreadAtClose(
   }
 }
 
+/**
+ * The same, but the process that failed the close steps again: its own recovery knows the claim's
+ * caller heard a refusal, and settles it as the port would have.
+ */
+async function recoveredInProcess(opened: ControlPlaneStore, then: "nothing" | "nothing-one-step") {
+  const store = aroundStoreMethod(firstClaimAnswerLost(opened), "getToolAction", () =>
+    Promise.reject(new Error("connection terminated")),
+  );
+  const manager = await RuntimeManager.open({
+    model: modelStartingAt(10, 10),
+    manifest: exampleManifest(),
+    runtime: new ClaimLost(then),
+    store,
+    log: () => undefined,
+  });
+  try {
+    const failure = await manager.step().then(
+      () => "",
+      (error: Error) => error.message,
+    );
+    const id = /the claim (\S+) \(its answer was lost\)/.exec(failure)?.[1] ?? "";
+    await manager.step();
+    const claim = await opened.getToolAction(id);
+    return {
+      claim: `${claim?.phase}:${claim?.settlement}:${claim?.withheldReason ?? claim?.failureClass}`,
+      unknownReason: claim?.unknownReason,
+      stopped: (await opened.listSchedulers())[0]?.stopReason,
+    };
+  } finally {
+    await manager.close();
+    await opened.close();
+  }
+}
+
 /** The cases, run on each store. */
 async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promise<void> {
   const next = await afterLostClaim(await open("next"), "next-call");
@@ -312,6 +346,21 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
     unreadOneStep.recovered,
     ["lost:1:settled:indeterminate"],
     "recorded dispatched: for an operator",
+  );
+
+  // Recovered by the process that failed the close, which knows the caller heard a refusal.
+  const inProcess = await recoveredInProcess(await open("in-process"), "nothing");
+  // The attempt is consumed all the same: the example's failure_policy (stop) stops its scheduler.
+  assert.deepEqual(inProcess, {
+    claim: "settled:withheld:claim_unanswered",
+    unknownReason: undefined,
+    stopped: "failure_policy",
+  });
+  const inProcessOneStep = await recoveredInProcess(await open("in-process-one-step"), "nothing-one-step");
+  assert.deepEqual(
+    inProcessOneStep,
+    { claim: "settled:failed:claim_unanswered", unknownReason: undefined, stopped: "failure_policy" },
+    "a one-step claim that never ran is failed, not indeterminate: no operator needed",
   );
 }
 

@@ -8,6 +8,8 @@ import {
   RuntimeManager,
 } from "../../../src/index.js";
 import type { InvocationToolActionPort } from "../../../src/port/index.js";
+import { type ControlPlaneStore, MemoryControlPlaneStore } from "../../../src/store/index.js";
+import { aroundStoreMethod } from "../../helpers/faulty-store.js";
 import { oneToolCall, requestFor } from "../../helpers/tool-requests.js";
 import { v2Manifest } from "./harness.js";
 import { compileFile, V2_EXAMPLE } from "./trace.js";
@@ -52,13 +54,34 @@ class ToolingV2 extends ReferenceAutonomousParticipantRuntime {
   }
 }
 
-async function open(runtime: ToolingV2): Promise<RuntimeManager> {
+async function open(
+  runtime: ReferenceAutonomousParticipantRuntime,
+  store?: ControlPlaneStore,
+): Promise<RuntimeManager> {
   return RuntimeManager.open({
     model: compileFile(V2_EXAMPLE),
     manifest: v2Manifest(),
     runtime,
     stochasticControls: [CONTROL],
+    ...(store ? { store, log: () => undefined } : {}),
   });
+}
+
+/** One admitted call per attempt, then a failed outcome; nothing dispatched. */
+class AdmitsOne extends ReferenceAutonomousParticipantRuntime {
+  readonly implementationIdentity = { name: "green-worker", version: "1.0.0" };
+  #port: InvocationToolActionPort | undefined;
+  attachInvocationToolActions(port: InvocationToolActionPort): void {
+    this.#port = port;
+  }
+  override async modelAction(
+    request: ParticipantActionRequest,
+    snapshot: ParticipantSnapshot,
+    context: { readonly episodeId: string },
+  ): Promise<ParticipantActionResult> {
+    if (this.#port) await this.#port.admit(requestFor(this.#port, "lost"));
+    return this.nativeExecution(request, snapshot, context.episodeId, { status: "succeeded" });
+  }
 }
 
 describe("tool actions under v2", () => {
@@ -103,6 +126,44 @@ describe("tool actions under v2", () => {
       assert.equal(made, 1, "nothing runs after the stop, not even the rest of the burst");
       await manager.step(20);
       assert.equal(runtime.ports.length, made);
+    } finally {
+      await manager.close();
+    }
+  });
+
+  it("a claim whose answer was lost and whose close could not read it back: this process's recovery settles it as not run", async () => {
+    const memory = new MemoryControlPlaneStore();
+    const insert = memory.insertToolAction.bind(memory);
+    let lost = false;
+    // The first claim commits but its caller hears a failure; the store then cannot read it back.
+    memory.insertToolAction = async (...args) => {
+      await insert(...args);
+      if (lost) return;
+      lost = true;
+      throw new Error("connection terminated after COMMIT");
+    };
+    const store = aroundStoreMethod(memory, "getToolAction", () =>
+      Promise.reject(new Error("connection terminated")),
+    );
+    const manager = await open(new AdmitsOne(), store);
+    try {
+      // The first occurrence falls due a few ticks in; its close fails.
+      let failure = "";
+      for (let i = 0; i < 10 && failure === ""; i += 1)
+        failure = await manager.step(1).then(
+          () => "",
+          (error: Error) => error.message,
+        );
+      assert.match(
+        failure,
+        /^store unavailable: the store could not say whether the claim .* \(its answer was lost\)/,
+      );
+      await manager.step(1);
+      const claim = (await memory.listToolActions({})).find((a) => a.toolCallId === "lost");
+      assert.equal(
+        `${claim?.phase}:${claim?.settlement}:${claim?.withheldReason}`,
+        "settled:withheld:claim_unanswered",
+      );
     } finally {
       await manager.close();
     }
