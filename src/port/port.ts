@@ -395,6 +395,9 @@ export class InvocationToolActionPortCore {
       // A held call runs only once approved (docs/guide/approvals.md).
       const held = typeof id === "string" ? this.#actions.get(id)?.approval : undefined;
       if (held && held.state !== "approved") return refusedReceipt(Refusal.state_conflict);
+      // A claim whose caller heard a refusal is settled as not run, and never runs: not even when its
+      // settlement could not be written yet (the close writes it) and a retry of the call asks.
+      if (typeof id === "string" && this.#unanswered.has(id)) return refusedReceipt(Refusal.state_conflict);
       const refusal = await this.#apply(id, { type: "dispatch" });
       return refusal ? refusedReceipt(refusal) : ACCEPTED;
     });

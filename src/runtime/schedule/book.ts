@@ -471,8 +471,19 @@ export class ScheduleBook {
     this.#leases.stopKeepAlive();
   }
 
-  /** Gives up every lease and leaves the live processes, so another process can take over at once. */
+  /**
+   * Gives up every lease and leaves the live processes, so another process can take over at once.
+   * Claims this process knows never ran (a close that could not read them back) are recovered first,
+   * while it still holds them: only it knows their callers heard a refusal. Failing that, their next
+   * owner recovers them by the general rules.
+   */
   async releaseLeases(): Promise<void> {
+    if (this.#unanswered.size > 0)
+      await this.#settleUncertain().catch((error: unknown) => {
+        this.#o.log?.(
+          `an interrupted invocation is left to the participant's next owner to recover: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
     await this.#leases.releaseAll();
   }
 
@@ -507,7 +518,11 @@ export class ScheduleBook {
       if (this.#leases.has(participant)) participants.add(participant);
       else this.#uncertain.delete(k);
     }
-    if (participants.size === 0) return;
+    if (participants.size === 0) {
+      // Every one was lost: its new owner recovers it, without this process's hints.
+      this.#unanswered.clear();
+      return;
+    }
     await this.#o.recover(participants, (p) => this.fenceFor(p), this.#unanswered);
     // Recovered, or another owner's to recover now: the hints are spent either way.
     this.#unanswered.clear();

@@ -168,7 +168,7 @@ async function afterLostClaim(
 
 /**
  * A claim whose answer was lost, then a store that cannot read it back at the close: the close fails
- * and leaves the invocation running, and the next open recovers it with the claim.
+ * and leaves the invocation running; the manager's own close recovers it, knowing the claim never ran.
  */
 async function unreadAtClose(
   opened: ControlPlaneStore,
@@ -207,7 +207,8 @@ async function unreadAtClose(
     .map((span) => span.attributes["raes.invocation.state"]);
   const row = async () =>
     (await store.listToolActions({ participantAddress: EXAMPLE.participant })).map(
-      (a) => `${a.toolCallId}:${a.admissionOrdinal}:${a.phase}:${a.settlement}`,
+      (a) =>
+        `${a.toolCallId}:${a.admissionOrdinal}:${a.phase}:${a.settlement}:${a.withheldReason ?? a.failureClass ?? "-"}`,
     );
   const left = {
     stored: await row(),
@@ -320,6 +321,11 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
     assert.equal(lost.stopped, undefined, name);
   }
 
+  // Its settlement as not run fails to be written, and the call is retried: the retry is never dispatched.
+  const retried = await afterLostClaim(await open("unwritten-retry"), "retry", true, false, true);
+  assert.deepEqual(retried.answers, ["ledger_unavailable", "tool=1", "state_conflict"]);
+  assert.deepEqual([retried.stored, retried.reasons], [["lost:1:settled:withheld"], ["claim_unanswered"]]);
+
   // Never read back at the close: the invocation is left running, and recovery settles the claim.
   const neverRead = await unreadAtClose(await open("unread-at-close"), "nothing");
   assert.match(
@@ -328,25 +334,25 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
   );
   assert.deepEqual(
     neverRead.left,
-    { stored: ["lost:1:admitted:undefined"], running: 1 },
-    "nothing closed without it",
+    { stored: ["lost:1:settled:withheld:claim_unanswered"], running: 0 },
+    "nothing closed without it; the manager's close recovers it, knowing it never ran",
   );
   assert.deepEqual(neverRead.invocationSpans, ["commit_failed"], "its span ends as a close not committed");
-  assert.deepEqual(neverRead.recovered, ["lost:1:settled:withheld"], "the next open's recovery settles it");
+  assert.deepEqual(neverRead.recovered, ["lost:1:settled:withheld:claim_unanswered"]);
   assert.equal(neverRead.running, 0);
   assert.ok(neverRead.history.includes("action_attempted"), "the recovered close is in the history");
   // The store answers again 300 ms into the close's reads: the close waits for it, and goes on.
   const lateRead = await unreadAtClose(await open("read-at-close-late"), "nothing", 300);
   assert.equal(lateRead.failure, "", "the close waited for the store");
-  assert.deepEqual(lateRead.left, { stored: ["lost:1:settled:withheld"], running: 0 });
+  assert.deepEqual(lateRead.left, { stored: ["lost:1:settled:withheld:claim_unanswered"], running: 0 });
   assert.deepEqual(lateRead.invocationSpans, ["succeeded"]);
   const unreadOneStep = await unreadAtClose(await open("unread-at-close-one-step"), "nothing-one-step");
-  assert.deepEqual(unreadOneStep.left.stored, ["lost:1:dispatched:undefined"]);
   assert.deepEqual(
-    unreadOneStep.recovered,
-    ["lost:1:settled:indeterminate"],
-    "recorded dispatched: for an operator",
+    unreadOneStep.left.stored,
+    ["lost:1:settled:failed:claim_unanswered"],
+    "recorded dispatched, it never ran: failed, not indeterminate",
   );
+  assert.deepEqual(unreadOneStep.recovered, unreadOneStep.left.stored, "nothing left for the next open");
 
   // Recovered by the process that failed the close, which knows the caller heard a refusal.
   const inProcess = await recoveredInProcess(await open("in-process"), "nothing");
