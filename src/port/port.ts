@@ -114,7 +114,7 @@ const CLOSE_READ_BACKOFF_MS = [20, 100, 400] as const;
 
 /**
  * The close could not learn whether a claim whose answer was lost is stored: nothing of the close was
- * written, and the invocation is left running for recovery. `cause` is the last read's failure.
+ * written, and the invocation is left running for recovery to settle. `cause` is the last read's failure.
  */
 export class UnheardClaimUnreadableError extends Error {
   /** The claim's action instance id. */
@@ -122,7 +122,7 @@ export class UnheardClaimUnreadableError extends Error {
   constructor(actionInstanceId: string, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
     super(
-      `the store could not say whether the claim ${actionInstanceId} (its answer was lost) is stored (${why}): the invocation is left running for recovery`,
+      `the store could not say whether the claim ${actionInstanceId} (its answer was lost) is stored (${why}): the invocation is not closed, and recovery settles it as interrupted`,
       { cause },
     );
     this.name = "UnheardClaimUnreadableError";

@@ -319,7 +319,9 @@ export class RuntimeManager {
       await manager.#exclusive(async () => manager.#run(await manager.#dueNow()));
       return manager;
     } catch (error) {
-      // Failed, it keeps its leases as a dead process does: they expire, never renewed again.
+      // Failed, it keeps its leases as a dead process does: they expire, never renewed again. What
+      // only this process knows (claims that never ran) is recovered first, while it holds them.
+      await opened?.recoverKnownNotRun();
       opened?.stopKeepAlive();
       if (ownsStore) await store.close().catch(() => undefined);
       throw error;

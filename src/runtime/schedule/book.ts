@@ -478,13 +478,22 @@ export class ScheduleBook {
    * owner recovers them by the general rules.
    */
   async releaseLeases(): Promise<void> {
-    if (this.#unanswered.size > 0)
-      await this.#settleUncertain().catch((error: unknown) => {
-        this.#o.log?.(
-          `an interrupted invocation is left to the participant's next owner to recover: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      });
+    await this.recoverKnownNotRun();
     await this.#leases.releaseAll();
+  }
+
+  /**
+   * Recovers the uncertain schedules now if any holds a claim this process knows never ran (a close
+   * that could not read it back): only this process knows its caller heard a refusal. Never throws:
+   * failing, the participant's next owner recovers it by the general rules.
+   */
+  async recoverKnownNotRun(): Promise<void> {
+    if (this.#unanswered.size === 0) return;
+    await this.#settleUncertain().catch((error: unknown) => {
+      this.#o.log?.(
+        `an interrupted invocation is left to the participant's next owner to recover: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
   }
 
   /** Outside a step, before acting on records: recovers and loads what is held but not loaded yet (of `only`). */

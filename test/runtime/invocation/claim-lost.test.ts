@@ -265,6 +265,39 @@ async function recoveredInProcess(opened: ControlPlaneStore, then: "nothing" | "
   }
 }
 
+/**
+ * The same, with the invocation due at the open (start tick 0): the failure ends the open, which
+ * recovers the claim it knows never ran before it gives up.
+ */
+async function failedOpen(opened: ControlPlaneStore) {
+  const store = aroundStoreMethod(firstClaimAnswerLost(opened), "getToolAction", () =>
+    Promise.reject(new Error("connection terminated")),
+  );
+  try {
+    const failure = await RuntimeManager.open({
+      model: modelStartingAt(0, 10),
+      manifest: exampleManifest(),
+      runtime: new ClaimLost("nothing"),
+      store,
+      log: () => undefined,
+    }).then(
+      async (manager) => {
+        await manager.close();
+        return "opened";
+      },
+      (error: Error) => error.message,
+    );
+    const [claim] = await opened.listToolActions({ participantAddress: EXAMPLE.participant });
+    return {
+      failure,
+      claim: `${claim?.phase}:${claim?.settlement}:${claim?.withheldReason}`,
+      running: (await opened.listOpenInvocations()).length,
+    };
+  } finally {
+    await opened.close();
+  }
+}
+
 /** The cases, run on each store. */
 async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promise<void> {
   const next = await afterLostClaim(await open("next"), "next-call");
@@ -330,7 +363,7 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
   const neverRead = await unreadAtClose(await open("unread-at-close"), "nothing");
   assert.match(
     neverRead.failure,
-    /^ledger_unavailable: store unavailable: the store could not say whether the claim \S+ \(its answer was lost\) is stored \(connection terminated\): the invocation is left running for recovery$/,
+    /^ledger_unavailable: store unavailable: the store could not say whether the claim \S+ \(its answer was lost\) is stored \(connection terminated\): the invocation is not closed, and recovery settles it as interrupted$/,
   );
   assert.deepEqual(
     neverRead.left,
@@ -353,6 +386,14 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
     "recorded dispatched, it never ran: failed, not indeterminate",
   );
   assert.deepEqual(unreadOneStep.recovered, unreadOneStep.left.stored, "nothing left for the next open");
+
+  const atOpen = await failedOpen(await open("failed-open"));
+  assert.match(atOpen.failure, /the claim \S+ \(its answer was lost\)/);
+  assert.deepEqual(
+    [atOpen.claim, atOpen.running],
+    ["settled:withheld:claim_unanswered", 0],
+    "an open that fails so recovers the claim before giving up",
+  );
 
   // Recovered by the process that failed the close, which knows the caller heard a refusal.
   const inProcess = await recoveredInProcess(await open("in-process"), "nothing");
