@@ -388,6 +388,15 @@ export class InvocationToolActionPortCore {
     return true;
   }
 
+  /**
+   * A claim whose caller heard a refusal is settled as not run, and never runs: its retry is neither
+   * dispatched, held for approval, completed nor reported unknown, not even while its settlement
+   * could not be written yet (the close writes it).
+   */
+  #neverRuns(id: unknown): boolean {
+    return typeof id === "string" && this.#unanswered.has(id);
+  }
+
   async #dispatch(id: unknown): Promise<DispatchReceipt> {
     const gate = this.#gate();
     if (gate) return refusedReceipt(gate);
@@ -395,9 +404,7 @@ export class InvocationToolActionPortCore {
       // A held call runs only once approved (docs/guide/approvals.md).
       const held = typeof id === "string" ? this.#actions.get(id)?.approval : undefined;
       if (held && held.state !== "approved") return refusedReceipt(Refusal.state_conflict);
-      // A claim whose caller heard a refusal is settled as not run, and never runs: not even when its
-      // settlement could not be written yet (the close writes it) and a retry of the call asks.
-      if (typeof id === "string" && this.#unanswered.has(id)) return refusedReceipt(Refusal.state_conflict);
+      if (this.#neverRuns(id)) return refusedReceipt(Refusal.state_conflict);
       const refusal = await this.#apply(id, { type: "dispatch" });
       return refusal ? refusedReceipt(refusal) : ACCEPTED;
     });
@@ -410,6 +417,7 @@ export class InvocationToolActionPortCore {
       const outcome = parseToolActionOutcome(raw);
       const record = typeof id === "string" ? this.#actions.get(id) : undefined;
       if (!record) return refusedAck(Refusal.unknown_action);
+      if (this.#neverRuns(id)) return refusedAck(Refusal.state_conflict);
       const probe = transition(record, { type: "complete", status: outcome?.status ?? "succeeded" });
       if (!probe.ok) return refusedAck(probe.refusal);
       if (!outcome || !outcomeFits(this.#options, record, outcome))
@@ -428,6 +436,7 @@ export class InvocationToolActionPortCore {
     if (gate) return refusedAck(gate);
     return this.#serial(async () => {
       if (!isBoundedId(reason)) return refusedAck(Refusal.request_invalid);
+      if (this.#neverRuns(id)) return refusedAck(Refusal.state_conflict);
       const refusal = await this.#apply(id, { type: "report_unknown" }, { unknownReason: reason });
       return refusal ? refusedAck(refusal) : OK;
     });
@@ -461,7 +470,8 @@ export class InvocationToolActionPortCore {
     const held = await this.#serial(async (): Promise<Refusal | ApprovalRecord> => {
       const record = this.#actions.get(id);
       if (!record) return Refusal.unknown_action;
-      if (record.phase !== ToolActionPhase.admitted || record.approval) return Refusal.state_conflict;
+      if (record.phase !== ToolActionPhase.admitted || record.approval || this.#neverRuns(id))
+        return Refusal.state_conflict;
       const at = this.#options.now();
       const approval: ApprovalRecord = {
         state: "pending",

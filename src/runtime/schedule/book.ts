@@ -491,7 +491,7 @@ export class ScheduleBook {
     if (this.#unanswered.size === 0) return;
     await this.#settleUncertain().catch((error: unknown) => {
       this.#o.log?.(
-        `an interrupted invocation is left to the participant's next owner to recover: ${error instanceof Error ? error.message : String(error)}`,
+        `recovering the claims this process knows never ran failed (${error instanceof Error ? error.message : String(error)}); the participant's next owner recovers what is left`,
       );
     });
   }

@@ -62,7 +62,14 @@ function firstClaimAnswerLost(store: ControlPlaneStore, committed = true): Contr
 }
 
 /** How the invocation goes on after its first claim's answer was lost. */
-type Then = "next-call" | "retry" | "retry-one-step" | "nothing" | "nothing-one-step";
+type Then =
+  | "next-call"
+  | "retry"
+  | "retry-one-step"
+  | "nothing"
+  | "nothing-one-step"
+  /** A one-step retry whose harness reports an outcome although its dispatch was refused. */
+  | "retry-one-step-completes";
 
 /** One invocation: a claim whose answer is lost, then `then`; what each port call answered is kept. */
 class ClaimLost extends RecordingRuntime {
@@ -84,7 +91,7 @@ class ClaimLost extends RecordingRuntime {
   }
 
   async #calls(port: InvocationToolActionPort): Promise<void> {
-    const oneStep = this.then === "retry-one-step" || this.then === "nothing-one-step";
+    const oneStep = this.then.includes("one-step");
     const first = oneStep
       ? (await admitAndDispatch(port, requestFor(port, "lost"))).decision
       : await port.admit(requestFor(port, "lost"));
@@ -111,6 +118,10 @@ class ClaimLost extends RecordingRuntime {
     const receipt = answer.receipt ?? (await port.dispatch(id));
     if (!receipt.accepted) {
       this.answers.push(receipt.refusal);
+      if (this.then === "retry-one-step-completes") {
+        const ack = await port.complete(id, outcomeFor(port, id));
+        this.answers.push(ack.ok ? "completed" : ack.refusal);
+      }
       return;
     }
     assert.equal((await port.complete(id, outcomeFor(port, id))).ok, true);
@@ -358,6 +369,20 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
   const retried = await afterLostClaim(await open("unwritten-retry"), "retry", true, false, true);
   assert.deepEqual(retried.answers, ["ledger_unavailable", "tool=1", "state_conflict"]);
   assert.deepEqual([retried.stored, retried.reasons], [["lost:1:settled:withheld"], ["claim_unanswered"]]);
+
+  const completes = await afterLostClaim(
+    await open("unwritten-completes"),
+    "retry-one-step-completes",
+    true,
+    false,
+    true,
+  );
+  assert.deepEqual(completes.answers, ["ledger_unavailable", "tool=1", "state_conflict", "state_conflict"]);
+  assert.deepEqual(
+    [completes.stored, completes.reasons],
+    [["lost:1:settled:failed"], ["claim_unanswered"]],
+    "an outcome for a claim that never ran is refused",
+  );
 
   // Never read back at the close: the invocation is left running, and recovery settles the claim.
   const neverRead = await unreadAtClose(await open("unread-at-close"), "nothing");
