@@ -243,13 +243,12 @@ export class RuntimeManager {
         ...v2Hooks,
         ...(options.allowPolicyChange ? { policyChange: policyChangeBy(options.allowPolicyChange) } : {}),
         recover: async (participants, fenceFor, unanswered) => {
-          const frameOf = policyFrames(options.model, options.runtime);
           const consumed = await recoverInterruptedInvocations(store, {
             participants,
             now,
             fenceFor,
             policyOf,
-            frameOf,
+            frameOf: policyFrames(options.model, options.runtime),
             anchor,
             ...(unanswered && unanswered.size > 0 ? { unanswered } : {}),
           });
@@ -319,10 +318,8 @@ export class RuntimeManager {
       await manager.#exclusive(async () => manager.#run(await manager.#dueNow()));
       return manager;
     } catch (error) {
-      // Failed, it keeps its leases as a dead process does: they expire, never renewed again. What
-      // only this process knows (claims that never ran) is recovered first, while it holds them.
-      await opened?.recoverKnownNotRun();
-      opened?.stopKeepAlive();
+      // Failed, it keeps its leases as a dead process does: they expire, never renewed again.
+      await opened?.giveUp();
       if (ownsStore) await store.close().catch(() => undefined);
       throw error;
     }

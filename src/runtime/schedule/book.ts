@@ -483,6 +483,15 @@ export class ScheduleBook {
   }
 
   /**
+   * For an open that failed: recovers what only this process knows (`recoverKnownNotRun`), while it
+   * still holds the leases, then stops renewing them, so they expire as a dead process's do.
+   */
+  async giveUp(): Promise<void> {
+    await this.recoverKnownNotRun();
+    this.stopKeepAlive();
+  }
+
+  /**
    * Recovers the uncertain schedules now if any holds a claim this process knows never ran (a close
    * that could not read it back): only this process knows its caller heard a refusal. Never throws:
    * failing, the participant's next owner recovers it by the general rules.
