@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { createWriteStream, existsSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -14,10 +15,13 @@ export async function writeFileParts(file: string, parts: Iterable<string>): Pro
   // A symbolic link keeps pointing where it did: the file it names is replaced, not the link.
   const path = existsSync(file) ? realpathSync(file) : file;
   const partial = `${path}.${process.pid}.partial`;
+  const out = createWriteStream(partial);
   try {
-    await pipeline(Readable.from(parts, { objectMode: true }), createWriteStream(partial));
+    await pipeline(Readable.from(parts, { objectMode: true }), out);
     renameSync(partial, path);
   } catch (error) {
+    // A stream destroyed while its file was opening creates the file as it closes: removed after that.
+    if (!out.closed) await once(out, "close").catch(() => undefined);
     rmSync(partial, { force: true });
     throw error;
   }
