@@ -69,7 +69,9 @@ type Then =
   | "nothing"
   | "nothing-one-step"
   /** A one-step retry whose harness reports an outcome although its dispatch was refused. */
-  | "retry-one-step-completes";
+  | "retry-one-step-completes"
+  /** The same, reporting the outcome unknown instead. */
+  | "retry-one-step-reports-unknown";
 
 /** One invocation: a claim whose answer is lost, then `then`; what each port call answered is kept. */
 class ClaimLost extends RecordingRuntime {
@@ -121,6 +123,10 @@ class ClaimLost extends RecordingRuntime {
       if (this.then === "retry-one-step-completes") {
         const ack = await port.complete(id, outcomeFor(port, id));
         this.answers.push(ack.ok ? "completed" : ack.refusal);
+      }
+      if (this.then === "retry-one-step-reports-unknown") {
+        const ack = await port.reportUnknown(id, "tool_timeout");
+        this.answers.push(ack.ok ? "reported" : ack.refusal);
       }
       return;
     }
@@ -382,6 +388,20 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
     [completes.stored, completes.reasons],
     [["lost:1:settled:failed"], ["claim_unanswered"]],
     "an outcome for a claim that never ran is refused",
+  );
+
+  const unknown = await afterLostClaim(
+    await open("unwritten-reports-unknown"),
+    "retry-one-step-reports-unknown",
+    true,
+    false,
+    true,
+  );
+  assert.deepEqual(unknown.answers, ["ledger_unavailable", "tool=1", "state_conflict", "state_conflict"]);
+  assert.deepEqual(
+    [unknown.stored, unknown.reasons, unknown.stopped],
+    [["lost:1:settled:failed"], ["claim_unanswered"], undefined],
+    "a claim that never ran is not reported unknown: no operator needed",
   );
 
   // Never read back at the close: the invocation is left running, and recovery settles the claim.
