@@ -16,7 +16,7 @@ import {
   type ParticipantSnapshot,
   RuntimeManager,
 } from "../../../src/index.js";
-import { admitAndDispatch } from "../../../src/port/index.js";
+import { admitAndDispatch, awaitApproval } from "../../../src/port/index.js";
 import {
   type ControlPlaneStore,
   MemoryControlPlaneStore,
@@ -71,7 +71,9 @@ type Then =
   /** A one-step retry whose harness reports an outcome although its dispatch was refused. */
   | "retry-one-step-completes"
   /** The same, reporting the outcome unknown instead. */
-  | "retry-one-step-reports-unknown";
+  | "retry-one-step-reports-unknown"
+  /** A retry that asks for an operator's approval instead of dispatching. */
+  | "retry-awaits-approval";
 
 /** One invocation: a claim whose answer is lost, then `then`; what each port call answered is kept. */
 class ClaimLost extends RecordingRuntime {
@@ -117,6 +119,11 @@ class ClaimLost extends RecordingRuntime {
     }
     const id = decision.actionInstanceId;
     this.answers.push(id.slice(id.lastIndexOf(":") + 1));
+    if (this.then === "retry-awaits-approval") {
+      const held = await awaitApproval(port, id, { timeoutSeconds: 1 });
+      this.answers.push(held.ok ? held.decision : held.refusal);
+      return;
+    }
     const receipt = answer.receipt ?? (await port.dispatch(id));
     if (!receipt.accepted) {
       this.answers.push(receipt.refusal);
@@ -403,6 +410,20 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
     [["lost:1:settled:failed"], ["claim_unanswered"], undefined],
     "a claim that never ran is not reported unknown: no operator needed",
   );
+
+  const approval = await afterLostClaim(
+    await open("unwritten-approval"),
+    "retry-awaits-approval",
+    true,
+    false,
+    true,
+  );
+  assert.deepEqual(
+    approval.answers,
+    ["ledger_unavailable", "tool=1", "state_conflict"],
+    "never held for an operator",
+  );
+  assert.deepEqual([approval.stored, approval.reasons], [["lost:1:settled:withheld"], ["claim_unanswered"]]);
 
   // Never read back at the close: the invocation is left running, and recovery settles the claim.
   const neverRead = await unreadAtClose(await open("unread-at-close"), "nothing");
