@@ -4,7 +4,7 @@ import {
   textDigest,
   toolActionAt,
   UnknownReason,
-  WithheldReason,
+  unansweredClaimFields,
 } from "../records/index.js";
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
@@ -232,7 +232,7 @@ export class InvocationToolActionPortCore {
       // A claim whose answer was lost may be stored. Closed without it, its row would stay admitted
       // under a closed invocation, where no recovery looks (recovery reads running invocations). So
       // the close waits for the store's answer; unread, it throws, the invocation stays running, and
-      // the next open's recovery settles the claim with the rest (docs/guide/troubleshooting.md).
+      // recovery settles the claim with the rest (docs/guide/troubleshooting.md).
       for (let attempt = 0; !(await this.#resolveUnheardClaim()); attempt += 1) {
         const wait = CLOSE_READ_BACKOFF_MS[attempt];
         if (wait === undefined)
@@ -643,8 +643,5 @@ function notRunFields<T extends Partial<ToolActionRecord>>(
   unanswered: boolean,
   settlement: string | undefined = record.settlement,
 ): T {
-  if (!unanswered) return record;
-  if (settlement === "withheld") return { ...record, withheldReason: WithheldReason.claim_unanswered };
-  if (settlement === "failed") return { ...record, failureClass: WithheldReason.claim_unanswered };
-  return record;
+  return unanswered ? { ...record, ...unansweredClaimFields(settlement) } : record;
 }

@@ -142,6 +142,7 @@ export {
   ToolActionSettlement,
   toolActionAt,
   UnknownReason,
+  unansweredClaimFields,
   WithheldReason,
 } from "./tool-action.js";
 export { TRACER_NAME, TraceName } from "./trace-names.js";

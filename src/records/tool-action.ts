@@ -146,6 +146,18 @@ export function toolActionAt(
   };
 }
 
+/**
+ * What a claim that never ran because its caller heard a refusal (`claim_unanswered`) records with its
+ * settlement: `withheldReason` when withheld, `failureClass` when failed (it was recorded dispatched).
+ */
+export function unansweredClaimFields(
+  settlement: string | undefined,
+): Pick<ToolActionRecord, "withheldReason" | "failureClass"> {
+  if (settlement === "withheld") return { withheldReason: WithheldReason.claim_unanswered };
+  if (settlement === "failed") return { failureClass: WithheldReason.claim_unanswered };
+  return {};
+}
+
 /** The withheld reason a held call's approval gives its settlement: denied or expired; else none. */
 export function approvalWithheldReason(approval: ApprovalRecord | undefined): WithheldReason | undefined {
   if (approval?.state === ApprovalState.denied) return WithheldReason.approval_denied;

@@ -8,7 +8,7 @@ import {
   type ChainAnchor,
   ToolActionPhase,
   UnknownReason,
-  WithheldReason,
+  unansweredClaimFields,
 } from "../../records/index.js";
 import type {
   ControlPlaneStore,
@@ -94,18 +94,11 @@ export function settleInterrupted(
         phase: ToolActionPhase.settled,
         ...(settlement === undefined ? {} : { settlement }),
         ...(settlement === "indeterminate" ? { unknownReason: UnknownReason.runtime_interrupted } : {}),
-        ...(notRun ? unansweredFields(settlement) : withheldFor(action, settlement)),
+        ...(notRun ? unansweredClaimFields(settlement) : withheldFor(action, settlement)),
         recoveredAt: at,
         updatedAt: at,
       };
     });
-}
-
-/** What a claim that never ran, since its caller heard a refusal, records (as the port writes it). */
-function unansweredFields(settlement: string | undefined): Partial<ToolActionRecord> {
-  if (settlement === "withheld") return { withheldReason: WithheldReason.claim_unanswered };
-  if (settlement === "failed") return { failureClass: WithheldReason.claim_unanswered };
-  return {};
 }
 
 /** A held call's withheld reason (docs/guide/approvals.md): denied, or expired by the restart. */

@@ -378,52 +378,22 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
     assert.equal(lost.stopped, undefined, name);
   }
 
-  // Its settlement as not run fails to be written, and the call is retried: the retry is never dispatched.
-  const retried = await afterLostClaim(await open("unwritten-retry"), "retry", true, false, true);
-  assert.deepEqual(retried.answers, ["ledger_unavailable", "tool=1", "state_conflict"]);
-  assert.deepEqual([retried.stored, retried.reasons], [["lost:1:settled:withheld"], ["claim_unanswered"]]);
-
-  const completes = await afterLostClaim(
-    await open("unwritten-completes"),
-    "retry-one-step-completes",
-    true,
-    false,
-    true,
-  );
-  assert.deepEqual(completes.answers, ["ledger_unavailable", "tool=1", "state_conflict", "state_conflict"]);
-  assert.deepEqual(
-    [completes.stored, completes.reasons],
-    [["lost:1:settled:failed"], ["claim_unanswered"]],
-    "an outcome for a claim that never ran is refused",
-  );
-
-  const unknown = await afterLostClaim(
-    await open("unwritten-reports-unknown"),
-    "retry-one-step-reports-unknown",
-    true,
-    false,
-    true,
-  );
-  assert.deepEqual(unknown.answers, ["ledger_unavailable", "tool=1", "state_conflict", "state_conflict"]);
-  assert.deepEqual(
-    [unknown.stored, unknown.reasons, unknown.stopped],
-    [["lost:1:settled:failed"], ["claim_unanswered"], undefined],
-    "a claim that never ran is not reported unknown: no operator needed",
-  );
-
-  const approval = await afterLostClaim(
-    await open("unwritten-approval"),
-    "retry-awaits-approval",
-    true,
-    false,
-    true,
-  );
-  assert.deepEqual(
-    approval.answers,
-    ["ledger_unavailable", "tool=1", "state_conflict"],
-    "never held for an operator",
-  );
-  assert.deepEqual([approval.stored, approval.reasons], [["lost:1:settled:withheld"], ["claim_unanswered"]]);
+  // Its settlement as not run fails to be written, then the call is retried: the retry is refused
+  // whatever it asks (dispatch, an outcome, unknown, an approval), and the claim stays not run.
+  const refused = ["ledger_unavailable", "tool=1", "state_conflict"];
+  for (const [then, answers, stored] of [
+    ["retry", refused, "lost:1:settled:withheld"],
+    ["retry-one-step-completes", [...refused, "state_conflict"], "lost:1:settled:failed"],
+    ["retry-one-step-reports-unknown", [...refused, "state_conflict"], "lost:1:settled:failed"],
+    ["retry-awaits-approval", refused, "lost:1:settled:withheld"],
+  ] as const) {
+    const retried = await afterLostClaim(await open(`unwritten-${then}`), then, true, false, true);
+    assert.deepEqual(
+      [retried.answers, retried.stored, retried.reasons, retried.stopped],
+      [answers, [stored], ["claim_unanswered"], undefined],
+      then,
+    );
+  }
 
   // Never read back at the close: the invocation is left running, and recovery settles the claim.
   const neverRead = await unreadAtClose(await open("unread-at-close"), "nothing");
