@@ -1,7 +1,7 @@
 import { RegistrationErrorCode } from "../manifest/index.js";
 import { ParticipantToolActionRefusal } from "../port/index.js";
 import { codeOf, type ParticipantControlCode } from "../records/index.js";
-import { LeaseLostError } from "../store/index.js";
+import { LeaseLostError, StoreUnavailableError } from "../store/index.js";
 /** Codes of errors the runtime manager raises (refusals of the port are answers, not errors). */
 export const RuntimeErrorCode = {
   /**
@@ -95,6 +95,20 @@ export class RuntimeError extends Error {
     this.code = code;
     this.details = details;
   }
+}
+
+/**
+ * A store that could not answer, as the runtime reports it: `RuntimeError(ledger_unavailable)` with
+ * the store's error as its cause. Any other error is returned as it is, for the caller to rethrow.
+ *
+ * @example
+ * throw asLedgerError(error); // in a catch around a store call
+ */
+export function asLedgerError(error: unknown): unknown {
+  if (!(error instanceof StoreUnavailableError)) return error;
+  return new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
+    cause: error,
+  });
 }
 
 /** A refused participant control (execution or episode); nothing was written. `code` is RAES's where it has one. */

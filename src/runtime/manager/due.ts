@@ -1,5 +1,5 @@
-import { ServiceMovedError, StoreUnavailableError } from "../../store/index.js";
-import { RuntimeError, RuntimeErrorCode } from "../errors.js";
+import { ServiceMovedError } from "../../store/index.js";
+import { asLedgerError } from "../errors.js";
 import {
   type InvocationContext,
   type InvocationSummary,
@@ -70,11 +70,7 @@ export async function runDueTicks(
           break each;
         }
         book.markUncertain(participantAddress, policyAddress, unansweredClaimsOf(error));
-        throw error instanceof StoreUnavailableError
-          ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
-              cause: error,
-            })
-          : error;
+        throw asLedgerError(error);
       }
       book.updateScheduler(summary.scheduler);
       runner.closed?.(summary);

@@ -22,14 +22,10 @@ import {
   type ResourceBudgetStateView,
   serviceReadback,
 } from "../../records/index.js";
-import {
-  type ControlPlaneStore,
-  MemoryControlPlaneStore,
-  openControlPlaneStore,
-  StoreUnavailableError,
-} from "../../store/index.js";
+import { type ControlPlaneStore, MemoryControlPlaneStore, openControlPlaneStore } from "../../store/index.js";
 import { isoClock, preciseNow } from "../clock/index.js";
 import {
+  asLedgerError,
   ParticipantControlError,
   ParticipantsFailedError,
   RuntimeError,
@@ -615,10 +611,7 @@ export class RuntimeManager {
     try {
       await refreshServices(this.store, this.#book, this.#services.specs, this.#ctx.now());
     } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      throw new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
-        cause: error,
-      });
+      throw asLedgerError(error);
     }
   }
 

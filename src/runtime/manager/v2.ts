@@ -4,9 +4,8 @@ import {
   ResourcePoolMovedError,
   type SchedulerRecord,
   ServiceMovedError,
-  StoreUnavailableError,
 } from "../../store/index.js";
-import { RuntimeError, RuntimeErrorCode } from "../errors.js";
+import { asLedgerError } from "../errors.js";
 import {
   type InvocationContext,
   type InvocationSummary,
@@ -152,11 +151,7 @@ export async function runV2Due(
       }
       if (v3Run) v3Run.shared.synced = false;
       book.markUncertain(spec.participantAddress, spec.policy.address, unansweredClaimsOf(error));
-      throw error instanceof StoreUnavailableError
-        ? new RuntimeError(RuntimeErrorCode.ledger_unavailable, `store unavailable: ${error.message}`, [], {
-            cause: error,
-          })
-        : error;
+      throw asLedgerError(error);
     }
     if (v3 && v3Run) heldAt(v3Run.shared, v3.ledger.held?.poolVersions);
     refused = 0;
