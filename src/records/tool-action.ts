@@ -123,7 +123,7 @@ export interface ToolActionRecord {
   readonly dispatchedAt?: string;
   /** When the settlement was recorded; absent when recovery settled it (nobody saw it settle). */
   readonly settledAt?: string;
-  /** When recovery settled it after its runtime process ended; its other times stay the last ones known. */
+  /** When recovery settled it (its process ended, or its claim's answer was lost); its other times stay the last ones known. */
   readonly recoveredAt?: string;
   readonly createdAt: string;
   readonly updatedAt: string;

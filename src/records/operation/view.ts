@@ -1,5 +1,5 @@
 import type { InvocationRecord } from "../scheduler.js";
-import type { ToolActionRecord } from "../tool-action.js";
+import { type ToolActionRecord, WithheldReason } from "../tool-action.js";
 import {
   DiagnosticSeverity,
   type Operation,
@@ -50,11 +50,19 @@ function invocationDiagnostics(invocation: InvocationRecord): OperationDiagnosti
       diagnostic(
         OperationDiagnosticCode.recovered,
         at,
-        "consumed by recovery after its runtime process ended",
+        "consumed by recovery after its runtime process ended or its close could not be committed",
         DiagnosticSeverity.warning,
       ),
     );
   return out;
+}
+
+/** Recovered as a claim whose caller heard a refusal: only the process that heard it knows that. */
+function recoveredUnanswered(action: ToolActionRecord): boolean {
+  return (
+    action.withheldReason === WithheldReason.claim_unanswered ||
+    action.failureClass === WithheldReason.claim_unanswered
+  );
 }
 
 /** RAES's diagnostics of a tool action: why it failed, was withheld or has unknown effects; its recovery. */
@@ -95,7 +103,9 @@ function toolActionDiagnostics(action: ToolActionRecord): OperationDiagnostic[] 
       diagnostic(
         OperationDiagnosticCode.recovered,
         at,
-        "settled by recovery after its runtime process ended",
+        recoveredUnanswered(action)
+          ? "settled by recovery in the runtime process whose store lost the claim's answer (its caller heard a refusal)"
+          : "settled by recovery after its runtime process ended",
         DiagnosticSeverity.warning,
       ),
     );

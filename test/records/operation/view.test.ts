@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { operationFromInvocation, operationFromToolAction } from "../../../src/records/index.js";
+import {
+  operationFromInvocation,
+  operationFromToolAction,
+  type ToolActionRecord,
+} from "../../../src/records/index.js";
 import { invocation, P1, toolAction } from "../../store/records.js";
 
 // RAES's operation status carries `domain`, `diagnostics` ({code, domain, address, message, severity}) and
@@ -29,7 +33,11 @@ describe("operation views: RAES's domain, diagnostics and changed_addresses", ()
         ["operation.failed", "error", "the invocation failed"],
         ["operation.call-refused", "warning", "2 calls refused with request_conflict"],
         ["operation.call-refused", "warning", "1 call refused with target_outside_binding"],
-        ["operation.recovered", "warning", "consumed by recovery after its runtime process ended"],
+        [
+          "operation.recovered",
+          "warning",
+          "consumed by recovery after its runtime process ended or its close could not be committed",
+        ],
       ],
     );
     for (const d of op.diagnostics) {
@@ -73,5 +81,23 @@ describe("operation views: RAES's domain, diagnostics and changed_addresses", ()
       ["info"],
     );
     assert.deepEqual(resolved.changedAddresses, [P1]);
+  });
+
+  it("a recovered tool action says whether its own process recovered it after losing the claim's answer", () => {
+    const inv = invocation();
+    const recoveredAt = "2026-01-01T00:00:01.000000Z";
+    const message = (fields: Partial<ToolActionRecord>) =>
+      operationFromToolAction(
+        toolAction(inv, 4, { phase: "settled", recoveredAt, ...fields }),
+      ).diagnostics.find((d) => d.code === "operation.recovered")?.message;
+    const sameProcess =
+      "settled by recovery in the runtime process whose store lost the claim's answer (its caller heard a refusal)";
+    assert.equal(message({ settlement: "withheld", withheldReason: "claim_unanswered" }), sameProcess);
+    assert.equal(message({ settlement: "failed", failureClass: "claim_unanswered" }), sameProcess);
+    assert.equal(message({ settlement: "withheld" }), "settled by recovery after its runtime process ended");
+    assert.equal(
+      message({ settlement: "indeterminate", unknownReason: "runtime_interrupted" }),
+      "settled by recovery after its runtime process ended",
+    );
   });
 });
