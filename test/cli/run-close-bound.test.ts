@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { generatedManifest, generateScenario } from "../../bench/shared/index.js";
+import { compileScenario, loadScenario } from "../../src/index.js";
+import { cliNodeArgs } from "../helpers/cli-entry.js";
+import { ROOT } from "../helpers/example.js";
+import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "../store/pg-available.js";
+
+const available = await postgresAvailable("raes run whose store stops answering as it closes");
+const HARNESS = join(ROOT, "test", "fixtures", "runtimes", "store-breaking-harness.ts");
+/** The name of the PostgreSQL store's lease release statement: the first write of a close that gives leases back. */
+const RELEASE_STATEMENT = "raes_lease_release";
+
+/**
+ * A TCP proxy to PostgreSQL that goes silent for good once a client sends `trigger`: from then on it
+ * forwards nothing either way and keeps every connection open, as a server behind a dropped route.
+ */
+async function silencingProxy(target: URL, trigger: string): Promise<{ port: number; close(): void }> {
+  const sockets = new Set<Socket>();
+  let silent = false;
+  const server: Server = createServer((client) => {
+    const upstream = new Socket();
+    sockets.add(client).add(upstream);
+    upstream.connect(Number(target.port || 5432), target.hostname);
+    client.on("data", (chunk: Buffer) => {
+      if (!silent && chunk.includes(trigger)) silent = true;
+      if (!silent) upstream.write(chunk);
+    });
+    upstream.on("data", (chunk: Buffer) => {
+      if (!silent) client.write(chunk);
+    });
+    for (const s of [client, upstream]) s.on("error", () => undefined);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  assert.ok(address !== null && typeof address === "object");
+  return {
+    port: address.port,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+describe("raes run whose store stops answering while it gives its participants back", {
+  skip: available ? false : "POSTGRES UNAVAILABLE",
+}, () => {
+  const dir = mkdtempSync(join(tmpdir(), "raes-run-close-bound-"));
+  const { schema, url, drop } = freshSchema("raes_run_close_bound");
+  after(async () => {
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("waits 10 s for the close, says the leases will expire, reports the run's error and exits", async () => {
+    const scenarioPath = join(dir, "two.yaml");
+    writeFileSync(scenarioPath, generateScenario(2));
+    const { scenario } = loadScenario(scenarioPath);
+    assert.ok(scenario);
+    const manifestPath = join(dir, "two.manifest.json");
+    writeFileSync(manifestPath, JSON.stringify(generatedManifest(compileScenario(scenario))));
+    const proxy = await silencingProxy(new URL(POSTGRES_TEST_URL), RELEASE_STATEMENT);
+    try {
+      const proxied = new URL(url);
+      proxied.host = `127.0.0.1:${proxy.port}`;
+      const args = ["run", scenarioPath, "--manifest", manifestPath, "--runtime", HARNESS];
+      const child = spawn(
+        process.execPath,
+        cliNodeArgs([...args, "--store", proxied.href, "--tick-ms", "100", "--lease-ttl-ms", "60000"]),
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            RAES_BREAK_URL: POSTGRES_TEST_URL,
+            RAES_BREAK_SCHEMA: schema,
+            // The step fails at its close (the table is gone), then the run's close meets a silent server.
+            RAES_BREAK_AT: "7",
+            RAES_SCALE_SLEEP_MS: "0",
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      child.stdout.resume();
+      // A generous bound, not a timing: without the close's bound the process waits on the silent server.
+      const code = await new Promise<number | null | "hung">((resolve) => {
+        const hung = setTimeout(() => resolve("hung"), 90_000);
+        child.on("close", (c) => {
+          clearTimeout(hung);
+          resolve(c);
+        });
+      });
+      if (code === "hung") child.kill("SIGKILL");
+      assert.notEqual(code, "hung", `raes run did not exit after its store went silent:\n${stderr}`);
+      assert.notEqual(code, 0);
+      assert.match(
+        stderr,
+        /raes run: the store did not answer within 10 s; the leases not given back expire 60000 ms after their last renewal/,
+      );
+      assert.match(
+        stderr,
+        /participants failed\n.*relation "invocations" does not exist/,
+        "the run's own error is still reported",
+      );
+    } finally {
+      proxy.close();
+    }
+    // Nothing was given back: the leases are still held, to expire on their own.
+    const held = await adminQuery(
+      `SELECT participant_address FROM ${schema}.leases WHERE owner_id IS NOT NULL`,
+    );
+    assert.ok(held.length > 0, "the silent server never heard the release");
+  });
+});
