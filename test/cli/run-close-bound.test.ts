@@ -1,18 +1,13 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { generatedManifest, generateScenario } from "../../bench/shared/index.js";
-import { compileScenario, loadScenario } from "../../src/index.js";
-import { cliNodeArgs } from "../helpers/cli-entry.js";
-import { ROOT } from "../helpers/example.js";
+import { runWithBreakingStore } from "../helpers/breaking-run.js";
 import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "../store/pg-available.js";
 
 const available = await postgresAvailable("raes run whose store stops answering as it closes");
-const HARNESS = join(ROOT, "test", "fixtures", "runtimes", "store-breaking-harness.ts");
 /** The name of the PostgreSQL store's lease release statement: the first write of a close that gives leases back. */
 const RELEASE_STATEMENT = "raes_lease_release";
 
@@ -61,45 +56,13 @@ describe("raes run whose store stops answering while it gives its participants b
   });
 
   it("waits 10 s for the close, says the leases will expire, reports the run's error and exits", async () => {
-    const scenarioPath = join(dir, "two.yaml");
-    writeFileSync(scenarioPath, generateScenario(2));
-    const { scenario } = loadScenario(scenarioPath);
-    assert.ok(scenario);
-    const manifestPath = join(dir, "two.manifest.json");
-    writeFileSync(manifestPath, JSON.stringify(generatedManifest(compileScenario(scenario))));
     const proxy = await silencingProxy(new URL(POSTGRES_TEST_URL), RELEASE_STATEMENT);
     try {
       const proxied = new URL(url);
       proxied.host = `127.0.0.1:${proxy.port}`;
-      const args = ["run", scenarioPath, "--manifest", manifestPath, "--runtime", HARNESS];
-      const child = spawn(
-        process.execPath,
-        cliNodeArgs([...args, "--store", proxied.href, "--tick-ms", "100", "--lease-ttl-ms", "60000"]),
-        {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            RAES_BREAK_URL: POSTGRES_TEST_URL,
-            RAES_BREAK_SCHEMA: schema,
-            // The step fails at its close (the table is gone), then the run's close meets a silent server.
-            RAES_BREAK_AT: "7",
-            RAES_SCALE_SLEEP_MS: "0",
-          },
-          stdio: ["ignore", "pipe", "pipe"],
-        },
-      );
-      let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-      child.stdout.resume();
+      // The step fails at its close (the table is gone), then the run's close meets a silent server.
       // A generous bound, not a timing: without the close's bound the process waits on the silent server.
-      const code = await new Promise<number | null | "hung">((resolve) => {
-        const hung = setTimeout(() => resolve("hung"), 90_000);
-        child.on("close", (c) => {
-          clearTimeout(hung);
-          resolve(c);
-        });
-      });
-      if (code === "hung") child.kill("SIGKILL");
+      const { code, stderr } = await runWithBreakingStore(dir, proxied.href, schema, 90_000);
       assert.notEqual(code, "hung", `raes run did not exit after its store went silent:\n${stderr}`);
       assert.notEqual(code, 0);
       assert.match(
