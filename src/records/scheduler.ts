@@ -145,7 +145,7 @@ export interface InvocationRecord {
   readonly startedAt: string;
   /** When it ended: the harness returned (or timed out, or threw) and its tool actions settled. */
   readonly endedAt?: string;
-  /** When recovery consumed it (its process ended, or its close could not be committed); then `endedAt` stays absent (its end is unknown). */
+  /** When recovery consumed it (its process ended or lost it, or its close could not be committed); then `endedAt` stays absent (its end is unknown). */
   readonly recoveredAt?: string;
   /** Refused calls per refusal code (the port's, and those an MCP gateway refused before asking it), committed with the close; absent when there were none. */
   readonly refusals?: Readonly<Record<string, number>>;

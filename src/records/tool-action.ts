@@ -37,7 +37,11 @@ export type ToolActionSettlement = (typeof ToolActionSettlement)[keyof typeof To
 
 /** Why a tool action's effects are unknown when raes-ts itself settled it indeterminate (`reportUnknown` gives its own). */
 export const UnknownReason = {
-  /** The runtime process ended (killed, crashed, lost power) after dispatch and before an outcome; recovery settled it. */
+  /**
+   * No outcome was recorded after dispatch, and recovery settled it: the runtime process ended (killed,
+   * crashed, lost power), another process took the participant over, or the invocation's close could not
+   * be committed.
+   */
   runtime_interrupted: "runtime_interrupted",
   /**
    * The invocation returned after dispatch and before an outcome or `reportUnknown` (docs/design.md §5: the
@@ -123,7 +127,7 @@ export interface ToolActionRecord {
   readonly dispatchedAt?: string;
   /** When the settlement was recorded; absent when recovery settled it (nobody saw it settle). */
   readonly settledAt?: string;
-  /** When recovery settled it (its process ended, or its claim's answer was lost); its other times stay the last ones known. */
+  /** When recovery settled it (its process ended or lost it, or its invocation's close could not be committed); its other times stay the last ones known. */
   readonly recoveredAt?: string;
   readonly createdAt: string;
   readonly updatedAt: string;

@@ -5,7 +5,7 @@ import type { ApprovalRecord, Operation } from "../../records/index.js";
 
 /**
  * The record times of the operation's kind: invocation start/end, or tool-action admit/dispatch/settle;
- * and `recovered_at`, when recovery settled it after its process ended (its end is then unknown: null).
+ * and `recovered_at`, when recovery settled it (its process ended or lost it, or its close failed; its end is then unknown: null).
  */
 function timesToWire(operation: Operation): Record<string, string | null> {
   const recovered = { recovered_at: operation.recoveredAt ?? null };

@@ -61,8 +61,8 @@ export const OperationDiagnosticCode = {
   /** A tool action was cancelled before dispatch; the message says why when raes-ts gave a reason. */
   withheld: "operation.withheld",
   /**
-   * Recovery settled the operation: after its runtime process ended, or in the same process after a
-   * close it could not commit (a claim whose answer the store lost); its end time is unknown.
+   * Recovery settled the operation: its runtime process ended, another process took its participant
+   * over, or the same process recovered it after a close it could not commit; its end time is unknown.
    */
   recovered: "operation.recovered",
 } as const;
@@ -100,7 +100,7 @@ export interface Operation {
   readonly admittedAt?: string;
   readonly dispatchedAt?: string;
   readonly settledAt?: string;
-  /** Both kinds: when recovery settled it (its process ended, or its close could not be committed); its end time is then unknown. */
+  /** Both kinds: when recovery settled it (its process ended or lost it, or its close could not be committed); its end time is then unknown. */
   readonly recoveredAt?: string;
   /** Outer invocations: refused port calls per refusal code (docs/design.md §10). */
   readonly refusals?: Readonly<Record<string, number>>;

@@ -50,7 +50,7 @@ function invocationDiagnostics(invocation: InvocationRecord): OperationDiagnosti
       diagnostic(
         OperationDiagnosticCode.recovered,
         at,
-        "consumed by recovery after its runtime process ended or its close could not be committed",
+        "consumed by recovery: its runtime process ended, lost its participant, or could not commit its close",
         DiagnosticSeverity.warning,
       ),
     );
@@ -105,7 +105,7 @@ function toolActionDiagnostics(action: ToolActionRecord): OperationDiagnostic[] 
         at,
         recoveredUnanswered(action)
           ? "settled by recovery in the runtime process whose store lost the claim's answer (its caller heard a refusal)"
-          : "settled by recovery after its runtime process ended",
+          : "settled by recovery: its runtime process ended, lost its participant, or could not commit its invocation's close",
         DiagnosticSeverity.warning,
       ),
     );

@@ -127,7 +127,7 @@ function operationSection(operation: Operation | undefined): DetailSection {
     ["admitted_at", operation.admittedAt],
     ["dispatched_at", operation.dispatchedAt],
     ["settled_at", operation.settledAt],
-    // Recovery settled it after its process ended: when, as the record keeps it (settled_at stays unknown).
+    // Recovery settled it (its process ended or lost it, or its close failed): when, as the record keeps it (settled_at stays unknown).
     ["recovered_at", operation.recoveredAt],
     ["updated_at", operation.updatedAt],
   ]);
