@@ -19,7 +19,7 @@ import {
   TOOL_ACTION_SETTLE_COLUMNS,
 } from "../sql/index.js";
 import type { Fence, InvocationCommit, SchedulerRecord } from "../types.js";
-import { CopyIn, CopyRows, copyCell } from "./copy.js";
+import { CopyIn, CopyRows, copyCell, copyJsonCell } from "./copy.js";
 import { FENCED, fenceValues, UNFENCED } from "./leases.js";
 import {
   type Column,
@@ -436,10 +436,11 @@ class EventRows {
       }
       const sequence = this.chains.next;
       const digest = this.chains.linker.linkAt(draft, sequence, commit.anchor);
+      // The body is JSON text (only backslashes to escape); a digest is `sha256:` and hex (nothing).
       this.rows.add(
         `${sequence}\t${copyCell(draft.participant_address)}\t${copyCell(draft.episode_id)}\t${copyCell(
           draft.action_instance_id,
-        )}\t${copyCell(JSON.stringify(draft))}\t${copyCell(digest)}`,
+        )}\t${copyJsonCell(JSON.stringify(draft))}\t${digest}`,
       );
       this.chains.next += 1;
       this.#event += 1;
