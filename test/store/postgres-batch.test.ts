@@ -135,6 +135,25 @@ if (!available) {
       assert.equal((await postgres.listOpenInvocations()).length, 0);
     });
 
+    it("keeps a body's backslashes, newlines and tabs through the COPY, as SQLite does", async () => {
+      // COPY's text format gives a backslash, a newline and a tab meanings of their own.
+      const special = "C:\\temp\\new\n\\.\n\tend\\N";
+      const commits = closes().map((commit, k) => ({
+        ...commit,
+        events: commit.events.map((e) => ({ ...e, event_id: `${e.event_id}${special}${k}` })),
+      }));
+      const place = freshSchema("raes_batch_escapes");
+      cleanups.push(place.drop);
+      const postgres = await opened(place.url, commits);
+      const sqlite = await opened(`sqlite:${join(dir, "escapes.db")}`, commits);
+      await postgres.commitInvocations(commits, undefined);
+      await sqlite.commitInvocations(commits, undefined);
+      const events = await postgres.listEvents();
+      assert.equal(events.length, 3 * CLOSES);
+      assert.ok(events.every((e) => e.event_id.includes(special)));
+      assert.deepEqual(events, await sqlite.listEvents());
+    });
+
     it("builds each statement's closes while the statement before it runs", async () => {
       const commits = closes();
       const place = freshSchema("raes_batch_taken");

@@ -26,7 +26,8 @@ export function copyCell(value: string): string {
 /**
  * One COPY text cell of JSON text, as `copyCell` writes it but without its scan for the other three
  * characters: JSON.stringify escapes every newline, carriage return and tab inside a string and writes
- * none outside one, so only the backslashes need doubling.
+ * none outside one, so only the backslashes need doubling. Only for `JSON.stringify` text written
+ * without a `space` argument, which would put raw newlines between members.
  *
  * @example
  * copyJsonCell(JSON.stringify({ path: "a\\b\n" })); // {"path":"a\\\\b\\n"}
