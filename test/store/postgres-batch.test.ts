@@ -152,6 +152,8 @@ if (!available) {
       assert.equal(events.length, 3 * CLOSES);
       assert.ok(events.every((e) => e.event_id.includes(special)));
       assert.deepEqual(events, await sqlite.listEvents());
+      // Closed now: its put-off checkpoint's timer ends here, not under a later test's count of timers.
+      await sqlite.close();
     });
 
     it("builds each statement's closes while the statement before it runs", async () => {
@@ -276,10 +278,11 @@ if (!available) {
       await store.commitInvocations(commits, undefined);
       await store.close();
       // The driver's query timeout timer of the COPY (the store sets one, 15 s) is cleared when it
-      // ends. A timer of something else in this process may be passing: it is given two seconds.
+      // ends. A timer of something else in this process may be passing: it is given two seconds. One
+      // that ends meanwhile (a SQLite store's put-off checkpoint, from a test before) leaves fewer.
       const deadline = Date.now() + 2_000;
       while (timers() > before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      assert.equal(timers(), before);
+      assert.ok(timers() <= before, `${timers()} timers now, ${before} before the batch`);
     });
   });
 }
