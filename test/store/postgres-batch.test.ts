@@ -52,6 +52,23 @@ function manyEvents(): InvocationCommit[] {
   return [first, { ...second, events: many }];
 }
 
+/**
+ * `commits` closed by one PostgreSQL store (a fresh schema) and one SQLite store, each opened with
+ * them running: the PostgreSQL store, its events, and SQLite's. The SQLite store is closed at once, so
+ * its put-off checkpoint's timer ends here, not under a later test's count of timers.
+ */
+async function committedInBoth(commits: readonly InvocationCommit[], label: string) {
+  const place = freshSchema(`raes_batch_${label}`);
+  cleanups.push(place.drop);
+  const postgres = await opened(place.url, commits);
+  const sqlite = await opened(`sqlite:${join(dir, `${label}.db`)}`, commits);
+  await postgres.commitInvocations(commits, undefined);
+  await sqlite.commitInvocations(commits, undefined);
+  const sqliteEvents = await sqlite.listEvents();
+  await sqlite.close();
+  return { postgres, events: await postgres.listEvents(), sqliteEvents };
+}
+
 /** Nothing of a refused batch is in the store: no event, no head moved, every invocation still open. */
 async function nothingWritten(store: ControlPlaneStore): Promise<void> {
   assert.deepEqual(await store.listEvents(), []);
@@ -117,21 +134,14 @@ if (!available) {
 } else {
   describe("postgres: closes of several statements in one transaction", () => {
     it("numbers and chains every event as SQLite does, across statements and the COPY", async () => {
-      const commits = closes();
-      const place = freshSchema("raes_batch");
-      cleanups.push(place.drop);
-      const postgres = await opened(place.url, commits);
-      const sqlite = await opened(`sqlite:${join(dir, "same.db")}`, commits);
-      await postgres.commitInvocations(commits, undefined);
-      await sqlite.commitInvocations(commits, undefined);
-      const events = await postgres.listEvents();
+      const { postgres, events, sqliteEvents } = await committedInBoth(closes(), "same");
       assert.equal(events.length, 3 * CLOSES);
       assert.deepEqual(
         events.map((e) => e.sequence),
         events.map((_, i) => i + 1),
       );
       // Each store links its events by itself; the same drafts give the same digests.
-      assert.deepEqual(events, await sqlite.listEvents());
+      assert.deepEqual(events, sqliteEvents);
       assert.equal((await postgres.listOpenInvocations()).length, 0);
     });
 
@@ -142,18 +152,10 @@ if (!available) {
         ...commit,
         events: commit.events.map((e) => ({ ...e, event_id: `${e.event_id}${special}${k}` })),
       }));
-      const place = freshSchema("raes_batch_escapes");
-      cleanups.push(place.drop);
-      const postgres = await opened(place.url, commits);
-      const sqlite = await opened(`sqlite:${join(dir, "escapes.db")}`, commits);
-      await postgres.commitInvocations(commits, undefined);
-      await sqlite.commitInvocations(commits, undefined);
-      const events = await postgres.listEvents();
+      const { events, sqliteEvents } = await committedInBoth(commits, "escapes");
       assert.equal(events.length, 3 * CLOSES);
       assert.ok(events.every((e) => e.event_id.includes(special)));
-      assert.deepEqual(events, await sqlite.listEvents());
-      // Closed now: its put-off checkpoint's timer ends here, not under a later test's count of timers.
-      await sqlite.close();
+      assert.deepEqual(events, sqliteEvents);
     });
 
     it("builds each statement's closes while the statement before it runs", async () => {
