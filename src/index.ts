@@ -141,5 +141,6 @@ export {
   MemoryControlPlaneStore,
   openControlPlaneStore,
   StoreConflictError,
+  StoreSchemaDamagedError,
   StoreUnavailableError,
 } from "./store/index.js";

@@ -38,6 +38,12 @@ export const StoreErrorCode = {
    * surrogate in a string: it would not read back from every store as its chain sealed it. Nothing was written.
    */
   decision_invalid: "store.decision-invalid",
+  /**
+   * A table, column or function of the store's schema is missing (dropped or altered outside the
+   * store, say): the store cannot serve until it is restored. Not an outage, so never
+   * `ledger_unavailable`; nothing was written.
+   */
+  schema_damaged: "store.schema-damaged",
 } as const;
 /** A store error code. */
 export type StoreErrorCode = (typeof StoreErrorCode)[keyof typeof StoreErrorCode];
@@ -66,6 +72,15 @@ export class StoreDecisionInvalidError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "StoreDecisionInvalidError";
+  }
+}
+
+/** The store's schema lacks a table, column or function its statements use; nothing was written. */
+export class StoreSchemaDamagedError extends Error {
+  readonly code = StoreErrorCode.schema_damaged;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreSchemaDamagedError";
   }
 }
 

@@ -23,6 +23,7 @@ export {
   StoreErrorCode,
   StoreMissingError,
   StoreNotAStoreError,
+  StoreSchemaDamagedError,
   StoreUnavailableError,
 } from "./errors.js";
 export { MemoryControlPlaneStore, type MemoryStoreOptions } from "./memory/index.js";

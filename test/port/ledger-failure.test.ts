@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { ControlPlaneStore } from "../../src/index.js";
+import { type ControlPlaneStore, StoreSchemaDamagedError } from "../../src/index.js";
 import { EXAMPLE } from "../helpers/example.js";
 import { withWriteFaults } from "../helpers/faulty-store.js";
 import { codeOf, requestFor } from "../helpers/tool-requests.js";
@@ -54,6 +54,13 @@ describe("a failed ledger write answers ledger_unavailable and logs its cause on
   for (const [cause, fault] of [
     ["unavailable", undefined],
     ["bug", () => new TypeError("cannot read properties of undefined (reading 'token')")],
+    [
+      "schema_damaged",
+      () =>
+        new StoreSchemaDamagedError(
+          "control-plane store sqlite:x.db is damaged: no such table: tool_actions",
+        ),
+    ],
   ] as const) {
     it(`${cause}: the store threw, and the line says what`, async () => {
       let faults: ReturnType<typeof withWriteFaults> | undefined;
@@ -77,6 +84,8 @@ describe("a failed ledger write answers ledger_unavailable and logs its cause on
             new RegExp(`^ledger write failed \\(${cause}\\): insert of \\S+:tool=1`),
           );
           if (cause === "bug") assert.match(lines[0] ?? "", /TypeError: cannot read properties/);
+          if (cause === "schema_damaged")
+            assert.match(lines[0] ?? "", /StoreSchemaDamagedError: .* no such table: tool_actions/);
         },
       );
     });

@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
 import type { ControlPlaneStore } from "../../src/store/index.js";
-import { StoreConflictError, StoreUnavailableError } from "../../src/store/index.js";
+import { StoreConflictError, StoreSchemaDamagedError, StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
-import { freshSchema, postgresAvailable } from "./pg-available.js";
+import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
 import { invocation, scheduler, toolAction } from "./records.js";
 
 /**
@@ -25,6 +26,31 @@ async function assertBugIsBug(store: ControlPlaneStore): Promise<void> {
     return true;
   });
   assert.deepEqual(await store.listToolActions({}), [], "nothing was written");
+}
+
+/**
+ * A store whose `tool_actions` table was dropped behind its back (by `drop`) refuses a read and a
+ * write with `store.schema-damaged`, naming the table, and writes nothing.
+ */
+async function assertDroppedTableIsDamage(
+  store: ControlPlaneStore,
+  drop: () => Promise<void>,
+): Promise<void> {
+  const inv = invocation();
+  await store.openInvocation(inv, scheduler({ attempts: 1 }));
+  await drop();
+  const damaged = (error: unknown) => {
+    assert.ok(error instanceof StoreSchemaDamagedError, String(error));
+    assert.equal(error.code, "store.schema-damaged");
+    assert.match(
+      error.message,
+      /is damaged: .*tool_actions.*; restore it from a backup, or run on a new store$/,
+    );
+    return true;
+  };
+  await assert.rejects(store.listToolActions({}), damaged);
+  await assert.rejects(store.insertToolAction(toolAction(inv, 1)), damaged);
+  assert.equal((await store.getInvocation(inv.id))?.state, "running", "the invocation is as it was");
 }
 
 describe("store errors: a bug is a bug, not an unavailable store", () => {
@@ -56,6 +82,37 @@ describe("store errors: a bug is a bug, not an unavailable store", () => {
     const store = await openControlPlaneStore(url);
     try {
       await assertBugIsBug(store);
+    } finally {
+      await store.close();
+      await drop();
+    }
+  });
+
+  it("SQLite: a table dropped outside the store is a damaged schema, not a bug or an outage", async () => {
+    const file = join(dir, "damaged.db");
+    const store = await openControlPlaneStore(`sqlite:${file}`);
+    try {
+      await assertDroppedTableIsDamage(store, async () => {
+        const db = new Database(file);
+        db.exec("DROP TABLE tool_actions");
+        db.close();
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("PostgreSQL: a table dropped outside the store is a damaged schema, not a bug or an outage", async (t) => {
+    if (!(await postgresAvailable("store error classes on PostgreSQL"))) {
+      t.skip("POSTGRES UNAVAILABLE");
+      return;
+    }
+    const { schema, url, drop } = freshSchema("raes_damaged");
+    const store = await openControlPlaneStore(url);
+    try {
+      await assertDroppedTableIsDamage(store, async () => {
+        await adminQuery(`DROP TABLE ${schema}.tool_actions CASCADE`);
+      });
     } finally {
       await store.close();
       await drop();

@@ -1,5 +1,10 @@
 import type { LedgerWriteFailure } from "../../port/index.js";
-import { LeaseLostError, StoreConflictError, StoreUnavailableError } from "../../store/index.js";
+import {
+  LeaseLostError,
+  StoreConflictError,
+  StoreSchemaDamagedError,
+  StoreUnavailableError,
+} from "../../store/index.js";
 
 /** Why a ledger write failed, as an operator needs to know: the port's answer is always `ledger_unavailable`. */
 export const LedgerFailureCause = {
@@ -9,6 +14,8 @@ export const LedgerFailureCause = {
   conflict: "conflict",
   /** The store could not be reached or could not commit. */
   unavailable: "unavailable",
+  /** A table, column or function the store's statements use is missing: the store was changed outside raes-ts. */
+  schema_damaged: "schema_damaged",
   /** Anything else: a defect in the store or the runtime, shown with its error. */
   bug: "bug",
 } as const;
@@ -20,6 +27,7 @@ function causeOf(failure: LedgerWriteFailure): LedgerFailureCause {
   if (failure.error instanceof LeaseLostError) return LedgerFailureCause.lease_lost;
   if (failure.error instanceof StoreConflictError) return LedgerFailureCause.conflict;
   if (failure.error instanceof StoreUnavailableError) return LedgerFailureCause.unavailable;
+  if (failure.error instanceof StoreSchemaDamagedError) return LedgerFailureCause.schema_damaged;
   return LedgerFailureCause.bug;
 }
 

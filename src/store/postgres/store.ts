@@ -249,12 +249,22 @@ const UNAVAILABLE_STATES = new Set(["55P03", "25006"]);
 const CLIENT_UNAVAILABLE =
   /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|not queryable/;
 
-/** Class 23 (integrity) is a conflict; a connection or I/O failure is unavailable; the rest is a bug. */
+/**
+ * SQLSTATEs of a statement that names what the schema lacks: undefined table, column, function or
+ * object (a type, say). Every statement the store sends names only what its migrations create.
+ */
+const DAMAGED_STATES = new Set(["42P01", "42703", "42883", "42704"]);
+
+/**
+ * Class 23 (integrity) is a conflict; a connection or I/O failure is unavailable; a missing table,
+ * column or function is a damaged schema; the rest is a bug.
+ */
 function classifyPostgresFailure(failure: unknown): DriverFailure {
   if (isSystemUnavailable(failure)) return "unavailable";
   const sqlState = codeOf(failure);
   if (sqlState !== undefined && /^[0-9A-Z]{5}$/.test(sqlState)) {
     if (sqlState.startsWith("23")) return "conflict";
+    if (DAMAGED_STATES.has(sqlState)) return "damaged";
     if (UNAVAILABLE_CLASSES.has(sqlState.slice(0, 2)) || UNAVAILABLE_STATES.has(sqlState))
       return "unavailable";
     return "bug";

@@ -7,11 +7,15 @@ import {
   StoreConflictError,
   StoreMissingError,
   StoreRowUnreadableError,
+  StoreSchemaDamagedError,
   StoreUnavailableError,
 } from "../errors.js";
 
-/** What a driver failure means: a constraint conflict, a store out of reach, or a bug to show as it is. */
-export type DriverFailure = "conflict" | "unavailable" | "bug";
+/**
+ * What a driver failure means: a constraint conflict, a store out of reach, a schema missing a table,
+ * column or function its statements use, or a bug to show as it is.
+ */
+export type DriverFailure = "conflict" | "unavailable" | "damaged" | "bug";
 
 /** Node's codes for a connection that failed or dropped, and for I/O that failed. */
 const SYSTEM_UNAVAILABLE = new Set([
@@ -41,9 +45,9 @@ export function isSystemUnavailable(error: unknown): boolean {
 }
 
 /**
- * Maps a driver failure to the store's errors: the store's own pass through, a conflict or an
- * unreachable store (as `classify` says) becomes the store's error, and anything else, a bug, is
- * rethrown as it is so nobody mistakes it for an outage. `url` is as shown to users.
+ * Maps a driver failure to the store's errors: the store's own pass through, a conflict, an
+ * unreachable store or a damaged schema (as `classify` says) becomes the store's error, and anything
+ * else, a bug, is rethrown as it is so nobody mistakes it for an outage. `url` is as shown to users.
  */
 export function storeError(url: string, error: unknown, classify: (error: unknown) => DriverFailure): Error {
   if (
@@ -53,6 +57,7 @@ export function storeError(url: string, error: unknown, classify: (error: unknow
     error instanceof StoreUnavailableError ||
     error instanceof StoreRowUnreadableError ||
     error instanceof StoreMissingError ||
+    error instanceof StoreSchemaDamagedError ||
     error instanceof ResourcePoolMovedError
   ) {
     return error;
@@ -64,6 +69,11 @@ export function storeError(url: string, error: unknown, classify: (error: unknow
     return new ResourcePoolMovedError(`control-plane store ${url}: ${message}`);
   const kind = classify(error);
   if (kind === "conflict") return new StoreConflictError(`control-plane store ${url}: ${message}`);
+  if (kind === "damaged")
+    return new StoreSchemaDamagedError(
+      `control-plane store ${url} is damaged: ${message}; restore it from a backup, or run on a new store`,
+      { cause: error },
+    );
   if (kind === "unavailable")
     return new StoreUnavailableError(`control-plane store ${url} is unavailable: ${message}`, {
       cause: error,

@@ -247,11 +247,18 @@ function isWriteProtected(file: string): boolean {
 const SQLITE_UNAVAILABLE =
   /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|NOTADB|CORRUPT|PROTOCOL|PERM|AUTH|NOLFS)(_|$)/;
 
-/** A constraint failure is a conflict; a file or I/O failure is unavailable; the rest is a bug. */
+/** SQLite's words for a statement that names what the schema lacks (a dropped table, say). */
+const SQLITE_DAMAGED = /^no such (table|column|function|index|trigger)\b/;
+
+/**
+ * A constraint failure is a conflict; a file or I/O failure is unavailable; a missing table, column
+ * or function is a damaged schema; the rest is a bug.
+ */
 function classifySqliteFailure(failure: unknown): DriverFailure {
   if (isSystemUnavailable(failure)) return "unavailable";
   if (!(failure instanceof Database.SqliteError)) return "bug";
   if (failure.code.startsWith("SQLITE_CONSTRAINT")) return "conflict";
+  if (failure.code === "SQLITE_ERROR" && SQLITE_DAMAGED.test(failure.message)) return "damaged";
   return SQLITE_UNAVAILABLE.test(failure.code) ? "unavailable" : "bug";
 }
 
