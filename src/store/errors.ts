@@ -84,6 +84,17 @@ export class StoreSchemaDamagedError extends Error {
   }
 }
 
+/**
+ * The refusal of a store at `url` (as shown to users) whose schema lacks what raes-ts uses: `detail`
+ * says what, in the server's words or the open's check.
+ */
+export function schemaDamaged(url: string, detail: string, cause?: unknown): StoreSchemaDamagedError {
+  return new StoreSchemaDamagedError(
+    `control-plane store ${url} is damaged: ${detail}; restore it from a backup, or run on a new store`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
 /** The store could not be reached or could not commit; nothing was written. */
 export class StoreUnavailableError extends Error {
   readonly code = StoreErrorCode.unavailable;

@@ -22,33 +22,34 @@ async function assertBugIsBug(store: ControlPlaneStore): Promise<void> {
     assert.ok(error instanceof Error, String(error));
     assert.ok(!(error instanceof StoreUnavailableError), `reported as unavailable: ${error.message}`);
     assert.ok(!(error instanceof StoreConflictError), `reported as a conflict: ${error.message}`);
-    assert.doesNotMatch(error.message, /unavailable/);
+    assert.ok(!(error instanceof StoreSchemaDamagedError), `reported as damage: ${error.message}`);
+    assert.doesNotMatch(error.message, /unavailable|damaged/);
     return true;
   });
   assert.deepEqual(await store.listToolActions({}), [], "nothing was written");
 }
 
 /**
- * A store whose `tool_actions` table was dropped behind its back (by `drop`) refuses a read and a
- * write with `store.schema-damaged`, naming the table, and writes nothing.
+ * A store damaged behind its back after it opened (by `damage`: a dropped table, a dropped column)
+ * refuses a read and a write with `store.schema-damaged`, in the words `named`, and writes nothing.
  */
-async function assertDroppedTableIsDamage(
+async function assertDamageAfterOpen(
   store: ControlPlaneStore,
-  drop: () => Promise<void>,
+  damage: () => Promise<void>,
+  named: RegExp,
+  readAlso = true,
 ): Promise<void> {
   const inv = invocation();
   await store.openInvocation(inv, scheduler({ attempts: 1 }));
-  await drop();
+  await damage();
   const damaged = (error: unknown) => {
     assert.ok(error instanceof StoreSchemaDamagedError, String(error));
     assert.equal(error.code, "store.schema-damaged");
-    assert.match(
-      error.message,
-      /is damaged: .*tool_actions.*; restore it from a backup, or run on a new store$/,
-    );
+    assert.match(error.message, /is damaged: .*; restore it from a backup, or run on a new store$/);
+    assert.match(error.message, named);
     return true;
   };
-  await assert.rejects(store.listToolActions({}), damaged);
+  if (readAlso) await assert.rejects(store.listToolActions({}), damaged);
   await assert.rejects(store.insertToolAction(toolAction(inv, 1)), damaged);
   assert.equal((await store.getInvocation(inv.id))?.state, "running", "the invocation is as it was");
 }
@@ -88,33 +89,82 @@ describe("store errors: a bug is a bug, not an unavailable store", () => {
     }
   });
 
-  it("SQLite: a table dropped outside the store is a damaged schema, not a bug or an outage", async () => {
-    const file = join(dir, "damaged.db");
-    const store = await openControlPlaneStore(`sqlite:${file}`);
-    try {
-      await assertDroppedTableIsDamage(store, async () => {
-        const db = new Database(file);
-        db.exec("DROP TABLE tool_actions");
-        db.close();
-      });
-    } finally {
-      await store.close();
-    }
-  });
+  for (const [label, sql, named, readAlso] of [
+    ["a table", "DROP TABLE tool_actions", /no such table: tool_actions/, true],
+    [
+      "a column",
+      "ALTER TABLE tool_actions DROP COLUMN approval",
+      /table tool_actions has no column named approval/,
+      false,
+    ],
+  ] as const) {
+    it(`SQLite: ${label} dropped outside the store is a damaged schema, not a bug or an outage`, async () => {
+      const file = join(dir, `damaged-${readAlso}.db`);
+      const store = await openControlPlaneStore(`sqlite:${file}`);
+      try {
+        await assertDamageAfterOpen(
+          store,
+          async () => {
+            const db = new Database(file);
+            db.exec(sql);
+            db.close();
+          },
+          named,
+          readAlso,
+        );
+      } finally {
+        await store.close();
+      }
+    });
+  }
 
-  it("PostgreSQL: a table dropped outside the store is a damaged schema, not a bug or an outage", async (t) => {
+  for (const [label, sql, named, readAlso] of [
+    ["a table", "DROP TABLE S.tool_actions CASCADE", /relation "tool_actions" does not exist/, true],
+    [
+      "a column",
+      "ALTER TABLE S.tool_actions DROP COLUMN approval",
+      /column "approval" .*does not exist/,
+      false,
+    ],
+  ] as const) {
+    it(`PostgreSQL: ${label} dropped outside the store is a damaged schema, not a bug or an outage`, async (t) => {
+      if (!(await postgresAvailable("store error classes on PostgreSQL"))) {
+        t.skip("POSTGRES UNAVAILABLE");
+        return;
+      }
+      const { schema, url, drop } = freshSchema("raes_damaged");
+      const store = await openControlPlaneStore(url);
+      try {
+        await assertDamageAfterOpen(
+          store,
+          async () => {
+            await adminQuery(sql.replace("S.", `${schema}.`));
+          },
+          named,
+          readAlso,
+        );
+      } finally {
+        await store.close();
+        await drop();
+      }
+    });
+  }
+
+  it("PostgreSQL: an unknown setting in the URL's options is not damage", async (t) => {
     if (!(await postgresAvailable("store error classes on PostgreSQL"))) {
       t.skip("POSTGRES UNAVAILABLE");
       return;
     }
-    const { schema, url, drop } = freshSchema("raes_damaged");
-    const store = await openControlPlaneStore(url);
+    const { url, drop } = freshSchema("raes_setting");
+    const mistyped = new URL(url);
+    mistyped.searchParams.set("options", "-c nosuch_param=1");
     try {
-      await assertDroppedTableIsDamage(store, async () => {
-        await adminQuery(`DROP TABLE ${schema}.tool_actions CASCADE`);
+      await assert.rejects(openControlPlaneStore(mistyped.href), (error: unknown) => {
+        assert.ok(!(error instanceof StoreSchemaDamagedError), `reported as damage: ${String(error)}`);
+        assert.match(String(error), /nosuch_param/);
+        return true;
       });
     } finally {
-      await store.close();
       await drop();
     }
   });

@@ -25,6 +25,7 @@ import {
   type ResourceLedger,
   type SchedulerRecord,
   type ServiceAdmission,
+  StoreSchemaDamagedError,
   StoreUnavailableError,
   type ToolActionRecord,
 } from "../../store/index.js";
@@ -403,7 +404,8 @@ export async function runInvocation(
  * The port's settlements for the close. A port that cannot settle (the store could not say whether a
  * claim whose answer was lost is stored) fails the close before anything is written, as a close the
  * store could not commit: the invocation stays running for recovery, its span ends `commit_failed`,
- * and the error is the store's unavailability (the step answers `ledger_unavailable`).
+ * and the error is the store's unavailability (the step answers `ledger_unavailable`), or its damage
+ * when the read failed for a damaged schema (`store.schema-damaged`).
  */
 async function settleForClose(
   core: InvocationToolActionPortCore,
@@ -413,9 +415,11 @@ async function settleForClose(
     return await core.settleForClose();
   } catch (error) {
     tracing.end("commit_failed", undefined);
-    throw error instanceof UnheardClaimUnreadableError
-      ? new StoreUnavailableError(error.message, { cause: error })
-      : error;
+    if (!(error instanceof UnheardClaimUnreadableError)) throw error;
+    // A damaged schema is no outage: it keeps its code, so the step never answers ledger_unavailable for it.
+    throw error.cause instanceof StoreSchemaDamagedError
+      ? new StoreSchemaDamagedError(error.message, { cause: error })
+      : new StoreUnavailableError(error.message, { cause: error });
   }
 }
 

@@ -1,15 +1,19 @@
 import type { PoolClient } from "pg";
+import { codeOf } from "../../records/index.js";
 import { ChainLinker } from "../chain.js";
-import { POOL_MOVED_MARKER, StoreUnavailableError } from "../errors.js";
+import { POOL_MOVED_MARKER, StoreUnavailableError, schemaDamaged } from "../errors.js";
 import {
   CHAIN_COLUMNS,
   CHAIN_STEP,
+  describeGaps,
   type EventRow,
   historyEvent,
   type Migration,
   migrations,
+  POSTGRES_SHAPE,
   SCHEMA_VERSION,
   schemaTooNew,
+  shapeGaps,
 } from "../sql/index.js";
 
 export { type Migration, SCHEMA_VERSION } from "../sql/index.js";
@@ -406,8 +410,15 @@ async function backfillChains(client: PoolClient, at: string): Promise<void> {
 /** Serializes migrations of every raes-ts process sharing the database. */
 const MIGRATION_LOCK = 0x7261_6573;
 
-/** Creates the schema if needed and applies every missing migration in one transaction under an advisory lock. */
-export async function migrate(client: PoolClient, schema: string | undefined): Promise<void> {
+/**
+ * Creates the schema if needed and applies every missing migration in one transaction under an
+ * advisory lock. `url` (as shown to users) names the store in a refusal.
+ */
+export async function migrate(
+  client: PoolClient,
+  schema: string | undefined,
+  url = schema ?? "on the search_path",
+): Promise<void> {
   // At read committed whatever the session says: the advisory lock is taken before the snapshot.
   await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
   try {
@@ -430,7 +441,9 @@ export async function migrate(client: PoolClient, schema: string | undefined): P
     }
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;
-      await client.query(migration.sql);
+      await client.query(migration.sql).catch((error: unknown) => {
+        throw overlapping(url, migration.version, error) ?? error;
+      });
       if (migration.version === CHAIN_STEP) await backfillChains(client, new Date().toISOString());
       await client.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
         migration.version,
@@ -442,6 +455,67 @@ export async function migrate(client: PoolClient, schema: string | undefined): P
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   }
+}
+
+/** SQLSTATEs of a step that finds what it adds already there: a duplicate table, column, object or function. */
+const ALREADY_THERE = new Set(["42P07", "42701", "42710", "42723"]);
+
+/**
+ * The refusal of a step that finds what it adds already there: the migrations table lost the rows of
+ * steps applied before (or the whole table), so the schema's step is unknown. Undefined for any other failure.
+ */
+function overlapping(url: string, version: number, error: unknown) {
+  if (!ALREADY_THERE.has(codeOf(error) ?? "")) return undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return schemaDamaged(
+    url,
+    `its schema_migrations table says step ${version} is not applied, yet what that step adds is there (${message})`,
+    error,
+  );
+}
+
+/** Every column, enabled trigger and function of the session's schema, with the step it is at. */
+const SHAPE = `SELECT 'column' AS kind, c.relname || '.' || a.attname AS name
+    FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid
+    WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND a.attnum > 0
+      AND NOT a.attisdropped
+  UNION ALL SELECT 'trigger', t.tgname FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
+    WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal AND t.tgenabled <> 'D'
+  UNION ALL SELECT 'function', p.proname FROM pg_proc AS p WHERE p.pronamespace = current_schema()::regnamespace
+  UNION ALL SELECT 'version', coalesce(max(version), 0)::text FROM schema_migrations`;
+
+/**
+ * Why the schema on the session's search path cannot be served as it is, or undefined: at the current
+ * step, a table, column, enabled trigger or function is missing. One round trip; a schema at an older
+ * step (read-only) is read as that step left it and is not checked.
+ */
+export async function schemaDamage(client: PoolClient): Promise<string | undefined> {
+  const { rows } = await client.query<{ kind: string; name: string }>(SHAPE);
+  const of = (kind: string) => rows.filter((r) => r.kind === kind).map((r) => r.name);
+  if (Number(of("version")[0]) !== SCHEMA_VERSION) return undefined;
+  const gaps = shapeGaps(POSTGRES_SHAPE, {
+    columns: of("column"),
+    triggers: of("trigger"),
+    functions: of("function"),
+  });
+  return gaps.length === 0 ? undefined : describeGaps(gaps);
+}
+
+/**
+ * Why a schema without a migrations table cannot be served, or undefined when it holds no control
+ * plane either (a new or foreign schema): its tables are there, so the step they are at is unknown.
+ */
+export async function unmigratedDamage(
+  client: PoolClient,
+  schema: string | undefined,
+): Promise<string | undefined> {
+  const name = schema === undefined ? "invocations" : `${schema}.invocations`;
+  const { rows } = await client.query<{ found: string | null }>("SELECT to_regclass($1)::text AS found", [
+    name,
+  ]);
+  return rows[0]?.found != null
+    ? "its schema_migrations table is missing, so the schema step it is at is unknown"
+    : undefined;
 }
 
 /** Which later steps' tables a schema read as it is holds (`raes verify --store` reads older ones). */

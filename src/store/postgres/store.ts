@@ -1,11 +1,18 @@
 import pg from "pg";
 import { codeOf } from "../../records/index.js";
 import { DelegatingStore } from "../delegating.js";
-import { StoreMissingError, StoreUnavailableError } from "../errors.js";
+import { StoreMissingError, StoreUnavailableError, schemaDamaged } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/index.js";
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
-import { ALL_TABLES, migrate, type ReadTables, readableTables } from "./schema.js";
+import {
+  ALL_TABLES,
+  migrate,
+  type ReadTables,
+  readableTables,
+  schemaDamage,
+  unmigratedDamage,
+} from "./schema.js";
 import { type Queryable, StickyPool } from "./sticky.js";
 import { PostgresWrites } from "./writes.js";
 
@@ -93,13 +100,18 @@ export class PostgresControlPlaneStore extends DelegatingStore {
       try {
         // Before anything is read or migrated: a connection without the store's settings touches nothing.
         await assertSessionSettings(client, schema);
-        if ((options.create === false || readOnly) && !(await hasSchema(client, schema))) {
-          throw new StoreMissingError(
-            `no store at ${redact(url)} (${schema === undefined ? "no control-plane tables on the search_path" : `schema ${schema} has no control-plane tables`})`,
-          );
+        if (!(await hasSchema(client, schema))) {
+          const unmigrated = await unmigratedDamage(client, schema);
+          if (unmigrated !== undefined) throw schemaDamaged(redact(url), unmigrated);
+          if (options.create === false || readOnly)
+            throw new StoreMissingError(
+              `no store at ${redact(url)} (${schema === undefined ? "no control-plane tables on the search_path" : `schema ${schema} has no control-plane tables`})`,
+            );
         }
         if (readOnly) tables = await readableTables(client);
-        else await migrate(client, schema);
+        else await migrate(client, schema, redact(url));
+        const damage = await schemaDamage(client);
+        if (damage !== undefined) throw schemaDamaged(redact(url), damage);
       } catch (error) {
         failure = error;
         throw error;
@@ -250,10 +262,12 @@ const CLIENT_UNAVAILABLE =
   /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|not queryable/;
 
 /**
- * SQLSTATEs of a statement that names what the schema lacks: undefined table, column, function or
- * object (a type, say). Every statement the store sends names only what its migrations create.
+ * SQLSTATEs of a statement that names what the schema lacks: an undefined table or column. Every
+ * statement the store sends names only what its migrations create (test/store/sql/shape.test.ts).
  */
-const DAMAGED_STATES = new Set(["42P01", "42703", "42883", "42704"]);
+const DAMAGED_STATES = new Set(["42P01", "42703"]);
+/** Undefined function (42883) is damage only for the store's own functions: it also means a mistyped operator. */
+const OWN_FUNCTION_MISSING = /^function raes_\w+\(/;
 
 /**
  * Class 23 (integrity) is a conflict; a connection or I/O failure is unavailable; a missing table,
@@ -265,6 +279,8 @@ function classifyPostgresFailure(failure: unknown): DriverFailure {
   if (sqlState !== undefined && /^[0-9A-Z]{5}$/.test(sqlState)) {
     if (sqlState.startsWith("23")) return "conflict";
     if (DAMAGED_STATES.has(sqlState)) return "damaged";
+    if (sqlState === "42883" && failure instanceof Error && OWN_FUNCTION_MISSING.test(failure.message))
+      return "damaged";
     if (UNAVAILABLE_CLASSES.has(sqlState.slice(0, 2)) || UNAVAILABLE_STATES.has(sqlState))
       return "unavailable";
     return "bug";

@@ -9,6 +9,7 @@ import {
   StoreRowUnreadableError,
   StoreSchemaDamagedError,
   StoreUnavailableError,
+  schemaDamaged,
 } from "../errors.js";
 
 /**
@@ -69,11 +70,7 @@ export function storeError(url: string, error: unknown, classify: (error: unknow
     return new ResourcePoolMovedError(`control-plane store ${url}: ${message}`);
   const kind = classify(error);
   if (kind === "conflict") return new StoreConflictError(`control-plane store ${url}: ${message}`);
-  if (kind === "damaged")
-    return new StoreSchemaDamagedError(
-      `control-plane store ${url} is damaged: ${message}; restore it from a backup, or run on a new store`,
-      { cause: error },
-    );
+  if (kind === "damaged") return schemaDamaged(url, message, error);
   if (kind === "unavailable")
     return new StoreUnavailableError(`control-plane store ${url} is unavailable: ${message}`, {
       cause: error,

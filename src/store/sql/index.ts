@@ -61,3 +61,11 @@ export {
   serviceRecord,
   serviceRow,
 } from "./services.js";
+export {
+  describeGaps,
+  type FoundShape,
+  POSTGRES_SHAPE,
+  type SchemaShape,
+  SQLITE_SHAPE,
+  shapeGaps,
+} from "./shape.js";

@@ -1,14 +1,17 @@
 import type { Database } from "better-sqlite3";
 import { ChainLinker } from "../chain.js";
-import { POOL_MOVED_MARKER, StoreUnavailableError } from "../errors.js";
+import { POOL_MOVED_MARKER, StoreUnavailableError, schemaDamaged } from "../errors.js";
 import {
   CHAIN_COLUMNS,
   CHAIN_STEP,
+  describeGaps,
   type EventRow,
   type Migration,
   migrations,
   SCHEMA_VERSION,
+  SQLITE_SHAPE,
   schemaTooNew,
+  shapeGaps,
 } from "../sql/index.js";
 import { historyEvent } from "./rows.js";
 
@@ -311,7 +314,7 @@ function backfillChains(db: Database, at: string): void {
 }
 
 /** Applies every missing migration under the database write lock, so concurrent openers agree. */
-export function migrate(db: Database): void {
+export function migrate(db: Database, url: string): void {
   db.transaction(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY,
@@ -324,7 +327,11 @@ export function migrate(db: Database): void {
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;
       const at = new Date().toISOString();
-      db.exec(migration.sql);
+      try {
+        db.exec(migration.sql);
+      } catch (error) {
+        throw overlapping(url, migration.version, error) ?? error;
+      }
       if (migration.version === CHAIN_STEP) backfillChains(db, at);
       record.run(migration.version, migration.name, at);
     }
@@ -373,6 +380,47 @@ export function hasPacingDeviations(db: Database): boolean {
 /** Whether the database has the participant services of step 17 (a read-only store may be older). */
 export function hasServices(db: Database): boolean {
   return hasTable(db, "participant_services");
+}
+
+/** SQLite's words for a step whose table, column, index or trigger is already there. */
+const ALREADY_THERE = /already exists|^duplicate column name/;
+
+/**
+ * The refusal of a step that finds what it adds already there: the migrations table lost the rows of
+ * steps applied before (or the whole table), so the schema's step is unknown. Undefined for any other failure.
+ */
+function overlapping(url: string, version: number, error: unknown) {
+  if (!(error instanceof Error) || !ALREADY_THERE.test(error.message)) return undefined;
+  return schemaDamaged(
+    url,
+    `its schema_migrations table says step ${version} is not applied, yet what that step adds is there (${error.message})`,
+    error,
+  );
+}
+
+/**
+ * Why the schema cannot be served as it is, or undefined: its migrations table is gone while its
+ * tables are there, or (at the current step) a table, column or trigger is missing. A read-only store
+ * at an older step is read as that step left it and is not checked.
+ */
+export function schemaDamage(db: Database): string | undefined {
+  if (!hasTable(db, "schema_migrations"))
+    return hasTable(db, "invocations")
+      ? "its schema_migrations table is missing, so the schema step it is at is unknown"
+      : undefined;
+  if (appliedVersion(db) !== SCHEMA_VERSION) return undefined;
+  const columns = db
+    .prepare(
+      "SELECT m.name || '.' || p.name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table'",
+    )
+    .pluck()
+    .all() as string[];
+  const triggers = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    .pluck()
+    .all() as string[];
+  const gaps = shapeGaps(SQLITE_SHAPE, { columns, triggers, functions: [] });
+  return gaps.length === 0 ? undefined : describeGaps(gaps);
 }
 
 function hasTable(db: Database, name: string): boolean {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { DelegatingStore, type StoreLeases, type StoreReads } from "../delegating.js";
-import { StoreMissingError, StoreNotAStoreError, StoreUnavailableError } from "../errors.js";
+import { StoreMissingError, StoreNotAStoreError, StoreUnavailableError, schemaDamaged } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/index.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteLeases } from "./leases.js";
@@ -16,6 +16,7 @@ import {
   hasPools,
   hasServices,
   migrate,
+  schemaDamage,
 } from "./schema.js";
 import { SqliteWrites } from "./writes.js";
 
@@ -115,6 +116,8 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         throw new StoreMissingError(`no store at ${url} (${file} does not exist)`);
       if (!readOnly && options.create !== false) mkdirSync(dirname(file), { recursive: true });
       db = openFile(url, file, readOnly, timeout);
+      const unmigrated = !hasSchema(db) ? schemaDamage(db) : undefined;
+      if (unmigrated !== undefined) throw schemaDamaged(url, unmigrated);
       if (options.create === false && !hasSchema(db))
         throw new StoreMissingError(`no store at ${url} (${file} has no control-plane tables)`);
       db.pragma(`cache_size = -${1024 * (options.cacheMiB ?? CACHE_MIB)}`);
@@ -127,8 +130,10 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         // commits without fsync (SqliteWrites.updateToolAction says why that is safe).
         db.pragma("synchronous = FULL");
         db.pragma("foreign_keys = ON");
-        migrate(db);
+        migrate(db, url);
       }
+      const damage = schemaDamage(db);
+      if (damage !== undefined) throw schemaDamaged(url, damage);
       return new SqliteControlPlaneStore(
         url,
         db,
@@ -247,8 +252,11 @@ function isWriteProtected(file: string): boolean {
 const SQLITE_UNAVAILABLE =
   /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|NOTADB|CORRUPT|PROTOCOL|PERM|AUTH|NOLFS)(_|$)/;
 
-/** SQLite's words for a statement that names what the schema lacks (a dropped table, say). */
-const SQLITE_DAMAGED = /^no such (table|column|function|index|trigger)\b/;
+/**
+ * SQLite's words for a statement that names what the schema lacks (a dropped table, a renamed column):
+ * `no such table: …` and the like, and an insert's `table … has no column named …`.
+ */
+const SQLITE_DAMAGED = /^no such (table|column|function|index|trigger)\b|^table \S+ has no column named /;
 
 /**
  * A constraint failure is a conflict; a file or I/O failure is unavailable; a missing table, column

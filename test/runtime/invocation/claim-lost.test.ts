@@ -21,6 +21,7 @@ import {
   type ControlPlaneStore,
   MemoryControlPlaneStore,
   openControlPlaneStore,
+  StoreSchemaDamagedError,
 } from "../../../src/store/index.js";
 import { EXAMPLE, exampleManifest, modelStartingAt } from "../../helpers/example.js";
 import { aroundStoreMethod } from "../../helpers/faulty-store.js";
@@ -198,6 +199,7 @@ async function unreadAtClose(
   opened: ControlPlaneStore,
   then: "nothing" | "nothing-one-step",
   outageMs = Number.POSITIVE_INFINITY,
+  readError: () => Error = () => new Error("connection terminated"),
 ) {
   let readable = false;
   let outageFrom: number | undefined;
@@ -205,7 +207,7 @@ async function unreadAtClose(
   const store = aroundStoreMethod(firstClaimAnswerLost(opened), "getToolAction", (_args, call) => {
     outageFrom ??= Date.now();
     if (readable || Date.now() - outageFrom >= outageMs) return call();
-    return Promise.reject(new Error("connection terminated"));
+    return Promise.reject(readError());
   });
   const open = () =>
     RuntimeManager.open({
@@ -410,6 +412,22 @@ async function cases(open: (name: string) => Promise<ControlPlaneStore>): Promis
   assert.deepEqual(neverRead.recovered, ["lost:1:settled:withheld:claim_unanswered"]);
   assert.equal(neverRead.running, 0);
   assert.ok(neverRead.history.includes("action_attempted"), "the recovered close is in the history");
+  // The read-back fails because the store's schema is damaged: the step says so, not ledger_unavailable.
+  const damaged = await unreadAtClose(
+    await open("unread-at-close-damaged"),
+    "nothing",
+    Number.POSITIVE_INFINITY,
+    () => new StoreSchemaDamagedError("control-plane store x is damaged: no such table: tool_actions"),
+  );
+  assert.match(
+    damaged.failure,
+    /^store\.schema-damaged: the store could not say whether the claim \S+ \(its answer was lost\) is stored \(control-plane store x is damaged: no such table: tool_actions\): the invocation is not closed/,
+  );
+  assert.deepEqual(
+    damaged.recovered,
+    ["lost:1:settled:withheld:claim_unanswered"],
+    "the claim is still known never to have run",
+  );
   // The store answers again 300 ms into the close's reads: the close waits for it, and goes on.
   const lateRead = await unreadAtClose(await open("read-at-close-late"), "nothing", 300);
   assert.equal(lateRead.failure, "", "the close waited for the store");

@@ -1,0 +1,211 @@
+import { SCHEMA_VERSION } from "./migrations.js";
+
+/**
+ * What a store's schema holds at `SCHEMA_VERSION`: each table's columns, its triggers and (PostgreSQL)
+ * its functions. A store checks it on open, so a table, column, trigger or function dropped or renamed
+ * outside raes-ts is named at once (`store.schema-damaged`), rather than read as an empty table or an
+ * undefined cell later. test/store/sql/shape.test.ts proves both constants against freshly migrated stores.
+ */
+export interface SchemaShape {
+  /** Each table and the columns raes-ts reads or writes in it (extra columns are left alone). */
+  readonly tables: Readonly<Record<string, readonly string[]>>;
+  /** Triggers that enforce what the store relies on (v3 budget events, resource pool versions). */
+  readonly triggers: readonly string[];
+  /** Functions the store's statements and triggers call. */
+  readonly functions: readonly string[];
+}
+
+/** What a schema was found to hold: `table.column` names, trigger names and function names. */
+export interface FoundShape {
+  readonly columns: Iterable<string>;
+  readonly triggers: Iterable<string>;
+  readonly functions: Iterable<string>;
+}
+
+const INVOCATIONS = [
+  "id",
+  "policy_address",
+  "participant_address",
+  "action_contract_address",
+  "observation_boundary_address",
+  "episode_id",
+  "segment",
+  "tick",
+  "ordinal",
+  "execution_scope_ref",
+  "execution_generation",
+  "observation_point",
+  "participant_implementation_ref",
+  "state",
+  "created_at",
+  "updated_at",
+  "started_at",
+  "ended_at",
+  "refusals",
+  "recovered_at",
+];
+
+const SCHEDULERS = [
+  "participant_address",
+  "policy_address",
+  "lifecycle",
+  "stop_reason",
+  "next_ordinal",
+  "attempts",
+  "cursor",
+  "updated_at",
+  "segment",
+  "tick",
+  "continuation",
+  "attempt_bound",
+  "stream_fingerprint",
+  "policy_digest",
+  "resources",
+  "execution_resets",
+];
+
+/** The tables both SQL stores hold, with the same columns. */
+const SHARED_TABLES = {
+  budget_events: [
+    "sequence",
+    "participant_address",
+    "policy_address",
+    "seq",
+    "transition",
+    "operation_id",
+    "tick",
+    "segment",
+    "generation",
+    "payload",
+  ],
+  clocks: ["clock_address", "segment", "tick", "generation", "paused", "updated_at"],
+  history_chains: [
+    "participant_address",
+    "scenario_digest",
+    "manifest_digest",
+    "head_digest",
+    "head_sequence",
+    "events",
+    "backfilled_at",
+  ],
+  history_events: [
+    "sequence",
+    "participant_address",
+    "episode_id",
+    "action_instance_id",
+    "body",
+    "chain_digest",
+  ],
+  leases: ["participant_address", "owner_id", "token", "expires_at"],
+  operator_chain: ["id", "head_digest", "head_sequence", "decisions"],
+  operator_decisions: [
+    "sequence",
+    "kind",
+    "subject",
+    "operator",
+    "note",
+    "decided_at",
+    "chain_digest",
+    "policy_address",
+    "previous_policy_digest",
+    "policy_digest",
+    "resolution",
+  ],
+  pacing_deviations: [
+    "participant_address",
+    "ref",
+    "policy_address",
+    "clock_address",
+    "generation",
+    "lateness_ms",
+    "bound_ms",
+    "recorded_at",
+  ],
+  participant_services: [
+    "participant_address",
+    "revision",
+    "service",
+    "control_actions",
+    "clock_generation",
+    "episode",
+    "episode_history",
+    "updated_at",
+  ],
+  resource_pools: ["pool_key", "version"],
+  runtime_processes: ["owner_id", "expires_at"],
+  schema_migrations: ["version", "name", "applied_at"],
+  tool_actions: [
+    "id",
+    "invocation_id",
+    "participant_address",
+    "tool_call_id",
+    "admission_ordinal",
+    "request_digest",
+    "request",
+    "phase",
+    "settlement",
+    "failure_class",
+    "evidence_refs",
+    "unknown_reason",
+    "resolution",
+    "created_at",
+    "updated_at",
+    "admitted_at",
+    "dispatched_at",
+    "settled_at",
+    "recovered_at",
+    "withheld_reason",
+    "approval",
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+/** The triggers both SQL stores hold on `schedulers`. */
+const TRIGGERS = ["schedulers_budget_event", "schedulers_resource_hold"];
+
+/** The SQLite store's schema. */
+export const SQLITE_SHAPE: SchemaShape = {
+  tables: { ...SHARED_TABLES, invocations: INVOCATIONS, schedulers: SCHEDULERS },
+  triggers: TRIGGERS,
+  functions: [],
+};
+
+/** The PostgreSQL store's schema: its commit order columns, the history head and its functions. */
+export const POSTGRES_SHAPE: SchemaShape = {
+  tables: {
+    ...SHARED_TABLES,
+    history_head: ["singleton", "last_sequence"],
+    invocations: [...INVOCATIONS, "opened_order"],
+    schedulers: [...SCHEDULERS, "saved_order"],
+  },
+  triggers: TRIGGERS,
+  functions: ["raes_budget_event", "raes_chain_digests", "raes_resource_hold"],
+};
+
+/** The most gaps a message names; the rest are counted. */
+const GAPS_NAMED = 8;
+
+/**
+ * What `found` lacks of `expected`, in words (`table tool_actions`, `column invocations.state`,
+ * `trigger schedulers_budget_event`, `function raes_chain_digests`), or an empty list when nothing.
+ */
+export function shapeGaps(expected: SchemaShape, found: FoundShape): string[] {
+  const columns = new Set(found.columns);
+  const tables = new Set([...columns].map((c) => c.slice(0, c.indexOf("."))));
+  const triggers = new Set(found.triggers);
+  const functions = new Set(found.functions);
+  const gaps: string[] = [];
+  for (const [table, names] of Object.entries(expected.tables)) {
+    if (!tables.has(table)) gaps.push(`table ${table}`);
+    else for (const name of names) if (!columns.has(`${table}.${name}`)) gaps.push(`column ${table}.${name}`);
+  }
+  for (const name of expected.triggers) if (!triggers.has(name)) gaps.push(`trigger ${name}`);
+  for (const name of expected.functions) if (!functions.has(name)) gaps.push(`function ${name}`);
+  return gaps;
+}
+
+/** The words a damaged store's message gives for its gaps: the first few, then how many more. */
+export function describeGaps(gaps: readonly string[]): string {
+  const named = gaps.slice(0, GAPS_NAMED).join(", ");
+  const more = gaps.length > GAPS_NAMED ? ` and ${gaps.length - GAPS_NAMED} more` : "";
+  return `its schema (step ${SCHEMA_VERSION}) lacks ${named}${more}`;
+}

@@ -1,0 +1,209 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { StoreMissingError, StoreSchemaDamagedError } from "../../../src/store/index.js";
+import { openControlPlaneStore } from "../../../src/store/open.js";
+import {
+  describeGaps,
+  POSTGRES_SHAPE,
+  type SchemaShape,
+  SQLITE_SHAPE,
+  shapeGaps,
+} from "../../../src/store/sql/index.js";
+import { adminQuery, freshSchema, postgresAvailable } from "../pg-available.js";
+
+/** A shape as sorted `table.column`, `trigger:name` and `function:name` entries. */
+function entries(shape: SchemaShape): string[] {
+  return [
+    ...Object.entries(shape.tables).flatMap(([table, columns]) => columns.map((c) => `${table}.${c}`)),
+    ...shape.triggers.map((t) => `trigger:${t}`),
+    ...shape.functions.map((f) => `function:${f}`),
+  ].sort();
+}
+
+/** Opens the store at `url` and expects `store.schema-damaged` naming each of `named`. */
+async function assertDamaged(url: string, named: readonly (string | RegExp)[], options = {}): Promise<void> {
+  await assert.rejects(openControlPlaneStore(url, options), (error: unknown) => {
+    assert.ok(error instanceof StoreSchemaDamagedError, String(error));
+    assert.equal(error.code, "store.schema-damaged");
+    assert.match(error.message, /^control-plane store \S+ is damaged: /);
+    assert.match(error.message, /; restore it from a backup, or run on a new store$/);
+    for (const name of named)
+      assert.match(error.message, typeof name === "string" ? new RegExp(`\\b${name}\\b`) : name);
+    return true;
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), "raes-shape-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the schema shape a store checks on open", () => {
+  it("names what is missing, the first eight and how many more", () => {
+    const found = { columns: ["clocks.segment"], triggers: [], functions: [] };
+    const gaps = shapeGaps(POSTGRES_SHAPE, found);
+    assert.ok(gaps.includes("column clocks.clock_address"));
+    assert.ok(gaps.includes("table tool_actions"));
+    assert.ok(!gaps.some((g) => g.startsWith("column tool_actions.")), "a missing table is named once");
+    assert.ok(gaps.includes("trigger schedulers_budget_event"));
+    assert.ok(gaps.includes("function raes_chain_digests"));
+    assert.match(
+      describeGaps(gaps),
+      new RegExp(`^its schema \\(step \\d+\\) lacks [^,]+(, [^,]+){7} and ${gaps.length - 8} more$`),
+    );
+    assert.deepEqual(
+      shapeGaps(SQLITE_SHAPE, {
+        columns: entries(SQLITE_SHAPE),
+        triggers: SQLITE_SHAPE.triggers,
+        functions: [],
+      }),
+      [],
+    );
+  });
+
+  it("SQLite: the shape is exactly what the migrations make", async () => {
+    const file = join(dir, "fresh.db");
+    await (await openControlPlaneStore(`sqlite:${file}`)).close();
+    const db = new Database(file, { readonly: true });
+    try {
+      const found = [
+        ...(db
+          .prepare(
+            "SELECT m.name || '.' || p.name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table' AND m.name <> 'sqlite_sequence'",
+          )
+          .pluck()
+          .all() as string[]),
+        ...(db
+          .prepare("SELECT 'trigger:' || name FROM sqlite_master WHERE type = 'trigger'")
+          .pluck()
+          .all() as string[]),
+      ].sort();
+      assert.deepEqual(found, entries(SQLITE_SHAPE));
+    } finally {
+      db.close();
+    }
+  });
+
+  it("SQLite: a renamed column, a dropped trigger or table, or a lost migrations table is damage at open", async () => {
+    const damage = async (name: string, sql: string) => {
+      const file = join(dir, `${name}.db`);
+      await (await openControlPlaneStore(`sqlite:${file}`)).close();
+      const db = new Database(file);
+      db.exec(sql);
+      db.close();
+      return `sqlite:${file}`;
+    };
+    const renamed = await damage("renamed", "ALTER TABLE invocations RENAME COLUMN state TO state_x");
+    await assertDamaged(renamed, ["column invocations\\.state"]);
+    await assertDamaged(renamed, ["column invocations\\.state"], { readOnly: true });
+    await assertDamaged(renamed, ["column invocations\\.state"], { create: false });
+    await assertDamaged(await damage("trigger", "DROP TRIGGER schedulers_budget_event"), [
+      "trigger schedulers_budget_event",
+    ]);
+    await assertDamaged(
+      await damage("services", "DROP TABLE participant_services"),
+      ["table participant_services"],
+      {
+        readOnly: true,
+      },
+    );
+    const lost = await damage("lost", "DROP TABLE schema_migrations");
+    for (const options of [{}, { create: false }, { readOnly: true }])
+      await assertDamaged(lost, [/its schema_migrations table is missing/], options);
+    await assertDamaged(await damage("forgot", "DELETE FROM schema_migrations WHERE version > 20"), [
+      /its schema_migrations table says step 21 is not applied, yet what that step adds is there \(/,
+    ]);
+    // A file with no control plane at all is still no store, not a damaged one.
+    const empty = join(dir, "empty.db");
+    new Database(empty).close();
+    await assert.rejects(openControlPlaneStore(`sqlite:${empty}`, { create: false }), StoreMissingError);
+  });
+});
+
+describe("the schema shape on PostgreSQL", async () => {
+  const available = await postgresAvailable("the PostgreSQL schema shape");
+  const opts = { skip: available ? false : "POSTGRES UNAVAILABLE" };
+
+  /** A fresh migrated schema, damaged by `sql` (with `S` for the schema's name). */
+  async function damaged(sql: string): Promise<{ url: string; drop: () => Promise<void> }> {
+    const place = freshSchema("raes_shape");
+    await (await openControlPlaneStore(place.url)).close();
+    await adminQuery(sql.replaceAll("S.", `${place.schema}.`));
+    return place;
+  }
+
+  it("the shape is exactly what the migrations make", opts, async () => {
+    const place = freshSchema("raes_shape");
+    try {
+      await (await openControlPlaneStore(place.url)).close();
+      const rows = await adminQuery<{ entry: string }>(
+        `SELECT c.relname || '.' || a.attname AS entry FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid
+           WHERE c.relnamespace = $1::regnamespace AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+         UNION ALL SELECT 'trigger:' || t.tgname FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
+           WHERE c.relnamespace = $1::regnamespace AND NOT t.tgisinternal
+         UNION ALL SELECT 'function:' || p.proname FROM pg_proc AS p WHERE p.pronamespace = $1::regnamespace`,
+        [place.schema],
+      );
+      assert.deepEqual(rows.map((r) => r.entry).sort(), entries(POSTGRES_SHAPE));
+    } finally {
+      await place.drop();
+    }
+  });
+
+  for (const [label, sql, named, options] of [
+    [
+      "a renamed column",
+      "ALTER TABLE S.invocations RENAME COLUMN state TO state_x",
+      ["column invocations\\.state"],
+      {},
+    ],
+    [
+      "a renamed column, read-only",
+      "ALTER TABLE S.tool_actions RENAME COLUMN phase TO p",
+      ["column tool_actions\\.phase"],
+      { readOnly: true },
+    ],
+    ["a dropped function", "DROP FUNCTION S.raes_chain_digests", ["function raes_chain_digests"], {}],
+    [
+      "a disabled trigger",
+      "ALTER TABLE S.schedulers DISABLE TRIGGER schedulers_resource_hold",
+      ["trigger schedulers_resource_hold"],
+      {},
+    ],
+    [
+      "a dropped table",
+      "DROP TABLE S.participant_services",
+      ["table participant_services"],
+      { create: false },
+    ],
+    [
+      "a lost migrations table",
+      "DROP TABLE S.schema_migrations",
+      [/its schema_migrations table is missing/],
+      {},
+    ],
+    [
+      "a lost migrations table, read-only",
+      "DROP TABLE S.schema_migrations",
+      [/its schema_migrations table is missing/],
+      { readOnly: true },
+    ],
+    [
+      "forgotten steps",
+      "DELETE FROM S.schema_migrations WHERE version > 20",
+      [/says step 21 is not applied, yet what that step adds is there \(/],
+      {},
+    ],
+  ] as const) {
+    it(`${label} is damage at open`, opts, async () => {
+      const place = await damaged(sql);
+      try {
+        await assertDamaged(place.url, named, options);
+      } finally {
+        await place.drop();
+      }
+    });
+  }
+});
