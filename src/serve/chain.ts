@@ -10,6 +10,11 @@ export const ChainState = {
   verified: "verified",
   /** A digest does not match: `failure` names the first event (participant and sequence) or decision. */
   broken: "broken",
+  /**
+   * The last check could not read the chain (the store away, or damaged): `failure` holds the store's
+   * error. The next check tries again.
+   */
+  unreadable: "unreadable",
 } as const;
 /** A chain state. */
 export type ChainState = (typeof ChainState)[keyof typeof ChainState];
@@ -80,8 +85,9 @@ export class ChainWatch {
       heads.map((h) => h.participant_address),
       key,
     )
-      // A failed read (the store away for a moment) keeps the last status; the next poll tries again.
-      .catch(() => undefined)
+      // A failed read shows on every badge, so a store that cannot be checked never looks checked
+      // (a damaged one, say); the next poll tries again.
+      .catch((error: unknown) => this.#unreadable(heads.map((h) => h.participant_address), error))
       .finally(() => {
         this.#lastDuration = this.#now() - started;
         this.#running = undefined;
@@ -114,6 +120,19 @@ export class ChainWatch {
    */
   store(): ChainView {
     return this.#verdict;
+  }
+
+  #unreadable(participants: readonly string[], error: unknown): void {
+    const view: ChainView = {
+      state: ChainState.unreadable,
+      count: 0,
+      failure: error instanceof Error ? error.message : String(error),
+    };
+    this.#participants = new Map(participants.map((address) => [address, view]));
+    this.#decisions = view;
+    this.#verdict = view;
+    // The next poll checks again, whether or not a head moved.
+    this.#checkedKey = undefined;
   }
 
   async #check(participants: readonly string[], key: string): Promise<void> {

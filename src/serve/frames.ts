@@ -21,10 +21,11 @@ export const FRAME_CSP = `${TIMELINE_CSP}; base-uri 'none'; form-action 'none'; 
 /**
  * The frame's badge: broken when the participant's chain is (named at its event), else when the store
  * fails as `raes verify --store` fails it (its failure line), so a frame never says verified where that
- * command exits 1; none while either is still being checked.
+ * command exits 1; none while either is still being checked or could not be read (the console's badge says why).
  */
 function timelineChain(view: ChainView, store: ChainView): TimelineChain | null {
-  if (view.state === ChainState.checking || store.state === ChainState.checking) return null;
+  const unknown = (v: ChainView) => v.state === ChainState.checking || v.state === ChainState.unreadable;
+  if (unknown(view) || unknown(store)) return null;
   if (view.state === ChainState.broken)
     return {
       ok: false,

@@ -13,6 +13,7 @@ code { font-size: 0.92em; word-break: break-all; }
 .chain.verified { color: #1a7f37; }
 .chain.broken { color: #c62828; font-weight: 600; }
 .chain.checking { color: #777; }
+.chain.unreadable { color: #b26a00; font-weight: 600; }
 [data-live="open"] { color: #1a7f37; }
 [data-live="closed"] { color: #c62828; }
 #waits { border: 2px solid #d97706; border-radius: 6px; padding: 4px 12px 12px; margin-top: 12px; }

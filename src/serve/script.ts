@@ -32,6 +32,7 @@ export const CONSOLE_SCRIPT = `(() => {
   function chainText(chain) {
     if (chain.state === "verified") return "verifies (" + chain.count + ")";
     if (chain.state === "broken") return "broken: " + chain.failure;
+    if (chain.state === "unreadable") return "could not be checked: " + chain.failure;
     return "checking…";
   }
 

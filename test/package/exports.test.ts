@@ -150,6 +150,7 @@ const PUBLIC_SURFACE = [
   "StepSummary",
   "StochasticControl",
   "StoreConflictError",
+  "StoreSchemaDamagedError",
   "StoreUnavailableError",
   "systemTimers",
   "ToolActionPhase",

@@ -237,6 +237,25 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
     await sameDocument();
     assert.deepEqual(errors, []);
   });
+
+  it("says a chain could not be checked, in the store's words, once its history table is gone", async (t) => {
+    if (skip) return t.skip(skip);
+    const db = new Database(url.slice("sqlite:".length));
+    db.exec("DROP TABLE history_events");
+    // A moved head makes the console check again; the check cannot read the events.
+    db.prepare(
+      "UPDATE history_chains SET head_sequence = head_sequence + 1 WHERE participant_address = ?",
+    ).run(waiting.participant);
+    db.close();
+    const badge = `[data-participant="${waiting.participant}"] [data-chain="unreadable"]`;
+    await page.waitForSelector(badge, { timeout: 0 });
+    assert.match(
+      (await page.textContent(badge)) ?? "",
+      /^could not be checked: control-plane store \S+ is damaged: no such table: history_events; restore it/,
+    );
+    await page.waitForSelector('#evidence [data-chain="unreadable"]', { timeout: 0 });
+    await sameDocument();
+  });
 });
 
 /**
