@@ -87,7 +87,12 @@ export class ChainWatch {
     )
       // A failed read shows on every badge, so a store that cannot be checked never looks checked
       // (a damaged one, say); the next poll tries again.
-      .catch((error: unknown) => this.#unreadable(heads.map((h) => h.participant_address), error))
+      .catch((error: unknown) =>
+        this.#unreadable(
+          heads.map((h) => h.participant_address),
+          error,
+        ),
+      )
       .finally(() => {
         this.#lastDuration = this.#now() - started;
         this.#running = undefined;
