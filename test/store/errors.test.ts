@@ -150,6 +150,30 @@ describe("store errors: a bug is a bug, not an unavailable store", () => {
     });
   }
 
+  it("PostgreSQL: a role without the store's privileges is unavailable, as a SQLite file it may not write", async (t) => {
+    if (!(await postgresAvailable("store error classes on PostgreSQL"))) {
+      t.skip("POSTGRES UNAVAILABLE");
+      return;
+    }
+    const { url, drop } = freshSchema("raes_privileges");
+    const role = `raes_noaccess_${process.pid}`;
+    await (await openControlPlaneStore(url)).close();
+    await adminQuery(`CREATE ROLE ${role} LOGIN`);
+    try {
+      const denied = new URL(url);
+      denied.username = role;
+      for (const options of [{}, { readOnly: true }])
+        await assert.rejects(openControlPlaneStore(denied.href, options), (error: unknown) => {
+          assert.ok(error instanceof StoreUnavailableError, String(error));
+          assert.match(error.message, /is unavailable: permission denied for (schema|table)/);
+          return true;
+        });
+    } finally {
+      await adminQuery(`DROP ROLE ${role}`);
+      await drop();
+    }
+  });
+
   it("PostgreSQL: an unknown setting in the URL's options is not damage", async (t) => {
     if (!(await postgresAvailable("store error classes on PostgreSQL"))) {
       t.skip("POSTGRES UNAVAILABLE");

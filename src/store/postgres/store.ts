@@ -253,10 +253,11 @@ export function withSearchPath(
 /**
  * SQLSTATE classes of a server that cannot serve now: 08 connection, 53 insufficient resources,
  * 57 operator intervention (shutdown, statement timeout), 58 system and I/O errors, 40 a rolled
- * back transaction; also 55P03 (lock not available) and 25006 (a read-only server).
+ * back transaction; also 55P03 (lock not available), 25006 (a read-only server) and 42501 (a role
+ * without the privileges the store needs: it cannot write, as a SQLite file it may not write).
  */
 const UNAVAILABLE_CLASSES = new Set(["08", "53", "57", "58", "40"]);
-const UNAVAILABLE_STATES = new Set(["55P03", "25006"]);
+const UNAVAILABLE_STATES = new Set(["55P03", "25006", "42501"]);
 /** What node-postgres says, without a code, when a connection dies or never comes. */
 const CLIENT_UNAVAILABLE =
   /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|not queryable/;
