@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import type { ControlPlaneStore } from "../../src/store/index.js";
 import { StoreConflictError, StoreSchemaDamagedError, StoreUnavailableError } from "../../src/store/index.js";
 import { openControlPlaneStore } from "../../src/store/open.js";
-import { adminQuery, freshSchema, postgresAvailable } from "./pg-available.js";
+import { adminQuery, freshSchema, inFreshSchema, postgresAvailable } from "./pg-available.js";
 import { invocation, scheduler, toolAction } from "./records.js";
 
 /**
@@ -150,48 +150,35 @@ describe("store errors: a bug is a bug, not an unavailable store", () => {
     });
   }
 
-  it("PostgreSQL: a role without the store's privileges is unavailable, as a SQLite file it may not write", async (t) => {
-    if (!(await postgresAvailable("store error classes on PostgreSQL"))) {
-      t.skip("POSTGRES UNAVAILABLE");
-      return;
-    }
-    const { url, drop } = freshSchema("raes_privileges");
-    const role = `raes_noaccess_${process.pid}`;
-    await (await openControlPlaneStore(url)).close();
-    await adminQuery(`CREATE ROLE ${role} LOGIN`);
-    try {
-      const denied = new URL(url);
-      denied.username = role;
-      for (const options of [{}, { readOnly: true }])
-        await assert.rejects(openControlPlaneStore(denied.href, options), (error: unknown) => {
-          assert.ok(error instanceof StoreUnavailableError, String(error));
-          assert.match(error.message, /is unavailable: permission denied for (schema|table)/);
-          return true;
-        });
-    } finally {
-      await adminQuery(`DROP ROLE ${role}`);
-      await drop();
-    }
-  });
+  it("PostgreSQL: a role without the store's privileges is unavailable, as a SQLite file it may not write", (t) =>
+    inFreshSchema(t, "store error classes on PostgreSQL", "raes_privileges", async (url) => {
+      const role = `raes_noaccess_${process.pid}`;
+      await (await openControlPlaneStore(url)).close();
+      await adminQuery(`CREATE ROLE ${role} LOGIN`);
+      try {
+        const denied = new URL(url);
+        denied.username = role;
+        for (const options of [{}, { readOnly: true }])
+          await assert.rejects(openControlPlaneStore(denied.href, options), (error: unknown) => {
+            assert.ok(error instanceof StoreUnavailableError, String(error));
+            assert.match(error.message, /is unavailable: permission denied for (schema|table)/);
+            return true;
+          });
+      } finally {
+        await adminQuery(`DROP ROLE ${role}`);
+      }
+    }));
 
-  it("PostgreSQL: an unknown setting in the URL's options is not damage", async (t) => {
-    if (!(await postgresAvailable("store error classes on PostgreSQL"))) {
-      t.skip("POSTGRES UNAVAILABLE");
-      return;
-    }
-    const { url, drop } = freshSchema("raes_setting");
-    const mistyped = new URL(url);
-    mistyped.searchParams.set("options", "-c nosuch_param=1");
-    try {
+  it("PostgreSQL: an unknown setting in the URL's options is not damage", (t) =>
+    inFreshSchema(t, "store error classes on PostgreSQL", "raes_setting", async (url) => {
+      const mistyped = new URL(url);
+      mistyped.searchParams.set("options", "-c nosuch_param=1");
       await assert.rejects(openControlPlaneStore(mistyped.href), (error: unknown) => {
         assert.ok(!(error instanceof StoreSchemaDamagedError), `reported as damage: ${String(error)}`);
         assert.match(String(error), /nosuch_param/);
         return true;
       });
-    } finally {
-      await drop();
-    }
-  });
+    }));
 
   it("PostgreSQL: a refused connection is unavailable", async () => {
     await assert.rejects(

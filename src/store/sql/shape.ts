@@ -1,4 +1,13 @@
+import {
+  CLOCK_COLUMNS,
+  columnNames,
+  INVOCATION_COLUMNS,
+  SCHEDULER_COLUMNS,
+  TOOL_ACTION_COLUMNS,
+} from "./columns.js";
 import { SCHEMA_VERSION } from "./migrations.js";
+import { CHAIN_COLUMNS, DECISION_COLUMNS } from "./records.js";
+import { PACING_DEVIATION_COLUMNS, SERVICE_COLUMNS } from "./services.js";
 
 /**
  * What a store's schema holds at `SCHEMA_VERSION`: each table's columns, its triggers and (PostgreSQL)
@@ -22,50 +31,8 @@ export interface FoundShape {
   readonly functions: Iterable<string>;
 }
 
-const INVOCATIONS = [
-  "id",
-  "policy_address",
-  "participant_address",
-  "action_contract_address",
-  "observation_boundary_address",
-  "episode_id",
-  "segment",
-  "tick",
-  "ordinal",
-  "execution_scope_ref",
-  "execution_generation",
-  "observation_point",
-  "participant_implementation_ref",
-  "state",
-  "created_at",
-  "updated_at",
-  "started_at",
-  "ended_at",
-  "refusals",
-  "recovered_at",
-];
-
-const SCHEDULERS = [
-  "participant_address",
-  "policy_address",
-  "lifecycle",
-  "stop_reason",
-  "next_ordinal",
-  "attempts",
-  "cursor",
-  "updated_at",
-  "segment",
-  "tick",
-  "continuation",
-  "attempt_bound",
-  "stream_fingerprint",
-  "policy_digest",
-  "resources",
-  "execution_resets",
-];
-
-/** The tables both SQL stores hold, with the same columns. */
-const SHARED_TABLES = {
+/** The tables both SQL stores hold, with the same columns (each table's own constant, where it has one). */
+const SHARED_TABLES: Record<string, readonly string[]> = {
   budget_events: [
     "sequence",
     "participant_address",
@@ -78,16 +45,8 @@ const SHARED_TABLES = {
     "generation",
     "payload",
   ],
-  clocks: ["clock_address", "segment", "tick", "generation", "paused", "updated_at"],
-  history_chains: [
-    "participant_address",
-    "scenario_digest",
-    "manifest_digest",
-    "head_digest",
-    "head_sequence",
-    "events",
-    "backfilled_at",
-  ],
+  clocks: columnNames(CLOCK_COLUMNS),
+  history_chains: CHAIN_COLUMNS,
   history_events: [
     "sequence",
     "participant_address",
@@ -98,66 +57,17 @@ const SHARED_TABLES = {
   ],
   leases: ["participant_address", "owner_id", "token", "expires_at"],
   operator_chain: ["id", "head_digest", "head_sequence", "decisions"],
-  operator_decisions: [
-    "sequence",
-    "kind",
-    "subject",
-    "operator",
-    "note",
-    "decided_at",
-    "chain_digest",
-    "policy_address",
-    "previous_policy_digest",
-    "policy_digest",
-    "resolution",
-  ],
-  pacing_deviations: [
-    "participant_address",
-    "ref",
-    "policy_address",
-    "clock_address",
-    "generation",
-    "lateness_ms",
-    "bound_ms",
-    "recorded_at",
-  ],
-  participant_services: [
-    "participant_address",
-    "revision",
-    "service",
-    "control_actions",
-    "clock_generation",
-    "episode",
-    "episode_history",
-    "updated_at",
-  ],
+  operator_decisions: DECISION_COLUMNS,
+  pacing_deviations: PACING_DEVIATION_COLUMNS,
+  participant_services: SERVICE_COLUMNS,
   resource_pools: ["pool_key", "version"],
   runtime_processes: ["owner_id", "expires_at"],
   schema_migrations: ["version", "name", "applied_at"],
-  tool_actions: [
-    "id",
-    "invocation_id",
-    "participant_address",
-    "tool_call_id",
-    "admission_ordinal",
-    "request_digest",
-    "request",
-    "phase",
-    "settlement",
-    "failure_class",
-    "evidence_refs",
-    "unknown_reason",
-    "resolution",
-    "created_at",
-    "updated_at",
-    "admitted_at",
-    "dispatched_at",
-    "settled_at",
-    "recovered_at",
-    "withheld_reason",
-    "approval",
-  ],
-} as const satisfies Record<string, readonly string[]>;
+  tool_actions: columnNames(TOOL_ACTION_COLUMNS),
+};
+
+const INVOCATIONS = columnNames(INVOCATION_COLUMNS);
+const SCHEDULERS = columnNames(SCHEDULER_COLUMNS);
 
 /** The triggers both SQL stores hold on `schedulers`. */
 const TRIGGERS = ["schedulers_budget_event", "schedulers_resource_hold"];
