@@ -1,6 +1,6 @@
 import { storeFailure, verifyParticipantChain, verifyStore } from "../evidence/index.js";
 import type { ChainHead, OperatorChainHead } from "../records/index.js";
-import type { ControlPlaneStore } from "../store/index.js";
+import { type ControlPlaneStore, StoreUnavailableError } from "../store/index.js";
 
 /** Whether a chain verifies, as the console shows it. */
 export const ChainState = {
@@ -81,20 +81,23 @@ export class ChainWatch {
     if ((moved && since < gap) || (!moved && since < Math.max(gap, this.#timing.recheckMs))) return;
     const started = this.#now();
     this.#startedAt = started;
+    let failed = false;
     this.#running = this.#check(
       heads.map((h) => h.participant_address),
       key,
     )
-      // A failed read shows on every badge, so a store that cannot be checked never looks checked
-      // (a damaged one, say); the next poll tries again.
-      .catch((error: unknown) =>
-        this.#unreadable(
+      // A failed read shows on every badge, so a store that cannot be checked never looks checked;
+      // the next poll tries again.
+      .catch((error: unknown) => {
+        failed = true;
+        this.#failed(
           heads.map((h) => h.participant_address),
           error,
-        ),
-      )
+        );
+      })
       .finally(() => {
-        this.#lastDuration = this.#now() - started;
+        // A failed check's time (a timeout, say) says nothing of how long a check takes: no wait for it.
+        this.#lastDuration = failed ? 0 : this.#now() - started;
         this.#running = undefined;
       });
   }
@@ -127,15 +130,18 @@ export class ChainWatch {
     return this.#verdict;
   }
 
-  #unreadable(participants: readonly string[], error: unknown): void {
-    const view: ChainView = {
-      state: ChainState.unreadable,
-      count: 0,
-      failure: error instanceof Error ? error.message : String(error),
-    };
+  /**
+   * A check that failed: every chain could not be checked. The store's verdict is broken, as `raes
+   * verify --store` exits 1, unless the store was only unavailable (away for a moment): a damaged
+   * schema or an unreadable row is a finding, never an outage.
+   */
+  #failed(participants: readonly string[], error: unknown): void {
+    const failure = error instanceof Error ? error.message : String(error);
+    const view: ChainView = { state: ChainState.unreadable, count: 0, failure };
     this.#participants = new Map(participants.map((address) => [address, view]));
     this.#decisions = view;
-    this.#verdict = view;
+    this.#verdict =
+      error instanceof StoreUnavailableError ? view : { state: ChainState.broken, count: 0, failure };
     // The next poll checks again, whether or not a head moved.
     this.#checkedKey = undefined;
   }

@@ -238,7 +238,7 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
     assert.deepEqual(errors, []);
   });
 
-  it("says a chain could not be checked, in the store's words, once its history table is gone", async (t) => {
+  it("says a chain could not be checked and the store's evidence broken, in the store's words, once its history table is gone", async (t) => {
     if (skip) return t.skip(skip);
     const db = new Database(url.slice("sqlite:".length));
     db.exec("DROP TABLE history_events");
@@ -253,7 +253,10 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
       (await page.textContent(badge)) ?? "",
       /^could not be checked: control-plane store \S+ is damaged: no such table: history_events; restore it/,
     );
-    await page.waitForSelector('#evidence [data-chain="unreadable"]', { timeout: 0 });
+    // raes verify --store exits 1 on such a store: the store's evidence is broken, with the same words.
+    const evidence = '#evidence [data-chain="broken"]';
+    await page.waitForSelector(evidence, { timeout: 0 });
+    assert.match((await page.textContent(evidence)) ?? "", /broken: .*no such table: history_events/);
     await sameDocument();
   });
 });

@@ -5,6 +5,7 @@ import { POOL_MOVED_MARKER, StoreUnavailableError, schemaDamaged } from "../erro
 import {
   CHAIN_COLUMNS,
   CHAIN_STEP,
+  CONTROL_PLANE_TABLES,
   describeGaps,
   type EventRow,
   historyEvent,
@@ -474,48 +475,62 @@ function overlapping(url: string, version: number, error: unknown) {
   );
 }
 
-/** Every column, enabled trigger and function of the session's schema, with the step it is at. */
-const SHAPE = `SELECT 'column' AS kind, c.relname || '.' || a.attname AS name
+/**
+ * Every column, trigger (enabled or not) and function of the schema the session's `schema_migrations`
+ * resolves to (by the search path, as every statement of the store resolves its tables), with the
+ * step it is at. Namespaces are compared by oid: a quoted or mixed-case schema name is never re-parsed.
+ */
+const SHAPE = `WITH home AS (SELECT relnamespace AS ns FROM pg_class WHERE oid = to_regclass('schema_migrations'))
+  SELECT 'column' AS kind, c.relname || '.' || a.attname AS name
     FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid
-    WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND a.attnum > 0
+    WHERE c.relnamespace = (SELECT ns FROM home) AND c.relkind IN ('r', 'p') AND a.attnum > 0
       AND NOT a.attisdropped
-  UNION ALL SELECT 'trigger', t.tgname FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
-    WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal AND t.tgenabled <> 'D'
-  UNION ALL SELECT 'function', p.proname FROM pg_proc AS p WHERE p.pronamespace = current_schema()::regnamespace
+  UNION ALL SELECT CASE WHEN t.tgenabled = 'D' THEN 'disabled' ELSE 'trigger' END, t.tgname
+    FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
+    WHERE c.relnamespace = (SELECT ns FROM home) AND NOT t.tgisinternal
+  UNION ALL SELECT 'function', p.proname FROM pg_proc AS p WHERE p.pronamespace = (SELECT ns FROM home)
   UNION ALL SELECT 'version', coalesce(max(version), 0)::text FROM schema_migrations`;
 
 /**
- * Why the schema on the session's search path cannot be served as it is, or undefined: at the current
- * step, a table, column, enabled trigger or function is missing. One round trip; a schema at an older
- * step (read-only) is read as that step left it and is not checked.
+ * Why the store's schema cannot be served as it is, or undefined: at the current step, a table,
+ * column or (`writes`) trigger or function is missing, or a trigger is disabled. One round trip; a
+ * schema at an older step (read-only) is read as that step left it and is not checked.
  */
-export async function schemaDamage(client: PoolClient): Promise<string | undefined> {
+export async function schemaDamage(client: PoolClient, writes: boolean): Promise<string | undefined> {
   const { rows } = await client.query<{ kind: string; name: string }>(SHAPE);
   const of = (kind: string) => rows.filter((r) => r.kind === kind).map((r) => r.name);
   if (Number(of("version")[0]) !== SCHEMA_VERSION) return undefined;
-  const gaps = shapeGaps(POSTGRES_SHAPE, {
+  const found = {
     columns: of("column"),
     triggers: of("trigger"),
+    disabledTriggers: of("disabled"),
     functions: of("function"),
-  });
+  };
+  const gaps = shapeGaps(POSTGRES_SHAPE, found, writes);
   return gaps.length === 0 ? undefined : describeGaps(gaps);
 }
 
+/** Whether a schema holds `schema_migrations`, and whether it holds every one of `CONTROL_PLANE_TABLES`. */
+export interface ControlPlaneTables {
+  readonly migrated: boolean;
+  readonly marked: boolean;
+}
+
 /**
- * Why a schema without a migrations table cannot be served, or undefined when it holds no control
- * plane either (a new or foreign schema): its tables are there, so the step they are at is unknown.
+ * What of a control plane `schema` (else the search path) holds, in one statement: a migration
+ * another process commits meanwhile is seen whole or not at all.
  */
-export async function unmigratedDamage(
+export async function controlPlaneTables(
   client: PoolClient,
   schema: string | undefined,
-): Promise<string | undefined> {
-  const name = schema === undefined ? "invocations" : `${schema}.invocations`;
-  const { rows } = await client.query<{ found: string | null }>("SELECT to_regclass($1)::text AS found", [
-    name,
-  ]);
-  return rows[0]?.found != null
-    ? "its schema_migrations table is missing, so the schema step it is at is unknown"
-    : undefined;
+): Promise<ControlPlaneTables> {
+  const named = (table: string) => (schema === undefined ? table : `${schema}.${table}`);
+  const { rows } = await client.query<ControlPlaneTables>(
+    `SELECT to_regclass($1) IS NOT NULL AS migrated, bool_and(to_regclass(t) IS NOT NULL) AS marked
+     FROM unnest($2::text[]) AS t`,
+    [named("schema_migrations"), CONTROL_PLANE_TABLES.map(named)],
+  );
+  return { migrated: rows[0]?.migrated === true, marked: rows[0]?.marked === true };
 }
 
 /** Which later steps' tables a schema read as it is holds (`raes verify --store` reads older ones). */

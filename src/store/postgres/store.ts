@@ -7,11 +7,11 @@ import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
 import {
   ALL_TABLES,
+  controlPlaneTables,
   migrate,
   type ReadTables,
   readableTables,
   schemaDamage,
-  unmigratedDamage,
 } from "./schema.js";
 import { type Queryable, StickyPool } from "./sticky.js";
 import { PostgresWrites } from "./writes.js";
@@ -100,9 +100,13 @@ export class PostgresControlPlaneStore extends DelegatingStore {
       try {
         // Before anything is read or migrated: a connection without the store's settings touches nothing.
         await assertSessionSettings(client, schema);
-        if (!(await hasSchema(client, schema))) {
-          const unmigrated = await unmigratedDamage(client, schema);
-          if (unmigrated !== undefined) throw schemaDamaged(redact(url), unmigrated);
+        const found = await controlPlaneTables(client, schema);
+        if (!found.migrated) {
+          if (found.marked)
+            throw schemaDamaged(
+              redact(url),
+              "its schema_migrations table is missing, so the schema step it is at is unknown",
+            );
           if (options.create === false || readOnly)
             throw new StoreMissingError(
               `no store at ${redact(url)} (${schema === undefined ? "no control-plane tables on the search_path" : `schema ${schema} has no control-plane tables`})`,
@@ -110,7 +114,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
         }
         if (readOnly) tables = await readableTables(client);
         else await migrate(client, schema, redact(url));
-        const damage = await schemaDamage(client);
+        const damage = await schemaDamage(client, !readOnly);
         if (damage !== undefined) throw schemaDamaged(redact(url), damage);
       } catch (error) {
         failure = error;
@@ -182,14 +186,6 @@ export async function assertSessionSettings(
 }
 
 /** Whether the schema (or the search_path) holds a control plane: its migrations table. */
-async function hasSchema(client: pg.PoolClient, schema: string | undefined): Promise<boolean> {
-  const name = schema === undefined ? "schema_migrations" : `${schema}.schema_migrations`;
-  const { rows } = await client.query<{ found: string | null }>("SELECT to_regclass($1)::text AS found", [
-    name,
-  ]);
-  return rows[0]?.found != null;
-}
-
 /**
  * Every statement is prepared once per connection and mostly keyed by a primary key. PostgreSQL
  * plans a prepared statement's first five runs for their values and then keeps a generic plan only

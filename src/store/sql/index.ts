@@ -62,6 +62,7 @@ export {
   serviceRow,
 } from "./services.js";
 export {
+  CONTROL_PLANE_TABLES,
   describeGaps,
   type FoundShape,
   POSTGRES_SHAPE,

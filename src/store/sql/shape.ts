@@ -27,9 +27,17 @@ export interface SchemaShape {
 /** What a schema was found to hold: `table.column` names, trigger names and function names. */
 export interface FoundShape {
   readonly columns: Iterable<string>;
+  /** Triggers that fire (PostgreSQL can disable one: it is then in `disabledTriggers`). */
   readonly triggers: Iterable<string>;
+  readonly disabledTriggers?: Iterable<string>;
   readonly functions: Iterable<string>;
 }
+
+/**
+ * The tables that, all there without `schema_migrations`, mark a control plane that lost its
+ * migrations table (one of them alone may be anyone's).
+ */
+export const CONTROL_PLANE_TABLES = ["invocations", "tool_actions", "schedulers"] as const;
 
 /** The tables both SQL stores hold, with the same columns (each table's own constant, where it has one). */
 const SHARED_TABLES: Record<string, readonly string[]> = {
@@ -96,19 +104,25 @@ const GAPS_NAMED = 8;
 
 /**
  * What `found` lacks of `expected`, in words (`table tool_actions`, `column invocations.state`,
- * `trigger schedulers_budget_event`, `function raes_chain_digests`), or an empty list when nothing.
+ * `trigger schedulers_budget_event`, `trigger … (disabled)`, `function raes_chain_digests`), or an
+ * empty list when nothing. `writes` false (a read-only open) leaves out the triggers and functions:
+ * only writes use them, and a store they are missing from is still read as it is.
  */
-export function shapeGaps(expected: SchemaShape, found: FoundShape): string[] {
+export function shapeGaps(expected: SchemaShape, found: FoundShape, writes = true): string[] {
   const columns = new Set(found.columns);
   const tables = new Set([...columns].map((c) => c.slice(0, c.indexOf("."))));
   const triggers = new Set(found.triggers);
+  const disabled = new Set(found.disabledTriggers ?? []);
   const functions = new Set(found.functions);
   const gaps: string[] = [];
   for (const [table, names] of Object.entries(expected.tables)) {
     if (!tables.has(table)) gaps.push(`table ${table}`);
     else for (const name of names) if (!columns.has(`${table}.${name}`)) gaps.push(`column ${table}.${name}`);
   }
-  for (const name of expected.triggers) if (!triggers.has(name)) gaps.push(`trigger ${name}`);
+  if (!writes) return gaps;
+  for (const name of expected.triggers)
+    if (disabled.has(name)) gaps.push(`trigger ${name} (disabled)`);
+    else if (!triggers.has(name)) gaps.push(`trigger ${name}`);
   for (const name of expected.functions) if (!functions.has(name)) gaps.push(`function ${name}`);
   return gaps;
 }

@@ -4,6 +4,7 @@ import { POOL_MOVED_MARKER, StoreUnavailableError, schemaDamaged } from "../erro
 import {
   CHAIN_COLUMNS,
   CHAIN_STEP,
+  CONTROL_PLANE_TABLES,
   describeGaps,
   type EventRow,
   type Migration,
@@ -400,26 +401,35 @@ function overlapping(url: string, version: number, error: unknown) {
 
 /**
  * Why the schema cannot be served as it is, or undefined: its migrations table is gone while its
- * tables are there, or (at the current step) a table, column or trigger is missing. A read-only store
- * at an older step is read as that step left it and is not checked.
+ * tables are there, or (at the current step) a table, column or (`writes`) trigger is missing. A
+ * read-only store at an older step is read as that step left it and is not checked. Each part is
+ * read in one statement, so a migration another process commits meanwhile is seen whole or not at all.
  */
-export function schemaDamage(db: Database): string | undefined {
-  if (!hasTable(db, "schema_migrations"))
-    return hasTable(db, "invocations")
+export function schemaDamage(db: Database, writes: boolean): string | undefined {
+  const [migrations, ...marks] = db
+    .prepare(
+      "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = value) FROM json_each(?)",
+    )
+    .pluck()
+    .all(JSON.stringify(["schema_migrations", ...CONTROL_PLANE_TABLES])) as number[];
+  if (migrations === 0)
+    return marks.every((found) => found > 0)
       ? "its schema_migrations table is missing, so the schema step it is at is unknown"
       : undefined;
   if (appliedVersion(db) !== SCHEMA_VERSION) return undefined;
+  // Only the tables the store uses: a table of the user's own may not even open here (an unknown module).
   const columns = db
     .prepare(
-      "SELECT m.name || '.' || p.name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table'",
+      `SELECT m.name || '.' || p.name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p
+       WHERE m.type = 'table' AND m.name IN (SELECT value FROM json_each(?))`,
     )
     .pluck()
-    .all() as string[];
+    .all(JSON.stringify(Object.keys(SQLITE_SHAPE.tables))) as string[];
   const triggers = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'")
     .pluck()
     .all() as string[];
-  const gaps = shapeGaps(SQLITE_SHAPE, { columns, triggers, functions: [] });
+  const gaps = shapeGaps(SQLITE_SHAPE, { columns, triggers, functions: [] }, writes);
   return gaps.length === 0 ? undefined : describeGaps(gaps);
 }
 

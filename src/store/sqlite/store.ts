@@ -116,7 +116,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         throw new StoreMissingError(`no store at ${url} (${file} does not exist)`);
       if (!readOnly && options.create !== false) mkdirSync(dirname(file), { recursive: true });
       db = openFile(url, file, readOnly, timeout);
-      const unmigrated = !hasSchema(db) ? schemaDamage(db) : undefined;
+      const unmigrated = !hasSchema(db) ? schemaDamage(db, !readOnly) : undefined;
       if (unmigrated !== undefined) throw schemaDamaged(url, unmigrated);
       if (options.create === false && !hasSchema(db))
         throw new StoreMissingError(`no store at ${url} (${file} has no control-plane tables)`);
@@ -132,7 +132,7 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         db.pragma("foreign_keys = ON");
         migrate(db, url);
       }
-      const damage = schemaDamage(db);
+      const damage = schemaDamage(db, !readOnly);
       if (damage !== undefined) throw schemaDamaged(url, damage);
       return new SqliteControlPlaneStore(
         url,

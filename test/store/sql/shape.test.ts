@@ -13,7 +13,7 @@ import {
   SQLITE_SHAPE,
   shapeGaps,
 } from "../../../src/store/sql/index.js";
-import { adminQuery, freshSchema, postgresAvailable } from "../pg-available.js";
+import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "../pg-available.js";
 
 /** A shape as sorted `table.column`, `trigger:name` and `function:name` entries. */
 function entries(shape: SchemaShape): string[] {
@@ -115,10 +115,28 @@ describe("the schema shape a store checks on open", () => {
     await assertDamaged(await damage("forgot", "DELETE FROM schema_migrations WHERE version > 20"), [
       /its schema_migrations table says step 21 is not applied, yet what that step adds is there \(/,
     ]);
-    // A file with no control plane at all is still no store, not a damaged one.
+    // A file with no control plane at all, or a table of the same name of someone else's, is still no
+    // store, not a damaged one.
     const empty = join(dir, "empty.db");
     new Database(empty).close();
     await assert.rejects(openControlPlaneStore(`sqlite:${empty}`, { create: false }), StoreMissingError);
+    const foreign = join(dir, "foreign.db");
+    const other = new Database(foreign);
+    other.exec("CREATE TABLE invocations (x)");
+    other.close();
+    await assert.rejects(openControlPlaneStore(`sqlite:${foreign}`, { create: false }), StoreMissingError);
+  });
+
+  it("SQLite: a read-only open reads a store whose trigger is gone (only writes use it); a writable one refuses it", async () => {
+    const file = join(dir, "no-trigger.db");
+    await (await openControlPlaneStore(`sqlite:${file}`)).close();
+    const db = new Database(file);
+    db.exec(
+      "DROP TRIGGER schedulers_resource_hold; CREATE TABLE mine (a); CREATE VIRTUAL TABLE notes USING fts5(body)",
+    );
+    db.close();
+    await (await openControlPlaneStore(`sqlite:${file}`, { readOnly: true })).close();
+    await assertDamaged(`sqlite:${file}`, ["trigger schedulers_resource_hold"]);
   });
 });
 
@@ -152,6 +170,50 @@ describe("the schema shape on PostgreSQL", async () => {
     }
   });
 
+  it(
+    "a read-only open reads a store whose trigger is disabled or whose function is gone (only writes use them)",
+    opts,
+    async () => {
+      const place = await damaged(
+        "ALTER TABLE S.schedulers DISABLE TRIGGER schedulers_budget_event; DROP FUNCTION S.raes_chain_digests",
+      );
+      try {
+        await (await openControlPlaneStore(place.url, { readOnly: true })).close();
+      } finally {
+        await place.drop();
+      }
+    },
+  );
+
+  it(
+    "finds the store by its search path, whatever the schema's name or an empty schema before it",
+    opts,
+    async () => {
+      const quoted = `Raes-${process.pid}`;
+      const empty = `raes_empty_${process.pid}`;
+      const inPath = (path: string) => {
+        const url = new URL(POSTGRES_TEST_URL);
+        url.searchParams.set("options", `-c search_path=${path}`);
+        return url.href;
+      };
+      await adminQuery(`CREATE SCHEMA "${quoted}"`);
+      await adminQuery(`CREATE SCHEMA ${empty}`);
+      try {
+        // A quoted, mixed-case schema, named only by the URL's search path.
+        const url = inPath(`"${quoted}"`);
+        await (await openControlPlaneStore(url)).close();
+        await (await openControlPlaneStore(url)).close();
+        await (await openControlPlaneStore(url, { readOnly: true })).close();
+        // An empty schema first on the path (as a role's own "$user" schema would be): read-only, the
+        // store is the one its tables resolve to.
+        await (await openControlPlaneStore(inPath(`${empty},"${quoted}"`), { readOnly: true })).close();
+      } finally {
+        await adminQuery(`DROP SCHEMA "${quoted}" CASCADE`);
+        await adminQuery(`DROP SCHEMA ${empty} CASCADE`);
+      }
+    },
+  );
+
   for (const [label, sql, named, options] of [
     [
       "a renamed column",
@@ -169,7 +231,7 @@ describe("the schema shape on PostgreSQL", async () => {
     [
       "a disabled trigger",
       "ALTER TABLE S.schedulers DISABLE TRIGGER schedulers_resource_hold",
-      ["trigger schedulers_resource_hold"],
+      [/trigger schedulers_resource_hold \(disabled\)/],
       {},
     ],
     [
