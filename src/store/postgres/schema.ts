@@ -476,19 +476,21 @@ function overlapping(url: string, version: number, error: unknown) {
 }
 
 /**
- * Every column, trigger (enabled or not) and function of the schema the session's `schema_migrations`
- * resolves to (by the search path, as every statement of the store resolves its tables), with the
- * step it is at. Namespaces are compared by oid: a quoted or mixed-case schema name is never re-parsed.
+ * The columns and triggers of the tables `$1` names, and the functions `$2` names in the schema of
+ * `schema_migrations`, each table resolved by the search path as every statement of the store resolves
+ * it, with the step the store is at. Every lookup goes by an index (a table's oid, a function's name),
+ * so a catalog that many schemas came and went in costs no scan; oids are compared, so a quoted or
+ * mixed-case schema name is never re-parsed.
  */
-const SHAPE = `WITH home AS (SELECT relnamespace AS ns FROM pg_class WHERE oid = to_regclass('schema_migrations'))
-  SELECT 'column' AS kind, c.relname || '.' || a.attname AS name
-    FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid
-    WHERE c.relnamespace = (SELECT ns FROM home) AND c.relkind IN ('r', 'p') AND a.attnum > 0
-      AND NOT a.attisdropped
+const SHAPE = `WITH tables AS (SELECT t.name, to_regclass(t.name) AS oid FROM unnest($1::text[]) AS t(name))
+  SELECT 'column' AS kind, tables.name || '.' || a.attname AS name
+    FROM tables JOIN pg_attribute AS a ON a.attrelid = tables.oid
+    WHERE a.attnum > 0 AND NOT a.attisdropped
   UNION ALL SELECT CASE WHEN t.tgenabled = 'D' THEN 'disabled' ELSE 'trigger' END, t.tgname
-    FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
-    WHERE c.relnamespace = (SELECT ns FROM home) AND NOT t.tgisinternal
-  UNION ALL SELECT 'function', p.proname FROM pg_proc AS p WHERE p.pronamespace = (SELECT ns FROM home)
+    FROM tables JOIN pg_trigger AS t ON t.tgrelid = tables.oid WHERE NOT t.tgisinternal
+  UNION ALL SELECT 'function', p.proname FROM pg_proc AS p
+    WHERE p.proname = ANY ($2::text[])
+      AND p.pronamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass('schema_migrations'))
   UNION ALL SELECT 'version', coalesce(max(version), 0)::text FROM schema_migrations`;
 
 /**
@@ -497,7 +499,10 @@ const SHAPE = `WITH home AS (SELECT relnamespace AS ns FROM pg_class WHERE oid =
  * schema at an older step (read-only) is read as that step left it and is not checked.
  */
 export async function schemaDamage(client: PoolClient, writes: boolean): Promise<string | undefined> {
-  const { rows } = await client.query<{ kind: string; name: string }>(SHAPE);
+  const { rows } = await client.query<{ kind: string; name: string }>(SHAPE, [
+    Object.keys(POSTGRES_SHAPE.tables),
+    POSTGRES_SHAPE.functions,
+  ]);
   const of = (kind: string) => rows.filter((r) => r.kind === kind).map((r) => r.name);
   if (Number(of("version")[0]) !== SCHEMA_VERSION) return undefined;
   const found = {
