@@ -13,7 +13,10 @@ export const StoreErrorCode = {
   lease_lost: "store.lease-lost",
   /** There is no store at the URL, and it was not to be created. */
   missing: "store.missing",
-  /** The file a SQLite store URL names exists and is not a SQLite database (a text file, say); it is left as it is. */
+  /**
+   * The file a SQLite store URL names exists and is not a SQLite database (a text file, say), or the
+   * PostgreSQL schema holds another tool's `schema_migrations` table; it is left as it is.
+   */
   not_a_store: "store.not-a-store",
   /** An invocation open's clock change would not yield the clock the opener expected. */
   clock_moved: "store.clock-moved",
@@ -136,7 +139,7 @@ export class StoreMissingError extends Error {
   }
 }
 
-/** The file a SQLite store URL names is not a SQLite database; nothing was read or written. */
+/** The URL names a file that is not a SQLite database, or a schema another tool migrates; nothing was read or written. */
 export class StoreNotAStoreError extends Error {
   readonly code = StoreErrorCode.not_a_store;
   constructor(message: string) {

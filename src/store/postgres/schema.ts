@@ -427,6 +427,15 @@ export async function migrate(
     if (schema !== undefined) {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await client.query(`SET LOCAL search_path TO ${schema}`);
+    } else {
+      // The store the search path finds is the one migrated: CREATE TABLE would otherwise make a
+      // second, empty one in the first schema on the path (an empty one before the store's, say).
+      const { rows } = await client.query<{ home: string | null }>(
+        `SELECT quote_ident(n.nspname) AS home FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+         WHERE c.oid = to_regclass('schema_migrations')`,
+      );
+      const home = rows[0]?.home;
+      if (home) await client.query(`SET LOCAL search_path TO ${home}`);
     }
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY,
@@ -482,15 +491,18 @@ function overlapping(url: string, version: number, error: unknown) {
  * so a catalog that many schemas came and went in costs no scan; oids are compared, so a quoted or
  * mixed-case schema name is never re-parsed.
  */
-const SHAPE = `WITH tables AS (SELECT t.name, to_regclass(t.name) AS oid FROM unnest($1::text[]) AS t(name))
+const SHAPE = `WITH home AS (SELECT relnamespace AS ns FROM pg_class WHERE oid = to_regclass('schema_migrations')),
+  tables AS (SELECT t.name, to_regclass(t.name) AS oid FROM unnest($1::text[]) AS t(name))
   SELECT 'column' AS kind, tables.name || '.' || a.attname AS name
     FROM tables JOIN pg_attribute AS a ON a.attrelid = tables.oid
     WHERE a.attnum > 0 AND NOT a.attisdropped
-  UNION ALL SELECT CASE WHEN t.tgenabled = 'D' THEN 'disabled' ELSE 'trigger' END, t.tgname
+  UNION ALL SELECT 'elsewhere', tables.name || ' ' || quote_ident(n.nspname)
+    FROM tables JOIN pg_class AS c ON c.oid = tables.oid JOIN pg_namespace AS n ON n.oid = c.relnamespace
+    WHERE c.relnamespace <> (SELECT ns FROM home)
+  UNION ALL SELECT CASE WHEN t.tgenabled IN ('O', 'A') THEN 'trigger' ELSE 'disabled' END, t.tgname
     FROM tables JOIN pg_trigger AS t ON t.tgrelid = tables.oid WHERE NOT t.tgisinternal
   UNION ALL SELECT 'function', p.proname FROM pg_proc AS p
-    WHERE p.proname = ANY ($2::text[])
-      AND p.pronamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass('schema_migrations'))
+    WHERE p.proname = ANY ($2::text[]) AND p.pronamespace = (SELECT ns FROM home)
   UNION ALL SELECT 'version', coalesce(max(version), 0)::text FROM schema_migrations`;
 
 /**
@@ -511,13 +523,33 @@ export async function schemaDamage(client: PoolClient, writes: boolean): Promise
     disabledTriggers: of("disabled"),
     functions: of("function"),
   };
-  const gaps = shapeGaps(POSTGRES_SHAPE, found, writes);
-  return gaps.length === 0 ? undefined : describeGaps(gaps);
+  // A table of the same name earlier on the search path is the one the store's statements would use:
+  // named as such, not by the columns it lacks.
+  // "table namespace": the table is one of the store's names (no space); the namespace is quoted as needed.
+  const elsewhere = new Map(
+    of("elsewhere").map((e) => [e.slice(0, e.indexOf(" ")), e.slice(e.indexOf(" ") + 1)]),
+  );
+  const gaps = [
+    ...[...elsewhere].map(
+      ([table, ns]) => `table ${table} of its own (the search path finds ${ns}.${table} first)`,
+    ),
+    ...shapeGaps(POSTGRES_SHAPE, found, writes).filter(
+      (gap) => !elsewhere.has(gap.replace(/^(table|column) /, "").split(".")[0] ?? ""),
+    ),
+  ];
+  if (gaps.length > 0) return describeGaps(gaps);
+  // Every commit of events numbers them from this one row: without it they would not be written.
+  const head = await client.query<{ rows: number }>("SELECT count(*)::integer AS rows FROM history_head");
+  return head.rows[0]?.rows === 1 ? undefined : "its history_head table does not hold its one row";
 }
 
-/** Whether a schema holds `schema_migrations`, and whether it holds every one of `CONTROL_PLANE_TABLES`. */
+/** What of a control plane a schema holds. */
 export interface ControlPlaneTables {
+  /** It holds a `schema_migrations` table. */
   readonly migrated: boolean;
+  /** That table is another tool's: it lacks raes-ts's `name` and `applied_at` columns. */
+  readonly foreign: boolean;
+  /** It holds every one of `CONTROL_PLANE_TABLES`. */
   readonly marked: boolean;
 }
 
@@ -531,11 +563,14 @@ export async function controlPlaneTables(
 ): Promise<ControlPlaneTables> {
   const named = (table: string) => (schema === undefined ? table : `${schema}.${table}`);
   const { rows } = await client.query<ControlPlaneTables>(
-    `SELECT to_regclass($1) IS NOT NULL AS migrated, bool_and(to_regclass(t) IS NOT NULL) AS marked
-     FROM unnest($2::text[]) AS t`,
+    `SELECT to_regclass($1) IS NOT NULL AS migrated,
+       to_regclass($1) IS NOT NULL AND (SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1)
+         AND attname IN ('name', 'applied_at') AND NOT attisdropped) < 2 AS foreign,
+       (SELECT bool_and(to_regclass(t) IS NOT NULL) FROM unnest($2::text[]) AS t) AS marked`,
     [named("schema_migrations"), CONTROL_PLANE_TABLES.map(named)],
   );
-  return { migrated: rows[0]?.migrated === true, marked: rows[0]?.marked === true };
+  const row = rows[0];
+  return { migrated: row?.migrated === true, foreign: row?.foreign === true, marked: row?.marked === true };
 }
 
 /** Which later steps' tables a schema read as it is holds (`raes verify --store` reads older ones). */

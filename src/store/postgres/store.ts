@@ -1,7 +1,7 @@
 import pg from "pg";
 import { codeOf } from "../../records/index.js";
 import { DelegatingStore } from "../delegating.js";
-import { StoreMissingError, StoreUnavailableError, schemaDamaged } from "../errors.js";
+import { StoreMissingError, StoreNotAStoreError, StoreUnavailableError, schemaDamaged } from "../errors.js";
 import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/index.js";
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
@@ -101,6 +101,10 @@ export class PostgresControlPlaneStore extends DelegatingStore {
         // Before anything is read or migrated: a connection without the store's settings touches nothing.
         await assertSessionSettings(client, schema);
         const found = await controlPlaneTables(client, schema);
+        if (found.foreign)
+          throw new StoreNotAStoreError(
+            `${redact(url)} is not a control-plane store: its schema_migrations table is another tool's (it has no name and applied_at columns); give raes-ts a schema of its own, e.g. ?schema=raes`,
+          );
         if (!found.migrated) {
           if (found.marked)
             throw schemaDamaged(

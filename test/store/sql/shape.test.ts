@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { StoreMissingError, StoreSchemaDamagedError } from "../../../src/store/index.js";
+import { StoreMissingError, StoreNotAStoreError, StoreSchemaDamagedError } from "../../../src/store/index.js";
 import { openControlPlaneStore } from "../../../src/store/open.js";
 import {
   describeGaps,
@@ -204,12 +204,52 @@ describe("the schema shape on PostgreSQL", async () => {
         await (await openControlPlaneStore(url)).close();
         await (await openControlPlaneStore(url)).close();
         await (await openControlPlaneStore(url, { readOnly: true })).close();
-        // An empty schema first on the path (as a role's own "$user" schema would be): read-only, the
-        // store is the one its tables resolve to.
-        await (await openControlPlaneStore(inPath(`${empty},"${quoted}"`), { readOnly: true })).close();
+        // An empty schema first on the path (as a role's own "$user" schema would be): the store is
+        // the one its migrations table resolves to, and no open makes a second one in the empty schema.
+        for (const options of [{ readOnly: true }, { create: false }, {}])
+          await (await openControlPlaneStore(inPath(`${empty},"${quoted}"`), options)).close();
+        const made = await adminQuery(`SELECT count(*)::integer AS n FROM pg_tables WHERE schemaname = $1`, [
+          empty,
+        ]);
+        assert.equal(made[0]?.n, 0, "nothing was created in the empty schema");
+        // A table of the user's own, named as one of the store's, earlier on the path: the store's
+        // statements would use it, and the open says so (not that the store lacks its columns).
+        await adminQuery(`CREATE TABLE ${empty}.leases (mine text)`);
+        for (const options of [{ readOnly: true }, {}])
+          await assertDamaged(
+            inPath(`${empty},"${quoted}"`),
+            [
+              new RegExp(
+                `lacks table leases of its own \\(the search path finds ${empty}\\.leases first\\); restore`,
+              ),
+            ],
+            options,
+          );
       } finally {
         await adminQuery(`DROP SCHEMA "${quoted}" CASCADE`);
         await adminQuery(`DROP SCHEMA ${empty} CASCADE`);
+      }
+    },
+  );
+
+  it(
+    "a schema holding another tool's schema_migrations is not a store (a schema of its own is)",
+    opts,
+    async () => {
+      const place = freshSchema("raes_foreign");
+      await adminQuery(`CREATE SCHEMA ${place.schema}`);
+      await adminQuery(
+        `CREATE TABLE ${place.schema}.schema_migrations (version bigint PRIMARY KEY, dirty boolean)`,
+      );
+      try {
+        for (const options of [{}, { readOnly: true }, { create: false }])
+          await assert.rejects(openControlPlaneStore(place.url, options), (error: unknown) => {
+            assert.ok(error instanceof StoreNotAStoreError, String(error));
+            assert.match(error.message, /its schema_migrations table is another tool's .* \?schema=raes$/);
+            return true;
+          });
+      } finally {
+        await place.drop();
       }
     },
   );
@@ -232,6 +272,18 @@ describe("the schema shape on PostgreSQL", async () => {
       "a disabled trigger",
       "ALTER TABLE S.schedulers DISABLE TRIGGER schedulers_resource_hold",
       [/trigger schedulers_resource_hold \(disabled\)/],
+      {},
+    ],
+    [
+      "a trigger that fires on replicas only",
+      "ALTER TABLE S.schedulers ENABLE REPLICA TRIGGER schedulers_budget_event",
+      [/trigger schedulers_budget_event \(disabled\)/],
+      {},
+    ],
+    [
+      "an emptied history head",
+      "DELETE FROM S.history_head",
+      [/its history_head table does not hold its one row/],
       {},
     ],
     [
