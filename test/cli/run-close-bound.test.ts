@@ -1,11 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { runWithBreakingStore } from "../helpers/breaking-run.js";
-import { adminQuery, freshSchema, POSTGRES_TEST_URL, postgresAvailable } from "../store/pg-available.js";
+import { describe, it } from "node:test";
+import { breakingRunPlace, runWithBreakingStore } from "../helpers/breaking-run.js";
+import { adminQuery, POSTGRES_TEST_URL, postgresAvailable } from "../store/pg-available.js";
 
 const available = await postgresAvailable("raes run whose store stops answering as it closes");
 /** The name of the PostgreSQL store's lease release statement: the first write of a close that gives leases back. */
@@ -54,12 +51,7 @@ async function silencingProxy(target: URL, trigger: string): Promise<{ port: num
 describe("raes run whose store stops answering while it gives its participants back", {
   skip: available ? false : "POSTGRES UNAVAILABLE",
 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "raes-run-close-bound-"));
-  const { schema, url, drop } = freshSchema("raes_run_close_bound");
-  after(async () => {
-    await drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, schema, url } = breakingRunPlace("run_close_bound");
 
   it("waits 10 s for the close, says the leases will expire, reports the run's error and exits", async () => {
     const proxy = await silencingProxy(new URL(POSTGRES_TEST_URL), RELEASE_STATEMENT);

@@ -1,22 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { runWithBreakingStore } from "../helpers/breaking-run.js";
-import { adminQuery, freshSchema, postgresAvailable } from "../store/pg-available.js";
+import { describe, it } from "node:test";
+import { breakingRunPlace, runWithBreakingStore } from "../helpers/breaking-run.js";
+import { adminQuery, postgresAvailable } from "../store/pg-available.js";
 
 const available = await postgresAvailable("raes run whose store fails");
 
 describe("raes run whose step fails on its PostgreSQL store", {
   skip: available ? false : "POSTGRES UNAVAILABLE",
 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "raes-run-failure-"));
-  const { schema, url, drop } = freshSchema("raes_run_failure");
-  after(async () => {
-    await drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, schema, url } = breakingRunPlace("run_failure");
 
   it("reports the error, gives its participants back and exits (no keep-alive holds them after it)", async () => {
     // A generous bound, not a timing: before the fix the process never exited.

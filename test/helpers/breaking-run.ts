@@ -1,9 +1,11 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after } from "node:test";
 import { generatedManifest, generateScenario } from "../../bench/shared/index.js";
 import { compileScenario, loadScenario } from "../../src/index.js";
-import { POSTGRES_TEST_URL } from "../store/pg-available.js";
+import { freshSchema, POSTGRES_TEST_URL } from "../store/pg-available.js";
 import { cliNodeArgs } from "./cli-entry.js";
 import { ROOT } from "./example.js";
 
@@ -62,4 +64,18 @@ export async function runWithBreakingStore(
   });
   if (code === "hung") child.kill("SIGKILL");
   return { code, stderr };
+}
+
+/**
+ * Where a suite's breaking runs go: a scratch folder and a fresh schema named for `name`, both
+ * removed after the suite. Call it inside the suite's `describe`.
+ */
+export function breakingRunPlace(name: string): { dir: string; schema: string; url: string } {
+  const dir = mkdtempSync(join(tmpdir(), `raes-${name.replaceAll("_", "-")}-`));
+  const { schema, url, drop } = freshSchema(`raes_${name}`);
+  after(async () => {
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, schema, url };
 }
