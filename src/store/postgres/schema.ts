@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import { codeOf } from "../../records/index.js";
 import { ChainLinker } from "../chain.js";
-import { POOL_MOVED_MARKER, StoreUnavailableError, schemaDamaged } from "../errors.js";
+import { POOL_MOVED_MARKER, StoreUnavailableError } from "../errors.js";
 import {
   CHAIN_COLUMNS,
   CHAIN_STEP,
@@ -15,6 +15,7 @@ import {
   SCHEMA_VERSION,
   schemaTooNew,
   shapeGaps,
+  stepAlreadyThere,
 } from "../sql/index.js";
 
 export { type Migration, SCHEMA_VERSION } from "../sql/index.js";
@@ -452,7 +453,7 @@ export async function migrate(
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;
       await client.query(migration.sql).catch((error: unknown) => {
-        throw overlapping(url, migration.version, error) ?? error;
+        throw alreadyThere(error) ? stepAlreadyThere(url, migration.version, error) : error;
       });
       if (migration.version === CHAIN_STEP) await backfillChains(client, new Date().toISOString());
       await client.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
@@ -469,20 +470,7 @@ export async function migrate(
 
 /** SQLSTATEs of a step that finds what it adds already there: a duplicate table, column, object or function. */
 const ALREADY_THERE = new Set(["42P07", "42701", "42710", "42723"]);
-
-/**
- * The refusal of a step that finds what it adds already there: the migrations table lost the rows of
- * steps applied before (or the whole table), so the schema's step is unknown. Undefined for any other failure.
- */
-function overlapping(url: string, version: number, error: unknown) {
-  if (!ALREADY_THERE.has(codeOf(error) ?? "")) return undefined;
-  const message = error instanceof Error ? error.message : String(error);
-  return schemaDamaged(
-    url,
-    `its schema_migrations table says step ${version} is not applied, yet what that step adds is there (${message})`,
-    error,
-  );
-}
+const alreadyThere = (error: unknown) => ALREADY_THERE.has(codeOf(error) ?? "");
 
 /**
  * The columns and triggers of the tables `$1` names, and the functions `$2` names in the schema of

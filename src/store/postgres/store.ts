@@ -2,7 +2,7 @@ import pg from "pg";
 import { codeOf } from "../../records/index.js";
 import { DelegatingStore } from "../delegating.js";
 import { StoreMissingError, StoreNotAStoreError, StoreUnavailableError, schemaDamaged } from "../errors.js";
-import { type DriverFailure, isSystemUnavailable, storeError } from "../sql/index.js";
+import { type DriverFailure, isSystemUnavailable, MIGRATIONS_LOST, storeError } from "../sql/index.js";
 import { PostgresLeases } from "./leases.js";
 import { PostgresReads } from "./reads.js";
 import {
@@ -106,11 +106,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
             `${redact(url)} is not a control-plane store: its schema_migrations table is another tool's (it has no name and applied_at columns); give raes-ts a schema of its own, e.g. ?schema=raes`,
           );
         if (!found.migrated) {
-          if (found.marked)
-            throw schemaDamaged(
-              redact(url),
-              "its schema_migrations table is missing, so the schema step it is at is unknown",
-            );
+          if (found.marked) throw schemaDamaged(redact(url), MIGRATIONS_LOST);
           if (options.create === false || readOnly)
             throw new StoreMissingError(
               `no store at ${redact(url)} (${schema === undefined ? "no control-plane tables on the search_path" : `schema ${schema} has no control-plane tables`})`,
@@ -189,7 +185,6 @@ export async function assertSessionSettings(
   }
 }
 
-/** Whether the schema (or the search_path) holds a control plane: its migrations table. */
 /**
  * Every statement is prepared once per connection and mostly keyed by a primary key. PostgreSQL
  * plans a prepared statement's first five runs for their values and then keeps a generic plan only

@@ -20,7 +20,15 @@ export {
   type MemberRow,
   memberOf,
 } from "./leases.js";
-export { CHAIN_STEP, type Migration, migrations, SCHEMA_VERSION, schemaTooNew } from "./migrations.js";
+export {
+  CHAIN_STEP,
+  MIGRATIONS_LOST,
+  type Migration,
+  migrations,
+  SCHEMA_VERSION,
+  schemaTooNew,
+  stepAlreadyThere,
+} from "./migrations.js";
 export { SqlReads } from "./reads.js";
 export {
   type Cells,

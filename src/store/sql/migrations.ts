@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from "../errors.js";
+import { type StoreSchemaDamagedError, StoreUnavailableError, schemaDamaged } from "../errors.js";
 
 /** One forward-only schema step. */
 export interface Migration {
@@ -60,5 +60,23 @@ export const SCHEMA_VERSION = Math.max(...Object.keys(STEPS).map(Number));
 export function schemaTooNew(current: number): StoreUnavailableError {
   return new StoreUnavailableError(
     `control-plane schema is at version ${current}, newer than this raes-ts knows (${SCHEMA_VERSION}); upgrade raes-ts`,
+  );
+}
+
+/** What a store is told whose migrations table is gone while its tables are there. */
+export const MIGRATIONS_LOST =
+  "its schema_migrations table is missing, so the schema step it is at is unknown";
+
+/**
+ * The refusal of step `version` of the store at `url` when it finds what it adds already there (the
+ * driver's `error` says what): the migrations table lost the rows of steps applied before (or the
+ * whole table), so the schema's step is unknown.
+ */
+export function stepAlreadyThere(url: string, version: number, error: unknown): StoreSchemaDamagedError {
+  const message = error instanceof Error ? error.message : String(error);
+  return schemaDamaged(
+    url,
+    `its schema_migrations table says step ${version} is not applied, yet what that step adds is there (${message})`,
+    error,
   );
 }

@@ -1,18 +1,20 @@
 import type { Database } from "better-sqlite3";
 import { ChainLinker } from "../chain.js";
-import { POOL_MOVED_MARKER, StoreUnavailableError, schemaDamaged } from "../errors.js";
+import { POOL_MOVED_MARKER, StoreUnavailableError } from "../errors.js";
 import {
   CHAIN_COLUMNS,
   CHAIN_STEP,
   CONTROL_PLANE_TABLES,
   describeGaps,
   type EventRow,
+  MIGRATIONS_LOST,
   type Migration,
   migrations,
   SCHEMA_VERSION,
   SQLITE_SHAPE,
   schemaTooNew,
   shapeGaps,
+  stepAlreadyThere,
 } from "../sql/index.js";
 import { historyEvent } from "./rows.js";
 
@@ -331,7 +333,7 @@ export function migrate(db: Database, url: string): void {
       try {
         db.exec(migration.sql);
       } catch (error) {
-        throw overlapping(url, migration.version, error) ?? error;
+        throw alreadyThere(error) ? stepAlreadyThere(url, migration.version, error) : error;
       }
       if (migration.version === CHAIN_STEP) backfillChains(db, at);
       record.run(migration.version, migration.name, at);
@@ -385,37 +387,29 @@ export function hasServices(db: Database): boolean {
 
 /** SQLite's words for a step whose table, column, index or trigger is already there. */
 const ALREADY_THERE = /already exists|^duplicate column name/;
+const alreadyThere = (error: unknown) => error instanceof Error && ALREADY_THERE.test(error.message);
 
 /**
- * The refusal of a step that finds what it adds already there: the migrations table lost the rows of
- * steps applied before (or the whole table), so the schema's step is unknown. Undefined for any other failure.
+ * Why a file cannot be served because its migrations table is gone while its tables are there, or
+ * undefined (a store, a new file, someone else's database). One statement, so a migration another
+ * process commits meanwhile is seen whole or not at all.
  */
-function overlapping(url: string, version: number, error: unknown) {
-  if (!(error instanceof Error) || !ALREADY_THERE.test(error.message)) return undefined;
-  return schemaDamaged(
-    url,
-    `its schema_migrations table says step ${version} is not applied, yet what that step adds is there (${error.message})`,
-    error,
-  );
-}
-
-/**
- * Why the schema cannot be served as it is, or undefined: its migrations table is gone while its
- * tables are there, or (at the current step) a table, column or (`writes`) trigger is missing. A
- * read-only store at an older step is read as that step left it and is not checked. Each part is
- * read in one statement, so a migration another process commits meanwhile is seen whole or not at all.
- */
-export function schemaDamage(db: Database, writes: boolean): string | undefined {
+export function lostMigrations(db: Database): string | undefined {
   const [migrations, ...marks] = db
     .prepare(
       "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = value) FROM json_each(?)",
     )
     .pluck()
     .all(JSON.stringify(["schema_migrations", ...CONTROL_PLANE_TABLES])) as number[];
-  if (migrations === 0)
-    return marks.every((found) => found > 0)
-      ? "its schema_migrations table is missing, so the schema step it is at is unknown"
-      : undefined;
+  return migrations === 0 && marks.every((found) => found > 0) ? MIGRATIONS_LOST : undefined;
+}
+
+/**
+ * Why a migrated schema cannot be served as it is, or undefined: at the current step, a table,
+ * column or (`writes`) trigger is missing. A read-only store at an older step is read as that step
+ * left it and is not checked.
+ */
+export function schemaDamage(db: Database, writes: boolean): string | undefined {
   if (appliedVersion(db) !== SCHEMA_VERSION) return undefined;
   // Only the tables the store uses: a table of the user's own may not even open here (an unknown module).
   const columns = db

@@ -15,6 +15,7 @@ import {
   hasPacingDeviations,
   hasPools,
   hasServices,
+  lostMigrations,
   migrate,
   schemaDamage,
 } from "./schema.js";
@@ -116,8 +117,8 @@ export class SqliteControlPlaneStore extends DelegatingStore {
         throw new StoreMissingError(`no store at ${url} (${file} does not exist)`);
       if (!readOnly && options.create !== false) mkdirSync(dirname(file), { recursive: true });
       db = openFile(url, file, readOnly, timeout);
-      const unmigrated = !hasSchema(db) ? schemaDamage(db, !readOnly) : undefined;
-      if (unmigrated !== undefined) throw schemaDamaged(url, unmigrated);
+      const lost = lostMigrations(db);
+      if (lost !== undefined) throw schemaDamaged(url, lost);
       if (options.create === false && !hasSchema(db))
         throw new StoreMissingError(`no store at ${url} (${file} has no control-plane tables)`);
       db.pragma(`cache_size = -${1024 * (options.cacheMiB ?? CACHE_MIB)}`);
