@@ -8,11 +8,9 @@
  * earlier commit), in the same rounds, for a before/after.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { openControlPlaneStore } from "../../src/store/index.js";
-import { ROOT } from "../../test/helpers/example.js";
-import { type Block, fmt, median, printTable, rotate, scratchDir } from "../shared/index.js";
+import { type Block, builtCli, fmt, median, printTable, rotate, scratchDir } from "../shared/index.js";
 
 /** One block: `runs` processes of `args`, timed one by one; the block's time is their sum. */
 function processBlock(args: readonly string[], runs: number): Block {
@@ -31,8 +29,7 @@ function processBlock(args: readonly string[], runs: number): Block {
 /** Runs the bench. */
 export async function runCliBench(argv: readonly string[]): Promise<void> {
   const blocks = Number(argv.find((a) => /^[0-9]+$/.test(a)) ?? 10);
-  const cli = join(ROOT, "dist", "cli", "main.js");
-  if (!existsSync(cli)) throw new Error(`no build at ${cli}: run npm run build first`);
+  const cli = builtCli();
   const scratch = scratchDir("raes-bench-cli-");
   const store = `sqlite:${join(scratch.dir, "control-plane.db")}`;
   await (await openControlPlaneStore(store)).close();

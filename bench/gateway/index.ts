@@ -29,7 +29,7 @@ import {
   RuntimeManager,
   serveToolActionPort,
 } from "../../src/index.js";
-import { fmt, printNote, printTable } from "../shared/index.js";
+import { builtCli, fmt, printNote, printTable } from "../shared/index.js";
 import { cpuMs, parseTimings, quantile, rawFloors, Samples, timedStore } from "./stages.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -181,6 +181,8 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     private readonly served: { current: Samples },
     /** The manifest, for the host-mode gateway. */
     private readonly manifest: unknown,
+    /** The built CLI (`builtCli`): the latency is the product's, as `npx raes` runs it, not a TypeScript loader's. */
+    private readonly cli: string,
   ) {
     super();
   }
@@ -198,22 +200,18 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
     // The port itself: a wrapper would keep the gateway from admitting and dispatching in one step.
     const served = await serveToolActionPort(port, { socketPath: join(this.dir, "port.sock") });
     const env = { PATH: process.env.PATH ?? "" };
-    const gateway = [
-      ...node(join(ROOT, "src", "cli", "main.ts")),
-      "mcp-gateway",
-      "--port-socket",
-      served.socketPath,
-      "--map",
-      join(LIVE, "map.yaml"),
-      "--",
-      ...UPSTREAM,
-    ];
+    const cli = this.cli;
+    const raes = (...args: string[]) => [process.execPath, cli, "mcp-gateway", ...args];
+    // A stdio gateway is its client's child: PROFILE's flags go in its command line.
+    const profiled = ([exec, ...args]: readonly string[]) => [exec as string, ...PROFILE, ...args];
+    const forward = ["--map", join(LIVE, "map.yaml"), "--", ...UPSTREAM];
+    const overPort = ["--port-socket", served.socketPath];
     // The same command line, logging each call's stages (after the subcommand).
     const logged = (line: readonly string[]) => {
       const at = line.indexOf("mcp-gateway") + 1;
       return [...line.slice(0, at), "--log-timings", ...line.slice(at)];
     };
-    const overHttp = [...gateway.slice(0, 5), "--http", "127.0.0.1:0", ...gateway.slice(5)];
+    const overHttp = raes("--http", "127.0.0.1:0", ...overPort, ...forward);
     // Every server started is ended in the finally below, even when a later one fails to start.
     const servers: ChildProcess[] = [];
     const started = (commandLine: readonly string[], env: Record<string, string>) =>
@@ -240,8 +238,7 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
       const httpLogged = await started(logged(overHttp), { RAES_PORT_TOKEN: served.token });
       await add("direct", ["stdio", ...UPSTREAM], {});
       await add("direct http", ["http", echo.url.href], {});
-      const [exec, ...rest] = gateway;
-      const stdio = ["stdio", exec as string, ...PROFILE, ...rest];
+      const stdio = ["stdio", ...profiled(raes(...overPort, ...forward))];
       const portToken = { RAES_PORT_TOKEN: served.token };
       await add("gateway stdio", stdio, portToken);
       await add("gateway http", ["http", http.url.href], {});
@@ -256,19 +253,17 @@ class BenchHarness extends ReferenceAutonomousParticipantRuntime {
       writeFileSync(hostManifest, JSON.stringify(this.manifest));
       const host = (db: string) => [
         "stdio",
-        exec as string,
-        ...PROFILE,
-        ...rest.slice(0, 4),
-        "--scenario",
-        EXAMPLE_SCENARIO,
-        "--manifest",
-        hostManifest,
-        "--map",
-        join(LIVE, "map.yaml"),
-        "--store",
-        `sqlite:${join(this.dir, db)}`,
-        "--",
-        ...UPSTREAM,
+        ...profiled(
+          raes(
+            "--scenario",
+            EXAMPLE_SCENARIO,
+            "--manifest",
+            hostManifest,
+            "--store",
+            `sqlite:${join(this.dir, db)}`,
+            ...forward,
+          ),
+        ),
       ];
       await add("host stdio", host("host.db"), {});
       // The same three again with --log-timings: their lines give the stage breakdown.
@@ -431,7 +426,7 @@ export async function runGatewayBench(argv: readonly string[]): Promise<void> {
     manifest.participant_runtime.invocation_tool_actions.max_tool_actions_per_invocation = 100_000;
     for (const offer of manifest.participant_runtime.execution_bindings) offer.timeout_seconds = 3600;
     const served = { current: new Samples() };
-    const harness = new BenchHarness(dir, calls, served, manifest);
+    const harness = new BenchHarness(dir, calls, served, manifest, builtCli());
     const store = await openControlPlaneStore(storeArg ?? `sqlite:${join(dir, "cp.db")}`);
     const manager = await RuntimeManager.open({
       model,

@@ -10,8 +10,17 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type { OperationQuery } from "../../src/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
-import { EXAMPLE, modelStartingAt, ROOT } from "../../test/helpers/example.js";
-import { fmt, PG_URL, pgAvailable, pgSchema, printNote, printTable, scratchDir } from "../shared/index.js";
+import { EXAMPLE, modelStartingAt } from "../../test/helpers/example.js";
+import {
+  builtCli,
+  fmt,
+  PG_URL,
+  pgAvailable,
+  pgSchema,
+  printNote,
+  printTable,
+  scratchDir,
+} from "../shared/index.js";
 import { fillMemory, fillPg, fillSqlite, seedTemplate } from "./fill.js";
 
 const QUERIES: readonly [string, OperationQuery][] = [
@@ -88,7 +97,7 @@ export async function runOperationsBench(argv: readonly string[]): Promise<void>
     await store.close();
   }
   if (backend !== "memory") {
-    const cli = join(ROOT, "dist", "cli", "main.js");
+    const cli = builtCli();
     const run = (args: string[]) => {
       const start = performance.now();
       const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8" });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -8,11 +8,26 @@ import type {
   ParticipantActionResult,
   ParticipantRuntime,
 } from "../../src/index.js";
-import { exampleManifest } from "../../test/helpers/example.js";
+import { exampleManifest, ROOT } from "../../test/helpers/example.js";
 import { oneToolCall, succeededResult } from "../../test/helpers/tool-requests.js";
 
 /** The PostgreSQL server the project's tests and benches use. */
 export const PG_URL = process.env.RAES_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/**
+ * The built `raes` (dist/cli/main.js), as `npx raes` runs it. Refused when it is missing or older
+ * than a file of src/: a bench of an old build would report figures of code that is not there.
+ */
+export function builtCli(): string {
+  const cli = join(ROOT, "dist", "cli", "main.js");
+  if (!existsSync(cli)) throw new Error(`no build at ${cli}: run npm run build first`);
+  const built = statSync(cli).mtimeMs;
+  const newer = (readdirSync(join(ROOT, "src"), { recursive: true }) as string[]).find(
+    (file) => file.endsWith(".ts") && statSync(join(ROOT, "src", file)).mtimeMs > built,
+  );
+  if (newer !== undefined) throw new Error(`src/${newer} is newer than the build: run npm run build first`);
+  return cli;
+}
 
 /** A valid outer result for the request, built without hashing so the harness costs nothing. */
 export function noopResult(request: ParticipantActionRequest): ParticipantActionResult {

@@ -6,6 +6,7 @@
  */
 
 export {
+  builtCli,
   manifestWithoutClaim,
   manifestWithToolLimit,
   noopResult,
