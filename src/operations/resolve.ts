@@ -1,5 +1,5 @@
 import type { ControlPlaneStore } from "../store/index.js";
-import { decisionTime, operatorIdentity } from "./operator.js";
+import { decisionNote, decisionTime, operatorIdentity } from "./operator.js";
 import { type Operation, OperatorDecisionKind, ToolActionResolution } from "./types.js";
 
 /** Why an explicit resolution was refused. */
@@ -34,8 +34,6 @@ export interface ResolutionInput {
   readonly operator?: string;
 }
 
-const MAX_NOTE_LENGTH = 4096;
-
 /** Records an explicit resolution of an indeterminate tool action; never repeats the effect. */
 export async function resolveToolAction(
   store: ControlPlaneStore,
@@ -44,13 +42,14 @@ export async function resolveToolAction(
   now: () => Date = () => new Date(),
 ): Promise<Operation> {
   const valid = Object.values(ToolActionResolution) as string[];
-  const note = input.note ?? "";
-  if (!valid.includes(input.resolution) || typeof note !== "string" || note.length > MAX_NOTE_LENGTH) {
+  if (!valid.includes(input.resolution) || (input.note !== undefined && typeof input.note !== "string")) {
     throw new ResolutionError(
       ResolutionRefusal.invalid,
-      `resolution must be one of ${valid.join(", ")} with a note`,
+      `resolution must be one of ${valid.join(", ")}, its note a string`,
     );
   }
+  // A note is bounded and must read back as sealed, as every other decision's (operator.note-*).
+  const note = decisionNote(input.note);
   const action = await store.getToolAction(id);
   if (!action) throw new ResolutionError(ResolutionRefusal.unknown_action, `no tool action ${id}`);
   if (action.settlement !== "indeterminate") {
