@@ -1,5 +1,5 @@
 import { isPackageMissing, readStoreUrl } from "../records/index.js";
-import { StoreDriverMissingError, StoreErrorCode } from "./errors.js";
+import { StoreDriverMissingError, StoreErrorCode, StoreMissingError } from "./errors.js";
 import { MemoryControlPlaneStore } from "./memory/index.js";
 import type { ControlPlaneStore } from "./types.js";
 
@@ -51,7 +51,8 @@ export class StoreUrlError extends Error {
 /**
  * Opens a control-plane store: `memory:`, `sqlite:PATH` (relative to the cwd) or
  * `postgres://…` / `postgresql://…` (optional `?schema=NAME`, created if missing), as
- * `readStoreUrl` reads them. PostgreSQL's driver `pg` is an optional package: without it a
+ * `readStoreUrl` reads them. A `memory:` store is always new: with `create: false` or `readOnly`
+ * it is `StoreMissingError`. PostgreSQL's driver `pg` is an optional package: without it a
  * `postgres://` URL fails with `StoreDriverMissingError` (`store.driver-missing`) and opens nothing.
  */
 export async function openControlPlaneStore(
@@ -63,6 +64,12 @@ export async function openControlPlaneStore(
   if (!read.ok) throw new StoreUrlError(read.problem);
   const { location } = read;
   if (location.kind === "memory") {
+    // A memory: store lives only in the process that made it: one that must already exist never does
+    // (an audit of it would "verify" an empty history, a listing find nothing, and say so with exit 0).
+    if (options.create === false || options.readOnly === true)
+      throw new StoreMissingError(
+        "no store at memory: (a memory: store lives only inside the process that made it; name a sqlite: or postgres:// store)",
+      );
     return new MemoryControlPlaneStore(options.now === undefined ? {} : { now: options.now });
   }
   if (location.kind === "sqlite") {

@@ -51,6 +51,18 @@ describe("read commands never create a store", () => {
     assert.equal(existsSync(join(dir, "page.html")), false);
   });
 
+  it("memory: is no store to read: it lives only in the process that made it (never 'verified: 0 events')", async () => {
+    for (const args of [...READ_COMMANDS, ["verify"], ["operations"]]) {
+      const result = await raes([...args, "--store", "memory:"]);
+      assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+      assert.match(
+        result.stderr,
+        /store\.missing: no store at memory: \(a memory: store lives only inside/,
+        args.join(" "),
+      );
+    }
+  });
+
   it("an empty file or a database without the control plane is no store either", async () => {
     const file = join(dir, "empty.db");
     writeFileSync(file, "");

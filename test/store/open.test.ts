@@ -26,6 +26,17 @@ describe("openControlPlaneStore", () => {
     assert.equal((await store.acquireLease(P1, "host-a", 5))?.expiresAt, 15);
   });
 
+  it("refuses memory: where the store must already exist: it lives only in the process that made it", async () => {
+    for (const options of [{ create: false }, { readOnly: true }]) {
+      await assert.rejects(openControlPlaneStore("memory:", options), (error: unknown) => {
+        assert.ok(error instanceof StoreMissingError);
+        assert.equal(error.code, "store.missing");
+        assert.match(error.message, /^no store at memory: \(a memory: store lives only inside the process/);
+        return true;
+      });
+    }
+  });
+
   it("opens the default sqlite URL relative to the cwd, creating its directory", async () => {
     const dir = mkdtempSync(join(tmpdir(), "raes-open-"));
     const cwd = process.cwd();
