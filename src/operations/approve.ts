@@ -87,6 +87,23 @@ export function denyToolAction(
   return decide(store, id, ApprovalState.denied, input);
 }
 
+/**
+ * Why approving the held call `id` at `now` would run nothing, as `approveToolAction` would refuse it:
+ * its timeout has passed (`approval.expired`) or the runtime holding it is gone
+ * (`approval.runtime-gone`). Undefined while an approve can still run it, or when it is not held.
+ * A listing prints only the deny of such a call: the approve it would print is refused.
+ */
+export async function approvalLapsed(
+  store: ControlPlaneStore,
+  id: string,
+  now: Date = new Date(),
+): Promise<{ readonly code: ApprovalRefusal; readonly message: string } | undefined> {
+  const action = await store.getToolAction(id);
+  if (action?.approval?.state !== ApprovalState.pending) return undefined;
+  const late = await lateOrOrphaned(store, action, id, ApprovalState.approved, now);
+  return late?.outcome === "refused" ? { code: late.code, message: late.message } : undefined;
+}
+
 type Decided = typeof ApprovalState.approved | typeof ApprovalState.denied;
 
 const refused = (code: ApprovalRefusal, message: string): ApprovalOutcome => ({

@@ -7,6 +7,7 @@ export {
   type ApprovalInput,
   type ApprovalOutcome,
   ApprovalRefusal,
+  approvalLapsed,
   approveToolAction,
   denyToolAction,
 } from "./approve.js";

@@ -260,7 +260,12 @@ function operationQuery(options: OperationsOptions): OperationQuery {
  * Under the `--needs-operator` table, each row's decision as commands that run as printed (by its
  * short id, which `raes resolve` takes): one per possible answer.
  */
-function decisionLines(rows: readonly Row[], shortIds: ReadonlyMap<string, string>, store: string): string[] {
+function decisionLines(
+  rows: readonly Row[],
+  shortIds: ReadonlyMap<string, string>,
+  store: string,
+  lapsed: ReadonlyMap<string, string>,
+): string[] {
   const waiting = rows.filter((r) => r.need === "resolution");
   const held = rows.filter((r) => r.need === "pending_approval");
   const lines: string[] = [];
@@ -279,7 +284,11 @@ function decisionLines(rows: readonly Row[], shortIds: ReadonlyMap<string, strin
       "approve (the tool runs once) or deny (it never runs) each held call:",
       ...held.flatMap(({ entry }) => {
         const c = approvalCommands(shortIds.get(entry.id) ?? entry.id, store);
-        return [`  ${c.approve}`, `  ${c.deny}`];
+        // An approve that would be refused is not offered: the deny still records the decision.
+        const why = lapsed.get(entry.id);
+        return why === undefined
+          ? [`  ${c.approve}`, `  ${c.deny}`]
+          : [`  ${c.deny}`, `    (no approve: ${why})`];
       }),
     );
   return lines;
@@ -361,14 +370,24 @@ export function registerOperationsCommand(program: Command): void {
         },
         { create: false },
       );
-    const { rows, shortIds, services } = await withStore(
+    const { rows, shortIds, lapsed, services } = await withStore(
       options.store,
       async (store) => {
         const rows = await listRows(store, options);
         const shortIds = new Map<string, string>();
         if (options.json !== true && options.wide !== true)
           for (const { entry } of rows) shortIds.set(entry.id, await shortOperationId(store, entry.id));
-        return { rows, shortIds, services: await participantServices(store, options) };
+        // A held call whose approve would run nothing (timed out, its runtime gone) is offered a deny only.
+        const lapsed = new Map<string, string>();
+        if (options.json !== true) {
+          const { approvalLapsed } = await import("../../operations/index.js");
+          for (const { entry, need } of rows) {
+            if (need !== "pending_approval") continue;
+            const why = await approvalLapsed(store, entry.id);
+            if (why) lapsed.set(entry.id, why.message);
+          }
+        }
+        return { rows, shortIds, lapsed, services: await participantServices(store, options) };
       },
       { create: false },
     );
@@ -390,7 +409,8 @@ export function registerOperationsCommand(program: Command): void {
     else {
       for (const line of tableOf(rows, shortIds, ownerPhrase, options.wide === true))
         process.stdout.write(`${line}\n`);
-      for (const line of decisionLines(rows, shortIds, options.store)) process.stdout.write(`${line}\n`);
+      for (const line of decisionLines(rows, shortIds, options.store, lapsed))
+        process.stdout.write(`${line}\n`);
     }
     const gone = rows.filter((r) => r.entry.onRecovery !== undefined).length;
     if (gone > 0)
