@@ -115,7 +115,9 @@ export function readCodes(): { objects: CodeObject[]; classes: CodeClass[] } {
           if (!init || !ts.isAsExpression(init) || !ts.isObjectLiteralExpression(init.expression)) continue;
           const entries = init.expression.properties.flatMap((p) => {
             if (!ts.isPropertyAssignment(p)) return [];
-            const value = literalValue(p.initializer);
+            // A member that names another object's member (`OperatorRefusal.invalid`) is read once
+            // every object is: its value is that member's.
+            const value = literalValue(p.initializer) ?? memberReference(p.initializer);
             const key =
               ts.isIdentifier(p.name) || ts.isStringLiteral(p.name) ? p.name.text : p.name.getText();
             return value === undefined ? [] : [{ key, value, doc: docOf(p) }];
@@ -135,7 +137,27 @@ export function readCodes(): { objects: CodeObject[]; classes: CodeClass[] } {
   }
   objects.sort((a, b) => a.name.localeCompare(b.name));
   classes.sort((a, b) => a.name.localeCompare(b.name));
-  return { objects, classes };
+  return { objects: objects.map((o) => resolved(o, objects)), classes };
+}
+
+/** The mark of a value that names another object's member, until `resolved` reads it. */
+const REFERENCE = "\u0000";
+
+/** `Object.member` as a reference to resolve, when the initializer is one. */
+function memberReference(node: ts.Expression): string | undefined {
+  if (!ts.isPropertyAccessExpression(node) || !ts.isIdentifier(node.expression)) return undefined;
+  return `${REFERENCE}${node.expression.text}.${node.name.text}`;
+}
+
+/** The object with each reference replaced by the value of the member it names (dropped if none). */
+function resolved(object: CodeObject, objects: readonly CodeObject[]): CodeObject {
+  const entries = object.entries.flatMap((entry) => {
+    if (!entry.value.startsWith(REFERENCE)) return [entry];
+    const [owner, member] = entry.value.slice(1).split(".");
+    const value = objects.find((o) => o.name === owner)?.entries.find((e) => e.key === member)?.value;
+    return value === undefined || value.startsWith(REFERENCE) ? [] : [{ ...entry, value }];
+  });
+  return { ...object, entries };
 }
 
 function objectSection(object: CodeObject, exported: ReadonlySet<string>): string[] {

@@ -9,7 +9,7 @@ import {
 } from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 import { OwnerStatus, participantOwner } from "./in-doubt.js";
-import { decisionNote, decisionTime, OperatorError, operatorIdentity } from "./operator.js";
+import { decisionNote, decisionTime, OperatorError, OperatorRefusal, operatorIdentity } from "./operator.js";
 
 /** Why an approve or deny was refused; nothing was recorded. */
 export const ApprovalRefusal = {
@@ -30,12 +30,12 @@ export const ApprovalRefusal = {
    * can dispatch it, and the next start withholds it (`expired_by: "restart"`).
    */
   runtime_gone: "approval.runtime-gone",
-  /** The operator name is empty, too long or holds a control character. */
-  operator_invalid: "operator.invalid",
-  /** The note is longer than 4096 characters. */
-  note_too_long: "operator.note-too-long",
-  /** The note holds a NUL character or a lone surrogate. */
-  note_invalid: "operator.note-invalid",
+  /** The operator name is empty, too long or holds a control character (the operator's own code). */
+  operator_invalid: OperatorRefusal.invalid,
+  /** The note is longer than 4096 characters (the operator's own code). */
+  note_too_long: OperatorRefusal.note_too_long,
+  /** The note holds a NUL character or a lone surrogate (the operator's own code). */
+  note_invalid: OperatorRefusal.note_invalid,
 } as const;
 /** An approval refusal code. */
 export type ApprovalRefusal = (typeof ApprovalRefusal)[keyof typeof ApprovalRefusal];
