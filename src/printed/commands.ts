@@ -61,6 +61,11 @@ export function verifyCommand(storeUrl: string): string {
   return printedCommand(["verify", "--store", printableStoreUrl(storeUrl)]);
 }
 
+/** The `raes operations --needs-operator` command that lists what waits for a person, with its decision commands; runnable as printed. */
+export function needsOperatorCommand(storeUrl: string): string {
+  return printedCommand(["operations", "--needs-operator", "--store", printableStoreUrl(storeUrl)]);
+}
+
 /** The `raes resume` command that restarts a participant's stopped scheduler, runnable as printed. */
 export function resumeCommand(participant: string, storeUrl: string): string {
   return printedCommand(["resume", participant, "--store", printableStoreUrl(storeUrl)]);

@@ -2,6 +2,7 @@ export {
   absoluteStoreUrl,
   approvalCommands,
   budgetEventsCommand,
+  needsOperatorCommand,
   printableStoreUrl,
   printedCommand,
   resolveCommands,

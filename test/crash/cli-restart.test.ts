@@ -52,6 +52,11 @@ describe("crash recovery through the CLI", () => {
       ),
     );
     assert.match(listed.stderr, /1 operation is in doubt: .*`raes run` with the same scenario/);
+    // A call that may have run needs a person after recovery: the hint names the listing that says so.
+    assert.match(
+      listed.stderr,
+      / at its next session; then \S.* operations --needs-operator --store \S+ lists the tool action it marks indeterminate, each with its resolve commands$/m,
+    );
     const one = JSON.parse(
       (await raes(["operation", `${FIRST}:tool=1`, "--store", store, "--json"])).stdout,
     ) as Record<string, unknown>;
@@ -67,6 +72,8 @@ describe("crash recovery through the CLI", () => {
       invocations.stdout,
       /scheduler_invocation +running → failed +\S+ +owner dead: pid \d+ on this host$/m,
     );
+    // An invocation recovery fails needs nobody: no resolve is hinted.
+    assert.match(invocations.stderr, /1 operation is in doubt: .* at its next session\n$/);
     // Resolving it before recovery is refused, and the refusal says how to get there.
     const early = await raes(["resolve", `${FIRST}:tool=1`, "--effect", "absent", "--store", store]);
     assert.equal(early.code, 1, early.stderr);

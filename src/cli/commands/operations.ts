@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { OperationOwner, OperatorNeed, OwnedOperationEntry } from "../../operations/index.js";
-import { approvalCommands, resolveCommands } from "../../printed/index.js";
+import { approvalCommands, needsOperatorCommand, resolveCommands } from "../../printed/index.js";
 import {
   DEFAULT_OPERATION_LIMIT,
   OperationKind,
@@ -412,11 +412,17 @@ export function registerOperationsCommand(program: Command): void {
       for (const line of decisionLines(rows, shortIds, options.store, lapsed))
         process.stdout.write(`${line}\n`);
     }
-    const gone = rows.filter((r) => r.entry.onRecovery !== undefined).length;
+    const doubted = rows.filter((r) => r.entry.onRecovery !== undefined);
+    const gone = doubted.length;
+    // Only a call that may have run becomes indeterminate and needs a person; the rest recovery settles.
+    const toResolve = doubted.filter((r) => r.entry.onRecovery === "indeterminate").length;
     if (gone > 0)
       process.stderr.write(
         `raes: ${gone === 1 ? "1 operation is" : `${gone} operations are`} in doubt: the runtime that ran ${gone === 1 ? "it" : "them"} is gone; ` +
-          "starting the runtime again on this store recovers them (nothing is retried): `raes run` with the same scenario, or the host-mode `raes mcp-gateway` at its next session; then `raes resolve`\n",
+          "starting the runtime again on this store recovers them (nothing is retried): `raes run` with the same scenario, or the host-mode `raes mcp-gateway` at its next session" +
+          (toResolve === 0
+            ? "\n"
+            : `; then ${needsOperatorCommand(options.store)} lists the ${toResolve === 1 ? "tool action" : `${toResolve} tool actions`} it marks indeterminate, each with its resolve commands\n`),
       );
   });
   // `raes operations show ID` is `raes operation ID`; its options follow `show`, so they are its own.
