@@ -126,7 +126,7 @@ export async function writeBundle(
         const role = inputRole(input, heads);
         if (role === undefined)
           throw new InputUnanchoredError(
-            `${input.name} is neither the scenario nor the manifest any chain of the store started from (its digests: ${JSON.stringify(input.anchors)}); no bundle was written`,
+            `${input.name} is neither the scenario nor the manifest any chain of the store started from (${anchorsPhrase(input)}); no bundle was written`,
           );
         return { ...input, role };
       });
@@ -449,4 +449,10 @@ function checkSignature(
   }
   if (!valid) problems.add("signature", "signature: does not verify with the given public key");
   return valid ? "verified" : "invalid";
+}
+
+/** What an unanchored input reads as: its digest as each role, or that it reads as neither. */
+function anchorsPhrase(input: BundleInput): string {
+  const as = Object.entries(input.anchors).map(([role, digest]) => `as a ${role} its digest is ${digest}`);
+  return as.length === 0 ? "it reads as neither a scenario nor a manifest" : as.join("; ");
 }

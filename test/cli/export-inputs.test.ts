@@ -126,9 +126,24 @@ describe("raes export --include-inputs and raes verify FILE over the demo's stor
     assert.equal(run.code, 2, run.stdout + run.stderr);
     assert.match(
       run.stderr,
-      /^raes: evidence\.input-unanchored: harness-backend-v2\.manifest\.json is neither/m,
+      /^raes: evidence\.input-unanchored: harness-backend-v2\.manifest\.json is neither .* \(as a manifest its digest is sha256:[0-9a-f]{64}\); no bundle was written$/m,
     );
     assert.equal(existsSync(out), false);
+    // A file that reads as neither says so, not an empty list of digests.
+    const readme = await raes([
+      "export",
+      "--bundle",
+      out,
+      "--store",
+      STORE,
+      "--include-inputs",
+      join(ROOT, "README.md"),
+    ]);
+    assert.equal(readme.code, 2, readme.stderr);
+    assert.match(
+      readme.stderr,
+      /README\.md is neither .* \(it reads as neither a scenario nor a manifest\); no bundle/,
+    );
     assert.deepEqual(
       readdirSync(DIR).filter((f) => f.startsWith("unanchored.jsonl")),
       [],
