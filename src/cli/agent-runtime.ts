@@ -35,16 +35,15 @@ export function runtimeChoiceProblem(choice: RuntimeChoice): string | undefined 
   return undefined;
 }
 
-/** Builds the runtime: the module's export, or an agent command run per invocation. */
+/**
+ * Builds the runtime: the module's export, or an agent command run per invocation. The agent
+ * command's `--map` must have been checked first (`checkedRunMap`): each invocation's gateway reads it.
+ */
 export async function buildRuntime(choice: RuntimeChoice): Promise<ParticipantRuntime> {
   if (choice.runtime !== undefined) return loadRuntimeModule(choice.runtime);
   const { AgentCommandRuntime, parseMcpUpstream } = await import("../agent/index.js");
-  const { loadToolMap, formatToolMapDiagnostic } = await import("../mcp/index.js");
   const mapPath = choice.map as string;
   makeDirectories(choice.agentLogs ?? DEFAULT_AGENT_LOGS, 0o700);
-  const loaded = loadToolMap(mapPath);
-  if (!loaded.ok)
-    throw new Error(loaded.diagnostics.map((d) => formatToolMapDiagnostic(mapPath, d)).join("\n"));
   return new AgentCommandRuntime({
     agentCommand: choice.agentCommand as string,
     upstreams: (choice.mcpUpstream ?? []).flatMap((u) => parseMcpUpstream(u) ?? []),

@@ -29,6 +29,11 @@ export const CliErrorCode = {
   scenario_invalid: "cli.scenario-invalid",
   /** `raes run`: the manifest has errors (each printed before with its own code); nothing ran. */
   manifest_invalid: "cli.manifest-invalid",
+  /**
+   * `raes run --runtime MODULE`: the module's default export is not a runtime class or factory
+   * function, or it built no runtime object; nothing ran (exit 2).
+   */
+  runtime_module_invalid: "cli.runtime-module-invalid",
   /** `raes run`: every participant is owned by another live runtime, so this process can take none. */
   no_participant_free: "cli.no-participant-free",
   /** `raes run`: an invocation failed for a runtime error (the harness threw or answered an invalid result). */

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ParticipantRuntime } from "../runtime/index.js";
+import { CliErrorCode } from "./exit.js";
 
 const TYPESCRIPT = /\.(?:ts|mts|cts|tsx)$/;
 
@@ -33,6 +34,19 @@ function findTsx(modulePath: string): string | undefined {
   return undefined;
 }
 
+/**
+ * `--runtime MODULE` names a module that builds no runtime: its default export is not a runtime
+ * class or factory function, or it built no runtime object. The file the command line names is
+ * wrong, as a missing one is, so `raes run` exits 2 before anything is written.
+ */
+export class RuntimeModuleError extends Error {
+  readonly code = CliErrorCode.runtime_module_invalid;
+  constructor(message: string) {
+    super(message);
+    this.name = "RuntimeModuleError";
+  }
+}
+
 /** Registers tsx's ESM loader so a TypeScript runtime module imports as it would under `tsx`. */
 async function registerTypeScript(path: string): Promise<void> {
   const api = findTsx(resolve(path));
@@ -52,12 +66,14 @@ export async function loadRuntimeModule(path: string): Promise<ParticipantRuntim
   const module = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
   const exported = module.default;
   if (typeof exported !== "function") {
-    throw new Error(`${path}: the default export must be a runtime class or a factory function`);
+    throw new RuntimeModuleError(
+      `${path}: the default export must be a runtime class or a factory function${exported === undefined ? " (the module has no default export)" : ""}`,
+    );
   }
   const build = exported as (...args: unknown[]) => unknown;
   const runtime = isClass(build) ? new (build as unknown as new () => unknown)() : await build();
   if (runtime === null || typeof runtime !== "object") {
-    throw new Error(`${path}: the default export did not produce a runtime object`);
+    throw new RuntimeModuleError(`${path}: the default export did not produce a runtime object`);
   }
   return runtime as ParticipantRuntime;
 }

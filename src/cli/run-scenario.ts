@@ -28,6 +28,7 @@ import {
   RunProgress,
   shareLine,
 } from "./output/index.js";
+import { checkedRunMap } from "./run-map.js";
 import { makeStoreFolder } from "./store-option.js";
 
 function parseControls(values: readonly string[]): StochasticControl[] {
@@ -120,6 +121,12 @@ async function runParsed(
   const read = readInputFile(options.manifest, 1_000_000);
   if (!read.ok) return fail(read.refusal, read.message);
   const manifest = JSON.parse(read.text) as unknown;
+  // The gateway of each invocation reads the map; checked here, as host mode checks it, a map it
+  // would refuse (or one no call could be admitted for) stops the run before any attempt is spent.
+  if (options.agentCommand !== undefined && !(await checkedRunMap(options.map as string, model))) {
+    process.exitCode = ExitCode.usage;
+    return;
+  }
   if (options.realTime && options.tickMs === undefined) {
     // Before open, which runs the start tick: a clock the SDL does not pace is refused with nothing run.
     try {
@@ -131,8 +138,15 @@ async function runParsed(
       );
     }
   }
+  // Before the store folder: a module that builds no runtime is refused with nothing written.
+  let runtime: Awaited<ReturnType<typeof buildRuntime>>;
+  try {
+    runtime = await buildRuntime(options);
+  } catch (error) {
+    if (codeOf(error) !== CliErrorCode.runtime_module_invalid) throw error;
+    return fail(CliErrorCode.runtime_module_invalid, messageOf(error), true);
+  }
   makeStoreFolder(options.store);
-  const runtime = await buildRuntime(options);
   const progress = new RunProgress({
     tty: process.stdout.isTTY === true && !options.json,
     write: (text) => (options.json ? undefined : process.stdout.write(text)),

@@ -150,6 +150,67 @@ describe("raes run --agent-command", () => {
     assert.equal(JSON.parse(operation.stdout).state, "succeeded", "the bash agent exited 0");
   });
 
+  /** `raes run --agent-command` with `map`; what it printed and what it left behind. */
+  const runWithMap = async (name: string, map: string) => {
+    const countFile = join(dir, `${name}.count`);
+    const logs = join(dir, `${name}-logs`);
+    const store = join(dir, `${name}.db`);
+    const r = await raes([
+      "run",
+      scenarioPath,
+      "--manifest",
+      manifestPath,
+      "--agent-command",
+      nodeTs(join(LIVE, "sdk-agent.ts")),
+      "--mcp-upstream",
+      `portal=COUNT_FILE=${countFile} ${nodeTs(join(LIVE, "counting-upstream.ts"))}`,
+      "--map",
+      map,
+      "--agent-logs",
+      logs,
+      "--store",
+      `sqlite:${store}`,
+    ]);
+    return { ...r, written: [countFile, logs, store].filter((f) => existsSync(f)) };
+  };
+
+  it("a map tool the participant has not bound is refused up front as host mode refuses it (exit 2), no attempt spent", async () => {
+    const unbound = join(dir, "unbound.yaml");
+    // The first tool (echo) only: a string pattern replaces its first occurrence.
+    writeFileSync(
+      unbound,
+      readFileSync(join(LIVE, "map.yaml"), "utf8").replace(
+        "participant.action-contract.probe-customer-portal-login",
+        "participant.action-contract.not-bound",
+      ),
+    );
+    const r = await runWithMap("unbound", unbound);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /^raes: cli\.usage: map tool echo: participant\.behavior\.participant-agent has no binding of tool affordance \S+ to action contract participant\.action-contract\.not-bound in the scenario, so every call would be refused affordance_unbound$/m,
+    );
+    assert.doesNotMatch(r.stderr, /map tool (slow_echo|write_db)/, "only the unbound tool is named");
+    assert.equal(r.stdout, "", "no invocation ran");
+    assert.deepEqual(r.written, [], "no store, agent log or upstream call");
+  });
+
+  it("a missing or malformed map is the gateway's mcp-map diagnostic and exit 2, not an uncoded error", async () => {
+    const malformed = join(dir, "malformed.yaml");
+    writeFileSync(malformed, "tools: [\n");
+    for (const [name, map, code] of [
+      ["missing", join(dir, "no-such-map.yaml"), "mcp-map.unreadable"],
+      ["malformed", malformed, "mcp-map.yaml-invalid"],
+    ] as const) {
+      const r = await runWithMap(name, map);
+      assert.equal(r.code, 2, `${name}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`^${map.replaceAll(".", "\\.")}:\\d+:\\d+: ${code}`, "m"), name);
+      assert.match(r.stderr, /^raes: cli\.usage: --map .* has errors; nothing ran$/m, name);
+      assert.doesNotMatch(r.stderr, /uncoded/, name);
+      assert.deepEqual(r.written, [], `${name}: nothing written`);
+    }
+  });
+
   it("usage: exactly one of --runtime and --agent-command; an agent command needs --map and an upstream", async () => {
     const base = ["run", scenarioPath, "--manifest", manifestPath];
     for (const args of [

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -65,8 +65,28 @@ describe("raes run / history / operation / resolve / resume", () => {
     const bad = await raes(
       runArgs(store).map((a) => (a === HARNESS ? join(ROOT, "test", "cli", "cli.ts") : a)),
     );
-    assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /default export must be a runtime class or a factory/);
+    assert.equal(bad.code, 2, "the file the command line names is wrong: a usage error");
+    assert.match(
+      bad.stderr,
+      /^raes: cli\.runtime-module-invalid: .*: the default export must be a runtime class or a factory function \(the module has no default export\)$/m,
+    );
+    assert.doesNotMatch(bad.stderr, /cli\.uncoded-error/);
+  });
+
+  it("a --runtime module whose factory builds no object is refused with its code (exit 2), and nothing is written", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-run-"));
+    const module = join(dir, "number.mjs");
+    writeFileSync(module, "export default () => 3;\n");
+    const db = join(dir, "nested", "cp.db");
+    const run = await raes(
+      exampleRunArgs(`sqlite:${db}`).map((a) => (a.endsWith("probe-harness.ts") ? module : a)),
+    );
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(
+      run.stderr,
+      /^raes: cli\.runtime-module-invalid: .*number\.mjs: the default export did not produce a runtime object$/m,
+    );
+    assert.equal(existsSync(join(dir, "nested")), false, "the store's folder was not made");
   });
 
   it("a harness that throws: the error is printed and the run exits 1 (text and --json)", async () => {

@@ -42,7 +42,7 @@ export function registerRunCommand(program: Command): void {
       )
       .option(
         "--map <file>",
-        "with --agent-command: the gateway map (MCP tool → governed tool action)",
+        "with --agent-command: the gateway map (MCP tool → governed tool action); a map host mode would refuse is refused before anything runs (exit 2)",
         inputFile,
       )
       .option(
