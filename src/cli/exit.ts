@@ -25,15 +25,26 @@ export const CliErrorCode = {
   usage: "cli.usage",
   /** `--otlp` was given and the OTLP exporter, an optional package, is not installed. */
   otlp_exporter_missing: "cli.otlp-exporter-missing",
-  /** `raes run`: the scenario has errors (each printed before with its own code); nothing ran. */
+  /**
+   * `raes run`, `raes config mcp-host`: the scenario has errors (each printed before with its own
+   * code); nothing ran, no block was printed.
+   */
   scenario_invalid: "cli.scenario-invalid",
-  /** `raes run`: the manifest has errors (each printed before with its own code); nothing ran. */
+  /**
+   * `raes run`, `raes config mcp-host`: the manifest has errors (each printed before with its own
+   * code); nothing ran, no block was printed.
+   */
   manifest_invalid: "cli.manifest-invalid",
   /**
    * `raes run --runtime MODULE`: the module's default export is not a runtime class or factory
    * function, or it built no runtime object; nothing ran (exit 2).
    */
   runtime_module_invalid: "cli.runtime-module-invalid",
+  /**
+   * `raes config mcp-host`: the upstream command is not found on `PATH` (a bare name) or is not an
+   * executable file (a name with a `/`), so the host could not start it; no block was printed (exit 2).
+   */
+  upstream_command_not_found: "cli.upstream-command-not-found",
   /** `raes run`: every participant is owned by another live runtime, so this process can take none. */
   no_participant_free: "cli.no-participant-free",
   /** `raes run`: an invocation failed for a runtime error (the harness threw or answered an invalid result). */

@@ -1,8 +1,17 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -45,6 +54,20 @@ async function configFor(cwd: string, client: string, portal: string): Promise<R
     { cwd },
   );
   return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+/** `raes config mcp-host` (the built CLI) in `cwd` with `args`: its exit code, stdout and stderr. */
+async function configRun(
+  cwd: string,
+  args: readonly string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [MAIN, "config", "mcp-host", ...args], { cwd });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
 }
 
 describe("raes config mcp-host", () => {
@@ -162,5 +185,122 @@ describe("raes config mcp-host", () => {
     const cursor = (await configFor(dir, "cursor", portal.url)) as { mcpServers: { raes: ServerBlock } };
     assert.equal(cursor.mcpServers.raes.type, undefined);
     assert.equal(cursor.mcpServers.raes.command, process.execPath);
+  });
+  it("prints no block for a scenario, manifest or map host mode would refuse: their own codes, exit 2", async () => {
+    const inputs = { scenario: "scenario.yaml", manifest: "manifest.json", map: "map.yaml" };
+    const args = (given: Partial<typeof inputs>) => {
+      const all = { ...inputs, ...given };
+      return ["--scenario", all.scenario, "--manifest", all.manifest, "--map", all.map, "--", "node", "x.js"];
+    };
+    const unbound = join(dir, "unbound-map.yaml");
+    writeFileSync(
+      unbound,
+      readFileSync(join(dir, "map.yaml"), "utf8").replaceAll(
+        "participant.action-contract.",
+        "participant.action-contract.not-bound-",
+      ),
+    );
+    for (const [given, line] of [
+      [
+        { scenario: "nope.yaml" },
+        /^nope\.yaml:1:1: error sdl\.file\.unreadable .*\nraes: cli\.scenario-invalid: /m,
+      ],
+      [
+        { manifest: "nope.json" },
+        /^nope\.json: error manifest\.file-unreadable .*\nraes: cli\.manifest-invalid: /m,
+      ],
+      [{ map: "my-map.yaml" }, /^my-map\.yaml:1:1: mcp-map\.unreadable: cannot read my-map\.yaml: ENOENT/m],
+      [
+        { map: unbound },
+        /^raes: cli\.usage: map tool \w+: \S+ has no binding .* refused affordance_unbound$/m,
+      ],
+    ] as const) {
+      const result = await configRun(dir, args(given));
+      assert.equal(result.code, 2, `${JSON.stringify(given)}: ${result.stderr}`);
+      assert.equal(result.stdout, "", "no block");
+      assert.match(result.stderr, line);
+    }
+    const stranger = await configRun(dir, [...args({}).slice(0, 6), "--participant", "nobody", "--", "node"]);
+    assert.equal(stranger.code, 2);
+    assert.match(
+      stranger.stderr,
+      /^raes: cli\.usage: --participant nobody is not an autonomous participant/m,
+    );
+  });
+
+  it("prints no block for an upstream command that is neither on PATH nor an executable file (exit 2)", async () => {
+    const base = ["--scenario", "scenario.yaml", "--manifest", "manifest.json", "--map", "map.yaml", "--"];
+    for (const [command, says] of [
+      ["nosuchcmd-raes-test", "not found on PATH"],
+      ["./no-such-server", "not an executable file"],
+      ["./scenario.yaml", "not an executable file"],
+    ] as const) {
+      const result = await configRun(dir, [...base, command]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stdout, "");
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `^raes: cli\\.upstream-command-not-found: the upstream command ${command.replaceAll(".", "\\.")} is ${says}`,
+          "m",
+        ),
+      );
+    }
+    // A command on PATH is written as its absolute path: the host may start servers with another PATH.
+    const sh = await configRun(dir, [...base, "sh", "-c", "true"]);
+    assert.equal(sh.code, 0, sh.stderr);
+    const server = (JSON.parse(sh.stdout) as { mcpServers: { raes: ServerBlock } }).mcpServers.raes;
+    assert.ok(isAbsolute(server.args.at(-3) ?? ""), server.args.at(-3));
+  });
+
+  it("warns about each upstream argument that reads as a relative path and names no file here", async () => {
+    const result = await configRun(dir, [
+      "--scenario",
+      "scenario.yaml",
+      "--manifest",
+      "manifest.json",
+      "--map",
+      "map.yaml",
+      "--",
+      "node",
+      "my-mcp-server.js",
+      "--port",
+      "8080",
+      "@modelcontextprotocol/server-everything",
+      "https://example.test/x.js",
+      "manifest.json",
+      "lib/tools",
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const server = (JSON.parse(result.stdout) as { mcpServers: { raes: ServerBlock } }).mcpServers.raes;
+    assert.deepEqual(server.args.slice(server.args.indexOf("--") + 1), [
+      process.execPath,
+      "my-mcp-server.js",
+      "--port",
+      "8080",
+      "@modelcontextprotocol/server-everything",
+      "https://example.test/x.js",
+      join(dir, "manifest.json"),
+      "lib/tools",
+    ]);
+    const warnings = result.stderr.split("\n").filter((line) => line.includes("warning"));
+    assert.deepEqual(
+      warnings.map((line) => /upstream argument (\S+) names no file in /.exec(line)?.[1]),
+      ["my-mcp-server.js", "lib/tools"],
+    );
+    assert.match(warnings[0] ?? "", /the host resolves it from its own working directory/);
+  });
+
+  it("--help says what it refuses and what it warns about", async () => {
+    const { stdout } = await run(process.execPath, [MAIN, "config", "mcp-host", "--help"]);
+    for (const said of [
+      "cli.upstream-command-not-found",
+      "cli.scenario-invalid",
+      "cli.manifest-invalid",
+      "not bound to it",
+      "warning on stderr",
+      "from its own working directory",
+    ])
+      assert.ok(stdout.includes(said), said);
   });
 });

@@ -3,6 +3,7 @@ import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { absoluteStoreUrl } from "../../printed/index.js";
+import { CliErrorCode, ExitCode, printError } from "../exit.js";
 import { inputFile } from "../input-files.js";
 import { DEFAULT_STORE_URL, storeUrl } from "../store-option.js";
 
@@ -41,27 +42,55 @@ export function thisCli(): string[] {
     : [process.execPath, main];
 }
 
-/** A bare command name found on PATH, as an absolute path; a host may start servers with another PATH. */
-function onPath(command: string): string {
-  if (command.includes("/")) return resolve(command);
-  if (command === "node") return process.execPath;
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here; try the next directory
-    }
+/** Whether PATH names an executable regular file, as a host's spawn needs. */
+function executableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
   }
-  return command;
 }
 
-/** An upstream argument naming a file that exists here, made absolute; any other argument as given. */
-function absoluteIfFile(arg: string): string {
-  if (arg.startsWith("-") || isAbsolute(arg)) return arg;
-  return statSync(arg, { throwIfNoEntry: false }) ? resolve(arg) : arg;
+/**
+ * The upstream command as an absolute path (a host may start servers with another PATH and working
+ * directory): `node` is the node running this CLI, a command with a `/` the executable file it names
+ * here, a bare name the first executable file on PATH. Undefined when there is none: the host could
+ * not start it either.
+ */
+function upstreamCommand(command: string): string | undefined {
+  if (command === "node") return process.execPath;
+  if (command.includes("/")) return executableFile(resolve(command)) ? resolve(command) : undefined;
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir !== "" && executableFile(join(dir, command))) return join(dir, command);
+  }
+  return undefined;
+}
+
+/**
+ * Whether an upstream argument reads as a relative file path (`server.js`, `./server`, `dist/x`): it
+ * has a `/` or ends in a file extension, and is no option, URL, `NAME=VALUE` or npm scope
+ * (`@scope/pkg`, as `npx` takes). A guess, so what it finds is warned about, never refused.
+ */
+function looksLikeRelativePath(arg: string): boolean {
+  if (/^[-@]/.test(arg) || isAbsolute(arg) || arg.includes("=") || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(arg))
+    return false;
+  return arg.includes("/") || /\.[A-Za-z][A-Za-z0-9]{0,4}$/.test(arg);
+}
+
+/**
+ * The upstream arguments with each one that names a file here made absolute, and the relative-looking
+ * ones that name none: those stay as given, and the host resolves them from its own working directory.
+ */
+function upstreamArgs(args: readonly string[]): { args: string[]; missing: string[] } {
+  const missing: string[] = [];
+  const absolute = args.map((arg) => {
+    if (arg.startsWith("-") || isAbsolute(arg)) return arg;
+    if (statSync(arg, { throwIfNoEntry: false })) return resolve(arg);
+    if (looksLikeRelativePath(arg)) missing.push(arg);
+    return arg;
+  });
+  return { args: absolute, missing };
 }
 
 function envPair(value: string, previous: readonly string[] = []): string[] {
@@ -71,10 +100,13 @@ function envPair(value: string, previous: readonly string[] = []): string[] {
 
 /**
  * The host configuration block: one server whose command is this `node` and whose first argument is
- * this CLI, every path absolute, so the host starts it from any working directory.
+ * this CLI, with the scenario, manifest, map and store absolute; `upstream` is already resolved
+ * (`upstreamCommand`, `upstreamArgs`), so the host starts it from any working directory.
  */
-export function mcpHostConfig(upstream: readonly string[], options: McpHostOptions): Record<string, unknown> {
-  const [command, ...args] = upstream;
+export function mcpHostConfig(
+  upstream: { readonly command: string; readonly args: readonly string[] },
+  options: McpHostOptions,
+): Record<string, unknown> {
   const gatewayArgs = [
     ...thisCli().slice(1),
     "mcp-gateway",
@@ -89,8 +121,8 @@ export function mcpHostConfig(upstream: readonly string[], options: McpHostOptio
     ...(options.participant === undefined ? [] : ["--participant", options.participant]),
     ...(options.idleTimeout === undefined ? [] : ["--idle-timeout", options.idleTimeout]),
     "--",
-    onPath(command as string),
-    ...args.map(absoluteIfFile),
+    upstream.command,
+    ...upstream.args,
   ];
   const env = Object.fromEntries(
     options.env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
@@ -145,7 +177,17 @@ export function registerConfigCommand(program: Command): void {
 Prints JSON on stdout: the host's server block. Its command is the absolute path of the node
 running this CLI and its first argument the absolute path of this CLI, so the host starts it
 from any working directory, installed globally or not. Scenario, manifest, map and store are made
-absolute, as are an upstream command found on PATH and upstream arguments naming files here.
+absolute, as are the upstream command and upstream arguments naming files here.
+
+Nothing is printed on stdout, and the exit is 2, for a block whose gateway would not start:
+  - a scenario, manifest or map host mode refuses (missing, unreadable or with errors): each
+    diagnostic with its own code, then cli.scenario-invalid, cli.manifest-invalid or cli.usage
+  - no participant to run (--participant), or a map tool not bound to it (cli.usage)
+  - an upstream command that is not on PATH, or not an executable file when it has a /
+    (cli.upstream-command-not-found)
+An upstream argument that reads as a relative file path (a / or a file extension, such as
+server.js) but names no file here is kept as given, with a warning on stderr: the host resolves
+it from its own working directory. Give it as an absolute path, or run this where it is.
 
 Where each host reads it:
 ${Object.entries(WHERE)
@@ -156,8 +198,29 @@ Example:
   raes config mcp-host --client vscode --scenario s.yaml --manifest m.json --map map.yaml -- node server.js
 `,
     )
-    .action((upstream: string[], options: McpHostOptions) => {
-      process.stdout.write(`${JSON.stringify(mcpHostConfig(upstream, options), null, 2)}\n`);
+    .action(async ([given, ...rest]: string[], options: McpHostOptions) => {
+      // A block is printed only for a gateway that would start: each problem is what host mode
+      // itself would refuse at the host's first start, where nobody reads its stderr.
+      const { hostInputsStart } = await import("../mcp-host-check.js");
+      if (!(await hostInputsStart(options))) {
+        process.exitCode = ExitCode.usage;
+        return;
+      }
+      const command = upstreamCommand(given as string);
+      if (command === undefined) {
+        printError(
+          CliErrorCode.upstream_command_not_found,
+          `the upstream command ${given} is ${given?.includes("/") ? "not an executable file" : "not found on PATH"}; no block printed`,
+        );
+        process.exitCode = ExitCode.usage;
+        return;
+      }
+      const { args, missing } = upstreamArgs(rest);
+      for (const arg of missing)
+        process.stderr.write(
+          `raes config mcp-host: warning: upstream argument ${arg} names no file in ${process.cwd()}; it stays as given, so the host resolves it from its own working directory (give its absolute path if it is a file)\n`,
+        );
+      process.stdout.write(`${JSON.stringify(mcpHostConfig({ command, args }, options), null, 2)}\n`);
       process.stderr.write(`raes config mcp-host: paste into ${WHERE[options.client]}\n`);
     });
 }
