@@ -37,7 +37,8 @@ export const CliErrorCode = {
   manifest_invalid: "cli.manifest-invalid",
   /**
    * `raes run --runtime MODULE`: the module's default export is not a runtime class or factory
-   * function, or it built no runtime object; nothing ran (exit 2).
+   * function, it built no runtime object, or it could not be imported (a syntax error, a missing
+   * dependency, tsx missing for a TypeScript module); nothing ran (exit 2).
    */
   runtime_module_invalid: "cli.runtime-module-invalid",
   /**

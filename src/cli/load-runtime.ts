@@ -51,7 +51,7 @@ export class RuntimeModuleError extends Error {
 async function registerTypeScript(path: string): Promise<void> {
   const api = findTsx(resolve(path));
   if (api === undefined) {
-    throw new Error(
+    throw new RuntimeModuleError(
       `${path} is TypeScript and tsx, the loader raes-ts uses for it, is not installed: ` +
         "run `npm install --save-dev tsx` in your project, or compile the module to JavaScript and pass the .js file",
     );
@@ -63,7 +63,15 @@ async function registerTypeScript(path: string): Promise<void> {
 /** Imports MODULE (TypeScript through tsx) and builds its default export: a runtime class (no arguments) or a factory. */
 export async function loadRuntimeModule(path: string): Promise<ParticipantRuntime> {
   if (TYPESCRIPT.test(path)) await registerTypeScript(path);
-  const module = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+  } catch (error) {
+    // A syntax error, a missing dependency or a throw at its top level: the module named is wrong.
+    throw new RuntimeModuleError(
+      `${path} could not be imported: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
   const exported = module.default;
   if (typeof exported !== "function") {
     throw new RuntimeModuleError(

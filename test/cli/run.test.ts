@@ -89,6 +89,27 @@ describe("raes run / history / operation / resolve / resume", () => {
     assert.equal(existsSync(join(dir, "nested")), false, "the store's folder was not made");
   });
 
+  it("a --runtime module that cannot be imported (a syntax error, a missing dependency) is refused with its code (exit 2)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-run-"));
+    const broken = join(dir, "broken.mjs");
+    writeFileSync(broken, "export default class {\n");
+    const missing = join(dir, "missing-dep.mjs");
+    writeFileSync(missing, 'import "no-such-package-raes-test";\nexport default class {}\n');
+    for (const [module, why] of [
+      [broken, /broken\.mjs could not be imported: .*(Unexpected|SyntaxError|end of input)/],
+      [missing, /missing-dep\.mjs could not be imported: .*no-such-package-raes-test/],
+    ] as const) {
+      const db = join(dir, "nested", "cp.db");
+      const run = await raes(
+        exampleRunArgs(`sqlite:${db}`).map((a) => (a.endsWith("probe-harness.ts") ? module : a)),
+      );
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /^raes: cli\.runtime-module-invalid: /m);
+      assert.match(run.stderr, why);
+      assert.equal(existsSync(join(dir, "nested")), false, "the store's folder was not made");
+    }
+  });
+
   it("a harness that throws: the error is printed and the run exits 1 (text and --json)", async () => {
     const run = await raes(runArgs(storeUrl()), { env: { RAES_TEST_MODE: "throw" } });
     assert.equal(run.code, 1, run.stderr);
