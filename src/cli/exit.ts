@@ -82,6 +82,24 @@ export function startFailureCode(error: unknown): string {
     : CliErrorCode.upstream_not_started;
 }
 
+/**
+ * The exit code of a gateway whose start failed: 0 when `stop` aborted it (a signal; the upstream is
+ * closed and nothing ran, so `say` tells the log why), else 1 after the start failure's error line.
+ */
+export function startFailed(
+  what: string,
+  error: unknown,
+  stop: AbortSignal,
+  say: (line: string) => void,
+): ExitCode {
+  if (stop.aborted) {
+    say("a signal stopped the gateway before it served; the upstream is closed");
+    return ExitCode.ok;
+  }
+  printError(startFailureCode(error), `${what}: ${error instanceof Error ? error.message : String(error)}`);
+  return ExitCode.findings;
+}
+
 /** Prints a value as pretty JSON on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -93,21 +111,50 @@ export function counted(n: number, noun: string): string {
 }
 
 /**
- * Serves until `server` closes, closing it on SIGINT or SIGTERM, then answers exit 0: how every
- * long-running command (the gateway in each of its modes) ends.
+ * SIGINT and SIGTERM, from the moment a long-running command starts, as one signal: a command that
+ * is still starting gives up (its upstream closed) and one that serves closes. Each is taken once, so
+ * a second SIGINT or SIGTERM ends the process at once, as Node does by default. `dispose` lets go.
  */
-export async function serveUntilClosed(server: {
-  readonly closed: Promise<void>;
-  close(): Promise<void>;
-}): Promise<number> {
-  const onSignal = () => void server.close();
+export function stopOnSignals(): { readonly signal: AbortSignal; dispose(): void } {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error("a signal stopped the command"));
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  return {
+    signal: stop.signal,
+    dispose: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
+
+/**
+ * Serves until `server` closes, closing it once `stop` aborts (default: on SIGINT or SIGTERM, see
+ * `stopOnSignals`), then answers exit 0: how every long-running command ends.
+ */
+export async function serveUntilClosed(
+  server: {
+    readonly closed: Promise<void>;
+    close(): Promise<void>;
+  },
+  stop?: AbortSignal,
+): Promise<number> {
+  if (stop === undefined) {
+    const signals = stopOnSignals();
+    try {
+      return await serveUntilClosed(server, signals.signal);
+    } finally {
+      signals.dispose();
+    }
+  }
+  const onStop = () => void server.close();
+  if (stop.aborted) onStop();
+  else stop.addEventListener("abort", onStop, { once: true });
   try {
     await server.closed;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    stop.removeEventListener("abort", onStop);
   }
   return ExitCode.ok;
 }

@@ -4,8 +4,8 @@ import { checkManifestFile } from "../manifest/index.js";
 import type { CallStages, HttpAddress, ToolMap } from "../mcp/index.js";
 import { DEFAULT_STORE_URL } from "../records/index.js";
 import { hasErrors, loadScenario } from "../sdl/index.js";
-import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailureCode } from "./exit.js";
-import { makeStoreFolder } from "./store-option.js";
+import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailed } from "./exit.js";
+import { withStore } from "./store-option.js";
 
 /** The options of `raes mcp-gateway` in host mode, as parsed and checked by the command. */
 export interface HostGatewayOptions {
@@ -21,6 +21,8 @@ export interface HostGatewayOptions {
   readonly http?: { readonly listen: HttpAddress; readonly allowRemote: boolean; readonly bearer?: string };
   readonly say: (line: string) => void;
   readonly onStages?: (stages: CallStages) => void;
+  /** SIGINT or SIGTERM (`stopOnSignals`): a start under way gives up, a serving gateway closes. */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -59,7 +61,11 @@ export async function runHostGateway(options: HostGatewayOptions): Promise<numbe
   for (const problem of unbound) printError(CliErrorCode.usage, problem);
   if (unbound.length > 0) return ExitCode.usage;
   const store = options.store ?? DEFAULT_STORE_URL;
-  makeStoreFolder(store);
+  // Opened (created and migrated, as raes run opens it) and closed before anything is served: a
+  // --store that is not a store, or that does not answer, is refused now with its own code and exit
+  // status (thrown to the CLI, which prints and exits as for raes run), not on every tool call.
+  await withStore(store, async () => undefined);
+  if (options.signal.aborted) return ExitCode.ok;
   let host: Awaited<ReturnType<typeof startHost>>;
   try {
     host = await startHost({
@@ -72,6 +78,7 @@ export async function runHostGateway(options: HostGatewayOptions): Promise<numbe
       timeoutMs: options.timeoutMs,
       idleMs: options.idleTimeoutSeconds * 1000,
       log: say,
+      signal: options.signal,
       ...(options.onStages ? { onStages: options.onStages } : {}),
       ...(options.http
         ? {
@@ -84,14 +91,10 @@ export async function runHostGateway(options: HostGatewayOptions): Promise<numbe
         : {}),
     });
   } catch (error) {
-    printError(
-      startFailureCode(error),
-      `the gateway did not start: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    return ExitCode.findings;
+    return startFailed("the gateway did not start", error, options.signal, say);
   }
   say(
     `host mode: running ${chosen.participant} on ${store}${host.url ? `; serving MCP (Streamable HTTP) at ${host.url}` : ""}`,
   );
-  return serveUntilClosed(host);
+  return serveUntilClosed(host, options.signal);
 }

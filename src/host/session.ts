@@ -11,6 +11,9 @@ import { HostCode } from "./codes.js";
 import type { HostDriver, SessionClaim } from "./driver.js";
 import type { LiveInvocation } from "./host-runtime.js";
 
+/** What a client whose session the gateway ended should know: the next one is a new invocation. */
+const NEXT_SESSION = "the next session is a new invocation";
+
 type Bound =
   | { readonly kind: "live"; readonly invocation: LiveInvocation; readonly calls: GovernedCalls }
   | { readonly kind: "refused"; readonly answer: CallToolResult; readonly invocation?: LiveInvocation };
@@ -81,13 +84,17 @@ export class HostSession implements SessionCalls {
     // A session waiting on its own call is not idle: the idle time counts from its last answer.
     this.#idle = setTimeout(() => {
       if (this.#inFlight > 0) this.#restartIdle();
-      else void this.#session.close();
+      else void this.#session.close(`idle for ${this.#idleMs / 1000} s; ${NEXT_SESSION}`);
     }, this.#idleMs);
   }
 
   /** Drains the invocation's calls; a claim still waiting for its turn has none, and is not waited for. */
   async drain(): Promise<void> {
     if (this.#claimed?.kind === "live") await this.#claimed.calls.drain();
+  }
+
+  releaseHolds(): void {
+    if (this.#claimed?.kind === "live") this.#claimed.calls.releaseHolds();
   }
 
   ended(): void {
@@ -105,8 +112,9 @@ export class HostSession implements SessionCalls {
     const { invocation } = claim;
     if (this.#ended) invocation.end();
     // The offer's timeout closed the port: the session is over, and the client will open a new one.
-    if (invocation.signal.aborted) void this.#session.close();
-    else invocation.signal.addEventListener("abort", () => void this.#session.close(), { once: true });
+    const timedOut = () => void this.#session.close(`the invocation's offer timed out; ${NEXT_SESSION}`);
+    if (invocation.signal.aborted) timedOut();
+    else invocation.signal.addEventListener("abort", timedOut, { once: true });
     if (!invocation.port) {
       return {
         kind: "refused",

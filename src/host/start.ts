@@ -35,6 +35,11 @@ export interface HostOptions {
   readonly leaseTtlMs?: number;
   readonly log: (line: string) => void;
   readonly onStages?: (stages: CallStages) => void;
+  /**
+   * Aborted while the host starts (a signal): the upstream is closed, its process group included,
+   * and the start rejects with the signal's reason. A running host is stopped with `close`.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** A running host-mode gateway. */
@@ -72,6 +77,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     // The port is this process's own, and a session drains before its invocation ends.
     settleAfterAnswer: true,
     ...(options.onStages ? { onStages: options.onStages } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   };
   let url: string | undefined;
   let gateway: { readonly closed: Promise<void>; close(): Promise<void> };

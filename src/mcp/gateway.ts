@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { InvocationToolActionPort } from "../port/index.js";
 import type { CallStages } from "./call-stages.js";
 import { type GatewayLog, GovernedCalls } from "./governed-calls.js";
@@ -6,7 +7,7 @@ import { governedServer } from "./governed-server.js";
 import type { ToolMap } from "./map.js";
 import { requiredPort, type SessionCalls, type SessionCallsFactory } from "./session-calls.js";
 import { newSessionId } from "./tool-call-id.js";
-import { Upstream, type UpstreamCommand } from "./upstream/index.js";
+import { Upstream, type UpstreamCommand, type UpstreamStartOptions } from "./upstream/index.js";
 import { CheckedStdioTransport } from "./wire/index.js";
 
 /** Everything `startGateway` needs. */
@@ -29,6 +30,11 @@ export interface GatewayOptions {
   readonly onStages?: (stages: CallStages) => void;
   /** The port is in this process (host mode): outcomes are recorded after the answers (GovernedCalls). */
   readonly settleAfterAnswer?: boolean;
+  /**
+   * Aborted while the gateway starts (a signal): the upstream is closed, its process group included,
+   * and the start rejects with the signal's reason. A running gateway is stopped with `close`.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** A running gateway. */
@@ -49,12 +55,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const output = options.output ?? process.stdout;
   // Told once the server exists; the upstream starts first, so a broken command serves nothing.
   let listChanged = (): void => undefined;
-  const upstream = await Upstream.start(options.upstream, () => listChanged());
+  const upstream = await Upstream.start(options.upstream, () => listChanged(), startOptions(options));
   // A refused list (too many tools, an invalid answer) leaves no upstream running behind the error.
-  const listed = await upstream.listTools().catch(async (error: unknown) => {
-    await upstream.close();
-    throw error;
-  });
+  const listed = await listOnce(upstream, options.signal);
   const upstreamTools = new Set(listed.map((t) => t.name));
   for (const name of options.map.tools.keys()) {
     if (!upstreamTools.has(name)) log(`the upstream has no tool '${name}'; it stays hidden`);
@@ -78,7 +81,16 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     return calls;
   };
   const calls: SessionCalls = options.sessionCalls
-    ? options.sessionCalls({ id: sessionId, close: () => close({ drain: true }) }, governed)
+    ? options.sessionCalls(
+        {
+          id: sessionId,
+          close: (why) => {
+            if (why !== undefined && !closing) log(`session ended: ${why}`);
+            return close({ drain: true });
+          },
+        },
+        governed,
+      )
     : governed(requiredPort(options.port));
   const server = governedServer({ upstream, map: options.map, calls, networkTransport: "pipe" });
   listChanged = () => void server.sendToolListChanged().catch(() => undefined);
@@ -92,6 +104,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     // The client left: nobody will read a held call's answer, so it expires rather than wait for a
     // decision (docs/guide/approvals.md). A close from this side (idle, the offer's timeout) waits.
     if (how.hungUp || !how.drain) for (const governedCalls of made) governedCalls.releaseHolds();
+    // A close that does not drain (a signal, a broken stream) cuts short a drain already under way
+    // (the client hung up first): the calls still waiting on the upstream are answered
+    // gateway_shutdown now, and their actions settle indeterminate, instead of the process holding on
+    // until their timeout while its host gives up and kills it.
+    if (!how.drain && closing) void upstream.close();
     closing ??= (async () => {
       for (const [event, listener] of listeners) input.off(event, listener);
       if (how.drain) await calls.drain();
@@ -118,4 +135,41 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   server.onclose = () => void close({ drain: true, hungUp: true });
   await server.connect(new CheckedStdioTransport(input, output));
   return { closed, close };
+}
+
+/** How a gateway starts its upstream: stopped by `signal`, and saying in its log while the upstream is slow to answer. */
+export function startOptions(options: {
+  readonly signal?: AbortSignal;
+  readonly log?: GatewayLog;
+}): UpstreamStartOptions {
+  const log = options.log;
+  return {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(log
+      ? {
+          waiting: (seconds: number) =>
+            log(
+              `still waiting for the upstream MCP server to answer initialize (${seconds} s of ${DEFAULT_REQUEST_TIMEOUT_MSEC / 1000} s)`,
+            ),
+        }
+      : {}),
+  };
+}
+
+/**
+ * The upstream's tools at start-up. A refused list (too many tools, an invalid answer) or a signal
+ * while waiting for it leaves no upstream running behind the error.
+ */
+async function listOnce(upstream: Upstream, signal: AbortSignal | undefined) {
+  const stop = () => void upstream.close();
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    return await upstream.listTools();
+  } catch (error) {
+    await upstream.close();
+    signal?.throwIfAborted();
+    throw error;
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
 }

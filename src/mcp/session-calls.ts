@@ -12,6 +12,11 @@ export interface SessionCalls {
   drain(): Promise<void>;
   /** Told of each `tools/list` and `tools/call` the session receives, before it is answered. */
   touched?(): void;
+  /**
+   * The gateway is shutting down (a signal): every call held for approval expires now, as when the
+   * client hangs up, so the shutdown does not wait for a decision (`GovernedCalls.releaseHolds`).
+   */
+  releaseHolds?(): void;
   /** Told once when the session is over (client gone, HTTP `DELETE`, closed), after its calls drained. */
   ended?(): void;
 }
@@ -20,8 +25,12 @@ export interface SessionCalls {
 export interface GatewaySession {
   /** The session's id (the `Mcp-Session-Id` over HTTP, a fresh random id over stdio). */
   readonly id: string;
-  /** Ends the session from the server's side: stdio shuts the gateway down, HTTP forgets the session. */
-  close(): Promise<void>;
+  /**
+   * Ends the session from the server's side: stdio shuts the gateway down, HTTP forgets the session.
+   * `why` (for example `idle for 300 s`) is logged over stdio, where the process then exits and its
+   * host's log should say why.
+   */
+  close(why?: string): Promise<void>;
 }
 
 /**

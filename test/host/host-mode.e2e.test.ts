@@ -300,13 +300,17 @@ describe("host mode sessions end on their own", () => {
 
   it("starts a stdio session's invocation at its first call, ends it after --idle-timeout without a request, and exits", async () => {
     const store = `sqlite:${join(dir, "idle.db")}`;
-    const { client, gone } = await idleSession(store);
+    const { client, gone, stderr } = await idleSession(store);
     // Listing claims no invocation; the first call does.
     await client.listTools();
     assert.equal((await historyOf(store).catch(() => ({ invocations: [] }))).invocations.length, 0);
     await client.callTool({ name: "probe_login", arguments: {} });
-    // No request after this one and stdin stays open: the gateway ends the session itself.
+    // No request after this one and stdin stays open: the gateway ends the session itself, and says why.
     await gone;
+    assert.match(
+      stderr(),
+      /^raes mcp-gateway: session ended: idle for 1 s; the next session is a new invocation$/m,
+    );
     const history = await historyOf(store);
     assert.equal(history.invocations.length, 1);
     const opened = await openControlPlaneStore(store, { create: false });

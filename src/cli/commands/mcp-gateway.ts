@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import type { CallStages, HttpAddress, ToolMap } from "../../mcp/index.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
-import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailureCode } from "../exit.js";
+import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailed, stopOnSignals } from "../exit.js";
 import { inputFile } from "../input-files.js";
 import { installOtlp, otlpUrl } from "../otlp.js";
 import { DEFAULT_STORE_URL, storeUrl } from "../store-option.js";
@@ -43,6 +43,12 @@ written to disk, logged or sent to the port.
 The port token is read from the environment variable ${PORT_TOKEN_ENV}; it is not passed
 on to the upstream.
 
+The upstream runs in its own process group. While it has not answered initialize (it gets 60 s)
+the gateway says so on stderr, 5 s in and every 15 s after. SIGTERM or SIGINT stops the gateway
+at any time, also after the client hung up: a call still waiting on the upstream is cut short
+and recorded indeterminate (gateway_shutdown), a call held for approval expires. Whenever the
+gateway ends, the upstream's group goes first: stdin closed, SIGTERM 2 s later, SIGKILL 2 s after.
+
 With --http HOST:PORT the gateway serves MCP's Streamable HTTP transport at
 http://HOST:PORT/mcp instead of stdio (a bare PORT listens on 127.0.0.1; PORT 0 picks a
 free port; the URL is printed on stderr). A digest of each session's Mcp-Session-Id names
@@ -56,14 +62,16 @@ can use or delete its session. A session ends after --idle-timeout seconds witho
 request (default 300); each client address may hold 16 sessions at once.
 
 Host mode (no harness): with --scenario S --manifest M instead of --port-socket, the gateway
-opens the store (--store, default ${DEFAULT_STORE_URL}) as raes run does and is itself the
-participant runtime of P (--participant; default the only autonomous participant with tool
-affordances). Each MCP session (stdio: the process; HTTP: each Mcp-Session-Id) is one outer
-invocation: its first tools/call advances the policy clock to P's next due attempt (tools/list
-starts nothing), and the invocation returns succeeded when the session ends (stdin closed, HTTP
-DELETE, or --idle-timeout seconds without a tools/list or tools/call); the offer's
-timeout_seconds still bounds it. While P's scheduler is stopped or completed, every tools/call
-is answered scheduler_stopped or scheduler_completed, naming the next step.
+opens the store (--store, default ${DEFAULT_STORE_URL}) as raes run does, before it starts
+the upstream, and is itself the participant runtime of P (--participant; default the only
+autonomous participant with tool affordances). Each MCP session (stdio: the process; HTTP: each
+Mcp-Session-Id) is one outer invocation: its first tools/call advances the policy clock to P's
+next due attempt (tools/list starts nothing), and the invocation returns succeeded when the
+session ends (stdin closed, HTTP DELETE, or --idle-timeout seconds without a tools/list or
+tools/call); the offer's timeout_seconds still bounds it. Over stdio the gateway then says why
+on stderr ("session ended: idle for 300 s; ...") and exits 0. While P's scheduler is stopped
+or completed, every tools/call is answered scheduler_stopped or scheduler_completed, naming
+the next step.
 \`raes config mcp-host\` prints a host configuration that starts it from any directory.
 
 Tracing: each tools/call gets an OpenTelemetry execute_tool span. A W3C traceparent (and
@@ -81,11 +89,14 @@ Map file (closed shape):
       evidence_refs: [content.<c>]        # optional, put on complete
 
 Exit codes:
-  0  the client hung up (stdin closed) or a signal stopped the gateway cleanly
-  1  the port could not be reached or refused the token, or the upstream did not start
+  0  the client hung up (stdin closed), the session ended (host mode over stdio), or a signal
+     stopped the gateway cleanly (calls in flight cut short; during start-up, before serving)
+  1  the port could not be reached or refused the token, the upstream did not start, or in
+     host mode the store did not answer (ledger_unavailable)
   2  usage: bad options, no upstream command, ${PORT_TOKEN_ENV} unset, an invalid map, or in
-     host mode a scenario or manifest with errors, no participant to run, or a map tool whose
-     affordance and contract are not bound to the participant
+     host mode a scenario or manifest with errors, no participant to run, a map tool whose
+     affordance and contract are not bound to the participant, or a --store that is not a
+     store (store.not-a-store)
      (each map problem is printed as FILE:LINE:COL: mcp-map.<code> PATH: message)
 
 Examples:
@@ -181,7 +192,11 @@ async function httpListening(
 }
 
 /** Host mode (`--scenario`): the gateway is the participant runtime itself; no port socket, no token. */
-async function runHostMode(upstream: readonly string[], options: GatewayCliOptions): Promise<number> {
+async function runHostMode(
+  upstream: readonly string[],
+  options: GatewayCliOptions,
+  stop: AbortSignal,
+): Promise<number> {
   if (options.portSocket !== undefined) {
     printError(
       CliErrorCode.usage,
@@ -219,12 +234,17 @@ async function runHostMode(upstream: readonly string[], options: GatewayCliOptio
     idleTimeoutSeconds: options.idleTimeout,
     ...(http ? { http } : {}),
     say,
+    signal: stop,
     ...(await stageLogging(options)),
   });
 }
 
-async function runGateway(upstream: readonly string[], options: GatewayCliOptions): Promise<number> {
-  if (options.scenario !== undefined) return runHostMode(upstream, options);
+async function runGateway(
+  upstream: readonly string[],
+  options: GatewayCliOptions,
+  stop: AbortSignal,
+): Promise<number> {
+  if (options.scenario !== undefined) return runHostMode(upstream, options, stop);
   if (options.portSocket === undefined) {
     printError(
       CliErrorCode.usage,
@@ -268,7 +288,7 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
     return ExitCode.findings;
   }
   if (options.http !== undefined)
-    return runHttpGateway(options.http, port, loaded.map, { command, args }, options);
+    return runHttpGateway(options.http, port, loaded.map, { command, args }, options, stop);
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
     gateway = await startGateway({
@@ -277,16 +297,13 @@ async function runGateway(upstream: readonly string[], options: GatewayCliOption
       upstream: { command, args, env: upstreamEnvironment() },
       timeoutMs: options.timeoutMs,
       log: say,
+      signal: stop,
       ...(await stageLogging(options)),
     });
   } catch (error) {
-    printError(
-      startFailureCode(error),
-      `the upstream MCP server did not start: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    return ExitCode.findings;
+    return startFailed("the upstream MCP server did not start", error, stop, say);
   }
-  return serveUntilClosed(gateway);
+  return serveUntilClosed(gateway, stop);
 }
 
 async function runHttpGateway(
@@ -295,6 +312,7 @@ async function runHttpGateway(
   map: ToolMap,
   upstream: { readonly command: string; readonly args: readonly string[] },
   options: GatewayCliOptions,
+  stop: AbortSignal,
 ): Promise<number> {
   const { HttpGatewayRefusal, parseHttpAddress, startHttpGateway } = await import("../../mcp/index.js");
   const address = parseHttpAddress(listen);
@@ -318,19 +336,18 @@ async function runHttpGateway(
       ...(bearer ? { bearerToken: bearer } : {}),
       idleTimeoutMs: options.idleTimeout * 1000,
       log: say,
+      signal: stop,
       ...(await stageLogging(options)),
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
     if (error instanceof HttpGatewayRefusal) {
-      printError(CliErrorCode.usage, message);
+      printError(CliErrorCode.usage, error.message);
       return ExitCode.usage;
     }
-    printError(startFailureCode(error), `the HTTP gateway did not start: ${message}`);
-    return ExitCode.findings;
+    return startFailed("the HTTP gateway did not start", error, stop, say);
   }
   say(`serving MCP (Streamable HTTP) at ${gateway.url}`);
-  return serveUntilClosed(gateway);
+  return serveUntilClosed(gateway, stop);
 }
 
 /** `raes mcp-gateway`: an MCP server on stdio that governs every tool call of one invocation. */
@@ -385,7 +402,12 @@ export function registerMcpGatewayCommand(program: Command): void {
     .action(async (upstream: string[], options: GatewayCliOptions) => {
       const otlp =
         options.otlp === undefined ? undefined : await installOtlp(options.otlp, "raes-mcp-gateway");
-      const code = await runGateway(upstream, options).finally(() => otlp?.shutdown());
+      // From here on a signal stops the gateway, even one still waiting for its upstream to start.
+      const stop = stopOnSignals();
+      const code = await runGateway(upstream, options, stop.signal).finally(() => {
+        stop.dispose();
+        return otlp?.shutdown();
+      });
       process.exitCode = code;
       // Once shut down, no stray handle may keep the gateway alive as an orphan.
       setTimeout(() => process.exit(code), 1_000).unref();

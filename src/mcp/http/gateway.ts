@@ -9,6 +9,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { InvocationToolActionPort } from "../../port/index.js";
 import type { CallStages } from "../call-stages.js";
+import { startOptions } from "../gateway.js";
 import { type GatewayLog, GovernedCalls } from "../governed-calls.js";
 import { governedServer } from "../governed-server.js";
 import type { ToolMap } from "../map.js";
@@ -56,6 +57,11 @@ export interface HttpGatewayOptions {
   readonly onStages?: (stages: CallStages) => void;
   /** The port is in this process (host mode): outcomes are recorded after the answers (GovernedCalls). */
   readonly settleAfterAnswer?: boolean;
+  /**
+   * Aborted while the gateway starts (a signal): the upstream is closed, its process group included,
+   * and the start rejects with the signal's reason. A running gateway is stopped with `close`.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** A running HTTP gateway. */
@@ -119,9 +125,13 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
   // Every session's calls until they are drained: one the client closed may still have settles behind
   // its last answers, and the gateway must not exit before the port has them.
   const unsettled = new Set<SessionCalls>();
-  const upstream = await Upstream.start(options.upstream, () => {
-    for (const s of sessions.values()) s.server.sendToolListChanged().catch(() => undefined);
-  });
+  const upstream = await Upstream.start(
+    options.upstream,
+    () => {
+      for (const s of sessions.values()) s.server.sendToolListChanged().catch(() => undefined);
+    },
+    startOptions({ log, ...(options.signal ? { signal: options.signal } : {}) }),
+  );
 
   /** Ends a session (its client deleted it, it was idle, or the gateway closes); its calls drain. */
   const endSession = (session: HttpSession): void => {
@@ -295,6 +305,9 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Run
   const close = (): Promise<void> => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      // Calls held for approval expire rather than hold the shutdown up for a decision; calls waiting
+      // on the upstream are answered gateway_shutdown by its close.
+      for (const calls of unsettled) calls.releaseHolds?.();
       await upstream.close();
       for (const calls of unsettled) await calls.drain();
       for (const s of [...sessions.values()]) endSession(s);

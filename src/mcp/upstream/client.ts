@@ -29,6 +29,21 @@ const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
 /** The prefix of the gateway's own `tools/call` ids; the SDK's requests use numbers, so they never meet. */
 const CALL_ID_PREFIX = "raes-call-";
 
+/** When a start still waiting for the upstream's answer to `initialize` first says so, then how often. */
+const WAITING_FIRST_MS = 5_000;
+const WAITING_EVERY_MS = 15_000;
+
+/** How `Upstream.start` waits for the handshake. */
+export interface UpstreamStartOptions {
+  /** Once aborted (a signal stopped the gateway), the upstream is closed and the start rejects with its reason. */
+  readonly signal?: AbortSignal;
+  /**
+   * Told the seconds waited so far, 5 s into a start whose upstream has not answered `initialize` and
+   * every 15 s after, until the SDK's own one-minute bound ends it.
+   */
+  readonly waiting?: (seconds: number) => void;
+}
+
 type Reply = { readonly result: CallToolResult } | { readonly error: Error };
 
 /**
@@ -44,6 +59,7 @@ export class Upstream {
   #nextId = 0;
   #lost = false;
   #names: ReadonlySet<string> | undefined;
+  #closing: Promise<void> | undefined;
 
   private constructor(command: UpstreamCommand, onToolsChanged: () => void) {
     this.#transport = new UpstreamProcess(command, (message, valid) => this.#take(message, valid));
@@ -55,17 +71,39 @@ export class Upstream {
     });
   }
 
-  /** Spawns the upstream and completes the MCP handshake; `onToolsChanged` follows its list_changed notices. */
+  /**
+   * Spawns the upstream and completes the MCP handshake; `onToolsChanged` follows its list_changed
+   * notices. Whenever the start fails, the upstream's process group is gone before it rejects.
+   */
   static async start(
     command: UpstreamCommand,
     onToolsChanged: () => void = () => undefined,
+    options: UpstreamStartOptions = {},
   ): Promise<Upstream> {
+    const { signal, waiting } = options;
+    signal?.throwIfAborted();
     const upstream = new Upstream(command, onToolsChanged);
+    const stop = () => void upstream.close();
+    signal?.addEventListener("abort", stop, { once: true });
+    // The SDK gives initialize a minute; a host's log should say why nothing is served meanwhile.
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const tell = (ms: number) => {
+      timer = setTimeout(() => {
+        waiting?.(Math.round((Date.now() - started) / 1000));
+        tell(WAITING_EVERY_MS);
+      }, ms);
+    };
+    if (waiting) tell(WAITING_FIRST_MS);
     try {
       await upstream.#client.connect(upstream.#transport);
     } catch (error) {
       await upstream.close();
+      signal?.throwIfAborted();
       throw upstream.#reason(error, "initialize");
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
     }
     return upstream;
   }
@@ -176,12 +214,18 @@ export class Upstream {
     });
   }
 
-  /** Answers calls in flight `gateway_shutdown`, then closes the upstream and its process group. */
-  async close(): Promise<void> {
-    for (const settle of [...this.#pending.values()])
-      settle({ error: new UpstreamCallError("shutdown", "the gateway is shutting down") });
-    await this.#client.close();
-    await this.#transport.close();
+  /**
+   * Answers calls in flight `gateway_shutdown`, then closes the upstream and its process group. Every
+   * caller gets the one close, so a shutdown that cuts a drain short also waits for the group to go.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      for (const settle of [...this.#pending.values()])
+        settle({ error: new UpstreamCallError("shutdown", "the gateway is shutting down") });
+      await this.#client.close();
+      await this.#transport.close();
+    })();
+    return this.#closing;
   }
 
   /** A reply to one of the gateway's own calls: classified by what the upstream sent. */

@@ -1,3 +1,8 @@
-export { Upstream, UpstreamCallError, type UpstreamFailureKind } from "./client.js";
+export {
+  Upstream,
+  UpstreamCallError,
+  type UpstreamFailureKind,
+  type UpstreamStartOptions,
+} from "./client.js";
 export { UpstreamError, UpstreamErrorCode } from "./errors.js";
 export type { UpstreamCommand } from "./process.js";

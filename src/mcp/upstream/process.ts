@@ -45,6 +45,7 @@ export class UpstreamProcess implements Transport {
   #exited: Promise<void> = Promise.resolve();
   #drained: Promise<void> = Promise.resolve();
   #closed = false;
+  #closing: Promise<void> | undefined;
   #refusal: UpstreamError | undefined;
 
   constructor(command: UpstreamCommand, intercept: Interceptor) {
@@ -91,9 +92,17 @@ export class UpstreamProcess implements Transport {
     });
   }
 
-  /** Closes stdin, then SIGTERMs and SIGKILLs the upstream's process group, whatever it started included. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Closes stdin, then SIGTERMs and SIGKILLs the upstream's process group, whatever it started
+   * included. Every caller waits for the one close: the SDK starts it unawaited when the handshake
+   * fails, and the gateway must not exit before the group is gone, or it is left running.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     const child = this.#child;
     if (child) {
