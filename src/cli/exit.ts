@@ -112,21 +112,23 @@ export function counted(n: number, noun: string): string {
 
 /**
  * SIGINT and SIGTERM, from the moment a long-running command starts, as one signal: a command that
- * is still starting gives up (its upstream closed) and one that serves closes. Each is taken once, so
- * a second SIGINT or SIGTERM ends the process at once, as Node does by default. `dispose` lets go.
+ * is still starting gives up (its upstream closed) and one that serves closes. Only the first is
+ * taken: a second SIGINT or SIGTERM ends the process at once, as Node does by default. `dispose`
+ * lets go.
  */
 export function stopOnSignals(): { readonly signal: AbortSignal; dispose(): void } {
   const stop = new AbortController();
-  const onSignal = () => stop.abort(new Error("a signal stopped the command"));
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  return {
-    signal: stop.signal,
-    dispose: () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    },
+  const dispose = () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   };
+  const onSignal = () => {
+    dispose();
+    stop.abort(new Error("a signal stopped the command"));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return { signal: stop.signal, dispose };
 }
 
 /**
