@@ -79,9 +79,21 @@ export async function loadRuntimeModule(path: string): Promise<ParticipantRuntim
     );
   }
   const build = exported as (...args: unknown[]) => unknown;
-  const runtime = isClass(build) ? new (build as unknown as new () => unknown)() : await build();
+  let runtime: unknown;
+  try {
+    runtime = isClass(build) ? new (build as unknown as new () => unknown)() : await build();
+  } catch (error) {
+    // The module's own constructor or factory threw: the module named builds no runtime.
+    throw new RuntimeModuleError(
+      `${path}: building the runtime threw: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
   if (runtime === null || typeof runtime !== "object") {
     throw new RuntimeModuleError(`${path}: the default export did not produce a runtime object`);
+  }
+  // Checked here, before anything is written: without it the runtime's registration refuses it later.
+  if (typeof (runtime as { admitAction?: unknown }).admitAction !== "function") {
+    throw new RuntimeModuleError(`${path}: the runtime it built has no admitAction method`);
   }
   return runtime as ParticipantRuntime;
 }

@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { delimiter, isAbsolute, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -60,9 +60,13 @@ async function configFor(cwd: string, client: string, portal: string): Promise<R
 async function configRun(
   cwd: string,
   args: readonly string[],
+  env?: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [MAIN, "config", "mcp-host", ...args], { cwd });
+    const { stdout, stderr } = await run(process.execPath, [MAIN, "config", "mcp-host", ...args], {
+      cwd,
+      ...(env === undefined ? {} : { env: { ...process.env, ...env } }),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -270,6 +274,8 @@ describe("raes config mcp-host", () => {
       "https://example.test/x.js",
       "manifest.json",
       "lib/tools",
+      "-m",
+      "mcp_server_git.main",
     ]);
     assert.equal(result.code, 0, result.stderr);
     const server = (JSON.parse(result.stdout) as { mcpServers: { raes: ServerBlock } }).mcpServers.raes;
@@ -282,6 +288,8 @@ describe("raes config mcp-host", () => {
       "https://example.test/x.js",
       join(dir, "manifest.json"),
       "lib/tools",
+      "-m",
+      "mcp_server_git.main",
     ]);
     const warnings = result.stderr.split("\n").filter((line) => line.includes("warning"));
     assert.deepEqual(
@@ -289,6 +297,29 @@ describe("raes config mcp-host", () => {
       ["my-mcp-server.js", "lib/tools"],
     );
     assert.match(warnings[0] ?? "", /the host resolves it from its own working directory/);
+  });
+
+  it("finds a command through a relative PATH entry and prints it absolute: the host starts elsewhere", async () => {
+    const bin = join(dir, "tools-bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "my-upstream"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const result = await configRun(
+      dir,
+      [
+        "--scenario",
+        "scenario.yaml",
+        "--manifest",
+        "manifest.json",
+        "--map",
+        "map.yaml",
+        "--",
+        "my-upstream",
+      ],
+      { PATH: `tools-bin${delimiter}${process.env.PATH ?? ""}` },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const server = (JSON.parse(result.stdout) as { mcpServers: { raes: ServerBlock } }).mcpServers.raes;
+    assert.equal(server.args.at(-1), join(bin, "my-upstream"));
   });
 
   it("--help says what it refuses and what it warns about", async () => {

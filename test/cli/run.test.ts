@@ -89,15 +89,21 @@ describe("raes run / history / operation / resolve / resume", () => {
     assert.equal(existsSync(join(dir, "nested")), false, "the store's folder was not made");
   });
 
-  it("a --runtime module that cannot be imported (a syntax error, a missing dependency) is refused with its code (exit 2)", async () => {
+  it("a --runtime module that cannot be imported, whose factory throws or builds no runtime, is refused with its code (exit 2)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "raes-run-"));
     const broken = join(dir, "broken.mjs");
     writeFileSync(broken, "export default class {\n");
     const missing = join(dir, "missing-dep.mjs");
     writeFileSync(missing, 'import "no-such-package-raes-test";\nexport default class {}\n');
+    const throws = join(dir, "throws.mjs");
+    writeFileSync(throws, 'export default () => { throw new Error("factory boom"); };\n');
+    const empty = join(dir, "empty-object.mjs");
+    writeFileSync(empty, "export default () => ({});\n");
     for (const [module, why] of [
       [broken, /broken\.mjs could not be imported: .*(Unexpected|SyntaxError|end of input)/],
       [missing, /missing-dep\.mjs could not be imported: .*no-such-package-raes-test/],
+      [throws, /throws\.mjs: building the runtime threw: factory boom$/m],
+      [empty, /empty-object\.mjs: the runtime it built has no admitAction method$/m],
     ] as const) {
       const db = join(dir, "nested", "cp.db");
       const run = await raes(

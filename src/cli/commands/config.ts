@@ -62,7 +62,8 @@ function upstreamCommand(command: string): string | undefined {
   if (command === "node") return process.execPath;
   if (command.includes("/")) return executableFile(resolve(command)) ? resolve(command) : undefined;
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir !== "" && executableFile(join(dir, command))) return join(dir, command);
+    // A relative PATH entry (`node_modules/.bin`) is resolved here: the host starts from elsewhere.
+    if (dir !== "" && executableFile(join(dir, command))) return resolve(dir, command);
   }
   return undefined;
 }
@@ -84,14 +85,18 @@ function looksLikeRelativePath(arg: string): boolean {
  */
 function upstreamArgs(args: readonly string[]): { args: string[]; missing: string[] } {
   const missing: string[] = [];
-  const absolute = args.map((arg) => {
+  const absolute = args.map((arg, i) => {
     if (arg.startsWith("-") || isAbsolute(arg)) return arg;
     if (statSync(arg, { throwIfNoEntry: false })) return resolve(arg);
-    if (looksLikeRelativePath(arg)) missing.push(arg);
+    // After `-m` or `-c` (`python3 -m pkg.server`, `sh -c '…'`) comes a module name or code, never a file.
+    if (looksLikeRelativePath(arg) && !CODE_OR_MODULE_FLAGS.has(args[i - 1] ?? "")) missing.push(arg);
     return arg;
   });
   return { args: absolute, missing };
 }
+
+/** The flags whose value is a module name or a program's text (Python's, a shell's), not a file path. */
+const CODE_OR_MODULE_FLAGS = new Set(["-m", "-c"]);
 
 function envPair(value: string, previous: readonly string[] = []): string[] {
   if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) throw new InvalidArgumentError("use NAME=VALUE");
