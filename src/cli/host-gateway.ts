@@ -2,7 +2,7 @@ import { compileScenario } from "../compiler/index.js";
 import { readInputFile } from "../input/index.js";
 import { checkManifestFile } from "../manifest/index.js";
 import type { CallStages, HttpAddress, ToolMap } from "../mcp/index.js";
-import { DEFAULT_STORE_URL } from "../records/index.js";
+import { DEFAULT_STORE_URL, MEMORY_STORE_URL } from "../records/index.js";
 import { hasErrors, loadScenario } from "../sdl/index.js";
 import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailed } from "./exit.js";
 import { withStore } from "./store-option.js";
@@ -61,6 +61,16 @@ export async function runHostGateway(options: HostGatewayOptions): Promise<numbe
   for (const problem of unbound) printError(CliErrorCode.usage, problem);
   if (unbound.length > 0) return ExitCode.usage;
   const store = options.store ?? DEFAULT_STORE_URL;
+  // A held call is decided from another process (raes approve, the console), which a memory: store,
+  // living only in this one, never reaches: every held call would wait out its timeout, then be withheld.
+  const held = [...options.map.tools.entries()].filter(([, entry]) => entry.approval !== undefined);
+  if (store === MEMORY_STORE_URL && held.length > 0) {
+    printError(
+      CliErrorCode.usage,
+      `map tool ${held.map(([name]) => name).join(", ")} holds calls for approval, decided from another process (raes approve), which cannot reach a memory: store: name a sqlite: or postgres:// store with --store`,
+    );
+    return ExitCode.usage;
+  }
   // Opened (created and migrated, as raes run opens it) and closed before anything is served: a
   // --store that is not a store, or that does not answer, is refused now with its own code and exit
   // status (thrown to the CLI, which prints and exits as for raes run), not on every tool call.

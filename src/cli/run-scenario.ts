@@ -4,7 +4,7 @@ import { compileScenario, type RuntimeModel } from "../compiler/index.js";
 import { readInputFile } from "../input/index.js";
 import { checkManifestFile, ManifestDiagnosticCode } from "../manifest/index.js";
 import { resolveCommands } from "../printed/index.js";
-import { codeOf } from "../records/index.js";
+import { codeOf, MEMORY_STORE_URL } from "../records/index.js";
 import {
   DEFAULT_LEASE_TTL_MS,
   type PacedRunSummary,
@@ -262,21 +262,26 @@ async function runParsed(
     byParticipant(unresolved),
     options.store,
   );
+  // A memory: store ends with this process: a printed command naming it would find no store, so the
+  // next steps say what waits without commands, and one line says why.
+  const lasting = options.store !== MEMORY_STORE_URL;
   const summary = {
     ...progress.toJSON(),
     errors,
     ...(paced ? { pacing: pacingJson(paced) } : {}),
     stopped: stopped.map((s) => ({ participant: s.participantAddress, reason: s.stopReason ?? null })),
     ...(idle ? { idle } : {}),
-    resolve: unresolved.flatMap((a) => {
-      const commands = resolveCommands(a.id, options.store);
-      return [commands.confirmed, commands.absent];
-    }),
+    resolve: lasting
+      ? unresolved.flatMap((a) => {
+          const commands = resolveCommands(a.id, options.store);
+          return [commands.confirmed, commands.absent];
+        })
+      : [],
     next: next.map((s) => ({
       participant: s.participant,
       reason: s.reason,
       say: s.say,
-      commands: s.commands,
+      commands: lasting ? s.commands : [],
     })),
   };
   if (options.json) printJson(summary);
@@ -285,7 +290,12 @@ async function runParsed(
     const share = progress.shareLine();
     if (share) process.stdout.write(`${share}\n`);
     if (paced) process.stdout.write(`${pacingLine(paced)}\n`);
-    for (const line of nextStepLines(next)) process.stdout.write(`${line}\n`);
+    if (lasting) for (const line of nextStepLines(next)) process.stdout.write(`${line}\n`);
+    else if (next.length > 0)
+      process.stdout.write(
+        `${next.map((s) => `stopped: ${s.participant} (${s.reason ?? "stopped"})`).join("\n")}\n` +
+          "the memory: store ended with this run, so nothing here can be resolved or resumed: run with --store sqlite:PATH to keep what needs a person\n",
+      );
     if (idle) process.stdout.write(`${idle}\n`);
   }
   // Exit 0 only when every scheduler is running or completed: a stop, whatever its reason, waits for

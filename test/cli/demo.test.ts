@@ -200,6 +200,14 @@ describe("raes demo command line", () => {
     const usage = await raes(ROOT, ["demo", "--no-such-option"]);
     assert.equal(usage.code, 2);
     assert.equal(usage.stdout, "");
+    // Every command the demo prints names its store: one that ends with the demo is refused.
+    const memory = await raes(ROOT, ["demo", "--store", "memory:"]);
+    assert.equal(memory.code, 2, memory.stderr);
+    assert.equal(memory.stdout, "");
+    assert.match(
+      memory.stderr,
+      /^raes: cli\.usage: .*a memory: store ends with the demo: name a sqlite: or postgres:\/\/ store/m,
+    );
   });
 
   const DIST_MAIN = join(ROOT, "dist", "cli", "main.js");

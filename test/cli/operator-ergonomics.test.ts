@@ -44,6 +44,28 @@ describe("one store setting, short ids and what waits for an operator", () => {
     );
   });
 
+  it("a run on a memory: store names what stopped, prints no command (none would find the store), and says why", async () => {
+    const run = await raes([...exampleRunArgs("memory:"), "--steps", "1"], {
+      env: { RAES_TEST_MODE: "unknown" },
+    });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stdout,
+      /^stopped: participant\.behavior\.participant-agent \(tool_action_indeterminate\)$/m,
+    );
+    assert.match(
+      run.stdout,
+      /^the memory: store ended with this run, so nothing here can be resolved or resumed/m,
+    );
+    assert.doesNotMatch(run.stdout, /--store memory:/);
+    const json = await raes([...exampleRunArgs("memory:"), "--steps", "1", "--json"], {
+      env: { RAES_TEST_MODE: "unknown" },
+    });
+    const summary = JSON.parse(json.stdout) as { resolve: unknown[]; next: { commands: unknown[] }[] };
+    assert.deepEqual(summary.resolve, []);
+    assert.ok(summary.next.length > 0 && summary.next.every((s) => s.commands.length === 0), json.stdout);
+  });
+
   it("every table line fits 120 columns; --wide and --json carry the whole ids", async () => {
     for (const extra of [[], ["--needs-operator"], ["--state", "indeterminate"]]) {
       const run = await raes(["operations", "--store", store, ...extra]);

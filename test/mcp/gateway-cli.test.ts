@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -124,5 +124,40 @@ describe("raes mcp-gateway command line", () => {
       /^raes: mcp-upstream\.answer-invalid: the gateway did not start: the upstream's answer to initialize is not what MCP specifies for it$/m,
     );
     assert.doesNotMatch(outcome.stderr, /invalid_type|expected/);
+  });
+
+  it("host mode refuses a map that holds calls for approval on a memory: store, which no approve can reach (exit 2)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-gw-memory-"));
+    const map = join(dir, "held.yaml");
+    writeFileSync(
+      map,
+      readFileSync(join(ROOT, "test", "fixtures", "live", "map.yaml"), "utf8").replace(
+        "    evidence_refs: [content.participant-observation]\n",
+        "    evidence_refs: [content.participant-observation]\n    approval: required\n",
+      ),
+    );
+    const examples = join(ROOT, "examples");
+    const host = (store: string) =>
+      raes([
+        "mcp-gateway",
+        "--scenario",
+        join(examples, "enterprise-participant-evidence-loop.sdl.yaml"),
+        "--manifest",
+        join(examples, "harness-backend.manifest.json"),
+        "--map",
+        map,
+        "--store",
+        store,
+        "--",
+        process.execPath,
+        "-e",
+        "",
+      ]);
+    const outcome = await host("memory:");
+    assert.equal(outcome.code, 2, outcome.stderr);
+    assert.match(
+      outcome.stderr,
+      /^raes: cli\.usage: map tool echo holds calls for approval, decided from another process \(raes approve\), which cannot reach a memory: store/m,
+    );
   });
 });

@@ -1,8 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import type { DemoInvocation, DemoSummary } from "../../demo/index.js";
 import { absoluteStoreUrl, printableStoreUrl, printedCommand, resolveCommands } from "../../printed/index.js";
+import { MEMORY_STORE_URL } from "../../records/index.js";
 import { makeDirectories } from "../directories.js";
 import { ExitCode, printJson } from "../exit.js";
 import { outputFile } from "../input-files.js";
@@ -106,11 +107,20 @@ function printSummary(summary: DemoSummary, html: string, elapsedMs: number): vo
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+/** The demo's `--store`: a store that outlives the demo, since every command it prints names it. */
+function demoStoreUrl(value: string): string {
+  if (value === MEMORY_STORE_URL)
+    throw new InvalidArgumentError(
+      "the demo prints resolve, resume and history commands for its store, and a memory: store ends with the demo: name a sqlite: or postgres:// store",
+    );
+  return storeUrl(value);
+}
+
 /** `raes demo`: the example scenario end to end, with a real MCP agent behind `raes mcp-gateway`. */
 export function registerDemoCommand(program: Command): void {
   program
     .command("demo")
-    .option("--store <url>", "control-plane store URL", storeUrl, DEMO_STORE_DEFAULT)
+    .option("--store <url>", "control-plane store URL", demoStoreUrl, DEMO_STORE_DEFAULT)
     .option("--html <file>", "where to write the HTML timeline", outputFile, DEFAULT_HTML)
     .option("--json", "print the summary as JSON")
     .addOption(
