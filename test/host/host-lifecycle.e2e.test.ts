@@ -6,7 +6,12 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { EXAMPLE_HOST_INPUTS } from "../helpers/example.js";
-import { callOverStdio, eventually, exitsWithin, spawnGateway } from "../mcp/fixtures/gateway-process.js";
+import {
+  eventually,
+  exitsWithin,
+  hangUpThenTerminate,
+  spawnGateway,
+} from "../mcp/fixtures/gateway-process.js";
 import { RAW_MAP_TEXT } from "../mcp/fixtures/raw-map.js";
 
 /**
@@ -69,14 +74,7 @@ describe("host mode stops on a signal, promptly, whatever its calls wait for", (
 
   it("over stdio, SIGTERM after the client hung up cuts the call short: exit 0, the action indeterminate gateway_shutdown", async () => {
     const { store, gateway } = host("stdio", RAW_MAP_TEXT);
-    const pids = await gateway.upstreamPids();
-    await callOverStdio(gateway, "stall");
-    assert.ok(await eventually(() => gateway.upstreamCalls().includes("stall"), 60_000));
-    // The client hangs up, as the SDK's StdioClientTransport.close() does, then signals.
-    gateway.child.stdin?.end();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    gateway.child.kill("SIGTERM");
-    assert.equal(await exitsWithin(gateway, GONE_WITHIN_MS, pids), 0);
+    assert.equal(await hangUpThenTerminate(gateway, GONE_WITHIN_MS), 0);
     assert.deepEqual(await settled(store), [["stall", "indeterminate", "gateway_shutdown"]]);
   });
 

@@ -10,34 +10,11 @@ import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { childNodeArgs } from "../helpers/compiled/index.js";
 import { ROOT } from "../helpers/example.js";
 import { oneInvocation } from "../port/support/invocation.js";
+import { eventually, gone, RAW_UPSTREAM as RAW } from "./fixtures/gateway-process.js";
 import { RAW_MAP_TEXT } from "./fixtures/raw-map.js";
 
-const RAW = join(ROOT, "test", "mcp", "fixtures", "raw-upstream.ts");
 /** The issue's "short bound" for a gateway to be gone, with a generous margin for a busy machine. */
 const GONE_WITHIN_MS = 20_000;
-
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  // A killed process its new parent has not reaped yet is gone too.
-  try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true;
-  }
-}
-
-async function eventually(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
 
 /** Starts a real `raes mcp-gateway` in front of a stubborn raw upstream that also leaves a grandchild behind. */
 async function startGateway(dir: string, socketPath: string, token: string) {

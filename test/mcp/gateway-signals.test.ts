@@ -6,7 +6,7 @@ import { after, describe, it } from "node:test";
 import { serveToolActionPort } from "../../src/index.js";
 import { manifestWithTimeout } from "../helpers/live-model.js";
 import { oneInvocation } from "../port/support/invocation.js";
-import { callOverStdio, eventually, exitsWithin, spawnGateway } from "./fixtures/gateway-process.js";
+import { eventually, exitsWithin, hangUpThenTerminate, spawnGateway } from "./fixtures/gateway-process.js";
 import { RAW_MAP_TEXT } from "./fixtures/raw-map.js";
 
 /**
@@ -65,14 +65,7 @@ describe("raes mcp-gateway --port-socket stops on a signal and never leaves its 
       "eof",
       { RAW_UPSTREAM_STUBBORN: "1" },
       async (gateway) => {
-        const pids = await gateway.upstreamPids();
-        await callOverStdio(gateway, "stall");
-        assert.ok(await eventually(() => gateway.upstreamCalls().includes("stall"), 60_000));
-        // The client hangs up, as the SDK's StdioClientTransport.close() does, then signals.
-        gateway.child.stdin?.end();
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-        gateway.child.kill("SIGTERM");
-        assert.equal(await exitsWithin(gateway, GONE_WITHIN_MS, pids), 0);
+        assert.equal(await hangUpThenTerminate(gateway, GONE_WITHIN_MS), 0);
         assert.match(gateway.stdout(), /"raes\/code":"gateway_shutdown"/);
       },
       (actions) =>

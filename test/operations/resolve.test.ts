@@ -47,17 +47,10 @@ describe("resolveToolAction", () => {
   });
 
   it("records resolved_at in microseconds, like every other stored time", async () => {
-    const store = new MemoryControlPlaneStore();
-    const inv = invocation();
-    const action = toolAction(inv, 1, { phase: "dispatched" });
-    await store.openInvocation(inv, closeCommit(inv).scheduler);
-    await store.insertToolAction(action);
-    await store.commitInvocation(
-      closeCommit(inv, [{ ...action, phase: "settled", settlement: "indeterminate" }]),
-    );
+    const { store, id } = await indeterminate();
     const resolved = await resolveToolAction(
       store,
-      action.id,
+      id,
       { resolution: "effect_absent", note: "no request in the portal log" },
       () => new Date("2026-01-01T12:00:00.123Z"),
     );
