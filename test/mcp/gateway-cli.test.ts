@@ -35,6 +35,26 @@ function raes(args: readonly string[], env: Record<string, string> = {}): Promis
   });
 }
 
+/** `raes mcp-gateway` in host mode on the example scenario and manifest, its upstream `node -e CODE`. */
+function hostMode(map: string, store: string, code: string): string[] {
+  const examples = join(ROOT, "examples");
+  return [
+    "mcp-gateway",
+    "--scenario",
+    join(examples, "enterprise-participant-evidence-loop.sdl.yaml"),
+    "--manifest",
+    join(examples, "harness-backend.manifest.json"),
+    "--map",
+    map,
+    "--store",
+    store,
+    "--",
+    process.execPath,
+    "-e",
+    code,
+  ];
+}
+
 describe("raes mcp-gateway command line", () => {
   let dir: string;
   before(() => {
@@ -101,22 +121,7 @@ describe("raes mcp-gateway command line", () => {
     const upstream =
       'require("node:readline").createInterface({ input: process.stdin }).on("line", (l) => ' +
       'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(l).id, result: { x: "aaa" } }) + "\\n"))';
-    const examples = join(ROOT, "examples");
-    const outcome = await raes([
-      "mcp-gateway",
-      "--scenario",
-      join(examples, "enterprise-participant-evidence-loop.sdl.yaml"),
-      "--manifest",
-      join(examples, "harness-backend.manifest.json"),
-      "--map",
-      join(examples, "demo", "mcp-map.yaml"),
-      "--store",
-      "memory:",
-      "--",
-      process.execPath,
-      "-e",
-      upstream,
-    ]);
+    const outcome = await raes(hostMode(join(ROOT, "examples", "demo", "mcp-map.yaml"), "memory:", upstream));
     assert.equal(outcome.code, 1, outcome.stderr);
     assert.equal(outcome.stdout, "");
     assert.match(
@@ -136,24 +141,7 @@ describe("raes mcp-gateway command line", () => {
         "    evidence_refs: [content.participant-observation]\n    approval: required\n",
       ),
     );
-    const examples = join(ROOT, "examples");
-    const host = (store: string) =>
-      raes([
-        "mcp-gateway",
-        "--scenario",
-        join(examples, "enterprise-participant-evidence-loop.sdl.yaml"),
-        "--manifest",
-        join(examples, "harness-backend.manifest.json"),
-        "--map",
-        map,
-        "--store",
-        store,
-        "--",
-        process.execPath,
-        "-e",
-        "",
-      ]);
-    const outcome = await host("memory:");
+    const outcome = await raes(hostMode(map, "memory:", ""));
     assert.equal(outcome.code, 2, outcome.stderr);
     assert.match(
       outcome.stderr,
