@@ -5,6 +5,7 @@ import type { CallStages, HttpAddress, ToolMap } from "../mcp/index.js";
 import { DEFAULT_STORE_URL, MEMORY_STORE_URL } from "../records/index.js";
 import { hasErrors, loadScenario } from "../sdl/index.js";
 import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailed } from "./exit.js";
+import { manifestDiagnosticLine, scenarioDiagnosticLine } from "./input-files.js";
 import { withStore } from "./store-option.js";
 
 /** The options of `raes mcp-gateway` in host mode, as parsed and checked by the command. */
@@ -32,18 +33,18 @@ export interface HostGatewayOptions {
 export async function runHostGateway(options: HostGatewayOptions): Promise<number> {
   const { say } = options;
   const { scenario, diagnostics } = loadScenario(options.scenario);
+  // Printed as raes run and raes config mcp-host print them, each file's findings then one coded line.
   for (const d of diagnostics.filter((x) => x.severity === "error"))
-    say(`${options.scenario}:${d.line}:${d.column}: error ${d.code} ${d.message}`);
+    process.stderr.write(`${scenarioDiagnosticLine(options.scenario, d)}\n`);
   if (!scenario || hasErrors(diagnostics)) {
-    say("the scenario has errors");
+    printError(CliErrorCode.scenario_invalid, `${options.scenario}: the scenario has errors; nothing served`);
     return ExitCode.usage;
   }
   const model = compileScenario(scenario);
   const check = await checkManifestFile(options.manifest, model);
-  for (const d of check.diagnostics)
-    say(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}`);
+  for (const d of check.diagnostics) process.stderr.write(`${manifestDiagnosticLine(options.manifest, d)}\n`);
   if (!check.ok) {
-    say("the manifest has errors");
+    printError(CliErrorCode.manifest_invalid, `${options.manifest}: the manifest has errors; nothing served`);
     return ExitCode.usage;
   }
   const read = readInputFile(options.manifest, 1_000_000);

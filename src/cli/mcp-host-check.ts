@@ -2,6 +2,7 @@ import { compileScenario } from "../compiler/index.js";
 import { checkManifestFile } from "../manifest/index.js";
 import { hasErrors, loadScenario } from "../sdl/index.js";
 import { CliErrorCode, printError } from "./exit.js";
+import { manifestDiagnosticLine, scenarioDiagnosticLine } from "./input-files.js";
 
 /** The inputs `raes config mcp-host` writes into the block, as the gateway in host mode will read them. */
 export interface McpHostInputs {
@@ -23,7 +24,7 @@ export interface McpHostInputs {
 export async function hostInputsStart(inputs: McpHostInputs): Promise<boolean> {
   const { scenario, diagnostics } = loadScenario(inputs.scenario);
   for (const d of diagnostics.filter((x) => x.severity === "error"))
-    process.stderr.write(`${inputs.scenario}:${d.line}:${d.column}: error ${d.code} ${d.message}\n`);
+    process.stderr.write(`${scenarioDiagnosticLine(inputs.scenario, d)}\n`);
   if (!scenario || hasErrors(diagnostics)) {
     printError(
       CliErrorCode.scenario_invalid,
@@ -33,8 +34,7 @@ export async function hostInputsStart(inputs: McpHostInputs): Promise<boolean> {
   }
   const model = compileScenario(scenario);
   const check = await checkManifestFile(inputs.manifest, model);
-  for (const d of check.diagnostics)
-    process.stderr.write(`${inputs.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
+  for (const d of check.diagnostics) process.stderr.write(`${manifestDiagnosticLine(inputs.manifest, d)}\n`);
   if (!check.ok) {
     printError(
       CliErrorCode.manifest_invalid,

@@ -18,6 +18,7 @@ import { DiagnosticCode, loadScenario } from "../sdl/index.js";
 import type { SchedulerRecord, ToolActionRecord } from "../store/index.js";
 import { buildRuntime, type RuntimeChoice, runtimeChoiceProblem } from "./agent-runtime.js";
 import { CliErrorCode, ExitCode, errorLine, printError, printJson } from "./exit.js";
+import { manifestDiagnosticLine, scenarioDiagnosticLine } from "./input-files.js";
 import { installOtlp } from "./otlp.js";
 import {
   byParticipant,
@@ -76,8 +77,7 @@ function messageOf(error: unknown): string {
 function compile(path: string): { model?: RuntimeModel; unreadable: boolean } {
   const { scenario, diagnostics } = loadScenario(path);
   const errors = diagnostics.filter((d) => d.severity === "error");
-  for (const d of errors)
-    process.stderr.write(`${path}:${d.line}:${d.column}: error ${d.code} ${d.message}\n`);
+  for (const d of errors) process.stderr.write(`${scenarioDiagnosticLine(path, d)}\n`);
   const unreadable = errors.some((d) => d.code === DiagnosticCode.fileUnreadable);
   return errors.length > 0 || !scenario ? { unreadable } : { model: compileScenario(scenario), unreadable };
 }
@@ -113,8 +113,7 @@ async function runParsed(
   const { model, unreadable } = compile(scenarioPath);
   if (!model) return fail(CliErrorCode.scenario_invalid, "the scenario has errors", unreadable);
   const check = await checkManifestFile(options.manifest, model);
-  for (const d of check.diagnostics)
-    process.stderr.write(`${options.manifest}: ${d.severity} ${d.code} ${d.path} ${d.message}\n`);
+  for (const d of check.diagnostics) process.stderr.write(`${manifestDiagnosticLine(options.manifest, d)}\n`);
   const manifestUnreadable = check.diagnostics.some((d) => d.code === ManifestDiagnosticCode.file_unreadable);
   if (!check.ok) return fail(CliErrorCode.manifest_invalid, "the manifest has errors", manifestUnreadable);
   // Read again through the same bounded reader; the check above proved it is a small regular file.

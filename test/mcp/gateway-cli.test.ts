@@ -131,6 +131,32 @@ describe("raes mcp-gateway command line", () => {
     assert.doesNotMatch(outcome.stderr, /invalid_type|expected/);
   });
 
+  it("host mode prints a bad manifest's or scenario's findings, then one coded line, and serves nothing (exit 2)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raes-gw-inputs-"));
+    const manifest = join(dir, "bad.json");
+    writeFileSync(manifest, "{");
+    const args = hostMode(join(ROOT, "test", "fixtures", "live", "map.yaml"), "memory:", "");
+    const badManifest = await raes(
+      args.map((a) => (a.endsWith("harness-backend.manifest.json") ? manifest : a)),
+    );
+    assert.equal(badManifest.code, 2, badManifest.stderr);
+    assert.equal(badManifest.stdout, "");
+    // The whole file's finding has no path: one space between its code and its message.
+    assert.match(badManifest.stderr, new RegExp(`^${manifest}: error manifest\\.invalid-json not JSON`, "m"));
+    assert.match(
+      badManifest.stderr,
+      /^raes: cli\.manifest-invalid: .*bad\.json: the manifest has errors; nothing served$/m,
+    );
+    const scenario = join(dir, "bad.sdl.yaml");
+    writeFileSync(scenario, "name: [");
+    const badScenario = await raes(args.map((a) => (a.endsWith(".sdl.yaml") ? scenario : a)));
+    assert.equal(badScenario.code, 2, badScenario.stderr);
+    assert.match(
+      badScenario.stderr,
+      /^raes: cli\.scenario-invalid: .*bad\.sdl\.yaml: the scenario has errors; nothing served$/m,
+    );
+  });
+
   it("host mode refuses a map that holds calls for approval on a memory: store, which no approve can reach (exit 2)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "raes-gw-memory-"));
     const map = join(dir, "held.yaml");
