@@ -74,6 +74,9 @@ async function configRun(
   }
 }
 
+/** The scenario, manifest and map each test copies into its folder, by relative path, then `--`. */
+const INPUTS = ["--scenario", "scenario.yaml", "--manifest", "manifest.json", "--map", "map.yaml", "--"];
+
 describe("raes config mcp-host", () => {
   let dir: string;
   let portal: PortalService;
@@ -233,7 +236,7 @@ describe("raes config mcp-host", () => {
   });
 
   it("prints no block for an upstream command that is neither on PATH nor an executable file (exit 2)", async () => {
-    const base = ["--scenario", "scenario.yaml", "--manifest", "manifest.json", "--map", "map.yaml", "--"];
+    const base = INPUTS;
     for (const [command, says] of [
       ["nosuchcmd-raes-test", "not found on PATH"],
       ["./no-such-server", "not an executable file"],
@@ -259,13 +262,7 @@ describe("raes config mcp-host", () => {
 
   it("warns about each upstream argument that reads as a relative path and names no file here", async () => {
     const result = await configRun(dir, [
-      "--scenario",
-      "scenario.yaml",
-      "--manifest",
-      "manifest.json",
-      "--map",
-      "map.yaml",
-      "--",
+      ...INPUTS,
       "node",
       "my-mcp-server.js",
       "--port",
@@ -303,20 +300,9 @@ describe("raes config mcp-host", () => {
     const bin = join(dir, "tools-bin");
     mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, "my-upstream"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
-    const result = await configRun(
-      dir,
-      [
-        "--scenario",
-        "scenario.yaml",
-        "--manifest",
-        "manifest.json",
-        "--map",
-        "map.yaml",
-        "--",
-        "my-upstream",
-      ],
-      { PATH: `tools-bin${delimiter}${process.env.PATH ?? ""}` },
-    );
+    const result = await configRun(dir, [...INPUTS, "my-upstream"], {
+      PATH: `tools-bin${delimiter}${process.env.PATH ?? ""}`,
+    });
     assert.equal(result.code, 0, result.stderr);
     const server = (JSON.parse(result.stdout) as { mcpServers: { raes: ServerBlock } }).mcpServers.raes;
     assert.equal(server.args.at(-1), join(bin, "my-upstream"));
