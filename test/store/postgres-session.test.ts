@@ -141,3 +141,28 @@ test("migrations run at read committed even on a session that defaults to repeat
     await drop();
   }
 });
+
+test("a store at this code's step opens without migrating: another process's migration lock does not hold it up", async (t) => {
+  if (!(await postgresAvailable("postgres open current"))) return t.skip("POSTGRES UNAVAILABLE");
+  const { schema, url, drop } = freshSchema();
+  await (await openControlPlaneStore(url)).close();
+  const migrator = new pg.Client(POSTGRES_TEST_URL);
+  await migrator.connect();
+  try {
+    // Any migration takes this transaction-level lock first (src/store/postgres/schema.ts).
+    await migrator.query("BEGIN");
+    await migrator.query("SELECT pg_advisory_xact_lock($1)", [0x7261_6573]);
+    const opened = await openControlPlaneStore(url, { statementTimeoutMs: 2000 }).then(
+      async (store) => {
+        await store.close();
+        return "opened";
+      },
+      (error: unknown) => String(error),
+    );
+    assert.equal(opened, "opened", `schema ${schema}`);
+  } finally {
+    await migrator.query("ROLLBACK").catch(() => undefined);
+    await migrator.end();
+    await drop();
+  }
+});

@@ -48,6 +48,47 @@ if (!available) {
       }
     });
 
+    it("lends the idle kept connection to a transaction rather than opening another", async () => {
+      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
+      const db = new StickyPool(pool);
+      try {
+        const kept = await pidOf(db);
+        assert.equal(pool.totalCount, 1);
+        const client = await db.connect();
+        try {
+          const { rows } = await client.query<{ pid: number }>(PID);
+          assert.equal(Number(rows[0]?.pid), kept, "the transaction runs on the connection the pool had");
+          assert.equal(pool.totalCount, 1, "no second connection was opened");
+          assert.notEqual(await pidOf(db), kept, "a statement meanwhile takes another connection");
+        } finally {
+          client.release();
+        }
+      } finally {
+        db.release();
+        await pool.end();
+      }
+    });
+
+    it("keeps its connection when the pool has an idle one for the transaction", async () => {
+      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
+      const db = new StickyPool(pool);
+      try {
+        await Promise.all([pidOf(db, SLOW_PID), pidOf(db, SLOW_PID)]);
+        const kept = await pidOf(db);
+        const client = await db.connect();
+        try {
+          const { rows } = await client.query<{ pid: number }>(PID);
+          assert.notEqual(Number(rows[0]?.pid), kept, "the pool's idle connection serves the transaction");
+          assert.equal(await pidOf(db), kept, "the kept connection still serves statements");
+        } finally {
+          client.release();
+        }
+      } finally {
+        db.release();
+        await pool.end();
+      }
+    });
+
     it("gives the kept connection back on release, even while a statement runs on it", async () => {
       const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
       const db = new StickyPool(pool);

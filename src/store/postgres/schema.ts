@@ -443,10 +443,7 @@ export async function migrate(
       name text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const { rows } = await client.query<{ version: number }>(
-      "SELECT coalesce(max(version), 0)::integer AS version FROM schema_migrations",
-    );
-    const current = rows[0]?.version ?? 0;
+    const current = await schemaVersion(client);
     if (current > SCHEMA_VERSION) {
       throw schemaTooNew(current);
     }
@@ -561,6 +558,17 @@ export async function controlPlaneTables(
   return { migrated: row?.migrated === true, foreign: row?.foreign === true, marked: row?.marked === true };
 }
 
+/**
+ * The last step `schema_migrations` records (0: none), the table found by the search path as every
+ * statement of the store finds it.
+ */
+export async function schemaVersion(client: PoolClient): Promise<number> {
+  const { rows } = await client.query<{ version: number }>(
+    "SELECT coalesce(max(version), 0)::integer AS version FROM schema_migrations",
+  );
+  return rows[0]?.version ?? 0;
+}
+
 /** Which later steps' tables a schema read as it is holds (`raes verify --store` reads older ones). */
 export interface ReadTables {
   /** The history chains of step 13: `chain_digest` on every event and the chain heads. */
@@ -587,10 +595,7 @@ const READABLE_FROM = 9;
  * is newer than this code's, or older than `READABLE_FROM`.
  */
 export async function readableTables(client: PoolClient): Promise<ReadTables> {
-  const { rows } = await client.query<{ version: number }>(
-    "SELECT coalesce(max(version), 0)::integer AS version FROM schema_migrations",
-  );
-  const current = rows[0]?.version ?? 0;
+  const current = await schemaVersion(client);
   if (current > SCHEMA_VERSION) throw schemaTooNew(current);
   if (current < READABLE_FROM) {
     throw new StoreUnavailableError(

@@ -41,8 +41,13 @@ export class StickyPool implements Queryable {
     }
   }
 
-  /** A connection of the pool for a transaction. */
+  /**
+   * A connection of the pool for a transaction. When the pool has no idle connection but the kept one
+   * is idle, the kept one goes back to the pool first, which lends it at once: a new connection costs
+   * milliseconds (a process's first transaction, a recovery after its reads), a checkout microseconds.
+   */
   connect(): Promise<PoolClient> {
+    if (!this.#busy && this.#client !== undefined && this.#pool.idleCount === 0) this.#drop(this.#client);
     return this.#pool.connect();
   }
 

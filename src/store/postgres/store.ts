@@ -11,7 +11,9 @@ import {
   migrate,
   type ReadTables,
   readableTables,
+  SCHEMA_VERSION,
   schemaDamage,
+  schemaVersion,
 } from "./schema.js";
 import { type Queryable, StickyPool } from "./sticky.js";
 import { PostgresWrites } from "./writes.js";
@@ -50,7 +52,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
       writes: new PostgresWrites(db),
       leases: new PostgresLeases(db),
       error: (error) => postgresError(url, error),
-      snapshot: (work) => inSnapshot(pool, (client) => work(new PostgresReads(client, tables))),
+      snapshot: (work) => inSnapshot(db, (client) => work(new PostgresReads(client, tables))),
     });
     this.#pool = pool;
     this.#db = db;
@@ -113,7 +115,10 @@ export class PostgresControlPlaneStore extends DelegatingStore {
             );
         }
         if (readOnly) tables = await readableTables(client);
-        else await migrate(client, schema, redact(url));
+        // A schema at this code's step has nothing to migrate: one read instead of migrate's seven
+        // statements (its lock among them); a concurrent migration's uncommitted step reads as older.
+        else if (!found.migrated || (await schemaVersion(client)) !== SCHEMA_VERSION)
+          await migrate(client, schema, redact(url));
         const damage = await schemaDamage(client, !readOnly);
         if (damage !== undefined) throw schemaDamaged(redact(url), damage);
       } catch (error) {
@@ -140,7 +145,7 @@ export class PostgresControlPlaneStore extends DelegatingStore {
  * statement sees the snapshot its first statement took, whatever others commit meanwhile. Its
  * statements are unnamed: the connection may have prepared the store's own under the same names.
  */
-async function inSnapshot<T>(pool: pg.Pool, work: (db: Queryable) => Promise<T>): Promise<T> {
+async function inSnapshot<T>(pool: Queryable, work: (db: Queryable) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let failure: unknown;
   try {
