@@ -26,13 +26,13 @@ export const CliErrorCode = {
   /** `--otlp` was given and the OTLP exporter, an optional package, is not installed. */
   otlp_exporter_missing: "cli.otlp-exporter-missing",
   /**
-   * `raes run`, `raes config mcp-host`: the scenario has errors (each printed before with its own
-   * code); nothing ran, no block was printed.
+   * `raes run`, host mode, `raes config mcp-host`: the scenario has errors (each printed before with its
+   * own code); nothing ran, nothing was served, no block was printed. Exit 1; 2 when it could not be read.
    */
   scenario_invalid: "cli.scenario-invalid",
   /**
-   * `raes run`, `raes config mcp-host`: the manifest has errors (each printed before with its own
-   * code); nothing ran, no block was printed.
+   * `raes run`, host mode, `raes config mcp-host`: the manifest has errors (each printed before with its
+   * own code); nothing ran, nothing was served, no block was printed. Exit 1; 2 when it could not be read.
    */
   manifest_invalid: "cli.manifest-invalid",
   /**

@@ -1,11 +1,7 @@
-import { compileScenario } from "../compiler/index.js";
-import { readInputFile } from "../input/index.js";
-import { checkManifestFile } from "../manifest/index.js";
 import type { CallStages, HttpAddress, ToolMap } from "../mcp/index.js";
 import { DEFAULT_STORE_URL, MEMORY_STORE_URL } from "../records/index.js";
-import { hasErrors, loadScenario } from "../sdl/index.js";
 import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailed } from "./exit.js";
-import { manifestDiagnosticLine, scenarioDiagnosticLine } from "./input-files.js";
+import { hostParticipantFor, readRunInputs } from "./run-inputs.js";
 import { withStore } from "./store-option.js";
 
 /** The options of `raes mcp-gateway` in host mode, as parsed and checked by the command. */
@@ -32,35 +28,12 @@ export interface HostGatewayOptions {
  */
 export async function runHostGateway(options: HostGatewayOptions): Promise<number> {
   const { say } = options;
-  const { scenario, diagnostics } = loadScenario(options.scenario);
-  // Printed as raes run and raes config mcp-host print them, each file's findings then one coded line.
-  for (const d of diagnostics.filter((x) => x.severity === "error"))
-    process.stderr.write(`${scenarioDiagnosticLine(options.scenario, d)}\n`);
-  if (!scenario || hasErrors(diagnostics)) {
-    printError(CliErrorCode.scenario_invalid, `${options.scenario}: the scenario has errors; nothing served`);
-    return ExitCode.usage;
-  }
-  const model = compileScenario(scenario);
-  const check = await checkManifestFile(options.manifest, model);
-  for (const d of check.diagnostics) process.stderr.write(`${manifestDiagnosticLine(options.manifest, d)}\n`);
-  if (!check.ok) {
-    printError(CliErrorCode.manifest_invalid, `${options.manifest}: the manifest has errors; nothing served`);
-    return ExitCode.usage;
-  }
-  const read = readInputFile(options.manifest, 1_000_000);
-  if (!read.ok) {
-    say(read.message);
-    return ExitCode.usage;
-  }
-  const { hostMapProblems, hostParticipant, startHost } = await import("../host/index.js");
-  const chosen = hostParticipant(model, options.participant);
-  if ("problem" in chosen) {
-    printError(CliErrorCode.usage, chosen.problem);
-    return ExitCode.usage;
-  }
-  const unbound = hostMapProblems(model, chosen.participant, options.map);
-  for (const problem of unbound) printError(CliErrorCode.usage, problem);
-  if (unbound.length > 0) return ExitCode.usage;
+  // Read and printed as raes run and raes config mcp-host read them (src/cli/run-inputs.ts).
+  const inputs = await readRunInputs(options.scenario, options.manifest, "nothing served");
+  if ("exit" in inputs) return inputs.exit;
+  const { model } = inputs;
+  const chosen = await hostParticipantFor(model, options.participant, options.map);
+  if ("exit" in chosen) return chosen.exit;
   const store = options.store ?? DEFAULT_STORE_URL;
   // A held call is decided from another process (raes approve, the console), which a memory: store,
   // living only in this one, never reaches: every held call would wait out its timeout, then be withheld.
@@ -77,11 +50,12 @@ export async function runHostGateway(options: HostGatewayOptions): Promise<numbe
   // status (thrown to the CLI, which prints and exits as for raes run), not on every tool call.
   await withStore(store, async () => undefined);
   if (options.signal.aborted) return ExitCode.ok;
+  const { startHost } = await import("../host/index.js");
   let host: Awaited<ReturnType<typeof startHost>>;
   try {
     host = await startHost({
       model,
-      manifest: JSON.parse(read.text) as unknown,
+      manifest: inputs.manifest,
       participant: chosen.participant,
       store,
       map: options.map,

@@ -1,8 +1,5 @@
 import { statSync } from "node:fs";
 import { CommanderError } from "commander";
-import { compileScenario, type RuntimeModel } from "../compiler/index.js";
-import { readInputFile } from "../input/index.js";
-import { checkManifestFile, ManifestDiagnosticCode } from "../manifest/index.js";
 import { resolveCommands } from "../printed/index.js";
 import { codeOf, MEMORY_STORE_URL } from "../records/index.js";
 import {
@@ -14,11 +11,9 @@ import {
   type StochasticControl,
   survivedLeaseLoss,
 } from "../runtime/index.js";
-import { DiagnosticCode, loadScenario } from "../sdl/index.js";
 import type { SchedulerRecord, ToolActionRecord } from "../store/index.js";
 import { buildRuntime, type RuntimeChoice, runtimeChoiceProblem } from "./agent-runtime.js";
 import { CliErrorCode, ExitCode, errorLine, printError, printJson } from "./exit.js";
-import { manifestDiagnosticLine, scenarioDiagnosticLine } from "./input-files.js";
 import { installOtlp } from "./otlp.js";
 import {
   byParticipant,
@@ -29,6 +24,7 @@ import {
   RunProgress,
   shareLine,
 } from "./output/index.js";
+import { readRunInputs } from "./run-inputs.js";
 import { checkedRunMap } from "./run-map.js";
 import { makeStoreFolder } from "./store-option.js";
 
@@ -73,15 +69,6 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The compiled model, or the findings printed and whether the file could not be read at all. */
-function compile(path: string): { model?: RuntimeModel; unreadable: boolean } {
-  const { scenario, diagnostics } = loadScenario(path);
-  const errors = diagnostics.filter((d) => d.severity === "error");
-  for (const d of errors) process.stderr.write(`${scenarioDiagnosticLine(path, d)}\n`);
-  const unreadable = errors.some((d) => d.code === DiagnosticCode.fileUnreadable);
-  return errors.length > 0 || !scenario ? { unreadable } : { model: compileScenario(scenario), unreadable };
-}
-
 /** Runs `raes run SCENARIO` with its parsed options; `--otlp` exports spans until it returns. */
 export async function runScenario(scenarioPath: string, options: RunOptions): Promise<void> {
   const stochasticControls = parseControls(options.stochasticControl);
@@ -110,16 +97,12 @@ async function runParsed(
       `--runtime ${options.runtime}: no such file (give the harness module's path)`,
       true,
     );
-  const { model, unreadable } = compile(scenarioPath);
-  if (!model) return fail(CliErrorCode.scenario_invalid, "the scenario has errors", unreadable);
-  const check = await checkManifestFile(options.manifest, model);
-  for (const d of check.diagnostics) process.stderr.write(`${manifestDiagnosticLine(options.manifest, d)}\n`);
-  const manifestUnreadable = check.diagnostics.some((d) => d.code === ManifestDiagnosticCode.file_unreadable);
-  if (!check.ok) return fail(CliErrorCode.manifest_invalid, "the manifest has errors", manifestUnreadable);
-  // Read again through the same bounded reader; the check above proved it is a small regular file.
-  const read = readInputFile(options.manifest, 1_000_000);
-  if (!read.ok) return fail(read.refusal, read.message);
-  const manifest = JSON.parse(read.text) as unknown;
+  const inputs = await readRunInputs(scenarioPath, options.manifest, "nothing ran");
+  if ("exit" in inputs) {
+    process.exitCode = inputs.exit;
+    return;
+  }
+  const { model, manifest } = inputs;
   // The gateway of each invocation reads the map; checked here, as host mode checks it, a map it
   // would refuse (or one no call could be admitted for) stops the run before any attempt is spent.
   if (options.agentCommand !== undefined && !(await checkedRunMap(options.map as string, model))) {

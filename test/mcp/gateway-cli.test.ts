@@ -131,7 +131,7 @@ describe("raes mcp-gateway command line", () => {
     assert.doesNotMatch(outcome.stderr, /invalid_type|expected/);
   });
 
-  it("host mode prints a bad manifest's or scenario's findings, then one coded line, and serves nothing (exit 2)", async () => {
+  it("host mode prints a bad manifest's or scenario's findings, then one coded line, and serves nothing (exit 1; 2 for a file it cannot read), as raes run does", async () => {
     const dir = mkdtempSync(join(tmpdir(), "raes-gw-inputs-"));
     const manifest = join(dir, "bad.json");
     writeFileSync(manifest, "{");
@@ -139,7 +139,7 @@ describe("raes mcp-gateway command line", () => {
     const badManifest = await raes(
       args.map((a) => (a.endsWith("harness-backend.manifest.json") ? manifest : a)),
     );
-    assert.equal(badManifest.code, 2, badManifest.stderr);
+    assert.equal(badManifest.code, 1, badManifest.stderr);
     assert.equal(badManifest.stdout, "");
     // The whole file's finding has no path: one space between its code and its message.
     assert.match(badManifest.stderr, new RegExp(`^${manifest}: error manifest\\.invalid-json not JSON`, "m"));
@@ -150,10 +150,17 @@ describe("raes mcp-gateway command line", () => {
     const scenario = join(dir, "bad.sdl.yaml");
     writeFileSync(scenario, "name: [");
     const badScenario = await raes(args.map((a) => (a.endsWith(".sdl.yaml") ? scenario : a)));
-    assert.equal(badScenario.code, 2, badScenario.stderr);
+    assert.equal(badScenario.code, 1, badScenario.stderr);
     assert.match(
       badScenario.stderr,
       /^raes: cli\.scenario-invalid: .*bad\.sdl\.yaml: the scenario has errors; nothing served$/m,
+    );
+    const missing = await raes(args.map((a) => (a.endsWith(".sdl.yaml") ? join(dir, "nope.sdl.yaml") : a)));
+    assert.equal(missing.code, 2, missing.stderr);
+    assert.match(missing.stderr, /nope\.sdl\.yaml:1:1: error sdl\.file\.unreadable /);
+    assert.match(
+      missing.stderr,
+      /^raes: cli\.scenario-invalid: .*nope\.sdl\.yaml: the scenario has errors; nothing served$/m,
     );
   });
 

@@ -206,7 +206,7 @@ Example:
     .action(async ([given, ...rest]: string[], options: McpHostOptions) => {
       // A block is printed only for a gateway that would start: each problem is what host mode
       // itself would refuse at the host's first start, where nobody reads its stderr.
-      const { hostInputsStart } = await import("../mcp-host-check.js");
+      const { hostInputsStart } = await import("../run-inputs.js");
       if (!(await hostInputsStart(options))) {
         process.exitCode = ExitCode.usage;
         return;
