@@ -45,6 +45,11 @@ export interface ConsoleAction {
   readonly subject: ActionSubject;
   /** Tool-action actions: the operator need whose rows show the button. */
   readonly need?: string;
+  /**
+   * Held-call actions: not offered once the call's approval lapsed (`approvalLapsed`: its timeout
+   * passed, or its runtime is gone), since it would be refused.
+   */
+  readonly lapses?: boolean;
   /** Participant actions: the scheduler lifecycles that show the button. */
   readonly lifecycles?: readonly SchedulerLifecycle[];
   /**
@@ -152,6 +157,7 @@ export const CONSOLE_ACTIONS: Readonly<Record<string, ConsoleAction>> = {
     label: "Approve",
     subject: ActionSubject.tool_action,
     need: OperatorNeed.pending_approval,
+    lapses: true,
     run: decide(approveToolAction),
   },
   deny: {
@@ -200,10 +206,19 @@ export const CONSOLE_ACTIONS: Readonly<Record<string, ConsoleAction>> = {
   },
 };
 
-/** The names of the actions a waiting tool action's row offers. */
-export function waitActions(need: string): string[] {
+/**
+ * The names of the actions a waiting tool action's row offers; `lapsed`: a held call whose approve
+ * would be refused, offered its deny only (as `raes operations --needs-operator` prints it).
+ */
+export function waitActions(need: string, lapsed = false): string[] {
   return Object.entries(CONSOLE_ACTIONS)
-    .filter(([, a]) => a.run !== undefined && a.subject === ActionSubject.tool_action && a.need === need)
+    .filter(
+      ([, a]) =>
+        a.run !== undefined &&
+        a.subject === ActionSubject.tool_action &&
+        a.need === need &&
+        !(lapsed && a.lapses === true),
+    )
     .map(([name]) => name);
 }
 

@@ -88,6 +88,7 @@ export const CONSOLE_SCRIPT = `(() => {
               })
             : null,
           buttons(w.actions, w.id),
+          w.lapsed ? el("span", { class: "muted", "data-no-approve": w.lapsed.code, text: "(no approve: " + w.lapsed.message + ")" }) : null,
         ]),
       );
     }
@@ -192,8 +193,11 @@ export const CONSOLE_SCRIPT = `(() => {
         details.addEventListener("toggle", () => syncFrame(address));
         container.append(details);
       }
+      // A held call is not in history until it settles: its frame reloads when one is held or lapses.
+      const held = state.waits.items.filter((w) => w.participant === p.address && w.need === "pending_approval");
       frame.version = [
         p.headSequence,
+        held.length + "h" + held.filter((w) => w.lapsed).length + "l",
         p.schedulers.map((s) => s.lifecycle + "@" + s.updatedAt).join(","),
         p.chain.state,
         state.decisions.recorded,

@@ -1,4 +1,4 @@
-import { listOperatorWaits } from "../operations/index.js";
+import { approvalLapsed, listOperatorWaits, OperatorNeed } from "../operations/index.js";
 import {
   type ApprovalRecord,
   type OperationEntry,
@@ -60,6 +60,11 @@ export interface OperationView {
 export interface WaitView extends OperationView {
   readonly need: string;
   readonly actions: readonly string[];
+  /**
+   * A held call whose approve would be refused (`approvalLapsed`: its timeout passed, or its runtime
+   * is gone): why, in `raes operations --needs-operator`'s words. Its row offers no Approve.
+   */
+  readonly lapsed?: { readonly code: string; readonly message: string };
 }
 
 /** A participant: its schedulers, its history's extent and chain, and the actions its row offers. */
@@ -172,6 +177,18 @@ export async function readConsoleState(
   ]);
   // Few: one per participant and clock generation whose pacing was lost.
   const deviations = await store.listPacingDeviations();
+  // Held calls are few at any time: each is asked whether its approve would still run it.
+  const waitViews: WaitView[] = [];
+  for (const w of waits.slice(0, SHOWN.waits)) {
+    const lapsed =
+      w.need === OperatorNeed.pending_approval ? await approvalLapsed(store, w.entry.id) : undefined;
+    waitViews.push({
+      ...operationView(w.entry),
+      need: w.need,
+      actions: waitActions(w.need, lapsed !== undefined),
+      ...(lapsed === undefined ? {} : { lapsed: { code: lapsed.code, message: lapsed.message } }),
+    });
+  }
   context.chains.observe(heads, decisionHead);
   const byParticipant = new Map<string, SchedulerRecord[]>();
   for (const s of schedulers)
@@ -233,10 +250,7 @@ export async function readConsoleState(
   return {
     store: context.storeLabel,
     operator: context.operator,
-    waits: shown(
-      waits.map((w) => ({ ...operationView(w.entry), need: w.need, actions: waitActions(w.need) })),
-      SHOWN.waits,
-    ),
+    waits: { items: waitViews, more: waits.length > SHOWN.waits },
     participants: shown(participants, SHOWN.participants),
     operations: shown(operations.map(operationView), SHOWN.operations),
     decisions: { ...context.chains.decisions(), recorded: decisionHead.decisions },

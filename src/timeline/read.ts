@@ -6,7 +6,7 @@ import {
   verifyStoreAfter,
 } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
-import { type Operation, readParticipantServices } from "../operations/index.js";
+import { approvalLapsed, type Operation, readParticipantServices } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import {
   type ControlPlaneStore,
@@ -246,19 +246,21 @@ async function pendingApprovalsOf(store: ControlPlaneStore, query: HistoryQuery)
     ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
     limit: 10_000,
   });
-  return accepted.flatMap((entry) =>
-    entry.approval?.state === "pending"
-      ? [
-          {
-            id: entry.id,
-            participantAddress: entry.participantAddress,
-            ...(entry.toolName === undefined ? {} : { toolName: entry.toolName }),
-            requestedAt: entry.approval.requestedAt,
-            timeoutSeconds: entry.approval.timeoutSeconds,
-          },
-        ]
-      : [],
-  );
+  const held: PendingApproval[] = [];
+  for (const entry of accepted) {
+    if (entry.approval?.state !== "pending") continue;
+    // A call whose approve would be refused (timed out, its runtime gone) is offered a deny only.
+    const lapsed = await approvalLapsed(store, entry.id);
+    held.push({
+      id: entry.id,
+      participantAddress: entry.participantAddress,
+      ...(entry.toolName === undefined ? {} : { toolName: entry.toolName }),
+      requestedAt: entry.approval.requestedAt,
+      timeoutSeconds: entry.approval.timeoutSeconds,
+      ...(lapsed === undefined ? {} : { lapsed: { code: lapsed.code, message: lapsed.message } }),
+    });
+  }
+  return held;
 }
 
 /** The schedulers the timeline shows: a participant filter keeps its scheduler even before its first event; an episode filter shows only participants in it. */

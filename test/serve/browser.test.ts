@@ -16,6 +16,7 @@ import { openControlPlaneStore } from "../../src/store/open.js";
 import { exampleRunArgs, raes } from "../cli/cli.js";
 import { browserSkipReason, launchChromium } from "../fixtures/history/chromium.js";
 import type { ChildStdioTransport } from "../helpers/child-stdio.js";
+import { writeHeldCall } from "../helpers/held-call.js";
 import {
   heldGateway,
   indeterminateActions,
@@ -413,6 +414,99 @@ describe("raes serve approving and denying a gateway's held calls in headless Ch
     assert.ok(documents.length >= 1);
     for (const html of [...documents, stream.text]) assert.equal(html.includes(canary), false);
     assert.equal(stream.text.includes(canary), false);
+    assert.deepEqual(errors, []);
+  });
+});
+
+/**
+ * Held calls whose approve would be refused, as `raes operations --needs-operator` finds them: one
+ * whose runtime is gone (its process exited, as after a SIGKILL), one whose timeout has passed; and
+ * one still open. The page offers each what the CLI listing prints, in order: look, then deny one.
+ */
+describe("raes serve offering a held call whose approval lapsed in headless Chromium", {
+  timeout: 180_000,
+}, () => {
+  const skip = browserSkipReason();
+  const dir = mkdtempSync(join(tmpdir(), "raes-serve-lapsed-"));
+  const url = `sqlite:${join(dir, "store.db")}`;
+  let browser: Browser;
+  let serve: ServeProcess;
+  let page: Page;
+  const held = { open: "", gone: "", late: "" };
+  const errors: string[] = [];
+
+  before(async () => {
+    if (skip) return;
+    await withStore(url, async (store) => {
+      held.open = await writeHeldCall(store, "participant.held.open", "open");
+      held.gone = await writeHeldCall(store, "participant.held.gone", "runtime-gone");
+      held.late = await writeHeldCall(store, "participant.held.late", "timed-out");
+    });
+    serve = await startServe(["--store", url, "--listen", "127.0.0.1:0", "--operator", "alice"]);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(serve.printed, { timeout: 0 });
+    await page.waitForSelector('#live[data-live="open"]', { timeout: 0 });
+  });
+  after(async () => {
+    await browser?.close();
+    const code = await serve?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    if (!skip) assert.equal(code, 0, serve?.stderr());
+  });
+
+  function actions(id: string): Promise<(string | null)[]> {
+    return page.$$eval(`[data-wait="${id}"] button`, (buttons) =>
+      buttons.map((b) => b.getAttribute("data-action")),
+    );
+  }
+
+  it("offers only Deny for a held call whose runtime is gone or whose timeout passed, saying why in --needs-operator's words, in its row and its timeline", async (t) => {
+    if (skip) return t.skip(skip);
+    for (const id of Object.values(held)) await page.waitForSelector(`[data-wait="${id}"]`, { timeout: 0 });
+    assert.deepEqual(await actions(held.open), ["approve", "deny"]);
+    assert.equal(await page.locator(`[data-wait="${held.open}"] [data-no-approve]`).count(), 0);
+    // What the CLI listing says instead of each approve it does not print.
+    const listed = await raes(["operations", "--needs-operator", "--store", url]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const said = listed.stdout
+      .split("\n")
+      .filter((line) => line.includes("(no approve: "))
+      .map((line) => line.trim());
+    assert.equal(said.length, 2, listed.stdout);
+    for (const [id, code] of [
+      [held.gone, "approval.runtime-gone"],
+      [held.late, "approval.expired"],
+    ] as const) {
+      assert.deepEqual(await actions(id), ["deny"]);
+      const why = page.locator(`[data-wait="${id}"] [data-no-approve]`);
+      assert.equal(await why.getAttribute("data-no-approve"), code);
+      const text = (await why.textContent()) ?? "";
+      assert.ok(said.includes(text), `${text} is not among ${JSON.stringify(said)}`);
+      assert.ok(text.includes(id), text);
+      // The participant's timeline frame prints the deny command only, with the same reason.
+      const participant = id === held.gone ? "participant.held.gone" : "participant.held.late";
+      const frame = page.frameLocator(`details[data-timeline="${participant}"] iframe`);
+      const item = frame.locator(`[data-pending-approval="${id}"]`);
+      await item.waitFor({ timeout: 0 });
+      assert.deepEqual(
+        await item
+          .locator("[data-decision]")
+          .evaluateAll((codes) => codes.map((c) => c.getAttribute("data-decision"))),
+        ["deny"],
+      );
+      assert.equal(await item.locator("[data-no-approve]").textContent(), text);
+    }
+  });
+
+  it("denies the call whose runtime is gone by a click, recorded as the console's operator", async (t) => {
+    if (skip) return t.skip(skip);
+    await page.click(`[data-wait="${held.gone}"] button[data-action="deny"]`);
+    await page.waitForSelector(`[data-wait="${held.gone}"]`, { state: "detached", timeout: 0 });
+    assert.match((await page.textContent("#message")) ?? "", /recorded as alice/);
+    const approval = await withStore(url, async (store) => (await store.getToolAction(held.gone))?.approval);
+    assert.deepEqual([approval?.state, approval?.operator], ["denied", "alice"]);
     assert.deepEqual(errors, []);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { describe, it } from "node:test";
 import { verifyStore } from "../../src/evidence/index.js";
 import type { HistoryEvent } from "../../src/history/index.js";
+import { approvalLapsed } from "../../src/operations/index.js";
 import { type ControlPlaneStore, MemoryControlPlaneStore } from "../../src/store/index.js";
 import {
   readTimelineInput,
@@ -15,6 +16,7 @@ import { InterleavedHistoryError, InvocationGrouper } from "../../src/timeline/m
 import { attributeValues, visibleMarkup } from "../fixtures/history/html.js";
 import { runKnownHistory } from "../fixtures/history/scripted-run.js";
 import { EXAMPLE } from "../helpers/example.js";
+import { writeHeldCall } from "../helpers/held-call.js";
 import { invocation, scheduler, toolAction } from "../store/records.js";
 
 const STORE_URL = "sqlite:/s.db";
@@ -133,6 +135,33 @@ describe("readTimelinePage: the timeline drawn one invocation at a time", () => 
     // A chain status given by the caller is shown as given, and none when null: the chains not recomputed.
     const { page: quiet } = await readTimelinePage(inner, {}, STORE_URL, { chain: null });
     assert.doesNotMatch([...summaryHtmlParts(quiet)].join(""), /data-chain=/);
+  });
+
+  it("offers only the deny of a held call whose approve would be refused (timed out, its runtime gone), and says why as --needs-operator does", async () => {
+    const inner = new MemoryControlPlaneStore();
+    await runKnownHistory(inner);
+    const open = await writeHeldCall(inner, "participant.held.open", "open");
+    const gone = await writeHeldCall(inner, "participant.held.gone", "runtime-gone");
+    const late = await writeHeldCall(inner, "participant.held.late", "timed-out");
+    const page = await streamedPage(inner);
+    assert.equal(page, await wholePage(inner));
+    const visible = visibleMarkup(page);
+    const item = (id: string) =>
+      new RegExp(`<li data-pending-approval="${id.replace(/[.]/g, "\\.")}">.*?</li>`).exec(visible)?.[0] ??
+      "";
+    assert.deepEqual(attributeValues(item(open), "data-decision"), ["approve", "deny"]);
+    assert.deepEqual(attributeValues(item(open), "data-no-approve"), []);
+    for (const [id, code] of [
+      [gone, "approval.runtime-gone"],
+      [late, "approval.expired"],
+    ] as const) {
+      assert.deepEqual(attributeValues(item(id), "data-decision"), ["deny"], item(id));
+      assert.deepEqual(attributeValues(item(id), "data-no-approve"), [code]);
+      // The reason in approve's own words, as `raes operations --needs-operator` prints it.
+      const why = await approvalLapsed(inner, id);
+      assert.equal(why?.code, code);
+      assert.ok(item(id).includes(`>(no approve: ${why?.message})</span>`), item(id));
+    }
   });
 
   it("orders several participants as the page does (those that need an operator first), whichever panel store holds them", async () => {

@@ -117,6 +117,11 @@ export interface PendingApproval {
   readonly toolName?: string;
   readonly requestedAt: string;
   readonly timeoutSeconds: number;
+  /**
+   * Why an approve would be refused now (`approvalLapsed`: its timeout passed, or its runtime is
+   * gone): the page then prints only its deny command, and this reason, as `--needs-operator` does.
+   */
+  readonly lapsed?: { readonly code: string; readonly message: string };
 }
 
 /** The outcome of verifying the store (`raes verify --store`), as the header badge shows it. */

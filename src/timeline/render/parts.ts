@@ -71,14 +71,25 @@ function resolutionSummary(participant: ParticipantSummary, storeUrl: string): s
   ].join("");
 }
 
-/** The calls of a participant held for approval, each with the commands that decide it. */
+/**
+ * The calls of a participant held for approval, each with the commands that decide it. A lapsed one
+ * (its approve would be refused) gets its deny command only, and why, as `--needs-operator` prints it.
+ */
 function approvalSummary(pending: readonly PendingApproval[], storeUrl: string): string {
   if (pending.length === 0) return "";
   const items = pending
     .map((held) => {
       const c = approvalCommands(held.id, storeUrl);
       const tool = held.toolName ? ` <span class="muted">${escapeHtml(held.toolName)}</span>` : "";
-      return `<li data-pending-approval="${escapeHtml(held.id)}"><code>${escapeHtml(held.id)}</code>${tool} <span class="muted">held since ${escapeHtml(held.requestedAt)}, expires after ${held.timeoutSeconds} s</span><span class="command-choice">to run it once:</span><code class="command" data-decision="approve">${escapeHtml(c.approve)}</code><span class="command-choice">to withhold it:</span><code class="command" data-decision="deny">${escapeHtml(c.deny)}</code></li>`;
+      const approve =
+        held.lapsed === undefined
+          ? `<span class="command-choice">to run it once:</span><code class="command" data-decision="approve">${escapeHtml(c.approve)}</code>`
+          : "";
+      const why =
+        held.lapsed === undefined
+          ? ""
+          : `<span class="command-choice" data-no-approve="${escapeHtml(held.lapsed.code)}">(no approve: ${escapeHtml(held.lapsed.message)})</span>`;
+      return `<li data-pending-approval="${escapeHtml(held.id)}"><code>${escapeHtml(held.id)}</code>${tool} <span class="muted">held since ${escapeHtml(held.requestedAt)}, expires after ${held.timeoutSeconds} s</span>${approve}<span class="command-choice">to withhold it:</span><code class="command" data-decision="deny">${escapeHtml(c.deny)}</code>${why}</li>`;
     })
     .join("");
   const n = pending.length;

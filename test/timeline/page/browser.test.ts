@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
+import { openControlPlaneStore } from "../../../src/store/index.js";
 import { renderTimelineHtml } from "../../../src/timeline/index.js";
+import { raes } from "../../cli/cli.js";
 import { browserSkipReason, launchChromium } from "../../fixtures/history/chromium.js";
 import { LARGE_TOOL_NAMES, largeHistory, largeRefusals } from "../../fixtures/history/large.js";
 import {
@@ -14,6 +17,7 @@ import {
   MEASURE_LOAD,
   MEASURE_SEARCH,
 } from "../../fixtures/history/timing.js";
+import { writeHeldCall } from "../../helpers/held-call.js";
 
 const SETTLEMENTS = ["succeeded", "failed", "partial_success", "withheld", "indeterminate"];
 
@@ -186,6 +190,54 @@ describe("the timeline page in headless Chromium: filters, legend, narrow screen
         ...Array.from({ length: 19 }, (_, k) => `Invocation ${k + 1}`),
       ]);
     }
+    await page.close();
+  });
+
+  it("a held call whose runtime is gone shows only its deny command and why, as --needs-operator prints them; the deny runs as shown, the approve it does not show is refused", {
+    skip,
+  }, async () => {
+    const url = `sqlite:${join(dir, "held.db")}`;
+    const store = await openControlPlaneStore(url);
+    const held = { open: "", gone: "" };
+    try {
+      held.open = await writeHeldCall(store, "participant.held.open", "open");
+      held.gone = await writeHeldCall(store, "participant.held.gone", "runtime-gone");
+    } finally {
+      await store.close();
+    }
+    const file = join(dir, "held-written.html");
+    const written = await raes(["history", "--html", file, "--store", url]);
+    assert.equal(written.code, 0, written.stderr);
+    const page = await open("held.html", readFileSync(file, "utf8"));
+    const decisions = (id: string) =>
+      page
+        .locator(`[data-pending-approval="${id}"] [data-decision]`)
+        .evaluateAll((codes) => codes.map((c) => [c.getAttribute("data-decision"), c.textContent]));
+    const offered = await decisions(held.open);
+    assert.deepEqual(
+      offered.map(([decision]) => decision),
+      ["approve", "deny"],
+    );
+    const [[, deny = ""] = [], ...more] = await decisions(held.gone);
+    assert.deepEqual(more, [], "no approve command");
+    assert.match(deny, / deny \S+ --store /);
+    const why = page.locator(`[data-pending-approval="${held.gone}"] [data-no-approve]`);
+    assert.equal(await why.isVisible(), true);
+    assert.equal(await why.getAttribute("data-no-approve"), "approval.runtime-gone");
+    // The same words as the CLI listing's line under its deny command.
+    const listed = await raes(["operations", "--needs-operator", "--store", url]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const said = listed.stdout.split("\n").filter((line) => line.includes("(no approve: "));
+    assert.deepEqual(
+      said.map((line) => line.trim()),
+      [await why.textContent()],
+    );
+    // The approve it does not show is refused; the deny it shows runs as shown.
+    const approve = await raes(["approve", held.gone, "--store", url]);
+    assert.match(approve.stderr, /approval\.runtime-gone/);
+    const [command = "", ...args] = deny.split(" ");
+    const denied = spawnSync(command, args, { encoding: "utf8" });
+    assert.equal(denied.status, 0, denied.stderr);
     await page.close();
   });
 

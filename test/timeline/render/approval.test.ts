@@ -88,4 +88,30 @@ describe("the timeline's approvals", () => {
     });
     assert.deepEqual(attributeValues(visibleMarkup(none), "data-pending-approval"), []);
   });
+
+  it("gives a held call whose approve would be refused only its deny command, and why", () => {
+    const invocation = craftedInvocation("participant.behavior.alpha", 0);
+    const done = craftedToolAction(invocation, 1, "c-1", "succeeded");
+    const message = "the runtime holding inv:tool=2 (pid 4242) is gone; its next start withholds the call";
+    const page = renderTimelineHtml({
+      events: sequenced(committedDrafts(invocation, [done], "succeeded")),
+      operations: [toolOperation(done)],
+      storeUrl: "sqlite:/tmp/x.db",
+      pendingApprovals: [
+        {
+          id: "inv:tool=2",
+          participantAddress: "participant.behavior.alpha",
+          requestedAt: at(3),
+          timeoutSeconds: 300,
+          lapsed: { code: "approval.runtime-gone", message },
+        },
+      ],
+    });
+    const visible = visibleMarkup(page);
+    assert.deepEqual(attributeValues(visible, "data-decision"), ["deny"]);
+    assert.doesNotMatch(visible, /approve inv:tool=2/);
+    assert.match(visible, /data-decision="deny">[^<]*deny inv:tool=2 --store sqlite:\/tmp\/x\.db</);
+    assert.deepEqual(attributeValues(visible, "data-no-approve"), ["approval.runtime-gone"]);
+    assert.ok(visible.includes(`(no approve: ${message})`));
+  });
 });
