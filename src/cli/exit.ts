@@ -113,17 +113,32 @@ export function counted(n: number, noun: string): string {
 /**
  * SIGINT and SIGTERM, from the moment a long-running command starts, as one signal: a command that
  * is still starting gives up (its upstream closed) and one that serves closes. Only the first is
- * taken: a second SIGINT or SIGTERM ends the process at once, as Node does by default. `dispose`
- * lets go.
+ * taken: a second SIGINT or SIGTERM runs `beforeForced` (the gateway kills its upstreams' process
+ * groups, which no signal to its own reaches) and ends the process at once, by that signal, as Node
+ * does by default. `dispose` lets go.
  */
-export function stopOnSignals(): { readonly signal: AbortSignal; dispose(): void } {
+export function stopOnSignals(beforeForced?: () => void): {
+  readonly signal: AbortSignal;
+  dispose(): void;
+} {
   const stop = new AbortController();
   const dispose = () => {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSecond);
+    process.off("SIGTERM", onSecond);
+  };
+  // A second signal ends the process at once, as it would with no handler, after `beforeForced`.
+  const onSecond = (name: NodeJS.Signals) => {
+    dispose();
+    beforeForced?.();
+    process.kill(process.pid, name);
   };
   const onSignal = () => {
-    dispose();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    process.once("SIGINT", onSecond);
+    process.once("SIGTERM", onSecond);
     stop.abort(new Error("a signal stopped the command"));
   };
   process.on("SIGINT", onSignal);

@@ -28,6 +28,7 @@ export { GatewayErrorCode, META_ACTION, META_CODE, META_SETTLEMENT, toolError } 
 export type { GatewaySession, SessionCalls, SessionCallsFactory } from "./session-calls.js";
 export { newSessionId, toolCallIdFor } from "./tool-call-id.js";
 export {
+  killUpstreamGroups,
   Upstream,
   UpstreamCallError,
   type UpstreamCommand,

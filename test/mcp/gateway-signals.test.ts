@@ -88,6 +88,23 @@ describe("raes mcp-gateway --port-socket stops on a signal and never leaves its 
     );
   });
 
+  it("a second SIGTERM ends the gateway at once, by that signal, and takes a stubborn upstream's group with it", async () => {
+    await withPort(
+      "second",
+      { RAW_UPSTREAM_STUBBORN: "1", RAW_UPSTREAM_INITIALIZE: "silent" },
+      async (gateway) => {
+        const pids = await gateway.upstreamPids();
+        gateway.child.kill("SIGTERM");
+        // The first signal's close is under way: stdin ended, SIGTERM (ignored) not yet escalated.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(gateway.child.exitCode, null, "still closing after the first signal");
+        gateway.child.kill("SIGTERM");
+        assert.equal(await exitsWithin(gateway, GONE_WITHIN_MS, pids), null);
+        assert.equal(gateway.child.signalCode, "SIGTERM");
+      },
+    );
+  });
+
   it("says while the upstream has not answered initialize, and a SIGTERM meanwhile ends the upstream's group and exits 0", async () => {
     await withPort(
       "silent",

@@ -403,7 +403,8 @@ export function registerMcpGatewayCommand(program: Command): void {
       const otlp =
         options.otlp === undefined ? undefined : await installOtlp(options.otlp, "raes-mcp-gateway");
       // From here on a signal stops the gateway, even one still waiting for its upstream to start.
-      const stop = stopOnSignals();
+      const { killUpstreamGroups } = await import("../../mcp/index.js");
+      const stop = stopOnSignals(killUpstreamGroups);
       const code = await runGateway(upstream, options, stop.signal).finally(() => {
         stop.dispose();
         return otlp?.shutdown();

@@ -5,4 +5,4 @@ export {
   type UpstreamStartOptions,
 } from "./client.js";
 export { UpstreamError, UpstreamErrorCode } from "./errors.js";
-export type { UpstreamCommand } from "./process.js";
+export { killUpstreamGroups, type UpstreamCommand } from "./process.js";

@@ -33,6 +33,18 @@ export type Interceptor = (message: Record<string, unknown>, valid: boolean) => 
  * The SDK client transport to an upstream started in its own process group, so closing it takes down
  * everything it started. Lines are bounded; a line the SDK cannot take is shown to the interceptor first.
  */
+/** Every upstream started and not yet closed, each the leader of a process group of its own. */
+const RUNNING = new Set<ChildProcess>();
+
+/**
+ * SIGKILLs the process group of every upstream not yet closed, at once: for a process about to end
+ * without closing them (a second signal), since each runs in a group of its own that no signal sent
+ * to this process's group reaches, and one that ignores EOF and SIGTERM would outlive it.
+ */
+export function killUpstreamGroups(): void {
+  for (const child of RUNNING) signalGroup(child, "SIGKILL");
+}
+
 export class UpstreamProcess implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -62,6 +74,7 @@ export class UpstreamProcess implements Transport {
         detached: true,
       });
       this.#child = child;
+      RUNNING.add(child);
       // "exit", not "close": a grandchild holding stdout must not hide that the upstream itself is gone.
       this.#exited = new Promise((done) => child.once("exit", () => done()));
       this.#drained = new Promise((done) => child.stdout?.once("close", () => done()));
@@ -114,6 +127,7 @@ export class UpstreamProcess implements Transport {
       // Anything the upstream left behind in its group goes too; its last lines are still read, then
       // no pipe keeps this process up.
       signalGroup(child, "SIGKILL");
+      RUNNING.delete(child);
       await settlesWithin(this.#drained, GRACE_MS);
       child.stdout?.destroy();
       child.stdin?.destroy();
