@@ -4,6 +4,7 @@ import {
   type AdmitDispatchAnswer,
   admitAndDispatch,
   awaitApproval,
+  closedSignal,
   type DispatchReceipt,
   type InvocationToolActionPort,
   noteRefusal,
@@ -410,9 +411,12 @@ export class GovernedCalls {
     }
     let result: CallToolResult;
     try {
+      // The invocation closing ends the wait: the close settles the action, and the agent hears it now.
+      const closed = closedSignal(port);
       result = await this.#upstream.call(call.name, call.arguments, {
         timeoutMs: this.#timeoutMs,
         signal: call.signal,
+        ...(closed ? { closed } : {}),
         meta: metaFromContext(span.context),
       });
     } catch (error) {

@@ -42,6 +42,12 @@ export const GatewayErrorCode = {
   cancelled_before_dispatch: "cancelled_before_dispatch",
   /** The gateway shut down while the call was at the upstream; effects are unknown. */
   gateway_shutdown: "gateway_shutdown",
+  /**
+   * The invocation closed (its offer's `timeout_seconds` expired, or its harness returned) while the
+   * call was at the upstream: the close settled the action `indeterminate` with this
+   * `unknown_reason`, and the agent is answered at once. The upstream's late answer is dropped.
+   */
+  invocation_returned_without_outcome: "invocation_returned_without_outcome",
 } as const;
 /** A gateway error code. */
 export type GatewayErrorCode = (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
@@ -77,6 +83,7 @@ export const UNKNOWN_CODES: Readonly<Record<UpstreamFailureKind, GatewayErrorCod
   invalid: GatewayErrorCode.upstream_result_invalid,
   cancelled: GatewayErrorCode.cancelled_by_client,
   shutdown: GatewayErrorCode.gateway_shutdown,
+  closed: GatewayErrorCode.invocation_returned_without_outcome,
 };
 
 /** A thrown value's message, for an operator note. */

@@ -72,13 +72,19 @@ export class Settles {
       await port.reportUnknown(id, "outcome_invalid").catch(() => undefined);
   }
 
-  /** Reports the action's effects unknown and answers the client with the gateway code of why. */
+  /**
+   * Reports the action's effects unknown and answers the client with the gateway code of why. When
+   * the invocation closed during the call (kind `closed`), the close itself settled the action
+   * (`invocation_returned_without_outcome`): the port, closed, is not asked again.
+   */
   async reportUnknown(id: string, error: UpstreamCallError): Promise<CallToolResult> {
     const code = UNKNOWN_CODES[error.kind];
-    const ack = await this.#port
-      .reportUnknown(id, code)
-      .catch((e: unknown) => ({ ok: false as const, refusal: describe(e) }));
-    if (!ack.ok) this.#log(`reportUnknown of ${id} refused: ${ack.refusal}`);
+    if (error.kind !== "closed") {
+      const ack = await this.#port
+        .reportUnknown(id, code)
+        .catch((e: unknown) => ({ ok: false as const, refusal: describe(e) }));
+      if (!ack.ok) this.#log(`reportUnknown of ${id} refused: ${ack.refusal}`);
+    }
     this.#log(`${id} is indeterminate: ${code}`);
     return toolError(
       code,

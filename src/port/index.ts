@@ -22,6 +22,7 @@ export {
   serveToolActionPort,
   type ToolActionPortAddress,
 } from "./bridge/index.js";
+export { closedSignal } from "./closing.js";
 export {
   INVOCATION_TOOL_ACTIONS_V1,
   ParticipantToolActionRefusal,

@@ -9,6 +9,7 @@ import {
 import type { ParticipantAdmissionRules, ToolActionLimits } from "./admission.js";
 import { type AdmitDispatchAnswer, registerAdmitDispatch } from "./admit-dispatch.js";
 import { type ApprovalAnswer, type ApprovalWait, parseApprovalWait, registerApproval } from "./approval.js";
+import { registerClosing } from "./closing.js";
 import { ParticipantToolActionRefusal as Refusal, ToolActionPhase } from "./codes.js";
 import { parseRefusalNote, registerRefusalNote } from "./refusal-note.js";
 import { type SettlementEvent, transition } from "./settlement.js";
@@ -138,6 +139,8 @@ export class InvocationToolActionPortCore {
   readonly port: InvocationToolActionPort;
   readonly #options: ToolActionPortOptions;
   #status: PortStatus = "inactive";
+  /** Aborted by the close, so a caller waiting on a tool stops waiting (`closedSignal`). */
+  readonly #closed = new AbortController();
   #queue: Promise<unknown> = Promise.resolve();
   readonly #decisions = new Map<string, { readonly digest: string; readonly decision: AdmitDecision }>();
   /**
@@ -191,6 +194,7 @@ export class InvocationToolActionPortCore {
     // Held calls need the store's compare-and-set and a read of what another process decided.
     if (options.ledger.recordApproval && options.ledger.read)
       registerApproval(this.port, (id, wait) => this.#awaitApproval(id, wait));
+    registerClosing(this.port, this.#closed.signal);
     // Counted only while the invocation runs: a note after its close is not of it.
     registerRefusalNote(this.port, async (value) => {
       const note = parseRefusalNote(value);
@@ -209,9 +213,13 @@ export class InvocationToolActionPortCore {
     if (this.#status === "inactive") this.#status = "open";
   }
 
-  /** Closes the port at once; later calls answer `invocation_closed`. */
+  /**
+   * Closes the port at once; later calls answer `invocation_closed`, and `closedSignal(port)` aborts,
+   * so a caller still waiting on a tool answers its own caller now rather than at its tool timeout.
+   */
   close(): void {
     this.#status = "closed";
+    if (!this.#closed.signal.aborted) this.#closed.abort();
   }
 
   /**

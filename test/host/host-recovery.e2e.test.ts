@@ -112,6 +112,43 @@ describe("host mode recovery and bounds", () => {
     }
   });
 
+  it("answers a call still at the upstream when the offer's timeout closes the invocation, with the settlement the close recorded, not at --timeout-ms", {
+    // Without the answer at the close, the call would wait for --timeout-ms (600 s): the test times out.
+    timeout: 60_000,
+  }, async () => {
+    const manifest = join(dir, "close-answers.manifest.json");
+    writeFileSync(manifest, JSON.stringify(manifestWithTimeout(2)));
+    const store = `sqlite:${join(dir, "close-answers.db")}`;
+    const before = portal.requests()[STALLED_PATH] ?? 0;
+    const session = await connect(gatewayArgs(store, manifest, ["--timeout-ms", "600000"]), portal);
+    const answer = (await session.client.callTool(
+      { name: "probe_login", arguments: { path: STALLED_PATH } },
+      undefined,
+      { timeout: 600_000 },
+    )) as CallToolResult;
+    await session.gone;
+    assert.equal(answer.isError, true);
+    assert.equal(answer._meta?.["raes/code"], "invocation_returned_without_outcome", JSON.stringify(answer));
+    assert.equal(answer._meta?.["raes/settlement"], "indeterminate");
+    assert.equal(portal.requests()[STALLED_PATH], before + 1, "the upstream had the call once");
+    const opened = await openControlPlaneStore(store, { create: false });
+    try {
+      const [action, ...others] = await opened.listToolActions({});
+      assert.equal(others.length, 0);
+      assert.equal(action?.id, answer._meta?.["raes/action_instance_id"]);
+      assert.equal(action?.settlement, "indeterminate");
+      assert.equal(action?.unknownReason, "invocation_returned_without_outcome");
+      const events = (await opened.listEvents({})).filter((e) => e.action_instance_id === action?.id);
+      assert.deepEqual(
+        events.map((e) => e.event_type),
+        ["action_attempted", "state_transition_recorded", "observation_emitted"],
+        "one settlement, written by the close",
+      );
+    } finally {
+      await opened.close();
+    }
+  });
+
   it("refuses mixed or incomplete modes and an unknown participant with exit 2, naming the problem", async () => {
     const run = (args: readonly string[]) =>
       promisify(execFile)(process.execPath, [...args]).then(

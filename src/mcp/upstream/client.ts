@@ -9,8 +9,11 @@ import {
 import { UpstreamError, UpstreamErrorCode } from "./errors.js";
 import { type UpstreamCommand, UpstreamProcess } from "./process.js";
 
-/** Why a forwarded call has no answer; in every case its effects are unknown. */
-export type UpstreamFailureKind = "timeout" | "lost" | "invalid" | "cancelled" | "shutdown";
+/**
+ * Why a forwarded call has no answer; in every case its effects are unknown. `closed`: the
+ * invocation closed while the call was at the upstream, and the gateway stopped waiting for it.
+ */
+export type UpstreamFailureKind = "timeout" | "lost" | "invalid" | "cancelled" | "shutdown" | "closed";
 
 /** A forwarded call that ended without an answer from the upstream. */
 export class UpstreamCallError extends Error {
@@ -26,6 +29,8 @@ const MAX_LIST_PAGES = 100;
 /** The most tools the gateway takes from the upstream, across all pages: each is held and filtered. */
 const MAX_TOOLS = 10_000;
 const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
+/** Why a call whose invocation had already closed was never sent. */
+const CLOSED_BEFORE = "the invocation closed before the call reached the upstream";
 /** The prefix of the gateway's own `tools/call` ids; the SDK's requests use numbers, so they never meet. */
 const CALL_ID_PREFIX = "raes-call-";
 
@@ -173,11 +178,17 @@ export class Upstream {
     options: {
       readonly timeoutMs: number;
       readonly signal?: AbortSignal;
+      /**
+       * Aborted when the call's invocation closes: the call is given up at once (kind `closed`) and
+       * cancelled upstream, and an answer that comes later is dropped. Already aborted, nothing is sent.
+       */
+      readonly closed?: AbortSignal;
       /** `_meta` for the request: the gateway span's trace context (SEP-414). */
       readonly meta?: Readonly<Record<string, string>>;
     },
   ): Promise<CallToolResult> {
     if (this.#lost) return Promise.reject(new UpstreamCallError("lost", "the upstream connection is closed"));
+    if (options.closed?.aborted) return Promise.reject(new UpstreamCallError("closed", CLOSED_BEFORE));
     this.#nextId += 1;
     const id = `${CALL_ID_PREFIX}${this.#nextId}`;
     return new Promise<CallToolResult>((resolve, reject) => {
@@ -185,6 +196,7 @@ export class Upstream {
         if (!this.#pending.delete(id)) return;
         clearTimeout(timer);
         options.signal?.removeEventListener("abort", onCancel);
+        options.closed?.removeEventListener("abort", onClosed);
         if ("result" in reply) resolve(reply.result);
         else reject(reply.error);
       };
@@ -197,12 +209,14 @@ export class Upstream {
         settle({ error: new UpstreamCallError(kind, message) });
       };
       const onCancel = () => giveUp("cancelled", "the client cancelled the call");
+      const onClosed = () => giveUp("closed", "the invocation closed before the upstream answered");
       const timer = setTimeout(
         () => giveUp("timeout", `no answer within ${options.timeoutMs} ms`),
         options.timeoutMs,
       );
       this.#pending.set(id, settle);
       options.signal?.addEventListener("abort", onCancel, { once: true });
+      options.closed?.addEventListener("abort", onClosed, { once: true });
       if (options.signal?.aborted) return onCancel();
       const meta = options.meta && Object.keys(options.meta).length > 0 ? { _meta: options.meta } : {};
       const params = { name, ...(args === undefined ? {} : { arguments: args }), ...meta };

@@ -1,5 +1,6 @@
 import { admitAndDispatch, registerAdmitDispatch } from "../admit-dispatch.js";
 import { type ApprovalAnswer, awaitApproval, parseApprovalWait, registerApproval } from "../approval.js";
+import { registerClosing } from "../closing.js";
 import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
 import { noteRefusal, parseRefusalNote, registerRefusalNote } from "../refusal-note.js";
 import type { InvocationToolActionPort, PortAck, ToolActionPortIdentity } from "../types.js";
@@ -228,6 +229,8 @@ export function remotePort(
   let next = 1;
   let failure: Error | undefined;
   let ended: Refusal | undefined;
+  // Aborted once the serving side says the invocation is over, so a caller waiting on a tool stops.
+  const closed = new AbortController();
   const call = (method: RemoteMethod, args: unknown[]) =>
     new Promise<unknown>((resolve, reject) => {
       if (ended) return resolve(refusalAnswer(method, ended));
@@ -251,6 +254,7 @@ export function remotePort(
     reportUnknown: (id: unknown, reason: unknown) => call("reportUnknown", [id, reason]),
     cancel: (id: unknown) => call("cancel", [id]),
   }) as InvocationToolActionPort;
+  registerClosing(port, closed.signal);
   if (options.admitDispatch === true)
     registerAdmitDispatch(port, (request) => call(ADMIT_DISPATCH, [request]) as never);
   if (options.noteRefusal === true)
@@ -284,6 +288,7 @@ export function remotePort(
       for (const waiter of pending.values()) waiter.resolve(refusalAnswer(waiter.method, refusal));
       if (pending.size > 0) activity(false);
       pending.clear();
+      if (!closed.signal.aborted) closed.abort();
     },
     fail: (error) => {
       if (ended) return;

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import { closedSignal } from "../closing.js";
 import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
 import type { InvocationToolActionPort } from "../types.js";
 import { BridgeLimits, SocketRefusal } from "./limits.js";
@@ -217,11 +218,11 @@ export async function serveToolActionPort(
   // exception: the server keeps serving the connections it has, and accepts again when it can.
   server.on("error", () => undefined);
   chmodSync(options.socketPath, 0o600);
+  const served = statSync(options.socketPath).ino;
   server.unref();
-  return {
-    socketPath: options.socketPath,
-    token,
-    close: async () => {
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
       // Lines a peer wrote before the close are read first: a gateway writes an outcome just
       // before it answers its client, so an agent that exits on that answer must not get the port
       // closed ahead of a line already in the socket. Two turns hold one full I/O poll.
@@ -240,7 +241,14 @@ export async function serveToolActionPort(
         for (const socket of sockets) socket.destroy();
       }, 1_000).unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(options.socketPath, { force: true });
-    },
+      // Only this server's file: a harness may already serve its next invocation on the same path.
+      if (statSync(options.socketPath, { throwIfNoEntry: false })?.ino === served)
+        rmSync(options.socketPath, { force: true });
+    })();
+    return closed;
   };
+  // The invocation closed (its offer's timeout, say) while the harness still serves its port: the
+  // peers are told now, so a gateway answers its calls in flight at once, not at its tool timeout.
+  closedSignal(port)?.addEventListener("abort", () => void close(), { once: true });
+  return { socketPath: options.socketPath, token, close };
 }

@@ -4,7 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { connectToolActionPort, serveToolActionPort } from "../../../src/index.js";
+import { closedSignal } from "../../../src/port/index.js";
+import { exampleModel } from "../../helpers/example.js";
 import { codeOf, outcomeFor, requestFor } from "../../helpers/tool-requests.js";
+import { openCore } from "../support/core.js";
 import { oneInvocation } from "../support/invocation.js";
 
 describe("closing a served port", () => {
@@ -100,5 +103,27 @@ describe("closing a served port", () => {
         assert.equal((await manager.getOperation(id))?.settlement, "succeeded");
       },
     );
+  });
+
+  it("tells its peers the invocation closed as soon as the port closes (the offer's timeout), though the harness has not closed it yet", async () => {
+    const { core } = await openCore(exampleModel());
+    const served = await serveToolActionPort(core.port, { socketPath: join(dir, "expired.sock") });
+    const remote = await connectToolActionPort({ socketPath: served.socketPath, token: served.token });
+    const admitted = await remote.admit(requestFor(remote, "at-the-upstream"));
+    assert.ok(admitted.admitted);
+    const id = admitted.actionInstanceId;
+    assert.equal(codeOf(await remote.dispatch(id)), "accepted");
+    const [local, bridged] = [closedSignal(core.port), closedSignal(remote)];
+    assert.ok(local && bridged && !local.aborted && !bridged.aborted, "both ends can tell, and it is open");
+    assert.equal(closedSignal({ ...core.port }), undefined, "a wrapped port cannot tell");
+    const told = new Promise<void>((resolve) => bridged.addEventListener("abort", () => resolve()));
+    core.close();
+    assert.equal(local.aborted, true, "at once, in process");
+    await told;
+    assert.equal(codeOf(await remote.complete(id, outcomeFor(remote, id))), "invocation_closed");
+    const { settled } = await core.settleForClose();
+    assert.equal(settled[0]?.settlement, "indeterminate");
+    assert.equal(settled[0]?.unknownReason, "invocation_returned_without_outcome");
+    await served.close();
   });
 });

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { threadId } from "node:worker_threads";
-import { codeOf, requestFor } from "../../helpers/tool-requests.js";
+import { connectToolActionPort, exposeToolActionPort } from "../../../src/index.js";
+import { closedSignal } from "../../../src/port/index.js";
+import { exampleModel } from "../../helpers/example.js";
+import { codeOf, outcomeFor, requestFor } from "../../helpers/tool-requests.js";
+import { openCore } from "../support/core.js";
 import { oneInvocation } from "../support/invocation.js";
 import { runVector, SPEC } from "../support/vectors.js";
 import { WorkerPortHost } from "../support/worker-host.js";
@@ -53,5 +57,22 @@ describe("worker-thread bridge: every conformance vector, every call made from a
       },
       async ({ events }) => assert.equal(events.filter((e) => e.event_type === "action_attempted").length, 5),
     );
+  });
+});
+
+describe("a MessagePort bridge when its port closes", () => {
+  it("tells the connected side once the port closes, after the calls it already received are answered", async () => {
+    const { core } = await openCore(exampleModel());
+    const remote = await connectToolActionPort(exposeToolActionPort(core.port));
+    const admitted = await remote.admit(requestFor(remote, "at-the-tool"));
+    assert.ok(admitted.admitted);
+    const id = admitted.actionInstanceId;
+    assert.equal(codeOf(await remote.dispatch(id)), "accepted");
+    const closed = closedSignal(remote);
+    assert.ok(closed && !closed.aborted);
+    const told = new Promise<void>((resolve) => closed.addEventListener("abort", () => resolve()));
+    core.close();
+    await told;
+    assert.equal(codeOf(await remote.complete(id, outcomeFor(remote, id))), "invocation_closed");
   });
 });
