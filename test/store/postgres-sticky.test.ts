@@ -69,6 +69,41 @@ if (!available) {
       }
     });
 
+    it("leaves no listener behind on a connection it lent and kept again, however often", async () => {
+      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
+      const db = new StickyPool(pool);
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on("warning", onWarning);
+      try {
+        let kept = 0;
+        for (let round = 0; round < 15; round += 1) {
+          kept = await pidOf(db);
+          const client = await db.connect();
+          client.release();
+        }
+        assert.equal(pool.totalCount, 1, "one connection, kept and lent in turn");
+        const client = await pool.connect();
+        try {
+          const { rows } = await client.query<{ pid: number }>(PID);
+          assert.equal(Number(rows[0]?.pid), kept);
+          // The pool's own idle listener was taken off at checkout: none of the kept ones is left.
+          assert.equal(client.listenerCount("error"), 0);
+        } finally {
+          client.release();
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(
+          warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message),
+          [],
+        );
+      } finally {
+        process.off("warning", onWarning);
+        db.release();
+        await pool.end();
+      }
+    });
+
     it("keeps its connection when the pool has an idle one for the transaction", async () => {
       const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
       const db = new StickyPool(pool);

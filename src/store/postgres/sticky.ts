@@ -15,6 +15,8 @@ export interface Queryable {
 export class StickyPool implements Queryable {
   readonly #pool: Pool;
   #client: PoolClient | undefined;
+  /** The kept connection's error listener, taken off when it is no longer kept. */
+  #onError: ((error: Error) => void) | undefined;
   #busy = false;
   #ended = false;
 
@@ -60,8 +62,10 @@ export class StickyPool implements Queryable {
   async #checkOut(): Promise<PoolClient> {
     const client = await this.#pool.connect();
     // A kept connection reports its loss as an event; unheard, the event would end the process.
-    client.on("error", (error) => this.#drop(client, error));
+    const onError = (error: Error) => this.#drop(client, error);
+    client.on("error", onError);
     this.#client = client;
+    this.#onError = onError;
     return client;
   }
 
@@ -69,6 +73,9 @@ export class StickyPool implements Queryable {
   #drop(client: PoolClient, error?: unknown): void {
     if (this.#client !== client) return;
     this.#client = undefined;
+    // Off before it goes back: lent to a transaction and kept again, it would gain one more each time.
+    if (this.#onError) client.off("error", this.#onError);
+    this.#onError = undefined;
     client.release(error === undefined ? undefined : error instanceof Error ? error : true);
   }
 }
