@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, rmSync, statSync } from "node:fs";
+import { chmodSync, renameSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import { basename, dirname, join } from "node:path";
 import { closedSignal } from "../closing.js";
 import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
 import type { InvocationToolActionPort } from "../types.js";
@@ -202,14 +203,18 @@ export async function serveToolActionPort(
   const token = options.token ?? randomBytes(32).toString("hex");
   const closing: ClosingState = { closing: false, calls: new Set() };
   const { server, sockets, authenticated } = acceptConnections(port, token, closing);
-  rmSync(options.socketPath, { force: true });
+  // Closing a server unlinks the path it was bound to, whatever file is there by then: bound to a
+  // name of its own and renamed onto the path, a server's close can never take the file of the next
+  // server on the path (a harness serving its next invocation there while this one still closes).
+  const bound = boundPath(options.socketPath);
+  if (bound === options.socketPath) rmSync(options.socketPath, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     // The socket file is created by the synchronous bind inside listen(): a tight umask makes it
     // 0600 from its first moment, not only after the chmod below.
     const previous = process.umask(0o177);
     try {
-      server.listen(options.socketPath, () => resolve());
+      server.listen(bound, () => resolve());
     } finally {
       process.umask(previous);
     }
@@ -217,8 +222,16 @@ export async function serveToolActionPort(
   // Once listening, an accept error (out of file descriptors, say) must not become an uncaught
   // exception: the server keeps serving the connections it has, and accepts again when it can.
   server.on("error", () => undefined);
-  chmodSync(options.socketPath, 0o600);
-  const served = statSync(options.socketPath).ino;
+  chmodSync(bound, 0o600);
+  const served = statSync(bound).ino;
+  if (bound !== options.socketPath) {
+    try {
+      renameSync(bound, options.socketPath);
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw error;
+    }
+  }
   server.unref();
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -251,4 +264,17 @@ export async function serveToolActionPort(
   // peers are told now, so a gateway answers its calls in flight at once, not at its tool timeout.
   closedSignal(port)?.addEventListener("abort", () => void close(), { once: true });
   return { socketPath: options.socketPath, token, close };
+}
+
+/** Unix socket paths longer than this many bytes are cut short by the OS (macOS: 104 with the NUL). */
+const MAX_SOCKET_PATH_BYTES = 103;
+
+/**
+ * Where the server binds before its file is renamed onto `socketPath`: a fresh name beside it, or
+ * `socketPath` itself when that name would be too long for a socket (a close of such a server may then
+ * unlink a later server's file on the path, as any Node server's close unlinks its bound path).
+ */
+function boundPath(socketPath: string): string {
+  const fresh = join(dirname(socketPath), `.${basename(socketPath)}.${randomBytes(4).toString("hex")}`);
+  return Buffer.byteLength(fresh) <= MAX_SOCKET_PATH_BYTES ? fresh : socketPath;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -103,6 +103,30 @@ describe("closing a served port", () => {
         assert.equal((await manager.getOperation(id))?.settlement, "succeeded");
       },
     );
+  });
+
+  it("leaves the next server on the same path serving when its close ends after that one started", async () => {
+    const socketPath = join(dir, "reused.sock");
+    const first = await openCore(exampleModel());
+    const previous = await serveToolActionPort(first.core.port, { socketPath });
+    // The offer's timeout closes the port: the served close starts by itself, and the harness
+    // serves its next invocation on the same path before that close has ended.
+    first.core.close();
+    const next = await openCore(exampleModel());
+    const served = await serveToolActionPort(next.core.port, { socketPath });
+    try {
+      await previous.close();
+      assert.ok(existsSync(socketPath), "the next server's socket file is still there");
+      const remote = await connectToolActionPort({ socketPath, token: served.token });
+      assert.equal(codeOf(await remote.admit(requestFor(remote, "next"))), "admitted");
+      assert.deepEqual(
+        readdirSync(dir).filter((name) => name.includes("reused")),
+        ["reused.sock"],
+      );
+    } finally {
+      await served.close();
+    }
+    assert.equal(existsSync(socketPath), false, "its own close removes its file");
   });
 
   it("tells its peers the invocation closed as soon as the port closes (the offer's timeout), though the harness has not closed it yet", async () => {
