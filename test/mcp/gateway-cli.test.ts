@@ -71,6 +71,11 @@ describe("raes mcp-gateway command line", () => {
     assert.match(stdout, /RAES_PORT_TOKEN/);
     assert.match(stdout, /Exit codes:/);
     assert.match(stdout, /tool_affordance:/);
+    // Host mode exits 1 for a scenario or manifest with errors, 2 only for one it cannot read.
+    const exits = stdout.slice(stdout.indexOf("Exit codes:"));
+    const one = exits.slice(exits.indexOf("\n  1 "), exits.indexOf("\n  2 "));
+    assert.match(one.replace(/\s+/g, " "), /scenario or manifest has errors/);
+    assert.doesNotMatch(exits.slice(exits.indexOf("\n  2 ")), /manifest with errors/);
   });
 
   it("exits 2 on usage errors, writing nothing on stdout, the MCP channel", async () => {

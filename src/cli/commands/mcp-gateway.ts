@@ -90,13 +90,15 @@ Map file (closed shape):
 
 Exit codes:
   0  the client hung up (stdin closed), the session ended (host mode over stdio), or a signal
-     stopped the gateway cleanly (calls in flight cut short; during start-up, before serving)
+     stopped the gateway cleanly (calls in flight cut short; during start-up, before serving);
+     a second signal SIGKILLs the upstream's group and ends the gateway by that signal
   1  the port could not be reached or refused the token, the upstream did not start, or in
-     host mode the store did not answer (ledger_unavailable)
+     host mode the store did not answer (ledger_unavailable) or the scenario or manifest has
+     errors (cli.scenario-invalid, cli.manifest-invalid)
   2  usage: bad options, no upstream command, ${PORT_TOKEN_ENV} unset, an invalid map, or in
-     host mode a scenario or manifest with errors, no participant to run, a map tool whose
-     affordance and contract are not bound to the participant, or a --store that is not a
-     store (store.not-a-store)
+     host mode a scenario or manifest that cannot be read, no participant to run, a map tool
+     whose affordance and contract are not bound to the participant, or a --store that is not
+     a store (store.not-a-store)
      (each map problem is printed as FILE:LINE:COL: mcp-map.<code> PATH: message)
 
 Examples:
