@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { InvocationToolActionPort } from "./types.js";
 
 // Keyed by the exact port object, as the combined admit and dispatch is: a wrapper cannot tell.
@@ -5,6 +6,9 @@ const closings = new WeakMap<object, AbortSignal>();
 
 /** Lets `closedSignal` on exactly `port` tell when it closes; internal to the port and its bridges. */
 export function registerClosing(port: InvocationToolActionPort, signal: AbortSignal): void {
+  // One listener per tool call waiting on the invocation's tools (the gateway's upstream calls), as
+  // many as the claim lets run at once: past ten, Node would warn of a leak on every invocation.
+  setMaxListeners(0, signal);
   closings.set(port, signal);
 }
 

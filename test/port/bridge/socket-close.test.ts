@@ -129,6 +129,29 @@ describe("closing a served port", () => {
     assert.equal(existsSync(socketPath), false, "its own close removes its file");
   });
 
+  it("lets a caller wait on as many tools at once as it likes on the closed signal, with no leak warning", async () => {
+    const { core } = await openCore(exampleModel());
+    const served = await serveToolActionPort(core.port, { socketPath: join(dir, "many.sock") });
+    const remote = await connectToolActionPort({ socketPath: served.socketPath, token: served.token });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      // A gateway's upstream calls in flight each listen, as many as the claim lets run at once.
+      for (const signal of [closedSignal(core.port), closedSignal(remote)]) {
+        assert.ok(signal);
+        for (let call = 0; call < 16; call += 1)
+          signal.addEventListener("abort", () => undefined, { once: true });
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off("warning", onWarning);
+      core.close();
+      await served.close();
+    }
+  });
+
   it("tells its peers the invocation closed as soon as the port closes (the offer's timeout), though the harness has not closed it yet", async () => {
     const { core } = await openCore(exampleModel());
     const served = await serveToolActionPort(core.port, { socketPath: join(dir, "expired.sock") });
