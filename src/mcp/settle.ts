@@ -85,7 +85,8 @@ export class Settles {
         .catch((e: unknown) => ({ ok: false as const, refusal: describe(e) }));
       if (!ack.ok) this.#log(`reportUnknown of ${id} refused: ${ack.refusal}`);
     }
-    this.#log(`${id} is indeterminate: ${code}`);
+    // Why, for the operator who resolves it: a call never sent had no effect (resolve --effect absent).
+    this.#log(`${id} is indeterminate: ${code} (${error.message})`);
     return toolError(
       code,
       `${error.message}; the tool's effects are unknown and the action is indeterminate`,

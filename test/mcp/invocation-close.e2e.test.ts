@@ -206,6 +206,11 @@ describe("raes mcp-gateway --port-socket when the invocation closes during a cal
         /complete of .* refused|reportUnknown of .* refused/,
         "nothing was settled twice",
       );
+      // The operator reads why: the upstream had the call (unlike one the close kept from being sent).
+      assert.match(
+        stderr,
+        /is indeterminate: invocation_returned_without_outcome \(the invocation closed before the upstream answered\)/,
+      );
     } finally {
       await manager.close();
     }

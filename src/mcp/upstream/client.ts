@@ -30,7 +30,7 @@ const MAX_LIST_PAGES = 100;
 const MAX_TOOLS = 10_000;
 const INFO = { name: "raes-mcp-gateway", version: "0.1.0" };
 /** Why a call whose invocation had already closed was never sent. */
-const CLOSED_BEFORE = "the invocation closed before the call reached the upstream";
+const CLOSED_BEFORE = "the invocation closed before the call was sent to the upstream, which never had it";
 /** The prefix of the gateway's own `tools/call` ids; the SDK's requests use numbers, so they never meet. */
 const CALL_ID_PREFIX = "raes-call-";
 

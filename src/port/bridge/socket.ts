@@ -262,7 +262,10 @@ export async function serveToolActionPort(
   };
   // The invocation closed (its offer's timeout, say) while the harness still serves its port: the
   // peers are told now, so a gateway answers its calls in flight at once, not at its tool timeout.
-  closedSignal(port)?.addEventListener("abort", () => void close(), { once: true });
+  // Closed before it was served (while it started listening): no abort event is left to come.
+  const portClosed = closedSignal(port);
+  if (portClosed?.aborted) void close();
+  else portClosed?.addEventListener("abort", () => void close(), { once: true });
   return { socketPath: options.socketPath, token, close };
 }
 

@@ -152,6 +152,19 @@ describe("closing a served port", () => {
     }
   });
 
+  it("serves a port whose invocation already closed only to close at once: its socket file goes without the harness's close", async () => {
+    const { core } = await openCore(exampleModel());
+    core.close();
+    const socketPath = join(dir, "closed-before.sock");
+    await serveToolActionPort(core.port, { socketPath });
+    const gone = async () => {
+      for (let turn = 0; turn < 100 && existsSync(socketPath); turn += 1)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      return !existsSync(socketPath);
+    };
+    assert.ok(await gone(), "the served port closed by itself");
+  });
+
   it("tells its peers the invocation closed as soon as the port closes (the offer's timeout), though the harness has not closed it yet", async () => {
     const { core } = await openCore(exampleModel());
     const served = await serveToolActionPort(core.port, { socketPath: join(dir, "expired.sock") });
