@@ -14,44 +14,44 @@ async function pidOf(db: StickyPool, config: { text: string } = PID): Promise<nu
   return Number(rows[0]?.pid);
 }
 
+/** Runs `body` with a StickyPool over a fresh pool of four connections, both ended after. */
+async function withSticky(body: (db: StickyPool, pool: pg.Pool) => Promise<void>): Promise<void> {
+  const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
+  const db = new StickyPool(pool);
+  try {
+    await body(db, pool);
+  } finally {
+    db.release();
+    await pool.end();
+  }
+}
+
 if (!available) {
   it("postgres kept connection", { skip: "POSTGRES UNAVAILABLE" }, () => undefined);
 } else {
   describe("postgres: the kept connection (StickyPool)", () => {
     it("runs statements one after another on one connection, concurrent ones on others", async () => {
-      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
-      const db = new StickyPool(pool);
-      try {
+      await withSticky(async (db) => {
         const first = await pidOf(db);
         assert.equal(await pidOf(db), first);
         const pids = await Promise.all([pidOf(db, SLOW_PID), pidOf(db, SLOW_PID), pidOf(db, SLOW_PID)]);
         assert.equal(pids[0], first, "the first finds the kept connection idle");
         assert.equal(new Set(pids).size, 3, "the others run on pooled connections at the same time");
-      } finally {
-        db.release();
-        await pool.end();
-      }
+      });
     });
 
     it("replaces the kept connection after a failed statement, as the pool would", async () => {
-      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
-      const db = new StickyPool(pool);
-      try {
+      await withSticky(async (db) => {
         const before = await pidOf(db);
         await assert.rejects(db.query({ text: "SELECT 1 / 0" }), /division by zero/);
         const after = await pidOf(db);
         assert.notEqual(after, before);
         assert.equal(await pidOf(db), after);
-      } finally {
-        db.release();
-        await pool.end();
-      }
+      });
     });
 
     it("lends the idle kept connection to a transaction rather than opening another", async () => {
-      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
-      const db = new StickyPool(pool);
-      try {
+      await withSticky(async (db, pool) => {
         const kept = await pidOf(db);
         assert.equal(pool.totalCount, 1);
         const client = await db.connect();
@@ -63,10 +63,7 @@ if (!available) {
         } finally {
           client.release();
         }
-      } finally {
-        db.release();
-        await pool.end();
-      }
+      });
     });
 
     it("leaves no listener behind on a connection it lent and kept again, however often", async () => {
@@ -105,9 +102,7 @@ if (!available) {
     });
 
     it("keeps its connection when the pool has an idle one for the transaction", async () => {
-      const pool = new pg.Pool({ connectionString: POSTGRES_TEST_URL, max: 4 });
-      const db = new StickyPool(pool);
-      try {
+      await withSticky(async (db) => {
         await Promise.all([pidOf(db, SLOW_PID), pidOf(db, SLOW_PID)]);
         const kept = await pidOf(db);
         const client = await db.connect();
@@ -118,10 +113,7 @@ if (!available) {
         } finally {
           client.release();
         }
-      } finally {
-        db.release();
-        await pool.end();
-      }
+      });
     });
 
     it("gives the kept connection back on release, even while a statement runs on it", async () => {

@@ -12,6 +12,36 @@ import { attributeValues, detailSpec, visibleMarkup } from "../../fixtures/histo
 
 const at = (s: number) => new Date(Date.parse("2025-06-01T10:00:00.000Z") + s * 1000).toISOString();
 
+/** A call waiting for approval, as the page is given it. */
+type PendingApproval = NonNullable<Parameters<typeof renderTimelineHtml>[0]["pendingApprovals"]>[number];
+
+/**
+ * A page of one succeeded call and, with `held`, a second call inv:tool=2 waiting for approval (its
+ * fields over the defaults); without, no call waits.
+ */
+function pageHolding(held?: Partial<PendingApproval>): string {
+  const invocation = craftedInvocation("participant.behavior.alpha", 0);
+  const done = craftedToolAction(invocation, 1, "c-1", "succeeded");
+  return renderTimelineHtml({
+    events: sequenced(committedDrafts(invocation, [done], "succeeded")),
+    operations: [toolOperation(done)],
+    ...(held === undefined
+      ? {}
+      : {
+          storeUrl: "sqlite:/tmp/x.db",
+          pendingApprovals: [
+            {
+              id: "inv:tool=2",
+              participantAddress: "participant.behavior.alpha",
+              requestedAt: at(3),
+              timeoutSeconds: 300,
+              ...held,
+            },
+          ],
+        }),
+  });
+}
+
 describe("the timeline's approvals", () => {
   it("shows a held call's approval in its details: approved, denied or expired, with operator and times", () => {
     const invocation = craftedInvocation("participant.behavior.alpha", 0);
@@ -61,53 +91,17 @@ describe("the timeline's approvals", () => {
   });
 
   it("lists the calls still waiting for approval in their participant's section, with approve and deny commands", () => {
-    const invocation = craftedInvocation("participant.behavior.alpha", 0);
-    const done = craftedToolAction(invocation, 1, "c-1", "succeeded");
-    const page = renderTimelineHtml({
-      events: sequenced(committedDrafts(invocation, [done], "succeeded")),
-      operations: [toolOperation(done)],
-      storeUrl: "sqlite:/tmp/x.db",
-      pendingApprovals: [
-        {
-          id: "inv:tool=2",
-          participantAddress: "participant.behavior.alpha",
-          toolName: "probe_login",
-          requestedAt: at(3),
-          timeoutSeconds: 300,
-        },
-      ],
-    });
-    const visible = visibleMarkup(page);
+    const visible = visibleMarkup(pageHolding({ toolName: "probe_login" }));
     assert.deepEqual(attributeValues(visible, "data-pending-approval"), ["inv:tool=2"]);
     assert.match(visible, /1 tool call waits for approval/);
     assert.match(visible, /data-decision="approve">[^<]*approve inv:tool=2 --store sqlite:\/tmp\/x\.db</);
     assert.match(visible, /data-decision="deny">[^<]*deny inv:tool=2 --store/);
-    const none = renderTimelineHtml({
-      events: sequenced(committedDrafts(invocation, [done], "succeeded")),
-      operations: [toolOperation(done)],
-    });
-    assert.deepEqual(attributeValues(visibleMarkup(none), "data-pending-approval"), []);
+    assert.deepEqual(attributeValues(visibleMarkup(pageHolding()), "data-pending-approval"), []);
   });
 
   it("gives a held call whose approve would be refused only its deny command, and why", () => {
-    const invocation = craftedInvocation("participant.behavior.alpha", 0);
-    const done = craftedToolAction(invocation, 1, "c-1", "succeeded");
     const message = "the runtime holding inv:tool=2 (pid 4242) is gone; its next start withholds the call";
-    const page = renderTimelineHtml({
-      events: sequenced(committedDrafts(invocation, [done], "succeeded")),
-      operations: [toolOperation(done)],
-      storeUrl: "sqlite:/tmp/x.db",
-      pendingApprovals: [
-        {
-          id: "inv:tool=2",
-          participantAddress: "participant.behavior.alpha",
-          requestedAt: at(3),
-          timeoutSeconds: 300,
-          lapsed: { code: "approval.runtime-gone", message },
-        },
-      ],
-    });
-    const visible = visibleMarkup(page);
+    const visible = visibleMarkup(pageHolding({ lapsed: { code: "approval.runtime-gone", message } }));
     assert.deepEqual(attributeValues(visible, "data-decision"), ["deny"]);
     assert.doesNotMatch(visible, /approve inv:tool=2/);
     assert.match(visible, /data-decision="deny">[^<]*deny inv:tool=2 --store sqlite:\/tmp\/x\.db</);
