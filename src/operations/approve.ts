@@ -8,7 +8,7 @@ import {
   type ToolActionRecord,
 } from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
-import { OwnerStatus, participantOwner } from "./in-doubt.js";
+import { type OperationOwner, OwnerStatus, participantOwner } from "./in-doubt.js";
 import { decisionNote, decisionTime, OperatorError, OperatorRefusal, operatorIdentity } from "./operator.js";
 
 /** Why an approve or deny was refused; nothing was recorded. */
@@ -97,11 +97,46 @@ export async function approvalLapsed(
   store: ControlPlaneStore,
   id: string,
   now: Date = new Date(),
-): Promise<{ readonly code: ApprovalRefusal; readonly message: string } | undefined> {
+): Promise<ApprovalLapse | undefined> {
   const action = await store.getToolAction(id);
-  if (action?.approval?.state !== ApprovalState.pending) return undefined;
-  const late = await lateOrOrphaned(store, action, id, ApprovalState.approved, now);
-  return late?.outcome === "refused" ? { code: late.code, message: late.message } : undefined;
+  return action === undefined ? undefined : (await approvalsLapsed(store, [{ ...action, id }], now)).get(id);
+}
+
+/** Why an approve of a held call would be refused: `approval.expired` or `approval.runtime-gone`. */
+export interface ApprovalLapse {
+  readonly code: ApprovalRefusal;
+  readonly message: string;
+}
+
+/**
+ * `approvalLapsed` of every held call a listing read (its rows' ids, participants and approvals), each
+ * participant's runtime asked after once, however many calls it holds: the lapsed ones, by id.
+ */
+export async function approvalsLapsed(
+  store: ControlPlaneStore,
+  held: readonly {
+    readonly id: string;
+    readonly participantAddress: string;
+    readonly approval?: ApprovalRecord;
+  }[],
+  now: Date = new Date(),
+): Promise<Map<string, ApprovalLapse>> {
+  const owners = new Map<string, Promise<OperationOwner>>();
+  const ownerOf = (participant: string) => {
+    let owner = owners.get(participant);
+    if (owner === undefined) {
+      owner = participantOwner(store, participant, () => now.getTime());
+      owners.set(participant, owner);
+    }
+    return owner;
+  };
+  const lapsed = new Map<string, ApprovalLapse>();
+  for (const call of held) {
+    if (call.approval?.state !== ApprovalState.pending) continue;
+    const late = await lateOrOrphaned(call, call.id, ApprovalState.approved, now, ownerOf);
+    if (late?.outcome === "refused") lapsed.set(call.id, { code: late.code, message: late.message });
+  }
+  return lapsed;
 }
 
 type Decided = typeof ApprovalState.approved | typeof ApprovalState.denied;
@@ -133,7 +168,10 @@ async function decide(
   // the second read answers as if it had come after (at most two rounds: a decision is final).
   for (let round = 0; round < 2; round += 1) {
     const action = await store.getToolAction(id);
-    const standing = standingOf(action, id, want) ?? (await lateOrOrphaned(store, action, id, want, clock()));
+    const now = clock();
+    const standing =
+      standingOf(action, id, want) ??
+      (await lateOrOrphaned(action, id, want, now, (p) => participantOwner(store, p, () => now.getTime())));
     if (standing) return standing;
     const pending = (action as ToolActionRecord).approval as ApprovalRecord;
     const approval: ApprovalRecord = { ...pending, state: want, decidedAt, operator, note };
@@ -183,11 +221,11 @@ function standingOf(
  * it withholds the call, which is what happens anyway.
  */
 async function lateOrOrphaned(
-  store: ControlPlaneStore,
-  action: ToolActionRecord | undefined,
+  action: { readonly participantAddress: string; readonly approval?: ApprovalRecord } | undefined,
   id: string,
   want: Decided,
   now: Date,
+  ownerOf: (participant: string) => Promise<OperationOwner>,
 ): Promise<ApprovalOutcome | undefined> {
   const approval = action?.approval;
   if (!action || !approval || want !== ApprovalState.approved) return undefined;
@@ -197,7 +235,7 @@ async function lateOrOrphaned(
       ApprovalRefusal.expired,
       `the approval of ${id} timed out at ${new Date(deadline).toISOString()}; its runtime withholds the call`,
     );
-  const owner = await participantOwner(store, action.participantAddress, () => now.getTime());
+  const owner = await ownerOf(action.participantAddress);
   if (owner.status === OwnerStatus.dead)
     return refused(
       ApprovalRefusal.runtime_gone,

@@ -5,9 +5,11 @@ export {
 } from "../records/index.js";
 export {
   type ApprovalInput,
+  type ApprovalLapse,
   type ApprovalOutcome,
   ApprovalRefusal,
   approvalLapsed,
+  approvalsLapsed,
   approveToolAction,
   denyToolAction,
 } from "./approve.js";

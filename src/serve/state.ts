@@ -1,4 +1,4 @@
-import { approvalLapsed, listOperatorWaits, OperatorNeed } from "../operations/index.js";
+import { approvalsLapsed, listOperatorWaits, OperatorNeed } from "../operations/index.js";
 import {
   type ApprovalRecord,
   type OperationEntry,
@@ -177,11 +177,15 @@ export async function readConsoleState(
   ]);
   // Few: one per participant and clock generation whose pacing was lost.
   const deviations = await store.listPacingDeviations();
-  // Held calls are few at any time: each is asked whether its approve would still run it.
+  // Each held call shown is asked whether its approve would still run it, each runtime once.
+  const waitsShown = waits.slice(0, SHOWN.waits);
+  const lapses = await approvalsLapsed(
+    store,
+    waitsShown.filter((w) => w.need === OperatorNeed.pending_approval).map((w) => w.entry),
+  );
   const waitViews: WaitView[] = [];
-  for (const w of waits.slice(0, SHOWN.waits)) {
-    const lapsed =
-      w.need === OperatorNeed.pending_approval ? await approvalLapsed(store, w.entry.id) : undefined;
+  for (const w of waitsShown) {
+    const lapsed = lapses.get(w.entry.id);
     waitViews.push({
       ...operationView(w.entry),
       need: w.need,

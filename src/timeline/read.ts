@@ -6,7 +6,7 @@ import {
   verifyStoreAfter,
 } from "../evidence/index.js";
 import type { HistoryEvent } from "../history/index.js";
-import { approvalLapsed, type Operation, readParticipantServices } from "../operations/index.js";
+import { approvalsLapsed, type Operation, readParticipantServices } from "../operations/index.js";
 import { continuationView } from "../runtime/index.js";
 import {
   type ControlPlaneStore,
@@ -246,11 +246,13 @@ async function pendingApprovalsOf(store: ControlPlaneStore, query: HistoryQuery)
     ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
     limit: 10_000,
   });
+  // A call whose approve would be refused (timed out, its runtime gone) is offered a deny only;
+  // each participant's runtime is asked after once, however many calls it holds.
+  const lapses = await approvalsLapsed(store, accepted);
   const held: PendingApproval[] = [];
   for (const entry of accepted) {
     if (entry.approval?.state !== "pending") continue;
-    // A call whose approve would be refused (timed out, its runtime gone) is offered a deny only.
-    const lapsed = await approvalLapsed(store, entry.id);
+    const lapsed = lapses.get(entry.id);
     held.push({
       id: entry.id,
       participantAddress: entry.participantAddress,

@@ -380,12 +380,9 @@ export function registerOperationsCommand(program: Command): void {
         // A held call whose approve would run nothing (timed out, its runtime gone) is offered a deny only.
         const lapsed = new Map<string, string>();
         if (options.json !== true) {
-          const { approvalLapsed } = await import("../../operations/index.js");
-          for (const { entry, need } of rows) {
-            if (need !== "pending_approval") continue;
-            const why = await approvalLapsed(store, entry.id);
-            if (why) lapsed.set(entry.id, why.message);
-          }
+          const { approvalsLapsed } = await import("../../operations/index.js");
+          const held = rows.filter((r) => r.need === "pending_approval").map((r) => r.entry);
+          for (const [id, why] of await approvalsLapsed(store, held)) lapsed.set(id, why.message);
         }
         return { rows, shortIds, lapsed, services: await participantServices(store, options) };
       },
