@@ -1,5 +1,4 @@
 import type { HistoryEvent } from "../../history/index.js";
-import { checkManifest, indexExecutionOffers, registerParticipantRuntime } from "../../manifest/index.js";
 import type { ControlOutcome, EpisodeOutcome, EpisodeRequest, Operation } from "../../operations/index.js";
 import {
   controlEpisode,
@@ -8,7 +7,7 @@ import {
   newOwnerId,
   operatorIdentity,
 } from "../../operations/index.js";
-import type { ParticipantToolActionRefusal, ToolActionLimits } from "../../port/index.js";
+import type { ParticipantToolActionRefusal } from "../../port/index.js";
 import {
   type ChainAnchor,
   type EpisodeTerminalReason,
@@ -44,13 +43,11 @@ import {
 import {
   type DueWork,
   type ParticipantShare,
-  planSchedules,
   policyChangeBy,
   ScheduleBook,
   type ScheduleSpec,
   schedulePositions,
 } from "../schedule/index.js";
-import { resolveActivityControls } from "../v2/index.js";
 import type { ResourcePoolStateView } from "../v3/index.js";
 import {
   type AutonomousExecutionState,
@@ -64,7 +61,8 @@ import {
   participantStatusView,
   type ViewSource,
 } from "../views/index.js";
-import { assertModelInBounds, checkedConcurrency, settleBounded } from "./bounded.js";
+import { admitOpen } from "./admission.js";
+import { checkedConcurrency, settleBounded } from "./bounded.js";
 import { BudgetEventRecord } from "./budget-record.js";
 import { type DueRunner, runDueTicks } from "./due.js";
 import { jumpRefusal } from "./jump.js";
@@ -86,31 +84,7 @@ import {
 import { ServicePacing } from "./service-pacing.js";
 import { ensureServices, refreshServices } from "./services.js";
 import { isV2Work, pauseV2, runV2Work, v2Hooks, v2Order } from "./v2.js";
-import {
-  newSharedPools,
-  refuseUnmeasured,
-  resourceViews,
-  settleInterruptedHolds,
-  type V3Run,
-  v3Plans,
-} from "./v3.js";
-
-/** The per-invocation tool-action limits a manifest's composition claim declares, when it has one. */
-function claimedLimits(
-  claim:
-    | {
-        readonly maxToolActionsPerInvocation: number;
-        readonly maxConcurrentToolActionsPerInvocation: number;
-      }
-    | undefined,
-): ToolActionLimits | undefined {
-  return claim
-    ? {
-        maxToolActionsPerInvocation: claim.maxToolActionsPerInvocation,
-        maxConcurrentToolActionsPerInvocation: claim.maxConcurrentToolActionsPerInvocation,
-      }
-    : undefined;
-}
+import { newSharedPools, resourceViews, settleInterruptedHolds, type V3Run, v3Plans } from "./v3.js";
 
 /** Owns the shared clock and one scheduler per participant, and runs every due autonomous action. */
 export class RuntimeManager {
@@ -172,43 +146,8 @@ export class RuntimeManager {
    * // The start tick's attempts have run: their events are already in manager.history().
    */
   static async open(options: RuntimeManagerOptions): Promise<RuntimeManager> {
-    assertModelInBounds(options.model);
-    const check = checkManifest(options.manifest);
-    // Registration first: an invalid claim is a contract mismatch, not just a bad manifest.
-    const registration = check.manifest
-      ? registerParticipantRuntime(check.manifest, options.runtime)
-      : undefined;
-    if (!check.ok || !check.manifest || !registration) {
-      const details = check.diagnostics.map((d) => `${d.code} ${d.path}: ${d.message}`);
-      throw new RuntimeError(RuntimeErrorCode.manifest_invalid, "the backend manifest is invalid", details);
-    }
-    const { toolActionsClaimed } = registration;
-    const time = check.manifest.time;
-    const inFlight = checkedConcurrency(
-      options.concurrency ?? check.manifest.participantRuntime.maxAutonomousInFlight,
-    );
-    const claim = check.manifest.participantRuntime.invocationToolActions;
-    const limits = toolActionsClaimed ? claimedLimits(claim) : undefined;
-    const v2Controls = resolveActivityControls(options.model, options.stochasticControls ?? []);
-    const offers = indexExecutionOffers(check.manifest);
-    const specs = planSchedules({
-      v2Controls,
-      model: options.model,
-      offers,
-      toolActionLimits: limits,
-      crossingPolicyInstalled: options.crossingPolicy !== undefined,
-      resourcePools: check.manifest.participantRuntime.resourceBudgets?.configuredPools ?? [],
-    });
-    refuseUnmeasured(options.runtime, specs);
-    // RAES's admission: a progression that resets or replays its clock needs coordinated participant reset.
-    if (time && !time.supportsCoordinatedParticipantReset) {
-      const resetting = specs.find((s) => s.progression.resetBehavior !== "unsupported");
-      if (resetting)
-        throw new RuntimeError(
-          RuntimeErrorCode.autonomous_execution_unsupported,
-          `autonomous clock reset requires coordinated participant reset support (${resetting.policy.address})`,
-        );
-    }
+    // Everything checked before a store is touched: a refusal here leaves nothing behind.
+    const { manifest, limits, inFlight, specs, offers } = admitOpen(options);
     const ownsStore = typeof options.store === "string" || options.store === undefined;
     const store =
       typeof options.store === "string"
@@ -276,7 +215,7 @@ export class RuntimeManager {
       const services: ServiceContext = {
         specs,
         model: options.model,
-        manifest: check.manifest,
+        manifest: manifest,
         runtime: options.runtime,
         nowMs,
       };
@@ -295,7 +234,7 @@ export class RuntimeManager {
       await pacing.load(store);
       await ensureServices(store, book, {
         specs,
-        manifest: check.manifest,
+        manifest: manifest,
         at: now(),
         start: options.startParticipants ?? true,
       });
