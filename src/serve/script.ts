@@ -231,7 +231,15 @@ export const CONSOLE_SCRIPT = `(() => {
     if (response.ok) apply(await response.json());
   }
 
+  // The message line tells the outcome of the latest action: an earlier one answered late (its
+  // result pushed to the page before its response came) must not overwrite it.
+  let actions = 0;
+
   async function act(button) {
+    const mine = (actions += 1);
+    const latest = (text, failed) => {
+      if (mine === actions) say(text, failed);
+    };
     const name = button.getAttribute("data-action");
     const subject = button.getAttribute("data-subject");
     const generation = button.getAttribute("data-generation");
@@ -253,12 +261,12 @@ export const CONSOLE_SCRIPT = `(() => {
       });
       const body = await response.json();
       if (response.ok) {
-        say((state.actions[name] || name) + ": " + subject + ", recorded as " + state.operator);
+        latest((state.actions[name] || name) + ": " + subject + ", recorded as " + state.operator);
         $("note").value = "";
-      } else say(body.error.code + ": " + body.error.message, true);
+      } else latest(body.error.code + ": " + body.error.message, true);
       await refresh();
     } catch (error) {
-      say(String(error), true);
+      latest(String(error), true);
     } finally {
       button.disabled = false;
     }

@@ -172,6 +172,22 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
     const pause = `${participant} button[data-action="execution-pause"]`;
     await page.waitForSelector(pause, { timeout: 0 });
     const generation = Number(await page.getAttribute(`${participant} [data-service]`, "data-generation"));
+    // The pause's answer is held back until the stale resume has been answered: the page shows the
+    // paused service (pushed by the server) first, and the late answer must not overwrite the message.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let answered: () => void = () => undefined;
+    const pauseAnswered = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    await page.route("**/api/actions/execution-pause", async (route) => {
+      const response = await route.fetch();
+      await released;
+      await route.fulfill({ response });
+      answered();
+    });
     await page.click(pause);
     await page.waitForSelector(`${participant} [data-service="paused"]`, { timeout: 0 });
     const resume = `${participant} button[data-action="execution-resume"]`;
@@ -193,6 +209,16 @@ describe("raes serve in headless Chromium", { timeout: 180_000 }, () => {
     const outcome = page.locator("#message", { hasText: /^runtime\.|recorded as/ });
     await outcome.waitFor({ timeout: 0 });
     assert.match(String(await outcome.textContent()), /^runtime\.participant-execution-stale-generation/);
+    release();
+    await pauseAnswered;
+    const updates = Number(await page.getAttribute("body", "data-updates"));
+    await page.waitForSelector(`body:not([data-updates="${updates}"])`, { timeout: 0 });
+    assert.match(
+      String(await page.textContent("#message")),
+      /^runtime\.participant-execution-stale-generation/,
+      "the pause's late answer left the latest action's outcome",
+    );
+    await page.unroute("**/api/actions/execution-pause");
     await withStore(async (store) => {
       assert.equal((await store.getDecisionHead()).decisions, recorded, "the refusal recorded nothing");
       assert.equal(
