@@ -1,12 +1,12 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from "node:fs";
-import {
-  type InvocationToolActionPort,
-  type ParticipantActionRequest,
-  type ParticipantActionResult,
-  type ParticipantSnapshot,
-  ReferenceAutonomousParticipantRuntime,
+import type {
+  InvocationToolActionPort,
+  ParticipantActionRequest,
+  ParticipantActionResult,
+  ParticipantSnapshot,
 } from "../../src/index.js";
 import { admitAndDispatch } from "../../src/port/index.js";
+import { PortedRuntime } from "./ported-runtime.js";
 import { outcomeFor, requestFor } from "./tool-requests.js";
 
 /** The moments of one tool call at which a test may watch or stop the harness. */
@@ -56,8 +56,7 @@ export function readEffects(effectFile: string): string[] {
  * A harness whose every tool call goes admit → dispatch → effect → complete through the port,
  * and whose effect is a durable line in a file the runtime never sees.
  */
-export class EffectHarnessRuntime extends ReferenceAutonomousParticipantRuntime {
-  readonly #ports = new Map<string, InvocationToolActionPort>();
+export class EffectHarnessRuntime extends PortedRuntime {
   readonly #options: EffectHarnessOptions;
 
   constructor(options: EffectHarnessOptions) {
@@ -65,17 +64,12 @@ export class EffectHarnessRuntime extends ReferenceAutonomousParticipantRuntime 
     this.#options = options;
   }
 
-  attachInvocationToolActions(port: InvocationToolActionPort): void {
-    this.#ports.set(port.invocationActionInstanceId, port);
-  }
-
   override async modelAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
     { episodeId }: { episodeId: string },
   ): Promise<ParticipantActionResult> {
-    const port = this.#ports.get(request.actionInstanceId);
-    this.#ports.delete(request.actionInstanceId);
+    const port = this.takePort(request);
     if (!port) throw new Error(`no port attached for ${request.actionInstanceId}`);
     await this.#options.at?.("invocation", request.actionInstanceId, 0);
     let ok = true;

@@ -6,18 +6,17 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
   type ControlPlaneStore,
-  type InvocationToolActionPort,
   openControlPlaneStore,
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
-  ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
   serveToolActionPort,
 } from "../../src/index.js";
 import { rethrowInvocationErrors } from "../helpers/callback-failures.js";
 import { modelStartingAt, ROOT } from "../helpers/example.js";
 import { manifestWithTimeout } from "../helpers/live-model.js";
+import { PortedRuntime } from "../helpers/ported-runtime.js";
 
 const TSX = import.meta.resolve("tsx");
 const FIXTURES = join(ROOT, "test", "mcp", "fixtures");
@@ -59,8 +58,7 @@ function run(
 }
 
 /** Serves each invocation's port on a private socket and runs the test agent against `raes mcp-gateway`. */
-class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
-  readonly #ports = new Map<string, InvocationToolActionPort>();
+class GatewayHarness extends PortedRuntime {
   readonly reports: AgentReport[] = [];
   /** The gateway's --log-timings lines. */
   readonly timings: string[] = [];
@@ -72,17 +70,12 @@ class GatewayHarness extends ReferenceAutonomousParticipantRuntime {
     super();
   }
 
-  attachInvocationToolActions(port: InvocationToolActionPort): void {
-    this.#ports.set(port.invocationActionInstanceId, port);
-  }
-
   override async modelAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
     { episodeId }: { episodeId: string },
   ): Promise<ParticipantActionResult> {
-    const port = this.#ports.get(request.actionInstanceId);
-    this.#ports.delete(request.actionInstanceId);
+    const port = this.takePort(request);
     assert.ok(port, "the manager attached a port");
     const served = await serveToolActionPort(port, { socketPath: join(this.dir, "port.sock") });
     try {

@@ -13,7 +13,6 @@ import {
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
-  ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
   type RuntimeTimers,
   serveToolActionPort,
@@ -22,6 +21,7 @@ import { cliNodeArgs } from "../helpers/cli-entry.js";
 import { childNodeArgs } from "../helpers/compiled/index.js";
 import { modelStartingAt } from "../helpers/example.js";
 import { manifestWithTimeout } from "../helpers/live-model.js";
+import { PortedRuntime } from "../helpers/ported-runtime.js";
 import { eventually, RAW_UPSTREAM } from "./fixtures/gateway-process.js";
 import { RAW_MAP_TEXT } from "./fixtures/raw-map.js";
 
@@ -65,8 +65,7 @@ interface AgentRun {
  * upstream. Like a harness that ignores its signal, it closes its served port only once its agent is
  * done, after the upstream's late answer reached the gateway.
  */
-class SocketHarness extends ReferenceAutonomousParticipantRuntime {
-  readonly #ports = new Map<string, InvocationToolActionPort>();
+class SocketHarness extends PortedRuntime {
   run: Promise<AgentRun> | undefined;
 
   constructor(
@@ -76,16 +75,12 @@ class SocketHarness extends ReferenceAutonomousParticipantRuntime {
     super();
   }
 
-  attachInvocationToolActions(port: InvocationToolActionPort): void {
-    this.#ports.set(port.invocationActionInstanceId, port);
-  }
-
   override async modelAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
     { episodeId }: { episodeId: string },
   ): Promise<ParticipantActionResult> {
-    const port = this.#ports.get(request.actionInstanceId);
+    const port = this.takePort(request);
     assert.ok(port, "the manager attached a port");
     this.run = this.#agent(port);
     await this.run.catch(() => undefined);

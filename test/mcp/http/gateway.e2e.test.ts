@@ -10,16 +10,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import {
-  type InvocationToolActionPort,
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
-  ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
   serveToolActionPort,
 } from "../../../src/index.js";
 import { EXAMPLE_HOST_INPUTS, modelStartingAt, ROOT } from "../../helpers/example.js";
 import { manifestWithTimeout } from "../../helpers/live-model.js";
+import { PortedRuntime } from "../../helpers/ported-runtime.js";
 
 const TSX = import.meta.resolve("tsx");
 const LIVE = join(ROOT, "test", "fixtures", "live");
@@ -104,8 +103,7 @@ interface Observed {
 }
 
 /** One invocation whose harness runs the HTTP gateway and a client that drops, reconnects and retries. */
-class HttpHarness extends ReferenceAutonomousParticipantRuntime {
-  readonly #ports = new Map<string, InvocationToolActionPort>();
+class HttpHarness extends PortedRuntime {
   observed: Observed | undefined;
   manager: RuntimeManager | undefined;
 
@@ -113,16 +111,12 @@ class HttpHarness extends ReferenceAutonomousParticipantRuntime {
     super();
   }
 
-  attachInvocationToolActions(port: InvocationToolActionPort): void {
-    this.#ports.set(port.invocationActionInstanceId, port);
-  }
-
   override async modelAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
     { episodeId }: { episodeId: string },
   ): Promise<ParticipantActionResult> {
-    const port = this.#ports.get(request.actionInstanceId);
+    const port = this.takePort(request);
     assert.ok(port);
     const served = await serveToolActionPort(port, { socketPath: join(this.dir, "port.sock") });
     const countFile = join(this.dir, "count.txt");

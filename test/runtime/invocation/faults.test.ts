@@ -9,26 +9,21 @@ import {
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
-  ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../../src/index.js";
 import type { ControlPlaneStore } from "../../../src/store/index.js";
 import { type FaultyBackend, faultBefore, postgresBackend, sqliteBackend } from "../../crash/store-faults.js";
 import { CallbackFailures } from "../../helpers/callback-failures.js";
 import { EXAMPLE, exampleManifest, modelStartingAt } from "../../helpers/example.js";
+import { PortedRuntime } from "../../helpers/ported-runtime.js";
 import { outcomeFor, requestFor } from "../../helpers/tool-requests.js";
 import { postgresAvailable } from "../../store/pg-available.js";
 
 /** A runtime whose invocations run whatever the test scripts, with the invocation's port. */
-class ScriptedRuntime extends ReferenceAutonomousParticipantRuntime {
+class ScriptedRuntime extends PortedRuntime {
   script: (port: InvocationToolActionPort) => Promise<NativeOutcome> = async () => ({ status: "succeeded" });
   /** What the script threw: the manager would only turn it into a failed invocation. */
   readonly failures = new CallbackFailures();
-  readonly #ports = new Map<string, InvocationToolActionPort>();
-
-  attachInvocationToolActions(port: InvocationToolActionPort): void {
-    this.#ports.set(port.invocationActionInstanceId, port);
-  }
 
   override async modelAction(
     request: ParticipantActionRequest,
@@ -36,7 +31,7 @@ class ScriptedRuntime extends ReferenceAutonomousParticipantRuntime {
     { episodeId }: { episodeId: string },
   ): Promise<ParticipantActionResult> {
     const outcome = await this.failures.guard(() => {
-      const port = this.#ports.get(request.actionInstanceId);
+      const port = this.takePort(request);
       assert.ok(port);
       return this.script(port);
     });

@@ -1,16 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
-  type InvocationToolActionPort,
   type ModelActionContext,
   type ParticipantActionRequest,
   type ParticipantActionResult,
   type ParticipantSnapshot,
-  ReferenceAutonomousParticipantRuntime,
   RuntimeManager,
 } from "../../../src/index.js";
 import { EXAMPLE } from "../../helpers/example.js";
 import { liveModel, manifestWithTimeout, SECOND_PARTICIPANT } from "../../helpers/live-model.js";
+import { PortedRuntime } from "../../helpers/ported-runtime.js";
 import { oneToolCall, requestFor } from "../../helpers/tool-requests.js";
 
 const TIMEOUT_SECONDS = 1;
@@ -33,8 +32,7 @@ interface SlowRecord {
  * forever or ignores its signal for `ignoreMs`; the second participant always makes one tool call
  * and succeeds.
  */
-class SlowHarness extends ReferenceAutonomousParticipantRuntime {
-  readonly #ports = new Map<string, InvocationToolActionPort>();
+class SlowHarness extends PortedRuntime {
   readonly slow: SlowRecord[] = [];
   readonly fastResults: string[] = [];
   constructor(
@@ -44,16 +42,12 @@ class SlowHarness extends ReferenceAutonomousParticipantRuntime {
     super();
   }
 
-  attachInvocationToolActions(port: InvocationToolActionPort): void {
-    this.#ports.set(port.invocationActionInstanceId, port);
-  }
-
   override async modelAction(
     request: ParticipantActionRequest,
     snapshot: ParticipantSnapshot,
     { episodeId, signal }: ModelActionContext,
   ): Promise<ParticipantActionResult> {
-    const port = this.#ports.get(request.actionInstanceId);
+    const port = this.takePort(request);
     if (!port) throw new Error("no port attached");
     const first = request.participantAddress === EXAMPLE.participant && this.slow.length === 0;
     if (!first) {
