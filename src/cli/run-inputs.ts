@@ -5,6 +5,7 @@ import type { ToolMap } from "../mcp/index.js";
 import { DiagnosticCode, loadScenario } from "../sdl/index.js";
 import { CliErrorCode, ExitCode, printError } from "./exit.js";
 import { manifestDiagnosticLine, scenarioDiagnosticLine } from "./input-files.js";
+import { loadedMap } from "./run-map.js";
 
 /** The inputs `raes run` and host mode read: the compiled scenario and the manifest's JSON. */
 export interface RunInputs {
@@ -89,12 +90,6 @@ export interface McpHostInputs {
 export async function hostInputsStart(inputs: McpHostInputs): Promise<boolean> {
   const read = await readRunInputs(inputs.scenario, inputs.manifest, "no block printed");
   if ("exit" in read) return false;
-  const { formatToolMapDiagnostic, loadToolMap } = await import("../mcp/index.js");
-  const loaded = loadToolMap(inputs.map);
-  if (!loaded.ok) {
-    for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(inputs.map, d)}\n`);
-    printError(CliErrorCode.usage, `--map ${inputs.map} has errors; no block printed`);
-    return false;
-  }
-  return !("exit" in (await hostParticipantFor(read.model, inputs.participant, loaded.map)));
+  const map = await loadedMap(inputs.map, "no block printed");
+  return map !== undefined && !("exit" in (await hostParticipantFor(read.model, inputs.participant, map)));
 }

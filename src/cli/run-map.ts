@@ -32,20 +32,28 @@ export async function runMapProblems(model: RuntimeModel, map: ToolMap): Promise
 }
 
 /**
+ * Loads `--map` as every command reads it: each diagnostic printed as the gateway prints it
+ * (`FILE:LINE:COL: mcp-map.<code> PATH: message`), then, when `nothing` says what did not happen,
+ * `raes: cli.usage: --map PATH has errors; NOTHING`. Undefined once they are printed (exit 2).
+ */
+export async function loadedMap(path: string, nothing?: string): Promise<ToolMap | undefined> {
+  const { formatToolMapDiagnostic, loadToolMap } = await import("../mcp/index.js");
+  const loaded = loadToolMap(path);
+  if (loaded.ok) return loaded.map;
+  for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(path, d)}\n`);
+  if (nothing !== undefined) printError(CliErrorCode.usage, `--map ${path} has errors; ${nothing}`);
+  return undefined;
+}
+
+/**
  * Loads and checks `raes run --agent-command`'s `--map` before anything is written, as
- * `raes mcp-gateway` does: each map diagnostic is printed as the gateway prints it
- * (`FILE:LINE:COL: mcp-map.<code> PATH: message`), each unbound tool as host mode prints it
+ * `raes mcp-gateway` does: the map as `loadedMap` reads it, each unbound tool as host mode prints it
  * (`raes: cli.usage: map tool …`). Undefined once the problems are printed: a usage error (exit 2).
  */
 export async function checkedRunMap(path: string, model: RuntimeModel): Promise<ToolMap | undefined> {
-  const { formatToolMapDiagnostic, loadToolMap } = await import("../mcp/index.js");
-  const loaded = loadToolMap(path);
-  if (!loaded.ok) {
-    for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(path, d)}\n`);
-    printError(CliErrorCode.usage, `--map ${path} has errors; nothing ran`);
-    return undefined;
-  }
-  const problems = await runMapProblems(model, loaded.map);
+  const map = await loadedMap(path, "nothing ran");
+  if (map === undefined) return undefined;
+  const problems = await runMapProblems(model, map);
   for (const problem of problems) printError(CliErrorCode.usage, problem);
-  return problems.length > 0 ? undefined : loaded.map;
+  return problems.length > 0 ? undefined : map;
 }

@@ -5,6 +5,7 @@ import type { InvocationToolActionPort } from "../../port/index.js";
 import { CliErrorCode, ExitCode, printError, serveUntilClosed, startFailed, stopOnSignals } from "../exit.js";
 import { inputFile } from "../input-files.js";
 import { installOtlp, otlpUrl } from "../otlp.js";
+import { loadedMap } from "../run-map.js";
 import { DEFAULT_STORE_URL, storeUrl } from "../store-option.js";
 
 interface GatewayCliOptions {
@@ -215,12 +216,8 @@ async function runHostMode(
     printError(CliErrorCode.usage, "no upstream command after --");
     return ExitCode.usage;
   }
-  const { formatToolMapDiagnostic, loadToolMap } = await import("../../mcp/index.js");
-  const loaded = loadToolMap(options.map);
-  if (!loaded.ok) {
-    for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(options.map, d)}\n`);
-    return ExitCode.usage;
-  }
+  const map = await loadedMap(options.map);
+  if (map === undefined) return ExitCode.usage;
   const http = await httpListening(options);
   if (http === "usage") return ExitCode.usage;
   const { runHostGateway } = await import("../host-gateway.js");
@@ -229,7 +226,7 @@ async function runHostMode(
     manifest: options.manifest,
     ...(options.participant === undefined ? {} : { participant: options.participant }),
     ...(options.store === undefined ? {} : { store: options.store }),
-    map: loaded.map,
+    map,
     upstream: { command, args },
     env: upstreamEnvironment(),
     timeoutMs: options.timeoutMs,
@@ -271,12 +268,9 @@ async function runGateway(
     printError(CliErrorCode.usage, "no upstream command after --");
     return ExitCode.usage;
   }
-  const { formatToolMapDiagnostic, loadToolMap, startGateway } = await import("../../mcp/index.js");
-  const loaded = loadToolMap(options.map);
-  if (!loaded.ok) {
-    for (const d of loaded.diagnostics) process.stderr.write(`${formatToolMapDiagnostic(options.map, d)}\n`);
-    return ExitCode.usage;
-  }
+  const { startGateway } = await import("../../mcp/index.js");
+  const map = await loadedMap(options.map);
+  if (map === undefined) return ExitCode.usage;
   if ((await httpListening(options)) === "usage") return ExitCode.usage;
   const { connectToolActionPort } = await import("../../port/index.js");
   let port: Awaited<ReturnType<typeof connectToolActionPort>>;
@@ -290,12 +284,12 @@ async function runGateway(
     return ExitCode.findings;
   }
   if (options.http !== undefined)
-    return runHttpGateway(options.http, port, loaded.map, { command, args }, options, stop);
+    return runHttpGateway(options.http, port, map, { command, args }, options, stop);
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
     gateway = await startGateway({
       port,
-      map: loaded.map,
+      map,
       upstream: { command, args, env: upstreamEnvironment() },
       timeoutMs: options.timeoutMs,
       log: say,
