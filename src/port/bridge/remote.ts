@@ -202,6 +202,25 @@ export async function serveRemoteCall(
 }
 
 /**
+ * The calls a served port has read and not yet answered, over a socket or a MessagePort: its close
+ * tells the peers the invocation is over only once they are (`settled`).
+ */
+export class CallsInFlight {
+  readonly #calls = new Set<Promise<unknown>>();
+
+  /** Keeps `answered`, a promise that never rejects, until it settles. */
+  track(answered: Promise<unknown>): void {
+    this.#calls.add(answered);
+    void answered.finally(() => this.#calls.delete(answered));
+  }
+
+  /** Settles once every call tracked, those tracked meanwhile too, is answered. */
+  async settled(): Promise<void> {
+    while (this.#calls.size > 0) await Promise.all([...this.#calls]);
+  }
+}
+
+/**
  * Builds a port whose calls travel over `send`; replies are fed back through `receive`. With
  * `admitDispatch` (the server's hello offered it), `admitAndDispatch` on it takes one round trip.
  */

@@ -7,7 +7,7 @@ import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
 import type { InvocationToolActionPort } from "../types.js";
 import { BridgeLimits, SocketRefusal } from "./limits.js";
 import { parseLine, readLines } from "./lines.js";
-import { callId, helloFor, type RemoteEnd, refusalAnswer, serveRemoteCall } from "./remote.js";
+import { CallsInFlight, callId, helloFor, type RemoteEnd, refusalAnswer, serveRemoteCall } from "./remote.js";
 
 /** A port served on a private Unix socket. */
 export interface ServedToolActionPort {
@@ -30,7 +30,7 @@ export interface ServeOptions {
 /** Shared by a served port's connections: whether it is closing, and the calls still answering. */
 interface ClosingState {
   closing: boolean;
-  readonly calls: Set<Promise<unknown>>;
+  readonly calls: CallsInFlight;
 }
 
 const WELL_FORMED_TOKEN = /^[A-Za-z0-9_-]{32,256}$/;
@@ -105,10 +105,9 @@ function callLoop(port: InvocationToolActionPort, socket: Socket, closing: Closi
         .catch(() => socket.destroy())
         .finally(() => {
           inFlight -= 1;
-          closing.calls.delete(written);
           pump();
         });
-      closing.calls.add(written);
+      closing.calls.track(written);
     }
     if (next >= waiting.length) {
       waiting = [];
@@ -201,7 +200,7 @@ export async function serveToolActionPort(
   if (options.token !== undefined && !WELL_FORMED_TOKEN.test(options.token))
     throw new TypeError("a fixed port token must be 32 to 256 characters from [A-Za-z0-9_-]");
   const token = options.token ?? randomBytes(32).toString("hex");
-  const closing: ClosingState = { closing: false, calls: new Set() };
+  const closing: ClosingState = { closing: false, calls: new CallsInFlight() };
   const { server, sockets, authenticated } = acceptConnections(port, token, closing);
   // Closing a server unlinks the path it was bound to, whatever file is there by then: bound to a
   // name of its own and renamed onto the path, a server's close can never take the file of the next
@@ -243,7 +242,7 @@ export async function serveToolActionPort(
       // Calls already read are answered first; then each peer is told the invocation closed, so
       // its later calls answer invocation_closed instead of failing as a lost connection.
       closing.closing = true;
-      while (closing.calls.size > 0) await Promise.all([...closing.calls]);
+      await closing.calls.settled();
       const end = `${JSON.stringify({ closed: Refusal.invocation_closed } satisfies RemoteEnd)}\n`;
       for (const socket of sockets) {
         if (authenticated.has(socket) && !socket.destroyed) socket.end(end, () => socket.destroy());

@@ -3,6 +3,7 @@ import { closedSignal } from "../closing.js";
 import { ParticipantToolActionRefusal as Refusal } from "../codes.js";
 import type { InvocationToolActionPort } from "../types.js";
 import {
+  CallsInFlight,
   helloFor,
   offeredSteps,
   type RemoteEnd,
@@ -14,16 +15,16 @@ import {
 /** Returns a MessagePort to transfer to a worker thread; the worker connects with `connectToolActionPort`. */
 export function exposeToolActionPort(port: InvocationToolActionPort): MessagePort {
   const { port1, port2 } = new MessageChannel();
-  const calls = new Set<Promise<void>>();
+  const calls = new CallsInFlight();
   port1.on("message", (message: unknown) => {
     // serveRemoteCall never rejects; the catch guards the reply itself, so nothing escapes the loop.
-    const served = serveRemoteCall(port, message)
-      .then((reply) => {
-        if (reply) port1.postMessage(reply);
-      })
-      .catch(() => undefined)
-      .finally(() => calls.delete(served));
-    calls.add(served);
+    calls.track(
+      serveRemoteCall(port, message)
+        .then((reply) => {
+          if (reply) port1.postMessage(reply);
+        })
+        .catch(() => undefined),
+    );
   });
   // Once the port closes, the worker is told after the calls already received are answered, so a
   // caller waiting on a tool there stops waiting (closedSignal), as over a socket.
@@ -31,7 +32,7 @@ export function exposeToolActionPort(port: InvocationToolActionPort): MessagePor
     "abort",
     () => {
       void (async () => {
-        while (calls.size > 0) await Promise.all([...calls]);
+        await calls.settled();
         port1.postMessage({ closed: Refusal.invocation_closed } satisfies RemoteEnd);
       })();
     },
