@@ -6,23 +6,12 @@ import { after, before, describe, it } from "node:test";
 import { AgentCommandRuntime, groupMembers } from "../../src/agent/index.js";
 import { RuntimeManager } from "../../src/index.js";
 import { raes } from "../cli/cli.js";
+import { agentRunArgs, LIVE, nodeTs, upstreamCalls } from "../fixtures/live/agent-run.js";
 import { liveScenario } from "../fixtures/live/scenario.js";
-import { EXAMPLE, modelStartingAt, ROOT } from "../helpers/example.js";
+import { EXAMPLE, modelStartingAt } from "../helpers/example.js";
 import { manifestWithTimeout } from "../helpers/live-model.js";
 
-const LIVE = join(ROOT, "test", "fixtures", "live");
-const TSX = import.meta.resolve("tsx");
-const nodeTs = (file: string) => `${process.execPath} --import ${TSX} ${file}`;
 const INVOCATION = `${EXAMPLE.policy}:${EXAMPLE.participant}:0`;
-
-/** Upstream tool calls the counting upstream saw, by tool name. */
-function upstreamCalls(countFile: string): string[] {
-  if (!existsSync(countFile)) return [];
-  return readFileSync(countFile, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => l.split(" ")[0] ?? "");
-}
 
 function logOf(logDir: string): string {
   const [file] = readdirSync(logDir);
@@ -49,20 +38,15 @@ describe("raes run --agent-command", () => {
     const store = join(dir, `${name}.db`);
     const result = raes(
       [
-        "run",
-        scenarioPath,
-        "--manifest",
-        manifestPath,
-        "--agent-command",
-        agentCommand,
-        "--mcp-upstream",
-        `portal=COUNT_FILE=${countFile} ${nodeTs(join(LIVE, "counting-upstream.ts"))}`,
-        "--map",
-        join(LIVE, "map.yaml"),
-        "--agent-logs",
-        logs,
-        "--store",
-        `sqlite:${store}`,
+        ...agentRunArgs({
+          scenario: scenarioPath,
+          manifest: manifestPath,
+          agent: agentCommand,
+          countFile,
+          map: join(LIVE, "map.yaml"),
+          logs,
+          store: `sqlite:${store}`,
+        }),
         "--json",
       ],
       { env },
@@ -155,22 +139,17 @@ describe("raes run --agent-command", () => {
     const countFile = join(dir, `${name}.count`);
     const logs = join(dir, `${name}-logs`);
     const store = join(dir, `${name}.db`);
-    const r = await raes([
-      "run",
-      scenarioPath,
-      "--manifest",
-      manifestPath,
-      "--agent-command",
-      nodeTs(join(LIVE, "sdk-agent.ts")),
-      "--mcp-upstream",
-      `portal=COUNT_FILE=${countFile} ${nodeTs(join(LIVE, "counting-upstream.ts"))}`,
-      "--map",
-      map,
-      "--agent-logs",
-      logs,
-      "--store",
-      `sqlite:${store}`,
-    ]);
+    const r = await raes(
+      agentRunArgs({
+        scenario: scenarioPath,
+        manifest: manifestPath,
+        agent: nodeTs(join(LIVE, "sdk-agent.ts")),
+        countFile,
+        map,
+        logs,
+        store: `sqlite:${store}`,
+      }),
+    );
     return { ...r, written: [countFile, logs, store].filter((f) => existsSync(f)) };
   };
 

@@ -1,25 +1,14 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { approveToolAction, denyToolAction, listOperatorWaits } from "../../src/operations/index.js";
 import { type ControlPlaneStore, openControlPlaneStore } from "../../src/store/index.js";
 import { raes } from "../cli/cli.js";
+import { agentRunArgs, LIVE, nodeTs, upstreamCalls } from "../fixtures/live/agent-run.js";
 import { liveScenario } from "../fixtures/live/scenario.js";
-import { ROOT } from "../helpers/example.js";
 import { manifestWithTimeout } from "../helpers/live-model.js";
-
-const LIVE = join(ROOT, "test", "fixtures", "live");
-const nodeTs = (file: string) => `${process.execPath} --import ${import.meta.resolve("tsx")} ${file}`;
-
-function upstreamCalls(countFile: string): string[] {
-  if (!existsSync(countFile)) return [];
-  return readFileSync(countFile, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => l.split(" ")[0] ?? "");
-}
 
 /** The id of the call held for approval, once `raes run`'s gateway has written it. */
 async function held(store: ControlPlaneStore): Promise<string> {
@@ -60,20 +49,15 @@ describe("raes run --agent-command with a map that holds calls for approval (gat
       try {
         const running = raes(
           [
-            "run",
-            scenario,
-            "--manifest",
-            manifest,
-            "--agent-command",
-            nodeTs(join(LIVE, "sdk-agent.ts")),
-            "--mcp-upstream",
-            `portal=COUNT_FILE=${countFile} ${nodeTs(join(LIVE, "counting-upstream.ts"))}`,
-            "--map",
-            map,
-            "--agent-logs",
-            join(dir, `${decision}-logs`),
-            "--store",
-            url,
+            ...agentRunArgs({
+              scenario,
+              manifest,
+              agent: nodeTs(join(LIVE, "sdk-agent.ts")),
+              countFile,
+              map,
+              logs: join(dir, `${decision}-logs`),
+              store: url,
+            }),
             "--json",
           ],
           { env: { AGENT_SCRIPT: "echo:one" } },
