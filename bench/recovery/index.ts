@@ -25,6 +25,7 @@ import {
   timeRecovery,
 } from "../shared/index.js";
 import {
+  chaining,
   type FloorTime,
   pgFloor,
   pgRecoveryWrites,
@@ -36,6 +37,7 @@ import {
 
 // The floor is the recovery bench's own, and tests check it writes what recovery wrote.
 export {
+  chaining,
   type FloorTime,
   pgFloor,
   pgRecoveryWrites,
@@ -56,6 +58,8 @@ const log = (message: string) => process.stderr.write(`[recovery bench] ${messag
 interface Round {
   readonly openMs: number;
   readonly floor: FloorTime;
+  /** The least one-thread work beyond the floor: the events' JSON texts and chain SHA-256s (chaining). */
+  readonly chainMs: number;
   readonly settled: string;
 }
 
@@ -64,9 +68,9 @@ async function sqliteRound(dir: string, count: number, n: number): Promise<Round
   const copy = `${dir}/floor-${count}-${n}.db`;
   await seedSqliteInterrupted(path, MODEL, count);
   copyFileSync(path, copy);
-  const { openMs, settled } = await recovered(`sqlite:${path}`, count);
+  const { openMs, settled, chainMs } = await recovered(`sqlite:${path}`, count);
   const writes = sqliteRecoveryWrites(path);
-  return { openMs, floor: checked(sqliteFloor(copy, writes), count, writes), settled };
+  return { openMs, floor: checked(sqliteFloor(copy, writes), count, writes), chainMs, settled };
 }
 
 async function pgRound(count: number, n: number): Promise<Round> {
@@ -75,9 +79,10 @@ async function pgRound(count: number, n: number): Promise<Round> {
   try {
     await seedPgInterrupted(PG_URL, place.schema, MODEL, count);
     await seedPgInterrupted(PG_URL, copy.schema, MODEL, count);
-    const { openMs, settled } = await recovered(place.url, count);
+    const { openMs, settled, chainMs } = await recovered(place.url, count);
     const writes = await pgRecoveryWrites(PG_URL, place.schema);
-    return { openMs, floor: checked(await pgFloor(PG_URL, copy.schema, writes), count, writes), settled };
+    const floor = checked(await pgFloor(PG_URL, copy.schema, writes), count, writes);
+    return { openMs, floor, chainMs, settled };
   } finally {
     await place.drop();
     await copy.drop();
@@ -95,14 +100,17 @@ function checked(floor: FloorTime, count: number, writes: RecoveryWrites): Floor
   return floor;
 }
 
-async function recovered(url: string, count: number): Promise<{ openMs: number; settled: string }> {
+async function recovered(
+  url: string,
+  count: number,
+): Promise<{ openMs: number; settled: string; chainMs: number }> {
   const result = await timeRecovery(url, MODEL);
   const s = result.settlements;
   const settled = `${s.withheld ?? 0} / ${s.indeterminate ?? 0} / ${s.succeeded ?? 0}`;
   if (result.stillOpen !== 0 || result.events !== 3 * count) {
     throw new Error(`recovery left ${result.stillOpen} open and wrote ${result.events} events`);
   }
-  return { openMs: result.openMs, settled };
+  return { openMs: result.openMs, settled, chainMs: chaining(result.history).ms };
 }
 
 /** Runs the recovery suite and prints its table. */
@@ -132,7 +140,7 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
             backend === "sqlite" ? await sqliteRound(scratch.dir, count, n) : await pgRound(count, n);
           const floorMs = round.floor.readMs + round.floor.writeMs;
           log(
-            `${backend} ${count}: recovery ${fmt(round.openMs, 0)} ms, floor ${fmt(floorMs, 0)} ms (reads ${fmt(round.floor.readMs, 0)})`,
+            `${backend} ${count}: recovery ${fmt(round.openMs, 0)} ms, floor ${fmt(floorMs, 0)} ms (reads ${fmt(round.floor.readMs, 0)}), chaining ${fmt(round.chainMs, 0)} ms`,
           );
           if (n > 0) taken.push(round);
         }
@@ -140,6 +148,12 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
         const floorMs = median(taken.map((r) => r.floor.readMs + r.floor.writeMs));
         const readMs = median(taken.map((r) => r.floor.readMs));
         const ratio = openMs / floorMs;
+        // Per round, then the median: each round's chaining against its own floor.
+        const least = median(
+          taken.map(
+            (r) => (r.floor.readMs + r.floor.writeMs + r.chainMs) / (r.floor.readMs + r.floor.writeMs),
+          ),
+        );
         table.push([
           backend,
           fmt(count, 0),
@@ -150,6 +164,7 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
           fmt((floorMs * 1000) / count, 0),
           fmt(readMs, 0),
           `${fmt(ratio, 2)} ${ratio <= GOAL_RATIO ? "met" : "MISSED"}`,
+          `${fmt(least, 2)}${backend === "sqlite" && least > GOAL_RATIO ? " (above the goal)" : ""}`,
           taken[0]?.settled ?? "",
         ]);
       }
@@ -169,6 +184,7 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
       "floor µs/inv",
       "floor reads ms",
       `open/floor (goal ≤ ${GOAL_RATIO})`,
+      "(floor + chaining)/floor",
       "withheld / indeterminate / succeeded",
     ],
     table,
@@ -177,6 +193,10 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
     "floor = on an identical copy, the open invocations and their tool actions read raw with the same driver,\n" +
       "then the rows this round's recovery wrote (closes, settlements, events, scheduler; same bytes, same indexes)\n" +
       "written by hand in one transaction, same durability (PostgreSQL: set-based updates, events by COPY).\n" +
-      "open = the whole RuntimeManager.open: lease, three set-based reads, one fenced commit per participant.",
+      "open = the whole RuntimeManager.open: lease, three set-based reads, one fenced commit per participant.\n" +
+      "chaining = each recovered event's JSON.stringify text and its SHA-256 after the previous digest, timed alone:\n" +
+      "less than the chain digest the history format needs (over RFC 8785 text), and no event built or packed.\n" +
+      "SQLite writes on the recovering thread, so there (floor + chaining)/floor is a ratio no recovery on one thread\n" +
+      "reaches; a PostgreSQL server works beside the store, which links while the server runs: there it is no bound.",
   );
 }

@@ -124,6 +124,8 @@ export interface RecoveryResult {
   readonly settlements: Readonly<Record<string, number>>;
   readonly stillOpen: number;
   readonly events: number;
+  /** The history after the recovery, as `raes history --json` prints it. */
+  readonly history: readonly object[];
   readonly lifecycle: string;
 }
 
@@ -143,11 +145,13 @@ export async function timeRecovery(url: string, model: RuntimeModel): Promise<Re
       const key = action.settlement ?? action.phase;
       settlements[key] = (settlements[key] ?? 0) + 1;
     }
+    const history = await manager.history();
     return {
       openMs,
       settlements,
       stillOpen: (await manager.store.listOpenInvocations()).length,
-      events: (await manager.history()).length,
+      events: history.length,
+      history,
       lifecycle: manager
         .schedulers()
         .map((s) => `${s.lifecycle}${s.stopReason ? ` (${s.stopReason})` : ""}`)

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import {
+  chaining,
   pgFloor,
   pgRecoveryWrites,
   rowCount,
@@ -50,6 +51,24 @@ describe("recovery bench floor", () => {
     for (const table of ["invocations", "tool_actions", "history_events", "schedulers", "history_chains"]) {
       assert.deepEqual(wholeTable(copy, table), wholeTable(recovered, table), table);
     }
+  });
+
+  it("chaining hashes every recovered event's whole text, its own chain digest left out", async () => {
+    const path = join(dir, "chained.db");
+    await seedSqliteInterrupted(path, MODEL, COUNT);
+    const { history } = await timeRecovery(`sqlite:${path}`, MODEL);
+    const timed = chaining(history);
+    assert.equal(timed.events, 3 * COUNT);
+    const texts = history.map((event) => {
+      const { chain_digest, ...rest } = event as Record<string, unknown>;
+      assert.match(String(chain_digest), /^sha256:[0-9a-f]{64}$/);
+      return JSON.stringify(rest);
+    });
+    assert.equal(
+      timed.characters,
+      texts.reduce((sum, text) => sum + text.length, 0),
+    );
+    assert.ok(timed.ms > 0);
   });
 
   it("PostgreSQL: the copy holds the recovered rows after the floor", async (t) => {
