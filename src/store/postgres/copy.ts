@@ -52,38 +52,26 @@ interface CopyQuery {
   handleCopyData(): void;
 }
 
-/** Rows are sent in chunks of about this many bytes: few protocol messages, none too large. */
+/** Rows are sent in chunks of about this many characters: few protocol messages, none too large. */
 const CHUNK = 1 << 20;
-/** The most UTF-8 bytes one UTF-16 code unit encodes to (a surrogate pair's four bytes are two units). */
-const MAX_BYTES_PER_UNIT = 3;
 
 /**
  * COPY text rows in chunks, built before or while the COPY they go to runs: a caller may build them
- * while the server runs its earlier statements. Each row is encoded into its chunk as it is added:
- * the chunks live outside the JavaScript heap, so the text a large commit holds until its COPY is
- * never copied by the collector, and no row is kept as a string once it is added.
+ * while the server runs its earlier statements. Full chunks are encoded as they fill.
  */
 export class CopyRows {
   #full: Buffer[] = [];
-  #chunk: Buffer | undefined;
-  /** Bytes written into `#chunk`. */
-  #used = 0;
+  #chunk = "";
   #rows = 0;
 
   /** Adds one row, its cells already in COPY's text form (`copyCell`) and joined by tabs. */
   add(cells: string): void {
-    // Room for the row at its longest encoding and its newline, checked without measuring it.
-    const room = cells.length * MAX_BYTES_PER_UNIT + 1;
-    if (this.#chunk === undefined || this.#chunk.length - this.#used < room) {
-      this.#seal();
-      this.#chunk = Buffer.allocUnsafe(Math.max(CHUNK, room));
-    }
-    const chunk = this.#chunk;
-    this.#used += chunk.write(cells, this.#used, "utf8");
-    chunk[this.#used] = 0x0a;
-    this.#used += 1;
+    this.#chunk += `${cells}\n`;
     this.#rows += 1;
-    if (this.#used >= CHUNK) this.#seal();
+    if (this.#chunk.length >= CHUNK) {
+      this.#full.push(Buffer.from(this.#chunk, "utf8"));
+      this.#chunk = "";
+    }
   }
 
   /** How many rows were added. */
@@ -91,24 +79,20 @@ export class CopyRows {
     return this.#rows;
   }
 
-  /** How many bytes are held, added and not taken yet. */
+  /** About how much is held, added and not taken yet: full chunks in bytes, the partial one in characters. */
   get buffered(): number {
-    return this.#full.reduce((sum, chunk) => sum + chunk.length, this.#used);
+    return this.#full.reduce((sum, chunk) => sum + chunk.length, this.#chunk.length);
   }
 
   /** Removes and answers the chunks filled so far; with `all`, the partial one too. */
   take(all = false): Buffer[] {
-    if (all) this.#seal();
+    if (all && this.#chunk !== "") {
+      this.#full.push(Buffer.from(this.#chunk, "utf8"));
+      this.#chunk = "";
+    }
     const taken = this.#full;
     this.#full = [];
     return taken;
-  }
-
-  /** Ends the current chunk at what was written into it. */
-  #seal(): void {
-    if (this.#chunk !== undefined && this.#used > 0) this.#full.push(this.#chunk.subarray(0, this.#used));
-    this.#chunk = undefined;
-    this.#used = 0;
   }
 }
 
