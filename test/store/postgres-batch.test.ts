@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
+import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -266,6 +267,36 @@ if (!available) {
       await adminQuery(`DROP TRIGGER refuse ON ${place.schema}.history_events`);
       await store.commitInvocations(commits, undefined);
       assert.equal((await store.listEvents()).length, 20_003);
+    });
+
+    it("holds a bounded part of a large COPY in the socket, not every row linked", async () => {
+      // 128 MiB of events, linked faster than the server takes them in.
+      const commits = closes()
+        .slice(0, 128)
+        .map((c, k) => ({
+          ...c,
+          events: [event(c.invocation, "action_attempted", { event_id: `${k}:${"x".repeat(1 << 20)}` })],
+        }));
+      const place = freshSchema("raes_batch_socket");
+      cleanups.push(place.drop);
+      const store = await opened(place.url, commits);
+      // Every socket write of the process while the batch commits: the most any socket held unsent.
+      const write = Socket.prototype.write;
+      let most = 0;
+      Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
+        const written = write.apply(this, args);
+        most = Math.max(most, this.writableLength);
+        return written;
+      } as Socket["write"];
+      try {
+        await store.commitInvocations(commits, undefined);
+      } finally {
+        Socket.prototype.write = write;
+      }
+      assert.equal((await store.listEvents()).length, 128);
+      // What was linked ahead while the slices ran (up to 32 MiB, src/store/postgres/batch.ts) goes
+      // out first; after it the socket is let hold 8 MiB (copy.ts), and one turn of linking more.
+      assert.ok(most < 48 << 20, `a socket held ${(most / (1 << 20)).toFixed(1)} MiB unsent`);
     });
 
     it("leaves no timer running once the COPY is over, so the process can exit", async () => {

@@ -376,7 +376,8 @@ const LINKED_PER_LOOK = 16;
 const SLOW_SLICE_MS = 1_000;
 /**
  * COPY text (about this many bytes) linked ahead while the slices run: beyond it, the rest waits for the COPY,
- * which sends as it links, so a batch of any size holds about this much at once.
+ * which sends as it links and lets the socket hold only a bound more (copy.ts), so a batch of any size
+ * holds about this much at once.
  */
 const LINKED_AHEAD = 32 << 20;
 
@@ -461,7 +462,8 @@ async function copyEvents(client: Pick<PoolClient, "query">, events: EventRows):
   try {
     while (!copy.settled && events.link()) {
       copy.send();
-      // The socket drains the chunks sent while the rest are linked.
+      // The socket drains the chunks sent while the rest are linked, up to a bound it must drain to.
+      await copy.sent();
       await turn();
     }
   } catch (error) {

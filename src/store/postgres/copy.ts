@@ -1,11 +1,21 @@
 import type { PoolClient } from "pg";
 
+/** The connection's socket, as far as waiting for it to take in what was sent. */
+interface CopySocket {
+  /** Bytes written to the socket and not yet handed to the operating system. */
+  readonly writableLength: number;
+  once(event: "drain" | "close" | "error", listener: () => void): unknown;
+  removeListener(event: "drain" | "close" | "error", listener: () => void): unknown;
+}
+
 /** The part of the driver's connection a COPY FROM STDIN writes through. */
 interface CopyConnection {
   query(text: string): void;
   sendCopyFromChunk(chunk: Buffer): void;
   endCopyFrom(): void;
   sendCopyFail(message: string): void;
+  /** The driver's socket (a TLS one over SSL). */
+  readonly stream?: CopySocket;
 }
 
 /** COPY's text format of a cell: backslash, newline, carriage return and tab escaped. */
@@ -54,6 +64,12 @@ interface CopyQuery {
 
 /** Rows are sent in chunks of about this many characters: few protocol messages, none too large. */
 const CHUNK = 1 << 20;
+/**
+ * Bytes the socket may hold, sent and not yet taken by the operating system, before `CopyIn.sent`
+ * waits for it: a COPY's rows are linked faster than a server takes them in, and without this bound
+ * every chunk of a large COPY would be held at once.
+ */
+const SENT_AHEAD = 8 << 20;
 
 /**
  * COPY text rows in chunks, built before or while the COPY they go to runs: a caller may build them
@@ -169,6 +185,28 @@ export class CopyIn {
   send(): void {
     this.#pending.push(...this.#rows.take());
     this.#flush();
+  }
+
+  /**
+   * Resolves once the socket holds less than `SENT_AHEAD` bytes not yet taken by the operating
+   * system, or the COPY is over, or the socket closed: a caller that links rows as fast as it can
+   * waits here, so a COPY of any size holds about that much in memory, not all its rows.
+   */
+  sent(): Promise<void> {
+    const socket = this.#connection?.stream;
+    if (socket === undefined || socket.writableLength < SENT_AHEAD) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        socket.removeListener("drain", done);
+        socket.removeListener("close", done);
+        socket.removeListener("error", done);
+        resolve();
+      };
+      socket.once("drain", done);
+      socket.once("close", done);
+      socket.once("error", done);
+      this.#done.then(done, done);
+    });
   }
 
   /** Sends the last rows and ends the copy; answers how many rows the server copied. */
