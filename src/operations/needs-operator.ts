@@ -1,4 +1,10 @@
-import { newestFirst, type OperationEntry, OperationKind, OperationState } from "../records/index.js";
+import {
+  newestFirst,
+  type OperationCursor,
+  type OperationEntry,
+  OperationKind,
+  OperationState,
+} from "../records/index.js";
 import type { ControlPlaneStore } from "../store/index.js";
 
 /**
@@ -27,13 +33,15 @@ export interface OperatorWaitQuery {
   readonly limit: number;
 }
 
-/** The most indeterminate (or admitted) actions one listing reads to find those that wait. */
-const INDETERMINATE_CAP = 100_000;
+/** Operations one read of a listing takes while it looks for those that wait. */
+const PAGE = 1_000;
 
 /**
  * Exactly what waits for a person, newest first, at most `limit`: each unresolved indeterminate tool
  * action and each call held for approval whose approval is still pending (a resolved or decided one
- * waits for nothing, so it is not listed).
+ * waits for nothing, so it is not listed). Each kind is read a page at a time, newest first, until
+ * `limit` of it wait or none is left: however many were resolved, an older one that waits is found,
+ * and no more than a page and the answer is held at once.
  */
 export async function listOperatorWaits(
   store: ControlPlaneStore,
@@ -43,18 +51,41 @@ export async function listOperatorWaits(
     kind: OperationKind.tool_action,
     ...(query.participantAddress === undefined ? {} : { participantAddress: query.participantAddress }),
     ...(query.since === undefined ? {} : { since: query.since }),
-    limit: INDETERMINATE_CAP,
   };
-  const indeterminate = await store.listOperations({ ...filters, state: OperationState.indeterminate });
-  // Held calls are admitted (accepted) until decided: few at any time.
-  const admitted = await store.listOperations({ ...filters, state: OperationState.accepted });
-  const waits: OperatorWait[] = [
-    ...indeterminate
-      .filter((entry) => entry.resolution === undefined)
-      .map((entry) => ({ need: OperatorNeed.resolution, entry })),
-    ...admitted
-      .filter((entry) => entry.approval?.state === "pending")
-      .map((entry) => ({ need: OperatorNeed.pending_approval, entry })),
-  ];
-  return waits.sort((a, b) => newestFirst(a.entry, b.entry)).slice(0, query.limit);
+  const waiting = async (
+    state: OperationState,
+    need: OperatorNeed,
+    waits: (entry: OperationEntry) => boolean,
+  ): Promise<OperatorWait[]> => {
+    const found: OperatorWait[] = [];
+    let before: OperationCursor | undefined;
+    for (;;) {
+      const page = await store.listOperations({
+        ...filters,
+        state,
+        limit: PAGE,
+        ...(before ? { before } : {}),
+      });
+      for (const entry of page) {
+        if (!waits(entry)) continue;
+        found.push({ need, entry });
+        if (found.length >= query.limit) return found;
+      }
+      const last = page.at(-1);
+      if (page.length < PAGE || last === undefined) return found;
+      before = { createdAt: last.createdAt, id: last.id };
+    }
+  };
+  const unresolved = await waiting(
+    OperationState.indeterminate,
+    OperatorNeed.resolution,
+    (entry) => entry.resolution === undefined,
+  );
+  // Held calls are admitted (accepted) until decided.
+  const held = await waiting(
+    OperationState.accepted,
+    OperatorNeed.pending_approval,
+    (entry) => entry.approval?.state === "pending",
+  );
+  return [...unresolved, ...held].sort((a, b) => newestFirst(a.entry, b.entry)).slice(0, query.limit);
 }
