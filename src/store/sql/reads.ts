@@ -333,10 +333,11 @@ export class SqlReads<Flag, AsText extends boolean> implements StoreReads {
     const bytewise = this.#driver.bytewise;
     if (query.since !== undefined) clauses.push(`created_at${bytewise} >= ${bind(query.since)}`);
     if (query.before !== undefined) {
+      // A row value, not `created_at < t OR (created_at = t AND id < i)`: the index on (…, created_at,
+      // id) starts its range at the cursor, where the OR form filters every row newer than it, so
+      // each page of a long listing cost more than the one before (an export grew quadratically).
       const at = bind(query.before.createdAt);
-      clauses.push(
-        `(created_at${bytewise} < ${at} OR (created_at${bytewise} = ${at} AND id${bytewise} < ${bind(query.before.id)}))`,
-      );
+      clauses.push(`(created_at${bytewise}, id${bytewise}) < (${at}, ${bind(query.before.id)})`);
     }
     const filter = clauses.length === 0 ? "" : ` WHERE ${clauses.join(" AND ")}`;
     const order = `ORDER BY created_at${bytewise} DESC, id${bytewise} DESC LIMIT ${Math.trunc(limit)}`;
