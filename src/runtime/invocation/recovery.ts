@@ -178,7 +178,9 @@ export async function recoverInterruptedInvocations(
   const recovered: RecoveredInvocation[] = [];
   for (const [participant, invocations] of byParticipant) {
     const read = { actions, schedulers };
-    recovered.push(...(await recoverParticipant(store, participant, invocations, read, options)));
+    // One at a time: spread into push, a participant's hundreds of thousands overflow the stack.
+    for (const one of await recoverParticipant(store, participant, invocations, read, options))
+      recovered.push(one);
   }
   return recovered;
 }
