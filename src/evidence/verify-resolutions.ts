@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { OperationCursor, OperatorDecision } from "../records/index.js";
 import type { StoreReader } from "../store/index.js";
 
@@ -37,6 +38,8 @@ export async function verifyResolutions(store: StoreReader): Promise<ResolutionR
     const page = await store.readDecisionPage(after, PAGE);
     for (const d of page) if (d.kind === "resolve") decided.set(d.subject, d);
     if (page.length < PAGE) break;
+    // Each page answered at once (SQLite): a turn between them lets a serving process answer meanwhile.
+    await nextTurn();
     after = page[page.length - 1]?.sequence ?? after + PAGE;
   }
   let resolutions = 0;
@@ -92,6 +95,7 @@ export async function verifyResolutions(store: StoreReader): Promise<ResolutionR
     const last = page[page.length - 1];
     if (page.length < PAGE || last === undefined) break;
     before = { createdAt: last.createdAt, id: last.id };
+    await nextTurn();
   }
   for (const [id, d] of decided)
     return fail(id, `decision ${d.sequence} resolved it, no operation with this id holds its resolution`);

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { ControlPlaneStore, StoreReader } from "../store/index.js";
 import { type ChainReport, ChainVerifier } from "./verify-chain.js";
 import { type DecisionReport, DecisionVerifier } from "./verify-decisions.js";
@@ -100,6 +101,7 @@ async function decisionsOf(store: StoreReader, pageSize: number): Promise<Decisi
       if (!verifier.add(decision)) return verifier.finish();
       after = decision.sequence;
     }
+    await nextTurn();
   }
   return verifier.finish();
 }
@@ -114,6 +116,9 @@ async function verifyHistory(store: StoreReader, pageSize: number): Promise<Chai
       if (!verifier.add(event)) return verifier.finish();
       after = event.sequence;
     }
+    // A SQLite store answers each page at once: without a turn between pages, a process serving
+    // pages (the console) would answer nobody until a long history was checked.
+    await nextTurn();
   }
   return verifier.finish();
 }
@@ -146,6 +151,7 @@ export async function verifyParticipantChain(
         if (!verifier.add(event)) return verifier.finish();
         after = event.sequence;
       }
+      await nextTurn();
     }
     return verifier.finish();
   });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { verifyParticipantChain } from "../../src/evidence/index.js";
+import { verifyParticipantChain, verifyStore } from "../../src/evidence/index.js";
 import { openControlPlaneStore } from "../../src/store/index.js";
 import { closeCommit, invocation, P1, P2, scheduler } from "../store/records.js";
 
@@ -70,6 +70,37 @@ describe("one participant's chain recomputed alone (the console's per-participan
       const report = await verifyParticipantChain(store, P1, 2);
       assert.equal(report.ok, false);
       assert.deepEqual([report.failure?.kind, report.failure?.sequence], ["inserted", 0]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+// A SQLite store answers every page at once; the console checks chains in the process that serves
+// its pages, so a check of a long history must let the event loop run between pages.
+describe("a chain check on a store that answers at once", () => {
+  it("lets the event loop run between pages, for the whole store and for one participant", async () => {
+    const file = join(DIR, "turns.db");
+    const store = await openControlPlaneStore(`sqlite:${file}`);
+    try {
+      const closes = [0, 1, 2].map((ordinal) =>
+        invocation({ id: `inv-${ordinal}`, participantAddress: P1, ordinal }),
+      );
+      for (const inv of closes) await store.openInvocation(inv, scheduler({ participantAddress: P1 }));
+      for (const inv of closes) await store.commitInvocation(closeCommit(inv as never));
+      const checks: [string, () => Promise<{ ok: boolean }>][] = [
+        ["store", () => verifyStore(store, 2)],
+        ["participant", () => verifyParticipantChain(store, P1, 2)],
+      ];
+      for (const [name, check] of checks) {
+        let turned = false;
+        setImmediate(() => {
+          turned = true;
+        });
+        const report = await check();
+        assert.equal(report.ok, true);
+        assert.equal(turned, true, `${name}: a turn ran before the check ended`);
+      }
     } finally {
       await store.close();
     }
