@@ -316,8 +316,13 @@ function backfillChains(db: Database, at: string): void {
   for (const head of chains.heads()) insert.run({ ...head, backfilled_at: at });
 }
 
-/** Applies every missing migration under the database write lock, so concurrent openers agree. */
+/**
+ * Applies every missing migration under the database write lock, so concurrent openers agree. A
+ * store already at this code's step is only read: its open takes no write lock, so it neither waits
+ * for nor holds off another process's long write (a recovery's), which readers never block in WAL.
+ */
 export function migrate(db: Database, url: string): void {
+  if (isCurrent(db)) return;
   db.transaction(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY,
@@ -443,6 +448,15 @@ export function assertSchemaCurrent(db: Database): void {
       `control-plane schema is at version ${current}, expected ${SCHEMA_VERSION}; open it writable once to migrate`,
     );
   }
+}
+
+/** Whether the store's migrations stop at exactly this code's step, read without a lock. */
+function isCurrent(db: Database): boolean {
+  const table = db
+    .prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .pluck()
+    .get() as number;
+  return table > 0 && appliedVersion(db) === SCHEMA_VERSION;
 }
 
 function appliedVersion(db: Database): number {
