@@ -89,6 +89,9 @@ async function pgRound(count: number, n: number): Promise<Round> {
   }
 }
 
+/** A round's whole floor: its raw reads and its writes. */
+const floorOf = (round: Round) => round.floor.readMs + round.floor.writeMs;
+
 function checked(floor: FloorTime, count: number, writes: RecoveryWrites): FloorTime {
   if (floor.rowsRead !== 2 * count)
     throw new Error(`floor read ${floor.rowsRead} rows, expected ${2 * count}`);
@@ -138,18 +141,17 @@ export async function runRecoveryBench(argv: readonly string[] = []): Promise<vo
         for (let n = 0; n < rounds; n += 1) {
           const round =
             backend === "sqlite" ? await sqliteRound(scratch.dir, count, n) : await pgRound(count, n);
-          const floorMs = round.floor.readMs + round.floor.writeMs;
+          const floorMs = floorOf(round);
           log(
             `${backend} ${count}: recovery ${fmt(round.openMs, 0)} ms, floor ${fmt(floorMs, 0)} ms (reads ${fmt(round.floor.readMs, 0)}), chaining ${fmt(round.chainMs, 0)} ms`,
           );
           if (n > 0) taken.push(round);
         }
         const openMs = median(taken.map((r) => r.openMs));
-        const floorMs = median(taken.map((r) => r.floor.readMs + r.floor.writeMs));
+        const floorMs = median(taken.map(floorOf));
         const readMs = median(taken.map((r) => r.floor.readMs));
         const ratio = openMs / floorMs;
         // Per round, then the median: each round's chaining against its own floor and open.
-        const floorOf = (r: Round) => r.floor.readMs + r.floor.writeMs;
         const least = median(taken.map((r) => (floorOf(r) + r.chainMs) / floorOf(r)));
         const overChained = median(taken.map((r) => r.openMs / (floorOf(r) + r.chainMs)));
         table.push([
