@@ -1,5 +1,11 @@
-import { newestFirst, type OperationEntry, OperationKind, OperationState } from "../records/index.js";
-import { type ControlPlaneStore, operationPages } from "../store/index.js";
+import {
+  newestFirst,
+  type OperationCursor,
+  type OperationEntry,
+  OperationKind,
+  OperationState,
+} from "../records/index.js";
+import type { ControlPlaneStore } from "../store/index.js";
 
 /**
  * What an operation waits for a person to do. Each kind is one operator decision; a listing marks
@@ -52,15 +58,23 @@ export async function listOperatorWaits(
     waits: (entry: OperationEntry) => boolean,
   ): Promise<OperatorWait[]> => {
     const found: OperatorWait[] = [];
-    const all = { ...filters, state, limit: Number.MAX_SAFE_INTEGER };
-    for await (const page of operationPages(store, all, PAGE)) {
+    let before: OperationCursor | undefined;
+    for (;;) {
+      const page = await store.listOperations({
+        ...filters,
+        state,
+        limit: PAGE,
+        ...(before ? { before } : {}),
+      });
       for (const entry of page) {
         if (!waits(entry)) continue;
         found.push({ need, entry });
         if (found.length >= query.limit) return found;
       }
+      const last = page.at(-1);
+      if (page.length < PAGE || last === undefined) return found;
+      before = { createdAt: last.createdAt, id: last.id };
     }
-    return found;
   };
   const unresolved = await waiting(
     OperationState.indeterminate,
