@@ -58,6 +58,8 @@ export async function listOperatorWaits(
     waits: (entry: OperationEntry) => boolean,
   ): Promise<OperatorWait[]> => {
     const found: OperatorWait[] = [];
+    // Paged here, not by the store's operationPages: this module is loaded by commands' --help,
+    // which must load no store code (test/cli/program.test.ts).
     let before: OperationCursor | undefined;
     for (;;) {
       const page = await store.listOperations({
